@@ -1,0 +1,99 @@
+//! Python bindings of ccsim, the `ccbench._ccsim` module. Deliberately thin:
+//! one call runs one scenario (with the GIL released) and returns its tables
+//! as dicts of NumPy arrays. Everything a person touches lives in Python.
+
+use ccsim::record::table::{Column, Table};
+use ccsim::Scenario;
+use numpy::IntoPyArray;
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList};
+
+pyo3::create_exception!(_ccsim, ScenarioError, PyValueError, "A scenario field is invalid.");
+
+fn scenario_error(e: ccsim::ScenarioError) -> PyErr {
+    let err = ScenarioError::new_err(e.to_string());
+    Python::with_gil(|py| {
+        let v = err.value(py);
+        let _ = v.setattr("path", e.path.clone());
+        let _ = v.setattr("detail", e.message.clone());
+    });
+    err
+}
+
+fn table<'py>(py: Python<'py>, t: Table) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    for (name, col) in t.columns {
+        match col {
+            Column::F64(v) => d.set_item(name, v.into_pyarray(py))?,
+            Column::U64(v) => d.set_item(name, v.into_pyarray(py))?,
+            Column::U32(v) => d.set_item(name, v.into_pyarray(py))?,
+            Column::Str(v) => d.set_item(name, PyList::new(py, v)?)?,
+        }
+    }
+    Ok(d)
+}
+
+/// Checks a scenario given as JSON; returns it with every default filled in (JSON).
+#[pyfunction]
+fn validate(json: &str) -> PyResult<String> {
+    let s = Scenario::from_json(json).map_err(scenario_error)?;
+    serde_json::to_string(&s).map_err(|e| PyValueError::new_err(e.to_string()))
+}
+
+/// Runs a scenario given as JSON; returns a dict of tables (dicts of arrays)
+/// and a few run facts.
+#[pyfunction]
+fn run<'py>(py: Python<'py>, json: &str) -> PyResult<Bound<'py, PyDict>> {
+    let s = Scenario::from_json(json).map_err(scenario_error)?;
+    let started = std::time::Instant::now();
+    let r = py.allow_threads(|| ccsim::run(&s));
+    let wall = started.elapsed().as_secs_f64();
+    let d = PyDict::new(py);
+    d.set_item("flows", table(py, r.flows)?)?;
+    d.set_item("series", table(py, r.series)?)?;
+    d.set_item("rtt", table(py, r.rtt)?)?;
+    d.set_item("links", table(py, r.links)?)?;
+    d.set_item("link_series", table(py, r.link_series)?)?;
+    d.set_item("events", r.events)?;
+    d.set_item("duration_s", r.duration as f64 / 1e9)?;
+    d.set_item("wall_seconds", wall)?;
+    d.set_item("scenario", serde_json::to_string(&s).map_err(|e| PyValueError::new_err(e.to_string()))?)?;
+    Ok(d)
+}
+
+/// Every algorithm: name, reference, summary, parameters and traced state.
+#[pyfunction]
+fn algorithms<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+    let out = PyList::empty(py);
+    for info in ccsim::cc::registry() {
+        let d = PyDict::new(py);
+        d.set_item("name", info.name)?;
+        d.set_item("reference", info.reference)?;
+        d.set_item("summary", info.summary)?;
+        let params = PyList::empty(py);
+        for p in info.params {
+            let pd = PyDict::new(py);
+            pd.set_item("name", p.name)?;
+            pd.set_item("default", p.default)?;
+            pd.set_item("min", p.min)?;
+            pd.set_item("max", p.max)?;
+            pd.set_item("doc", p.doc)?;
+            params.append(pd)?;
+        }
+        d.set_item("params", params)?;
+        d.set_item("state", info.state.to_vec())?;
+        out.append(d)?;
+    }
+    Ok(out)
+}
+
+#[pymodule]
+fn _ccsim(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(validate, m)?)?;
+    m.add_function(wrap_pyfunction!(run, m)?)?;
+    m.add_function(wrap_pyfunction!(algorithms, m)?)?;
+    m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}

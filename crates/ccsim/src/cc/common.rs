@@ -1,0 +1,77 @@
+//! Window-growth helpers shared by the algorithms, as in Linux tcp_cong.c:
+//! slow start, additive increase, and the Reno rules built from them.
+
+use super::{Conn, Window};
+
+/// Slow start (RFC 5681 3.1 with appropriate byte counting, Linux
+/// tcp_slow_start): cwnd grows by one per delivered segment, but not beyond
+/// ssthresh. Returns the delivered segments left over for congestion avoidance.
+pub fn slow_start(w: &mut Window, acked: u32) -> u32 {
+    let cwnd = w.cwnd.saturating_add(acked).min(w.ssthresh);
+    let used = cwnd - w.cwnd.min(cwnd);
+    w.cwnd = cwnd.min(w.cwnd_clamp);
+    acked - used.min(acked)
+}
+
+/// Additive increase (Linux tcp_cong_avoid_ai): one segment per `per_window`
+/// delivered segments, i.e. +1 per RTT when `per_window` = cwnd.
+pub fn cong_avoid_ai(w: &mut Window, per_window: u32, acked: u32) {
+    let per_window = per_window.max(1);
+    // Window grew since the counter started (e.g. in slow start): apply a pending +1.
+    if w.cwnd_cnt >= per_window {
+        w.cwnd_cnt = 0;
+        w.cwnd += 1;
+    }
+    w.cwnd_cnt += acked;
+    if w.cwnd_cnt >= per_window {
+        let delta = w.cwnd_cnt / per_window;
+        w.cwnd_cnt -= delta * per_window;
+        w.cwnd += delta;
+    }
+    w.cwnd = w.cwnd.min(w.cwnd_clamp);
+}
+
+/// Reno's window growth (Linux tcp_reno_cong_avoid): slow start below
+/// ssthresh, then +1 segment per RTT; nothing when the window was not the limit.
+pub fn reno_cong_avoid(w: &mut Window, c: &Conn, acked: u32) {
+    if !c.is_cwnd_limited {
+        return;
+    }
+    let mut acked = acked;
+    if w.in_slow_start() {
+        acked = slow_start(w, acked);
+        if acked == 0 {
+            return;
+        }
+    }
+    let cwnd = w.cwnd;
+    cong_avoid_ai(w, cwnd, acked);
+}
+
+/// Reno's multiplicative decrease (RFC 5681 eq. 4 with FlightSize ~ cwnd, Linux
+/// tcp_reno_ssthresh): half the window, at least two segments.
+pub fn reno_ssthresh(w: &Window) -> u32 {
+    (w.cwnd >> 1).max(2)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slow_start_stops_at_ssthresh_and_returns_the_rest() {
+        let mut w = Window { cwnd: 10, ssthresh: 12, cwnd_cnt: 0, cwnd_clamp: 1000 };
+        assert_eq!(slow_start(&mut w, 5), 3);
+        assert_eq!(w.cwnd, 12);
+    }
+
+    #[test]
+    fn additive_increase_is_one_segment_per_window() {
+        let mut w = Window { cwnd: 10, ssthresh: 5, cwnd_cnt: 0, cwnd_clamp: 1000 };
+        for _ in 0..10 {
+            cong_avoid_ai(&mut w, 10, 1);
+        }
+        assert_eq!(w.cwnd, 11);
+        assert_eq!(w.cwnd_cnt, 0);
+    }
+}

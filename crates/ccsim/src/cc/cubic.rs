@@ -1,0 +1,293 @@
+//! CUBIC (RFC 9438; Ha, Rhee, Xu, "CUBIC: a new TCP-friendly high-speed TCP
+//! variant", 2008), following Linux net/ipv4/tcp_cubic.c and its defaults.
+//!
+//! After a loss at window Wmax the window follows
+//!     W(t) = C (t - K)^3 + Wmax,   K = cbrt(Wmax (1 - beta) / C),
+//! with C = 0.4, beta = 0.7, t the time since the reduction (plus one minimum
+//! RTT, as Linux aims one RTT ahead). The growth is applied per ACK as
+//! "one segment every `cnt` ACKed segments", cnt = cwnd / (W(t) - cwnd).
+//! - Fast convergence: if a loss comes below the previous Wmax, remember
+//!   Wmax * (1 + beta) / 2 instead, leaving bandwidth to newer flows.
+//! - TCP-friendly region: never grow slower than a Reno flow would (the
+//!   estimate W_est grows by 3(1-beta)/(1+beta) segments per RTT).
+//! - HyStart (`hystart.rs`) ends slow start early.
+//!
+//! Time runs in Linux's units: jiffies of 1 ms for the epoch bookkeeping and
+//! 1/1024 s for t, so the integer arithmetic mirrors the kernel's; the cube
+//! root is computed in floating point (Linux uses a table and Newton steps).
+
+use super::hystart::HyStart;
+use super::{CaEvent, CaState, Conn, CongestionControl, Info, Param, Params, Window};
+use super::common::{cong_avoid_ai, slow_start};
+use crate::time::{Nanos, NS_PER_MS, NS_PER_SEC};
+
+pub const INFO: Info = Info {
+    name: "cubic",
+    reference: "RFC 9438; Ha, Rhee, Xu 2008; Linux tcp_cubic.c (with HyStart)",
+    summary: "cubic window growth around the last maximum; beta 0.7, C 0.4, fast convergence, TCP-friendly region",
+    params: &[
+        Param { name: "beta", default: 0.7, min: 0.1, max: 0.99, doc: "multiplicative decrease factor" },
+        Param { name: "c", default: 0.4, min: 0.01, max: 10.0, doc: "cubic scaling constant C (segments/s^3)" },
+        Param { name: "fast_convergence", default: 1.0, min: 0.0, max: 1.0, doc: "1: release bandwidth on losses below Wmax" },
+        Param { name: "tcp_friendliness", default: 1.0, min: 0.0, max: 1.0, doc: "1: never slower than Reno" },
+        Param { name: "hystart", default: 1.0, min: 0.0, max: 1.0, doc: "1: HyStart leaves slow start early" },
+    ],
+    state: &["wmax", "k_s", "origin", "epoch_s", "w_est", "hystart_found"],
+};
+
+/// Linux BICTCP_HZ: t is kept in 1/1024 s.
+const HZ_SHIFT: u32 = 10;
+const BETA_SCALE: u64 = 1024;
+
+pub struct Cubic {
+    // Parameters in Linux's fixed-point form.
+    beta: u64,           // beta * 1024 (717)
+    cube_rtt_scale: u64, // C * 1024 (bic_scale 41 * 10 = 410)
+    cube_factor: u64,    // 2^(10 + 3*HZ_SHIFT) / cube_rtt_scale
+    beta_scale: u64,     // 8 * (1024 + beta) / 3 / (1024 - beta): Reno-friendly increase
+    fast_convergence: bool,
+    tcp_friendliness: bool,
+    use_hystart: bool,
+
+    cnt: u32,
+    last_max_cwnd: u32,
+    last_cwnd: u32,
+    last_time: u64, // jiffies
+    origin_point: u32,
+    k: u64, // 1/1024 s
+    delay_min: Nanos,
+    epoch_start: u64, // jiffies; 0: no epoch
+    ack_cnt: u32,
+    tcp_cwnd: u32,
+    hystart: HyStart,
+    last_send_jiffies: u64,
+}
+
+fn jiffies(now: Nanos) -> u64 {
+    // +1 so that 0 can keep meaning "no epoch", as in Linux where jiffies are never 0 in practice.
+    now / NS_PER_MS + 1
+}
+
+impl Cubic {
+    pub fn new(p: &Params) -> Cubic {
+        let beta = (p.get("beta") * BETA_SCALE as f64).round() as u64;
+        let cube_rtt_scale = ((p.get("c") * 1024.0).round() as u64).max(1);
+        Cubic {
+            beta,
+            cube_rtt_scale,
+            cube_factor: (1u64 << (10 + 3 * HZ_SHIFT)) / cube_rtt_scale,
+            beta_scale: 8 * (BETA_SCALE + beta) / 3 / (BETA_SCALE - beta),
+            fast_convergence: p.get("fast_convergence") != 0.0,
+            tcp_friendliness: p.get("tcp_friendliness") != 0.0,
+            use_hystart: p.get("hystart") != 0.0,
+            cnt: 0,
+            last_max_cwnd: 0,
+            last_cwnd: 0,
+            last_time: 0,
+            origin_point: 0,
+            k: 0,
+            delay_min: 0,
+            epoch_start: 0,
+            ack_cnt: 0,
+            tcp_cwnd: 0,
+            hystart: HyStart::default(),
+            last_send_jiffies: 0,
+        }
+    }
+
+    /// Linux bictcp_reset: forget the epoch (after a timeout or at start).
+    fn reset(&mut self) {
+        let (beta, crs, cf, bs, fc, tf, hs) = (
+            self.beta, self.cube_rtt_scale, self.cube_factor, self.beta_scale,
+            self.fast_convergence, self.tcp_friendliness, self.use_hystart,
+        );
+        *self = Cubic {
+            beta, cube_rtt_scale: crs, cube_factor: cf, beta_scale: bs,
+            fast_convergence: fc, tcp_friendliness: tf, use_hystart: hs,
+            cnt: 0, last_max_cwnd: 0, last_cwnd: 0, last_time: 0, origin_point: 0, k: 0,
+            delay_min: 0, epoch_start: 0, ack_cnt: 0, tcp_cwnd: 0,
+            hystart: HyStart::default(), last_send_jiffies: self.last_send_jiffies,
+        };
+    }
+
+    /// Linux bictcp_update: sets `cnt`, the ACKed segments per +1 of cwnd.
+    fn update(&mut self, cwnd: u32, acked: u32, now: Nanos) {
+        let now_j = jiffies(now);
+        self.ack_cnt += acked;
+        if self.last_cwnd == cwnd && now_j - self.last_time <= 1000 / 32 {
+            return;
+        }
+        // Once per jiffy at most, recompute the cubic target; the friendly region always.
+        if !(self.epoch_start != 0 && now_j == self.last_time) {
+            self.last_cwnd = cwnd;
+            self.last_time = now_j;
+            if self.epoch_start == 0 {
+                self.epoch_start = now_j;
+                self.ack_cnt = acked;
+                self.tcp_cwnd = cwnd;
+                if self.last_max_cwnd <= cwnd {
+                    self.k = 0;
+                    self.origin_point = cwnd;
+                } else {
+                    let x = self.cube_factor as f64 * (self.last_max_cwnd - cwnd) as f64;
+                    self.k = x.cbrt() as u64;
+                    self.origin_point = self.last_max_cwnd;
+                }
+            }
+            // t: time since the epoch plus one minimum RTT, in 1/1024 s.
+            let elapsed_ns = (now_j - self.epoch_start) * NS_PER_MS + self.delay_min;
+            let t = ((elapsed_ns as u128) << HZ_SHIFT) / NS_PER_SEC as u128;
+            let t = t as u64;
+            let offs = if t < self.k { self.k - t } else { t - self.k };
+            let delta = ((self.cube_rtt_scale as u128 * (offs as u128).pow(3)) >> (10 + 3 * HZ_SHIFT)) as u64;
+            let target = if t < self.k {
+                (self.origin_point as u64).saturating_sub(delta)
+            } else {
+                self.origin_point as u64 + delta
+            };
+            self.cnt = if target > cwnd as u64 {
+                (cwnd as u64 / (target - cwnd as u64)).max(1) as u32
+            } else {
+                100 * cwnd // very small increment
+            };
+            // Before the first loss: at most +5% per RTT.
+            if self.last_max_cwnd == 0 && self.cnt > 20 {
+                self.cnt = 20;
+            }
+        }
+        if self.tcp_friendliness {
+            let delta = ((cwnd as u64 * self.beta_scale) >> 3).max(1) as u32;
+            while self.ack_cnt > delta {
+                self.ack_cnt -= delta;
+                self.tcp_cwnd += 1;
+            }
+            if self.tcp_cwnd > cwnd {
+                let max_cnt = cwnd / (self.tcp_cwnd - cwnd);
+                self.cnt = self.cnt.min(max_cnt);
+            }
+        }
+        self.cnt = self.cnt.max(2);
+    }
+}
+
+impl CongestionControl for Cubic {
+    fn init(&mut self, _w: &mut Window, c: &Conn) {
+        self.reset();
+        if self.use_hystart {
+            self.hystart.reset_round(c.now, c.snd_nxt);
+        }
+    }
+
+    fn ssthresh(&mut self, w: &Window, _c: &Conn) -> u32 {
+        self.epoch_start = 0;
+        self.last_max_cwnd = if w.cwnd < self.last_max_cwnd && self.fast_convergence {
+            ((w.cwnd as u64 * (BETA_SCALE + self.beta)) / (2 * BETA_SCALE)) as u32
+        } else {
+            w.cwnd
+        };
+        ((w.cwnd as u64 * self.beta / BETA_SCALE) as u32).max(2)
+    }
+
+    fn cong_avoid(&mut self, w: &mut Window, c: &Conn, acked: u32) {
+        if !c.is_cwnd_limited {
+            return;
+        }
+        let mut acked = acked;
+        if w.in_slow_start() {
+            if self.use_hystart {
+                self.hystart.on_ack_in_slow_start(c.now, c.snd_una, c.snd_nxt);
+            }
+            acked = slow_start(w, acked);
+            if acked == 0 {
+                return;
+            }
+        }
+        self.update(w.cwnd, acked, c.now);
+        let cnt = self.cnt;
+        cong_avoid_ai(w, cnt, acked);
+    }
+
+    fn set_state(&mut self, _w: &mut Window, c: &Conn, new: CaState) {
+        if new == CaState::Loss {
+            self.reset();
+            if self.use_hystart {
+                self.hystart.reset_round(c.now, c.snd_nxt);
+            }
+        }
+    }
+
+    fn cwnd_event(&mut self, _w: &mut Window, c: &Conn, event: CaEvent) {
+        if event == CaEvent::TxStart {
+            // Restarting after idle: shift the epoch so the idle time does not count as growth time.
+            let now_j = jiffies(c.now);
+            if self.epoch_start != 0 && now_j > self.last_send_jiffies {
+                self.epoch_start = (self.epoch_start + (now_j - self.last_send_jiffies)).min(now_j);
+            }
+        }
+        self.last_send_jiffies = jiffies(c.now);
+    }
+
+    fn pkts_acked(&mut self, w: &mut Window, c: &Conn, s: &super::AckSample) {
+        let Some(rtt) = s.rtt_ns else { return };
+        // Discard delay samples right after a reduction (one second).
+        if self.epoch_start != 0 && jiffies(c.now) - self.epoch_start < 1000 {
+            return;
+        }
+        let rtt = rtt.max(1_000);
+        if self.delay_min == 0 || self.delay_min > rtt {
+            self.delay_min = rtt;
+        }
+        if self.use_hystart {
+            self.hystart.on_rtt_sample(w, c.now, rtt, self.delay_min, c.snd_una, c.snd_nxt);
+        }
+    }
+
+    fn state(&self, out: &mut [f64]) {
+        out[0] = self.last_max_cwnd as f64;
+        out[1] = self.k as f64 / 1024.0;
+        out[2] = self.origin_point as f64;
+        out[3] = if self.epoch_start == 0 { f64::NAN } else { (self.epoch_start - 1) as f64 / 1000.0 };
+        out[4] = self.tcp_cwnd as f64;
+        out[5] = self.hystart.found as u8 as f64;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::harness::Harness;
+
+    #[test]
+    fn window_after_loss_follows_the_cubic_curve() {
+        // 100 ms RTT; grow to ~200 segments, lose, then compare cwnd with
+        // W(t) = C (t - K)^3 + Wmax, t measured from the reduction.
+        let mut h = Harness::new("cubic", 100);
+        h.set_cwnd(200, 100);
+        h.rounds(3);
+        let wmax = h.w.cwnd as f64;
+        h.loss();
+        let after = h.w.cwnd as f64;
+        assert!((after - 0.7 * wmax).abs() <= 1.0, "beta: {after} vs {wmax}");
+        let k = (wmax * 0.3 / 0.4_f64).cbrt();
+        let t0 = h.now;
+        for _ in 0..80 {
+            h.rounds(1);
+            let t = (h.now - t0) as f64 / 1e9;
+            // Linux aims one RTT ahead: the window at t reached the target of t + rtt - 1 round of lag.
+            let expect = 0.4 * (t - k).powi(3) + wmax;
+            let got = h.w.cwnd as f64;
+            assert!((got - expect).abs() / expect < 0.04, "t={t:.2} got {got} expected {expect:.1}");
+        }
+    }
+
+    #[test]
+    fn fast_convergence_releases_bandwidth() {
+        let mut h = Harness::new("cubic", 50);
+        h.set_cwnd(100, 50);
+        h.loss();
+        assert_eq!(h.state("wmax"), 100.0);
+        let before = h.w.cwnd as f64; // 70, below the last Wmax
+        h.loss();
+        let expect = before * (1.0 + 0.7) / 2.0;
+        assert!((h.state("wmax") - expect).abs() <= 1.0, "{} vs {expect}", h.state("wmax"));
+    }
+}

@@ -1,0 +1,190 @@
+//! The event queue: a binary min-heap of small plain events ordered by
+//! (time, insertion order), so simultaneous events run in the order they were
+//! scheduled and every run is deterministic.
+//!
+//! Timers are cancelled lazily: an event carries the generation of the timer
+//! that scheduled it, and a stale event is ignored when it fires (see `Timer`).
+
+use crate::time::Nanos;
+use std::cmp::Ordering;
+use std::collections::BinaryHeap;
+
+/// What happens when an event fires. Small and `Copy`: packets never travel in
+/// events, they wait in the component (queue, delay line) that owns them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Event {
+    /// A link's state machine has something due (transmission end, delivery, ...).
+    Link { link: u32, generation: u32 },
+    /// The head of a per-flow access delay line arrives.
+    Access { line: u32, generation: u32 },
+    /// A sender timer (retransmission timeout, pacing, start, stop).
+    Sender { flow: u32, generation: u32 },
+    /// A receiver's delayed-ACK timer.
+    Receiver { flow: u32, generation: u32 },
+    /// A traffic source (UDP, background load) wants to act.
+    Source { source: u32, generation: u32 },
+    /// Periodic sampling of every flow's and link's state.
+    Sample,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Entry {
+    at: Nanos,
+    order: u64,
+    event: Event,
+}
+
+impl PartialEq for Entry {
+    fn eq(&self, other: &Self) -> bool {
+        self.at == other.at && self.order == other.order
+    }
+}
+impl Eq for Entry {}
+impl PartialOrd for Entry {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Entry {
+    // Reversed so the std max-heap pops the earliest (time, order) first.
+    fn cmp(&self, other: &Self) -> Ordering {
+        (other.at, other.order).cmp(&(self.at, self.order))
+    }
+}
+
+#[derive(Default)]
+pub struct EventQueue {
+    heap: BinaryHeap<Entry>,
+    next_order: u64,
+    processed: u64,
+}
+
+impl EventQueue {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    #[inline]
+    pub fn schedule(&mut self, at: Nanos, event: Event) {
+        let order = self.next_order;
+        self.next_order += 1;
+        self.heap.push(Entry { at, order, event });
+    }
+
+    #[inline]
+    pub fn pop(&mut self) -> Option<(Nanos, Event)> {
+        let e = self.heap.pop()?;
+        self.processed += 1;
+        Some((e.at, e.event))
+    }
+
+    #[inline]
+    pub fn peek_time(&self) -> Option<Nanos> {
+        self.heap.peek().map(|e| e.at)
+    }
+
+    /// Number of events popped so far (a cost measure for benchmarks).
+    pub fn processed(&self) -> u64 {
+        self.processed
+    }
+}
+
+/// A re-armable one-shot timer with lazy cancellation.
+///
+/// `deadline` is when the owner wants to be woken; at most one live event is in
+/// the queue for it. Moving the deadline later does not touch the queue: the
+/// early event fires, sees the deadline is not yet due and re-schedules itself.
+/// Moving it earlier schedules a new event and bumps the generation, which
+/// turns the old one stale.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Timer {
+    deadline: Option<Nanos>,
+    scheduled: Option<Nanos>,
+    generation: u32,
+}
+
+impl Timer {
+    pub fn deadline(&self) -> Option<Nanos> {
+        self.deadline
+    }
+
+    /// Sets the deadline; returns `Some((at, generation))` when the caller must
+    /// schedule an event for it.
+    #[inline]
+    #[must_use]
+    pub fn arm(&mut self, at: Nanos) -> Option<(Nanos, u32)> {
+        self.deadline = Some(at);
+        match self.scheduled {
+            Some(s) if s <= at => None,
+            _ => {
+                self.generation = self.generation.wrapping_add(1);
+                self.scheduled = Some(at);
+                Some((at, self.generation))
+            }
+        }
+    }
+
+    #[inline]
+    pub fn cancel(&mut self) {
+        self.deadline = None;
+    }
+
+    /// Called when an event of this timer fires at `now`. Returns `Fire` when
+    /// the owner's deadline is due, `Reschedule` when the event came early
+    /// (the deadline moved later) and `Stale` when it was superseded.
+    #[inline]
+    pub fn on_event(&mut self, now: Nanos, generation: u32) -> TimerCheck {
+        if generation != self.generation || self.scheduled != Some(now) {
+            return TimerCheck::Stale;
+        }
+        self.scheduled = None;
+        match self.deadline {
+            None => TimerCheck::Stale,
+            Some(d) if d <= now => {
+                self.deadline = None;
+                TimerCheck::Fire
+            }
+            Some(d) => {
+                self.generation = self.generation.wrapping_add(1);
+                self.scheduled = Some(d);
+                TimerCheck::Reschedule(d, self.generation)
+            }
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TimerCheck {
+    Fire,
+    Reschedule(Nanos, u32),
+    Stale,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ties_pop_in_insertion_order() {
+        let mut q = EventQueue::new();
+        q.schedule(5, Event::Sender { flow: 1, generation: 0 });
+        q.schedule(5, Event::Sender { flow: 2, generation: 0 });
+        q.schedule(3, Event::Sample);
+        assert_eq!(q.pop(), Some((3, Event::Sample)));
+        assert_eq!(q.pop(), Some((5, Event::Sender { flow: 1, generation: 0 })));
+        assert_eq!(q.pop(), Some((5, Event::Sender { flow: 2, generation: 0 })));
+    }
+
+    #[test]
+    fn timer_moved_later_reschedules_and_moved_earlier_supersedes() {
+        let mut t = Timer::default();
+        let (at, g) = t.arm(10).unwrap();
+        assert!(t.arm(20).is_none());
+        assert_eq!(t.on_event(at, g), TimerCheck::Reschedule(20, g + 1));
+        assert_eq!(t.on_event(20, g + 1), TimerCheck::Fire);
+        let (_, g1) = t.arm(50).unwrap();
+        let (at2, g2) = t.arm(30).unwrap();
+        assert_eq!(t.on_event(50, g1), TimerCheck::Stale);
+        assert_eq!(t.on_event(at2, g2), TimerCheck::Fire);
+    }
+}

@@ -1,0 +1,102 @@
+//! A packet as the network sees it: a small `Copy` struct that moves between
+//! queues and delay lines by value, never allocated per packet.
+//!
+//! Sequence numbers count segments, not bytes (a segment is one MSS of
+//! payload, the last one of a transfer possibly shorter); the pcap writer and
+//! reports convert to bytes where a person reads them.
+
+use crate::time::Nanos;
+
+/// Up to three SACK blocks fit beside the timestamp option (RFC 2018 + 7323).
+pub const MAX_SACK_BLOCKS: usize = 3;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// TCP data segment number `seq`.
+    Data,
+    /// TCP pure ACK: cumulative `ack` (next expected segment) and SACK blocks.
+    Ack,
+    /// A datagram of a UDP source (cross traffic): `flow` is the source index.
+    Udp,
+}
+
+/// A half-open range [start, end) of segment numbers held by the receiver.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct SackBlock {
+    pub start: u64,
+    pub end: u64,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Packet {
+    pub kind: Kind,
+    /// Index of the flow (TCP) or source (UDP) the packet belongs to.
+    pub flow: u32,
+    /// Bytes on the wire (payload and headers): what links serialize and queues count.
+    pub wire_bytes: u32,
+    /// Payload bytes (0 for pure ACKs).
+    pub payload: u32,
+    /// Data: segment number. Ack: cumulative ACK (next segment expected).
+    pub seq: u64,
+    /// Timestamp option: sender's clock (TSval) and the echoed value (TSecr).
+    pub ts_val: Nanos,
+    pub ts_ecr: Nanos,
+    /// Receive window advertised by an ACK, in segments.
+    pub window: u32,
+    pub sack_count: u8,
+    pub sack: [SackBlock; MAX_SACK_BLOCKS],
+    /// ECN: congestion experienced (set by a marking queue), echo, window reduced.
+    pub ce: bool,
+    pub ece: bool,
+    pub cwr: bool,
+    /// ECN-capable transport (ECT) codepoint on data.
+    pub ect: bool,
+    /// When this packet entered the current queue (for sojourn-time AQMs).
+    pub enqueued_at: Nanos,
+}
+
+impl Packet {
+    pub fn new(kind: Kind, flow: u32, wire_bytes: u32) -> Packet {
+        Packet {
+            kind,
+            flow,
+            wire_bytes,
+            payload: 0,
+            seq: 0,
+            ts_val: 0,
+            ts_ecr: 0,
+            window: 0,
+            sack_count: 0,
+            sack: [SackBlock::default(); MAX_SACK_BLOCKS],
+            ce: false,
+            ece: false,
+            cwr: false,
+            ect: false,
+            enqueued_at: 0,
+        }
+    }
+
+    pub fn sack_blocks(&self) -> &[SackBlock] {
+        &self.sack[..self.sack_count as usize]
+    }
+}
+
+/// IPv4 (20) + TCP (20) header bytes.
+pub const TCP_IP_HEADER_BYTES: u32 = 40;
+/// The timestamp option, padded (RFC 7323): 12 bytes.
+pub const TIMESTAMP_OPTION_BYTES: u32 = 12;
+/// IPv4 (20) + UDP (8) header bytes.
+pub const UDP_IP_HEADER_BYTES: u32 = 28;
+
+/// Header bytes of a TCP segment: base headers, timestamps, and SACK blocks
+/// (2 bytes of option header + 8 per block, padded to 4).
+pub fn tcp_header_bytes(timestamps: bool, sack_blocks: usize) -> u32 {
+    let mut h = TCP_IP_HEADER_BYTES;
+    if timestamps {
+        h += TIMESTAMP_OPTION_BYTES;
+    }
+    if sack_blocks > 0 {
+        h += (2 + 8 * sack_blocks as u32 + 3) / 4 * 4;
+    }
+    h
+}

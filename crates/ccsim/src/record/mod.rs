@@ -1,0 +1,4 @@
+//! Recording: sampled time series of flows and links, per-ACK RTT samples,
+//! gathered into columns.
+pub mod series;
+pub mod table;

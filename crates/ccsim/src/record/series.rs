@@ -1,0 +1,171 @@
+//! Time series sampled at a fixed interval: per flow the kernel-style
+//! variables (as tcp_probe / TCP_INFO show them) plus the algorithm's own
+//! state; per link the queue and its counters. Also the per-ACK RTT samples.
+
+use super::table::{Column, Table};
+use crate::cc::{CongestionControl, INFINITE_SSTHRESH, MAX_STATE_VALUES};
+use crate::net::link::Link;
+use crate::tcp::sender::Sender;
+use crate::time::{secs, Nanos};
+
+fn ms(t: Option<Nanos>) -> f64 {
+    t.map_or(f64::NAN, |t| t as f64 / 1e6)
+}
+
+#[derive(Default)]
+pub struct FlowSeries {
+    t: Vec<f64>,
+    flow: Vec<u32>,
+    cwnd: Vec<u32>,
+    ssthresh: Vec<f64>,
+    srtt_ms: Vec<f64>,
+    rttvar_ms: Vec<f64>,
+    min_rtt_ms: Vec<f64>,
+    rtt_ms: Vec<f64>,
+    in_flight: Vec<u32>,
+    delivered_bytes: Vec<u64>,
+    bytes_sent: Vec<u64>,
+    retransmitted: Vec<u64>,
+    timeouts: Vec<u64>,
+    ca_state: Vec<u32>,
+    pacing_rate_bps: Vec<f64>,
+    rwnd_bytes: Vec<u64>,
+    /// Union of the algorithms' state names, and one column each.
+    cc_names: Vec<&'static str>,
+    cc_columns: Vec<Vec<f64>>,
+}
+
+impl FlowSeries {
+    /// `state_names`: every algorithm's state names, in flow order (for the column union).
+    pub fn new<'a>(state_names: impl Iterator<Item = &'a [&'static str]>) -> FlowSeries {
+        let mut s = FlowSeries::default();
+        for names in state_names {
+            for n in names {
+                if !s.cc_names.contains(n) {
+                    s.cc_names.push(n);
+                    s.cc_columns.push(Vec::new());
+                }
+            }
+        }
+        s
+    }
+
+    /// One row for `sender` at `now`; `delivered_bytes` comes from its receiver.
+    pub fn push(&mut self, now: Nanos, sender: &Sender, delivered_bytes: u64, rwnd_bytes: u64) {
+        self.t.push(secs(now));
+        self.flow.push(sender.id);
+        self.cwnd.push(sender.w.cwnd);
+        self.ssthresh.push(if sender.w.ssthresh >= INFINITE_SSTHRESH { f64::NAN } else { sender.w.ssthresh as f64 });
+        self.srtt_ms.push(ms(sender.rtt.srtt()));
+        self.rttvar_ms.push(if sender.rtt.srtt().is_some() { sender.rtt.rttvar() as f64 / 1e6 } else { f64::NAN });
+        self.min_rtt_ms.push(ms(sender.rtt.min_rtt()));
+        self.rtt_ms.push(ms(sender.rtt.latest()));
+        self.in_flight.push(sender.in_flight());
+        self.delivered_bytes.push(delivered_bytes);
+        self.bytes_sent.push(sender.stats.bytes_sent);
+        self.retransmitted.push(sender.stats.retransmitted_segments);
+        self.timeouts.push(sender.stats.timeouts);
+        self.ca_state.push(sender.ca_state as u32);
+        self.pacing_rate_bps.push(sender.pacing_rate().map_or(f64::NAN, |r| r * 8.0));
+        self.rwnd_bytes.push(rwnd_bytes);
+        let alg = sender.algorithm();
+        let mut values = [f64::NAN; MAX_STATE_VALUES];
+        alg.state(&mut values);
+        let names = alg.info().state;
+        for (col, name) in self.cc_columns.iter_mut().zip(&self.cc_names) {
+            let v = names.iter().position(|n| n == name).map_or(f64::NAN, |i| values[i]);
+            col.push(v);
+        }
+    }
+
+    pub fn into_table(self) -> Table {
+        let mut t = Table::new();
+        t.add("t", Column::F64(self.t));
+        t.add("flow", Column::U32(self.flow));
+        t.add("cwnd", Column::U32(self.cwnd));
+        t.add("ssthresh", Column::F64(self.ssthresh));
+        t.add("srtt_ms", Column::F64(self.srtt_ms));
+        t.add("rttvar_ms", Column::F64(self.rttvar_ms));
+        t.add("min_rtt_ms", Column::F64(self.min_rtt_ms));
+        t.add("rtt_ms", Column::F64(self.rtt_ms));
+        t.add("in_flight", Column::U32(self.in_flight));
+        t.add("delivered_bytes", Column::U64(self.delivered_bytes));
+        t.add("bytes_sent", Column::U64(self.bytes_sent));
+        t.add("retransmitted", Column::U64(self.retransmitted));
+        t.add("timeouts", Column::U64(self.timeouts));
+        t.add("ca_state", Column::U32(self.ca_state));
+        t.add("pacing_rate_bps", Column::F64(self.pacing_rate_bps));
+        t.add("rwnd_bytes", Column::U64(self.rwnd_bytes));
+        for (name, col) in self.cc_names.into_iter().zip(self.cc_columns) {
+            t.add(&format!("cc_{name}"), Column::F64(col));
+        }
+        t
+    }
+}
+
+#[derive(Default)]
+pub struct LinkSeries {
+    t: Vec<f64>,
+    link: Vec<String>,
+    queue_packets: Vec<u64>,
+    queue_bytes: Vec<u64>,
+    arrivals: Vec<u64>,
+    queue_drops: Vec<u64>,
+    departures: Vec<u64>,
+    departure_bytes: Vec<u64>,
+    channel_losses: Vec<u64>,
+}
+
+impl LinkSeries {
+    pub fn push(&mut self, now: Nanos, name: &str, link: &Link) {
+        let c = &link.counters;
+        self.t.push(secs(now));
+        self.link.push(name.to_string());
+        self.queue_packets.push(link.queue_packets() as u64);
+        self.queue_bytes.push(link.queue_bytes());
+        self.arrivals.push(c.arrivals);
+        self.queue_drops.push(c.queue_drops);
+        self.departures.push(c.departures);
+        self.departure_bytes.push(c.departure_bytes);
+        self.channel_losses.push(c.channel_losses);
+    }
+
+    pub fn into_table(self) -> Table {
+        let mut t = Table::new();
+        t.add("t", Column::F64(self.t));
+        t.add("link", Column::Str(self.link));
+        t.add("queue_packets", Column::U64(self.queue_packets));
+        t.add("queue_bytes", Column::U64(self.queue_bytes));
+        t.add("arrivals", Column::U64(self.arrivals));
+        t.add("queue_drops", Column::U64(self.queue_drops));
+        t.add("departures", Column::U64(self.departures));
+        t.add("departure_bytes", Column::U64(self.departure_bytes));
+        t.add("channel_losses", Column::U64(self.channel_losses));
+        t
+    }
+}
+
+/// Every RTT sample the senders took (the RTO estimator's input).
+#[derive(Default)]
+pub struct RttSamples {
+    t: Vec<f64>,
+    flow: Vec<u32>,
+    rtt_ms: Vec<f64>,
+}
+
+impl RttSamples {
+    #[inline]
+    pub fn push(&mut self, now: Nanos, flow: u32, rtt: Nanos) {
+        self.t.push(secs(now));
+        self.flow.push(flow);
+        self.rtt_ms.push(rtt as f64 / 1e6);
+    }
+
+    pub fn into_table(self) -> Table {
+        let mut t = Table::new();
+        t.add("t", Column::F64(self.t));
+        t.add("flow", Column::U32(self.flow));
+        t.add("rtt_ms", Column::F64(self.rtt_ms));
+        t
+    }
+}

@@ -1,0 +1,499 @@
+//! The scenario schema: the one definition of what a scenario file may say.
+//!
+//! Python reads the TOML, hands it over as JSON, and this module deserializes
+//! it strictly (unknown fields are errors), fills in defaults and checks every
+//! value before anything runs. An error names the field path
+//! (`flows[2].cc`), the bad value and what is allowed.
+
+use crate::cc;
+use crate::units::{Bytes, Duration, QueueSize, Rate};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::fmt;
+
+/// One clear error about one field.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ScenarioError {
+    pub path: String,
+    pub message: String,
+}
+
+impl fmt::Display for ScenarioError {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        if self.path.is_empty() || self.path == "." {
+            write!(f, "{}", self.message)
+        } else {
+            write!(f, "{}: {}", self.path, self.message)
+        }
+    }
+}
+
+impl std::error::Error for ScenarioError {}
+
+fn err<T>(path: impl Into<String>, message: impl Into<String>) -> Result<T, ScenarioError> {
+    Err(ScenarioError { path: path.into(), message: message.into() })
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    /// A label for reports.
+    #[serde(default)]
+    pub name: String,
+    /// Simulated time of the run.
+    pub duration: Duration,
+    /// Seed of every random stream of the run.
+    #[serde(default = "default_seed")]
+    pub seed: u64,
+    /// The link that carries the data of downlink flows (and the ACKs of uplink flows).
+    pub downlink: LinkSpec,
+    /// The link in the other direction. Omitted: a loss-free mirror of the downlink.
+    #[serde(default)]
+    pub uplink: Option<LinkSpec>,
+    pub flows: Vec<FlowSpec>,
+    #[serde(default)]
+    pub record: RecordSpec,
+}
+
+fn default_seed() -> u64 {
+    1
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LinkSpec {
+    /// Transmission rate.
+    pub rate: Rate,
+    /// One-way propagation delay.
+    #[serde(default)]
+    pub delay: Duration,
+    #[serde(default)]
+    pub queue: QueueSpec,
+    #[serde(default)]
+    pub loss: LossSpec,
+    /// Periods during which the link passes nothing (packets wait in the queue).
+    #[serde(default)]
+    pub outages: Vec<OutageSpec>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct QueueSpec {
+    #[serde(default)]
+    pub kind: QueueKind,
+    /// Capacity: packets, bytes or a multiple of the bandwidth-delay product.
+    #[serde(default = "default_queue_size")]
+    pub size: QueueSize,
+}
+
+impl Default for QueueSpec {
+    fn default() -> Self {
+        QueueSpec { kind: QueueKind::default(), size: default_queue_size() }
+    }
+}
+
+fn default_queue_size() -> QueueSize {
+    QueueSize::Bdp(1.0)
+}
+
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, Default, PartialEq)]
+#[serde(rename_all = "lowercase")]
+pub enum QueueKind {
+    #[default]
+    Droptail,
+}
+
+/// Random loss of frames on the link (after the queue, so counted apart from drops).
+#[derive(Debug, Clone, Serialize, Deserialize, Default, PartialEq)]
+#[serde(tag = "model", rename_all = "lowercase", deny_unknown_fields)]
+pub enum LossSpec {
+    #[default]
+    None,
+    /// Each frame is lost independently with probability `p`.
+    Bernoulli { p: f64 },
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OutageSpec {
+    pub start: Duration,
+    pub duration: Duration,
+}
+
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, Default, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Direction {
+    /// Data on the downlink, ACKs on the uplink.
+    #[default]
+    Down,
+    /// Data on the uplink, ACKs on the downlink.
+    Up,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FlowSpec {
+    /// Congestion control algorithm (see `ccbench algorithms`).
+    pub cc: String,
+    /// Algorithm parameters by name; omitted ones take the reference defaults.
+    #[serde(default)]
+    pub cc_params: BTreeMap<String, f64>,
+    /// How many identical flows this entry stands for.
+    #[serde(default = "one")]
+    pub count: u32,
+    #[serde(default)]
+    pub direction: Direction,
+    /// When the application starts sending.
+    #[serde(default)]
+    pub start: Duration,
+    /// When the application stops (bulk flows); omitted: the end of the run.
+    #[serde(default)]
+    pub stop: Option<Duration>,
+    /// Transfer this many bytes and finish (a file transfer); omitted: bulk.
+    #[serde(default)]
+    pub size: Option<Bytes>,
+    /// One-way delay of the flow's own access link, added in both directions.
+    #[serde(default)]
+    pub access_delay: Duration,
+    #[serde(default)]
+    pub tcp: TcpSpec,
+}
+
+fn one() -> u32 {
+    1
+}
+
+/// A receive or send buffer: a fixed size, or Linux-like autotuning.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum BufferSpec {
+    Auto(AutoWord),
+    Fixed(Bytes),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum AutoWord {
+    Auto,
+}
+
+/// TCP settings; the defaults are Linux's.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TcpSpec {
+    /// Payload bytes per segment (1448 = a 1500-byte packet with timestamps).
+    #[serde(default = "d_mss")]
+    pub mss: u32,
+    /// Initial congestion window in segments (RFC 6928, Linux: 10).
+    #[serde(default = "d_init_cwnd")]
+    pub init_cwnd: u32,
+    #[serde(default = "yes")]
+    pub sack: bool,
+    /// TCP timestamps (RFC 7323): 12 more header bytes, RTT echo.
+    #[serde(default = "yes")]
+    pub timestamps: bool,
+    #[serde(default = "yes")]
+    pub delayed_ack: bool,
+    /// Segments per delayed ACK.
+    #[serde(default = "d_delack_segments")]
+    pub delack_segments: u32,
+    #[serde(default = "d_delack_timeout")]
+    pub delack_timeout: Duration,
+    /// Minimum retransmission timeout (Linux 200 ms; RFC 6298 says 1 s).
+    #[serde(default = "d_min_rto")]
+    pub min_rto: Duration,
+    /// How the minimum RTO applies: "linux" (SRTT + max(4 RTTVAR, min_rto)) or
+    /// "rfc6298" (max(SRTT + 4 RTTVAR, min_rto)).
+    #[serde(default)]
+    pub rto_style: RtoStyleSpec,
+    #[serde(default = "d_initial_rto")]
+    pub initial_rto: Duration,
+    #[serde(default = "d_max_rto")]
+    pub max_rto: Duration,
+    /// Proportional rate reduction (RFC 6937) during recovery, as Linux does.
+    #[serde(default = "yes")]
+    pub prr: bool,
+    /// Receive buffer: bytes, or "auto" (Linux autotuning from rmem_default up to rmem_max).
+    #[serde(default = "d_auto")]
+    pub rcv_buf: BufferSpec,
+    #[serde(default = "d_rmem_default")]
+    pub rmem_default: Bytes,
+    #[serde(default = "d_rmem_max")]
+    pub rmem_max: Bytes,
+    /// Send buffer: bytes, or "auto" (grows with cwnd up to wmem_max).
+    #[serde(default = "d_auto")]
+    pub snd_buf: BufferSpec,
+    #[serde(default = "d_wmem_max")]
+    pub wmem_max: Bytes,
+    /// Pace transmissions (Linux: rate = 2x cwnd/srtt in slow start, 1.2x after).
+    /// Algorithms that need pacing (bbr) turn it on themselves.
+    #[serde(default)]
+    pub pacing: bool,
+}
+
+fn d_mss() -> u32 { 1448 }
+fn d_init_cwnd() -> u32 { 10 }
+fn yes() -> bool { true }
+fn d_delack_segments() -> u32 { 2 }
+fn d_delack_timeout() -> Duration { Duration(40_000_000) }
+fn d_min_rto() -> Duration { Duration(200_000_000) }
+fn d_initial_rto() -> Duration { Duration(1_000_000_000) }
+fn d_max_rto() -> Duration { Duration(120_000_000_000) }
+fn d_auto() -> BufferSpec { BufferSpec::Auto(AutoWord::Auto) }
+fn d_rmem_default() -> Bytes { Bytes(131_072) }
+fn d_rmem_max() -> Bytes { Bytes(6_291_456) }
+fn d_wmem_max() -> Bytes { Bytes(4_194_304) }
+
+impl Default for TcpSpec {
+    fn default() -> Self {
+        serde_json::from_str("{}").expect("every TCP field has a default")
+    }
+}
+
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, Default, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum RtoStyleSpec {
+    #[default]
+    Linux,
+    Rfc6298,
+}
+
+/// What to record besides the per-flow summary.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RecordSpec {
+    /// Sampling interval of the flow and link time series.
+    #[serde(default = "d_interval")]
+    pub interval: Duration,
+    /// Keep every per-ACK RTT sample (for exact percentiles and CDFs).
+    #[serde(default = "yes")]
+    pub rtt_samples: bool,
+}
+
+fn d_interval() -> Duration { Duration(10_000_000) }
+
+impl Default for RecordSpec {
+    fn default() -> Self {
+        RecordSpec { interval: d_interval(), rtt_samples: true }
+    }
+}
+
+impl Scenario {
+    /// Parses and checks a scenario given as JSON text.
+    pub fn from_json(text: &str) -> Result<Scenario, ScenarioError> {
+        let de = &mut serde_json::Deserializer::from_str(text);
+        let scenario: Scenario = serde_path_to_error::deserialize(de).map_err(|e| {
+            let path = e.path().to_string();
+            let message = e.into_inner().to_string();
+            ScenarioError { path, message: clean_serde_message(&message) }
+        })?;
+        scenario.validate()?;
+        Ok(scenario)
+    }
+
+    /// The uplink as configured, or the downlink's loss-free mirror.
+    pub fn uplink(&self) -> LinkSpec {
+        self.uplink.clone().unwrap_or_else(|| LinkSpec {
+            loss: LossSpec::None,
+            outages: Vec::new(),
+            ..self.downlink.clone()
+        })
+    }
+
+    /// Checks every value; the first problem found is returned.
+    pub fn validate(&self) -> Result<(), ScenarioError> {
+        if self.duration.ns() == 0 {
+            return err("duration", "must be longer than zero");
+        }
+        check_link("downlink", &self.downlink)?;
+        if let Some(up) = &self.uplink {
+            check_link("uplink", up)?;
+        }
+        if self.flows.is_empty() {
+            return err("flows", "at least one flow is needed ([[flows]] with cc = \"cubic\", say)");
+        }
+        for (i, f) in self.flows.iter().enumerate() {
+            check_flow(&format!("flows[{i}]"), f, self.duration)?;
+        }
+        if self.record.interval.ns() < 1_000_000 {
+            return err("record.interval", format!("{} s is too fine; the smallest interval is 1ms", self.record.interval.ns() as f64 / 1e9));
+        }
+        Ok(())
+    }
+}
+
+fn check_link(path: &str, l: &LinkSpec) -> Result<(), ScenarioError> {
+    match l.queue.size {
+        QueueSize::Packets(0) | QueueSize::Bytes(0) => {
+            return err(format!("{path}.queue.size"), "must hold at least one packet")
+        }
+        QueueSize::Bdp(m) if m <= 0.0 => return err(format!("{path}.queue.size"), format!("{m}bdp must be positive")),
+        _ => {}
+    }
+    match l.loss {
+        LossSpec::Bernoulli { p } if !(0.0..=1.0).contains(&p) || p.is_nan() => {
+            return err(format!("{path}.loss.p"), format!("{p} is not a probability; allowed: 0 to 1"))
+        }
+        _ => {}
+    }
+    for (i, o) in l.outages.iter().enumerate() {
+        if o.duration.ns() == 0 {
+            return err(format!("{path}.outages[{i}].duration"), "must be longer than zero");
+        }
+    }
+    Ok(())
+}
+
+fn check_flow(path: &str, f: &FlowSpec, run: Duration) -> Result<(), ScenarioError> {
+    let info = cc::lookup(&f.cc).ok_or_else(|| ScenarioError {
+        path: format!("{path}.cc"),
+        message: unknown_algorithm_message(&f.cc),
+    })?;
+    for (name, value) in &f.cc_params {
+        let param = info.params.iter().find(|p| p.name == name).ok_or_else(|| {
+            let known: Vec<&str> = info.params.iter().map(|p| p.name).collect();
+            ScenarioError {
+                path: format!("{path}.cc_params.{name}"),
+                message: if known.is_empty() {
+                    format!("{} has no parameters", info.name)
+                } else {
+                    format!("{} has no parameter '{name}'{}; its parameters: {}", info.name, suggestion(name, &known), known.join(", "))
+                },
+            }
+        })?;
+        if !(param.min..=param.max).contains(value) || value.is_nan() {
+            return err(
+                format!("{path}.cc_params.{name}"),
+                format!("{value} is out of range; allowed: {} to {}", param.min, param.max),
+            );
+        }
+    }
+    if f.count == 0 {
+        return err(format!("{path}.count"), "must be at least 1");
+    }
+    if f.start >= run {
+        return err(format!("{path}.start"), format!("{} s is not before the end of the run ({} s)", secs(f.start), secs(run)));
+    }
+    if let Some(stop) = f.stop {
+        if stop <= f.start {
+            return err(format!("{path}.stop"), format!("{} s must be after start ({} s)", secs(stop), secs(f.start)));
+        }
+    }
+    if let Some(size) = f.size {
+        if size.0 == 0 {
+            return err(format!("{path}.size"), "a transfer needs at least one byte");
+        }
+    }
+    let t = &f.tcp;
+    let p = |field: &str| format!("{path}.tcp.{field}");
+    if !(88..=65_483).contains(&t.mss) {
+        return err(p("mss"), format!("{} is outside 88..65483 bytes", t.mss));
+    }
+    if !(1..=10_000).contains(&t.init_cwnd) {
+        return err(p("init_cwnd"), format!("{} is outside 1..10000 segments", t.init_cwnd));
+    }
+    if !(1..=64).contains(&t.delack_segments) {
+        return err(p("delack_segments"), format!("{} is outside 1..64", t.delack_segments));
+    }
+    if t.min_rto.ns() == 0 || t.min_rto > t.max_rto {
+        return err(p("min_rto"), format!("{} s must be positive and at most max_rto", secs(t.min_rto)));
+    }
+    if t.initial_rto.ns() == 0 {
+        return err(p("initial_rto"), "must be positive");
+    }
+    for (field, b) in [("rcv_buf", t.rcv_buf), ("snd_buf", t.snd_buf)] {
+        if let BufferSpec::Fixed(bytes) = b {
+            if bytes.0 < t.mss as u64 {
+                return err(p(field), format!("{} bytes is smaller than one segment ({} bytes)", bytes.0, t.mss));
+            }
+        }
+    }
+    if t.rmem_max.0 < t.mss as u64 || t.rmem_default.0 < t.mss as u64 || t.wmem_max.0 < t.mss as u64 {
+        return err(p("rmem_max"), "buffer limits must hold at least one segment");
+    }
+    Ok(())
+}
+
+fn secs(d: Duration) -> f64 {
+    d.ns() as f64 / 1e9
+}
+
+/// "unknown algorithm 'cubc'; did you mean 'cubic'? known: ..."
+pub fn unknown_algorithm_message(name: &str) -> String {
+    let known: Vec<&str> = cc::registry().iter().map(|a| a.name).collect();
+    format!("unknown algorithm '{name}'{}; known: {}", suggestion(name, &known), known.join(", "))
+}
+
+fn suggestion(name: &str, known: &[&str]) -> String {
+    known
+        .iter()
+        .map(|k| (edit_distance(&name.to_ascii_lowercase(), k), *k))
+        .filter(|(d, k)| *d <= 2.max(k.len() / 3))
+        .min()
+        .map(|(_, k)| format!("; did you mean '{k}'?"))
+        .unwrap_or_default()
+}
+
+/// Levenshtein distance, for "did you mean" hints.
+pub fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut prev = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let cur = row[j + 1];
+            row[j + 1] = (prev + (ca != *cb) as usize).min(row[j] + 1).min(cur + 1);
+            prev = cur;
+        }
+    }
+    row[b.len()]
+}
+
+/// serde's messages carry Rust-isms; keep them readable for TOML users.
+fn clean_serde_message(m: &str) -> String {
+    let m = m.split(" at line ").next().unwrap_or(m);
+    m.replace("variant", "value").replace('`', "'")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn minimal(extra_flow: &str) -> String {
+        format!(
+            r#"{{"duration": 10, "downlink": {{"rate": "10Mbit", "delay": "50ms"}},
+               "flows": [{{"cc": "reno"}}, {{"cc": "cubic" {extra_flow}}}]}}"#
+        )
+    }
+
+    #[test]
+    fn defaults_are_linux_like() {
+        let s = Scenario::from_json(&minimal("")).unwrap();
+        let t = &s.flows[1].tcp;
+        assert_eq!((t.mss, t.init_cwnd, t.sack, t.delack_segments), (1448, 10, true, 2));
+        assert_eq!(t.min_rto.ns(), 200_000_000);
+        assert_eq!(s.uplink().rate.bps(), 10_000_000);
+    }
+
+    #[test]
+    fn errors_name_the_field_value_and_choices() {
+        let e = Scenario::from_json(&minimal(r#", "cc": "cubc""#).replace(r#""cc": "cubic" ,"#, "")).unwrap_err();
+        assert_eq!(e.path, "flows[1].cc");
+        assert!(e.message.contains("did you mean 'cubic'"), "{e}");
+
+        let e = Scenario::from_json(&minimal(r#", "colour": 3"#)).unwrap_err();
+        assert_eq!(e.path, "flows[1].colour");
+        assert!(e.message.contains("colour"), "{e}");
+
+        let bad = r#"{"duration": 10, "downlink": {"rate": -5}, "flows": [{"cc": "reno"}]}"#;
+        let e = Scenario::from_json(bad).unwrap_err();
+        assert_eq!(e.path, "downlink.rate");
+        assert!(e.message.contains("negative"), "{e}");
+
+        let bad = r#"{"duration": "ten", "downlink": {"rate": 5}, "flows": [{"cc": "reno"}]}"#;
+        let e = Scenario::from_json(bad).unwrap_err();
+        assert_eq!(e.path, "duration");
+        assert!(e.message.contains("\"ten\""), "{e}");
+    }
+}

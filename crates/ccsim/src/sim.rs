@@ -1,0 +1,516 @@
+//! The simulation: builds the dumbbell from a scenario, runs the event loop,
+//! and gathers the results.
+//!
+//! Topology (per flow i, direction "down"; "up" swaps the two links):
+//!
+//!   sender i --access delay--> [downlink: queue, rate, channel, delay] --> receiver i
+//!   sender i <--access delay-- [uplink:   queue, rate, channel, delay] <-- receiver i
+//!
+//! Each link and each access delay line has at most one pending event (its
+//! next due time), each sender and receiver one timer; packets wait in the
+//! component that holds them, never in the event queue.
+
+use crate::cc;
+use crate::event::{Event, EventQueue, Timer, TimerCheck};
+use crate::net::delay_line::DelayLine;
+use crate::net::link::{ChannelLoss, Link, LinkConfig};
+use crate::net::packet::{Kind, Packet};
+use crate::net::queue::Capacity;
+use crate::record::series::{FlowSeries, LinkSeries, RttSamples};
+use crate::record::table::{Column, Table};
+use crate::rng::{stream, Rng};
+use crate::scenario::{RtoStyleSpec, BufferSpec, Direction, LinkSpec, LossSpec, Scenario};
+use crate::tcp::rtt::RtoStyle;
+use crate::tcp::receiver::{AckAction, Receiver, ReceiverConfig};
+use crate::tcp::sender::{Sender, SenderConfig};
+use crate::time::{secs, Nanos};
+use crate::units::QueueSize;
+
+pub const DOWNLINK: usize = 0;
+pub const UPLINK: usize = 1;
+const LINK_NAMES: [&str; 2] = ["downlink", "uplink"];
+
+/// Bytes of a full-size packet, for converting BDP multiples to packets.
+const MTU_BYTES: u64 = 1500;
+
+struct Flow {
+    group: usize,
+    direction: Direction,
+    access_delay: Nanos,
+    sender: Sender,
+    receiver: Receiver,
+    sender_timer: Timer,
+    delack_timer: Timer,
+    /// Access delay lines: toward the bottleneck (data) and back (ACKs).
+    line_out: DelayLine,
+    line_in: DelayLine,
+    line_out_timer: Timer,
+    line_in_timer: Timer,
+    size: Option<u64>,
+    start: Nanos,
+    /// Receiver got the whole transfer.
+    completed_at: Option<Nanos>,
+    /// (time, delivered bytes, bytes sent) at the end of the active period.
+    active_end: Option<(Nanos, u64, u64)>,
+    stop: Option<Nanos>,
+}
+
+impl Flow {
+    fn data_link(&self) -> usize {
+        match self.direction {
+            Direction::Down => DOWNLINK,
+            Direction::Up => UPLINK,
+        }
+    }
+    fn ack_link(&self) -> usize {
+        1 - self.data_link()
+    }
+}
+
+/// Everything a run produces, as columnar tables.
+pub struct Results {
+    pub flows: Table,
+    pub series: Table,
+    pub rtt: Table,
+    pub links: Table,
+    pub link_series: Table,
+    /// Events processed (a cost measure) and the simulated duration.
+    pub events: u64,
+    pub duration: Nanos,
+}
+
+pub struct World {
+    now: Nanos,
+    end: Nanos,
+    events: EventQueue,
+    links: [Link; 2],
+    link_timers: [Timer; 2],
+    flows: Vec<Flow>,
+    sample_interval: Nanos,
+    series: FlowSeries,
+    link_series: LinkSeries,
+    rtt: Option<RttSamples>,
+    packets: Vec<Packet>,
+    delivered: Vec<Packet>,
+}
+
+/// The base RTT used to size BDP queues: both links' delays plus the
+/// shortest flow's access delay, twice.
+fn base_rtt(s: &Scenario) -> Nanos {
+    let access = s.flows.iter().map(|f| f.access_delay.ns()).min().unwrap_or(0);
+    s.downlink.delay.ns() + s.uplink().delay.ns() + 2 * access
+}
+
+fn link_config(spec: &LinkSpec, rtt: Nanos) -> LinkConfig {
+    let capacity = match spec.queue.size {
+        QueueSize::Packets(p) => Capacity::Packets(p),
+        QueueSize::Bytes(b) => Capacity::Bytes(b),
+        QueueSize::Bdp(m) => {
+            let bdp_bytes = spec.rate.bps() as f64 * secs(rtt) / 8.0;
+            Capacity::Packets(((m * bdp_bytes / MTU_BYTES as f64).round() as u64).max(1))
+        }
+    };
+    let mut outages: Vec<(Nanos, Nanos)> = spec.outages.iter().map(|o| (o.start.ns(), o.start.ns() + o.duration.ns())).collect();
+    outages.sort();
+    LinkConfig {
+        rate_bps: spec.rate.bps(),
+        delay_ns: spec.delay.ns(),
+        capacity,
+        loss: match spec.loss {
+            LossSpec::None => ChannelLoss::None,
+            LossSpec::Bernoulli { p } => ChannelLoss::Bernoulli { p },
+        },
+        outages,
+    }
+}
+
+impl World {
+    /// Builds the world of a validated scenario.
+    pub fn new(s: &Scenario) -> World {
+        let rtt = base_rtt(s);
+        let links = [
+            Link::new(link_config(&s.downlink, rtt), Rng::for_component(s.seed, stream::LINK_BASE)),
+            Link::new(link_config(&s.uplink(), rtt), Rng::for_component(s.seed, stream::LINK_BASE + 1)),
+        ];
+        let mut flows = Vec::new();
+        for (group, spec) in s.flows.iter().enumerate() {
+            for _ in 0..spec.count {
+                let id = flows.len() as u32;
+                let t = &spec.tcp;
+                let algorithm = cc::build(&spec.cc, &spec.cc_params).expect("validated algorithm");
+                let sender_cfg = SenderConfig {
+                    mss: t.mss,
+                    init_cwnd: t.init_cwnd,
+                    sack: t.sack,
+                    timestamps: t.timestamps,
+                    prr: t.prr,
+                    pacing: t.pacing,
+                    ecn: false,
+                    rto_style: match t.rto_style {
+                        RtoStyleSpec::Linux => RtoStyle::Linux,
+                        RtoStyleSpec::Rfc6298 => RtoStyle::Rfc6298,
+                    },
+                    initial_rto: t.initial_rto.ns(),
+                    min_rto: t.min_rto.ns(),
+                    max_rto: t.max_rto.ns(),
+                    snd_buf: match t.snd_buf {
+                        BufferSpec::Fixed(b) => Some(b.0),
+                        BufferSpec::Auto(_) => None,
+                    },
+                    wmem_max: t.wmem_max.0,
+                    start: spec.start.ns(),
+                    stop: spec.stop.map(|d| d.ns()),
+                    size: spec.size.map(|b| b.0),
+                };
+                let (rcv_buf, autotune) = match t.rcv_buf {
+                    BufferSpec::Fixed(b) => (b.0, false),
+                    BufferSpec::Auto(_) => (t.rmem_default.0, true),
+                };
+                let receiver_cfg = ReceiverConfig {
+                    mss: t.mss,
+                    sack: t.sack,
+                    timestamps: t.timestamps,
+                    delayed_ack: t.delayed_ack,
+                    delack_segments: t.delack_segments,
+                    delack_timeout: t.delack_timeout.ns(),
+                    rcv_buf,
+                    rcv_buf_max: t.rmem_max.0.max(rcv_buf),
+                    autotune,
+                };
+                flows.push(Flow {
+                    group,
+                    direction: spec.direction,
+                    access_delay: spec.access_delay.ns(),
+                    sender: Sender::new(id, sender_cfg, algorithm),
+                    receiver: Receiver::new(id, receiver_cfg),
+                    sender_timer: Timer::default(),
+                    delack_timer: Timer::default(),
+                    line_out: DelayLine::new(),
+                    line_in: DelayLine::new(),
+                    line_out_timer: Timer::default(),
+                    line_in_timer: Timer::default(),
+                    size: spec.size.map(|b| b.0),
+                    start: spec.start.ns(),
+                    completed_at: None,
+                    active_end: None,
+                    stop: spec.stop.map(|d| d.ns()),
+                });
+            }
+        }
+        let series = FlowSeries::new(flows.iter().map(|f| f.sender.algorithm().info().state));
+        let mut w = World {
+            now: 0,
+            end: s.duration.ns(),
+            events: EventQueue::new(),
+            links,
+            link_timers: [Timer::default(); 2],
+            flows,
+            sample_interval: s.record.interval.ns(),
+            series,
+            link_series: LinkSeries::default(),
+            rtt: s.record.rtt_samples.then(RttSamples::default),
+            packets: Vec::new(),
+            delivered: Vec::new(),
+        };
+        for i in 0..w.flows.len() {
+            w.arm_sender(i);
+        }
+        w.events.schedule(0, Event::Sample);
+        w
+    }
+
+    /// Runs to the end of the scenario.
+    pub fn run(&mut self) {
+        while let Some((t, event)) = self.events.pop() {
+            if t > self.end {
+                break;
+            }
+            self.now = t;
+            match event {
+                Event::Link { link, generation } => self.on_link_event(link as usize, generation),
+                Event::Access { line, generation } => self.on_access_event(line as usize, generation),
+                Event::Sender { flow, generation } => self.on_sender_event(flow as usize, generation),
+                Event::Receiver { flow, generation } => self.on_delack_event(flow as usize, generation),
+                Event::Source { .. } => {}
+                Event::Sample => self.on_sample(),
+            }
+        }
+        self.now = self.end;
+    }
+
+    fn schedule_check(events: &mut EventQueue, armed: Option<(Nanos, u32)>, make: impl FnOnce(u32) -> Event) {
+        if let Some((at, generation)) = armed {
+            events.schedule(at, make(generation));
+        }
+    }
+
+    fn arm_link(&mut self, l: usize) {
+        if let Some(t) = self.links[l].next_wakeup() {
+            let armed = self.link_timers[l].arm(t);
+            Self::schedule_check(&mut self.events, armed, |g| Event::Link { link: l as u32, generation: g });
+        }
+    }
+
+    fn arm_sender(&mut self, i: usize) {
+        let f = &mut self.flows[i];
+        match f.sender.next_wakeup(self.now) {
+            Some(t) => {
+                let armed = f.sender_timer.arm(t.max(self.now));
+                Self::schedule_check(&mut self.events, armed, |g| Event::Sender { flow: i as u32, generation: g });
+            }
+            None => f.sender_timer.cancel(),
+        }
+    }
+
+    fn on_link_event(&mut self, l: usize, generation: u32) {
+        match self.link_timers[l].on_event(self.now, generation) {
+            TimerCheck::Stale => return,
+            TimerCheck::Reschedule(at, g) => {
+                self.events.schedule(at, Event::Link { link: l as u32, generation: g });
+                return;
+            }
+            TimerCheck::Fire => {}
+        }
+        let mut delivered = std::mem::take(&mut self.delivered);
+        self.links[l].advance(self.now, &mut delivered);
+        self.arm_link(l);
+        for p in delivered.drain(..) {
+            self.on_link_delivery(p);
+        }
+        self.delivered = delivered;
+    }
+
+    fn on_link_delivery(&mut self, p: Packet) {
+        let i = p.flow as usize;
+        match p.kind {
+            Kind::Data => self.on_data_at_receiver(i, p),
+            Kind::Ack => {
+                if self.flows[i].access_delay > 0 {
+                    let f = &mut self.flows[i];
+                    f.line_in.push(self.now + f.access_delay, p);
+                    self.arm_line(i, true);
+                } else {
+                    self.on_ack_at_sender(i, p);
+                }
+            }
+            Kind::Udp => {}
+        }
+    }
+
+    fn arm_line(&mut self, i: usize, inbound: bool) {
+        let f = &mut self.flows[i];
+        let (line, timer) = if inbound { (&f.line_in, &mut f.line_in_timer) } else { (&f.line_out, &mut f.line_out_timer) };
+        if let Some(t) = line.head_time() {
+            let armed = timer.arm(t);
+            let id = (2 * i + inbound as usize) as u32;
+            Self::schedule_check(&mut self.events, armed, |g| Event::Access { line: id, generation: g });
+        }
+    }
+
+    fn on_access_event(&mut self, id: usize, generation: u32) {
+        let (i, inbound) = (id / 2, id % 2 == 1);
+        let f = &mut self.flows[i];
+        let timer = if inbound { &mut f.line_in_timer } else { &mut f.line_out_timer };
+        match timer.on_event(self.now, generation) {
+            TimerCheck::Stale => return,
+            TimerCheck::Reschedule(at, g) => {
+                self.events.schedule(at, Event::Access { line: id as u32, generation: g });
+                return;
+            }
+            TimerCheck::Fire => {}
+        }
+        loop {
+            let f = &mut self.flows[i];
+            let line = if inbound { &mut f.line_in } else { &mut f.line_out };
+            let Some(p) = line.pop_due(self.now) else { break };
+            if inbound {
+                self.on_ack_at_sender(i, p);
+            } else {
+                let l = self.flows[i].data_link();
+                self.links[l].enqueue(self.now, p);
+                self.arm_link(l);
+            }
+        }
+        self.arm_line(i, inbound);
+    }
+
+    fn on_sender_event(&mut self, i: usize, generation: u32) {
+        match self.flows[i].sender_timer.on_event(self.now, generation) {
+            TimerCheck::Stale => return,
+            TimerCheck::Reschedule(at, g) => {
+                self.events.schedule(at, Event::Sender { flow: i as u32, generation: g });
+                return;
+            }
+            TimerCheck::Fire => {}
+        }
+        let mut out = std::mem::take(&mut self.packets);
+        self.flows[i].sender.on_timer(self.now, &mut out);
+        let f = &mut self.flows[i];
+        if f.active_end.is_none() && f.stop.is_some_and(|s| self.now >= s) {
+            f.active_end = Some((self.now, f.receiver.delivered_bytes, f.sender.stats.bytes_sent));
+        }
+        self.emit(i, &mut out);
+        self.packets = out;
+        self.arm_sender(i);
+    }
+
+    fn on_ack_at_sender(&mut self, i: usize, p: Packet) {
+        let mut out = std::mem::take(&mut self.packets);
+        let f = &mut self.flows[i];
+        f.sender.on_ack(self.now, &p, &mut out);
+        if let (Some(rtt), Some(samples)) = (f.sender.last_rtt_sample, self.rtt.as_mut()) {
+            samples.push(self.now, i as u32, rtt);
+        }
+        self.emit(i, &mut out);
+        self.packets = out;
+        self.arm_sender(i);
+    }
+
+    /// Sends the sender's packets toward the bottleneck.
+    fn emit(&mut self, i: usize, out: &mut Vec<Packet>) {
+        if out.is_empty() {
+            return;
+        }
+        let f = &mut self.flows[i];
+        if f.access_delay > 0 {
+            for p in out.drain(..) {
+                f.line_out.push(self.now + f.access_delay, p);
+            }
+            self.arm_line(i, false);
+        } else {
+            let l = f.data_link();
+            for p in out.drain(..) {
+                self.links[l].enqueue(self.now, p);
+            }
+            self.arm_link(l);
+        }
+    }
+
+    fn on_data_at_receiver(&mut self, i: usize, p: Packet) {
+        let now = self.now;
+        let f = &mut self.flows[i];
+        let action = f.receiver.on_data(now, &p);
+        if f.completed_at.is_none() && f.size.is_some_and(|s| f.receiver.delivered_bytes >= s) {
+            f.completed_at = Some(now);
+            f.active_end = Some((now, f.receiver.delivered_bytes, f.sender.stats.bytes_sent));
+        }
+        match action {
+            AckAction::None => {}
+            AckAction::Send(ack) => {
+                f.delack_timer.cancel();
+                self.send_ack(i, ack);
+            }
+            AckAction::Delay(at) => {
+                if f.delack_timer.deadline().is_none() {
+                    let armed = f.delack_timer.arm(at);
+                    Self::schedule_check(&mut self.events, armed, |g| Event::Receiver { flow: i as u32, generation: g });
+                }
+            }
+        }
+    }
+
+    fn send_ack(&mut self, i: usize, ack: Packet) {
+        let l = self.flows[i].ack_link();
+        self.links[l].enqueue(self.now, ack);
+        self.arm_link(l);
+    }
+
+    fn on_delack_event(&mut self, i: usize, generation: u32) {
+        match self.flows[i].delack_timer.on_event(self.now, generation) {
+            TimerCheck::Stale => return,
+            TimerCheck::Reschedule(at, g) => {
+                self.events.schedule(at, Event::Receiver { flow: i as u32, generation: g });
+                return;
+            }
+            TimerCheck::Fire => {}
+        }
+        if let Some(ack) = self.flows[i].receiver.on_delack_timer(self.now) {
+            self.send_ack(i, ack);
+        }
+    }
+
+    fn on_sample(&mut self) {
+        for f in &self.flows {
+            let active = self.now >= f.start && f.active_end.is_none();
+            if active {
+                self.series.push(self.now, &f.sender, f.receiver.delivered_bytes, f.receiver.rcv_buf());
+            }
+        }
+        for (l, link) in self.links.iter().enumerate() {
+            self.link_series.push(self.now, LINK_NAMES[l], link);
+        }
+        let next = self.now + self.sample_interval;
+        if next <= self.end {
+            self.events.schedule(next, Event::Sample);
+        }
+    }
+
+    /// The results of a finished run.
+    pub fn results(self, s: &Scenario) -> Results {
+        let end = self.end;
+        let mut flows = Table::new();
+        let n = self.flows.len();
+        let mut cols: Vec<(&str, Vec<f64>)> = Vec::new();
+        let get_end = |f: &Flow| f.active_end.unwrap_or((end, f.receiver.delivered_bytes, f.sender.stats.bytes_sent));
+        flows.add("flow", Column::U32((0..n as u32).collect()));
+        flows.add("group", Column::U32(self.flows.iter().map(|f| f.group as u32).collect()));
+        flows.add("cc", Column::Str(self.flows.iter().map(|f| f.sender.algorithm().info().name.to_string()).collect()));
+        flows.add("direction", Column::Str(self.flows.iter().map(|f| format!("{:?}", f.direction).to_lowercase()).collect()));
+        cols.push(("start_s", self.flows.iter().map(|f| secs(f.start)).collect()));
+        cols.push(("end_s", self.flows.iter().map(|f| secs(get_end(f).0)).collect()));
+        cols.push(("size_bytes", self.flows.iter().map(|f| f.size.map_or(f64::NAN, |s| s as f64)).collect()));
+        cols.push(("completion_s", self.flows.iter().map(|f| f.completed_at.map_or(f64::NAN, |t| secs(t - f.start))).collect()));
+        cols.push(("base_rtt_ms", self.flows.iter().map(|f| f.sender.rtt.min_rtt().map_or(f64::NAN, |r| r as f64 / 1e6)).collect()));
+        for (name, v) in cols {
+            flows.add(name, Column::F64(v));
+        }
+        let u = |f: &dyn Fn(&Flow) -> u64| Column::U64(self.flows.iter().map(f).collect());
+        flows.add("delivered_bytes", u(&|f| get_end(f).1));
+        flows.add("bytes_sent", u(&|f| get_end(f).2));
+        flows.add("delivered_bytes_total", u(&|f| f.receiver.delivered_bytes));
+        flows.add("segments_sent", u(&|f| f.sender.stats.segments_sent));
+        flows.add("retransmitted_segments", u(&|f| f.sender.stats.retransmitted_segments));
+        flows.add("timeouts", u(&|f| f.sender.stats.timeouts));
+        flows.add("fast_recoveries", u(&|f| f.sender.stats.fast_recoveries));
+        flows.add("ecn_reductions", u(&|f| f.sender.stats.ecn_reductions));
+        flows.add("acks_received", u(&|f| f.sender.stats.acks_received));
+        flows.add("duplicate_segments", u(&|f| f.receiver.duplicate_segments));
+
+        let mut links = Table::new();
+        let specs = [s.downlink.clone(), s.uplink()];
+        links.add("link", Column::Str(LINK_NAMES.iter().map(|s| s.to_string()).collect()));
+        links.add("rate_bps", Column::F64(self.links.iter().map(|l| l.config().rate_bps as f64).collect()));
+        links.add("delay_s", Column::F64(specs.iter().map(|s| secs(s.delay.ns())).collect()));
+        links.add(
+            "queue_capacity",
+            Column::Str(self.links.iter().map(|l| match l.config().capacity {
+                Capacity::Packets(p) => format!("{p}pkt"),
+                Capacity::Bytes(b) => format!("{b}B"),
+            }).collect()),
+        );
+        let lc = |f: &dyn Fn(&Link) -> u64| Column::U64(self.links.iter().map(f).collect());
+        links.add("arrivals", lc(&|l| l.counters.arrivals));
+        links.add("queue_drops", lc(&|l| l.counters.queue_drops));
+        links.add("departures", lc(&|l| l.counters.departures));
+        links.add("departure_bytes", lc(&|l| l.counters.departure_bytes));
+        links.add("channel_losses", lc(&|l| l.counters.channel_losses));
+        links.add("delivered", lc(&|l| l.counters.delivered));
+
+        Results {
+            flows,
+            series: self.series.into_table(),
+            rtt: self.rtt.unwrap_or_default().into_table(),
+            links,
+            link_series: self.link_series.into_table(),
+            events: self.events.processed(),
+            duration: end,
+        }
+    }
+}
+
+/// Runs a validated scenario.
+pub fn run(s: &Scenario) -> Results {
+    let mut w = World::new(s);
+    w.run();
+    w.results(s)
+}

@@ -1,0 +1,7 @@
+//! TCP, segment-level and close to Linux: the sender (send loop, ACK
+//! processing, recovery, timers) split by concern, and the receiver.
+pub mod rate;
+pub mod receiver;
+pub mod rtt;
+pub mod scoreboard;
+pub mod sender;

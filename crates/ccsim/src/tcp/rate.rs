@@ -1,0 +1,109 @@
+//! Delivery-rate sampling (Cheng, Cardwell et al., draft-cheng-iccrg-delivery-rate-estimation;
+//! Linux net/ipv4/tcp_rate.c).
+//!
+//! Each transmission snapshots the connection's delivery counters; when the
+//! segment is delivered (ACKed or SACKed), the delivered count and elapsed time
+//! since that snapshot give a rate sample. The interval is the longer of the
+//! send and ACK phases, so ACK compression cannot inflate the rate, and
+//! samples taken while the application had nothing to send are marked.
+
+use crate::cc::RateSample;
+use crate::time::Nanos;
+
+/// The counters at the time a segment was sent (Linux: the skb's tx fields).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TxSnapshot {
+    pub delivered: u64,
+    pub delivered_time: Nanos,
+    pub first_tx_time: Nanos,
+    pub app_limited: bool,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct RateSampler {
+    /// Segments delivered so far.
+    pub delivered: u64,
+    delivered_time: Nanos,
+    first_tx_time: Nanos,
+    /// Nonzero: delivered count at which the current app-limited phase ends.
+    app_limited_until: u64,
+    // Per-ACK accumulation.
+    prior_delivered: u64,
+    prior_time: Option<Nanos>,
+    send_elapsed: Nanos,
+    ack_elapsed: Nanos,
+    sample_app_limited: bool,
+    sample_rtt: Option<Nanos>,
+    sample_sent_at: Nanos,
+}
+
+impl RateSampler {
+    /// A segment leaves now with `packets_out` segments already outstanding.
+    pub fn on_send(&mut self, now: Nanos, packets_out: u32) -> TxSnapshot {
+        if packets_out == 0 {
+            self.first_tx_time = now;
+            self.delivered_time = now;
+        }
+        TxSnapshot {
+            delivered: self.delivered,
+            delivered_time: self.delivered_time,
+            first_tx_time: self.first_tx_time,
+            app_limited: self.app_limited_until != 0,
+        }
+    }
+
+    /// Starts the accumulation for one ACK.
+    pub fn begin_ack(&mut self) {
+        self.prior_time = None;
+        self.prior_delivered = 0;
+        self.sample_rtt = None;
+    }
+
+    /// A segment sent at `sent_at` with snapshot `tx` is delivered now.
+    pub fn on_delivered(&mut self, now: Nanos, sent_at: Nanos, tx: &TxSnapshot) {
+        self.delivered += 1;
+        self.delivered_time = now;
+        // Use the most recently sent of the segments this ACK delivers.
+        if self.prior_time.is_none() || sent_at > self.sample_sent_at || (sent_at == self.sample_sent_at && tx.delivered >= self.prior_delivered) {
+            self.prior_delivered = tx.delivered;
+            self.prior_time = Some(tx.delivered_time);
+            self.sample_app_limited = tx.app_limited;
+            self.send_elapsed = sent_at.saturating_sub(tx.first_tx_time);
+            self.ack_elapsed = now.saturating_sub(tx.delivered_time);
+            self.sample_rtt = Some(now.saturating_sub(sent_at));
+            self.sample_sent_at = sent_at;
+            self.first_tx_time = sent_at;
+        }
+    }
+
+    /// Finishes the sample of this ACK (Linux tcp_rate_gen).
+    pub fn end_ack(&mut self, acked_sacked: u32, losses: u32, prior_in_flight: u32, min_rtt: Option<Nanos>) -> RateSample {
+        if self.app_limited_until != 0 && self.delivered > self.app_limited_until {
+            self.app_limited_until = 0;
+        }
+        let mut rs = RateSample {
+            delivered: -1,
+            interval_ns: 0,
+            is_app_limited: self.sample_app_limited,
+            acked_sacked,
+            losses,
+            prior_in_flight,
+            rtt_ns: self.sample_rtt,
+            prior_delivered: self.prior_delivered,
+        };
+        let Some(_) = self.prior_time else { return rs };
+        let interval = self.send_elapsed.max(self.ack_elapsed);
+        // An interval shorter than the minimum RTT means mis-estimation (e.g. stretched ACKs).
+        if interval == 0 || min_rtt.is_some_and(|m| interval < m) {
+            return rs;
+        }
+        rs.delivered = (self.delivered - self.prior_delivered) as i64;
+        rs.interval_ns = interval;
+        rs
+    }
+
+    /// The sender ran out of data with room in the window: mark the phase app-limited.
+    pub fn on_app_limited(&mut self, in_flight: u32) {
+        self.app_limited_until = (self.delivered + in_flight as u64).max(1);
+    }
+}

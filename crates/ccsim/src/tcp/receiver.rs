@@ -1,0 +1,299 @@
+//! The TCP receiver: in-order delivery to the application, out-of-order
+//! buffering, cumulative ACKs with SACK blocks (RFC 2018), delayed ACKs
+//! (RFC 5681 4.2 / RFC 1122: every second full segment or a timer, at once
+//! for out-of-order data or a filled hole), timestamps echo (RFC 7323), the
+//! advertised window from the receive buffer with Linux-like autotuning
+//! (dynamic right-sizing: buffer >= twice the data the application read in the
+//! last RTT, up to rmem_max), and the ECN echo (RFC 3168).
+
+use crate::net::packet::{tcp_header_bytes, Kind, Packet, SackBlock, MAX_SACK_BLOCKS};
+use crate::time::Nanos;
+
+#[derive(Clone, Debug)]
+pub struct ReceiverConfig {
+    pub mss: u32,
+    pub sack: bool,
+    pub timestamps: bool,
+    pub delayed_ack: bool,
+    pub delack_segments: u32,
+    pub delack_timeout: Nanos,
+    /// Initial receive buffer (bytes); grows up to `rcv_buf_max` when autotuning.
+    pub rcv_buf: u64,
+    pub rcv_buf_max: u64,
+    pub autotune: bool,
+}
+
+/// What the receiver wants from its owner after handling a packet.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AckAction {
+    /// Nothing to send now.
+    None,
+    /// Send this ACK now.
+    Send(Packet),
+    /// Arm the delayed-ACK timer for this time (if not armed).
+    Delay(Nanos),
+}
+
+/// A range of segments held out of order, with its payload bytes.
+#[derive(Clone, Copy, Debug)]
+struct Range {
+    start: u64,
+    end: u64,
+    bytes: u64,
+}
+
+pub struct Receiver {
+    flow: u32,
+    cfg: ReceiverConfig,
+    /// Next segment expected in order.
+    rcv_nxt: u64,
+    /// Out-of-order data, sorted, disjoint, not adjacent to rcv_nxt.
+    ooo: Vec<Range>,
+    ooo_bytes: u64,
+    /// The range touched by the latest out-of-order segment (first SACK block).
+    latest_range_start: Option<u64>,
+    /// Payload bytes delivered in order to the application.
+    pub delivered_bytes: u64,
+    /// Time the application got its latest bytes.
+    pub last_delivery: Nanos,
+    /// Segments received, duplicates included.
+    pub segments_received: u64,
+    pub duplicate_segments: u64,
+    unacked_segments: u32,
+    last_ack_sent: u64,
+    ts_recent: Nanos,
+    /// ECN: CE seen, echo until the sender says CWR.
+    ece_pending: bool,
+    pub acks_sent: u64,
+    // Autotuning (dynamic right-sizing).
+    rcv_buf: u64,
+    rtt_estimate: Option<Nanos>,
+    space_time: Nanos,
+    space_bytes: u64,
+}
+
+impl Receiver {
+    pub fn new(flow: u32, cfg: ReceiverConfig) -> Receiver {
+        Receiver {
+            flow,
+            rcv_buf: cfg.rcv_buf,
+            cfg,
+            rcv_nxt: 0,
+            ooo: Vec::new(),
+            ooo_bytes: 0,
+            latest_range_start: None,
+            delivered_bytes: 0,
+            last_delivery: 0,
+            segments_received: 0,
+            duplicate_segments: 0,
+            unacked_segments: 0,
+            last_ack_sent: 0,
+            ts_recent: 0,
+            ece_pending: false,
+            acks_sent: 0,
+            rtt_estimate: None,
+            space_time: 0,
+            space_bytes: 0,
+        }
+    }
+
+    pub fn rcv_nxt(&self) -> u64 {
+        self.rcv_nxt
+    }
+
+    /// The advertised window in segments.
+    pub fn window_segments(&self) -> u32 {
+        (self.rcv_buf.saturating_sub(self.ooo_bytes) / self.cfg.mss as u64).min(u32::MAX as u64) as u32
+    }
+
+    pub fn rcv_buf(&self) -> u64 {
+        self.rcv_buf
+    }
+
+    /// A data segment arrives.
+    pub fn on_data(&mut self, now: Nanos, p: &Packet) -> AckAction {
+        self.segments_received += 1;
+        if p.ce {
+            self.ece_pending = true;
+        }
+        if p.cwr {
+            self.ece_pending = p.ce;
+        }
+        // RFC 7323: remember TSval of the segment that starts the unacknowledged data.
+        if self.cfg.timestamps && p.seq <= self.last_ack_sent {
+            self.ts_recent = p.ts_val;
+        }
+        if self.cfg.timestamps && p.ts_ecr > 0 && p.seq >= self.rcv_nxt {
+            self.rtt_estimate = Some(now.saturating_sub(p.ts_ecr).max(1));
+        }
+        let seq = p.seq;
+        if seq < self.rcv_nxt || self.holds(seq) {
+            self.duplicate_segments += 1;
+            return AckAction::Send(self.make_ack(now));
+        }
+        if seq == self.rcv_nxt {
+            let had_holes = !self.ooo.is_empty();
+            self.rcv_nxt += 1;
+            self.deliver(now, p.payload as u64);
+            if let Some(first) = self.ooo.first().copied() {
+                if first.start == self.rcv_nxt {
+                    self.ooo.remove(0);
+                    self.ooo_bytes -= first.bytes;
+                    self.rcv_nxt = first.end;
+                    self.deliver(now, first.bytes);
+                    if self.latest_range_start == Some(first.start) {
+                        self.latest_range_start = None;
+                    }
+                }
+            }
+            self.autotune(now);
+            if had_holes || !self.cfg.delayed_ack {
+                return AckAction::Send(self.make_ack(now));
+            }
+            self.unacked_segments += 1;
+            if self.unacked_segments >= self.cfg.delack_segments {
+                return AckAction::Send(self.make_ack(now));
+            }
+            return AckAction::Delay(now + self.cfg.delack_timeout);
+        }
+        self.insert_out_of_order(seq, p.payload as u64);
+        AckAction::Send(self.make_ack(now))
+    }
+
+    /// The delayed-ACK timer fired.
+    pub fn on_delack_timer(&mut self, now: Nanos) -> Option<Packet> {
+        (self.unacked_segments > 0).then(|| self.make_ack(now))
+    }
+
+    fn deliver(&mut self, now: Nanos, bytes: u64) {
+        self.delivered_bytes += bytes;
+        self.last_delivery = now;
+    }
+
+    fn holds(&self, seq: u64) -> bool {
+        self.ooo.iter().any(|r| r.start <= seq && seq < r.end)
+    }
+
+    fn insert_out_of_order(&mut self, seq: u64, bytes: u64) {
+        self.ooo_bytes += bytes;
+        let i = self.ooo.partition_point(|r| r.end < seq);
+        if i < self.ooo.len() && self.ooo[i].end == seq {
+            // Extends range i at its end; maybe joins the next one.
+            self.ooo[i].end += 1;
+            self.ooo[i].bytes += bytes;
+            if i + 1 < self.ooo.len() && self.ooo[i + 1].start == self.ooo[i].end {
+                let next = self.ooo.remove(i + 1);
+                self.ooo[i].end = next.end;
+                self.ooo[i].bytes += next.bytes;
+            }
+            self.latest_range_start = Some(self.ooo[i].start);
+        } else if i < self.ooo.len() && self.ooo[i].start == seq + 1 {
+            self.ooo[i].start = seq;
+            self.ooo[i].bytes += bytes;
+            self.latest_range_start = Some(seq);
+        } else {
+            self.ooo.insert(i, Range { start: seq, end: seq + 1, bytes });
+            self.latest_range_start = Some(seq);
+        }
+    }
+
+    /// Linux-like receive-buffer autotuning, once per receiver-side RTT.
+    fn autotune(&mut self, now: Nanos) {
+        if !self.cfg.autotune {
+            return;
+        }
+        let Some(rtt) = self.rtt_estimate else { return };
+        if now < self.space_time + rtt {
+            return;
+        }
+        let copied = self.delivered_bytes - self.space_bytes;
+        let want = 2 * copied + 16 * self.cfg.mss as u64;
+        if want > self.rcv_buf {
+            self.rcv_buf = want.min(self.cfg.rcv_buf_max);
+        }
+        self.space_time = now;
+        self.space_bytes = self.delivered_bytes;
+    }
+
+    fn make_ack(&mut self, now: Nanos) -> Packet {
+        let mut sack = [SackBlock::default(); MAX_SACK_BLOCKS];
+        let mut n = 0;
+        if self.cfg.sack && !self.ooo.is_empty() {
+            // RFC 2018: the first block holds the latest segment; then the others, highest first.
+            if let Some(start) = self.latest_range_start {
+                if let Some(r) = self.ooo.iter().find(|r| r.start == start) {
+                    sack[0] = SackBlock { start: r.start, end: r.end };
+                    n = 1;
+                }
+            }
+            for r in self.ooo.iter().rev() {
+                if n == MAX_SACK_BLOCKS {
+                    break;
+                }
+                if n > 0 && sack[0].start == r.start {
+                    continue;
+                }
+                sack[n] = SackBlock { start: r.start, end: r.end };
+                n += 1;
+            }
+        }
+        let mut p = Packet::new(Kind::Ack, self.flow, tcp_header_bytes(self.cfg.timestamps, n));
+        p.seq = self.rcv_nxt;
+        p.window = self.window_segments();
+        p.sack = sack;
+        p.sack_count = n as u8;
+        if self.cfg.timestamps {
+            p.ts_val = now.max(1);
+            p.ts_ecr = self.ts_recent;
+        }
+        p.ece = self.ece_pending;
+        self.unacked_segments = 0;
+        self.last_ack_sent = self.rcv_nxt;
+        self.acks_sent += 1;
+        p
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn receiver(delayed: bool) -> Receiver {
+        Receiver::new(0, ReceiverConfig {
+            mss: 1000,
+            sack: true,
+            timestamps: true,
+            delayed_ack: delayed,
+            delack_segments: 2,
+            delack_timeout: 40,
+            rcv_buf: 100_000,
+            rcv_buf_max: 100_000,
+            autotune: false,
+        })
+    }
+
+    fn data(seq: u64) -> Packet {
+        let mut p = Packet::new(Kind::Data, 0, 1052);
+        p.seq = seq;
+        p.payload = 1000;
+        p
+    }
+
+    #[test]
+    fn delays_every_other_ack_and_acks_holes_at_once() {
+        let mut r = receiver(true);
+        assert_eq!(r.on_data(1, &data(0)), AckAction::Delay(41));
+        let AckAction::Send(a) = r.on_data(2, &data(1)) else { panic!() };
+        assert_eq!(a.seq, 2);
+        let AckAction::Send(a) = r.on_data(3, &data(3)) else { panic!() };
+        assert_eq!((a.seq, a.sack_blocks()), (2, &[SackBlock { start: 3, end: 4 }][..]));
+        let AckAction::Send(a) = r.on_data(4, &data(5)) else { panic!() };
+        assert_eq!(a.sack_blocks(), &[SackBlock { start: 5, end: 6 }, SackBlock { start: 3, end: 4 }][..]);
+        let AckAction::Send(a) = r.on_data(5, &data(2)) else { panic!() };
+        assert_eq!((a.seq, a.sack_count), (4, 1));
+        assert_eq!(r.delivered_bytes, 4000);
+        let AckAction::Send(a) = r.on_data(6, &data(4)) else { panic!() };
+        assert_eq!((a.seq, a.sack_count), (6, 0));
+        assert_eq!(r.delivered_bytes, 6000);
+    }
+}

@@ -1,0 +1,298 @@
+//! The sender's per-segment record of what is outstanding (Linux's
+//! retransmission queue with its SACK tags and the sacked_out / lost_out /
+//! retrans_out counters).
+//!
+//! Segments [una, nxt) live in a ring buffer indexed by `seq - una`. Loss
+//! marking follows RFC 6675 IsLost(): a hole is lost once DupThresh (3)
+//! SACKed segments lie above it; a scan pointer makes it O(1) amortized per
+//! ACK instead of a walk over the window.
+
+use super::rate::TxSnapshot;
+use crate::time::Nanos;
+use std::collections::VecDeque;
+
+pub const SACKED: u8 = 1;
+pub const LOST: u8 = 2;
+/// Retransmitted and that retransmission is still outstanding.
+pub const RETRANS: u8 = 4;
+/// Retransmitted at least once (Karn's rule: no RTT sample from it).
+pub const EVER_RETRANS: u8 = 8;
+
+/// RFC 6675 DupThresh.
+pub const DUPTHRESH: u32 = 3;
+
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Segment {
+    /// Time of the latest transmission.
+    pub sent_at: Nanos,
+    pub tx: TxSnapshot,
+    pub flags: u8,
+}
+
+impl Segment {
+    pub fn has(&self, flag: u8) -> bool {
+        self.flags & flag != 0
+    }
+}
+
+#[derive(Default)]
+pub struct Scoreboard {
+    una: u64,
+    segs: VecDeque<Segment>,
+    /// SACKed segments (or, without SACK, duplicate ACKs counted as Linux's tcp_add_reno_sack does).
+    pub sacked_out: u32,
+    pub lost_out: u32,
+    pub retrans_out: u32,
+    /// Lost and not yet retransmitted.
+    lost_pending: u32,
+    /// Lowest segment that may be lost and not yet retransmitted.
+    retransmit_hint: u64,
+    /// IsLost scan position and the SACKed segments below it.
+    scan: u64,
+    sacked_below_scan: u32,
+}
+
+impl Scoreboard {
+    pub fn new() -> Scoreboard {
+        Scoreboard::default()
+    }
+
+    pub fn una(&self) -> u64 {
+        self.una
+    }
+    pub fn nxt(&self) -> u64 {
+        self.una + self.segs.len() as u64
+    }
+    pub fn packets_out(&self) -> u32 {
+        self.segs.len() as u32
+    }
+
+    /// Segments in the network (Linux tcp_packets_in_flight; RFC 6675 "pipe").
+    #[inline]
+    pub fn in_flight(&self) -> u32 {
+        (self.packets_out() + self.retrans_out).saturating_sub(self.sacked_out + self.lost_out)
+    }
+
+    pub fn get(&self, seq: u64) -> &Segment {
+        &self.segs[(seq - self.una) as usize]
+    }
+
+    /// Records the first transmission of segment `nxt()`.
+    #[inline]
+    pub fn push_new(&mut self, seg: Segment) {
+        self.segs.push_back(seg);
+    }
+
+    /// Marks [start, end) SACKed; appends newly SACKed segments to `newly`.
+    pub fn sack(&mut self, start: u64, end: u64, newly: &mut Vec<(u64, Segment)>) {
+        let start = start.max(self.una);
+        let end = end.min(self.nxt());
+        for seq in start..end {
+            let i = (seq - self.una) as usize;
+            let s = &mut self.segs[i];
+            if s.has(SACKED) {
+                continue;
+            }
+            if s.has(LOST) {
+                self.lost_out -= 1;
+                if !s.has(RETRANS) {
+                    self.lost_pending -= 1;
+                }
+            }
+            if s.has(RETRANS) {
+                self.retrans_out -= 1;
+            }
+            s.flags = (s.flags & !(LOST | RETRANS)) | SACKED;
+            self.sacked_out += 1;
+            if seq < self.scan {
+                self.sacked_below_scan += 1;
+            }
+            newly.push((seq, *s));
+        }
+    }
+
+    /// Cumulative ACK up to `ack` (exclusive); appends the removed segments to `removed`.
+    pub fn ack_to(&mut self, ack: u64, removed: &mut Vec<(u64, Segment)>) {
+        while self.una < ack {
+            let Some(s) = self.segs.pop_front() else { break };
+            if s.has(SACKED) {
+                self.sacked_out -= 1;
+                if self.una < self.scan {
+                    self.sacked_below_scan -= 1;
+                }
+            } else {
+                if s.has(LOST) {
+                    self.lost_out -= 1;
+                    if !s.has(RETRANS) {
+                        self.lost_pending -= 1;
+                    }
+                }
+                if s.has(RETRANS) {
+                    self.retrans_out -= 1;
+                }
+            }
+            removed.push((self.una, s));
+            self.una += 1;
+        }
+        if self.scan < self.una {
+            self.scan = self.una;
+            self.sacked_below_scan = 0;
+        }
+        self.retransmit_hint = self.retransmit_hint.max(self.una);
+    }
+
+    /// RFC 6675 IsLost: marks every hole with at least DupThresh SACKed
+    /// segments above it. Returns how many were newly marked.
+    pub fn mark_lost_by_sack(&mut self) -> u32 {
+        let mut newly = 0;
+        let nxt = self.nxt();
+        while self.scan < nxt && self.sacked_out - self.sacked_below_scan >= DUPTHRESH {
+            let seq = self.scan;
+            if self.get(seq).has(SACKED) {
+                self.sacked_below_scan += 1;
+            } else if self.mark_lost(seq) {
+                newly += 1;
+            }
+            self.scan += 1;
+        }
+        newly
+    }
+
+    /// Marks one segment lost (NewReno's head, or IsLost). True if it was not already.
+    pub fn mark_lost(&mut self, seq: u64) -> bool {
+        if seq < self.una || seq >= self.nxt() {
+            return false;
+        }
+        let s = &mut self.segs[(seq - self.una) as usize];
+        if s.has(SACKED) || s.has(LOST) {
+            return false;
+        }
+        // A lost retransmission is retransmitted again.
+        if s.has(RETRANS) {
+            s.flags &= !RETRANS;
+            self.retrans_out -= 1;
+        }
+        s.flags |= LOST;
+        self.lost_out += 1;
+        self.lost_pending += 1;
+        self.retransmit_hint = self.retransmit_hint.min(seq);
+        true
+    }
+
+    /// After a retransmission timeout: every segment not SACKed is lost.
+    pub fn mark_all_lost(&mut self) {
+        for seq in self.una..self.nxt() {
+            let s = &mut self.segs[(seq - self.una) as usize];
+            if s.has(SACKED) {
+                continue;
+            }
+            if s.has(RETRANS) {
+                s.flags &= !RETRANS;
+                self.retrans_out -= 1;
+            }
+            if !s.has(LOST) {
+                s.flags |= LOST;
+                self.lost_out += 1;
+            }
+        }
+        self.lost_pending = self.lost_out;
+        self.retransmit_hint = self.una;
+    }
+
+    /// The lowest lost segment not yet retransmitted.
+    pub fn next_to_retransmit(&mut self) -> Option<u64> {
+        if self.lost_pending == 0 {
+            return None;
+        }
+        let nxt = self.nxt();
+        let mut seq = self.retransmit_hint.max(self.una);
+        while seq < nxt {
+            let s = self.get(seq);
+            if s.has(LOST) && !s.has(RETRANS) {
+                self.retransmit_hint = seq;
+                return Some(seq);
+            }
+            seq += 1;
+        }
+        None
+    }
+
+    /// Records the retransmission of lost segment `seq`.
+    pub fn on_retransmit(&mut self, seq: u64, now: Nanos, tx: TxSnapshot) {
+        let s = &mut self.segs[(seq - self.una) as usize];
+        debug_assert!(s.has(LOST) && !s.has(RETRANS));
+        s.flags |= RETRANS | EVER_RETRANS;
+        s.sent_at = now;
+        s.tx = tx;
+        self.retrans_out += 1;
+        self.lost_pending -= 1;
+    }
+
+    /// Without SACK: a duplicate ACK stands for one segment that left the network.
+    pub fn add_reno_sack(&mut self) {
+        if self.sacked_out + 1 < self.packets_out() {
+            self.sacked_out += 1;
+        }
+    }
+
+    /// Without SACK: `acked` segments were cumulatively ACKed; one filled the
+    /// hole, the rest had already been counted by duplicate ACKs.
+    pub fn remove_reno_sacks(&mut self, acked: u32) {
+        if acked > 0 {
+            self.sacked_out -= self.sacked_out.min(acked - 1);
+        }
+    }
+
+    /// Without SACK: forget the duplicate-ACK count (end of recovery).
+    pub fn reset_reno_sacks(&mut self) {
+        self.sacked_out = 0;
+    }
+
+    pub fn is_sacked(&self, seq: u64) -> bool {
+        seq >= self.una && seq < self.nxt() && self.get(seq).has(SACKED)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn board(n: u64) -> Scoreboard {
+        let mut b = Scoreboard::new();
+        for _ in 0..n {
+            b.push_new(Segment::default());
+        }
+        b
+    }
+
+    #[test]
+    fn hole_is_lost_after_three_sacks_above_it() {
+        let mut b = board(10);
+        let mut v = Vec::new();
+        b.sack(1, 3, &mut v);
+        assert_eq!(b.mark_lost_by_sack(), 0);
+        b.sack(3, 4, &mut v);
+        assert_eq!(b.mark_lost_by_sack(), 1);
+        assert_eq!(b.next_to_retransmit(), Some(0));
+        assert_eq!(b.in_flight(), 10 - 3 - 1);
+        b.on_retransmit(0, 5, TxSnapshot::default());
+        assert_eq!(b.in_flight(), 10 - 3);
+        assert_eq!(b.next_to_retransmit(), None);
+        v.clear();
+        b.ack_to(4, &mut v);
+        assert_eq!(v.len(), 4);
+        assert_eq!((b.sacked_out, b.lost_out, b.retrans_out, b.in_flight()), (0, 0, 0, 6));
+    }
+
+    #[test]
+    fn timeout_marks_everything_not_sacked() {
+        let mut b = board(6);
+        let mut v = Vec::new();
+        b.sack(2, 3, &mut v);
+        b.mark_all_lost();
+        assert_eq!((b.lost_out, b.sacked_out, b.in_flight()), (5, 1, 0));
+        assert_eq!(b.next_to_retransmit(), Some(0));
+        b.on_retransmit(0, 1, TxSnapshot::default());
+        assert_eq!(b.next_to_retransmit(), Some(1));
+    }
+}

@@ -1,0 +1,625 @@
+//! The TCP sender: the send loop, ACK processing, loss recovery and timers,
+//! close to Linux (net/ipv4/tcp_output.c, tcp_input.c) where the RFCs leave room.
+//!
+//! - Sending: lost segments first, then new data, while the segments in flight
+//!   (RFC 6675 "pipe" = Linux tcp_packets_in_flight) stay below cwnd, within
+//!   the receiver's window and the send buffer, and, with pacing, not before
+//!   the pacing clock allows.
+//! - Loss detection: with SACK, RFC 6675 IsLost (three SACKed segments above a
+//!   hole); without SACK, three duplicate ACKs (each counted as a segment that
+//!   left the network, which also gives limited transmit, RFC 3042).
+//! - Recovery: Linux's state machine (Open, Disorder, CWR, Recovery, Loss).
+//!   Entering recovery sets ssthresh from the algorithm; the window then falls
+//!   to ssthresh by proportional rate reduction (RFC 6937, Linux default) or
+//!   at once (RFC 6675 / 6582). Without SACK, NewReno (RFC 6582) partial ACKs
+//!   retransmit the next hole; Reno leaves recovery at the first new ACK;
+//!   Tahoe treats three duplicate ACKs like a timeout.
+//! - Timeout: RFC 6298 timer with backoff; everything outstanding is marked
+//!   lost, cwnd = 1, slow start (Linux tcp_enter_loss).
+//! - RTT: from the send time of the oldest newly ACKed segment never
+//!   retransmitted (Karn), else from the timestamp echo, as Linux.
+//! - ECN (RFC 3168): ECT on data, an ECE enters CWR once per window.
+
+use super::rate::RateSampler;
+use super::rtt::{RtoStyle, RttEstimator};
+use super::scoreboard::{Scoreboard, Segment, EVER_RETRANS, SACKED};
+use crate::cc::{AckSample, Algorithm, CaEvent, CaState, Conn, CongestionControl, LossResponse, Window};
+use crate::net::packet::{tcp_header_bytes, Kind, Packet};
+use crate::time::{Nanos, NS_PER_SEC};
+
+#[derive(Clone, Debug)]
+pub struct SenderConfig {
+    pub mss: u32,
+    pub init_cwnd: u32,
+    pub sack: bool,
+    pub timestamps: bool,
+    pub prr: bool,
+    pub pacing: bool,
+    pub ecn: bool,
+    pub rto_style: RtoStyle,
+    pub initial_rto: Nanos,
+    pub min_rto: Nanos,
+    pub max_rto: Nanos,
+    /// Payload bytes that may be outstanding (fixed send buffer), or None for autotuning.
+    pub snd_buf: Option<u64>,
+    pub wmem_max: u64,
+    pub start: Nanos,
+    /// The application stops writing at this time (bulk flows).
+    pub stop: Option<Nanos>,
+    /// Bytes to transfer (file transfers); None: unlimited (bulk).
+    pub size: Option<u64>,
+}
+
+/// Per-flow counters (Linux: tcp_info and the MIB counters).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SenderStats {
+    pub segments_sent: u64,
+    /// Payload bytes sent, retransmissions included (throughput).
+    pub bytes_sent: u64,
+    pub retransmitted_segments: u64,
+    pub timeouts: u64,
+    pub fast_recoveries: u64,
+    pub ecn_reductions: u64,
+    pub acks_received: u64,
+}
+
+/// When the sender next wants to be woken and why.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Wake {
+    Start,
+    Stop,
+    Pace,
+    Rto,
+}
+
+pub struct Sender {
+    pub id: u32,
+    cfg: SenderConfig,
+    cc: Algorithm,
+    pub w: Window,
+    pub ca_state: CaState,
+    sb: Scoreboard,
+    pub rtt: RttEstimator,
+    rate: RateSampler,
+    /// Segments of the transfer (None: unlimited) and the payload of the last one.
+    total_segments: Option<u64>,
+    last_segment_payload: u32,
+    app_active: bool,
+    started: bool,
+    /// Recovery point: segments below it were outstanding when the episode began.
+    high_seq: u64,
+    prior_cwnd: u32,
+    prr_delivered: u32,
+    prr_out: u32,
+    /// The receiver's advertised window, in segments.
+    rwnd: u32,
+    ts_recent: Nanos,
+    ece_seen_this_ack: bool,
+    cwr_pending: bool,
+    delivered_ce: u64,
+    /// Linux tcp_cwnd_validate state.
+    is_cwnd_limited: bool,
+    max_packets_out: u32,
+    max_packets_seq: u64,
+    /// Pacing: earliest time of the next transmission.
+    next_send_at: Nanos,
+    last_send_at: Option<Nanos>,
+    rto_at: Option<Nanos>,
+    /// Time the last byte of a transfer was ACKed (file transfers).
+    pub completed_at: Option<Nanos>,
+    pub stats: SenderStats,
+    /// The latest RTT sample for the RTO estimator (for recording), per ACK.
+    pub last_rtt_sample: Option<Nanos>,
+    scratch: Vec<(u64, Segment)>,
+}
+
+impl Sender {
+    pub fn new(id: u32, cfg: SenderConfig, cc: Algorithm) -> Sender {
+        let (total_segments, last_segment_payload) = match cfg.size {
+            Some(bytes) => {
+                let mss = cfg.mss as u64;
+                let n = bytes.div_ceil(mss);
+                (Some(n), (bytes - (n - 1) * mss) as u32)
+            }
+            None => (None, cfg.mss),
+        };
+        Sender {
+            id,
+            w: Window::new(cfg.init_cwnd),
+            rtt: RttEstimator::new(cfg.rto_style, cfg.initial_rto, cfg.min_rto, cfg.max_rto),
+            cfg,
+            cc,
+            ca_state: CaState::Open,
+            sb: Scoreboard::new(),
+            rate: RateSampler::default(),
+            total_segments,
+            last_segment_payload,
+            app_active: false,
+            started: false,
+            high_seq: 0,
+            prior_cwnd: 0,
+            prr_delivered: 0,
+            prr_out: 0,
+            rwnd: u32::MAX,
+            ts_recent: 0,
+            ece_seen_this_ack: false,
+            cwr_pending: false,
+            delivered_ce: 0,
+            is_cwnd_limited: false,
+            max_packets_out: 0,
+            max_packets_seq: 0,
+            next_send_at: 0,
+            last_send_at: None,
+            rto_at: None,
+            completed_at: None,
+            stats: SenderStats::default(),
+            last_rtt_sample: None,
+            scratch: Vec::new(),
+        }
+    }
+
+    pub fn algorithm(&self) -> &Algorithm {
+        &self.cc
+    }
+    pub fn in_flight(&self) -> u32 {
+        self.sb.in_flight()
+    }
+    pub fn snd_una(&self) -> u64 {
+        self.sb.una()
+    }
+    pub fn snd_nxt(&self) -> u64 {
+        self.sb.nxt()
+    }
+    pub fn delivered_segments(&self) -> u64 {
+        self.rate.delivered
+    }
+    pub fn is_active(&self) -> bool {
+        self.started && self.completed_at.is_none()
+    }
+
+    /// Pacing rate in bytes per second, when pacing is on.
+    pub fn pacing_rate(&self) -> Option<f64> {
+        if let Some(r) = self.cc.pacing_rate() {
+            return Some(r);
+        }
+        if !self.cfg.pacing {
+            return None;
+        }
+        // Linux tcp_update_pacing_rate: 200% of cwnd/srtt in slow start, 120% after.
+        let srtt = self.rtt.srtt()?;
+        let ratio = if self.w.cwnd < self.w.ssthresh / 2 { 2.0 } else { 1.2 };
+        let cwnd = self.w.cwnd.max(self.sb.packets_out()) as f64;
+        Some(ratio * cwnd * self.cfg.mss as f64 * NS_PER_SEC as f64 / srtt as f64)
+    }
+
+    pub fn conn(&self, now: Nanos) -> Conn {
+        let in_slow_start = self.w.in_slow_start();
+        Conn {
+            now,
+            mss: self.cfg.mss,
+            srtt_ns: self.rtt.srtt().unwrap_or(0),
+            min_rtt_ns: self.rtt.min_rtt().unwrap_or(0),
+            in_flight: self.sb.in_flight(),
+            packets_out: self.sb.packets_out(),
+            delivered: self.rate.delivered,
+            delivered_ce: self.delivered_ce,
+            snd_nxt: self.sb.nxt(),
+            snd_una: self.sb.una(),
+            is_cwnd_limited: self.is_cwnd_limited || (in_slow_start && self.w.cwnd < 2 * self.max_packets_out),
+            ca_state: Some(self.ca_state),
+        }
+    }
+
+    /// The next time the sender must be woken (start, stop, pacing or RTO).
+    pub fn next_wakeup(&self, now: Nanos) -> Option<Nanos> {
+        let mut t = self.rto_at;
+        let mut consider = |x: Option<Nanos>| {
+            if let Some(x) = x {
+                t = Some(t.map_or(x, |t: Nanos| t.min(x)));
+            }
+        };
+        if !self.started {
+            consider(Some(self.cfg.start));
+        }
+        if self.app_active {
+            consider(self.cfg.stop);
+        }
+        if self.next_send_at > now && self.has_something_to_send() {
+            consider(Some(self.next_send_at));
+        }
+        t
+    }
+
+    /// Timer callback: does whatever is due at `now`.
+    pub fn on_timer(&mut self, now: Nanos, out: &mut Vec<Packet>) {
+        if !self.started && now >= self.cfg.start {
+            self.started = true;
+            self.app_active = true;
+            let c = self.conn(now);
+            self.cc.init(&mut self.w, &c);
+        }
+        if self.app_active && self.cfg.stop.is_some_and(|s| now >= s) {
+            self.app_active = false;
+        }
+        if self.rto_at.is_some_and(|t| now >= t) {
+            self.rto_at = None;
+            self.on_retransmission_timeout(now);
+        }
+        self.send(now, out);
+    }
+
+    fn has_something_to_send(&self) -> bool {
+        self.sb.lost_out > self.sb.retrans_out || self.has_new_data()
+    }
+
+    fn has_new_data(&self) -> bool {
+        self.app_active && self.total_segments.map_or(true, |n| self.sb.nxt() < n)
+    }
+
+    /// Upper bound on outstanding segments from the send buffer.
+    fn send_buffer_segments(&self) -> u64 {
+        let mss = self.cfg.mss as u64;
+        let bytes = match self.cfg.snd_buf {
+            Some(b) => b,
+            // Linux tcp_sndbuf_expand: room for twice the window, up to wmem_max.
+            None => (2 * self.w.cwnd.max(self.cfg.init_cwnd) as u64 * mss).min(self.cfg.wmem_max),
+        };
+        (bytes / mss).max(1)
+    }
+
+    /// The send loop (Linux tcp_write_xmit + tcp_xmit_retransmit_queue).
+    pub fn send(&mut self, now: Nanos, out: &mut Vec<Packet>) {
+        if !self.started {
+            return;
+        }
+        loop {
+            if self.sb.in_flight() >= self.w.cwnd {
+                break;
+            }
+            if self.pacing_rate().is_some() && now < self.next_send_at {
+                break;
+            }
+            if let Some(seq) = self.sb.next_to_retransmit() {
+                self.transmit(now, seq, true, out);
+                continue;
+            }
+            if !self.has_new_data() {
+                // Room in the window and nothing to send: an app-limited phase.
+                if self.sb.in_flight() < self.w.cwnd {
+                    self.rate.on_app_limited(self.sb.in_flight());
+                }
+                break;
+            }
+            let nxt = self.sb.nxt();
+            let window_end = self.sb.una() + self.rwnd.max(1) as u64;
+            if nxt >= window_end || self.sb.packets_out() as u64 >= self.send_buffer_segments() {
+                break;
+            }
+            if self.sb.packets_out() == 0 {
+                let c = self.conn(now);
+                self.cc.cwnd_event(&mut self.w, &c, CaEvent::TxStart);
+            }
+            self.transmit(now, nxt, false, out);
+        }
+        self.validate_cwnd();
+    }
+
+    /// Linux tcp_cwnd_validate: was the window the limit during this flight?
+    fn validate_cwnd(&mut self) {
+        let limited = self.sb.in_flight() >= self.w.cwnd;
+        let packets_out = self.sb.packets_out();
+        if self.sb.una() >= self.max_packets_seq || packets_out > self.max_packets_out || limited {
+            self.max_packets_out = packets_out;
+            self.max_packets_seq = self.sb.nxt();
+            self.is_cwnd_limited = limited;
+        }
+    }
+
+    fn payload_of(&self, seq: u64) -> u32 {
+        match self.total_segments {
+            Some(n) if seq + 1 == n => self.last_segment_payload,
+            _ => self.cfg.mss,
+        }
+    }
+
+    fn transmit(&mut self, now: Nanos, seq: u64, retransmission: bool, out: &mut Vec<Packet>) {
+        let payload = self.payload_of(seq);
+        let tx = self.rate.on_send(now, self.sb.packets_out());
+        if retransmission {
+            self.sb.on_retransmit(seq, now, tx);
+            self.stats.retransmitted_segments += 1;
+            // Linux restarts the timer when it retransmits the head, so a
+            // recovery that takes longer than one RTO does not time out.
+            if seq == self.sb.una() {
+                self.rto_at = Some(now + self.rtt.rto());
+            }
+        } else {
+            self.sb.push_new(Segment { sent_at: now, tx, flags: 0 });
+        }
+        if matches!(self.ca_state, CaState::Recovery | CaState::Cwr) {
+            self.prr_out += 1;
+        }
+        let mut p = Packet::new(Kind::Data, self.id, payload + tcp_header_bytes(self.cfg.timestamps, 0));
+        p.seq = seq;
+        p.payload = payload;
+        if self.cfg.timestamps {
+            p.ts_val = now.max(1);
+            p.ts_ecr = self.ts_recent;
+        }
+        p.ect = self.cfg.ecn;
+        if self.cwr_pending && !retransmission {
+            p.cwr = true;
+            self.cwr_pending = false;
+        }
+        self.stats.segments_sent += 1;
+        self.stats.bytes_sent += payload as u64;
+        if let Some(rate) = self.pacing_rate() {
+            let gap = (p.wire_bytes as f64 * NS_PER_SEC as f64 / rate.max(1.0)) as Nanos;
+            self.next_send_at = self.next_send_at.max(now) + gap;
+        }
+        self.last_send_at = Some(now);
+        if self.rto_at.is_none() {
+            self.rto_at = Some(now + self.rtt.rto());
+        }
+        out.push(p);
+    }
+
+    /// An ACK arrives (Linux tcp_ack).
+    pub fn on_ack(&mut self, now: Nanos, ack: &Packet, out: &mut Vec<Packet>) {
+        self.stats.acks_received += 1;
+        if ack.seq > self.sb.nxt() || !self.started {
+            return;
+        }
+        self.rwnd = ack.window;
+        if self.cfg.timestamps && ack.ts_val > 0 {
+            self.ts_recent = ack.ts_val;
+        }
+        let prior_in_flight = self.sb.in_flight();
+        let prior_una = self.sb.una();
+        let prior_delivered = self.rate.delivered;
+        self.rate.begin_ack();
+
+        // SACK blocks, then the cumulative ACK.
+        let mut newest_rtt: Option<Nanos> = None;
+        let mut oldest_rtt: Option<Nanos> = None;
+        let mut sack_rtt: Option<Nanos> = None;
+        let mut scratch = std::mem::take(&mut self.scratch);
+        scratch.clear();
+        if self.cfg.sack {
+            for b in ack.sack_blocks() {
+                self.sb.sack(b.start, b.end, &mut scratch);
+            }
+            for (_, s) in &scratch {
+                self.rate.on_delivered(now, s.sent_at, &s.tx);
+                if !s.has(EVER_RETRANS) {
+                    sack_rtt = Some(now - s.sent_at);
+                }
+            }
+            scratch.clear();
+        }
+        self.sb.ack_to(ack.seq, &mut scratch);
+        for (_, s) in &scratch {
+            if !s.has(SACKED) {
+                self.rate.on_delivered(now, s.sent_at, &s.tx);
+                if !s.has(EVER_RETRANS) {
+                    let r = now - s.sent_at;
+                    oldest_rtt.get_or_insert(r);
+                    newest_rtt = Some(r);
+                }
+            }
+        }
+        self.scratch = scratch;
+        let acked_new = self.sb.una() > prior_una;
+        let cum_acked = (self.sb.una() - prior_una) as u32;
+
+        if !self.cfg.sack {
+            if acked_new {
+                self.sb.remove_reno_sacks(cum_acked);
+            } else if self.sb.packets_out() > 0 {
+                self.sb.add_reno_sack();
+                self.rate.delivered += 1; // Linux counts a duplicate ACK as one delivery.
+            }
+        }
+        let delivered = (self.rate.delivered - prior_delivered) as u32;
+
+        // ECN echo (Linux: per ACK; DCTCP counts the delivered segments with CE).
+        self.ece_seen_this_ack = self.cfg.ecn && ack.ece;
+        if self.cfg.ecn {
+            if ack.ece {
+                self.delivered_ce += delivered as u64;
+            }
+            let c = self.conn(now);
+            let ev = if ack.ece { CaEvent::EcnEcho } else { CaEvent::EcnNoEcho };
+            self.cc.cwnd_event(&mut self.w, &c, ev);
+        }
+
+        // RTT: oldest never-retransmitted newly ACKed segment (Karn), else SACK, else timestamps.
+        let mut seq_rtt = oldest_rtt.or(sack_rtt);
+        if seq_rtt.is_none() && acked_new && self.cfg.timestamps && ack.ts_ecr > 0 {
+            seq_rtt = Some(now.saturating_sub(ack.ts_ecr));
+        }
+        if let Some(r) = seq_rtt {
+            self.rtt.on_sample(r);
+        }
+        self.last_rtt_sample = seq_rtt;
+        let ca_rtt = newest_rtt.or(sack_rtt).or(seq_rtt);
+        if delivered > 0 || ca_rtt.is_some() {
+            let sample = AckSample { acked: delivered, rtt_ns: ca_rtt, prior_in_flight, ece: self.ece_seen_this_ack };
+            let c = self.conn(now);
+            self.cc.pkts_acked(&mut self.w, &c, &sample);
+        }
+
+        let newly_lost = if self.cfg.sack { self.sb.mark_lost_by_sack() } else { 0 };
+        self.update_congestion_state(now, acked_new);
+
+        // Window update (Linux tcp_cong_control).
+        let rs = self.rate.end_ack(delivered, newly_lost, prior_in_flight, self.rtt.min_rtt());
+        let c = self.conn(now);
+        if !self.cc.cong_control(&mut self.w, &c, &rs) {
+            if matches!(self.ca_state, CaState::Recovery | CaState::Cwr) {
+                if self.cfg.prr {
+                    self.prr_reduce(delivered, acked_new && newly_lost == 0);
+                }
+            } else if acked_new && delivered > 0 {
+                // Linux tcp_may_raise_cwnd: grow only on in-order progress (RFC 5681).
+                self.cc.cong_avoid(&mut self.w, &c, delivered);
+            }
+        }
+        self.w.cwnd = self.w.cwnd.max(1);
+
+        // Retransmission timer (RFC 6298 5.2/5.3).
+        if self.sb.packets_out() == 0 {
+            self.rto_at = None;
+        } else if acked_new {
+            self.rto_at = Some(now + self.rtt.rto());
+        }
+        if self.total_segments.is_some_and(|n| self.sb.una() >= n) && self.completed_at.is_none() {
+            self.completed_at = Some(now);
+            self.app_active = false;
+        }
+        self.send(now, out);
+    }
+
+    /// Linux tcp_fastretrans_alert, reduced to the states we model.
+    fn update_congestion_state(&mut self, now: Nanos, acked_new: bool) {
+        let una = self.sb.una();
+        match self.ca_state {
+            CaState::Recovery | CaState::Loss | CaState::Cwr if una >= self.high_seq && acked_new => {
+                // End of the episode: the window settles at ssthresh (Linux tcp_end_cwnd_reduction).
+                if self.ca_state != CaState::Loss {
+                    self.w.cwnd = self.w.ssthresh;
+                }
+                if !self.cfg.sack {
+                    self.sb.reset_reno_sacks();
+                }
+                self.set_state(now, CaState::Open);
+            }
+            CaState::Recovery if !self.cfg.sack && acked_new => {
+                if self.cc.loss_response() == LossResponse::Reno {
+                    // RFC 5681: deflate and leave recovery at the first new ACK.
+                    self.w.cwnd = self.w.ssthresh;
+                    self.sb.reset_reno_sacks();
+                    self.set_state(now, CaState::Open);
+                } else {
+                    // RFC 6582 partial ACK: retransmit the next hole.
+                    self.sb.mark_lost(una);
+                }
+            }
+            _ => {}
+        }
+        // Start of a loss episode.
+        if matches!(self.ca_state, CaState::Open | CaState::Disorder | CaState::Cwr) {
+            let loss = if self.cfg.sack { self.sb.lost_out > 0 } else { self.sb.sacked_out >= super::scoreboard::DUPTHRESH };
+            if loss {
+                if self.cc.loss_response() == LossResponse::SlowStart {
+                    self.enter_loss(now);
+                    self.stats.fast_recoveries += 1;
+                } else {
+                    self.enter_recovery(now);
+                }
+                return;
+            }
+            if self.ece_seen_this_ack && self.ca_state != CaState::Cwr {
+                self.enter_cwr(now);
+                return;
+            }
+            if self.ca_state != CaState::Cwr {
+                let disorder = self.sb.sacked_out > 0 || self.sb.lost_out > 0;
+                let next = if disorder { CaState::Disorder } else { CaState::Open };
+                if next != self.ca_state {
+                    self.set_state(now, next);
+                }
+            }
+        }
+    }
+
+    fn set_state(&mut self, now: Nanos, new: CaState) {
+        let c = self.conn(now);
+        self.cc.set_state(&mut self.w, &c, new);
+        self.ca_state = new;
+    }
+
+    /// Linux tcp_init_cwnd_reduction: the start of Recovery or CWR.
+    fn init_cwnd_reduction(&mut self, now: Nanos) {
+        self.high_seq = self.sb.nxt();
+        self.prior_cwnd = self.w.cwnd;
+        self.prr_delivered = 0;
+        self.prr_out = 0;
+        let c = self.conn(now);
+        self.w.ssthresh = self.cc.ssthresh(&self.w, &c);
+        if !self.cfg.prr {
+            self.w.cwnd = self.w.ssthresh.max(1);
+        }
+    }
+
+    fn enter_recovery(&mut self, now: Nanos) {
+        self.stats.fast_recoveries += 1;
+        if !self.cfg.sack {
+            self.sb.mark_lost(self.sb.una());
+        }
+        self.init_cwnd_reduction(now);
+        self.set_state(now, CaState::Recovery);
+    }
+
+    fn enter_cwr(&mut self, now: Nanos) {
+        self.stats.ecn_reductions += 1;
+        self.init_cwnd_reduction(now);
+        self.cwr_pending = true;
+        self.set_state(now, CaState::Cwr);
+    }
+
+    /// RFC 6937 proportional rate reduction (Linux tcp_cwnd_reduction).
+    fn prr_reduce(&mut self, newly_delivered: u32, una_advanced_without_loss: bool) {
+        if newly_delivered == 0 || self.prior_cwnd == 0 {
+            return;
+        }
+        self.prr_delivered += newly_delivered;
+        let in_flight = self.sb.in_flight() as i64;
+        let delta = self.w.ssthresh as i64 - in_flight;
+        let mut sndcnt = if delta < 0 {
+            let dividend = self.w.ssthresh as u64 * self.prr_delivered as u64 + self.prior_cwnd as u64 - 1;
+            (dividend / self.prior_cwnd as u64) as i64 - self.prr_out as i64
+        } else {
+            // Slow-start reduction bound (PRR-SSRB).
+            let mut s = (self.prr_delivered as i64 - self.prr_out as i64).max(newly_delivered as i64);
+            if una_advanced_without_loss {
+                s += 1;
+            }
+            s.min(delta)
+        };
+        // Force a fast retransmit on entering recovery.
+        sndcnt = sndcnt.max(if self.prr_out == 0 { 1 } else { 0 });
+        self.w.cwnd = (in_flight + sndcnt).max(1) as u32;
+    }
+
+    /// Linux tcp_enter_loss: after an RTO (or Tahoe's fast retransmit).
+    fn enter_loss(&mut self, now: Nanos) {
+        let first_timeout = self.ca_state <= CaState::Disorder || self.sb.una() >= self.high_seq || (self.ca_state == CaState::Loss && self.rtt.backoff() == 0);
+        if first_timeout {
+            self.prior_cwnd = self.w.cwnd;
+            let c = self.conn(now);
+            self.w.ssthresh = self.cc.ssthresh(&self.w, &c);
+        }
+        self.w.cwnd = 1;
+        self.w.cwnd_cnt = 0;
+        self.sb.mark_all_lost();
+        if !self.cfg.sack {
+            self.sb.reset_reno_sacks();
+        }
+        self.high_seq = self.sb.nxt();
+        self.set_state(now, CaState::Loss);
+        self.next_send_at = now;
+    }
+
+    fn on_retransmission_timeout(&mut self, now: Nanos) {
+        if self.sb.packets_out() == 0 {
+            return;
+        }
+        self.stats.timeouts += 1;
+        let c = self.conn(now);
+        self.cc.cwnd_event(&mut self.w, &c, CaEvent::Loss);
+        self.enter_loss(now);
+        self.rtt.on_timeout();
+        self.rto_at = Some(now + self.rtt.rto());
+    }
+}

@@ -1,0 +1,37 @@
+//! Helpers shared by the integration tests: build a scenario from JSON, run
+//! it, and read the columns the tests check.
+#![allow(dead_code)]
+
+use ccsim::{run, Results, Scenario};
+
+pub fn scenario(json: &str) -> Scenario {
+    Scenario::from_json(json).unwrap_or_else(|e| panic!("bad test scenario: {e}"))
+}
+
+pub fn simulate(json: &str) -> Results {
+    run(&scenario(json))
+}
+
+/// Goodput of flow `i` in bit/s over its active period.
+pub fn goodput_bps(r: &Results, i: usize) -> f64 {
+    let delivered = r.flows.u64("delivered_bytes")[i] as f64;
+    let active = r.flows.f64("end_s")[i] - r.flows.f64("start_s")[i];
+    delivered * 8.0 / active
+}
+
+/// Samples (t, value) of a series column for flow `i`.
+pub fn series(r: &Results, i: u32, column: &str) -> Vec<(f64, f64)> {
+    use ccsim::record::table::Column;
+    let t = r.series.f64("t");
+    let flow = match r.series.get("flow") {
+        Some(Column::U32(v)) => v.clone(),
+        _ => panic!("no flow column"),
+    };
+    let values: Vec<f64> = match r.series.get(column) {
+        Some(Column::F64(v)) => v.clone(),
+        Some(Column::U32(v)) => v.iter().map(|x| *x as f64).collect(),
+        Some(Column::U64(v)) => v.iter().map(|x| *x as f64).collect(),
+        _ => panic!("no column {column}"),
+    };
+    (0..t.len()).filter(|&k| flow[k] == i).map(|k| (t[k], values[k])).collect()
+}
