@@ -39,6 +39,23 @@
 //
 // Output: exactly one JSON object on stdout; all diagnostics go to stderr.
 //
+// Known ns-3 3.37 differences from Linux worth keeping in mind when comparing:
+//  * With timestamps on, ns-3 takes RTT samples from TSecr, and its TS clock
+//    ticks in whole milliseconds: RTT samples are truncated to 1 ms (min RTT
+//    reads exactly 2*delay).  Delay-based algorithms (Vegas, Lp, Veno, Yeah,
+//    Illinois, Cubic's HyStart) see that quantisation; Linux uses us clocks.
+//  * No RACK/TLP and no TCP small queues: a lost retransmission is only
+//    recovered by an RTO (typical right after slow-start overshoot).
+//  * TcpBbr: after an RTO a single flow can collapse to a cwnd of 1-2
+//    segments with a pacing rate of a few kbit/s and never recover (seen at
+//    100 Mbit/s x 50 ms, 1 BDP buffer).  TcpLp with timestamps on keeps cwnd
+//    near 1-4 segments.  These are ns-3 model behaviours, not harness bugs.
+//  * TcpCubic's TypeId lists TcpSocketBase as its parent (see cc selection).
+//
+// Raw ns-3 attributes can still be overridden on the command line, e.g.
+// --ns3::TcpSocket::DelAckCount=1 (the fixed Linux defaults are set before
+// parsing; values derived from our own flags are set after it).
+//
 // Build: bench/ns3/build.sh   Run: bench/ns3/build/dumbbell --cc=Cubic --flows=1 ...
 
 #include "ns3/applications-module.h"
@@ -50,6 +67,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -213,6 +231,32 @@ static uint64_t g_bottleneckDrops = 0;     // drops at the bottleneck (device qu
 static uint64_t g_bottleneckMarks = 0;     // ECN CE marks by the RED step marker
 static uint64_t g_otherDrops = 0;          // drops anywhere else (should stay 0)
 
+// Occupancy of the bottleneck buffer (device queue, or the RED queue disc in
+// ECN mode), from its PacketsInQueue trace: maximum and time average.
+struct QueueOccupancy
+{
+    uint32_t current = 0;
+    uint32_t max = 0;
+    double lastChangeS = 0.0;
+    double areaPktS = 0.0; // integral of occupancy over time
+
+    void Advance(double nowS)
+    {
+        areaPktS += current * (nowS - lastChangeS);
+        lastChangeS = nowS;
+    }
+};
+
+static QueueOccupancy g_queue;
+
+static void
+OnQueueLength(uint32_t, uint32_t now)
+{
+    g_queue.Advance(Simulator::Now().GetSeconds());
+    g_queue.current = now;
+    g_queue.max = std::max(g_queue.max, now);
+}
+
 static void
 CountPacket(uint64_t* counter, Ptr<const Packet>)
 {
@@ -355,7 +399,22 @@ main(int argc, char* argv[])
     // in 3.37 ns3::TcpCubic's TypeId declares TcpSocketBase as its parent, so
     // such a check would wrongly reject it (the C++ class is still a
     // TcpCongestionOps, which is all TcpL4Protocol needs).
-    std::string ccTypeName = "ns3::Tcp" + cc;
+    // Accept the short names case-insensitively (and a full "ns3::Tcp..." name as is).
+    static const char* const kKnownCc[] = {
+        "NewReno", "Cubic", "Bic", "Vegas", "WestwoodPlus", "Westwood", "Bbr", "Hybla", "Veno",
+        "Illinois", "Htcp", "HighSpeed", "Scalable", "Yeah", "Lp", "Ledbat", "Dctcp", "LinuxReno"};
+    auto lower = [](std::string v) {
+        std::transform(v.begin(), v.end(), v.begin(), [](unsigned char c) { return std::tolower(c); });
+        return v;
+    };
+    for (const char* known : kKnownCc)
+    {
+        if (lower(cc) == lower(known))
+        {
+            cc = known;
+        }
+    }
+    std::string ccTypeName = cc.rfind("ns3::", 0) == 0 ? cc : "ns3::Tcp" + cc;
     if (cc == "WestwoodPlus")
     {
         ccTypeName = "ns3::TcpWestwood";
@@ -481,10 +540,12 @@ main(int argc, char* argv[])
         bnQueue->SetMaxSize(QueueSize(QueueSizeUnit::PACKETS, 1));
         redQdisc->TraceConnectWithoutContext("Drop", MakeBoundCallback(&CountQdiscItem, &g_bottleneckDrops));
         redQdisc->TraceConnectWithoutContext("Mark", MakeBoundCallback(&CountQdiscMark, &g_bottleneckMarks));
+        redQdisc->TraceConnectWithoutContext("PacketsInQueue", MakeCallback(&OnQueueLength));
     }
     else
     {
         bnQueue->SetMaxSize(QueueSize(QueueSizeUnit::PACKETS, queuePkts));
+        bnQueue->TraceConnectWithoutContext("PacketsInQueue", MakeCallback(&OnQueueLength));
     }
 
     // Bottleneck counters.  Packets can be refused at the bottleneck in two
@@ -580,6 +641,7 @@ main(int argc, char* argv[])
     Simulator::Run();
     auto t1 = std::chrono::steady_clock::now();
     const double wall = std::chrono::duration<double>(t1 - t0).count();
+    g_queue.Advance(duration);
 
     // ---- results ---------------------------------------------------------
     double aggGoodput = 0.0;
@@ -642,6 +704,8 @@ main(int argc, char* argv[])
               << "\"data_segments_sent\": " << dataSegs << ", "
               << "\"bottleneck_drops\": " << g_bottleneckDrops << ", "
               << "\"ecn_marks\": " << g_bottleneckMarks << ", "
+              << "\"bottleneck_max_queue_pkts\": " << g_queue.max << ", "
+              << "\"bottleneck_mean_queue_pkts\": " << Num(g_queue.areaPktS / duration) << ", "
               << "\"fast_recovery_events\": " << recov << ", "
               << "\"rto_events\": " << rtos << ", "
               << "\"rtt_samples\": " << rttN << ", "

@@ -229,6 +229,10 @@ pub struct TcpSpec {
     /// Algorithms that need pacing (bbr) turn it on themselves.
     #[serde(default)]
     pub pacing: bool,
+    /// Negotiate ECN (RFC 3168): data is ECN-capable and the receiver echoes CE marks.
+    /// Algorithms that need ECN (dctcp) turn it on themselves.
+    #[serde(default)]
+    pub ecn: bool,
 }
 
 fn d_mss() -> u32 { 1448 }

@@ -138,6 +138,7 @@ impl World {
                 let id = flows.len() as u32;
                 let t = &spec.tcp;
                 let algorithm = cc::build(&spec.cc, &spec.cc_params).expect("validated algorithm");
+                use crate::cc::CongestionControl;
                 let sender_cfg = SenderConfig {
                     mss: t.mss,
                     init_cwnd: t.init_cwnd,
@@ -145,7 +146,7 @@ impl World {
                     timestamps: t.timestamps,
                     prr: t.prr,
                     pacing: t.pacing,
-                    ecn: false,
+                    ecn: t.ecn || algorithm.needs_ecn(),
                     rto_style: match t.rto_style {
                         RtoStyleSpec::Linux => RtoStyle::Linux,
                         RtoStyleSpec::Rfc6298 => RtoStyle::Rfc6298,

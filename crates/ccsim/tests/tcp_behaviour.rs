@@ -16,13 +16,17 @@ fn newreno_fills_a_one_bdp_pipe_with_a_sawtooth() {
     // window it had reached (Reno's multiplicative decrease).
     let cwnd = series(&r, 0, "cwnd");
     let ssthresh = series(&r, 0, "ssthresh");
+    let state = series(&r, 0, "ca_state");
     let (mut peak, mut cuts) = (0.0f64, 0);
     for k in 1..cwnd.len() {
         peak = peak.max(cwnd[k - 1].1);
-        if ssthresh[k].1 != ssthresh[k - 1].1 && cwnd[k].0 > 5.0 {
-            let ratio = ssthresh[k].1 / peak;
-            assert!((0.45..=0.55).contains(&ratio), "ssthresh {} after a peak of {peak}", ssthresh[k].1);
-            cuts += 1;
+        let entered_recovery = state[k].1 == 3.0 && state[k - 1].1 != 3.0;
+        if entered_recovery {
+            if cwnd[k].0 > 5.0 {
+                let ratio = ssthresh[k].1 / peak;
+                assert!((0.45..=0.55).contains(&ratio), "ssthresh {} after a peak of {peak}", ssthresh[k].1);
+                cuts += 1;
+            }
             peak = 0.0;
         }
     }

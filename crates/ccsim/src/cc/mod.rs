@@ -186,6 +186,11 @@ pub trait CongestionControl {
         None
     }
 
+    /// The algorithm needs ECN negotiated (Linux TCP_CONG_NEEDS_ECN: dctcp).
+    fn needs_ecn(&self) -> bool {
+        false
+    }
+
     /// Loss response without SACK (default: NewReno, as Linux).
     fn loss_response(&self) -> LossResponse {
         LossResponse::NewReno
@@ -303,6 +308,9 @@ macro_rules! algorithms {
             }
             fn loss_response(&self) -> LossResponse {
                 match self { $(Algorithm::$ty(a) => a.loss_response()),* }
+            }
+            fn needs_ecn(&self) -> bool {
+                match self { $(Algorithm::$ty(a) => a.needs_ecn()),* }
             }
             fn state(&self, out: &mut [f64]) {
                 match self { $(Algorithm::$ty(a) => a.state(out)),* }
