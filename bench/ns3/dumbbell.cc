@@ -580,7 +580,7 @@ main(int argc, char* argv[])
     {
         Ptr<TrafficControlLayer> tc = routers.Get(0)->GetObject<TrafficControlLayer>();
         Ptr<QueueDisc> root = tc->GetRootQueueDiscOnDevice(bnDev);
-        std::cerr << "[dumbbell] cc=" << ccTid.GetName() << " flows=" << flows
+        std::cerr << "[dumbbell] cc=" << cc << " (" << ccTid.GetName() << ") flows=" << flows
                   << " bottleneck=" << bottleneckRate.str() << " delay=" << delayMs << "ms"
                   << " access=" << accessRate.str() << "/0ms"
                   << " BDP=" << bdpPkts << "pkts" << std::endl;

@@ -84,11 +84,14 @@ pub struct QueueSpec {
     /// Capacity: packets, bytes or a multiple of the bandwidth-delay product.
     #[serde(default = "default_queue_size")]
     pub size: QueueSize,
+    /// ECN step marking: mark CE on ECN-capable packets arriving at this many queued packets.
+    #[serde(default)]
+    pub ecn_threshold: Option<u64>,
 }
 
 impl Default for QueueSpec {
     fn default() -> Self {
-        QueueSpec { kind: QueueKind::default(), size: default_queue_size() }
+        QueueSpec { kind: QueueKind::default(), size: default_queue_size(), ecn_threshold: None }
     }
 }
 

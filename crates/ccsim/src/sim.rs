@@ -116,6 +116,7 @@ fn link_config(spec: &LinkSpec, rtt: Nanos) -> LinkConfig {
         rate_bps: spec.rate.bps(),
         delay_ns: spec.delay.ns(),
         capacity,
+        ecn_threshold: spec.queue.ecn_threshold,
         loss: match spec.loss {
             LossSpec::None => ChannelLoss::None,
             LossSpec::Bernoulli { p } => ChannelLoss::Bernoulli { p },
@@ -496,6 +497,7 @@ impl World {
         links.add("departure_bytes", lc(&|l| l.counters.departure_bytes));
         links.add("channel_losses", lc(&|l| l.counters.channel_losses));
         links.add("delivered", lc(&|l| l.counters.delivered));
+        links.add("ecn_marks", lc(&|l| l.ecn_marks()));
 
         Results {
             flows,

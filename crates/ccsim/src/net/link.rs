@@ -31,6 +31,8 @@ pub struct LinkConfig {
     pub rate_bps: u64,
     pub delay_ns: Nanos,
     pub capacity: Capacity,
+    /// ECN step-marking threshold in packets (None: no marking).
+    pub ecn_threshold: Option<u64>,
     pub loss: ChannelLoss,
     /// [start, end) intervals during which nothing is transmitted, sorted.
     pub outages: Vec<(Nanos, Nanos)>,
@@ -64,7 +66,7 @@ pub struct Link {
 impl Link {
     pub fn new(config: LinkConfig, rng: Rng) -> Link {
         Link {
-            queue: DropTail::new(config.capacity),
+            queue: DropTail::new(config.capacity).with_mark_threshold(config.ecn_threshold),
             config,
             in_service: None,
             tx_carry: 0,
@@ -181,6 +183,11 @@ impl Link {
     pub fn queue_bytes(&self) -> u64 {
         self.queue.len_bytes()
     }
+
+    /// Packets marked CE by the queue so far.
+    pub fn ecn_marks(&self) -> u64 {
+        self.queue.marks
+    }
 }
 
 #[cfg(test)]
@@ -194,6 +201,7 @@ mod tests {
             rate_bps: 12_000_000, // 1500 bytes = 1 ms
             delay_ns: 10 * NS_PER_MS,
             capacity: Capacity::Packets(3),
+            ecn_threshold: None,
             loss: ChannelLoss::None,
             outages,
         };

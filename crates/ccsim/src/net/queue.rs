@@ -1,5 +1,9 @@
 //! Drop-tail FIFO queue with a capacity in packets or bytes: the bottleneck
 //! buffer of a router or a modem. A ring buffer, so no allocation per packet.
+//!
+//! Optional ECN step marking (the DCTCP switch of Alizadeh et al. 2010 and
+//! RFC 8257 3.1): an ECN-capable packet that arrives to find at least K
+//! packets queued is marked CE instead of being delayed silently.
 
 use super::packet::Packet;
 use std::collections::VecDeque;
@@ -13,6 +17,10 @@ pub enum Capacity {
 
 pub struct DropTail {
     capacity: Capacity,
+    /// Mark CE on ECT packets arriving at a queue of at least this many packets.
+    mark_threshold: Option<u64>,
+    /// Packets marked CE so far.
+    pub marks: u64,
     packets: VecDeque<Packet>,
     bytes: u64,
 }
@@ -23,17 +31,27 @@ impl DropTail {
             Capacity::Packets(p) => p.min(1 << 16) as usize,
             Capacity::Bytes(b) => (b / 1500).min(1 << 16) as usize,
         };
-        DropTail { capacity, packets: VecDeque::with_capacity(hint + 1), bytes: 0 }
+        DropTail { capacity, mark_threshold: None, marks: 0, packets: VecDeque::with_capacity(hint + 1), bytes: 0 }
+    }
+
+    /// Turns on ECN step marking at `k` packets.
+    pub fn with_mark_threshold(mut self, k: Option<u64>) -> DropTail {
+        self.mark_threshold = k;
+        self
     }
 
     /// Adds `p` at the tail; false (and the packet is dropped) when it does not fit.
     #[inline]
-    pub fn enqueue(&mut self, p: Packet) -> bool {
+    pub fn enqueue(&mut self, mut p: Packet) -> bool {
         let fits = match self.capacity {
             Capacity::Packets(limit) => (self.packets.len() as u64) < limit,
             Capacity::Bytes(limit) => self.bytes + p.wire_bytes as u64 <= limit,
         };
         if fits {
+            if p.ect && self.mark_threshold.is_some_and(|k| self.packets.len() as u64 >= k) {
+                p.ce = true;
+                self.marks += 1;
+            }
             self.bytes += p.wire_bytes as u64;
             self.packets.push_back(p);
         }
@@ -76,5 +94,18 @@ mod tests {
         assert!(q.enqueue(p) && q.enqueue(p) && !q.enqueue(Packet::new(Kind::Ack, 0, 52)));
         assert_eq!(q.dequeue().map(|p| p.wire_bytes), Some(1500));
         assert_eq!(q.len_bytes(), 1500);
+    }
+
+    #[test]
+    fn marks_ect_packets_above_the_threshold() {
+        let mut q = DropTail::new(Capacity::Packets(10)).with_mark_threshold(Some(2));
+        let mut p = Packet::new(Kind::Data, 0, 1500);
+        p.ect = true;
+        for _ in 0..4 {
+            q.enqueue(p);
+        }
+        let marked: Vec<bool> = (0..4).map(|_| q.dequeue().unwrap().ce).collect();
+        assert_eq!(marked, vec![false, false, true, true]);
+        assert_eq!(q.marks, 2);
     }
 }
