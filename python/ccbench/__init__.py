@@ -1,5 +1,13 @@
-"""ccbench: how does each TCP congestion control behave on my network, and which one should I pick?"""
+"""ccbench: how does each TCP congestion control behave on my network, and which one should I pick?
+
+    import ccbench
+    r = ccbench.run("examples/clean_path.toml", seed=3)
+    r.flows[["cc", "goodput_bps", "rtt_mean_ms"]]
+"""
 
 from ccbench._ccsim import __version__
+from ccbench.api import algorithms, run
+from ccbench.result import Result
+from ccbench.scenario import ScenarioFileError
 
-__all__ = ["__version__"]
+__all__ = ["__version__", "run", "algorithms", "Result", "ScenarioFileError"]

@@ -1,0 +1,147 @@
+"""The metrics of the measurement studies, as pure functions (SPEC section 5).
+
+Inputs are plain arrays or DataFrames of the simulator's tables; nothing here
+runs a simulation or reads a file, so every function can be checked by hand.
+
+Definitions:
+- goodput: unique payload bytes delivered in order to the application over the
+  flow's active time (for a file transfer: over its completion time);
+- throughput: payload bytes sent, retransmissions included, over the same time;
+- retransmission percentage: retransmitted segments / sent segments * 100;
+- timeouts per 100 s: RTO expirations / active time * 100 s;
+- RTT statistics from the per-ACK samples; base RTT = minimum sample;
+  queuing time = RTT sample - minimum RTT;
+- Jain's fairness index: (sum x)^2 / (N * sum x^2);
+- channel utilization: sum of goodputs / payload capacity of the link;
+- mean rate in a window [a, b) from cumulative byte counters; recovery ratio =
+  rate(after) / rate(before).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+#: IPv4 + TCP header bytes of a data segment, and the TCP timestamp option
+#: (the simulator's crates/ccsim/src/net/packet.rs: 40 + 12).
+TCP_IP_HEADER_BYTES = 40
+TIMESTAMP_OPTION_BYTES = 12
+
+
+def rate_bps(num_bytes, seconds):
+    """bytes over seconds, in bit/s; NaN where the time is not positive."""
+    b = np.asarray(num_bytes, dtype=float)
+    s = np.asarray(seconds, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(s > 0, b * 8.0 / s, np.nan)
+
+
+def active_seconds(start_s, end_s, completion_s):
+    """A flow's active time: its completion time for a finished file transfer,
+    otherwise end - start (end: when it stopped, or the end of the run)."""
+    completion = np.asarray(completion_s, dtype=float)
+    span = np.asarray(end_s, dtype=float) - np.asarray(start_s, dtype=float)
+    return np.where(np.isfinite(completion), completion, span)
+
+
+def retransmission_pct(retransmitted_segments, segments_sent):
+    """Retransmitted / sent segments, in percent (NaN for a flow that sent nothing)."""
+    r = np.asarray(retransmitted_segments, dtype=float)
+    s = np.asarray(segments_sent, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(s > 0, 100.0 * r / s, np.nan)
+
+
+def per_100s(count, seconds):
+    """A count per 100 s of active time."""
+    c = np.asarray(count, dtype=float)
+    s = np.asarray(seconds, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(s > 0, 100.0 * c / s, np.nan)
+
+
+RTT_STAT_COLUMNS = ["rtt_samples", "rtt_mean_ms", "rtt_std_ms", "rtt_min_ms", "rtt_p50_ms",
+                    "rtt_p90_ms", "rtt_p95_ms", "rtt_p99_ms", "queuing_mean_ms"]
+
+
+def rtt_stats(samples_ms) -> dict:
+    """Statistics of one flow's per-ACK RTT samples (ms): count, mean, population
+    std, minimum (the base RTT), percentiles (linear interpolation) and the mean
+    queuing time (mean of sample - minimum, i.e. mean - minimum)."""
+    x = np.asarray(samples_ms, dtype=float)
+    if x.size == 0:
+        return {c: (0 if c == "rtt_samples" else np.nan) for c in RTT_STAT_COLUMNS}
+    p50, p90, p95, p99 = np.percentile(x, [50, 90, 95, 99])
+    lo = float(x.min())
+    return {
+        "rtt_samples": int(x.size),
+        "rtt_mean_ms": float(x.mean()),
+        "rtt_std_ms": float(x.std()),
+        "rtt_min_ms": lo,
+        "rtt_p50_ms": float(p50),
+        "rtt_p90_ms": float(p90),
+        "rtt_p95_ms": float(p95),
+        "rtt_p99_ms": float(p99),
+        "queuing_mean_ms": float((x - lo).mean()),
+    }
+
+
+def rtt_stats_per_flow(rtt: pd.DataFrame, flows) -> pd.DataFrame:
+    """rtt_stats of each flow id in `flows` from the per-ACK table (columns flow, rtt_ms)."""
+    groups = {int(k): v.to_numpy() for k, v in rtt.groupby("flow", sort=True)["rtt_ms"]} if len(rtt) else {}
+    rows = [rtt_stats(groups.get(int(f), np.empty(0))) for f in flows]
+    return pd.DataFrame(rows, columns=RTT_STAT_COLUMNS)
+
+
+def jain_index(values) -> float:
+    """Jain's fairness index (sum x)^2 / (N * sum x^2): 1 when all are equal,
+    1/N when one takes everything. NaN for no values or all zero."""
+    x = np.asarray(values, dtype=float)
+    x = x[np.isfinite(x)]
+    denom = x.size * float(np.sum(x * x))
+    return float(np.sum(x) ** 2 / denom) if denom > 0 else float("nan")
+
+
+def payload_share(mss_bytes: int, timestamps: bool) -> float:
+    """Fraction of a full data segment's wire bytes that is payload."""
+    header = TCP_IP_HEADER_BYTES + (TIMESTAMP_OPTION_BYTES if timestamps else 0)
+    return mss_bytes / (mss_bytes + header)
+
+
+def utilization(goodputs_bps, capacity_bps: float) -> float:
+    """Channel utilization: the sum of the flows' goodputs over the capacity."""
+    g = np.asarray(goodputs_bps, dtype=float)
+    return float(np.nansum(g) / capacity_bps) if capacity_bps > 0 else float("nan")
+
+
+def interval_rates(t, counter_bytes):
+    """Per-sample rate (bit/s) of one flow's cumulative byte counter: the
+    difference to the previous sample over the time between them; NaN for the first."""
+    t = np.asarray(t, dtype=float)
+    c = np.asarray(counter_bytes, dtype=float)
+    out = np.full(t.shape, np.nan)
+    if t.size > 1:
+        out[1:] = rate_bps(np.diff(c), np.diff(t))
+    return out
+
+
+def counter_at(t, counter_bytes, when: float) -> float:
+    """A cumulative counter's value at time `when`: the last sample at or before
+    it (0 before the first sample: the flow had sent nothing yet)."""
+    t = np.asarray(t, dtype=float)
+    i = int(np.searchsorted(t, when, side="right")) - 1
+    return float(np.asarray(counter_bytes, dtype=float)[i]) if i >= 0 else 0.0
+
+
+def window_rate_bps(t, counter_bytes, a: float, b: float) -> float:
+    """Mean rate (bit/s) in the window [a, b) from a cumulative byte counter
+    sampled at times t: (C(b) - C(a)) * 8 / (b - a)."""
+    if b <= a:
+        raise ValueError(f"window [{a}, {b}) is empty")
+    return (counter_at(t, counter_bytes, b) - counter_at(t, counter_bytes, a)) * 8.0 / (b - a)
+
+
+def recovery_ratio(rate_after_bps: float, rate_before_bps: float) -> float:
+    """Throughput after a disturbance over throughput before it (the high-speed
+    study: throughput(100-150 s) / throughput(0-50 s))."""
+    return rate_after_bps / rate_before_bps if rate_before_bps > 0 else float("nan")

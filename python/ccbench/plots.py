@@ -1,0 +1,167 @@
+"""Plots (matplotlib, Agg backend, PNG), drawn only from saved results.
+
+Per run: cwnd/ssthresh over time, RTT over time, throughput over time per
+flow, CDFs of RTT. Per campaign: bars per algorithm with 95% CI error bars,
+goodput against delay, CDFs of goodput, rate over time of chosen runs.
+Every function takes tables and returns a matplotlib Figure; `save_png` and
+`png_bytes` write it (fixed metadata, so the same data gives the same bytes).
+"""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+
+DPI = 90
+#: No timestamp or software tag in the PNGs: identical data, identical files.
+PNG_METADATA = {"Software": None}
+
+
+def png_bytes(fig) -> bytes:
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=DPI, metadata=PNG_METADATA)
+    plt.close(fig)
+    return buf.getvalue()
+
+
+def save_png(fig, path: str | Path) -> Path:
+    from ccbench.results import atomic_write_bytes
+    atomic_write_bytes(Path(path), png_bytes(fig))
+    return Path(path)
+
+
+def _flow_label(flows: pd.DataFrame, fid: int) -> str:
+    row = flows[flows["flow"] == fid]
+    return f"flow {fid} ({row['cc'].iloc[0]})" if len(row) else f"flow {fid}"
+
+
+def _time_figure(title: str, ylabel: str, width: float = 8, height: float = 3.2):
+    fig, ax = plt.subplots(figsize=(width, height), layout="constrained")
+    ax.set_title(title, fontsize=10)
+    ax.set_xlabel("time (s)")
+    ax.set_ylabel(ylabel)
+    ax.grid(True, alpha=0.3)
+    return fig, ax
+
+
+def cwnd_over_time(series: pd.DataFrame, flows: pd.DataFrame, title: str = "Congestion window"):
+    """cwnd (solid) and ssthresh (dashed, where set) in segments, per flow."""
+    fig, ax = _time_figure(title, "segments")
+    for i, (fid, s) in enumerate(series.groupby("flow", sort=True)):
+        color = f"C{i % 10}"
+        ax.plot(s["t"], s["cwnd"], color=color, lw=1, label=f"{_flow_label(flows, fid)} cwnd")
+        ax.plot(s["t"], s["ssthresh"], color=color, lw=0.8, ls="--", label="ssthresh")
+    ax.legend(fontsize=7, ncol=2)
+    return fig
+
+
+def rtt_over_time(rtt: pd.DataFrame, flows: pd.DataFrame, title: str = "RTT (per-ACK samples)"):
+    fig, ax = _time_figure(title, "RTT (ms)")
+    for i, (fid, s) in enumerate(rtt.groupby("flow", sort=True)):
+        ax.plot(s["t"], s["rtt_ms"], ".", ms=1.5, color=f"C{i % 10}", label=_flow_label(flows, fid))
+    if len(rtt):
+        ax.legend(fontsize=7, markerscale=5)
+    return fig
+
+
+def smooth_rate(s: pd.DataFrame, column: str, window_s: float) -> tuple[np.ndarray, np.ndarray]:
+    """A flow's mean rate (bit/s) over consecutive windows of `window_s`, from its
+    cumulative byte counter `column` (delivered_bytes or bytes_sent)."""
+    t = s["t"].to_numpy(dtype=float)
+    c = s[column].to_numpy(dtype=float)
+    if t.size < 2:
+        return np.empty(0), np.empty(0)
+    edges = np.arange(t[0], t[-1] + 1e-9, window_s)
+    if edges.size < 2:
+        edges = np.array([t[0], t[-1]])
+    at = np.interp(edges, t, c)
+    return edges[1:], np.diff(at) * 8.0 / np.diff(edges)
+
+
+def rate_over_time(series: pd.DataFrame, flows: pd.DataFrame, window_s: float = 0.5,
+                   title: str = "Goodput over time"):
+    fig, ax = _time_figure(title, "Mbit/s")
+    for i, (fid, s) in enumerate(series.groupby("flow", sort=True)):
+        t, r = smooth_rate(s, "delivered_bytes", window_s)
+        ax.plot(t, r / 1e6, color=f"C{i % 10}", lw=1.2, label=_flow_label(flows, fid))
+    ax.set_ylim(bottom=0)
+    ax.legend(fontsize=7)
+    return fig
+
+
+def ecdf(values) -> tuple[np.ndarray, np.ndarray]:
+    x = np.sort(np.asarray(values, dtype=float)[np.isfinite(np.asarray(values, dtype=float))])
+    return x, np.arange(1, x.size + 1) / max(x.size, 1)
+
+
+def cdf(groups: dict[str, np.ndarray], xlabel: str, title: str):
+    """Empirical CDFs, one line per group."""
+    fig, ax = plt.subplots(figsize=(6, 3.4), layout="constrained")
+    for i, (name, v) in enumerate(groups.items()):
+        x, y = ecdf(v)
+        ax.step(x, y, where="post", lw=1.2, color=f"C{i % 10}", ls="-" if i < 10 else "--", label=str(name))
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel("fraction")
+    ax.set_title(title, fontsize=10)
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=6, ncol=2 if len(groups) > 8 else 1)
+    return fig
+
+
+def bars(table: pd.DataFrame, label: str, mean: str, ci: str, ylabel: str, title: str,
+         highlight: set[str] = frozenset()):
+    """Horizontal bars per algorithm (rows of `table` in order) with 95% CI
+    error bars; highlighted names drawn in the accent colour."""
+    n = len(table)
+    fig, ax = plt.subplots(figsize=(5.9, 0.9 + 0.22 * n), layout="constrained")
+    y = np.arange(n)[::-1]
+    colors = ["#1f77b4" if name in highlight else "#b0b8c4" for name in table[label]]
+    err = np.nan_to_num(table[ci].to_numpy(dtype=float))
+    ax.barh(y, table[mean], xerr=err, color=colors, capsize=2, error_kw={"lw": 0.8})
+    ax.set_yticks(y, table[label], fontsize=7)
+    ax.set_xlabel(ylabel)
+    ax.set_title(title, fontsize=10)
+    ax.grid(True, axis="x", alpha=0.3)
+    return fig
+
+
+def tradeoff(table: pd.DataFrame, label: str, x: str, y: str, xlabel: str, ylabel: str, title: str,
+             highlight: set[str] = frozenset()):
+    """One labelled point per algorithm: delay (x) against goodput (y)."""
+    fig, ax = plt.subplots(figsize=(5.9, 4), layout="constrained")
+    for name, xv, yv in zip(table[label], table[x], table[y]):
+        hot = name in highlight
+        ax.plot(xv, yv, "o", ms=5 if hot else 4, color="#1f77b4" if hot else "#8a94a3")
+        ax.annotate(name, (xv, yv), fontsize=6.5, xytext=(3, 2), textcoords="offset points",
+                    fontweight="bold" if hot else "normal")
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title, fontsize=10)
+    ax.grid(True, alpha=0.3)
+    return fig
+
+
+def runs_rate_over_time(runs: dict[str, pd.DataFrame], window_s: float, title: str):
+    """Goodput over time of one run per algorithm (all flows of the run summed)."""
+    fig, ax = _time_figure(title, "Mbit/s", width=8, height=3.4)
+    for i, (name, series) in enumerate(runs.items()):
+        total_t, total_r = None, None
+        for _, s in series.groupby("flow", sort=True):
+            t, r = smooth_rate(s, "delivered_bytes", window_s)
+            if total_t is None:
+                total_t, total_r = t, r
+            else:
+                k = min(total_r.size, r.size)
+                total_t, total_r = total_t[:k], total_r[:k] + r[:k]
+        if total_t is not None:
+            ax.plot(total_t, total_r / 1e6, lw=1.2, color=f"C{i % 10}", label=name)
+    ax.set_ylim(bottom=0)
+    ax.legend(fontsize=7, ncol=2)
+    return fig

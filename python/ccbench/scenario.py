@@ -1,0 +1,94 @@
+"""Loading scenarios: TOML (or a dict) in, the Rust-validated normalized scenario out.
+
+The schema is defined once, in Rust (crates/ccsim/src/scenario.rs). This module
+only reads TOML with tomllib, expands named presets (network profiles) through
+the single hook `expand_presets`, converts to JSON and lets Rust check every
+field. Every problem becomes one `ScenarioFileError` whose message names the
+field path, the bad value and what is allowed.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import tomllib
+from pathlib import Path
+from typing import Any, Mapping
+
+from ccbench import _ccsim
+
+
+class ScenarioFileError(ValueError):
+    """A scenario that cannot run: `source` (file or '<text>'), `path` (field
+    path such as 'flows[0].cc', or 'line 3, column 7' for TOML syntax) and `detail`."""
+
+    def __init__(self, source: str, path: str, detail: str):
+        self.source, self.path, self.detail = source, path, detail
+        where = f"{path}: " if path else ""
+        super().__init__(f"{source}: {where}{detail}")
+
+
+def expand_presets(raw: dict) -> dict:
+    """THE hook point for named presets (network profiles such as `umts` or
+    `trace:FILE`): delegates to `ccbench.profiles.expand` when that module exists."""
+    try:
+        from ccbench import profiles  # type: ignore[attr-defined]
+    except ImportError:
+        return raw
+    return profiles.expand(raw)
+
+
+def _read_toml(text: str, source: str) -> dict:
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        msg = str(e)
+        path = ""
+        if "(at " in msg and msg.endswith(")"):
+            msg, _, where = msg.rpartition(" (at ")
+            path = where[:-1]
+        raise ScenarioFileError(source, path, f"TOML syntax error: {msg}") from None
+
+
+def read(scenario: str | Path | Mapping[str, Any]) -> tuple[dict, str]:
+    """The raw scenario dict and a name for its source (file path or '<text>').
+    `scenario` is a path to a TOML file, TOML text, or a dict."""
+    if isinstance(scenario, Mapping):
+        return dict(scenario), "<dict>"
+    if isinstance(scenario, Path) or (isinstance(scenario, str) and "\n" not in scenario
+                                      and scenario.endswith(".toml")):
+        path = Path(scenario)
+        try:
+            text = path.read_text(encoding="utf-8")
+        except OSError as e:
+            raise ScenarioFileError(str(path), "", f"cannot read the file: {e.strerror}") from None
+        return _read_toml(text, str(path)), str(path)
+    return _read_toml(str(scenario), "<text>"), "<text>"
+
+
+def _jsonable(value: Any, path: str, source: str) -> Any:
+    """TOML values as JSON; dates and infinities are not scenario values."""
+    if isinstance(value, dict):
+        return {k: _jsonable(v, f"{path}.{k}" if path else k, source) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_jsonable(v, f"{path}[{i}]", source) for i, v in enumerate(value)]
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ScenarioFileError(source, path, f"{value} is not allowed; use a finite number")
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    raise ScenarioFileError(source, path, f"{value!r} ({type(value).__name__}) is not allowed here")
+
+
+def load(scenario: str | Path | Mapping[str, Any], seed: int | None = None) -> dict:
+    """Reads, expands and validates a scenario; returns the normalized scenario
+    (every default filled in) as a dict. Raises ScenarioFileError."""
+    raw, source = read(scenario)
+    raw = expand_presets(raw)
+    if seed is not None:
+        raw["seed"] = int(seed)
+    text = json.dumps(_jsonable(raw, "", source))
+    try:
+        return json.loads(_ccsim.validate(text))
+    except _ccsim.ScenarioError as e:
+        path = getattr(e, "path", "")
+        raise ScenarioFileError(source, "" if path == "." else path, getattr(e, "detail", str(e))) from None
