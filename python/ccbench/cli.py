@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Optional
 
 import typer
+from rich import box
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
@@ -42,14 +43,14 @@ def _num(v: float, fmt: str = ".1f") -> str:
 
 
 def flows_table(flows, title: str) -> Table:
-    t = Table(title=title, title_justify="left")
-    for h in ("flow", "cc", "dir", "goodput Mbit/s", "throughput Mbit/s", "retrans %", "timeouts",
-              "RTT mean ms", "RTT p95 ms", "queuing ms", "completion s"):
-        t.add_column(h, justify="left" if h in ("cc", "dir") else "right")
+    t = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, padding=(0, 0), pad_edge=False,
+              caption="rates in Mbit/s, times in ms; done: completion time of a file (s)", caption_justify="left")
+    for h in ("flow", "cc", "dir", "goodput", "thruput", "retx %", "RTOs", "RTT", "p95", "queuing", "done"):
+        t.add_column(h, justify="left" if h in ("cc", "dir") else "right", no_wrap=True)
     for _, f in flows.iterrows():
         t.add_row(str(f["flow"]), f["cc"], f["direction"], _mbps(f["goodput_bps"]), _mbps(f["throughput_bps"]),
                   _num(f["retrans_pct"], ".2f"), str(f["timeouts"]), _num(f["rtt_mean_ms"]),
-                  _num(f["rtt_p95_ms"]), _num(f["queuing_mean_ms"]), _num(f["completion_s"], ".3f"))
+                  _num(f["rtt_p95_ms"]), _num(f["queuing_mean_ms"]), _num(f["completion_s"], ".2f"))
     return t
 
 
@@ -86,9 +87,12 @@ def run(scenario: Path = typer.Argument(..., help="Scenario file (TOML)."),
                                        f"{r.meta['duration_s']:g} s simulated in {r.meta['wall_seconds']:.2f} s"))
     for _, link in r.links.iterrows():
         if link["goodput_bps"] > 0:
-            console.print(f"{link['link']}: utilization {100 * link['utilization']:.1f}% of "
-                          f"{link['capacity_bps'] / 1e6:.2f} Mbit/s payload capacity, {link['queue_drops']} queue drops, "
+            console.print(f"{link['link']}: utilization {100 * link['utilization']:.1f}% (sum of goodputs over "
+                          f"{link['capacity_bps'] / 1e6:.2f} Mbit/s payload capacity), {link['queue_drops']} queue drops, "
                           f"{link['channel_losses']} channel losses")
+    if r.flows["active_s"].nunique() > 1:
+        console.print("note: the flows were active for different times, so the sum of their goodputs "
+                      "overstates the share of the link they used together.")
     if len(r.flows) > 1:
         console.print(f"Jain's fairness index: {r.jain_index():.3f}")
     console.print(f"Results in [bold]{out}[/bold] ({len(results.TABLES)} tables, meta.json"

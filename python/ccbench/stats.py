@@ -88,10 +88,16 @@ def holm(pvalues) -> np.ndarray:
     return out
 
 
+def _mean(values) -> float:
+    x = np.asarray(values, dtype=float)
+    x = x[np.isfinite(x)]
+    return float(x.mean()) if x.size else math.nan
+
+
 def pairwise(samples: dict[str, np.ndarray]) -> pd.DataFrame:
     """Every pair (a, b) of groups: means, Welch p and Holm-adjusted p over all pairs."""
     names = list(samples)
-    rows = [(a, b, float(np.nanmean(samples[a])), float(np.nanmean(samples[b])), welch_p(samples[a], samples[b]))
+    rows = [(a, b, _mean(samples[a]), _mean(samples[b]), welch_p(samples[a], samples[b]))
             for a, b in itertools.combinations(names, 2)]
     df = pd.DataFrame(rows, columns=["a", "b", "mean_a", "mean_b", "p"])
     df["p_holm"] = holm(df["p"]) if len(df) else []
@@ -106,8 +112,7 @@ def rank(samples: dict[str, np.ndarray], higher_is_better: bool = True, alpha: f
     """Ranking with ties: columns name, mean, rank, group_leader (the
     group's leader name): groups where the data cannot separate the members.
     Groups without a single finite value come last with rank NaN."""
-    means = {k: float(np.nanmean(v)) if np.isfinite(np.asarray(v, dtype=float)).any() else math.nan
-             for k, v in samples.items()}
+    means = {k: _mean(v) for k, v in samples.items()}
     sign = -1.0 if higher_is_better else 1.0
     order = sorted(means, key=lambda k: (math.isnan(means[k]), sign * means[k] if not math.isnan(means[k]) else 0, k))
     adj = _adjusted_lookup(pairwise(samples))

@@ -56,11 +56,17 @@ def ranking(runs: pd.DataFrame) -> pd.DataFrame:
 
 
 def recommend(table: pd.DataFrame) -> tuple[str, list[str]]:
-    """The pick: among the algorithms tied at rank 1 on goodput, the one with the
-    lowest mean RTT; and the others tied with the goodput leader."""
+    """The pick (the goodput leader: `table` is sorted by rank, then mean
+    goodput) and the algorithms statistically tied with it (its rank-1 group)."""
     top = table[table["rank"] == 1]
-    pick = top.sort_values("rtt_mean_ms", kind="stable").iloc[0]["algorithm"]
+    pick = top.iloc[0]["algorithm"]
     return pick, [a for a in top["algorithm"] if a != pick]
+
+
+def lowest_delay(table: pd.DataFrame, names: list[str]) -> str:
+    """Among `names`, the algorithm with the lowest mean RTT."""
+    rows = table[table["algorithm"].isin(names)]
+    return rows.sort_values("rtt_mean_ms", kind="stable").iloc[0]["algorithm"]
 
 
 def _fmt(v: float, scale: float, decimals: int) -> str:
@@ -91,10 +97,13 @@ def recommendation_text(scenario_title: str, table: pd.DataFrame, pick: str, tie
     if tied:
         names = ", ".join(f"<b>{html.escape(t)}</b>" for t in tied)
         verb = "is" if len(tied) == 1 else "are"
-        text += (f" {names} {verb} statistically tied with it for the highest goodput"
-                 f" ({n} repetitions); {html.escape(pick)} has the lowest mean RTT among them.")
+        text += f" {names} {verb} statistically tied with it on goodput ({n} repetitions)."
+        calm = lowest_delay(table, [pick] + tied)
+        if calm != pick:
+            rtt = table.set_index("algorithm").loc[calm, "rtt_mean_ms"]
+            text += f" Among these, <b>{html.escape(calm)}</b> keeps the lowest mean RTT ({rtt:.0f} ms)."
     else:
-        text += f" No other algorithm is statistically tied with it for the highest goodput ({n} repetitions)."
+        text += f" No other algorithm is statistically tied with it on goodput ({n} repetitions)."
     return text
 
 
@@ -157,7 +166,7 @@ capacity (nominal rate × payload share of a full segment); RTT from every per-A
 percentage: retransmitted / sent segments; Jain's index (Σx)²/(N·Σx²) over the flows' goodputs.
 Ranking: Welch's t-test between every pair of algorithms on goodput, Holm-corrected over all pairs
 (α = 0.05); the best algorithm and every one not significantly different from it share rank 1, then
-the same for the rest. The pick is, among the rank-1 algorithms, the one with the lowest mean RTT.
+the same for the rest. The pick is the algorithm with the highest mean goodput.
 Simulated with ccsim $version; every run's tables are in <code>runs/</code>, the tidy tables in
 <code>flows.parquet</code> and <code>runs.parquet</code>.</p>"""
 

@@ -1,0 +1,75 @@
+"""The metric functions against values worked out by hand."""
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from ccbench import metrics
+
+
+def test_rates_over_active_time_and_file_completion():
+    # a bulk flow active 0..10 s delivering 10 MB: 8 Mbit/s; a file of 1 MB completed in 2 s: 4 Mbit/s
+    active = metrics.active_seconds([0.0, 1.0], [10.0, 3.0], [math.nan, 2.0])
+    assert list(active) == [10.0, 2.0]
+    assert list(metrics.rate_bps([10_000_000, 1_000_000], active)) == [8_000_000.0, 4_000_000.0]
+    # throughput counts retransmissions: 11 MB sent over 10 s
+    assert metrics.rate_bps(11_000_000, 10.0) == 8_800_000.0
+    assert math.isnan(float(metrics.rate_bps(5, 0.0)))
+
+
+def test_retransmissions_and_timeouts_per_100s():
+    assert list(metrics.retransmission_pct([3, 0], [200, 50])) == [1.5, 0.0]
+    assert math.isnan(float(metrics.retransmission_pct(0, 0)))
+    # 2 timeouts in 40 s of activity = 5 per 100 s
+    assert float(metrics.per_100s(2, 40.0)) == 5.0
+
+
+def test_rtt_statistics_by_hand():
+    s = metrics.rtt_stats([40.0, 50.0, 60.0, 70.0, 80.0])
+    assert s["rtt_samples"] == 5
+    assert s["rtt_mean_ms"] == 60.0
+    assert s["rtt_std_ms"] == pytest.approx(math.sqrt(200.0))  # population: (400+100+0+100+400)/5
+    assert s["rtt_min_ms"] == 40.0
+    assert s["rtt_p50_ms"] == 60.0
+    assert s["rtt_p90_ms"] == pytest.approx(76.0)  # linear: 70 + 0.6 * 10 at position 3.6
+    assert s["queuing_mean_ms"] == 20.0  # mean of 0, 10, 20, 30, 40
+    empty = metrics.rtt_stats([])
+    assert empty["rtt_samples"] == 0 and math.isnan(empty["rtt_mean_ms"])
+
+
+def test_rtt_stats_per_flow_keeps_flow_order_and_missing_flows():
+    rtt = pd.DataFrame({"flow": [1, 0, 1], "rtt_ms": [10.0, 30.0, 20.0], "t": [0.1, 0.2, 0.3]})
+    out = metrics.rtt_stats_per_flow(rtt, [0, 1, 2])
+    assert list(out["rtt_mean_ms"][:2]) == [30.0, 15.0]
+    assert out["rtt_samples"].tolist() == [1, 2, 0]
+
+
+def test_jain_index():
+    assert metrics.jain_index([5, 5, 5, 5]) == 1.0
+    assert metrics.jain_index([10, 0]) == 0.5          # one flow takes everything: 1/N
+    assert metrics.jain_index([1, 3]) == pytest.approx(16 / (2 * 10))  # (1+3)^2 / (2 * (1+9)) = 0.8
+    assert math.isnan(metrics.jain_index([]))
+
+
+def test_payload_share_and_utilization():
+    assert metrics.payload_share(1448, True) == 1448 / 1500
+    assert metrics.payload_share(1460, False) == 1460 / 1500
+    assert metrics.utilization([3e6, 4.5e6], 10e6) == 0.75
+
+
+def test_interval_rates_and_windows():
+    t = np.array([0.0, 0.5, 1.0, 1.5, 2.0])
+    c = np.array([0, 62_500, 125_000, 125_000, 250_000])  # 1 Mbit/s, 1 Mbit/s, 0, 2 Mbit/s
+    r = metrics.interval_rates(t, c)
+    assert math.isnan(r[0])
+    assert list(r[1:]) == [1e6, 1e6, 0.0, 2e6]
+    assert metrics.counter_at(t, c, 1.2) == 125_000
+    assert metrics.counter_at(t + 1.0, c, 0.5) == 0.0  # before the first sample
+    assert metrics.window_rate_bps(t, c, 0.0, 2.0) == 1e6
+    assert metrics.window_rate_bps(t, c, 1.0, 2.0) == 1e6
+    assert metrics.recovery_ratio(5e6, 10e6) == 0.5
+    assert math.isnan(metrics.recovery_ratio(5e6, 0.0))
+    with pytest.raises(ValueError):
+        metrics.window_rate_bps(t, c, 2.0, 1.0)

@@ -1,0 +1,78 @@
+"""The run API, the result model and the result files."""
+
+import json
+import math
+
+import numpy as np
+import pytest
+
+import ccbench
+from ccbench import results
+
+
+def test_result_tables_and_metrics(small_scenario):
+    r = ccbench.run(small_scenario, seed=4)
+    f = r.flows.set_index("flow")
+    assert r.meta["seed"] == 4 and r.meta["scenario"]["seed"] == 4
+    assert r.meta["ccbench_version"] == ccbench.__version__
+    # goodput of the file: its size over its completion time
+    assert f.loc[1, "delivered_bytes"] == 200_000
+    assert f.loc[1, "goodput_bps"] == pytest.approx(200_000 * 8 / f.loc[1, "completion_s"])
+    # bulk flow: over its active time; throughput counts retransmissions too
+    assert f.loc[0, "active_s"] == 3.0
+    assert f.loc[0, "throughput_bps"] == pytest.approx(f.loc[0, "bytes_sent"] * 8 / 3.0)
+    assert f.loc[0, "throughput_bps"] > f.loc[0, "goodput_bps"]
+    # RTT statistics from the per-ACK table
+    samples = r.rtt[r.rtt["flow"] == 0]["rtt_ms"]
+    assert f.loc[0, "rtt_mean_ms"] == pytest.approx(samples.mean())
+    assert f.loc[0, "rtt_p95_ms"] == pytest.approx(np.percentile(samples, 95))
+    assert f.loc[0, "queuing_mean_ms"] == pytest.approx(samples.mean() - samples.min())
+    # interval rates in the series add up to the delivered bytes
+    s = r.series[r.series["flow"] == 0]
+    dt = np.diff(s["t"].to_numpy())
+    assert np.nansum(s["goodput_bps"].to_numpy()[1:] * dt / 8) == pytest.approx(s["delivered_bytes"].iloc[-1])
+    # the link's utilization is the sum of goodputs over the payload capacity
+    down = r.links.set_index("link").loc["downlink"]
+    assert down["capacity_bps"] == pytest.approx(5e6 * 1448 / 1500)
+    assert down["utilization"] == pytest.approx(r.flows["goodput_bps"].sum() / down["capacity_bps"])
+    assert 0 < r.jain_index() <= 1
+    w = r.window_throughput(0.0, 3.0, what="goodput")
+    assert w[0] == pytest.approx(f.loc[0, "delivered_bytes"] * 8 / 3.0)
+    assert r.recovery_ratio((0, 1), (2, 3)).index.tolist() == [0, 1]
+
+
+def test_same_scenario_and_seed_give_byte_identical_files(tmp_path, small_scenario):
+    dirs = [results.save(ccbench.run(small_scenario, seed=9), tmp_path / f"r{i}") for i in range(2)]
+    names = sorted(p.name for p in dirs[0].iterdir())
+    assert names == sorted(p.name for p in dirs[1].iterdir())
+    assert {"meta.json", "flows.parquet", "flows.csv", "series.parquet", "series.csv", "rtt.parquet",
+            "links.parquet", "links.csv", "link_series.parquet"} == set(names)
+    for n in names:
+        assert (dirs[0] / n).read_bytes() == (dirs[1] / n).read_bytes(), n
+    other = results.save(ccbench.run(small_scenario, seed=10), tmp_path / "other")
+    assert (other / "flows.parquet").read_bytes() != (dirs[0] / "flows.parquet").read_bytes()
+
+
+def test_saved_run_describes_itself_and_loads_back(tmp_path, small_scenario):
+    r = ccbench.run(small_scenario)
+    d = results.save(r, tmp_path / "run")
+    meta = json.loads((d / "meta.json").read_text())
+    assert {"schema_version", "ccbench_version", "seed", "scenario"} <= set(meta)
+    assert "wall_seconds" not in meta
+    back = results.load(d)
+    for name in results.TABLES:
+        a, b = getattr(r, name), getattr(back, name)
+        assert list(a.columns) == list(b.columns), name
+        assert a.equals(b), name
+    assert not list(d.glob(".*tmp"))  # no temporary files left behind
+
+
+def test_scenario_from_toml_text_and_file(tmp_path):
+    text = 'duration = "1s"\n[downlink]\nrate = "2Mbit"\n[[flows]]\ncc = "reno"\ncount = 2\n'
+    a = ccbench.run(text)
+    p = tmp_path / "s.toml"
+    p.write_text(text)
+    b = ccbench.run(p)
+    assert len(a.flows) == 2
+    assert a.flows.equals(b.flows)
+    assert math.isfinite(a.flows["goodput_bps"].iloc[0])
