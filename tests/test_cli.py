@@ -5,7 +5,7 @@ from pathlib import Path
 from ccbench import _ccsim
 from ccbench.cli import app
 
-EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "two_flows_cubic_vs_reno.toml"
+EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "two-flows-cubic-vs-reno.toml"
 
 
 def test_run_writes_results_and_plots(tmp_path, runner):

@@ -17,9 +17,9 @@ def test_there_are_examples():
 @pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.stem)
 def test_example_runs(path):
     raw, _ = read(path)
-    raw["duration"] = {"long_rtt": "25s", "file_transfer": "12s"}.get(path.stem, "4s")
+    raw["duration"] = {"long-rtt": "25s", "file-transfer": "12s"}.get(path.stem, "4s")
     r = ccbench.run(raw)
     assert len(r.flows) >= 1
     assert (r.flows["goodput_bps"] > 0).all()
-    if path.stem == "file_transfer":
+    if path.stem == "file-transfer":
         assert r.flows["delivered_bytes"].iloc[0] == 5_000_000
