@@ -21,8 +21,8 @@ def test_serial_and_parallel_tables_are_identical(tmp_path):
     lossy = runs[(runs["scenario"] == "lossy") & (runs["algorithm"] == "reno")]
     assert lossy["goodput_bps"].nunique() == 2
     for out in ("j1", "j2"):
-        a = (tmp_path / "j1" / "runs" / "lossy" / "cubic" / "rep1" / "flows.parquet").read_bytes()
-        assert a == (tmp_path / out / "runs" / "lossy" / "cubic" / "rep1" / "flows.parquet").read_bytes()
+        a = (tmp_path / "j1" / "runs" / "lossy" / "cubic" / "rep0" / "series.parquet").read_bytes()
+        assert a == (tmp_path / out / "runs" / "lossy" / "cubic" / "rep0" / "series.parquet").read_bytes()
 
 
 def test_quick_compare_end_to_end(quick_campaign):

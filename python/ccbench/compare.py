@@ -6,6 +6,11 @@ joins automatically. Each repetition r uses seed `base_seed + r` for every
 algorithm (common random numbers: all algorithms see the same loss pattern
 draws), and the tables are sorted by (scenario, algorithm, rep), so a serial
 and a parallel campaign write identical tables.
+
+Campaign directory: campaign.json (design, seeds, versions), flows.parquet/.csv
+(one row per flow per run, every factor a column), runs.parquet/.csv (one row
+per run), runs/<scenario>/<algorithm>/rep0/ (the full tables of the first
+repetition), recommendations.json and report.html.
 """
 
 from __future__ import annotations
@@ -126,10 +131,14 @@ def run_summary(flows: pd.DataFrame, links: pd.DataFrame) -> dict:
 
 
 def execute(task: Task) -> tuple[pd.DataFrame, dict]:
-    """Runs one task, saves its run directory; returns its flows (with the
-    campaign's factor columns) and its summary row."""
+    """Runs one task; returns its flows (with the campaign's factor columns)
+    and its summary row. The first repetition's full tables are saved in its
+    run directory (the report plots from them); every repetition's per-flow
+    summary goes into the campaign's flows table. Writing every repetition's
+    time series would cost more than simulating it."""
     r = run(task.scenario, seed=task.seed)
-    results.save(r, task.run_dir, csv=False)
+    if task.rep == 0:
+        results.save(r, task.run_dir, csv=False)
     factors = {"scenario": task.path, "algorithm": task.cc, "rep": task.rep, "seed": task.seed}
     flows = r.flows.copy()
     for i, (k, v) in enumerate(factors.items()):

@@ -86,10 +86,17 @@ def rtt_stats(samples_ms) -> dict:
     }
 
 
-def rtt_stats_per_flow(rtt: pd.DataFrame, flows) -> pd.DataFrame:
-    """rtt_stats of each flow id in `flows` from the per-ACK table (columns flow, rtt_ms)."""
-    groups = {int(k): v.to_numpy() for k, v in rtt.groupby("flow", sort=True)["rtt_ms"]} if len(rtt) else {}
-    rows = [rtt_stats(groups.get(int(f), np.empty(0))) for f in flows]
+def rtt_stats_per_flow(rtt, flows) -> pd.DataFrame:
+    """rtt_stats of each flow id in `flows` from the per-ACK samples (a
+    DataFrame or dict with columns flow and rtt_ms)."""
+    ids = np.asarray(rtt["flow"])
+    values = np.asarray(rtt["rtt_ms"], dtype=float)
+    order = np.argsort(ids, kind="stable")
+    ids, values = ids[order], values[order]
+    rows = []
+    for f in flows:
+        lo, hi = np.searchsorted(ids, f, side="left"), np.searchsorted(ids, f, side="right")
+        rows.append(rtt_stats(values[lo:hi]))
     return pd.DataFrame(rows, columns=RTT_STAT_COLUMNS)
 
 

@@ -25,35 +25,32 @@ def _frame(columns: dict) -> pd.DataFrame:
     return pd.DataFrame({k: (np.asarray(v) if not isinstance(v, list) else v) for k, v in columns.items()})
 
 
-def flow_summary(flows: pd.DataFrame, rtt: pd.DataFrame) -> pd.DataFrame:
-    """The simulator's per-flow counters plus the SPEC's per-flow metrics."""
-    out = flows.copy()
-    out["link"] = out["direction"].map(LINK_OF_DIRECTION)
-    active = metrics.active_seconds(out["start_s"], out["end_s"], out["completion_s"])
-    out["active_s"] = active
-    out["goodput_bps"] = metrics.rate_bps(out["delivered_bytes"], active)
-    out["throughput_bps"] = metrics.rate_bps(out["bytes_sent"], active)
-    out["retrans_pct"] = metrics.retransmission_pct(out["retransmitted_segments"], out["segments_sent"])
-    out["timeouts_per_100s"] = metrics.per_100s(out["timeouts"], active)
-    stats = metrics.rtt_stats_per_flow(rtt, out["flow"])
-    for c in stats.columns:
-        out[c] = stats[c].to_numpy()
-    return out
+def flow_summary(flows, rtt) -> pd.DataFrame:
+    """The simulator's per-flow counters plus the SPEC's per-flow metrics.
+    `flows` and `rtt`: DataFrames or dicts of columns."""
+    cols = {c: list(flows[c]) if c in ("cc", "direction") else np.asarray(flows[c]) for c in flows}
+    cols["link"] = [LINK_OF_DIRECTION[d] for d in flows["direction"]]
+    active = metrics.active_seconds(cols["start_s"], cols["end_s"], cols["completion_s"])
+    cols["active_s"] = active
+    cols["goodput_bps"] = metrics.rate_bps(cols["delivered_bytes"], active)
+    cols["throughput_bps"] = metrics.rate_bps(cols["bytes_sent"], active)
+    cols["retrans_pct"] = metrics.retransmission_pct(cols["retransmitted_segments"], cols["segments_sent"])
+    cols["timeouts_per_100s"] = metrics.per_100s(cols["timeouts"], active)
+    stats = metrics.rtt_stats_per_flow(rtt, cols["flow"])
+    cols.update({c: stats[c].to_numpy() for c in stats.columns})
+    return pd.DataFrame(cols)
 
 
 def series_with_rates(series: pd.DataFrame) -> pd.DataFrame:
     """Adds per-interval goodput_bps and throughput_bps (from the diffs of
     delivered_bytes and bytes_sent between a flow's consecutive samples)."""
-    out = series.copy()
-    good = np.full(len(out), np.nan)
-    thr = np.full(len(out), np.nan)
-    for _, idx in out.groupby("flow", sort=True).indices.items():
-        t = out["t"].to_numpy()[idx]
-        good[idx] = metrics.interval_rates(t, out["delivered_bytes"].to_numpy()[idx])
-        thr[idx] = metrics.interval_rates(t, out["bytes_sent"].to_numpy()[idx])
-    out["goodput_bps"] = good
-    out["throughput_bps"] = thr
-    return out
+    good = np.full(len(series), np.nan)
+    thr = np.full(len(series), np.nan)
+    t_all, d_all, s_all = (series[c].to_numpy() for c in ("t", "delivered_bytes", "bytes_sent"))
+    for _, idx in series.groupby("flow", sort=True).indices.items():
+        good[idx] = metrics.interval_rates(t_all[idx], d_all[idx])
+        thr[idx] = metrics.interval_rates(t_all[idx], s_all[idx])
+    return series.assign(goodput_bps=good, throughput_bps=thr)
 
 
 def link_capacity_bps(links: pd.DataFrame, flows: pd.DataFrame, scenario: dict) -> np.ndarray:
@@ -72,13 +69,14 @@ def link_capacity_bps(links: pd.DataFrame, flows: pd.DataFrame, scenario: dict) 
 
 def link_summary(links: pd.DataFrame, flows: pd.DataFrame, scenario: dict) -> pd.DataFrame:
     """Links plus payload capacity, the sum of their flows' goodputs and the
-    channel utilization (sum of goodputs / payload capacity)."""
-    out = links.copy()
-    out["capacity_bps"] = link_capacity_bps(links, flows, scenario)
+    channel utilization (sum of goodputs / payload capacity). Note: flows
+    active for different times make the sum of goodputs overstate the share
+    they used together (the SPEC's definition presumes equal active times)."""
+    caps = link_capacity_bps(links, flows, scenario)
     sums = flows.groupby("link")["goodput_bps"].sum()
-    out["goodput_bps"] = [float(sums.get(n, 0.0)) for n in out["link"]]
-    out["utilization"] = [metrics.utilization([g], c) for g, c in zip(out["goodput_bps"], out["capacity_bps"])]
-    return out
+    goodput = np.array([float(sums.get(n, 0.0)) for n in links["link"]])
+    return links.assign(capacity_bps=caps, goodput_bps=goodput,
+                        utilization=[metrics.utilization([g], c) for g, c in zip(goodput, caps)])
 
 
 @dataclass
@@ -98,8 +96,7 @@ class Result:
 
     @classmethod
     def from_raw(cls, raw: dict, scenario: dict, version: str) -> "Result":
-        rtt = _frame(raw["rtt"])
-        flows = flow_summary(_frame(raw["flows"]), rtt)
+        flows = flow_summary(raw["flows"], raw["rtt"])
         meta = {
             "schema_version": SCHEMA_VERSION,
             "ccbench_version": version,
@@ -112,7 +109,7 @@ class Result:
         return cls(
             flows=flows,
             series=series_with_rates(_frame(raw["series"])),
-            rtt=rtt,
+            rtt=_frame(raw["rtt"]),
             links=link_summary(_frame(raw["links"]), flows, scenario),
             link_series=_frame(raw["link_series"]),
             meta=meta,
