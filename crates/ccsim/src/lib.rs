@@ -12,6 +12,7 @@ pub mod rng;
 pub mod scenario;
 pub mod sim;
 pub mod tcp;
+pub mod traffic;
 pub mod time;
 pub mod units;
 

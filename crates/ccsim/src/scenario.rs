@@ -51,6 +51,12 @@ pub struct Scenario {
     #[serde(default)]
     pub uplink: Option<LinkSpec>,
     pub flows: Vec<FlowSpec>,
+    /// UDP constant-bit-rate cross traffic (`[[udp]]`).
+    #[serde(default)]
+    pub udp: Vec<UdpSpec>,
+    /// Background load of other users (`[background]`).
+    #[serde(default)]
+    pub background: Option<BackgroundSpec>,
     #[serde(default)]
     pub record: RecordSpec,
 }
@@ -275,15 +281,181 @@ pub struct RecordSpec {
     /// Keep every per-ACK RTT sample (for exact percentiles and CDFs).
     #[serde(default = "yes")]
     pub rtt_samples: bool,
+    /// Write the packets entering a link to a pcap file (opens in Wireshark).
+    #[serde(default)]
+    pub pcap: Option<PcapSpec>,
 }
 
 fn d_interval() -> Duration { Duration(10_000_000) }
 
 impl Default for RecordSpec {
     fn default() -> Self {
-        RecordSpec { interval: d_interval(), rtt_samples: true }
+        RecordSpec { interval: d_interval(), rtt_samples: true, pcap: None }
     }
 }
+
+/// `record.pcap`: a packet capture of one link or both.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PcapSpec {
+    /// Which link's packets: "downlink", "uplink" or "both" (default: both,
+    /// so Wireshark sees data and ACKs of every flow).
+    #[serde(default)]
+    pub link: PcapLink,
+    /// File to write (created or truncated).
+    pub path: String,
+    /// Bytes kept of each packet (headers are at most 80 bytes).
+    #[serde(default = "d_snaplen")]
+    pub snaplen: u32,
+}
+
+fn d_snaplen() -> u32 { 128 }
+
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, Default, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum PcapLink {
+    Downlink,
+    Uplink,
+    #[default]
+    Both,
+}
+
+/// `[[udp]]`: a UDP constant-bit-rate source (iperf -u -b RATE) with an on period.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UdpSpec {
+    /// Sending rate on the wire (headers included).
+    pub rate: Rate,
+    #[serde(default)]
+    pub start: Duration,
+    /// Omitted: until the end of the run.
+    #[serde(default)]
+    pub stop: Option<Duration>,
+    /// "down": over the downlink; "up": over the uplink.
+    #[serde(default)]
+    pub direction: Direction,
+    /// Datagram size on the wire, IPv4 and UDP headers included.
+    #[serde(default = "d_packet_size")]
+    pub packet_size: Bytes,
+}
+
+fn d_packet_size() -> Bytes { Bytes(1500) }
+
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum BackgroundKind {
+    /// Poisson arrivals of heavy-tailed transfers (TCP or UDP).
+    PoissonWeb,
+    /// UDP sources alternating exponential on and off periods.
+    OnOff,
+}
+
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, Default, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum TransportSpec {
+    #[default]
+    Tcp,
+    Udp,
+}
+
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, Default, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum SizeDistSpec {
+    #[default]
+    Pareto,
+    Lognormal,
+    Exponential,
+    Fixed,
+}
+
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, Default, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum InterpolationSpec {
+    /// Each multiplier holds until the next point.
+    #[default]
+    Step,
+    /// Multipliers are interpolated between points.
+    Linear,
+}
+
+/// Sizes of the transfers of a poisson-web background.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SizeSpec {
+    #[serde(default)]
+    pub dist: SizeDistSpec,
+    /// Mean transfer size (payload bytes).
+    #[serde(default = "d_mean_size")]
+    pub mean: Bytes,
+    /// Pareto shape alpha (> 1; smaller is heavier-tailed).
+    #[serde(default = "d_pareto_shape")]
+    pub shape: f64,
+    /// Lognormal standard deviation in log space.
+    #[serde(default = "d_lognormal_sigma")]
+    pub sigma: f64,
+}
+
+fn d_mean_size() -> Bytes { Bytes(100_000) }
+fn d_pareto_shape() -> f64 { 1.5 }
+fn d_lognormal_sigma() -> f64 { 1.0 }
+
+impl Default for SizeSpec {
+    fn default() -> Self {
+        SizeSpec { dist: SizeDistSpec::default(), mean: d_mean_size(), shape: d_pareto_shape(), sigma: d_lognormal_sigma() }
+    }
+}
+
+/// `[background]`: the load of other users sharing the bottleneck.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BackgroundSpec {
+    pub kind: BackgroundKind,
+    /// Mean offered load as a fraction of the bottleneck's rate (at multiplier 1).
+    pub load: f64,
+    #[serde(default)]
+    pub direction: Direction,
+    #[serde(default)]
+    pub start: Duration,
+    /// Omitted: until the end of the run (transfers under way finish).
+    #[serde(default)]
+    pub stop: Option<Duration>,
+    /// Intensity over time: [[time, multiplier], ...]; omitted: constant 1.
+    #[serde(default)]
+    pub profile: Vec<(Duration, f64)>,
+    #[serde(default)]
+    pub interpolation: InterpolationSpec,
+    /// poisson-web: transport of each transfer.
+    #[serde(default)]
+    pub transport: TransportSpec,
+    /// poisson-web: transfer sizes.
+    #[serde(default)]
+    pub size: SizeSpec,
+    /// poisson-web over TCP: algorithm, its parameters and TCP settings of the transfers.
+    #[serde(default = "d_background_cc")]
+    pub cc: String,
+    #[serde(default)]
+    pub cc_params: BTreeMap<String, f64>,
+    #[serde(default)]
+    pub tcp: TcpSpec,
+    /// poisson-web over UDP: sending rate of one transfer (omitted: a tenth
+    /// of the bottleneck rate). On-off sources derive their rate from `load`.
+    #[serde(default)]
+    pub rate: Option<Rate>,
+    /// on-off: number of sources, mean on and off periods (exponential).
+    #[serde(default = "d_sources")]
+    pub sources: u32,
+    #[serde(default = "d_on_off")]
+    pub on: Duration,
+    #[serde(default = "d_on_off")]
+    pub off: Duration,
+    /// Datagram size on the wire of UDP background traffic.
+    #[serde(default = "d_packet_size")]
+    pub packet_size: Bytes,
+}
+
+fn d_background_cc() -> String { "cubic".to_string() }
+fn d_sources() -> u32 { 10 }
+fn d_on_off() -> Duration { Duration(1_000_000_000) }
 
 impl Scenario {
     /// Parses and checks a scenario given as JSON text.
@@ -321,6 +493,15 @@ impl Scenario {
         }
         for (i, f) in self.flows.iter().enumerate() {
             check_flow(&format!("flows[{i}]"), f, self.duration)?;
+        }
+        for (i, u) in self.udp.iter().enumerate() {
+            check_udp(&format!("udp[{i}]"), u, self.duration)?;
+        }
+        if let Some(b) = &self.background {
+            check_background("background", b, self.duration)?;
+        }
+        if let Some(p) = &self.record.pcap {
+            check_pcap("record.pcap", p)?;
         }
         if self.record.interval.ns() < 1_000_000 {
             return err("record.interval", format!("{} s is too fine; the smallest interval is 1ms", self.record.interval.ns() as f64 / 1e9));
@@ -417,6 +598,112 @@ fn check_flow(path: &str, f: &FlowSpec, run: Duration) -> Result<(), ScenarioErr
     }
     if t.rmem_max.0 < t.mss as u64 || t.rmem_default.0 < t.mss as u64 || t.wmem_max.0 < t.mss as u64 {
         return err(p("rmem_max"), "buffer limits must hold at least one segment");
+    }
+    Ok(())
+}
+
+fn check_udp(path: &str, u: &UdpSpec, run: Duration) -> Result<(), ScenarioError> {
+    check_period(path, u.start, u.stop, run)?;
+    check_packet_size(&format!("{path}.packet_size"), u.packet_size)
+}
+
+fn check_period(path: &str, start: Duration, stop: Option<Duration>, run: Duration) -> Result<(), ScenarioError> {
+    if start >= run {
+        return err(format!("{path}.start"), format!("{} s is not before the end of the run ({} s)", secs(start), secs(run)));
+    }
+    if let Some(stop) = stop {
+        if stop <= start {
+            return err(format!("{path}.stop"), format!("{} s must be after start ({} s)", secs(stop), secs(start)));
+        }
+    }
+    Ok(())
+}
+
+fn check_packet_size(path: &str, size: Bytes) -> Result<(), ScenarioError> {
+    if !(29..=65_535).contains(&size.0) {
+        return err(path, format!("{} bytes is outside 29..65535 (IPv4 and UDP headers take 28)", size.0));
+    }
+    Ok(())
+}
+
+fn check_background(path: &str, b: &BackgroundSpec, run: Duration) -> Result<(), ScenarioError> {
+    let p = |field: &str| format!("{path}.{field}");
+    if !(b.load > 0.0 && b.load <= 10.0) {
+        return err(p("load"), format!("{} is not a load; allowed: more than 0, at most 10 (a fraction of the bottleneck rate)", b.load));
+    }
+    check_period(path, b.start, b.stop, run)?;
+    for (i, (_, m)) in b.profile.iter().enumerate() {
+        if !(m.is_finite() && *m >= 0.0) {
+            return err(format!("{path}.profile[{i}]"), format!("multiplier {m} must be a finite number, 0 or more"));
+        }
+    }
+    if !b.profile.is_empty() && b.profile.iter().all(|(_, m)| *m == 0.0) {
+        return err(p("profile"), "every multiplier is 0: the background would send nothing");
+    }
+    for w in b.profile.windows(2) {
+        if w[1].0 < w[0].0 {
+            return err(p("profile"), format!("times must not decrease ({} s after {} s)", secs(w[1].0), secs(w[0].0)));
+        }
+    }
+    check_packet_size(&p("packet_size"), b.packet_size)?;
+    let size = &b.size;
+    if size.mean.0 == 0 {
+        return err(p("size.mean"), "a transfer needs at least one byte");
+    }
+    if !(size.shape > 1.0 && size.shape <= 100.0) {
+        return err(p("size.shape"), format!("{} is not a Pareto shape with a finite mean; allowed: more than 1, at most 100", size.shape));
+    }
+    if !(size.sigma > 0.0 && size.sigma <= 10.0) {
+        return err(p("size.sigma"), format!("{} is out of range; allowed: more than 0, at most 10", size.sigma));
+    }
+    match b.kind {
+        BackgroundKind::PoissonWeb => {
+            if b.transport == TransportSpec::Tcp {
+                // The TCP transfers are checked as flows would be.
+                let flow = FlowSpec {
+                    cc: b.cc.clone(),
+                    cc_params: b.cc_params.clone(),
+                    count: 1,
+                    direction: b.direction,
+                    start: Duration(0),
+                    stop: None,
+                    size: None,
+                    access_delay: Duration(0),
+                    tcp: b.tcp.clone(),
+                };
+                check_flow(path, &flow, run)?;
+                if b.rate.is_some() {
+                    return err(p("rate"), "only for UDP transfers (transport = \"udp\")");
+                }
+            }
+        }
+        BackgroundKind::OnOff => {
+            if b.transport == TransportSpec::Tcp && b.cc != d_background_cc() {
+                return err(p("cc"), "on-off sources send UDP; cc applies to poisson-web over TCP");
+            }
+            if b.rate.is_some() {
+                return err(p("rate"), "on-off sources derive their rate from load (sources x rate x on/(on+off) = load x capacity)");
+            }
+            if !(1..=10_000).contains(&b.sources) {
+                return err(p("sources"), format!("{} is outside 1..10000", b.sources));
+            }
+            if b.on.ns() == 0 {
+                return err(p("on"), "the mean on period must be longer than zero");
+            }
+            if b.off.ns() == 0 {
+                return err(p("off"), "the mean off period must be longer than zero");
+            }
+        }
+    }
+    Ok(())
+}
+
+fn check_pcap(path: &str, p: &PcapSpec) -> Result<(), ScenarioError> {
+    if p.path.trim().is_empty() {
+        return err(format!("{path}.path"), "needs a file name");
+    }
+    if !(80..=262_144).contains(&p.snaplen) {
+        return err(format!("{path}.snaplen"), format!("{} is outside 80..262144 bytes (80 keeps every IPv4 and TCP header)", p.snaplen));
     }
     Ok(())
 }

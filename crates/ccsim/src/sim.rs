@@ -9,6 +9,12 @@
 //! Each link and each access delay line has at most one pending event (its
 //! next due time), each sender and receiver one timer; packets wait in the
 //! component that holds them, never in the event queue.
+//!
+//! Traffic sources (crate::traffic: UDP CBR, background load) have one timer
+//! each. Their UDP datagrams enter the data link of their direction directly
+//! and are counted at a sink on delivery; their TCP transfers become flows
+//! appended after the scenario's own (which alone appear in the `flows` and
+//! `series` tables; the background's sum is in `sources`).
 
 use crate::cc;
 use crate::event::{Event, EventQueue, Timer, TimerCheck};
@@ -16,14 +22,25 @@ use crate::net::delay_line::DelayLine;
 use crate::net::link::{ChannelLoss, Link, LinkConfig};
 use crate::net::packet::{Kind, Packet};
 use crate::net::queue::Capacity;
+use crate::record::pcap::{FlowMeta, PcapSummary, PcapWriter};
 use crate::record::series::{FlowSeries, LinkSeries, RttSamples};
 use crate::record::table::{Column, Table};
 use crate::rng::{stream, Rng};
-use crate::scenario::{RtoStyleSpec, BufferSpec, Direction, LinkSpec, LossSpec, Scenario};
+use crate::scenario::{
+    BackgroundKind, BackgroundSpec, BufferSpec, Direction, FlowSpec, InterpolationSpec, LinkSpec, LossSpec, PcapLink, RtoStyleSpec,
+    Scenario, SizeDistSpec, TransportSpec,
+};
 use crate::tcp::rtt::RtoStyle;
 use crate::tcp::receiver::{AckAction, Receiver, ReceiverConfig};
 use crate::tcp::sender::{Sender, SenderConfig};
 use crate::time::{secs, Nanos};
+use crate::traffic::intensity::{Intensity, Interpolation};
+use crate::traffic::on_off::OnOff;
+use crate::traffic::poisson_web::{PoissonWeb, WebTransport};
+use crate::traffic::series::{summary_table, SourceSeries};
+use crate::traffic::sizes::SizeDist;
+use crate::traffic::udp::UdpCbr;
+use crate::traffic::{Source, SourceCounters, Transfer};
 use crate::units::QueueSize;
 
 pub const DOWNLINK: usize = 0;
@@ -53,6 +70,10 @@ struct Flow {
     /// (time, delivered bytes, bytes sent) at the end of the active period.
     active_end: Option<(Nanos, u64, u64)>,
     stop: Option<Nanos>,
+    /// The traffic source this flow is a transfer of (background TCP).
+    source: Option<u32>,
+    /// What a packet capture needs to know of the flow.
+    pcap_meta: FlowMeta,
 }
 
 impl Flow {
@@ -74,6 +95,11 @@ pub struct Results {
     pub rtt: Table,
     pub links: Table,
     pub link_series: Table,
+    /// One row per traffic source (UDP, background) and its sampled series.
+    pub sources: Table,
+    pub source_series: Table,
+    /// The packet capture, when `record.pcap` asked for one.
+    pub pcap: Option<PcapSummary>,
     /// Events processed (a cost measure) and the simulated duration.
     pub events: u64,
     pub duration: Nanos,
@@ -92,6 +118,19 @@ pub struct World {
     rtt: Option<RttSamples>,
     packets: Vec<Packet>,
     delivered: Vec<Packet>,
+    /// The scenario's own flows are flows[..main_flows]; background transfers follow.
+    main_flows: usize,
+    sources: Vec<Source>,
+    source_counters: Vec<SourceCounters>,
+    source_timers: Vec<Timer>,
+    /// Per source: TCP transfers under way.
+    source_active: Vec<u64>,
+    source_series: SourceSeries,
+    /// The flow template of background TCP transfers and its source index.
+    background_flow: Option<(u32, FlowSpec)>,
+    spawn: Vec<Transfer>,
+    pcap: Option<PcapWriter>,
+    pcap_links: [bool; 2],
 }
 
 /// The base RTT used to size BDP queues: both links' delays plus the
@@ -125,6 +164,165 @@ fn link_config(spec: &LinkSpec, rtt: Nanos) -> LinkConfig {
     }
 }
 
+/// Builds flow `id` (sender and receiver) from its scenario entry.
+fn make_flow(id: u32, group: usize, spec: &FlowSpec, source: Option<u32>) -> Flow {
+    let t = &spec.tcp;
+    let algorithm = cc::build(&spec.cc, &spec.cc_params).expect("validated algorithm");
+    use crate::cc::CongestionControl;
+    let sender_cfg = SenderConfig {
+        mss: t.mss,
+        init_cwnd: t.init_cwnd,
+        sack: t.sack,
+        timestamps: t.timestamps,
+        prr: t.prr,
+        pacing: t.pacing,
+        ecn: t.ecn || algorithm.needs_ecn(),
+        rto_style: match t.rto_style {
+            RtoStyleSpec::Linux => RtoStyle::Linux,
+            RtoStyleSpec::Rfc6298 => RtoStyle::Rfc6298,
+        },
+        initial_rto: t.initial_rto.ns(),
+        min_rto: t.min_rto.ns(),
+        max_rto: t.max_rto.ns(),
+        snd_buf: match t.snd_buf {
+            BufferSpec::Fixed(b) => Some(b.0),
+            BufferSpec::Auto(_) => None,
+        },
+        wmem_max: t.wmem_max.0,
+        start: spec.start.ns(),
+        stop: spec.stop.map(|d| d.ns()),
+        size: spec.size.map(|b| b.0),
+    };
+    let (rcv_buf, autotune) = match t.rcv_buf {
+        BufferSpec::Fixed(b) => (b.0, false),
+        BufferSpec::Auto(_) => (t.rmem_default.0, true),
+    };
+    let receiver_cfg = ReceiverConfig {
+        mss: t.mss,
+        sack: t.sack,
+        timestamps: t.timestamps,
+        delayed_ack: t.delayed_ack,
+        delack_segments: t.delack_segments,
+        delack_timeout: t.delack_timeout.ns(),
+        rcv_buf,
+        rcv_buf_max: t.rmem_max.0.max(rcv_buf),
+        autotune,
+    };
+    let pcap_meta = FlowMeta {
+        mss: t.mss,
+        timestamps: t.timestamps,
+        sack: t.sack,
+        ecn: sender_cfg.ecn,
+        size: spec.size.map(|b| b.0),
+        rcv_buf_max: receiver_cfg.rcv_buf_max,
+    };
+    Flow {
+        group,
+        direction: spec.direction,
+        access_delay: spec.access_delay.ns(),
+        sender: Sender::new(id, sender_cfg, algorithm),
+        receiver: Receiver::new(id, receiver_cfg),
+        sender_timer: Timer::default(),
+        delack_timer: Timer::default(),
+        line_out: DelayLine::new(),
+        line_in: DelayLine::new(),
+        line_out_timer: Timer::default(),
+        line_in_timer: Timer::default(),
+        size: spec.size.map(|b| b.0),
+        start: spec.start.ns(),
+        completed_at: None,
+        active_end: None,
+        stop: spec.stop.map(|d| d.ns()),
+        source,
+        pcap_meta,
+    }
+}
+
+/// The traffic sources of a scenario: its [[udp]] entries, then its
+/// [background], with the background's TCP flow template if it has one.
+fn make_sources(s: &Scenario, links: &[Link; 2]) -> (Vec<Source>, Option<(u32, FlowSpec)>) {
+    let end = s.duration.ns();
+    let mut sources = Vec::new();
+    for u in &s.udp {
+        let id = sources.len() as u32;
+        let stop = u.stop.map_or(end, |d| d.ns().min(end));
+        sources.push(Source::Udp(UdpCbr::new(id, u.direction, u.rate.bps(), u.packet_size.0 as u32, u.start.ns(), stop)));
+    }
+    let mut template = None;
+    if let Some(b) = &s.background {
+        let id = sources.len() as u32;
+        let link = match b.direction {
+            Direction::Down => DOWNLINK,
+            Direction::Up => UPLINK,
+        };
+        let capacity_bps = links[link].config().rate_bps;
+        let period = (b.start.ns(), b.stop.map_or(end, |d| d.ns().min(end)));
+        let intensity = Intensity::new(
+            b.profile.iter().map(|(t, m)| (t.ns(), *m)).collect(),
+            match b.interpolation {
+                InterpolationSpec::Step => Interpolation::Step,
+                InterpolationSpec::Linear => Interpolation::Linear,
+            },
+        );
+        let rng = |k: u64| Rng::for_component(s.seed, stream::TRAFFIC_BASE + 16 * id as u64 + k);
+        let wire_bytes = b.packet_size.0 as u32;
+        let source = match b.kind {
+            BackgroundKind::PoissonWeb => {
+                let transport = match b.transport {
+                    TransportSpec::Tcp => {
+                        template = Some((id, background_flow_spec(b)));
+                        WebTransport::Tcp
+                    }
+                    TransportSpec::Udp => {
+                        let rate_bps = b.rate.map_or(capacity_bps / 10, |r| r.bps());
+                        WebTransport::Udp { rate_bps, wire_bytes }
+                    }
+                };
+                Source::Web(PoissonWeb::new(id, b.direction, b.load, capacity_bps, size_dist(b), transport, intensity, period, (rng(0), rng(1))))
+            }
+            BackgroundKind::OnOff => Source::OnOff(OnOff::new(
+                id,
+                b.direction,
+                b.load,
+                capacity_bps,
+                b.sources,
+                (b.on.ns(), b.off.ns()),
+                wire_bytes,
+                intensity,
+                period,
+                rng(0),
+            )),
+        };
+        sources.push(source);
+    }
+    (sources, template)
+}
+
+fn size_dist(b: &BackgroundSpec) -> SizeDist {
+    let mean = b.size.mean.0 as f64;
+    match b.size.dist {
+        SizeDistSpec::Pareto => SizeDist::Pareto { mean, alpha: b.size.shape },
+        SizeDistSpec::Lognormal => SizeDist::Lognormal { mean, sigma: b.size.sigma },
+        SizeDistSpec::Exponential => SizeDist::Exponential { mean },
+        SizeDistSpec::Fixed => SizeDist::Fixed { bytes: mean },
+    }
+}
+
+/// The flow entry every background TCP transfer is built from (start and size set per transfer).
+fn background_flow_spec(b: &BackgroundSpec) -> FlowSpec {
+    FlowSpec {
+        cc: b.cc.clone(),
+        cc_params: b.cc_params.clone(),
+        count: 1,
+        direction: b.direction,
+        start: Default::default(),
+        stop: None,
+        size: None,
+        access_delay: Default::default(),
+        tcp: b.tcp.clone(),
+    }
+}
+
 impl World {
     /// Builds the world of a validated scenario.
     pub fn new(s: &Scenario) -> World {
@@ -136,70 +334,20 @@ impl World {
         let mut flows = Vec::new();
         for (group, spec) in s.flows.iter().enumerate() {
             for _ in 0..spec.count {
-                let id = flows.len() as u32;
-                let t = &spec.tcp;
-                let algorithm = cc::build(&spec.cc, &spec.cc_params).expect("validated algorithm");
-                use crate::cc::CongestionControl;
-                let sender_cfg = SenderConfig {
-                    mss: t.mss,
-                    init_cwnd: t.init_cwnd,
-                    sack: t.sack,
-                    timestamps: t.timestamps,
-                    prr: t.prr,
-                    pacing: t.pacing,
-                    ecn: t.ecn || algorithm.needs_ecn(),
-                    rto_style: match t.rto_style {
-                        RtoStyleSpec::Linux => RtoStyle::Linux,
-                        RtoStyleSpec::Rfc6298 => RtoStyle::Rfc6298,
-                    },
-                    initial_rto: t.initial_rto.ns(),
-                    min_rto: t.min_rto.ns(),
-                    max_rto: t.max_rto.ns(),
-                    snd_buf: match t.snd_buf {
-                        BufferSpec::Fixed(b) => Some(b.0),
-                        BufferSpec::Auto(_) => None,
-                    },
-                    wmem_max: t.wmem_max.0,
-                    start: spec.start.ns(),
-                    stop: spec.stop.map(|d| d.ns()),
-                    size: spec.size.map(|b| b.0),
-                };
-                let (rcv_buf, autotune) = match t.rcv_buf {
-                    BufferSpec::Fixed(b) => (b.0, false),
-                    BufferSpec::Auto(_) => (t.rmem_default.0, true),
-                };
-                let receiver_cfg = ReceiverConfig {
-                    mss: t.mss,
-                    sack: t.sack,
-                    timestamps: t.timestamps,
-                    delayed_ack: t.delayed_ack,
-                    delack_segments: t.delack_segments,
-                    delack_timeout: t.delack_timeout.ns(),
-                    rcv_buf,
-                    rcv_buf_max: t.rmem_max.0.max(rcv_buf),
-                    autotune,
-                };
-                flows.push(Flow {
-                    group,
-                    direction: spec.direction,
-                    access_delay: spec.access_delay.ns(),
-                    sender: Sender::new(id, sender_cfg, algorithm),
-                    receiver: Receiver::new(id, receiver_cfg),
-                    sender_timer: Timer::default(),
-                    delack_timer: Timer::default(),
-                    line_out: DelayLine::new(),
-                    line_in: DelayLine::new(),
-                    line_out_timer: Timer::default(),
-                    line_in_timer: Timer::default(),
-                    size: spec.size.map(|b| b.0),
-                    start: spec.start.ns(),
-                    completed_at: None,
-                    active_end: None,
-                    stop: spec.stop.map(|d| d.ns()),
-                });
+                flows.push(make_flow(flows.len() as u32, group, spec, None));
             }
         }
         let series = FlowSeries::new(flows.iter().map(|f| f.sender.algorithm().info().state));
+        let (sources, background_flow) = make_sources(s, &links);
+        let n_sources = sources.len();
+        let pcap = s.record.pcap.as_ref().map(|p| PcapWriter::create(&p.path, p.snaplen));
+        let pcap_links = match s.record.pcap.as_ref().map(|p| p.link) {
+            None => [false, false],
+            Some(PcapLink::Downlink) => [true, false],
+            Some(PcapLink::Uplink) => [false, true],
+            Some(PcapLink::Both) => [true, true],
+        };
+        let main_flows = flows.len();
         let mut w = World {
             now: 0,
             end: s.duration.ns(),
@@ -213,9 +361,25 @@ impl World {
             rtt: s.record.rtt_samples.then(RttSamples::default),
             packets: Vec::new(),
             delivered: Vec::new(),
+            main_flows,
+            sources,
+            source_counters: vec![SourceCounters::default(); n_sources],
+            source_timers: vec![Timer::default(); n_sources],
+            source_active: vec![0; n_sources],
+            source_series: SourceSeries::default(),
+            background_flow,
+            spawn: Vec::new(),
+            pcap,
+            pcap_links,
         };
         for i in 0..w.flows.len() {
+            if let Some(pcap) = w.pcap.as_mut() {
+                pcap.register_flow(i as u32, w.flows[i].pcap_meta);
+            }
             w.arm_sender(i);
+        }
+        for k in 0..w.sources.len() {
+            w.arm_source(k);
         }
         w.events.schedule(0, Event::Sample);
         w
@@ -233,7 +397,7 @@ impl World {
                 Event::Access { line, generation } => self.on_access_event(line as usize, generation),
                 Event::Sender { flow, generation } => self.on_sender_event(flow as usize, generation),
                 Event::Receiver { flow, generation } => self.on_delack_event(flow as usize, generation),
-                Event::Source { .. } => {}
+                Event::Source { source, generation } => self.on_source_event(source as usize, generation),
                 Event::Sample => self.on_sample(),
             }
         }
@@ -251,6 +415,79 @@ impl World {
             let armed = self.link_timers[l].arm(t);
             Self::schedule_check(&mut self.events, armed, |g| Event::Link { link: l as u32, generation: g });
         }
+    }
+
+    /// A packet enters link `l` (the one place packets are offered to links,
+    /// so the optional capture sees them all). False: the queue dropped it.
+    #[inline]
+    fn offer(&mut self, l: usize, p: Packet) -> bool {
+        if self.pcap_links[l] {
+            if let Some(pcap) = self.pcap.as_mut() {
+                pcap.capture(self.now, &p);
+            }
+        }
+        self.links[l].enqueue(self.now, p)
+    }
+
+    fn arm_source(&mut self, k: usize) {
+        match self.sources[k].next_wakeup() {
+            Some(t) => {
+                let armed = self.source_timers[k].arm(t.max(self.now));
+                Self::schedule_check(&mut self.events, armed, |g| Event::Source { source: k as u32, generation: g });
+            }
+            None => self.source_timers[k].cancel(),
+        }
+    }
+
+    fn on_source_event(&mut self, k: usize, generation: u32) {
+        match self.source_timers[k].on_event(self.now, generation) {
+            TimerCheck::Stale => return,
+            TimerCheck::Reschedule(at, g) => {
+                self.events.schedule(at, Event::Source { source: k as u32, generation: g });
+                return;
+            }
+            TimerCheck::Fire => {}
+        }
+        let mut out = std::mem::take(&mut self.packets);
+        let mut spawn = std::mem::take(&mut self.spawn);
+        self.sources[k].advance(self.now, &mut self.source_counters[k], &mut out, &mut spawn);
+        if !out.is_empty() {
+            let l = match self.sources[k].direction() {
+                Direction::Down => DOWNLINK,
+                Direction::Up => UPLINK,
+            };
+            for p in out.drain(..) {
+                let c = &mut self.source_counters[k];
+                c.packets_sent += 1;
+                c.wire_bytes_sent += p.wire_bytes as u64;
+                c.bytes_sent += p.payload as u64;
+                if !self.offer(l, p) {
+                    self.source_counters[k].queue_drops += 1;
+                }
+            }
+            self.arm_link(l);
+        }
+        for t in spawn.drain(..) {
+            self.start_transfer(k, t);
+        }
+        self.packets = out;
+        self.spawn = spawn;
+        self.arm_source(k);
+    }
+
+    /// Starts a background TCP transfer of source `k` now.
+    fn start_transfer(&mut self, k: usize, t: Transfer) {
+        let Some((source, spec)) = self.background_flow.as_mut() else { return };
+        spec.start = crate::units::Duration(self.now);
+        spec.size = Some(crate::units::Bytes(t.size_bytes));
+        let id = self.flows.len() as u32;
+        let flow = make_flow(id, *source as usize, spec, Some(k as u32));
+        if let Some(pcap) = self.pcap.as_mut() {
+            pcap.register_flow(id, flow.pcap_meta);
+        }
+        self.flows.push(flow);
+        self.source_active[k] += 1;
+        self.arm_sender(id as usize);
     }
 
     fn arm_sender(&mut self, i: usize) {
@@ -295,7 +532,11 @@ impl World {
                     self.on_ack_at_sender(i, p);
                 }
             }
-            Kind::Udp => {}
+            Kind::Udp => {
+                let c = &mut self.source_counters[p.flow as usize];
+                c.packets_delivered += 1;
+                c.bytes_delivered += p.payload as u64;
+            }
         }
     }
 
@@ -329,7 +570,7 @@ impl World {
                 self.on_ack_at_sender(i, p);
             } else {
                 let l = self.flows[i].data_link();
-                self.links[l].enqueue(self.now, p);
+                self.offer(l, p);
                 self.arm_link(l);
             }
         }
@@ -382,7 +623,7 @@ impl World {
         } else {
             let l = f.data_link();
             for p in out.drain(..) {
-                self.links[l].enqueue(self.now, p);
+                self.offer(l, p);
             }
             self.arm_link(l);
         }
@@ -391,10 +632,18 @@ impl World {
     fn on_data_at_receiver(&mut self, i: usize, p: Packet) {
         let now = self.now;
         let f = &mut self.flows[i];
+        let delivered_before = f.receiver.delivered_bytes;
         let action = f.receiver.on_data(now, &p);
+        if let Some(k) = f.source {
+            self.source_counters[k as usize].bytes_delivered += f.receiver.delivered_bytes - delivered_before;
+        }
         if f.completed_at.is_none() && f.size.is_some_and(|s| f.receiver.delivered_bytes >= s) {
             f.completed_at = Some(now);
             f.active_end = Some((now, f.receiver.delivered_bytes, f.sender.stats.bytes_sent));
+            if let Some(k) = f.source {
+                self.source_counters[k as usize].transfers_completed += 1;
+                self.source_active[k as usize] -= 1;
+            }
         }
         match action {
             AckAction::None => {}
@@ -413,7 +662,7 @@ impl World {
 
     fn send_ack(&mut self, i: usize, ack: Packet) {
         let l = self.flows[i].ack_link();
-        self.links[l].enqueue(self.now, ack);
+        self.offer(l, ack);
         self.arm_link(l);
     }
 
@@ -432,7 +681,7 @@ impl World {
     }
 
     fn on_sample(&mut self) {
-        for f in &self.flows {
+        for f in &self.flows[..self.main_flows] {
             let active = self.now >= f.start && f.active_end.is_none();
             if active {
                 self.series.push(self.now, &f.sender, f.receiver.delivered_bytes, f.receiver.rcv_buf());
@@ -441,6 +690,9 @@ impl World {
         for (l, link) in self.links.iter().enumerate() {
             self.link_series.push(self.now, LINK_NAMES[l], link);
         }
+        if !self.sources.is_empty() {
+            self.source_series.push(self.now, &self.sources, &self.source_counters, &self.source_active);
+        }
         let next = self.now + self.sample_interval;
         if next <= self.end {
             self.events.schedule(next, Event::Sample);
@@ -448,8 +700,27 @@ impl World {
     }
 
     /// The results of a finished run.
-    pub fn results(self, s: &Scenario) -> Results {
+    pub fn results(mut self, s: &Scenario) -> Results {
         let end = self.end;
+        // Background TCP transfers: their bytes sent add to their source's row.
+        for f in &self.flows[self.main_flows..] {
+            if let Some(k) = f.source {
+                self.source_counters[k as usize].bytes_sent += f.sender.stats.bytes_sent;
+                self.source_counters[k as usize].packets_sent += f.sender.stats.segments_sent;
+            }
+        }
+        let transport: Vec<&str> = self
+            .sources
+            .iter()
+            .enumerate()
+            .map(|(k, src)| match src {
+                Source::Web(_) if self.background_flow.as_ref().is_some_and(|(id, _)| *id as usize == k) => "tcp",
+                _ => "udp",
+            })
+            .collect();
+        let sources = summary_table(&self.sources, &self.source_counters, &transport, end);
+        let pcap = self.pcap.take().map(PcapWriter::finish);
+        self.flows.truncate(self.main_flows);
         let mut flows = Table::new();
         let n = self.flows.len();
         let mut cols: Vec<(&str, Vec<f64>)> = Vec::new();
@@ -505,6 +776,9 @@ impl World {
             rtt: self.rtt.unwrap_or_default().into_table(),
             links,
             link_series: self.link_series.into_table(),
+            sources,
+            source_series: self.source_series.into_table(),
+            pcap,
             events: self.events.processed(),
             duration: end,
         }
