@@ -294,12 +294,14 @@ impl Default for RecordSpec {
     }
 }
 
-/// `record.pcap`: a packet capture of one link or both.
+/// `record.pcap`: a packet capture of one link's traffic or both links'.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PcapSpec {
-    /// Which link's packets: "downlink", "uplink" or "both" (default: both,
-    /// so Wireshark sees data and ACKs of every flow).
+    /// Which link's traffic: "downlink", "uplink" or "both" (default). The
+    /// capture point is the sending side: the data of the flows using that
+    /// link as their senders emit it, their ACKs as they reach the senders
+    /// (tcpdump on the senders' host), and the UDP datagrams sent over it.
     #[serde(default)]
     pub link: PcapLink,
     /// File to write (created or truncated).

@@ -417,16 +417,17 @@ impl World {
         }
     }
 
-    /// A packet enters link `l` (the one place packets are offered to links,
-    /// so the optional capture sees them all). False: the queue dropped it.
+    /// Records `p` in the packet capture if it is on for link `l`. The capture
+    /// point is the sending side: TCP data as its sender emits it and ACKs as
+    /// they reach the sender (what tcpdump on the sender's host records),
+    /// UDP datagrams as their source emits them.
     #[inline]
-    fn offer(&mut self, l: usize, p: Packet) -> bool {
+    fn capture(&mut self, l: usize, p: &Packet) {
         if self.pcap_links[l] {
             if let Some(pcap) = self.pcap.as_mut() {
-                pcap.capture(self.now, &p);
+                pcap.capture(self.now, p);
             }
         }
-        self.links[l].enqueue(self.now, p)
     }
 
     fn arm_source(&mut self, k: usize) {
@@ -461,7 +462,8 @@ impl World {
                 c.packets_sent += 1;
                 c.wire_bytes_sent += p.wire_bytes as u64;
                 c.bytes_sent += p.payload as u64;
-                if !self.offer(l, p) {
+                self.capture(l, &p);
+                if !self.links[l].enqueue(self.now, p) {
                     self.source_counters[k].queue_drops += 1;
                 }
             }
@@ -570,7 +572,7 @@ impl World {
                 self.on_ack_at_sender(i, p);
             } else {
                 let l = self.flows[i].data_link();
-                self.offer(l, p);
+                self.links[l].enqueue(self.now, p);
                 self.arm_link(l);
             }
         }
@@ -598,6 +600,9 @@ impl World {
     }
 
     fn on_ack_at_sender(&mut self, i: usize, p: Packet) {
+        if self.pcap.is_some() {
+            self.capture(self.flows[i].data_link(), &p);
+        }
         let mut out = std::mem::take(&mut self.packets);
         let f = &mut self.flows[i];
         f.sender.on_ack(self.now, &p, &mut out);
@@ -614,6 +619,12 @@ impl World {
         if out.is_empty() {
             return;
         }
+        if self.pcap.is_some() {
+            let l = self.flows[i].data_link();
+            for p in out.iter() {
+                self.capture(l, p);
+            }
+        }
         let f = &mut self.flows[i];
         if f.access_delay > 0 {
             for p in out.drain(..) {
@@ -623,7 +634,7 @@ impl World {
         } else {
             let l = f.data_link();
             for p in out.drain(..) {
-                self.offer(l, p);
+                self.links[l].enqueue(self.now, p);
             }
             self.arm_link(l);
         }
@@ -662,7 +673,7 @@ impl World {
 
     fn send_ack(&mut self, i: usize, ack: Packet) {
         let l = self.flows[i].ack_link();
-        self.offer(l, ack);
+        self.links[l].enqueue(self.now, ack);
         self.arm_link(l);
     }
 
