@@ -45,8 +45,10 @@ class Condition:
 
 def access_delays_ms(seed: int, n: int) -> list[float]:
     """Per-flow access delays (0-2 ms, in 0.1 ms steps) drawn from the run's seed:
-    a path without random loss is otherwise deterministic, and the studies'
-    repetitions differ in such details. Deterministic for a given seed."""
+    a path without random loss is otherwise deterministic (every repetition
+    identical, so any difference between algorithms, however small, would look
+    significant), and the studies' repetitions differ in such details.
+    Deterministic for a given seed."""
     return [round(float(x), 1) for x in np.random.default_rng([seed, 7]).uniform(0.0, 2.0, n)]
 
 
@@ -65,7 +67,7 @@ def _lossy(cc: str, quick: bool, seed: int) -> dict:
         "duration": "6s" if quick else "20s",
         "downlink": {"rate": "10Mbit", "delay": "20ms", "queue": {"size": "1bdp"},
                      "loss": {"model": "bernoulli", "p": 0.01}},
-        "flows": [{"cc": cc}],
+        "flows": [{"cc": cc, "access_delay": f"{access_delays_ms(seed, 1)[0]}ms"}],
     }
 
 
@@ -74,15 +76,15 @@ def _long_rtt(cc: str, quick: bool, seed: int) -> dict:
         "name": "long_rtt",
         "duration": "10s" if quick else "30s",
         "downlink": {"rate": "10Mbit", "delay": "300ms", "queue": {"size": "1bdp"}},
-        "flows": [{"cc": cc}],
+        "flows": [{"cc": cc, "access_delay": f"{access_delays_ms(seed, 1)[0]}ms"}],
     }
 
 
 CONDITIONS = [
+    # every condition adds 0-2 ms of access delay per flow, drawn from the seed
     Condition("clean", "Clean 10 Mbit/s path, 40 ms RTT, two flows",
           "10 Mbit/s bottleneck, 20 ms one-way delay each way, drop-tail queue of one BDP, "
-          "two flows of the same algorithm sharing it (access delays 0-2 ms drawn per seed), "
-          "no random loss", _clean),
+          "two flows of the same algorithm sharing it, no random loss", _clean),
     Condition("lossy", "Lossy wireless-like path, 1% random loss",
           "10 Mbit/s, 40 ms RTT, one BDP of buffer, 1% Bernoulli loss on the data direction "
           "(losses that are not congestion), one flow", _lossy),

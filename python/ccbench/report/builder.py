@@ -140,7 +140,8 @@ def scenario_section(out: Path, sc: dict, runs: pd.DataFrame) -> tuple[str, str]
                      "goodput over time"))
     text = recommendation_text(sc["title"], table, pick, tied, n)
     section = (f'<h2 id="{sc["key"]}">{html.escape(sc["title"])}</h2>'
-               f'<p class="note">{html.escape(sc["description"])}; {n} repetitions with distinct seeds.</p>'
+               f'<p class="note">{html.escape(sc["description"])}; {n} repetitions with distinct seeds '
+               f'(each also draws 0-2 ms of access delay per flow).</p>'
                f'<div class="pick">{text}</div>'
                f'{metrics_table(table, several)}'
                f'<div class="figs">{"".join(figs)}</div>')
