@@ -46,7 +46,8 @@ def test_same_scenario_and_seed_give_byte_identical_files(tmp_path, small_scenar
     names = sorted(p.name for p in dirs[0].iterdir())
     assert names == sorted(p.name for p in dirs[1].iterdir())
     assert {"meta.json", "flows.parquet", "flows.csv", "series.parquet", "series.csv", "rtt.parquet",
-            "links.parquet", "links.csv", "link_series.parquet"} == set(names)
+            "links.parquet", "links.csv", "link_series.parquet", "sources.parquet", "sources.csv",
+            "source_series.parquet"} == set(names)
     for n in names:
         assert (dirs[0] / n).read_bytes() == (dirs[1] / n).read_bytes(), n
     other = results.save(ccbench.run(small_scenario, seed=10), tmp_path / "other")
@@ -76,3 +77,12 @@ def test_scenario_from_toml_text_and_file(tmp_path):
     assert len(a.flows) == 2
     assert a.flows.equals(b.flows)
     assert math.isfinite(a.flows["goodput_bps"].iloc[0])
+
+
+def test_cross_traffic_sources_are_kept(tmp_path, small_scenario):
+    small_scenario["udp"] = [{"rate": "1Mbit", "start": "1s", "stop": "2s"}]
+    r = ccbench.run(small_scenario)
+    assert len(r.sources) == 1 and r.sources["bytes_delivered"].iloc[0] > 0
+    back = results.load(results.save(r, tmp_path / "run"))
+    assert back.sources.equals(r.sources)
+    assert len(back.source_series) == len(r.source_series) > 0

@@ -84,14 +84,18 @@ class Result:
     """One run. Tables: `flows` (per-flow summary with metrics), `series`
     (sampled kernel-style variables plus interval goodput/throughput), `rtt`
     (per-ACK samples), `links` (counters, capacity, utilization),
-    `link_series`. `meta`: schema_version, seed, scenario, ccbench_version,
-    events, duration_s (and wall_seconds for a fresh run)."""
+    `link_series`, `sources` and `source_series` (UDP and background traffic).
+    `meta`: schema_version, seed, scenario, ccbench_version, events,
+    duration_s, pcap (path and packets, when one was asked for), and
+    wall_seconds for a fresh run."""
 
     flows: pd.DataFrame
     series: pd.DataFrame
     rtt: pd.DataFrame
     links: pd.DataFrame
     link_series: pd.DataFrame
+    sources: pd.DataFrame = field(default_factory=pd.DataFrame)
+    source_series: pd.DataFrame = field(default_factory=pd.DataFrame)
     meta: dict = field(default_factory=dict)
 
     @classmethod
@@ -106,12 +110,16 @@ class Result:
             "duration_s": float(raw["duration_s"]),
             "wall_seconds": float(raw["wall_seconds"]),
         }
+        if raw.get("pcap"):
+            meta["pcap"] = dict(raw["pcap"])
         return cls(
             flows=flows,
             series=series_with_rates(_frame(raw["series"])),
             rtt=_frame(raw["rtt"]),
             links=link_summary(_frame(raw["links"]), flows, scenario),
             link_series=_frame(raw["link_series"]),
+            sources=_frame(raw.get("sources", {})),
+            source_series=_frame(raw.get("source_series", {})),
             meta=meta,
         )
 

@@ -2,12 +2,13 @@
 reports are built only from saved results).
 
 Layout of a run directory:
-    meta.json            schema_version, ccbench_version, seed, scenario (normalized), events, duration_s
+    meta.json            schema_version, ccbench_version, seed, scenario (normalized), events, duration_s, pcap
     flows.parquet/.csv   per-flow summary with metrics
     series.parquet/.csv  sampled time series
     rtt.parquet          per-ACK RTT samples
     links.parquet/.csv   per-link counters, capacity, utilization
     link_series.parquet  sampled link state
+    sources.parquet/.csv, source_series.parquet   UDP and background traffic (empty without)
 
 Every file is written to a temporary name in the same directory and renamed
 into place, so a crash never leaves a half-written file. The writer options are
@@ -29,8 +30,8 @@ import pyarrow.parquet as pq
 
 from ccbench.result import SCHEMA_VERSION, Result
 
-TABLES = ("flows", "series", "rtt", "links", "link_series")
-CSV_TABLES = ("flows", "series", "links")
+TABLES = ("flows", "series", "rtt", "links", "link_series", "sources", "source_series")
+CSV_TABLES = ("flows", "series", "links", "sources")
 #: meta keys that vary from run to run and therefore stay out of the files.
 VOLATILE_META = ("wall_seconds",)
 

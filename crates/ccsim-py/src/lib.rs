@@ -55,6 +55,18 @@ fn run<'py>(py: Python<'py>, json: &str) -> PyResult<Bound<'py, PyDict>> {
     d.set_item("rtt", table(py, r.rtt)?)?;
     d.set_item("links", table(py, r.links)?)?;
     d.set_item("link_series", table(py, r.link_series)?)?;
+    d.set_item("sources", table(py, r.sources)?)?;
+    d.set_item("source_series", table(py, r.source_series)?)?;
+    match r.pcap {
+        Some(p) => {
+            let pd = PyDict::new(py);
+            pd.set_item("path", p.path)?;
+            pd.set_item("packets", p.packets)?;
+            pd.set_item("error", p.error)?;
+            d.set_item("pcap", pd)?;
+        }
+        None => d.set_item("pcap", py.None())?,
+    }
     d.set_item("events", r.events)?;
     d.set_item("duration_s", r.duration as f64 / 1e9)?;
     d.set_item("wall_seconds", wall)?;
