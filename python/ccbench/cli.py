@@ -1,4 +1,4 @@
-"""The `ccbench` command line: run, compare, algorithms, validate.
+"""The `ccbench` command line: run, compare, algorithms, profiles, validate.
 
 A bad scenario file prints one message (field path, bad value, what is
 allowed) and exits with code 2 before anything runs or any file is written.
@@ -156,6 +156,29 @@ def algorithms_cmd():
     for a in _ccsim.algorithms():
         params = "\n".join(f"{p['name']} = {p['default']:g} ({p['min']:g}..{p['max']:g}): {p['doc']}" for p in a["params"])
         t.add_row(a["name"], a["reference"], a["summary"], params or "–")
+    console.print(t)
+
+
+@app.command("profiles")
+def profiles_cmd():
+    """Named network profiles (profile = "NAME" in a scenario): parameters, options and sources."""
+    from rich.markup import escape
+    from ccbench import profiles
+    t = Table(show_lines=True)
+    t.add_column("name", style="bold", no_wrap=True)
+    t.add_column("description")
+    t.add_column("parameters")
+    t.add_column("options")
+    t.add_column("sources")
+    for p in profiles.list_profiles():
+        params = "\n".join(escape(f"{k} = {v}") for k, v in p["parameters"].items())
+        if p["pending"]:
+            params += "\n[dim]pending (link schema not yet merged):[/dim]\n" + "\n".join(
+                f"[dim]{escape(f'{k} = {v}')}[/dim]" for k, v in p["pending"].items())
+        opts = "\n".join(escape(f"{k} = {o['default']!r} ({', '.join(map(str, o['allowed']))}): {o['doc']}")
+                         for k, o in p["options"].items())
+        t.add_row(p["name"], escape(p["description"]), params, opts or "–",
+                  "\n".join(escape(f"• {s}") for s in p["sources"]))
     console.print(t)
 
 

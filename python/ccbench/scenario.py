@@ -83,7 +83,12 @@ def load(scenario: str | Path | Mapping[str, Any], seed: int | None = None) -> d
     """Reads, expands and validates a scenario; returns the normalized scenario
     (every default filled in) as a dict. Raises ScenarioFileError."""
     raw, source = read(scenario)
-    raw = expand_presets(raw)
+    try:
+        raw = expand_presets(raw)
+    except ValueError as e:  # ccbench.profiles.ProfileError: names the field
+        if hasattr(e, "path") and hasattr(e, "detail"):
+            raise ScenarioFileError(source, e.path, e.detail) from None
+        raise
     if seed is not None:
         raw["seed"] = int(seed)
     text = json.dumps(_jsonable(raw, "", source))

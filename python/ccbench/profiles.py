@@ -1,0 +1,287 @@
+"""Named network profiles: documented presets for the networks of the studies.
+
+A scenario says ``profile = "lte-edge"`` (or ``profile = { name = "lte-edge",
+load = "evening" }``, or ``profile = "trace:PATH"`` for any Mahimahi trace) and
+may override any field. `expand` turns the profile into ordinary scenario
+fields *before* the Rust core validates the scenario, so the core's schema
+(crates/ccsim/src/scenario.rs) stays the one definition of every field.
+
+Profiles are data: one TOML file each in ``presets/profiles/`` with
+
+- ``description`` and ``sources`` (where every number comes from: the studies
+  of SPEC.md, 3GPP specifications, the Mahimahi traces, or "ours" for
+  assumptions);
+- ``[scenario]``: a fragment of a scenario (``downlink``, ``uplink``, ...);
+- ``[flow_defaults]``: fields merged under every ``[[flows]]`` entry (and the
+  background's TCP transfers), such as tuned buffers;
+- ``[options.NAME]``: named knobs (``doc``, ``default``, and either
+  ``when_true`` for a switch or ``values`` + ``target`` + ``template`` for a
+  level such as the LTE cell load);
+- ``extends = "_base"``: start from a shared base file (names beginning with
+  ``_`` are bases, not profiles);
+- ``[pending]``: link fields waiting for the link schema on another branch;
+  listed, not applied.
+
+Merging is deep: tables merge key by key, and the scenario's own values win
+over the profile's (lists are replaced whole). A link's rate comes from one
+of ``rate``, ``trace`` or ``rate_process``: the scenario naming one of them
+drops the profile's others.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+import tomllib
+from pathlib import Path
+from typing import Any
+
+__all__ = ["ProfileError", "list_profiles", "expand", "profile_names", "PROFILE_DIR", "TRACE_DIR"]
+
+PRESETS = Path(__file__).parent / "presets"
+PROFILE_DIR = PRESETS / "profiles"
+TRACE_DIR = PRESETS / "traces"
+
+#: Keys of a link that each define its rate; at most one may be set.
+RATE_KEYS = ("rate", "trace", "rate_process")
+#: Top-level keys a profile file may have.
+PROFILE_KEYS = {"description", "sources", "scenario", "flow_defaults", "options", "extends", "pending"}
+
+
+class ProfileError(ValueError):
+    """A profile that cannot be used: `path` is the scenario field ('profile',
+    'profile.load', ...), `detail` says what is wrong and what is allowed."""
+
+    def __init__(self, path: str, detail: str):
+        self.path, self.detail = path, detail
+        super().__init__(f"{path}: {detail}")
+
+
+def deep_merge(base: dict, over: dict) -> dict:
+    """A new dict: `base` with `over` merged in; `over` wins, tables merge key by key."""
+    out = copy.deepcopy(base)
+    for key, value in over.items():
+        if isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = deep_merge(out[key], value)
+        else:
+            out[key] = copy.deepcopy(value)
+    return out
+
+
+def _edit_distance(a: str, b: str) -> int:
+    row = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        prev, row[0] = row[0], i
+        for j, cb in enumerate(b, 1):
+            cur = row[j]
+            row[j] = min(prev + (ca != cb), row[j - 1] + 1, cur + 1)
+            prev = cur
+    return row[len(b)]
+
+
+def _suggest(name: str, known: list[str]) -> str:
+    scored = sorted((_edit_distance(name.lower(), k), k) for k in known)
+    scored = [(d, k) for d, k in scored if d <= max(2, len(k) // 3) or k.startswith(name.lower())]
+    return f"; did you mean '{scored[0][1]}'?" if scored else ""
+
+
+def _read_file(name: str) -> dict:
+    path = PROFILE_DIR / f"{name}.toml"
+    with open(path, "rb") as f:
+        data = tomllib.load(f)
+    unknown = set(data) - PROFILE_KEYS
+    if unknown:
+        raise ProfileError("profile", f"profile file {path.name} has unknown keys {sorted(unknown)}")
+    return data
+
+
+def _resolve(name: str, seen: tuple[str, ...] = ()) -> dict:
+    """A profile's data with its `extends` chain applied (sources accumulate)."""
+    if name in seen:
+        raise ProfileError("profile", f"profile '{name}' extends itself ({' -> '.join(seen + (name,))})")
+    data = _read_file(name)
+    base_name = data.pop("extends", None)
+    if base_name is None:
+        return data
+    base = _resolve(base_name, seen + (name,))
+    sources = list(base.get("sources", [])) + list(data.get("sources", []))
+    merged = deep_merge(base, data)
+    merged["sources"] = sources
+    return merged
+
+
+def profile_names() -> list[str]:
+    """Every shipped profile (bases excluded), sorted."""
+    return sorted(p.stem for p in PROFILE_DIR.glob("*.toml") if not p.stem.startswith("_"))
+
+
+def _flatten(d: dict, prefix: str = "") -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for k, v in d.items():
+        key = f"{prefix}.{k}" if prefix else k
+        if isinstance(v, dict) and v:
+            out.update(_flatten(v, key))
+        else:
+            out[key] = v
+    return out
+
+
+def list_profiles() -> list[dict]:
+    """Every profile: name, description, parameters (flattened field -> value),
+    options (name -> doc, default, allowed values), pending (fields waiting for
+    the link schema) and sources."""
+    out = []
+    for name in profile_names():
+        p = _resolve(name)
+        params = _flatten(p.get("scenario", {}))
+        params.update({f"flows.{k}": v for k, v in _flatten(p.get("flow_defaults", {})).items()})
+        options = {}
+        for opt, spec in p.get("options", {}).items():
+            allowed = list(spec["values"]) + ["a number"] if "values" in spec else [True, False]
+            options[opt] = {"doc": spec.get("doc", ""), "default": spec.get("default"), "allowed": allowed}
+        out.append({
+            "name": name,
+            "description": p.get("description", ""),
+            "parameters": params,
+            "options": options,
+            "pending": _flatten(p.get("pending", {})),
+            "sources": list(p.get("sources", [])),
+        })
+    out.append({
+        "name": "trace:PATH",
+        "description": "Any Mahimahi trace: PATH sets the downlink capacity; PATH.up next to a PATH.down sets the uplink",
+        "parameters": {"downlink.trace": "PATH", "downlink.queue.size": "1000pkt", "uplink.trace": "PATH.up if present"},
+        "options": {},
+        "pending": {},
+        "sources": ["Mahimahi mm-link trace format (Netravali et al., USENIX ATC 2015); deep buffers as cellular "
+                    "base stations have (Winstein et al., NSDI 2013)"],
+    })
+    return out
+
+
+def _apply_option(p: dict, opt: str, value: Any) -> dict:
+    """The scenario fragment option `opt` = `value` adds."""
+    spec = p["options"][opt]
+    if "when_true" in spec:
+        if not isinstance(value, bool):
+            raise ProfileError(f"profile.{opt}", f"{value!r} is not allowed; allowed: true or false")
+        return copy.deepcopy(spec["when_true"]) if value else {}
+    values = spec["values"]
+    if isinstance(value, str):
+        if value not in values:
+            raise ProfileError(f"profile.{opt}", f"unknown value '{value}'{_suggest(value, list(values))}; "
+                                                 f"allowed: {', '.join(values)} or a number")
+        number = values[value]
+    elif isinstance(value, (int, float)) and not isinstance(value, bool):
+        number = value
+    else:
+        raise ProfileError(f"profile.{opt}", f"{value!r} is not allowed; allowed: {', '.join(values)} or a number")
+    if not (0 <= number <= 10):
+        raise ProfileError(f"profile.{opt}", f"{number} is out of range; allowed: 0 to 10")
+    if number == 0:
+        return {}
+    fragment = copy.deepcopy(spec.get("template", {}))
+    node = fragment
+    *parents, leaf = spec["target"].split(".")
+    for key in parents:
+        node = node.setdefault(key, {})
+    node[leaf] = number
+    return fragment
+
+
+def _named_profile(name: str, options: dict) -> tuple[dict, dict]:
+    """(scenario fragment, flow defaults) of a shipped profile with `options`."""
+    known = profile_names()
+    if name not in known:
+        raise ProfileError("profile", f"unknown profile '{name}'{_suggest(name, known + ['trace:PATH'])}; "
+                                      f"known: {', '.join(known)}, trace:PATH")
+    p = _resolve(name)
+    fragment = copy.deepcopy(p.get("scenario", {}))
+    flow_defaults = copy.deepcopy(p.get("flow_defaults", {}))
+    declared = p.get("options", {})
+    for opt in options:
+        if opt not in declared:
+            allowed = ", ".join(["name"] + list(declared))
+            raise ProfileError(f"profile.{opt}", f"profile '{name}' has no option '{opt}'"
+                                                 f"{_suggest(opt, list(declared))}; allowed: {allowed}")
+    for opt, spec in declared.items():
+        extra = _apply_option(p, opt, options.get(opt, spec.get("default")))
+        flow_defaults = deep_merge(flow_defaults, extra.pop("flow_defaults", {}))
+        fragment = deep_merge(fragment, extra)
+    return fragment, flow_defaults
+
+
+def _trace_link(path: Path) -> dict:
+    try:
+        from ccbench import traces  # the Mahimahi loader
+    except ImportError:
+        raise ProfileError("profile", "trace profiles need the trace loader ccbench.traces, "
+                                      "which this installation lacks") from None
+    try:
+        opportunities = traces.load_mahimahi(path)
+    except traces.TraceError as e:
+        raise ProfileError("profile", str(e)) from None
+    return {"trace": {"opportunities_ms": opportunities, "source": path.name}, "queue": {"size": "1000pkt"}}
+
+
+def _trace_profile(spec: str) -> dict:
+    raw = spec[len("trace:"):]
+    if not raw:
+        raise ProfileError("profile", "trace: needs a file, as in 'trace:traces/Verizon-LTE-short.down'")
+    path = Path(os.path.expanduser(raw))
+    if not path.exists() and (TRACE_DIR / raw).exists():
+        path = TRACE_DIR / raw
+    if not path.exists():
+        shipped = sorted(p.name for p in TRACE_DIR.glob("*") if p.is_file())
+        hint = f"; shipped traces: {', '.join(shipped)}" if shipped else ""
+        raise ProfileError("profile", f"no trace file '{raw}'{hint}")
+    fragment = {"downlink": _trace_link(path)}
+    if path.suffix == ".down" and path.with_suffix(".up").exists():
+        fragment["uplink"] = _trace_link(path.with_suffix(".up"))
+    return fragment
+
+
+def _drop_replaced_rates(fragment: dict, scenario: dict) -> None:
+    """A link rate given by the scenario replaces the profile's, whichever key it uses."""
+    for link in ("downlink", "uplink"):
+        mine, theirs = fragment.get(link), scenario.get(link)
+        if isinstance(mine, dict) and isinstance(theirs, dict) and any(k in theirs for k in RATE_KEYS):
+            for k in RATE_KEYS:
+                if k not in theirs:
+                    mine.pop(k, None)
+
+
+def expand(scenario: dict) -> dict:
+    """The scenario with its `profile` expanded into ordinary fields (a new
+    dict; a scenario without `profile` comes back unchanged). Raises
+    ProfileError naming the field."""
+    if "profile" not in scenario:
+        return scenario
+    scenario = dict(scenario)
+    spec = scenario.pop("profile")
+    if isinstance(spec, str):
+        name, options = spec, {}
+    elif isinstance(spec, dict):
+        options = dict(spec)
+        name = options.pop("name", None)
+        if not isinstance(name, str):
+            raise ProfileError("profile.name", "missing; write profile = { name = \"lte-edge\", load = \"evening\" }")
+    else:
+        raise ProfileError("profile", f"{spec!r} is not allowed; a profile name such as \"umts\", "
+                                      "\"trace:PATH\", or { name = ..., option = ... }")
+    if name.startswith("trace:"):
+        if options:
+            raise ProfileError(f"profile.{next(iter(options))}", "trace profiles have no options")
+        fragment, flow_defaults = _trace_profile(name), {}
+    else:
+        fragment, flow_defaults = _named_profile(name, options)
+    _drop_replaced_rates(fragment, scenario)
+    out = deep_merge(fragment, scenario)
+    if flow_defaults:
+        flows = out.get("flows")
+        if isinstance(flows, list):
+            out["flows"] = [deep_merge(flow_defaults, f) if isinstance(f, dict) else f for f in flows]
+        bg = out.get("background")
+        if isinstance(bg, dict) and "tcp" in flow_defaults:
+            bg["tcp"] = deep_merge(flow_defaults["tcp"], bg.get("tcp", {}))
+    return out
