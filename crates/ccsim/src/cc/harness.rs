@@ -3,7 +3,9 @@
 //! is a few lines ("grow for 3 rounds, lose, check the window").
 //!
 //! Each round delivers one window of segments, one ACK per segment, spread
-//! evenly over the RTT, with the RTT sample `rtt + queue_delay`.
+//! evenly over the RTT, with the RTT sample `rtt + queue_delay`. Segments in
+//! flight fall by one per ACK and the sender then fills the window, so after
+//! a reduction the flight drains one segment per ACK as in a real sender.
 
 use super::{build, AckSample, Algorithm, CaState, Conn, CongestionControl, Window, MAX_STATE_VALUES};
 use crate::time::{Nanos, NS_PER_MS};
@@ -18,8 +20,12 @@ pub struct Harness {
     pub queue_delay: Nanos,
     pub snd_una: u64,
     pub snd_nxt: u64,
+    /// Segments in flight (the sender fills the window after every ACK).
+    pub in_flight: u32,
     pub delivered: u64,
     pub state: CaState,
+    /// After a timeout: the harness returns to Open once this segment is ACKed.
+    recover_at: Option<u64>,
 }
 
 impl Harness {
@@ -37,8 +43,10 @@ impl Harness {
             queue_delay: 0,
             snd_una: 0,
             snd_nxt: 10,
+            in_flight: 10,
             delivered: 0,
             state: CaState::Open,
+            recover_at: None,
         };
         let c = h.conn();
         h.alg.init(&mut h.w, &c);
@@ -51,8 +59,8 @@ impl Harness {
             mss: 1448,
             srtt_ns: self.rtt + self.queue_delay,
             min_rtt_ns: self.rtt,
-            in_flight: self.w.cwnd,
-            packets_out: self.w.cwnd,
+            in_flight: self.in_flight,
+            packets_out: self.in_flight,
             delivered: self.delivered,
             delivered_ce: 0,
             snd_nxt: self.snd_nxt,
@@ -66,6 +74,8 @@ impl Harness {
     pub fn set_cwnd(&mut self, cwnd: u32, ssthresh: u32) {
         self.w.cwnd = cwnd;
         self.w.ssthresh = ssthresh;
+        self.in_flight = cwnd;
+        self.snd_nxt = self.snd_una + cwnd as u64;
     }
 
     /// One ACK of one segment, `gap` after the previous one.
@@ -73,18 +83,32 @@ impl Harness {
         self.now += gap;
         self.snd_una += 1;
         self.delivered += 1;
-        self.snd_nxt = self.snd_una + self.w.cwnd as u64;
-        let sample = AckSample { acked: 1, rtt_ns: Some(self.rtt + self.queue_delay), prior_in_flight: self.w.cwnd, ece: false };
+        let prior_in_flight = self.in_flight;
+        self.in_flight = self.in_flight.saturating_sub(1);
+        let sample = AckSample { acked: 1, rtt_ns: Some(self.rtt + self.queue_delay), prior_in_flight, ece: false };
         let c = self.conn();
         self.alg.pkts_acked(&mut self.w, &c, &sample);
+        if self.recover_at.is_some_and(|r| self.snd_una >= r) {
+            self.recover_at = None;
+            self.set_state(CaState::Open);
+        }
         let c = self.conn();
         self.alg.cong_avoid(&mut self.w, &c, 1);
+        // The sender fills the window.
+        self.in_flight = self.in_flight.max(self.w.cwnd);
+        self.snd_nxt = self.snd_una + self.in_flight as u64;
     }
 
-    /// `n` round trips without loss.
+    fn set_state(&mut self, new: CaState) {
+        let c = self.conn();
+        self.alg.set_state(&mut self.w, &c, new);
+        self.state = new;
+    }
+
+    /// `n` round trips without loss (a round ACKs what is in flight).
     pub fn rounds(&mut self, n: usize) {
         for _ in 0..n {
-            let cwnd = self.w.cwnd.max(1) as u64;
+            let cwnd = self.in_flight.max(1) as u64;
             let round = self.rtt + self.queue_delay;
             for i in 0..cwnd {
                 let gap = round * (i + 1) / cwnd - round * i / cwnd;
@@ -93,14 +117,31 @@ impl Harness {
         }
     }
 
-    /// A loss detected by duplicate ACKs: ssthresh from the algorithm, the
-    /// window set to it (recovery without PRR), and back to Open.
+    /// A loss detected by duplicate ACKs, in the sender's order (Linux
+    /// tcp_enter_recovery): ssthresh from the algorithm, then the state
+    /// change; the window falls to ssthresh (recovery without PRR) and the
+    /// sender is back in Open.
     pub fn loss(&mut self) {
         let c = self.conn();
-        self.alg.set_state(&mut self.w, &c, CaState::Recovery);
         self.w.ssthresh = self.alg.ssthresh(&self.w, &c);
+        self.set_state(CaState::Recovery);
         self.w.cwnd = self.w.ssthresh;
-        self.alg.set_state(&mut self.w, &c, CaState::Open);
+        self.set_state(CaState::Open);
+    }
+
+    /// A retransmission timeout, in the sender's order (Linux tcp_enter_loss):
+    /// the Loss event, ssthresh, cwnd = 1, state Loss; the harness goes back
+    /// to Open once everything sent before the timeout is ACKed.
+    pub fn timeout(&mut self) {
+        let c = self.conn();
+        self.alg.cwnd_event(&mut self.w, &c, super::CaEvent::Loss);
+        let c = self.conn();
+        self.w.ssthresh = self.alg.ssthresh(&self.w, &c);
+        self.w.cwnd = 1;
+        self.w.cwnd_cnt = 0;
+        self.in_flight = 0; // everything outstanding is marked lost
+        self.set_state(CaState::Loss);
+        self.recover_at = Some(self.snd_nxt);
     }
 
     /// The algorithm's traced state value `name`.

@@ -341,6 +341,16 @@ algorithms! {
     reno::Reno,
     newreno::NewReno,
     cubic::Cubic,
+    bic::Bic,
+    vegas::Vegas,
+    westwood::Westwood,
+    westwood_plus::WestwoodPlus,
+    compound::Compound,
+    ccp::Ccp,
+    ccpd::Ccpd,
+    hybla::Hybla,
+    veno::Veno,
+    illinois::Illinois,
 }
 
 #[cfg(test)]

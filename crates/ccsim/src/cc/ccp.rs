@@ -1,0 +1,276 @@
+//! CCP, a delay-based proportional window controller (Cavendish, Ishizu et
+//! al., "CCP: a delay-based TCP congestion control", 2010), as the
+//! high-speed measurement study states its control law:
+//!     cwnd_k = [Kp (B - x_k) - inflight_k] / 2
+//! with B the path storage (a "virtual buffer"), x_k the backlog the
+//! connection keeps in the network and inflight_k the segments in flight.
+//! Loss triggers no cut of its own (the law keeps setting the window); a
+//! timeout still goes to slow start as the sender does.
+//!
+//! The papers' estimators of B and x_k were not available to us, so they are
+//! designed here from first principles (`Estimator`, shared with `ccpd.rs`);
+//! all quantities are in segments:
+//! - delivery rate R: segments delivered over the last round (one RTT,
+//!   delimited by `snd_nxt`), divided by its duration;
+//! - x_k = (RTT_k - RTT_min) * R, with RTT_k the RTT sample of this ACK:
+//!   the queue the flow sees, in segments (a lone flow: the bottleneck queue);
+//! - B = headroom * max over rounds of R * mean RTT of the round: the largest
+//!   storage (pipe plus buffer) the path has been seen to hold. Rate times RTT
+//!   cannot exceed capacity times the longest RTT, so a slow-start overshoot
+//!   does not inflate it. B is first learned by the initial slow start, which
+//!   (as in any TCP) runs until the first loss; the law then takes over.
+//! - update period: the law is evaluated on every ACK (k indexes ACKs). The
+//!   inflight term then acts at once (the sender fills the window at the
+//!   next ACK), while x_k answers one RTT later.
+//! - clamps: cwnd >= 2 segments and at most the sender's window clamp.
+//!
+//! What the law does with these estimators (single flow, pipe P segments,
+//! steady state inflight = P + x): x* = (Kp B - 3P) / (Kp + 3). With a 2-BDP
+//! buffer (B = 3P): Kp = 1 keeps the pipe just full with no queue, Kp = 2
+//! queues 0.6 P, Kp = 4 about 1.3 P. The backlog loop has gain Kp/3 per RTT,
+//! so Kp > 3 oscillates (bounded by the empty queue and the buffer); with
+//! B < 3P/Kp the law cannot fill the pipe (cwnd = Kp B / 3 < P).
+//!
+//! Parameters: kp (the studies use 1, 2 and 4; default 1, the most stable),
+//! headroom (B multiplier, default 1: the observed storage itself).
+
+use super::common::reno_cong_avoid;
+use super::{AckSample, CaState, Conn, CongestionControl, Info, Param, Params, Window};
+use crate::time::{Nanos, NS_PER_SEC};
+
+pub const INFO: Info = Info {
+    name: "ccp",
+    reference: "Cavendish, Ishizu et al. 2010 (control law as in the high-speed study); estimators designed here",
+    summary: "delay-based P controller: cwnd = [Kp (B - x) - inflight] / 2, B = path storage, x = backlog; no loss cut",
+    params: &[
+        Param { name: "kp", default: 1.0, min: 0.01, max: 100.0, doc: "proportional gain Kp" },
+        Param { name: "headroom", default: 1.0, min: 0.1, max: 100.0, doc: "B = headroom * largest storage (rate * RTT) observed" },
+    ],
+    state: &["b_pkts", "backlog_pkts", "inflight_pkts", "output_pkts"],
+};
+
+/// Path storage, backlog and delivery rate, in segments (shared by ccp and ccpd).
+#[derive(Clone, Debug)]
+pub struct Estimator {
+    pub headroom: f64,
+    pub rtt_min: Nanos,
+    /// Latest RTT sample.
+    pub rtt: Nanos,
+    /// Delivery rate of the last full round, segments per second.
+    pub rate: f64,
+    /// Largest storage seen (before the headroom), segments.
+    pub max_storage: f64,
+    round_end: u64,
+    round_start_at: Nanos,
+    round_start_delivered: u64,
+    round_rtt_sum: u128,
+    round_rtt_cnt: u32,
+    /// True once a round boundary was crossed on this ACK (for per-round work).
+    pub new_round: bool,
+}
+
+impl Estimator {
+    pub fn new(headroom: f64) -> Estimator {
+        Estimator {
+            headroom,
+            rtt_min: Nanos::MAX,
+            rtt: 0,
+            rate: 0.0,
+            max_storage: 0.0,
+            round_end: 0,
+            round_start_at: 0,
+            round_start_delivered: 0,
+            round_rtt_sum: 0,
+            round_rtt_cnt: 0,
+            new_round: false,
+        }
+    }
+
+    pub fn start(&mut self, c: &Conn) {
+        self.round_end = c.snd_nxt;
+        self.round_start_at = c.now;
+        self.round_start_delivered = c.delivered;
+    }
+
+    /// Every ACK (from pkts_acked).
+    pub fn on_ack(&mut self, c: &Conn, s: &AckSample) {
+        if let Some(rtt) = s.rtt_ns {
+            let rtt = rtt.max(1);
+            self.rtt = rtt;
+            self.rtt_min = self.rtt_min.min(rtt);
+            self.round_rtt_sum += rtt as u128;
+            self.round_rtt_cnt += 1;
+        }
+        self.new_round = c.snd_una > self.round_end && c.now > self.round_start_at;
+        if self.new_round {
+            let dt = c.now - self.round_start_at;
+            let delivered = c.delivered - self.round_start_delivered.min(c.delivered);
+            self.rate = delivered as f64 * NS_PER_SEC as f64 / dt as f64;
+            if self.round_rtt_cnt > 0 {
+                let mean_rtt = (self.round_rtt_sum / self.round_rtt_cnt as u128) as f64;
+                let storage = self.rate * mean_rtt / NS_PER_SEC as f64;
+                self.max_storage = self.max_storage.max(storage);
+            }
+            self.round_end = c.snd_nxt;
+            self.round_start_at = c.now;
+            self.round_start_delivered = c.delivered;
+            self.round_rtt_sum = 0;
+            self.round_rtt_cnt = 0;
+        }
+    }
+
+    /// B, segments.
+    pub fn path_storage(&self) -> f64 {
+        self.headroom * self.max_storage
+    }
+
+    /// x_k = (RTT_k - RTT_min) * rate, segments.
+    pub fn backlog(&self) -> f64 {
+        if self.rtt_min == Nanos::MAX {
+            return 0.0;
+        }
+        (self.rtt.saturating_sub(self.rtt_min)) as f64 * self.rate / NS_PER_SEC as f64
+    }
+}
+
+/// Slow start until the law takes over, shared by ccp and ccpd: the law is
+/// active after the first exit from slow start and again once the slow start
+/// after a timeout reaches ssthresh.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Phase {
+    pub law_active: bool,
+}
+
+impl Phase {
+    /// Returns true if the law should set the window on this ACK.
+    pub fn on_cong_avoid(&mut self, w: &mut Window, c: &Conn, acked: u32) -> bool {
+        if !self.law_active {
+            if w.in_slow_start() {
+                reno_cong_avoid(w, c, acked);
+                return false;
+            }
+            self.law_active = true;
+        }
+        true
+    }
+
+    pub fn on_state(&mut self, new: CaState) {
+        if new == CaState::Loss {
+            self.law_active = false;
+        }
+    }
+}
+
+/// Applies a control output to the window: rounded, at least 2 segments.
+pub fn apply(w: &mut Window, output: f64) {
+    let out = if output.is_finite() { output.round() } else { 2.0 };
+    w.cwnd = (out.max(2.0) as u32).min(w.cwnd_clamp);
+}
+
+pub struct Ccp {
+    kp: f64,
+    est: Estimator,
+    phase: Phase,
+    inflight: u32,
+    output: f64,
+}
+
+impl Ccp {
+    pub fn new(p: &Params) -> Ccp {
+        Ccp { kp: p.get("kp"), est: Estimator::new(p.get("headroom")), phase: Phase::default(), inflight: 0, output: f64::NAN }
+    }
+
+    fn law(&self, inflight: u32) -> f64 {
+        (self.kp * (self.est.path_storage() - self.est.backlog()) - inflight as f64) / 2.0
+    }
+}
+
+impl CongestionControl for Ccp {
+    fn init(&mut self, _w: &mut Window, c: &Conn) {
+        self.est.start(c);
+    }
+
+    fn ssthresh(&mut self, w: &Window, c: &Conn) -> u32 {
+        // No loss-specific cut: the window the law asks for now (before the
+        // law has run, the window as it is).
+        if self.phase.law_active || self.est.max_storage > 0.0 {
+            let out = self.law(c.in_flight);
+            if out.is_finite() {
+                return (out.round().max(2.0) as u32).min(w.cwnd_clamp);
+            }
+        }
+        w.cwnd.max(2)
+    }
+
+    fn pkts_acked(&mut self, _w: &mut Window, c: &Conn, s: &AckSample) {
+        self.est.on_ack(c, s);
+    }
+
+    fn set_state(&mut self, _w: &mut Window, _c: &Conn, new: CaState) {
+        self.phase.on_state(new);
+    }
+
+    fn cong_avoid(&mut self, w: &mut Window, c: &Conn, acked: u32) {
+        if !self.phase.on_cong_avoid(w, c, acked) {
+            return;
+        }
+        self.inflight = c.in_flight;
+        self.output = self.law(c.in_flight);
+        apply(w, self.output);
+    }
+
+    fn state(&self, out: &mut [f64]) {
+        out[0] = self.est.path_storage();
+        out[1] = self.est.backlog();
+        out[2] = self.inflight as f64;
+        out[3] = self.output;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::harness::Harness;
+    use crate::time::NS_PER_MS;
+
+    #[test]
+    fn law_follows_storage_backlog_and_inflight() {
+        // Slow start on a 100 ms path to a window of 80, then a loss hands over to the law.
+        let mut h = Harness::new("ccp", 100);
+        while h.w.cwnd < 80 {
+            h.rounds(1);
+        }
+        h.rounds(1);
+        // B: the storage of the last complete slow-start round (40 segments in 100 ms, plus a little RTT).
+        let b = h.state("b_pkts");
+        assert!((40.0..=45.0).contains(&b), "storage learned in slow start: {b}");
+        h.loss();
+        h.rounds(5);
+        // No queue: x = 0, and the window settles where cwnd = (Kp B - cwnd) / 2, i.e. B / 3.
+        let b = h.state("b_pkts");
+        assert_eq!(h.state("backlog_pkts"), 0.0);
+        assert!((h.w.cwnd as f64 - b / 3.0).abs() <= 2.0, "cwnd {} B {b}", h.w.cwnd);
+        // A queue of 20 ms adds x = 0.02 s * rate segments and the window shrinks by Kp x / 3.
+        let before = h.w.cwnd as f64;
+        h.queue_delay = 20 * NS_PER_MS;
+        h.rounds(3);
+        let x = h.state("backlog_pkts");
+        assert!(x > 2.0);
+        assert!(h.w.cwnd as f64 <= before - x / 3.0 + 2.0, "cwnd {} before {before} x {x}", h.w.cwnd);
+    }
+
+    #[test]
+    fn higher_gain_keeps_a_larger_window() {
+        let run = |kp: f64| {
+            let params = [("kp".to_string(), kp)].into_iter().collect();
+            let mut h = Harness::with_params("ccp", 100, &params);
+            while h.w.cwnd < 60 {
+                h.rounds(1);
+            }
+            h.rounds(1);
+            h.loss();
+            h.rounds(5);
+            h.w.cwnd
+        };
+        assert!(run(2.0) > run(1.0) + 10);
+    }
+}

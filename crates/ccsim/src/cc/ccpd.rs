@@ -1,0 +1,169 @@
+//! CCPD, CCP with a derivative term (Cavendish, Ishizu et al., 2011), as the
+//! high-speed measurement study states its control law:
+//!     cwnd_k = Kp [B - x_k - inflight_k]
+//!            + Kd / (t_k - t_{k-1}) * [x_{k-1} + inflight_{k-1} - x_k - inflight_k]
+//! The proportional term drives the storage the flow occupies (backlog plus
+//! flight) toward the path storage B; the derivative term opposes changes of
+//! that occupancy. Loss triggers no cut of its own; a timeout still goes to
+//! slow start as the sender does.
+//!
+//! Estimators (B, x_k, delivery rate), slow start and clamps are CCP's
+//! (`ccp.rs`, which documents them). Update periods:
+//! - the proportional term is evaluated on every ACK (as in CCP);
+//! - the derivative term is computed once per round (one RTT): k-1 and k are
+//!   the ends of consecutive rounds, t in microseconds, so Kd is in
+//!   microseconds and Kd / (t_k - t_{k-1}) is a dimensionless gain (Kd = 8000
+//!   on a 20 ms path: 0.4; on a 200 ms path: 0.04). It is held for the ACKs
+//!   of the next round. (Per ACK, t_k - t_{k-1} would be the ACK spacing,
+//!   about 12 us at 1 Gbit/s, and the studies' Kd values would give gains of
+//!   hundreds.)
+//!
+//! With these estimators the steady state of a lone flow (pipe P segments) is
+//! x* = (Kp B - (1 + Kp) P) / (1 + 2 Kp), and the backlog loop gain per RTT is
+//! Kp / (1 + Kp) < 1, so the law is stable for every Kp. With a 2-BDP buffer
+//! (B = 3P): Kp = 1 queues P/3, Kp = 2 0.6 P, Kp = 4 about 0.8 P.
+//!
+//! Parameters: kp (studies: 1, 2, 4; default 1) and kd (studies: 1000, 2000,
+//! 4000, 8000 us; default 1000), headroom as in CCP.
+
+use super::ccp::{apply, Estimator, Phase};
+use super::{AckSample, CaState, Conn, CongestionControl, Info, Param, Params, Window};
+use crate::time::{Nanos, NS_PER_US};
+
+pub const INFO: Info = Info {
+    name: "ccpd",
+    reference: "Cavendish, Ishizu et al. 2011 (control law as in the high-speed study); estimators designed here",
+    summary: "delay-based PD controller: cwnd = Kp [B - x - inflight] + Kd/dt [change of x + inflight]; no loss cut",
+    params: &[
+        Param { name: "kp", default: 1.0, min: 0.01, max: 100.0, doc: "proportional gain Kp" },
+        Param { name: "kd", default: 1000.0, min: 0.0, max: 1e7, doc: "derivative gain Kd, microseconds (divided by the round time in us)" },
+        Param { name: "headroom", default: 1.0, min: 0.1, max: 100.0, doc: "B = headroom * largest storage (rate * RTT) observed" },
+    ],
+    state: &["b_pkts", "backlog_pkts", "inflight_pkts", "output_pkts", "d_term_pkts"],
+};
+
+pub struct Ccpd {
+    kp: f64,
+    kd_us: f64,
+    est: Estimator,
+    phase: Phase,
+    /// x + inflight and its time at the end of the previous round.
+    prev_occupancy: Option<(f64, Nanos)>,
+    d_term: f64,
+    inflight: u32,
+    output: f64,
+}
+
+impl Ccpd {
+    pub fn new(p: &Params) -> Ccpd {
+        Ccpd {
+            kp: p.get("kp"),
+            kd_us: p.get("kd"),
+            est: Estimator::new(p.get("headroom")),
+            phase: Phase::default(),
+            prev_occupancy: None,
+            d_term: 0.0,
+            inflight: 0,
+            output: f64::NAN,
+        }
+    }
+
+    fn law(&self, inflight: u32) -> f64 {
+        self.kp * (self.est.path_storage() - self.est.backlog() - inflight as f64) + self.d_term
+    }
+}
+
+impl CongestionControl for Ccpd {
+    fn init(&mut self, _w: &mut Window, c: &Conn) {
+        self.est.start(c);
+    }
+
+    fn ssthresh(&mut self, w: &Window, c: &Conn) -> u32 {
+        if self.phase.law_active || self.est.max_storage > 0.0 {
+            let out = self.law(c.in_flight);
+            if out.is_finite() {
+                return (out.round().max(2.0) as u32).min(w.cwnd_clamp);
+            }
+        }
+        w.cwnd.max(2)
+    }
+
+    fn pkts_acked(&mut self, _w: &mut Window, c: &Conn, s: &AckSample) {
+        self.est.on_ack(c, s);
+        if self.est.new_round {
+            let occupancy = self.est.backlog() + c.in_flight as f64;
+            if let Some((prev, at)) = self.prev_occupancy {
+                let dt_us = (c.now - at) as f64 / NS_PER_US as f64;
+                if dt_us > 0.0 {
+                    self.d_term = self.kd_us / dt_us * (prev - occupancy);
+                }
+            }
+            self.prev_occupancy = Some((occupancy, c.now));
+        }
+    }
+
+    fn set_state(&mut self, _w: &mut Window, _c: &Conn, new: CaState) {
+        self.phase.on_state(new);
+        if new == CaState::Loss {
+            self.d_term = 0.0;
+            self.prev_occupancy = None;
+        }
+    }
+
+    fn cong_avoid(&mut self, w: &mut Window, c: &Conn, acked: u32) {
+        if !self.phase.on_cong_avoid(w, c, acked) {
+            return;
+        }
+        self.inflight = c.in_flight;
+        self.output = self.law(c.in_flight);
+        apply(w, self.output);
+    }
+
+    fn state(&self, out: &mut [f64]) {
+        out[0] = self.est.path_storage();
+        out[1] = self.est.backlog();
+        out[2] = self.inflight as f64;
+        out[3] = self.output;
+        out[4] = self.d_term;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::harness::Harness;
+    use crate::time::NS_PER_MS;
+
+    #[test]
+    fn proportional_part_splits_the_storage() {
+        let params = [("kd".to_string(), 0.0)].into_iter().collect();
+        let mut h = Harness::with_params("ccpd", 100, &params);
+        while h.w.cwnd < 80 {
+            h.rounds(1);
+        }
+        h.rounds(1);
+        h.loss();
+        h.rounds(5);
+        // No queue, Kp = 1: cwnd = B - cwnd, i.e. B / 2.
+        let b = h.state("b_pkts");
+        assert!((h.w.cwnd as f64 - b / 2.0).abs() <= 2.0, "cwnd {} B {b}", h.w.cwnd);
+        assert_eq!(h.state("d_term_pkts"), 0.0);
+    }
+
+    #[test]
+    fn derivative_term_opposes_a_rising_backlog() {
+        let params = [("kd".to_string(), 8000.0)].into_iter().collect();
+        let mut h = Harness::with_params("ccpd", 20, &params);
+        while h.w.cwnd < 80 {
+            h.rounds(1);
+        }
+        h.rounds(1);
+        h.loss();
+        h.rounds(5);
+        // The queue grows round after round: x + inflight rises, the D term goes negative.
+        for q in 1..4 {
+            h.queue_delay = q * 4 * NS_PER_MS;
+            h.rounds(1);
+        }
+        assert!(h.state("d_term_pkts") < 0.0, "d term {}", h.state("d_term_pkts"));
+    }
+}

@@ -1,0 +1,177 @@
+//! TCP Veno (Fu, Liew, "TCP Veno: TCP enhancement for transmission over
+//! wireless access networks", IEEE JSAC 2003), following Linux
+//! net/ipv4/tcp_veno.c.
+//!
+//! Reno, plus a Vegas-style estimate of this flow's backlog at the bottleneck,
+//!     N = cwnd (RTT - baseRTT) / RTT     (= (Expected - Actual) * baseRTT),
+//! with baseRTT the smallest RTT sample and RTT the smallest sample since the
+//! previous ACK. N tells a random loss from a congestion loss:
+//! - on loss: N < beta (3 segments: the queue is nearly empty, the loss was
+//!   random): ssthresh = cwnd * 4/5; else (congestion): cwnd / 2;
+//! - congestion avoidance: N < beta: +1 segment per RTT (Reno); N >= beta:
+//!   +1 every other RTT, since the link is already full.
+//! Fewer than 3 RTT samples since the connection (re)started: plain Reno.
+//! N is kept in half segments as Linux does (beta = 3 << 1).
+//!
+//! Differs from Linux: none intended. (Linux resets the round minimum on
+//! every ACK and never resets the sample count; both kept.)
+
+use super::common::{cong_avoid_ai, reno_cong_avoid, slow_start};
+use super::{AckSample, CaEvent, CaState, Conn, CongestionControl, Info, Param, Params, Window};
+use crate::time::Nanos;
+
+pub const INFO: Info = Info {
+    name: "veno",
+    reference: "Fu, Liew, IEEE JSAC 2003; Linux tcp_veno.c",
+    summary: "Reno with a backlog estimate N: random loss (N < 3) cuts to 4/5, congestion halves; +1 every other RTT when N >= 3",
+    params: &[Param { name: "beta", default: 3.0, min: 0.0, max: 1000.0, doc: "backlog (segments) separating random from congestion loss" }],
+    state: &["backlog", "base_rtt_ms", "congestive"],
+};
+
+/// Veno variables are kept with one fractional bit (Linux V_PARAM_SHIFT).
+const V_PARAM_SHIFT: u32 = 1;
+
+pub struct Veno {
+    beta: u64, // << 1
+    doing_veno_now: bool,
+    cnt_rtt: u32,
+    min_rtt: Nanos,
+    base_rtt: Nanos,
+    inc: bool,
+    diff: u64, // << 1
+}
+
+impl Veno {
+    pub fn new(p: &Params) -> Veno {
+        Veno {
+            beta: (p.get("beta") * (1 << V_PARAM_SHIFT) as f64).round() as u64,
+            doing_veno_now: true,
+            cnt_rtt: 0,
+            min_rtt: Nanos::MAX,
+            base_rtt: Nanos::MAX,
+            inc: true,
+            diff: 0,
+        }
+    }
+}
+
+impl CongestionControl for Veno {
+    fn init(&mut self, _w: &mut Window, _c: &Conn) {
+        self.base_rtt = Nanos::MAX;
+        self.inc = true;
+        self.doing_veno_now = true;
+        self.min_rtt = Nanos::MAX;
+    }
+
+    fn ssthresh(&mut self, w: &Window, _c: &Conn) -> u32 {
+        if self.diff < self.beta {
+            // Random loss: the queue was (nearly) empty.
+            (w.cwnd * 4 / 5).max(2)
+        } else {
+            (w.cwnd >> 1).max(2)
+        }
+    }
+
+    fn pkts_acked(&mut self, _w: &mut Window, _c: &Conn, s: &AckSample) {
+        let Some(rtt) = s.rtt_ns else { return };
+        let rtt = rtt + 1;
+        self.base_rtt = self.base_rtt.min(rtt);
+        self.min_rtt = self.min_rtt.min(rtt);
+        self.cnt_rtt += 1;
+    }
+
+    fn set_state(&mut self, _w: &mut Window, _c: &Conn, new: CaState) {
+        self.doing_veno_now = new == CaState::Open;
+        if self.doing_veno_now {
+            self.min_rtt = Nanos::MAX;
+        }
+    }
+
+    fn cwnd_event(&mut self, w: &mut Window, c: &Conn, event: CaEvent) {
+        if event == CaEvent::TxStart {
+            self.init(w, c);
+        }
+    }
+
+    fn cong_avoid(&mut self, w: &mut Window, c: &Conn, acked: u32) {
+        if !self.doing_veno_now {
+            reno_cong_avoid(w, c, acked);
+            return;
+        }
+        if !c.is_cwnd_limited {
+            return;
+        }
+        if self.cnt_rtt <= 2 || self.min_rtt == Nanos::MAX {
+            reno_cong_avoid(w, c, acked);
+        } else {
+            let cwnd = w.cwnd as u64;
+            let target = ((cwnd as u128 * self.base_rtt as u128) << V_PARAM_SHIFT) / self.min_rtt as u128;
+            self.diff = (cwnd << V_PARAM_SHIFT).saturating_sub(target as u64);
+            let mut acked = acked;
+            if w.in_slow_start() {
+                acked = slow_start(w, acked);
+            }
+            if acked > 0 {
+                if self.diff < self.beta {
+                    // Not congested: Reno's +1 per RTT.
+                    let cwnd = w.cwnd;
+                    cong_avoid_ai(w, cwnd, acked);
+                } else if w.cwnd_cnt >= w.cwnd {
+                    // Congested: +1 every other RTT.
+                    if self.inc && w.cwnd < w.cwnd_clamp {
+                        w.cwnd += 1;
+                        self.inc = false;
+                    } else {
+                        self.inc = true;
+                    }
+                    w.cwnd_cnt = 0;
+                } else {
+                    w.cwnd_cnt += acked;
+                }
+            }
+            w.cwnd = w.cwnd.clamp(2, w.cwnd_clamp);
+        }
+        self.min_rtt = Nanos::MAX;
+    }
+
+    fn state(&self, out: &mut [f64]) {
+        out[0] = self.diff as f64 / (1 << V_PARAM_SHIFT) as f64;
+        out[1] = if self.base_rtt == Nanos::MAX { f64::NAN } else { self.base_rtt as f64 / 1e6 };
+        out[2] = (self.diff >= self.beta) as u8 as f64;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::harness::Harness;
+    use crate::time::NS_PER_MS;
+
+    #[test]
+    fn random_loss_with_an_empty_queue_cuts_only_a_fifth() {
+        let mut h = Harness::new("veno", 100);
+        h.set_cwnd(100, 50);
+        h.rounds(3);
+        assert!(h.state("backlog") < 3.0);
+        let cwnd = h.w.cwnd;
+        h.loss();
+        assert_eq!(h.w.cwnd, cwnd * 4 / 5);
+    }
+
+    #[test]
+    fn congestion_loss_halves_and_growth_slows_when_backlogged() {
+        let mut h = Harness::new("veno", 100);
+        h.set_cwnd(100, 50);
+        h.rounds(2);
+        // 10 ms of queue: N = 100 * 10 / 110 = 9 segments.
+        h.queue_delay = 10 * NS_PER_MS;
+        h.rounds(1);
+        assert!(h.state("backlog") >= 3.0);
+        let before = h.w.cwnd;
+        h.rounds(8);
+        let grew = h.w.cwnd - before;
+        assert!((3..=5).contains(&grew), "+1 every other RTT: grew {grew} in 8 RTTs");
+        let cwnd = h.w.cwnd;
+        h.loss();
+        assert_eq!(h.w.cwnd, cwnd / 2);
+    }
+}

@@ -1,0 +1,215 @@
+//! TCP Westwood, the original (Mascolo, Casetti, Gerla, Sanadidi, Wang, "TCP
+//! Westwood: bandwidth estimation for enhanced transport over wireless
+//! links", ACM MobiCom 2001).
+//!
+//! Reno's window growth; on loss the window is set from a bandwidth estimate:
+//! - after three duplicate ACKs: ssthresh = BWE * RTTmin / MSS (at least 2),
+//!   and cwnd = ssthresh if it was larger (the sender's recovery does that);
+//! - after a timeout: ssthresh = the same, cwnd = 1.
+//!
+//! The estimate is built from every ACK: an ACK at t_k that accounts for d_k
+//! bytes gives the sample b_k = d_k / (t_k - t_{k-1}), filtered by the
+//! discrete-time (Tustin) version of a first-order low-pass filter with time
+//! constant tau:
+//!     BWE_k = a_k BWE_{k-1} + (1 - a_k) (b_k + b_{k-1}) / 2,
+//!     a_k = (2 tau - dt_k) / (2 tau + dt_k).
+//! Since ACKs arrive irregularly, a null sample (b = 0) is inserted for every
+//! tau/m without an ACK (m = 2), so the filter keeps its Nyquist condition and
+//! the estimate decays when ACKs stop. Duplicate ACKs count one segment each,
+//! and the cumulative ACK that follows is reduced by what they counted (as
+//! Linux tcp_westwood.c does). RTTmin is the smallest RTT sample.
+//!
+//! The per-ACK sample is what Westwood+ (`westwood_plus.rs`, Grieco and
+//! Mascolo 2004, Linux's "westwood") replaced with one sample per RTT: when
+//! ACKs arrive bunched (ACK compression, delayed ACKs), d_k / dt_k
+//! overestimates the bandwidth, and this estimator shows it.
+//!
+//! Choices the paper leaves open: tau = 0.5 s (parameter); ACKs at the same
+//! instant are merged into one sample; the rate of a sample uses the time
+//! since the previous real ACK, the filter coefficient the time since the
+//! previous (possibly null) sample.
+
+use super::common::reno_cong_avoid;
+use super::{AckSample, Conn, CongestionControl, Info, Param, Params, Window};
+use crate::time::{Nanos, NS_PER_MS, NS_PER_SEC};
+
+pub const INFO: Info = Info {
+    name: "westwood",
+    reference: "Mascolo, Casetti, Gerla, Sanadidi, Wang, ACM MobiCom 2001",
+    summary: "Reno growth; on loss ssthresh = BWE * RTTmin with BWE filtered from every ACK (the original, per-ACK Westwood)",
+    params: &[
+        Param { name: "tau_ms", default: 500.0, min: 1.0, max: 100_000.0, doc: "time constant of the bandwidth filter, ms" },
+        Param { name: "m", default: 2.0, min: 1.0, max: 100.0, doc: "a null sample after tau/m without ACKs" },
+    ],
+    state: &["bwe_bps", "rtt_min_ms", "bw_rttmin_pkts"],
+};
+
+pub struct Westwood {
+    tau_s: f64,
+    null_gap_ns: Nanos,
+
+    /// Bytes per second.
+    bwe: f64,
+    last_sample: f64,
+    /// Time of the last (real or null) sample and of the last real ACK.
+    last_sample_at: Nanos,
+    last_ack_at: Nanos,
+    pending_bytes: u64,
+    snd_una: u64,
+    accounted: u64,
+    started: bool,
+    rtt_min: Nanos,
+    mss: u32,
+}
+
+impl Westwood {
+    pub fn new(p: &Params) -> Westwood {
+        let tau_ns = p.get("tau_ms") * NS_PER_MS as f64;
+        Westwood {
+            tau_s: tau_ns / NS_PER_SEC as f64,
+            null_gap_ns: (tau_ns / p.get("m")) as Nanos,
+            bwe: 0.0,
+            last_sample: 0.0,
+            last_sample_at: 0,
+            last_ack_at: 0,
+            pending_bytes: 0,
+            snd_una: 0,
+            accounted: 0,
+            started: false,
+            rtt_min: 0,
+            mss: 1448,
+        }
+    }
+
+    fn filter(&mut self, sample: f64, dt_ns: Nanos) {
+        let dt = dt_ns as f64 / NS_PER_SEC as f64;
+        let a = (2.0 * self.tau_s - dt) / (2.0 * self.tau_s + dt);
+        self.bwe = a * self.bwe + (1.0 - a) * (sample + self.last_sample) / 2.0;
+        self.last_sample = sample;
+    }
+
+    /// Bytes this ACK accounts for (duplicate ACKs count one segment).
+    fn acked_bytes(&mut self, c: &Conn) -> u64 {
+        let mss = c.mss as u64;
+        let mut bytes = (c.snd_una - self.snd_una.min(c.snd_una)) * mss;
+        if bytes == 0 {
+            self.accounted += mss;
+            bytes = mss;
+        } else if bytes > mss {
+            if self.accounted >= bytes {
+                self.accounted -= bytes;
+                bytes = mss;
+            } else {
+                bytes -= self.accounted;
+                self.accounted = 0;
+            }
+        }
+        self.snd_una = c.snd_una;
+        bytes
+    }
+
+    fn bw_rttmin(&self) -> u32 {
+        let pkts = self.bwe * self.rtt_min as f64 / NS_PER_SEC as f64 / self.mss as f64;
+        (pkts as u32).max(2)
+    }
+}
+
+impl CongestionControl for Westwood {
+    fn init(&mut self, _w: &mut Window, c: &Conn) {
+        self.last_sample_at = c.now;
+        self.last_ack_at = c.now;
+        self.snd_una = c.snd_una;
+        self.mss = c.mss;
+        self.started = true;
+    }
+
+    fn ssthresh(&mut self, _w: &Window, _c: &Conn) -> u32 {
+        self.bw_rttmin()
+    }
+
+    fn cong_avoid(&mut self, w: &mut Window, c: &Conn, acked: u32) {
+        reno_cong_avoid(w, c, acked)
+    }
+
+    fn pkts_acked(&mut self, _w: &mut Window, c: &Conn, s: &AckSample) {
+        if let Some(rtt) = s.rtt_ns {
+            if rtt > 0 && (self.rtt_min == 0 || rtt < self.rtt_min) {
+                self.rtt_min = rtt;
+            }
+        }
+        self.pending_bytes += self.acked_bytes(c);
+        if c.now == self.last_ack_at {
+            return; // merged with the next ACK
+        }
+        // Null samples for every tau/m without ACKs.
+        while c.now - self.last_sample_at > self.null_gap_ns {
+            self.filter(0.0, self.null_gap_ns);
+            self.last_sample_at += self.null_gap_ns;
+        }
+        let rate = self.pending_bytes as f64 * NS_PER_SEC as f64 / (c.now - self.last_ack_at) as f64;
+        self.filter(rate, c.now - self.last_sample_at);
+        self.pending_bytes = 0;
+        self.last_sample_at = c.now;
+        self.last_ack_at = c.now;
+    }
+
+    fn state(&self, out: &mut [f64]) {
+        out[0] = self.bwe * 8.0;
+        out[1] = if self.rtt_min == 0 { f64::NAN } else { self.rtt_min as f64 / 1e6 };
+        out[2] = self.bw_rttmin() as f64;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::harness::Harness;
+
+    #[test]
+    fn per_ack_estimate_tracks_evenly_spaced_acks() {
+        // 100 segments per 100 ms: ACKs 1 ms apart, 1448 bytes each.
+        let mut h = Harness::new("westwood", 100);
+        h.set_cwnd(100, 50);
+        h.w.cwnd_clamp = 100;
+        h.rounds(30);
+        let expect_bps = 1000.0 * 1448.0 * 8.0;
+        let bwe = h.state("bwe_bps");
+        assert!((bwe - expect_bps).abs() / expect_bps < 0.02, "bwe {bwe} vs {expect_bps}");
+        h.loss();
+        assert!(h.w.ssthresh >= 98, "ssthresh {}", h.w.ssthresh);
+    }
+
+    #[test]
+    fn estimate_decays_with_null_samples_when_acks_stop() {
+        let mut h = Harness::new("westwood", 100);
+        h.set_cwnd(100, 50);
+        h.w.cwnd_clamp = 100;
+        h.rounds(30);
+        let before = h.state("bwe_bps");
+        // Two seconds of silence, then one ACK: eight null samples have pulled the estimate down.
+        h.ack(2_000_000_000);
+        let after = h.state("bwe_bps");
+        assert!(after < 0.3 * before, "{after} vs {before}");
+    }
+
+    #[test]
+    fn bunched_acks_inflate_the_per_ack_estimate_but_not_westwood_plus() {
+        // The same 1000 segments/s, but ACKs arrive in bursts of 10 at 0.1 ms
+        // spacing every 10 ms (ACK compression).
+        let run = |name: &str| {
+            let mut h = Harness::new(name, 100);
+            h.set_cwnd(100, 50);
+            h.w.cwnd_clamp = 100;
+            for _ in 0..300 {
+                h.ack(9_100_000);
+                for _ in 0..9 {
+                    h.ack(100_000);
+                }
+            }
+            h.state("bwe_bps") / (1000.0 * 1448.0 * 8.0)
+        };
+        let westwood = run("westwood");
+        let plus = run("westwood+");
+        assert!(westwood > 1.5, "westwood estimate / true rate = {westwood}");
+        assert!((plus - 1.0).abs() < 0.05, "westwood+ estimate / true rate = {plus}");
+    }
+}

@@ -1,0 +1,250 @@
+//! TCP Westwood+ (Grieco, Mascolo, "Performance evaluation and comparison of
+//! Westwood+, New Reno and Vegas TCP congestion control", ACM CCR 2004),
+//! following Linux net/ipv4/tcp_westwood.c, which Linux calls "westwood".
+//!
+//! Reno's window growth, but the reduction on loss is adaptive: the window
+//! is set to the bandwidth-delay product the connection was achieving,
+//!     ssthresh = max(BWE * RTTmin / MSS, 2)
+//! after three duplicate ACKs (cwnd = ssthresh) and after a timeout
+//! (cwnd = 1). A loss with an empty queue (a random, non-congestion loss)
+//! therefore costs little, while a loss at a full queue drains it.
+//!
+//! Bandwidth estimate (the "+" of Westwood+): the ACKed bytes are summed over
+//! one RTT (at least 50 ms), and each such sample b = bytes / interval feeds
+//! two cascaded constant-coefficient low-pass filters,
+//!     bw_ns_est = 7/8 bw_ns_est + 1/8 b,   bw_est = 7/8 bw_est + 1/8 bw_ns_est
+//! (the first sample fills both). Duplicate ACKs count one segment each, and
+//! the cumulative ACK that follows them is reduced by what they counted.
+//! RTTmin is the smallest RTT sample, re-learned from the first ACK after a
+//! timeout.
+//!
+//! Westwood (the original, per-ACK estimator) is `westwood.rs`; it samples
+//! every ACK, which ACK compression inflates, the flaw Westwood+ fixes.
+//!
+//! Differs from Linux: Linux keeps Reno's halving during recovery and jumps
+//! to BWE * RTTmin when recovery completes (CA_EVENT_COMPLETE_CWR); here the
+//! `ssthresh` hook returns BWE * RTTmin at once, so the reduction during
+//! recovery (PRR) already aims at it. The window after recovery is the same.
+//! Time and bandwidth are kept in nanoseconds and bytes per second (f64), not
+//! jiffies and bytes per jiffy.
+
+use super::common::reno_cong_avoid;
+use super::{AckSample, CaEvent, Conn, CongestionControl, Info, Param, Params, Window};
+use crate::time::{Nanos, NS_PER_MS, NS_PER_SEC};
+
+pub const INFO: Info = Info {
+    name: "westwood+",
+    reference: "Grieco, Mascolo, ACM CCR 2004; Linux tcp_westwood.c (named westwood there)",
+    summary: "Reno growth; on loss ssthresh = BWE * RTTmin, BWE sampled once per RTT and low-pass filtered (7/8)",
+    params: &[Param {
+        name: "min_interval_ms",
+        default: 50.0,
+        min: 1.0,
+        max: 10_000.0,
+        doc: "shortest bandwidth sampling interval (Linux TCP_WESTWOOD_RTT_MIN), ms",
+    }],
+    state: &["bwe_bps", "rtt_min_ms", "bw_rttmin_pkts"],
+};
+
+/// Linux TCP_WESTWOOD_INIT_RTT: a deliberately long first guess (20 s).
+const INIT_RTT_NS: Nanos = 20 * NS_PER_SEC;
+
+pub struct WestwoodPlus {
+    min_interval_ns: Nanos,
+    /// Bytes per second: the first filter stage and the estimate.
+    bw_ns_est: f64,
+    bw_est: f64,
+    /// Start of the current sampling interval, and the bytes ACKed in it.
+    rtt_win_sx: Nanos,
+    bk: u64,
+    /// Cumulative ACK point seen last (segments) and dupACK bytes already counted.
+    snd_una: u64,
+    accounted: u64,
+    first_ack: bool,
+    rtt: Nanos,
+    rtt_min: Nanos,
+    reset_rtt_min: bool,
+    mss: u32,
+}
+
+impl WestwoodPlus {
+    pub fn new(p: &Params) -> WestwoodPlus {
+        WestwoodPlus {
+            min_interval_ns: (p.get("min_interval_ms") * NS_PER_MS as f64) as Nanos,
+            bw_ns_est: 0.0,
+            bw_est: 0.0,
+            rtt_win_sx: 0,
+            bk: 0,
+            snd_una: 0,
+            accounted: 0,
+            first_ack: true,
+            rtt: INIT_RTT_NS,
+            rtt_min: INIT_RTT_NS,
+            reset_rtt_min: true,
+            mss: 1448,
+        }
+    }
+
+    /// Linux westwood_update_window: close the sampling interval once it is
+    /// longer than an RTT (and 50 ms), and filter its bandwidth sample.
+    fn update_window(&mut self, c: &Conn) {
+        if self.first_ack {
+            self.snd_una = c.snd_una;
+            self.first_ack = false;
+        }
+        let delta = c.now.saturating_sub(self.rtt_win_sx);
+        if self.rtt > 0 && delta > self.rtt.max(self.min_interval_ns) {
+            let sample = self.bk as f64 * NS_PER_SEC as f64 / delta as f64;
+            if self.bw_ns_est == 0.0 && self.bw_est == 0.0 {
+                self.bw_ns_est = sample;
+                self.bw_est = sample;
+            } else {
+                self.bw_ns_est = (7.0 * self.bw_ns_est + sample) / 8.0;
+                self.bw_est = (7.0 * self.bw_est + self.bw_ns_est) / 8.0;
+            }
+            self.bk = 0;
+            self.rtt_win_sx = c.now;
+        }
+    }
+
+    /// Linux westwood_acked_count: bytes this ACK accounts for; a duplicate
+    /// ACK counts one segment, which the next cumulative ACK gives back.
+    fn acked_count(&mut self, c: &Conn) -> u64 {
+        let mss = c.mss as u64;
+        let mut cumul_ack = (c.snd_una - self.snd_una.min(c.snd_una)) * mss;
+        if cumul_ack == 0 {
+            self.accounted += mss;
+            cumul_ack = mss;
+        }
+        if cumul_ack > mss {
+            if self.accounted >= cumul_ack {
+                self.accounted -= cumul_ack;
+                cumul_ack = mss;
+            } else {
+                cumul_ack -= self.accounted;
+                self.accounted = 0;
+            }
+        }
+        self.snd_una = c.snd_una;
+        cumul_ack
+    }
+
+    /// ssthresh = BWE * RTTmin in segments, at least 2.
+    fn bw_rttmin(&self) -> u32 {
+        let pkts = self.bw_est * self.rtt_min as f64 / NS_PER_SEC as f64 / self.mss as f64;
+        (pkts as u32).max(2)
+    }
+}
+
+impl CongestionControl for WestwoodPlus {
+    fn init(&mut self, _w: &mut Window, c: &Conn) {
+        self.bw_ns_est = 0.0;
+        self.bw_est = 0.0;
+        self.bk = 0;
+        self.accounted = 0;
+        self.first_ack = true;
+        self.rtt = INIT_RTT_NS;
+        self.rtt_min = INIT_RTT_NS;
+        self.reset_rtt_min = true;
+        self.rtt_win_sx = c.now;
+        self.snd_una = c.snd_una;
+        self.mss = c.mss;
+    }
+
+    fn ssthresh(&mut self, _w: &Window, _c: &Conn) -> u32 {
+        self.bw_rttmin()
+    }
+
+    fn cong_avoid(&mut self, w: &mut Window, c: &Conn, acked: u32) {
+        reno_cong_avoid(w, c, acked)
+    }
+
+    fn cwnd_event(&mut self, _w: &mut Window, _c: &Conn, event: CaEvent) {
+        if event == CaEvent::Loss {
+            // Re-learn RTTmin from the next ACK (the path may have changed).
+            self.reset_rtt_min = true;
+        }
+    }
+
+    fn pkts_acked(&mut self, _w: &mut Window, c: &Conn, s: &AckSample) {
+        if let Some(rtt) = s.rtt_ns {
+            if rtt > 0 {
+                self.rtt = rtt;
+            }
+        }
+        // Linux tcp_westwood_ack (slow path; the fast path is its special case).
+        self.update_window(c);
+        self.bk += self.acked_count(c);
+        if self.reset_rtt_min {
+            self.rtt_min = self.rtt;
+            self.reset_rtt_min = false;
+        } else {
+            self.rtt_min = self.rtt_min.min(self.rtt);
+        }
+    }
+
+    fn state(&self, out: &mut [f64]) {
+        out[0] = self.bw_est * 8.0;
+        out[1] = self.rtt_min as f64 / 1e6;
+        out[2] = self.bw_rttmin() as f64;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::harness::Harness;
+    use crate::time::NS_PER_MS;
+
+    #[test]
+    fn estimate_converges_to_the_delivery_rate() {
+        // 100 segments per 100 ms RTT = 1000 segments/s.
+        let mut h = Harness::new("westwood+", 100);
+        h.set_cwnd(100, 50);
+        h.w.cwnd_clamp = 100; // hold the window so the rate is fixed
+        h.rounds(60);
+        let expect_bps = 1000.0 * 1448.0 * 8.0;
+        let bwe = h.state("bwe_bps");
+        assert!((bwe - expect_bps).abs() / expect_bps < 0.03, "bwe {bwe} vs {expect_bps}");
+        assert_eq!(h.state("rtt_min_ms"), 100.0);
+    }
+
+    #[test]
+    fn loss_with_an_empty_queue_keeps_the_pipe_full() {
+        // Window 100 on a 100 ms path, no queue: BWE * RTTmin = 100 segments.
+        let mut h = Harness::new("westwood+", 100);
+        h.set_cwnd(100, 50);
+        h.w.cwnd_clamp = 100;
+        h.rounds(60);
+        h.loss();
+        assert!(h.w.ssthresh >= 97, "ssthresh {} (reno would say 50)", h.w.ssthresh);
+    }
+
+    #[test]
+    fn loss_at_a_full_queue_drains_it() {
+        // 100 segments in flight over an RTT of 100 ms base + 100 ms queue:
+        // the pipe holds 50 of them, so ssthresh = 50 (BWE * RTTmin), not cwnd/2 by rule.
+        let mut h = Harness::new("westwood+", 100);
+        h.set_cwnd(100, 50);
+        h.w.cwnd_clamp = 100;
+        h.rounds(2);
+        h.queue_delay = 100 * NS_PER_MS;
+        h.rounds(60);
+        h.loss();
+        assert!((48..=52).contains(&h.w.ssthresh), "ssthresh {}", h.w.ssthresh);
+    }
+
+    #[test]
+    fn timeout_sets_ssthresh_from_the_estimate_and_relearns_rtt_min() {
+        let mut h = Harness::new("westwood+", 100);
+        h.set_cwnd(100, 50);
+        h.w.cwnd_clamp = 100;
+        h.rounds(60);
+        h.timeout();
+        assert_eq!(h.w.cwnd, 1);
+        assert!(h.w.ssthresh >= 97, "ssthresh {}", h.w.ssthresh);
+        // The path got longer: RTTmin follows after the timeout.
+        h.rtt = 150 * NS_PER_MS;
+        h.rounds(1);
+        assert_eq!(h.state("rtt_min_ms"), 150.0);
+    }
+}
