@@ -22,7 +22,16 @@
 //! - update period: the law is evaluated on every ACK (k indexes ACKs). The
 //!   inflight term then acts at once (the sender fills the window at the
 //!   next ACK), while x_k answers one RTT later.
-//! - clamps: cwnd >= 2 segments and at most the sender's window clamp.
+//! - clamps: cwnd >= 2 segments and at most the sender's window clamp; the
+//!   window rises by at most the segments each ACK delivers (it may fall at
+//!   once). Without this, the law's jump after a timeout or a drained flight
+//!   (inflight small, output large) is a line-rate burst of hundreds of
+//!   segments that overflows the buffer; with it, the rise is ACK-clocked at
+//!   the pace of slow start.
+//! - on loss (ssthresh, which the sender's recovery reduces the window to):
+//!   the law's output but at least the pipe estimate R * RTT_min, so that
+//!   recovering from the initial slow-start overshoot (where x is the whole
+//!   buffer and the law says 2) runs at the bottleneck rate.
 //!
 //! What the law does with these estimators (single flow, pipe P segments,
 //! steady state inflight = P + x): x* = (Kp B - 3P) / (Kp + 3). With a 2-BDP
@@ -119,6 +128,23 @@ impl Estimator {
         }
     }
 
+    /// Pipe estimate: delivery rate times RTT_min, segments.
+    pub fn pipe(&self) -> f64 {
+        if self.rtt_min == Nanos::MAX {
+            return 0.0;
+        }
+        self.rate * self.rtt_min as f64 / NS_PER_SEC as f64
+    }
+
+    /// ssthresh on loss: the law's output, at least the pipe estimate and 2
+    /// segments; before any estimate, the window as it is.
+    pub fn loss_window(&self, w: &Window, law: f64) -> u32 {
+        if self.max_storage <= 0.0 || !law.is_finite() {
+            return w.cwnd.max(2);
+        }
+        (law.max(self.pipe()).round().max(2.0) as u32).min(w.cwnd_clamp)
+    }
+
     /// B, segments.
     pub fn path_storage(&self) -> f64 {
         self.headroom * self.max_storage
@@ -161,10 +187,12 @@ impl Phase {
     }
 }
 
-/// Applies a control output to the window: rounded, at least 2 segments.
-pub fn apply(w: &mut Window, output: f64) {
+/// Applies a control output to the window: rounded, at least 2 segments,
+/// and rising by at most the segments this ACK delivered (slow-start pace).
+pub fn apply(w: &mut Window, output: f64, acked: u32) {
     let out = if output.is_finite() { output.round() } else { 2.0 };
-    w.cwnd = (out.max(2.0) as u32).min(w.cwnd_clamp);
+    let target = (out.max(2.0) as u32).min(w.cwnd_clamp);
+    w.cwnd = target.min(w.cwnd.saturating_add(acked.max(1)));
 }
 
 pub struct Ccp {
@@ -191,15 +219,10 @@ impl CongestionControl for Ccp {
     }
 
     fn ssthresh(&mut self, w: &Window, c: &Conn) -> u32 {
-        // No loss-specific cut: the window the law asks for now (before the
-        // law has run, the window as it is).
-        if self.phase.law_active || self.est.max_storage > 0.0 {
-            let out = self.law(c.in_flight);
-            if out.is_finite() {
-                return (out.round().max(2.0) as u32).min(w.cwnd_clamp);
-            }
-        }
-        w.cwnd.max(2)
+        // No loss-specific cut: the window the law asks for now, but at least
+        // the pipe estimate, so that recovering a slow-start overshoot runs
+        // at the bottleneck rate rather than at 2 segments per RTT.
+        self.est.loss_window(w, self.law(c.in_flight))
     }
 
     fn pkts_acked(&mut self, _w: &mut Window, c: &Conn, s: &AckSample) {
@@ -216,7 +239,7 @@ impl CongestionControl for Ccp {
         }
         self.inflight = c.in_flight;
         self.output = self.law(c.in_flight);
-        apply(w, self.output);
+        apply(w, self.output, acked);
     }
 
     fn state(&self, out: &mut [f64]) {

@@ -79,13 +79,10 @@ impl CongestionControl for Ccpd {
     }
 
     fn ssthresh(&mut self, w: &Window, c: &Conn) -> u32 {
-        if self.phase.law_active || self.est.max_storage > 0.0 {
-            let out = self.law(c.in_flight);
-            if out.is_finite() {
-                return (out.round().max(2.0) as u32).min(w.cwnd_clamp);
-            }
-        }
-        w.cwnd.max(2)
+        // No loss-specific cut: the window the law asks for now, but at least
+        // the pipe estimate, so that recovering a slow-start overshoot runs
+        // at the bottleneck rate rather than at 2 segments per RTT.
+        self.est.loss_window(w, self.law(c.in_flight))
     }
 
     fn pkts_acked(&mut self, _w: &mut Window, c: &Conn, s: &AckSample) {
@@ -116,7 +113,7 @@ impl CongestionControl for Ccpd {
         }
         self.inflight = c.in_flight;
         self.output = self.law(c.in_flight);
-        apply(w, self.output);
+        apply(w, self.output, acked);
     }
 
     fn state(&self, out: &mut [f64]) {

@@ -1,0 +1,252 @@
+//! Whole-simulator signature behaviour of bic, vegas, westwood, westwood+,
+//! compound, ccp, ccpd, hybla, veno and illinois, and a smoke run of every
+//! registered algorithm.
+
+mod common;
+use ccsim::record::table::Column;
+use common::*;
+
+/// Downlink queue samples (t, packets) of a run.
+fn downlink_queue(r: &ccsim::Results) -> Vec<(f64, u64)> {
+    let t = r.link_series.f64("t");
+    let q = r.link_series.u64("queue_packets");
+    let link = match r.link_series.get("link") {
+        Some(Column::Str(v)) => v.clone(),
+        _ => panic!("no link column"),
+    };
+    (0..t.len()).filter(|&k| link[k] == "downlink").map(|k| (t[k], q[k])).collect()
+}
+
+/// Downlink queue drops counted up to time `t_s`.
+fn downlink_drops_until(r: &ccsim::Results, t_s: f64) -> u64 {
+    let t = r.link_series.f64("t");
+    let d = r.link_series.u64("queue_drops");
+    let link = match r.link_series.get("link") {
+        Some(Column::Str(v)) => v.clone(),
+        _ => panic!("no link column"),
+    };
+    (0..t.len()).filter(|&k| link[k] == "downlink" && t[k] <= t_s).map(|k| d[k]).max().unwrap_or(0)
+}
+
+fn total_drops(r: &ccsim::Results) -> u64 {
+    r.links.u64("queue_drops")[0]
+}
+
+const PAYLOAD_SHARE: f64 = 1448.0 / 1500.0;
+
+#[test]
+fn every_algorithm_completes_a_file_and_fills_a_short_path() {
+    for info in ccsim::cc::registry() {
+        let name = info.name;
+        let file = simulate(&format!(
+            r#"{{"duration": 30, "downlink": {{"rate": "10Mbit", "delay": "10ms"}}, "flows": [{{"cc": "{name}", "size": 1000000}}]}}"#
+        ));
+        assert_eq!(file.flows.u64("delivered_bytes")[0], 1_000_000, "{name}: file not delivered exactly");
+        assert!(file.flows.f64("completion_s")[0].is_finite(), "{name}: file did not complete");
+        let bulk = simulate(&format!(
+            r#"{{"duration": 10, "downlink": {{"rate": "10Mbit", "delay": "10ms"}}, "flows": [{{"cc": "{name}"}}]}}"#
+        ));
+        // A floor, not a ranking: ccp with Kp = 1 fills only about 2/3 of a
+        // path whose storage is 2 BDP (cwnd = Kp B / 3, see ccp.rs).
+        let util = goodput_bps(&bulk, 0) / (10e6 * PAYLOAD_SHARE);
+        assert!(util > 0.5, "{name}: utilization {util:.3}");
+    }
+}
+
+#[test]
+fn vegas_keeps_alpha_to_beta_packets_queued() {
+    let r = simulate(r#"{"duration": 60, "downlink": {"rate": "10Mbit", "delay": "25ms", "queue": {"size": "2bdp"}},
+                        "flows": [{"cc": "vegas"}]}"#);
+    assert_eq!(total_drops(&r), 0, "vegas should not overflow a 2-BDP buffer");
+    let q: Vec<f64> = downlink_queue(&r).into_iter().filter(|(t, _)| *t >= 20.0).map(|(_, q)| q as f64).collect();
+    let mean = q.iter().sum::<f64>() / q.len() as f64;
+    // diff in [alpha, beta] (floored, so a backlog of 2 to 5 segments); the
+    // sampled queue also counts the packet in service and the pairs that
+    // delayed ACKs release, hence beta + 2.
+    assert!((2.0..=6.0).contains(&mean), "mean queue {mean:.2} packets");
+    let max = q.iter().cloned().fold(0.0, f64::max);
+    assert!(max <= 10.0, "queue peaked at {max}");
+    let util = goodput_bps(&r, 0) / (10e6 * PAYLOAD_SHARE);
+    assert!(util > 0.9, "utilization {util:.3}");
+}
+
+/// ssthresh right after the first loss recovery that starts after `after_s`.
+fn ssthresh_and_cwnd_at_first_loss(r: &ccsim::Results, after_s: f64) -> (f64, f64) {
+    let cwnd = series(r, 0, "cwnd");
+    let ssthresh = series(r, 0, "ssthresh");
+    let state = series(r, 0, "ca_state");
+    for k in 1..cwnd.len() {
+        if cwnd[k].0 > after_s && state[k].1 == 3.0 && state[k - 1].1 != 3.0 {
+            return (ssthresh[k].1, cwnd[k - 1].1);
+        }
+    }
+    panic!("no loss recovery after {after_s} s");
+}
+
+#[test]
+fn westwood_plus_does_not_halve_on_a_random_loss_with_an_empty_queue() {
+    // A large buffer and a window limited by the receiver (64 KB): the queue
+    // stays empty, every loss is random. Reno halves; Westwood+ sets
+    // ssthresh = BWE * RTTmin, about the window in flight.
+    let scenario = |cc: &str| {
+        format!(
+            r#"{{"duration": 30, "downlink": {{"rate": "10Mbit", "delay": "50ms", "queue": {{"size": "4bdp"}}, "loss": {{"model": "bernoulli", "p": 0.002}}}},
+                 "flows": [{{"cc": "{cc}", "tcp": {{"rcv_buf": 65536}}}}]}}"#
+        )
+    };
+    let w = simulate(&scenario("westwood+"));
+    let (ss_w, cwnd_w) = ssthresh_and_cwnd_at_first_loss(&w, 10.0);
+    let reno = simulate(&scenario("reno"));
+    let (ss_r, cwnd_r) = ssthresh_and_cwnd_at_first_loss(&reno, 10.0);
+    assert!((ss_r - cwnd_r / 2.0).abs() <= 1.0, "reno: ssthresh {ss_r} after cwnd {cwnd_r}");
+    // BWE * RTTmin: about the segments the window kept in flight (the
+    // receiver allows ~45), far above half of it.
+    assert!(ss_w >= 0.75 * cwnd_w.min(45.0), "westwood+: ssthresh {ss_w} after cwnd {cwnd_w}");
+    assert!(ss_w > 1.4 * ss_r, "westwood+ {ss_w} vs reno {ss_r}");
+    let bwe = series(&w, 0, "cc_bwe_bps");
+    let last = bwe.last().unwrap().1;
+    assert!(last > 0.0 && last < 10e6, "bandwidth estimate {last}");
+}
+
+#[test]
+fn bic_climbs_back_to_its_last_maximum_faster_than_reno() {
+    // 100 Mbit/s, 100 ms RTT: the binary search regains the window in a few
+    // dozen RTTs where Reno needs hundreds.
+    let run = |cc: &str| {
+        simulate(&format!(
+            r#"{{"duration": 60, "downlink": {{"rate": "100Mbit", "delay": "50ms", "queue": {{"size": "1bdp"}}}}, "flows": [{{"cc": "{cc}"}}]}}"#
+        ))
+    };
+    let bic = run("bic");
+    let reno = run("reno");
+    let util_bic = goodput_bps(&bic, 0) / (100e6 * PAYLOAD_SHARE);
+    let util_reno = goodput_bps(&reno, 0) / (100e6 * PAYLOAD_SHARE);
+    assert!(util_bic > 0.9, "bic utilization {util_bic:.3}");
+    assert!(util_bic > util_reno, "bic {util_bic:.3} vs reno {util_reno:.3}");
+    // The traced maximum is where the window reaches before each loss.
+    let wmax = series(&bic, 0, "cc_last_max_cwnd");
+    assert!(wmax.iter().any(|(_, w)| *w > 500.0), "last_max_cwnd never set");
+}
+
+#[test]
+fn compound_dwnd_rises_on_an_empty_path_and_yields_to_a_queue() {
+    // A half-BDP buffer: after a loss the window (win / 2) is below the pipe,
+    // the queue empties and dwnd grows; as it fills beyond gamma dwnd yields.
+    let r = simulate(r#"{"duration": 60, "downlink": {"rate": "100Mbit", "delay": "50ms", "queue": {"size": "0.5bdp"}},
+                        "flows": [{"cc": "compound"}]}"#);
+    let dwnd = series(&r, 0, "cc_dwnd");
+    let diff = series(&r, 0, "cc_diff");
+    let max_dwnd = dwnd.iter().map(|x| x.1).fold(0.0, f64::max);
+    assert!(max_dwnd > 50.0, "dwnd never grew: {max_dwnd}");
+    // Whenever the backlog is above gamma for a while, dwnd is zero shortly after.
+    let mut saw_yield = false;
+    for k in 10..dwnd.len() {
+        if diff[k].1 > 60.0 && dwnd[k - 10].1 > 0.0 {
+            let later = dwnd[k..(k + 50).min(dwnd.len())].iter().any(|x| x.1 == 0.0);
+            assert!(later, "dwnd did not fall to zero after diff {} at {}", diff[k].1, diff[k].0);
+            saw_yield = true;
+        }
+    }
+    assert!(saw_yield, "the queue never exceeded gamma");
+    let util = goodput_bps(&r, 0) / (100e6 * PAYLOAD_SHARE);
+    assert!(util > 0.85, "utilization {util:.3}");
+}
+
+fn ccp_clean_path(cc: &str, params: &str) -> ccsim::Results {
+    simulate(&format!(
+        r#"{{"duration": 60, "downlink": {{"rate": "10Mbit", "delay": "50ms", "queue": {{"size": "2bdp"}}}},
+             "flows": [{{"cc": "{cc}", "cc_params": {params}}}]}}"#
+    ))
+}
+
+#[test]
+fn ccp_and_ccpd_settle_to_a_bounded_queue_without_loss() {
+    // 10 Mbit/s, 100 ms RTT: pipe ~83 packets, buffer 167.
+    for (cc, params) in [("ccp", "{}"), ("ccp", r#"{"kp": 2}"#), ("ccpd", "{}"), ("ccpd", r#"{"kp": 2, "kd": 2000}"#), ("ccpd", r#"{"kp": 4, "kd": 8000}"#)] {
+        let r = ccp_clean_path(cc, params);
+        let early = downlink_drops_until(&r, 5.0);
+        assert_eq!(total_drops(&r), early, "{cc} {params}: queue drops after 5 s");
+        let q: Vec<f64> = downlink_queue(&r).into_iter().filter(|(t, _)| *t >= 10.0).map(|(_, q)| q as f64).collect();
+        let max = q.iter().cloned().fold(0.0, f64::max);
+        assert!(max < 167.0, "{cc} {params}: queue reached {max}");
+        let util = goodput_bps(&r, 0) / (10e6 * PAYLOAD_SHARE);
+        assert!(util > 0.6, "{cc} {params}: utilization {util:.3}");
+        let b = series(&r, 0, "cc_b_pkts").last().unwrap().1;
+        assert!((150.0..=300.0).contains(&b), "{cc} {params}: path storage {b}");
+    }
+}
+
+#[test]
+fn ccp_higher_gain_queues_more() {
+    let q_mean = |params: &str| {
+        let r = ccp_clean_path("ccp", params);
+        let q: Vec<f64> = downlink_queue(&r).into_iter().filter(|(t, _)| *t >= 20.0).map(|(_, q)| q as f64).collect();
+        q.iter().sum::<f64>() / q.len() as f64
+    };
+    let (q1, q2) = (q_mean(r#"{"kp": 1}"#), q_mean(r#"{"kp": 2}"#));
+    assert!(q2 > q1 + 10.0, "kp=1: {q1:.1} packets, kp=2: {q2:.1}");
+}
+
+#[test]
+fn hybla_grows_faster_than_reno_on_a_600_ms_path() {
+    // rho = 24: slow start adds 2^rho - 1 per ACK, congestion avoidance rho^2
+    // per RTT, so transfers finish sooner than Reno's on a satellite-like path.
+    let run = |cc: &str, size: u64| {
+        let r = simulate(&format!(
+            r#"{{"duration": 60, "downlink": {{"rate": "10Mbit", "delay": "300ms", "queue": {{"size": "1bdp"}}}}, "flows": [{{"cc": "{cc}", "size": {size}}}]}}"#
+        ));
+        let rho = if cc == "hybla" { series(&r, 0, "cc_rho") } else { Vec::new() };
+        (r.flows.f64("completion_s")[0], rho)
+    };
+    for size in [500_000, 2_000_000] {
+        let (th, rho) = run("hybla", size);
+        let (tr, _) = run("reno", size);
+        assert!(th < 0.85 * tr, "{size} bytes: hybla {th:.2} s vs reno {tr:.2} s");
+        let rho = rho.iter().map(|x| x.1).filter(|x| x.is_finite()).last().unwrap();
+        assert!((23.0..=26.0).contains(&rho), "rho {rho}");
+    }
+}
+
+#[test]
+fn veno_and_westwood_keep_more_goodput_than_reno_under_random_loss() {
+    let run = |cc: &str| {
+        simulate(&format!(
+            r#"{{"duration": 60, "downlink": {{"rate": "10Mbit", "delay": "25ms", "queue": {{"size": "2bdp"}}, "loss": {{"model": "bernoulli", "p": 0.005}}}},
+                 "flows": [{{"cc": "{cc}"}}]}}"#
+        ))
+    };
+    let reno = goodput_bps(&run("reno"), 0);
+    for cc in ["veno", "westwood", "westwood+"] {
+        let g = goodput_bps(&run(cc), 0);
+        assert!(g > 1.1 * reno, "{cc} {g:.0} vs reno {reno:.0} bit/s");
+    }
+}
+
+#[test]
+fn illinois_alpha_is_high_on_an_empty_queue_and_falls_as_it_fills() {
+    // A 0.2-BDP buffer: after each loss the queue empties (alpha climbs to 10),
+    // then fills again (alpha falls toward 0.3, beta rises toward 1/2).
+    let r = simulate(r#"{"duration": 40, "downlink": {"rate": "100Mbit", "delay": "50ms", "queue": {"size": "0.2bdp"}},
+                        "flows": [{"cc": "illinois"}]}"#);
+    let alpha = series(&r, 0, "cc_alpha");
+    let beta = series(&r, 0, "cc_beta");
+    let delay = series(&r, 0, "cc_avg_delay_ms");
+    let max_delay = series(&r, 0, "cc_max_delay_ms");
+    let (mut low, mut high) = (Vec::new(), Vec::new());
+    for k in 0..alpha.len() {
+        let (d, dm) = (delay[k].1, max_delay[k].1);
+        if alpha[k].0 < 3.0 || !(d.is_finite() && dm.is_finite()) || dm <= 0.0 {
+            continue;
+        }
+        if d <= 0.02 * dm {
+            low.push((alpha[k].1, beta[k].1));
+        } else if d >= 0.4 * dm {
+            high.push((alpha[k].1, beta[k].1));
+        }
+    }
+    assert!(!low.is_empty() && !high.is_empty(), "low {} high {}", low.len(), high.len());
+    let mean = |v: &[(f64, f64)], f: fn(&(f64, f64)) -> f64| v.iter().map(f).sum::<f64>() / v.len() as f64;
+    assert!(mean(&low, |x| x.0) > 5.0, "alpha at low delay {}", mean(&low, |x| x.0));
+    assert!(mean(&high, |x| x.0) < 1.0, "alpha at high delay {}", mean(&high, |x| x.0));
+    assert!(mean(&high, |x| x.1) > mean(&low, |x| x.1), "beta must rise with delay");
+}
