@@ -54,10 +54,11 @@ def series_with_rates(series: pd.DataFrame) -> pd.DataFrame:
 
 
 def link_capacity_bps(links: pd.DataFrame, flows: pd.DataFrame, scenario: dict) -> np.ndarray:
-    """Payload capacity of each link: its nominal rate (a trace's mean rate when
-    the simulator reports `mean_rate_bps`) times the payload share of a full
-    segment of the flows whose data it carries (mss / (mss + 40 + 12 with timestamps))."""
-    nominal = links["mean_rate_bps"] if "mean_rate_bps" in links else links["rate_bps"]
+    """Payload capacity of each link: the rate the simulator reports for it
+    (`rate_bps`: the nominal rate, or the mean rate of a trace or rate process)
+    times the payload share of a full segment of the flows whose data it
+    carries (mss / (mss + 40, + 12 with timestamps))."""
+    nominal = links["rate_bps"]
     caps = []
     for name, rate in zip(links["link"], nominal.to_numpy(dtype=float)):
         groups = flows.loc[flows["link"] == name, "group"].to_numpy()

@@ -38,6 +38,32 @@ def expand_presets(raw: dict) -> dict:
     return profiles.expand(raw)
 
 
+def load_trace_files(raw: dict, base_dir: Path, source: str) -> dict:
+    """`trace = "FILE"` on a link becomes the trace's data ({opportunities_ms,
+    source}) read with ccbench.traces.load_mahimahi: the simulator core reads no
+    files. A relative FILE is taken from the scenario file's folder first, then
+    from the working directory."""
+    try:
+        from ccbench import traces  # type: ignore[attr-defined]
+    except ImportError:
+        return raw  # the core then says clearly that it needs the trace as data
+    for key in ("downlink", "uplink"):
+        link = raw.get(key)
+        if not (isinstance(link, dict) and isinstance(link.get("trace"), str)):
+            continue
+        name = link["trace"]
+        path = Path(name)
+        if not path.is_absolute() and (base_dir / path).exists():
+            path = base_dir / path
+        try:
+            opportunities = traces.load_mahimahi(path)
+        except (OSError, ValueError) as e:
+            detail = e.strerror if isinstance(e, OSError) and e.strerror else str(e)
+            raise ScenarioFileError(source, f"{key}.trace", f"cannot use the trace \"{name}\": {detail}") from None
+        raw[key] = {**link, "trace": {"opportunities_ms": opportunities, "source": path.name}}
+    return raw
+
+
 def _read_toml(text: str, source: str) -> dict:
     try:
         return tomllib.loads(text)
@@ -89,6 +115,8 @@ def load(scenario: str | Path | Mapping[str, Any], seed: int | None = None) -> d
         if hasattr(e, "path") and hasattr(e, "detail"):
             raise ScenarioFileError(source, e.path, e.detail) from None
         raise
+    base_dir = Path(source).parent if not source.startswith("<") else Path.cwd()
+    raw = load_trace_files(raw, base_dir, source)
     if seed is not None:
         raw["seed"] = int(seed)
     text = json.dumps(_jsonable(raw, "", source))

@@ -1,0 +1,42 @@
+"""`trace = "FILE"` in a scenario: the front end reads the Mahimahi file and
+hands the simulator its data; a bad file is a scenario error naming the field."""
+
+import pytest
+
+pytest.importorskip("ccbench.traces", reason="the Mahimahi trace loader is not on this branch yet")
+
+import ccbench  # noqa: E402
+from ccbench.cli import app  # noqa: E402
+
+SCENARIO = """
+duration = "3s"
+[downlink]
+trace = "{trace}"
+delay = "10ms"
+[uplink]
+rate = "10Mbit"
+delay = "10ms"
+[[flows]]
+cc = "cubic"
+"""
+
+
+def test_trace_file_next_to_the_scenario(tmp_path):
+    (tmp_path / "one.trace").write_text("1\n")  # one 1504-byte opportunity per ms: 12.032 Mbit/s
+    f = tmp_path / "s.toml"
+    f.write_text(SCENARIO.format(trace="one.trace"))
+    r = ccbench.run(f)
+    down = r.links.set_index("link").loc["downlink"]
+    assert down["rate_bps"] == pytest.approx(12.032e6)
+    assert r.flows["goodput_bps"].iloc[0] <= down["capacity_bps"]
+    assert r.scenario["downlink"]["trace"]["opportunities_ms"] == [1]
+
+
+def test_missing_trace_file_is_a_scenario_error(tmp_path, runner):
+    f = tmp_path / "s.toml"
+    f.write_text(SCENARIO.format(trace="nope.trace"))
+    out = tmp_path / "out"
+    result = runner.invoke(app, ["run", str(f), "--out", str(out)])
+    assert result.exit_code == 2
+    assert "downlink.trace" in result.stderr and "nope.trace" in result.stderr
+    assert not out.exists()
