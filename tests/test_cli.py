@@ -31,6 +31,6 @@ def test_algorithms_lists_every_algorithm_with_reference_and_defaults(runner):
 
 
 def test_validate_accepts_a_good_file(runner):
-    result = runner.invoke(app, ["validate", str(EXAMPLE)])
+    result = runner.invoke(app, ["validate", str(EXAMPLE)], terminal_width=250)
     assert result.exit_code == 0
     assert "OK" in result.stdout and "2 flow(s)" in result.stdout
