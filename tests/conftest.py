@@ -28,6 +28,6 @@ def quick_campaign(tmp_path_factory):
     """`ccbench compare --quick` over every algorithm, run once per session."""
     from ccbench.cli import app
     out = tmp_path_factory.mktemp("compare") / "out"
-    result = CliRunner().invoke(app, ["compare", "--quick", "--out", str(out), "--jobs", "2"])
+    result = CliRunner().invoke(app, ["compare", "--quick", "--out", str(out), "--jobs", "2"], terminal_width=250)
     assert result.exit_code == 0, result.output
     return out, result.output, compare.algorithm_names()

@@ -10,10 +10,10 @@ EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "two-flows-cubic-vs
 
 def test_run_writes_results_and_plots(tmp_path, runner):
     out = tmp_path / "out"
-    result = runner.invoke(app, ["run", str(EXAMPLE), "--out", str(out), "--seed", "3"])
+    result = runner.invoke(app, ["run", str(EXAMPLE), "--out", str(out), "--seed", "3"], terminal_width=250)
     assert result.exit_code == 0, result.output
     assert "cubic" in result.stdout and "reno" in result.stdout and "Jain" in result.stdout
-    assert f"Results in {out}" in result.stdout.replace("\n", "")
+    assert f"Results in {out}" in result.stdout
     for name in ("flows.csv", "flows.parquet", "series.parquet", "rtt.parquet", "meta.json",
                  "cwnd.png", "rtt.png", "goodput.png", "rtt_cdf.png"):
         assert (out / name).stat().st_size > 0, name

@@ -29,7 +29,7 @@ def test_quick_compare_end_to_end(quick_campaign):
     out, output, algs = quick_campaign
     assert algs == [a["name"] for a in _ccsim.algorithms()]
     report = out / "report.html"
-    assert f"Report: {report}" in output.replace("\n", "")
+    assert f"Report: {report}" in output
     html = report.read_text()
     for a in algs:
         assert f">{a}<" in html

@@ -13,6 +13,7 @@ from typing import Optional
 import typer
 from rich import box
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
@@ -98,8 +99,8 @@ def run(scenario: Path = typer.Argument(..., help="Scenario file (TOML)."),
                       "overstates the share of the link they used together.")
     if len(r.flows) > 1:
         console.print(f"Jain's fairness index: {r.jain_index():.3f}")
-    console.print(f"Results in [bold]{out}[/bold] ({len(results.TABLES)} tables, meta.json"
-                  + (f", {len(pngs)} plots" if pngs else "") + ")")
+    console.print(f"Results in [bold]{escape(str(out))}[/bold] ({len(results.TABLES)} tables, meta.json"
+                  + (f", {len(pngs)} plots" if pngs else "") + ")", soft_wrap=True)
 
 
 @app.command()
@@ -142,7 +143,7 @@ def compare(out: Path = typer.Option(Path("ccbench-out/compare"), help="Output d
     console.print(summary)
     console.print(f"{len(algs)} algorithms × {len(cmp.CONDITIONS)} conditions × {reps} repetitions = "
                   f"{len(task_list)} runs in {elapsed:.1f} s")
-    console.print(f"Report: [bold]{path}[/bold]")
+    console.print(f"Report: [bold]{escape(str(path))}[/bold]", soft_wrap=True)
 
 
 @app.command("algorithms")
@@ -187,7 +188,8 @@ def validate(scenario: Path = typer.Argument(..., help="Scenario file (TOML)."))
     """Check a scenario file without running it."""
     s = _load_or_exit(scenario)
     flows = sum(f["count"] for f in s["flows"])
-    console.print(f"{scenario}: OK ({s['name'] or 'unnamed'}: {flows} flow(s), {s['duration']:g} s, seed {s['seed']})")
+    console.print(f"{scenario}: OK ({s['name'] or 'unnamed'}: {flows} flow(s), {s['duration']:g} s, seed {s['seed']})",
+                  soft_wrap=True, highlight=False)
 
 
 def main() -> None:
