@@ -37,7 +37,7 @@ def test_quick_compare_end_to_end(quick_campaign):
         assert c.title in html
     assert html.count("Under these conditions") == len(compare.CONDITIONS)
     assert "http://" not in html and "https://" not in html and "<link" not in html  # self-contained
-    assert html.count('src="data:image/png;base64,') == 3 * len(compare.CONDITIONS)
+    assert html.count('src="data:image/png;base64,') == 4 * len(compare.CONDITIONS)
     runs = pd.read_parquet(out / "runs.parquet")
     assert len(runs) == len(algs) * len(compare.CONDITIONS) * 2
     assert (out / "flows.csv").exists() and (out / "campaign.json").exists()

@@ -103,7 +103,7 @@ def ecdf(values) -> tuple[np.ndarray, np.ndarray]:
 
 def cdf(groups: dict[str, np.ndarray], xlabel: str, title: str):
     """Empirical CDFs, one line per group."""
-    fig, ax = plt.subplots(figsize=(6, 3.4), layout="constrained")
+    fig, ax = plt.subplots(figsize=(5.8, 3.4), layout="constrained")
     for i, (name, v) in enumerate(groups.items()):
         x, y = ecdf(v)
         ax.step(x, y, where="post", lw=1.2, color=f"C{i % 10}", ls="-" if i < 10 else "--", label=str(name))
@@ -150,7 +150,7 @@ def tradeoff(table: pd.DataFrame, label: str, x: str, y: str, xlabel: str, ylabe
 
 def runs_rate_over_time(runs: dict[str, pd.DataFrame], window_s: float, title: str):
     """Goodput over time of one run per algorithm (all flows of the run summed)."""
-    fig, ax = _time_figure(title, "Mbit/s", width=8, height=3.4)
+    fig, ax = _time_figure(title, "Mbit/s", width=6.8, height=3.4)
     for i, (name, series) in enumerate(runs.items()):
         total_t, total_r = None, None
         for _, s in series.groupby("flow", sort=True):

@@ -119,7 +119,7 @@ def time_plot_names(table: pd.DataFrame, pick: str) -> list[str]:
     return out[:TIME_PLOT_MAX]
 
 
-def scenario_section(out: Path, sc: dict, runs: pd.DataFrame) -> tuple[str, str]:
+def scenario_section(out: Path, sc: dict, runs: pd.DataFrame, flows: pd.DataFrame) -> tuple[str, dict]:
     """The HTML section of one scenario and its recommendation."""
     table = summaries(runs).merge(ranking(runs)[["name", "rank"]], left_on="algorithm", right_on="name")
     table = table.sort_values(["rank", "goodput_bps"], ascending=[True, False], kind="stable").reset_index(drop=True)
@@ -138,6 +138,9 @@ def scenario_section(out: Path, sc: dict, runs: pd.DataFrame) -> tuple[str, str]
     series = {a: load_run(out / "runs" / sc["key"] / a / "rep0").series for a in names}
     figs.append(_img(plots.png_bytes(plots.runs_rate_over_time(series, 0.5, "Goodput over time (repetition 0, all flows)")),
                      "goodput over time"))
+    per_flow = {a: flows.loc[flows["algorithm"] == a, "goodput_bps"].to_numpy() / 1e6 for a in names}
+    figs.append(_img(plots.png_bytes(plots.cdf(per_flow, "goodput per flow (Mbit/s)",
+                                               "CDF of flow goodput over all repetitions")), "goodput CDF"))
     text = recommendation_text(sc["title"], table, pick, tied, n)
     section = (f'<h2 id="{sc["key"]}">{html.escape(sc["title"])}</h2>'
                f'<p class="note">{html.escape(sc["description"])}; {n} repetitions with distinct seeds '
@@ -176,10 +179,11 @@ def build(out: str | Path) -> Path:
     """Writes out/report.html (and recommendations.json) from the campaign saved
     in `out`; returns the report's path."""
     out = Path(out)
-    info, _flows, runs = load_campaign(out)
+    info, flows, runs = load_campaign(out)
     sections, recs = [], []
     for sc in info["scenarios"]:
-        section, rec = scenario_section(out, sc, runs[runs["scenario"] == sc["key"]])
+        section, rec = scenario_section(out, sc, runs[runs["scenario"] == sc["key"]],
+                                        flows[flows["scenario"] == sc["key"]])
         sections.append(section)
         recs.append(rec)
     rows = [summary_row(r) for r in recs]
