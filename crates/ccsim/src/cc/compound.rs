@@ -101,7 +101,7 @@ impl Compound {
         let rtt = (self.rtt_sum / self.rtt_cnt as u128) as f64;
         let base = self.base_rtt as f64;
         let win = w.cwnd as f64;
-        let reno = w.cwnd - self.dwnd_pkts();
+        let reno = w.cwnd.saturating_sub(self.dwnd_pkts());
         // (win/base - win/rtt) * base
         let diff = win * (rtt - base) / rtt;
         self.last_diff = diff;

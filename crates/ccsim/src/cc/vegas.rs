@@ -152,7 +152,7 @@ impl CongestionControl for Vegas {
                         slow_start(w, acked);
                     }
                 } else if diff > self.beta {
-                    w.cwnd -= 1;
+                    w.cwnd = w.cwnd.saturating_sub(1);
                     w.ssthresh = w.ssthresh.min(w.cwnd);
                 } else if diff < self.alpha {
                     w.cwnd += 1;
