@@ -65,11 +65,20 @@ fn default_seed() -> u64 {
     1
 }
 
+/// One direction of the bottleneck. The rate comes from exactly one of
+/// `rate`, `trace` or `rate_process`.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct LinkSpec {
-    /// Transmission rate.
-    pub rate: Rate,
+    /// Constant transmission rate.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate: Option<Rate>,
+    /// Delivery opportunities in the Mahimahi format, as data (the front end loads files).
+    #[serde(default, deserialize_with = "trace_field", skip_serializing_if = "Option::is_none")]
+    pub trace: Option<TraceSpec>,
+    /// A random Markov-modulated rate.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate_process: Option<RateProcessSpec>,
     /// One-way propagation delay.
     #[serde(default)]
     pub delay: Duration,
@@ -77,12 +86,79 @@ pub struct LinkSpec {
     pub queue: QueueSpec,
     #[serde(default)]
     pub loss: LossSpec,
+    /// Link-layer retransmission of frames lost on the air.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arq: Option<ArqSpec>,
+    /// Random extra delay per packet.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub jitter: Option<JitterSpec>,
     /// Periods during which the link passes nothing (packets wait in the queue).
     #[serde(default)]
     pub outages: Vec<OutageSpec>,
+    /// Random outages.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub outage_process: Option<OutageProcessSpec>,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+/// A trace of delivery opportunities (Mahimahi `mm-link` format, as numbers).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct TraceSpec {
+    /// Non-decreasing millisecond timestamps; each is one opportunity; the trace
+    /// repeats with a period of its last timestamp.
+    pub opportunities_ms: Vec<u64>,
+    /// Bytes one opportunity can carry (Mahimahi: 1504).
+    #[serde(default = "d_bytes_per_opportunity")]
+    pub bytes_per_opportunity: u32,
+    /// Where the trace came from (a file name), for reports.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub source: String,
+}
+
+fn d_bytes_per_opportunity() -> u32 {
+    1504
+}
+
+/// `trace` must be data by the time it reaches the core; a path gets a clear error.
+fn trace_field<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<TraceSpec>, D::Error> {
+    use serde::de::{self, MapAccess, Visitor};
+    struct TraceVisitor;
+    impl<'de> Visitor<'de> for TraceVisitor {
+        type Value = TraceSpec;
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("a trace as { opportunities_ms = [...] }")
+        }
+        fn visit_str<E: de::Error>(self, v: &str) -> Result<TraceSpec, E> {
+            Err(E::custom(format!(
+                "got the path \"{v}\": trace files are read by the ccbench front end \
+                 (ccbench.traces.load_mahimahi); the simulator core takes the trace as data, {{ opportunities_ms = [...] }}"
+            )))
+        }
+        fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<TraceSpec, A::Error> {
+            TraceSpec::deserialize(de::value::MapAccessDeserializer::new(map))
+        }
+    }
+    d.deserialize_any(TraceVisitor).map(Some)
+}
+
+/// A continuous-time Markov chain of rates: exponential holding times, the
+/// next state drawn uniformly from the others; starts in the first state.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct RateProcessSpec {
+    pub states: Vec<RateStateSpec>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct RateStateSpec {
+    pub rate: Rate,
+    pub mean_holding: Duration,
+}
+
+/// The queue discipline and its parameters. Fields that do not belong to the
+/// chosen kind are errors.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct QueueSpec {
     #[serde(default)]
@@ -90,14 +166,37 @@ pub struct QueueSpec {
     /// Capacity: packets, bytes or a multiple of the bandwidth-delay product.
     #[serde(default = "default_queue_size")]
     pub size: QueueSize,
-    /// ECN step marking: mark CE on ECN-capable packets arriving at this many queued packets.
-    #[serde(default)]
+    /// Drop-tail: ECN step marking of ECN-capable packets arriving at this many queued packets.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ecn_threshold: Option<u64>,
+    /// RED, CoDel: mark ECN-capable packets instead of dropping them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ecn: Option<bool>,
+    /// RED thresholds on the average queue, in packets (defaults 5 and 3 min_th).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_th: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_th: Option<f64>,
+    /// RED: drop probability at max_th (default 0.1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_p: Option<f64>,
+    /// RED: weight of the queue average (default 0.002).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub w_q: Option<f64>,
+    /// RED: gentle mode between max_th and 2 max_th (default false).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gentle: Option<bool>,
+    /// CoDel: target sojourn time (default 5ms).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target: Option<Duration>,
+    /// CoDel: interval (default 100ms).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interval: Option<Duration>,
 }
 
 impl Default for QueueSpec {
     fn default() -> Self {
-        QueueSpec { kind: QueueKind::default(), size: default_queue_size(), ecn_threshold: None }
+        serde_json::from_str("{}").expect("every queue field has a default")
     }
 }
 
@@ -110,16 +209,85 @@ fn default_queue_size() -> QueueSize {
 pub enum QueueKind {
     #[default]
     Droptail,
+    Red,
+    Codel,
+}
+
+impl QueueKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            QueueKind::Droptail => "droptail",
+            QueueKind::Red => "red",
+            QueueKind::Codel => "codel",
+        }
+    }
 }
 
 /// Random loss of frames on the link (after the queue, so counted apart from drops).
 #[derive(Debug, Clone, Serialize, Deserialize, Default, PartialEq)]
-#[serde(tag = "model", rename_all = "lowercase", deny_unknown_fields)]
+#[serde(tag = "model", deny_unknown_fields)]
 pub enum LossSpec {
     #[default]
+    #[serde(rename = "none")]
     None,
     /// Each frame is lost independently with probability `p`.
+    #[serde(rename = "bernoulli")]
     Bernoulli { p: f64 },
+    /// Two-state bursty loss: give `p` (Good->Bad) and `r` (Bad->Good) per
+    /// frame with `loss_good` (default 0) and `loss_bad` (default 1), or
+    /// `mean_loss` and `mean_burst` (frames) for the simple Gilbert model.
+    #[serde(rename = "gilbert-elliott", alias = "gilbert")]
+    GilbertElliott {
+        p: Option<f64>,
+        r: Option<f64>,
+        loss_good: Option<f64>,
+        loss_bad: Option<f64>,
+        mean_loss: Option<f64>,
+        mean_burst: Option<f64>,
+    },
+}
+
+/// Link-layer retransmission; the defaults are LTE HARQ's (3 retransmissions, 8 ms apart, in order).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ArqSpec {
+    #[serde(default = "d_max_retries")]
+    pub max_retries: u32,
+    #[serde(default = "d_retry_delay")]
+    pub retry_delay: Duration,
+    /// Deliver frames in order (head-of-line blocking behind a retried frame).
+    #[serde(default = "yes")]
+    pub in_order: bool,
+}
+
+fn d_max_retries() -> u32 { 3 }
+fn d_retry_delay() -> Duration { Duration(8_000_000) }
+
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq)]
+#[serde(rename_all = "lowercase")]
+pub enum JitterDistribution {
+    Uniform,
+    Normal,
+    Exponential,
+}
+
+/// Extra delay per packet: uniform (`min`, `max`), normal (`mean`, `std`,
+/// truncated at 0) or exponential (`mean`).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct JitterSpec {
+    pub distribution: JitterDistribution,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min: Option<Duration>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max: Option<Duration>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mean: Option<Duration>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub std: Option<Duration>,
+    /// Delay each packet independently so packets may overtake (netem); false keeps order.
+    #[serde(default)]
+    pub reorder: bool,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -127,6 +295,31 @@ pub enum LossSpec {
 pub struct OutageSpec {
     pub start: Duration,
     pub duration: Duration,
+}
+
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, Default, PartialEq)]
+#[serde(rename_all = "lowercase")]
+pub enum OutageDistribution {
+    #[default]
+    Fixed,
+    Uniform,
+    Exponential,
+}
+
+/// Random outages: exponential up times with mean `mean_interval`; durations
+/// `fixed` (`duration`), `uniform` (`min`, `max`) or `exponential` (mean `duration`).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct OutageProcessSpec {
+    pub mean_interval: Duration,
+    #[serde(default)]
+    pub distribution: OutageDistribution,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duration: Option<Duration>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min: Option<Duration>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max: Option<Duration>,
 }
 
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, Default, PartialEq, Eq)]
@@ -472,11 +665,15 @@ impl Scenario {
         Ok(scenario)
     }
 
-    /// The uplink as configured, or the downlink's loss-free mirror.
+    /// The uplink as configured, or the downlink's mirror: the same rate (or
+    /// trace, or rate process), delay and queue, without loss, ARQ, jitter or outages.
     pub fn uplink(&self) -> LinkSpec {
         self.uplink.clone().unwrap_or_else(|| LinkSpec {
             loss: LossSpec::None,
+            arq: None,
+            jitter: None,
             outages: Vec::new(),
+            outage_process: None,
             ..self.downlink.clone()
         })
     }
@@ -486,9 +683,9 @@ impl Scenario {
         if self.duration.ns() == 0 {
             return err("duration", "must be longer than zero");
         }
-        check_link("downlink", &self.downlink)?;
+        crate::net::build::check_link("downlink", &self.downlink)?;
         if let Some(up) = &self.uplink {
-            check_link("uplink", up)?;
+            crate::net::build::check_link("uplink", up)?;
         }
         if self.flows.is_empty() {
             return err("flows", "at least one flow is needed ([[flows]] with cc = \"cubic\", say)");
@@ -510,28 +707,6 @@ impl Scenario {
         }
         Ok(())
     }
-}
-
-fn check_link(path: &str, l: &LinkSpec) -> Result<(), ScenarioError> {
-    match l.queue.size {
-        QueueSize::Packets(0) | QueueSize::Bytes(0) => {
-            return err(format!("{path}.queue.size"), "must hold at least one packet")
-        }
-        QueueSize::Bdp(m) if m <= 0.0 => return err(format!("{path}.queue.size"), format!("{m}bdp must be positive")),
-        _ => {}
-    }
-    match l.loss {
-        LossSpec::Bernoulli { p } if !(0.0..=1.0).contains(&p) || p.is_nan() => {
-            return err(format!("{path}.loss.p"), format!("{p} is not a probability; allowed: 0 to 1"))
-        }
-        _ => {}
-    }
-    for (i, o) in l.outages.iter().enumerate() {
-        if o.duration.ns() == 0 {
-            return err(format!("{path}.outages[{i}].duration"), "must be longer than zero");
-        }
-    }
-    Ok(())
 }
 
 fn check_flow(path: &str, f: &FlowSpec, run: Duration) -> Result<(), ScenarioError> {
@@ -769,7 +944,7 @@ mod tests {
         let t = &s.flows[1].tcp;
         assert_eq!((t.mss, t.init_cwnd, t.sack, t.delack_segments), (1448, 10, true, 2));
         assert_eq!(t.min_rto.ns(), 200_000_000);
-        assert_eq!(s.uplink().rate.bps(), 10_000_000);
+        assert_eq!(s.uplink().rate.map(|r| r.bps()), Some(10_000_000));
     }
 
     #[test]

@@ -19,7 +19,8 @@
 use crate::cc;
 use crate::event::{Event, EventQueue, Timer, TimerCheck};
 use crate::net::delay_line::DelayLine;
-use crate::net::link::{ChannelLoss, Link, LinkConfig};
+use crate::net::build::link_config;
+use crate::net::link::{Link, LinkCounters};
 use crate::net::packet::{Kind, Packet};
 use crate::net::queue::Capacity;
 use crate::record::pcap::{FlowMeta, PcapSummary, PcapWriter};
@@ -27,7 +28,7 @@ use crate::record::series::{FlowSeries, LinkSeries, RttSamples};
 use crate::record::table::{Column, Table};
 use crate::rng::{stream, Rng};
 use crate::scenario::{
-    BackgroundKind, BackgroundSpec, BufferSpec, Direction, FlowSpec, InterpolationSpec, LinkSpec, LossSpec, PcapLink, RtoStyleSpec,
+    BackgroundKind, BackgroundSpec, BufferSpec, Direction, FlowSpec, InterpolationSpec, PcapLink, RtoStyleSpec,
     Scenario, SizeDistSpec, TransportSpec,
 };
 use crate::tcp::rtt::RtoStyle;
@@ -41,14 +42,10 @@ use crate::traffic::series::{summary_table, SourceSeries};
 use crate::traffic::sizes::SizeDist;
 use crate::traffic::udp::UdpCbr;
 use crate::traffic::{Source, SourceCounters, Transfer};
-use crate::units::QueueSize;
 
 pub const DOWNLINK: usize = 0;
 pub const UPLINK: usize = 1;
 const LINK_NAMES: [&str; 2] = ["downlink", "uplink"];
-
-/// Bytes of a full-size packet, for converting BDP multiples to packets.
-const MTU_BYTES: u64 = 1500;
 
 struct Flow {
     group: usize,
@@ -138,30 +135,6 @@ pub struct World {
 fn base_rtt(s: &Scenario) -> Nanos {
     let access = s.flows.iter().map(|f| f.access_delay.ns()).min().unwrap_or(0);
     s.downlink.delay.ns() + s.uplink().delay.ns() + 2 * access
-}
-
-fn link_config(spec: &LinkSpec, rtt: Nanos) -> LinkConfig {
-    let capacity = match spec.queue.size {
-        QueueSize::Packets(p) => Capacity::Packets(p),
-        QueueSize::Bytes(b) => Capacity::Bytes(b),
-        QueueSize::Bdp(m) => {
-            let bdp_bytes = spec.rate.bps() as f64 * secs(rtt) / 8.0;
-            Capacity::Packets(((m * bdp_bytes / MTU_BYTES as f64).round() as u64).max(1))
-        }
-    };
-    let mut outages: Vec<(Nanos, Nanos)> = spec.outages.iter().map(|o| (o.start.ns(), o.start.ns() + o.duration.ns())).collect();
-    outages.sort();
-    LinkConfig {
-        rate_bps: spec.rate.bps(),
-        delay_ns: spec.delay.ns(),
-        capacity,
-        ecn_threshold: spec.queue.ecn_threshold,
-        loss: match spec.loss {
-            LossSpec::None => ChannelLoss::None,
-            LossSpec::Bernoulli { p } => ChannelLoss::Bernoulli { p },
-        },
-        outages,
-    }
 }
 
 /// Builds flow `id` (sender and receiver) from its scenario entry.
@@ -255,7 +228,7 @@ fn make_sources(s: &Scenario, links: &[Link; 2]) -> (Vec<Source>, Option<(u32, F
             Direction::Down => DOWNLINK,
             Direction::Up => UPLINK,
         };
-        let capacity_bps = links[link].config().rate_bps;
+        let capacity_bps = links[link].mean_rate_bps().round() as u64;
         let period = (b.start.ns(), b.stop.map_or(end, |d| d.ns().min(end)));
         let intensity = Intensity::new(
             b.profile.iter().map(|(t, m)| (t.ns(), *m)).collect(),
@@ -328,8 +301,8 @@ impl World {
     pub fn new(s: &Scenario) -> World {
         let rtt = base_rtt(s);
         let links = [
-            Link::new(link_config(&s.downlink, rtt), Rng::for_component(s.seed, stream::LINK_BASE)),
-            Link::new(link_config(&s.uplink(), rtt), Rng::for_component(s.seed, stream::LINK_BASE + 1)),
+            Link::new(link_config(&s.downlink, rtt), s.seed, stream::LINK_BASE),
+            Link::new(link_config(&s.uplink(), rtt), s.seed, stream::LINK_BASE + 1),
         ];
         let mut flows = Vec::new();
         for (group, spec) in s.flows.iter().enumerate() {
@@ -699,7 +672,7 @@ impl World {
             }
         }
         for (l, link) in self.links.iter().enumerate() {
-            self.link_series.push(self.now, LINK_NAMES[l], link);
+            self.link_series.push(self.now, l, LINK_NAMES[l], link);
         }
         if !self.sources.is_empty() {
             self.source_series.push(self.now, &self.sources, &self.source_counters, &self.source_active);
@@ -763,23 +736,34 @@ impl World {
         let mut links = Table::new();
         let specs = [s.downlink.clone(), s.uplink()];
         links.add("link", Column::Str(LINK_NAMES.iter().map(|s| s.to_string()).collect()));
-        links.add("rate_bps", Column::F64(self.links.iter().map(|l| l.config().rate_bps as f64).collect()));
+        links.add("rate_bps", Column::F64(self.links.iter().map(|l| l.mean_rate_bps()).collect()));
         links.add("delay_s", Column::F64(specs.iter().map(|s| secs(s.delay.ns())).collect()));
+        links.add("queue_kind", Column::Str(self.links.iter().map(|l| l.config().queue.kind().to_string()).collect()));
         links.add(
             "queue_capacity",
-            Column::Str(self.links.iter().map(|l| match l.config().capacity {
+            Column::Str(self.links.iter().map(|l| match l.config().queue.capacity() {
                 Capacity::Packets(p) => format!("{p}pkt"),
                 Capacity::Bytes(b) => format!("{b}B"),
             }).collect()),
         );
-        let lc = |f: &dyn Fn(&Link) -> u64| Column::U64(self.links.iter().map(f).collect());
-        links.add("arrivals", lc(&|l| l.counters.arrivals));
-        links.add("queue_drops", lc(&|l| l.counters.queue_drops));
-        links.add("departures", lc(&|l| l.counters.departures));
-        links.add("departure_bytes", lc(&|l| l.counters.departure_bytes));
-        links.add("channel_losses", lc(&|l| l.counters.channel_losses));
-        links.add("delivered", lc(&|l| l.counters.delivered));
-        links.add("ecn_marks", lc(&|l| l.ecn_marks()));
+        let counters: Vec<_> = self.links.iter().map(|l| l.counters()).collect();
+        let lc = |f: &dyn Fn(&LinkCounters) -> u64| Column::U64(counters.iter().map(f).collect());
+        links.add("arrivals", lc(&|c| c.arrivals));
+        links.add("queue_drops", lc(&|c| c.queue_drops));
+        links.add("aqm_drops", lc(&|c| c.aqm_drops));
+        links.add("ecn_marks", lc(&|c| c.ecn_marks));
+        links.add("departures", lc(&|c| c.departures));
+        links.add("departure_bytes", lc(&|c| c.departure_bytes));
+        links.add("channel_losses", lc(&|c| c.channel_losses));
+        links.add("arq_retries", lc(&|c| c.arq_retries));
+        links.add("residual_losses", lc(&|c| c.residual_losses));
+        links.add("outages", lc(&|c| c.outages));
+        links.add("delivered", lc(&|c| c.delivered));
+        links.add("delivered_bytes", lc(&|c| c.delivered_bytes));
+        links.add(
+            "mean_sojourn_ms",
+            Column::F64(counters.iter().map(|c| if c.dequeued == 0 { f64::NAN } else { c.sojourn_ns as f64 / c.dequeued as f64 / 1e6 }).collect()),
+        );
 
         Results {
             flows,

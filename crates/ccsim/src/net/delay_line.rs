@@ -1,7 +1,11 @@
-//! A constant-delay FIFO: packets on a wire (propagation) or an access link.
+//! Packets on a wire (propagation) or an access link, kept in order of exit
+//! time, ties in order of arrival.
 //!
-//! Since every packet waits the same time, they leave in the order they came
-//! and only the head needs a timer: one pending event per line, not per packet.
+//! With a constant delay every packet is appended at the back (one compare);
+//! a packet that must leave before some already on the line (jitter with
+//! reordering, out-of-order link-layer delivery) is inserted at its place,
+//! usually near the back. Only the head needs a timer: one pending event per
+//! line, not per packet.
 
 use super::packet::Packet;
 use crate::time::Nanos;
@@ -17,12 +21,17 @@ impl DelayLine {
         DelayLine { in_flight: VecDeque::new() }
     }
 
-    /// Puts `p` on the line, to come out at `exit_at` (not earlier than the
-    /// packets already on it, which a constant delay guarantees).
+    /// Puts `p` on the line, to come out at `exit_at`, after every packet
+    /// already on it that exits at or before that time.
     #[inline]
     pub fn push(&mut self, exit_at: Nanos, p: Packet) {
-        debug_assert!(self.in_flight.back().map_or(true, |(t, _)| *t <= exit_at));
-        self.in_flight.push_back((exit_at, p));
+        match self.in_flight.back() {
+            Some((t, _)) if *t > exit_at => {
+                let at = self.in_flight.partition_point(|(t, _)| *t <= exit_at);
+                self.in_flight.insert(at, (exit_at, p));
+            }
+            _ => self.in_flight.push_back((exit_at, p)),
+        }
     }
 
     #[inline]
@@ -45,5 +54,21 @@ impl DelayLine {
 
     pub fn is_empty(&self) -> bool {
         self.in_flight.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::net::packet::Kind;
+
+    #[test]
+    fn leaves_by_exit_time_then_arrival_order() {
+        let mut line = DelayLine::new();
+        for (k, t) in [5u64, 3, 5, 1, 4].iter().enumerate() {
+            line.push(*t, Packet::new(Kind::Data, k as u32, 100));
+        }
+        let order: Vec<u32> = std::iter::from_fn(|| line.pop_due(10)).map(|p| p.flow).collect();
+        assert_eq!(order, vec![3, 1, 4, 0, 2]);
     }
 }

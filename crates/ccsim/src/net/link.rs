@@ -1,41 +1,64 @@
-//! A link: queue, transmitter, channel (loss, outages) and propagation delay,
-//! as one deterministic state machine that is told the time.
+//! A link: queue, transmitter, channel (outages, loss, link-layer ARQ,
+//! jitter) and propagation delay, as one deterministic state machine that is
+//! told the time.
 //!
 //! The simulator drives it from its event queue; the kernel emulator can drive
 //! the same code from the wall clock. The owner calls `enqueue` when a packet
 //! arrives, `advance(now)` whenever `next_wakeup()` is due, and forwards the
-//! packets `advance` hands back. Nothing here knows about events or flows.
+//! packets `advance` hands back. Nothing here knows about events or flows,
+//! and calls at the same instant give the same result in any order (the
+//! transmitter is brought up to `now` before an arrival is queued, as
+//! Mahimahi's link queue does).
 //!
 //! Pipeline of a packet:
-//!   enqueue -> queue (drop-tail: dropped when full, counted as a queue drop)
-//!   -> transmitter (serialization at the link rate; nothing starts during an outage)
-//!   -> channel (random loss: counted as a channel loss, apart from queue drops)
-//!   -> propagation delay line -> delivered.
+//!   enqueue -> queue (drop-tail / RED / CoDel: drops counted as queue drops, AQM drops apart)
+//!   -> transmitter (constant rate, trace of opportunities or Markov rate; nothing starts in an outage)
+//!   -> channel: each try of the frame on the air may be lost (channel losses); ARQ retries
+//!      it up to K times (retries), and a frame lost on every try is a residual loss
+//!   -> jitter (optional) -> propagation delay line -> delivered.
+//!
+//! Random streams, each seeded from (run seed, component + offset): loss +0,
+//! jitter +0x100, queue (RED) +0x200, outage process +0x300, rate process +0x400.
 
+use super::channel::arq::{Arq, ArqConfig};
+use super::channel::jitter::{Jitter, JitterConfig};
+use super::channel::loss::{Loss, LossModel};
+use super::channel::outage::{OutageConfig, Outages};
+use super::channel::rate::{RateConfig, Transmitter};
 use super::delay_line::DelayLine;
 use super::packet::Packet;
-use super::queue::{Capacity, DropTail};
+use super::queue::{Capacity, Queue, QueueConfig};
 use crate::rng::Rng;
-use crate::time::{serialization_ns, Nanos};
+use crate::time::Nanos;
 
-/// Random loss on the channel.
-#[derive(Clone, Debug, PartialEq)]
-pub enum ChannelLoss {
-    None,
-    Bernoulli { p: f64 },
-}
+/// Bytes of a full-size packet (for AQM packet times and BDP conversions).
+pub const MTU_BYTES: u64 = 1500;
 
 /// A link's configuration with every size resolved to concrete units.
 #[derive(Clone, Debug)]
 pub struct LinkConfig {
-    pub rate_bps: u64,
+    pub rate: RateConfig,
     pub delay_ns: Nanos,
-    pub capacity: Capacity,
-    /// ECN step-marking threshold in packets (None: no marking).
-    pub ecn_threshold: Option<u64>,
-    pub loss: ChannelLoss,
-    /// [start, end) intervals during which nothing is transmitted, sorted.
-    pub outages: Vec<(Nanos, Nanos)>,
+    pub queue: QueueConfig,
+    pub loss: LossModel,
+    pub arq: Option<ArqConfig>,
+    pub jitter: Option<JitterConfig>,
+    pub outages: OutageConfig,
+}
+
+impl LinkConfig {
+    /// A constant-rate drop-tail link without loss, jitter or outages.
+    pub fn simple(rate_bps: u64, delay_ns: Nanos, capacity: Capacity) -> LinkConfig {
+        LinkConfig {
+            rate: RateConfig::Constant { bps: rate_bps },
+            delay_ns,
+            queue: QueueConfig::DropTail { capacity, ecn_threshold_pkts: None },
+            loss: LossModel::None,
+            arq: None,
+            jitter: None,
+            outages: OutageConfig::default(),
+        }
+    }
 }
 
 /// Cumulative counters of a link, in packets and bytes on the wire.
@@ -43,37 +66,68 @@ pub struct LinkConfig {
 pub struct LinkCounters {
     pub arrivals: u64,
     pub arrival_bytes: u64,
+    /// Every drop at the queue: full buffer, RED early drops, CoDel drops.
     pub queue_drops: u64,
+    /// Of those, the drops the AQM decided (RED, CoDel).
+    pub aqm_drops: u64,
+    pub ecn_marks: u64,
+    /// Packets taken from the queue for transmission, and their total wait.
+    pub dequeued: u64,
+    pub sojourn_ns: u64,
     pub departures: u64,
     pub departure_bytes: u64,
+    /// Tries of frames lost on the air.
     pub channel_losses: u64,
+    /// Link-layer retransmissions made (ARQ).
+    pub arq_retries: u64,
+    /// Frames lost for good: lost on every try (without ARQ: every channel loss).
+    pub residual_losses: u64,
+    /// Outages that held the transmitter.
+    pub outages: u64,
     pub delivered: u64,
+    pub delivered_bytes: u64,
 }
 
 pub struct Link {
     config: LinkConfig,
-    queue: DropTail,
-    /// The packet being serialized and when its last bit leaves.
+    queue: Queue,
+    tx: Transmitter,
+    /// The packet being sent and when its last bit leaves.
     in_service: Option<(Nanos, Packet)>,
-    /// Sub-nanosecond remainder of serialization times (see `time::serialization_ns`).
-    tx_carry: u64,
+    /// The transmitter is held by an outage until then.
+    resume_at: Option<Nanos>,
+    /// The next transmission follows the previous one without idle time.
+    back_to_back: bool,
+    outages: Outages,
+    loss: Loss,
+    arq: Option<Arq>,
+    jitter: Option<Jitter>,
     wire: DelayLine,
-    next_outage: usize,
-    rng: Rng,
-    pub counters: LinkCounters,
+    /// Drops at enqueue (full buffer or RED).
+    enqueue_drops: u64,
+    counters: LinkCounters,
 }
 
 impl Link {
-    pub fn new(config: LinkConfig, rng: Rng) -> Link {
+    /// `seed` and `component` name the link's random streams (see the header).
+    pub fn new(config: LinkConfig, seed: u64, component: u64) -> Link {
+        let stream = |offset: u64| Rng::for_component(seed, component + offset);
+        let mean_rate = config.rate.mean_rate_bps().max(1.0);
+        let packet_time_ns = MTU_BYTES as f64 * 8.0 * 1e9 / mean_rate;
         Link {
-            queue: DropTail::new(config.capacity).with_mark_threshold(config.ecn_threshold),
-            config,
+            queue: Queue::new(&config.queue, packet_time_ns, stream(0x200)),
+            tx: Transmitter::new(&config.rate, stream(0x400)),
             in_service: None,
-            tx_carry: 0,
+            resume_at: None,
+            back_to_back: false,
+            outages: Outages::new(&config.outages, stream(0x300)),
+            loss: Loss::new(config.loss, stream(0)),
+            arq: config.arq.map(Arq::new),
+            jitter: config.jitter.map(|j| Jitter::new(j, stream(0x100))),
             wire: DelayLine::new(),
-            next_outage: 0,
-            rng,
+            enqueue_drops: 0,
             counters: LinkCounters::default(),
+            config,
         }
     }
 
@@ -81,17 +135,24 @@ impl Link {
         &self.config
     }
 
+    /// The long-run mean rate of the transmitter, in bit/s.
+    pub fn mean_rate_bps(&self) -> f64 {
+        self.config.rate.mean_rate_bps()
+    }
+
     /// A packet arrives at the link's queue at `now`. Returns false if it was dropped.
     #[inline]
     pub fn enqueue(&mut self, now: Nanos, mut p: Packet) -> bool {
+        self.run_transmitter(now);
         self.counters.arrivals += 1;
         self.counters.arrival_bytes += p.wire_bytes as u64;
         p.enqueued_at = now;
-        if !self.queue.enqueue(p) {
-            self.counters.queue_drops += 1;
+        if !self.queue.enqueue(now, p) {
+            self.enqueue_drops += 1;
             return false;
         }
-        if self.in_service.is_none() {
+        if self.in_service.is_none() && self.resume_at.is_none() {
+            self.back_to_back = false;
             self.start_transmission(now);
         }
         true
@@ -102,8 +163,7 @@ impl Link {
     pub fn next_wakeup(&self) -> Option<Nanos> {
         let tx = match self.in_service {
             Some((end, _)) => Some(end),
-            None if !self.queue.is_empty() => self.outage_end_after_blocking(),
-            None => None,
+            None => self.resume_at,
         };
         match (tx, self.wire.head_time()) {
             (Some(a), Some(b)) => Some(a.min(b)),
@@ -113,66 +173,107 @@ impl Link {
 
     /// Runs the link up to `now`, appending delivered packets to `out` in order.
     pub fn advance(&mut self, now: Nanos, out: &mut Vec<Packet>) {
-        loop {
-            match self.in_service {
-                Some((end, p)) if end <= now => {
-                    self.in_service = None;
-                    self.counters.departures += 1;
-                    self.counters.departure_bytes += p.wire_bytes as u64;
-                    if self.channel_loses() {
-                        self.counters.channel_losses += 1;
-                    } else {
-                        self.wire.push(end + self.config.delay_ns, p);
-                    }
-                    self.start_transmission(end);
-                }
-                None if !self.queue.is_empty() => {
-                    // Blocked by an outage: resume when it ends, if that is due.
-                    match self.outage_end_after_blocking() {
-                        Some(t) if t <= now => self.start_transmission(t),
-                        _ => break,
-                    }
-                    if self.in_service.is_none() {
-                        break;
-                    }
-                }
-                _ => break,
-            }
-        }
+        self.run_transmitter(now);
         while let Some(p) = self.wire.pop_due(now) {
             self.counters.delivered += 1;
+            self.counters.delivered_bytes += p.wire_bytes as u64;
             out.push(p);
         }
     }
 
+    /// Completes the transmissions due by `now` and starts the next ones.
+    #[inline]
+    fn run_transmitter(&mut self, now: Nanos) {
+        loop {
+            if let Some((end, p)) = self.in_service {
+                if end > now {
+                    return;
+                }
+                self.in_service = None;
+                self.depart(end, p);
+                self.back_to_back = true;
+                self.start_transmission(end);
+            } else if let Some(at) = self.resume_at {
+                if at > now {
+                    return;
+                }
+                self.resume_at = None;
+                self.back_to_back = false;
+                self.start_transmission(at);
+                if self.in_service.is_none() && self.resume_at.is_none() {
+                    return;
+                }
+            } else {
+                return;
+            }
+        }
+    }
+
     /// Starts sending the head of the queue at `t`, unless an outage holds it.
+    #[inline]
     fn start_transmission(&mut self, t: Nanos) {
-        if self.in_outage(t) {
+        if self.queue.is_empty() {
             return;
         }
-        if let Some(p) = self.queue.dequeue() {
-            let tx = serialization_ns(p.wire_bytes, self.config.rate_bps, &mut self.tx_carry);
-            self.in_service = Some((t + tx, p));
+        if let Some(end) = self.outages.blocked_until(t) {
+            self.resume_at = Some(end);
+            return;
+        }
+        if let Some(p) = self.queue.dequeue(t) {
+            self.counters.dequeued += 1;
+            self.counters.sojourn_ns += t - p.enqueued_at;
+            let end = self.tx.finish_time(t, p.wire_bytes, self.back_to_back);
+            self.in_service = Some((end, p));
         }
     }
 
-    fn in_outage(&mut self, t: Nanos) -> bool {
-        let outages = &self.config.outages;
-        while self.next_outage < outages.len() && outages[self.next_outage].1 <= t {
-            self.next_outage += 1;
-        }
-        self.next_outage < outages.len() && outages[self.next_outage].0 <= t
+    /// The frame `p` has left the transmitter at `t`: the channel, then the wire.
+    #[inline]
+    fn depart(&mut self, t: Nanos, p: Packet) {
+        self.counters.departures += 1;
+        self.counters.departure_bytes += p.wire_bytes as u64;
+        let ready = match &mut self.arq {
+            None => {
+                if self.loss.lose() {
+                    self.counters.channel_losses += 1;
+                    self.counters.residual_losses += 1;
+                    return;
+                }
+                t
+            }
+            Some(arq) => {
+                let o = arq.send(t, &mut self.loss);
+                self.counters.channel_losses += o.failed_tries as u64;
+                match o.delivered_at {
+                    Some(at) => {
+                        self.counters.arq_retries += o.failed_tries as u64;
+                        at
+                    }
+                    None => {
+                        self.counters.arq_retries += o.failed_tries as u64 - 1;
+                        self.counters.residual_losses += 1;
+                        return;
+                    }
+                }
+            }
+        };
+        let exit = ready + self.config.delay_ns;
+        let exit = match &mut self.jitter {
+            None => exit,
+            Some(j) => j.apply(exit),
+        };
+        self.wire.push(exit, p);
     }
 
-    /// When the transmitter is idle with packets waiting, the end of the outage holding it.
-    fn outage_end_after_blocking(&self) -> Option<Nanos> {
-        self.config.outages.get(self.next_outage).map(|o| o.1)
-    }
-
-    fn channel_loses(&mut self) -> bool {
-        match self.config.loss {
-            ChannelLoss::None => false,
-            ChannelLoss::Bernoulli { p } => self.rng.chance(p),
+    /// Cumulative counters, with the queue's own (AQM drops, marks) merged in.
+    pub fn counters(&self) -> LinkCounters {
+        let q = self.queue.stats();
+        LinkCounters {
+            queue_drops: self.enqueue_drops + q.dequeue_drops,
+            aqm_drops: q.aqm_drops,
+            ecn_marks: q.marks,
+            outages: self.outages.count,
+            ..self.counters
         }
     }
 
@@ -186,26 +287,21 @@ impl Link {
 
     /// Packets marked CE by the queue so far.
     pub fn ecn_marks(&self) -> u64 {
-        self.queue.marks
+        self.queue.stats().marks
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::net::channel::trace::TraceConfig;
     use crate::net::packet::Kind;
     use crate::time::NS_PER_MS;
 
     fn link(outages: Vec<(Nanos, Nanos)>) -> Link {
-        let config = LinkConfig {
-            rate_bps: 12_000_000, // 1500 bytes = 1 ms
-            delay_ns: 10 * NS_PER_MS,
-            capacity: Capacity::Packets(3),
-            ecn_threshold: None,
-            loss: ChannelLoss::None,
-            outages,
-        };
-        Link::new(config, Rng::for_component(1, 1))
+        let mut config = LinkConfig::simple(12_000_000, 10 * NS_PER_MS, Capacity::Packets(3)); // 1500 bytes = 1 ms
+        config.outages.scheduled = outages;
+        Link::new(config, 1, 1)
     }
 
     fn run_until(l: &mut Link, end: Nanos, out: &mut Vec<(Nanos, Packet)>) {
@@ -227,7 +323,7 @@ mod tests {
             l.enqueue(0, p);
         }
         // One in service, three queued, one dropped.
-        assert_eq!(l.counters.queue_drops, 1);
+        assert_eq!(l.counters().queue_drops, 1);
         let mut out = Vec::new();
         run_until(&mut l, u64::MAX, &mut out);
         let times: Vec<Nanos> = out.iter().map(|(t, _)| *t / NS_PER_MS).collect();
@@ -242,5 +338,35 @@ mod tests {
         run_until(&mut l, u64::MAX, &mut out);
         assert_eq!(out.len(), 1);
         assert_eq!(out[0].0, 61 * NS_PER_MS);
+        assert_eq!(l.counters().outages, 1);
+    }
+
+    #[test]
+    fn arrivals_at_the_same_instant_do_not_depend_on_call_order() {
+        // A trace link: a packet arriving exactly at an opportunity misses it
+        // (Mahimahi), whether or not the owner advanced the link first.
+        let config = LinkConfig {
+            rate: RateConfig::Trace(TraceConfig { opportunities_ms: vec![1], bytes_per_opportunity: 1504 }),
+            ..LinkConfig::simple(1, 0, Capacity::Packets(10))
+        };
+        let mut a = Link::new(config.clone(), 1, 1);
+        let mut b = Link::new(config, 1, 1);
+        let p = Packet::new(Kind::Data, 0, 1000);
+        let (mut out_a, mut out_b) = (Vec::new(), Vec::new());
+        a.enqueue(0, p);
+        b.enqueue(0, p);
+        a.advance(NS_PER_MS, &mut out_a);
+        a.enqueue(NS_PER_MS, p);
+        b.enqueue(NS_PER_MS, p);
+        b.advance(NS_PER_MS, &mut out_b);
+        assert_eq!((out_a.len(), out_b.len()), (1, 1));
+        let (mut rest_a, mut rest_b) = (Vec::new(), Vec::new());
+        run_until(&mut a, u64::MAX, &mut rest_a);
+        run_until(&mut b, u64::MAX, &mut rest_b);
+        // The second packet could not use the 504 bytes left at 1 ms: it leaves at 2 ms.
+        let times = |v: &Vec<(Nanos, Packet)>| v.iter().map(|(t, _)| *t).collect::<Vec<_>>();
+        assert_eq!(times(&rest_a), vec![2 * NS_PER_MS]);
+        assert_eq!(times(&rest_b), vec![2 * NS_PER_MS]);
+        assert_eq!(a.counters().delivered, 2);
     }
 }

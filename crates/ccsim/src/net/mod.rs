@@ -1,4 +1,6 @@
-//! The network: packets, queues, delay lines and the link state machine.
+//! The network: packets, queues, channels, delay lines and the link state machine.
+pub mod build;
+pub mod channel;
 pub mod delay_line;
 pub mod link;
 pub mod packet;

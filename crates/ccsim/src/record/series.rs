@@ -4,7 +4,7 @@
 
 use super::table::{Column, Table};
 use crate::cc::{CongestionControl, INFINITE_SSTHRESH, MAX_STATE_VALUES};
-use crate::net::link::Link;
+use crate::net::link::{Link, LinkCounters};
 use crate::tcp::sender::Sender;
 use crate::time::{secs, Nanos};
 
@@ -103,6 +103,9 @@ impl FlowSeries {
     }
 }
 
+/// Per link and sample: the queue, the cumulative counters, and two rates over
+/// the last interval (delivered bit/s and the mean sojourn time of the packets
+/// that left the queue), so links plot like flows.
 #[derive(Default)]
 pub struct LinkSeries {
     t: Vec<f64>,
@@ -111,23 +114,52 @@ pub struct LinkSeries {
     queue_bytes: Vec<u64>,
     arrivals: Vec<u64>,
     queue_drops: Vec<u64>,
+    aqm_drops: Vec<u64>,
+    ecn_marks: Vec<u64>,
     departures: Vec<u64>,
     departure_bytes: Vec<u64>,
     channel_losses: Vec<u64>,
+    arq_retries: Vec<u64>,
+    residual_losses: Vec<u64>,
+    outages: Vec<u64>,
+    delivered_bytes: Vec<u64>,
+    delivered_rate_bps: Vec<f64>,
+    sojourn_ms: Vec<f64>,
+    /// Per link index: the counters at its previous sample.
+    previous: Vec<(Nanos, LinkCounters)>,
 }
 
 impl LinkSeries {
-    pub fn push(&mut self, now: Nanos, name: &str, link: &Link) {
-        let c = &link.counters;
+    /// One row for link number `index` (named `name`) at `now`.
+    pub fn push(&mut self, now: Nanos, index: usize, name: &str, link: &Link) {
+        let c = link.counters();
+        if self.previous.len() <= index {
+            self.previous.resize(index + 1, (0, LinkCounters::default()));
+        }
+        let (t0, c0) = self.previous[index];
         self.t.push(secs(now));
         self.link.push(name.to_string());
         self.queue_packets.push(link.queue_packets() as u64);
         self.queue_bytes.push(link.queue_bytes());
         self.arrivals.push(c.arrivals);
         self.queue_drops.push(c.queue_drops);
+        self.aqm_drops.push(c.aqm_drops);
+        self.ecn_marks.push(c.ecn_marks);
         self.departures.push(c.departures);
         self.departure_bytes.push(c.departure_bytes);
         self.channel_losses.push(c.channel_losses);
+        self.arq_retries.push(c.arq_retries);
+        self.residual_losses.push(c.residual_losses);
+        self.outages.push(c.outages);
+        self.delivered_bytes.push(c.delivered_bytes);
+        self.delivered_rate_bps.push(if now > t0 {
+            (c.delivered_bytes - c0.delivered_bytes) as f64 * 8.0 / secs(now - t0)
+        } else {
+            f64::NAN
+        });
+        let dequeued = c.dequeued - c0.dequeued;
+        self.sojourn_ms.push(if dequeued > 0 { (c.sojourn_ns - c0.sojourn_ns) as f64 / dequeued as f64 / 1e6 } else { f64::NAN });
+        self.previous[index] = (now, c);
     }
 
     pub fn into_table(self) -> Table {
@@ -138,9 +170,17 @@ impl LinkSeries {
         t.add("queue_bytes", Column::U64(self.queue_bytes));
         t.add("arrivals", Column::U64(self.arrivals));
         t.add("queue_drops", Column::U64(self.queue_drops));
+        t.add("aqm_drops", Column::U64(self.aqm_drops));
+        t.add("ecn_marks", Column::U64(self.ecn_marks));
         t.add("departures", Column::U64(self.departures));
         t.add("departure_bytes", Column::U64(self.departure_bytes));
         t.add("channel_losses", Column::U64(self.channel_losses));
+        t.add("arq_retries", Column::U64(self.arq_retries));
+        t.add("residual_losses", Column::U64(self.residual_losses));
+        t.add("outages", Column::U64(self.outages));
+        t.add("delivered_bytes", Column::U64(self.delivered_bytes));
+        t.add("delivered_rate_bps", Column::F64(self.delivered_rate_bps));
+        t.add("sojourn_ms", Column::F64(self.sojourn_ms));
         t
     }
 }

@@ -1,37 +1,24 @@
 //! Drop-tail FIFO queue with a capacity in packets or bytes: the bottleneck
-//! buffer of a router or a modem. A ring buffer, so no allocation per packet.
+//! buffer of a router or a modem. An arriving packet that does not fit is dropped.
 //!
 //! Optional ECN step marking (the DCTCP switch of Alizadeh et al. 2010 and
 //! RFC 8257 3.1): an ECN-capable packet that arrives to find at least K
 //! packets queued is marked CE instead of being delayed silently.
 
-use super::packet::Packet;
-use std::collections::VecDeque;
-
-/// The limit of a queue, resolved to concrete units.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Capacity {
-    Packets(u64),
-    Bytes(u64),
-}
+use super::fifo::{Capacity, Fifo};
+use crate::net::packet::Packet;
 
 pub struct DropTail {
-    capacity: Capacity,
+    fifo: Fifo,
     /// Mark CE on ECT packets arriving at a queue of at least this many packets.
     mark_threshold: Option<u64>,
     /// Packets marked CE so far.
     pub marks: u64,
-    packets: VecDeque<Packet>,
-    bytes: u64,
 }
 
 impl DropTail {
     pub fn new(capacity: Capacity) -> DropTail {
-        let hint = match capacity {
-            Capacity::Packets(p) => p.min(1 << 16) as usize,
-            Capacity::Bytes(b) => (b / 1500).min(1 << 16) as usize,
-        };
-        DropTail { capacity, mark_threshold: None, marks: 0, packets: VecDeque::with_capacity(hint + 1), bytes: 0 }
+        DropTail { fifo: Fifo::new(capacity), mark_threshold: None, marks: 0 }
     }
 
     /// Turns on ECN step marking at `k` packets.
@@ -43,38 +30,24 @@ impl DropTail {
     /// Adds `p` at the tail; false (and the packet is dropped) when it does not fit.
     #[inline]
     pub fn enqueue(&mut self, mut p: Packet) -> bool {
-        let fits = match self.capacity {
-            Capacity::Packets(limit) => (self.packets.len() as u64) < limit,
-            Capacity::Bytes(limit) => self.bytes + p.wire_bytes as u64 <= limit,
-        };
-        if fits {
-            if p.ect && self.mark_threshold.is_some_and(|k| self.packets.len() as u64 >= k) {
-                p.ce = true;
-                self.marks += 1;
-            }
-            self.bytes += p.wire_bytes as u64;
-            self.packets.push_back(p);
+        if !self.fifo.fits(&p) {
+            return false;
         }
-        fits
+        if p.ect && self.mark_threshold.is_some_and(|k| self.fifo.len_packets() as u64 >= k) {
+            p.ce = true;
+            self.marks += 1;
+        }
+        self.fifo.push(p);
+        true
     }
 
     #[inline]
     pub fn dequeue(&mut self) -> Option<Packet> {
-        let p = self.packets.pop_front()?;
-        self.bytes -= p.wire_bytes as u64;
-        Some(p)
+        self.fifo.pop()
     }
 
-    pub fn len_packets(&self) -> usize {
-        self.packets.len()
-    }
-
-    pub fn len_bytes(&self) -> u64 {
-        self.bytes
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.packets.is_empty()
+    pub fn fifo(&self) -> &Fifo {
+        &self.fifo
     }
 }
 
@@ -89,11 +62,11 @@ mod tests {
         let p = Packet::new(Kind::Data, 0, 1500);
         assert!(q.enqueue(p) && q.enqueue(p));
         assert!(!q.enqueue(p));
-        assert_eq!(q.len_packets(), 2);
+        assert_eq!(q.fifo().len_packets(), 2);
         let mut q = DropTail::new(Capacity::Bytes(3000));
         assert!(q.enqueue(p) && q.enqueue(p) && !q.enqueue(Packet::new(Kind::Ack, 0, 52)));
         assert_eq!(q.dequeue().map(|p| p.wire_bytes), Some(1500));
-        assert_eq!(q.len_bytes(), 1500);
+        assert_eq!(q.fifo().len_bytes(), 1500);
     }
 
     #[test]

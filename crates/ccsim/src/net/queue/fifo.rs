@@ -1,0 +1,78 @@
+//! The FIFO buffer under every queue discipline: a ring buffer with a hard
+//! limit in packets or bytes that keeps count of its bytes. It allocates once
+//! (sized from the limit) and never per packet.
+
+use crate::net::packet::Packet;
+use std::collections::VecDeque;
+
+/// The limit of a queue, resolved to concrete units.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Capacity {
+    Packets(u64),
+    Bytes(u64),
+}
+
+impl Capacity {
+    /// The limit in packets of `packet_bytes` each (for reports and AQM thresholds).
+    pub fn packets_of(self, packet_bytes: u64) -> u64 {
+        match self {
+            Capacity::Packets(p) => p,
+            Capacity::Bytes(b) => b / packet_bytes.max(1),
+        }
+    }
+}
+
+pub struct Fifo {
+    capacity: Capacity,
+    packets: VecDeque<Packet>,
+    bytes: u64,
+}
+
+impl Fifo {
+    pub fn new(capacity: Capacity) -> Fifo {
+        let hint = capacity.packets_of(1500).min(1 << 16) as usize;
+        Fifo { capacity, packets: VecDeque::with_capacity(hint + 1), bytes: 0 }
+    }
+
+    pub fn capacity(&self) -> Capacity {
+        self.capacity
+    }
+
+    /// Whether `p` fits under the limit.
+    #[inline]
+    pub fn fits(&self, p: &Packet) -> bool {
+        match self.capacity {
+            Capacity::Packets(limit) => (self.packets.len() as u64) < limit,
+            Capacity::Bytes(limit) => self.bytes + p.wire_bytes as u64 <= limit,
+        }
+    }
+
+    /// Appends `p`; the caller has checked `fits`.
+    #[inline]
+    pub fn push(&mut self, p: Packet) {
+        self.bytes += p.wire_bytes as u64;
+        self.packets.push_back(p);
+    }
+
+    #[inline]
+    pub fn pop(&mut self) -> Option<Packet> {
+        let p = self.packets.pop_front()?;
+        self.bytes -= p.wire_bytes as u64;
+        Some(p)
+    }
+
+    #[inline]
+    pub fn len_packets(&self) -> usize {
+        self.packets.len()
+    }
+
+    #[inline]
+    pub fn len_bytes(&self) -> u64 {
+        self.bytes
+    }
+
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.packets.is_empty()
+    }
+}

@@ -1,0 +1,120 @@
+//! Queue disciplines of a link's buffer: drop-tail (with optional ECN step
+//! marking), RED and CoDel. A closed enum, so the hot path is one match and
+//! no dynamic dispatch.
+
+pub mod codel;
+pub mod droptail;
+pub mod fifo;
+pub mod red;
+
+pub use codel::{Codel, CodelParams};
+pub use droptail::DropTail;
+pub use fifo::{Capacity, Fifo};
+pub use red::{Red, RedParams};
+
+use crate::net::packet::Packet;
+use crate::time::Nanos;
+
+/// A queue discipline and its parameters, sizes resolved.
+#[derive(Clone, Debug, PartialEq)]
+pub enum QueueConfig {
+    DropTail { capacity: Capacity, ecn_threshold_pkts: Option<u64> },
+    Red { capacity: Capacity, params: RedParams },
+    Codel { capacity: Capacity, params: CodelParams },
+}
+
+impl QueueConfig {
+    pub fn capacity(&self) -> Capacity {
+        match self {
+            QueueConfig::DropTail { capacity, .. } | QueueConfig::Red { capacity, .. } | QueueConfig::Codel { capacity, .. } => *capacity,
+        }
+    }
+
+    pub fn kind(&self) -> &'static str {
+        match self {
+            QueueConfig::DropTail { .. } => "droptail",
+            QueueConfig::Red { .. } => "red",
+            QueueConfig::Codel { .. } => "codel",
+        }
+    }
+}
+
+/// Counts of what a queue did to packets besides queueing them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct QueueStats {
+    /// Packets marked CE instead of dropped.
+    pub marks: u64,
+    /// Drops decided by the AQM (RED early drops, CoDel drops), not by a full buffer.
+    pub aqm_drops: u64,
+    /// Of those, the drops made at dequeue (CoDel), which the link does not see at enqueue.
+    pub dequeue_drops: u64,
+}
+
+pub enum Queue {
+    DropTail(DropTail),
+    Red(Red),
+    Codel(Codel),
+}
+
+impl Queue {
+    /// `packet_time_ns`: transmission time of an MTU at the link's mean rate (RED's idle decay).
+    pub fn new(config: &QueueConfig, packet_time_ns: f64, rng: crate::rng::Rng) -> Queue {
+        match *config {
+            QueueConfig::DropTail { capacity, ecn_threshold_pkts } => {
+                Queue::DropTail(DropTail::new(capacity).with_mark_threshold(ecn_threshold_pkts))
+            }
+            QueueConfig::Red { capacity, params } => Queue::Red(Red::new(capacity, params, packet_time_ns, rng)),
+            QueueConfig::Codel { capacity, params } => Queue::Codel(Codel::new(capacity, params)),
+        }
+    }
+
+    /// A packet arrives at `now` (its `enqueued_at` set); false if it was dropped.
+    #[inline]
+    pub fn enqueue(&mut self, now: Nanos, p: Packet) -> bool {
+        match self {
+            Queue::DropTail(q) => q.enqueue(p),
+            Queue::Red(q) => q.enqueue(now, p),
+            Queue::Codel(q) => q.enqueue(p),
+        }
+    }
+
+    /// The next packet to transmit at `now` (CoDel may drop some on the way).
+    #[inline]
+    pub fn dequeue(&mut self, now: Nanos) -> Option<Packet> {
+        match self {
+            Queue::DropTail(q) => q.dequeue(),
+            Queue::Red(q) => q.dequeue(now),
+            Queue::Codel(q) => q.dequeue(now),
+        }
+    }
+
+    #[inline]
+    fn fifo(&self) -> &Fifo {
+        match self {
+            Queue::DropTail(q) => q.fifo(),
+            Queue::Red(q) => q.fifo(),
+            Queue::Codel(q) => q.fifo(),
+        }
+    }
+
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.fifo().is_empty()
+    }
+
+    pub fn len_packets(&self) -> usize {
+        self.fifo().len_packets()
+    }
+
+    pub fn len_bytes(&self) -> u64 {
+        self.fifo().len_bytes()
+    }
+
+    pub fn stats(&self) -> QueueStats {
+        match self {
+            Queue::DropTail(q) => QueueStats { marks: q.marks, ..QueueStats::default() },
+            Queue::Red(q) => QueueStats { marks: q.marks, aqm_drops: q.early_drops, dequeue_drops: 0 },
+            Queue::Codel(q) => QueueStats { marks: q.marks, aqm_drops: q.drops, dequeue_drops: q.drops },
+        }
+    }
+}
