@@ -25,3 +25,8 @@ def test_figures_are_pngs_and_identical_for_identical_data():
     two = plots.png_bytes(plots.bars(table, "algorithm", "goodput", "ci", "Mbit/s", "t", highlight={"a"}))
     assert one[:8] == b"\x89PNG\r\n\x1a\n"
     assert one == two
+
+
+def test_overlapping_labels_are_left_out():
+    keep = plots._spread_labels([0.0, 0.001, 1.0, 0.5], [0.0, 0.0, 1.0, 0.5])
+    assert keep == [True, False, True, True]

@@ -132,15 +132,37 @@ def bars(table: pd.DataFrame, label: str, mean: str, ci: str, ylabel: str, title
     return fig
 
 
+def _spread_labels(xs, ys, min_gap: float = 0.09) -> list[bool]:
+    """Which points get a text label: greedily, in the given order, skip a
+    point closer than `min_gap` (in axes fractions) to one already labelled."""
+    x = np.asarray(xs, dtype=float)
+    y = np.asarray(ys, dtype=float)
+    span = lambda v: (np.nanmax(v) - np.nanmin(v)) or 1.0  # noqa: E731
+    fx, fy = (x - np.nanmin(x)) / span(x), (y - np.nanmin(y)) / span(y)
+    placed: list[tuple[float, float]] = []
+    keep = []
+    for a, b in zip(fx, fy):
+        ok = all(abs(a - pa) > min_gap or abs(b - pb) > min_gap / 2 for pa, pb in placed)
+        keep.append(ok)
+        if ok:
+            placed.append((a, b))
+    return keep
+
+
 def tradeoff(table: pd.DataFrame, label: str, x: str, y: str, xlabel: str, ylabel: str, title: str,
              highlight: set[str] = frozenset()):
-    """One labelled point per algorithm: delay (x) against goodput (y)."""
+    """One point per algorithm: delay (x) against goodput (y). Highlighted
+    names first; a label that would sit on another is left out (the table
+    beside the plot has every number)."""
+    order = sorted(range(len(table)), key=lambda i: table[label].iloc[i] not in highlight)
+    t = table.iloc[order]
     fig, ax = plt.subplots(figsize=(5.9, 4), layout="constrained")
-    for name, xv, yv in zip(table[label], table[x], table[y]):
+    for (name, xv, yv), show in zip(zip(t[label], t[x], t[y]), _spread_labels(t[x], t[y])):
         hot = name in highlight
         ax.plot(xv, yv, "o", ms=5 if hot else 4, color="#1f77b4" if hot else "#8a94a3")
-        ax.annotate(name, (xv, yv), fontsize=6.5, xytext=(3, 2), textcoords="offset points",
-                    fontweight="bold" if hot else "normal")
+        if show:
+            ax.annotate(name, (xv, yv), fontsize=6.5, xytext=(3, 2), textcoords="offset points",
+                        fontweight="bold" if hot else "normal")
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     ax.set_title(title, fontsize=10)

@@ -170,7 +170,10 @@ capacity (nominal rate × payload share of a full segment); RTT from every per-A
 percentage: retransmitted / sent segments; Jain's index (Σx)²/(N·Σx²) over the flows' goodputs.
 Ranking: Welch's t-test between every pair of algorithms on goodput, Holm-corrected over all pairs
 (α = 0.05); the best algorithm and every one not significantly different from it share rank 1, then
-the same for the rest. The pick is the algorithm with the highest mean goodput.
+the same for the rest. So an algorithm whose results vary widely can share rank 1 while a steadier one
+with a slightly higher mean does not: the data cannot tell the first from the leader, but can the
+second. The pick is the algorithm with the highest mean goodput; in the delay plot, labels that would
+overlap are left out.
 Simulated with ccsim $version; every run's tables are in <code>runs/</code>, the tidy tables in
 <code>flows.parquet</code> and <code>runs.parquet</code>.</p>"""
 
