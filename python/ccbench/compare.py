@@ -80,6 +80,15 @@ def _long_rtt(cc: str, quick: bool, seed: int) -> dict:
     }
 
 
+def _cellular(cc: str, quick: bool, seed: int) -> dict:
+    return {
+        "name": "cellular",
+        "profile": "hsdpa",
+        "duration": "6s" if quick else "20s",
+        "flows": [{"cc": cc, "access_delay": f"{access_delays_ms(seed, 1)[0]}ms"}],
+    }
+
+
 CONDITIONS = [
     # every condition adds 0-2 ms of access delay per flow, drawn from the seed
     Condition("clean", "Clean 10 Mbit/s path, 40 ms RTT, two flows",
@@ -90,6 +99,9 @@ CONDITIONS = [
           "(losses that are not congestion), one flow", _lossy),
     Condition("long_rtt", "Long-RTT path, 600 ms RTT (satellite-like)",
           "10 Mbit/s, 300 ms one-way delay each way, one BDP of buffer, one flow", _long_rtt),
+    Condition("cellular", "Cellular 3.5G downlink (the hsdpa profile)",
+          "ccbench's hsdpa network profile (`ccbench profiles`): about 2 Mbit/s down and 384 kbit/s up, "
+          "about 100 ms RTT, deep buffers, link-layer retransmission; one downlink flow", _cellular),
 ]
 
 
