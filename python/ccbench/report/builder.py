@@ -154,7 +154,7 @@ def scenario_section(out: Path, sc: dict, runs: pd.DataFrame, flows: pd.DataFram
 def summary_row(rec: dict) -> str:
     return (f'<tr><td class="name"><a href="#{rec["scenario"]}">{html.escape(rec["title"])}</a></td>'
             f'<td class="name">{html.escape(rec["pick"])}</td>'
-            f'<td class="name">{html.escape(", ".join(rec["tied"])) or "–"}</td></tr>')
+            f'<td class="wrap">{html.escape(", ".join(rec["tied"])) or "–"}</td></tr>')
 
 
 def recommendations(out: str | Path) -> list[tuple[str, str, str, list[str]]]:
