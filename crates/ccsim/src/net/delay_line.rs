@@ -26,12 +26,17 @@ impl DelayLine {
     #[inline]
     pub fn push(&mut self, exit_at: Nanos, p: Packet) {
         match self.in_flight.back() {
-            Some((t, _)) if *t > exit_at => {
-                let at = self.in_flight.partition_point(|(t, _)| *t <= exit_at);
-                self.in_flight.insert(at, (exit_at, p));
-            }
+            Some((t, _)) if *t > exit_at => self.insert_sorted(exit_at, p),
             _ => self.in_flight.push_back((exit_at, p)),
         }
+    }
+
+    /// The rare case (reordering): insert after every packet exiting at or before `exit_at`.
+    #[cold]
+    #[inline(never)]
+    fn insert_sorted(&mut self, exit_at: Nanos, p: Packet) {
+        let at = self.in_flight.partition_point(|(t, _)| *t <= exit_at);
+        self.in_flight.insert(at, (exit_at, p));
     }
 
     #[inline]

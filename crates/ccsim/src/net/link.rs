@@ -99,7 +99,11 @@ pub struct Link {
     /// The next transmission follows the previous one without idle time.
     back_to_back: bool,
     outages: Outages,
+    /// `outages.any()`, kept apart so the common case costs one test.
+    has_outages: bool,
     loss: Loss,
+    /// The loss model can lose anything (false: no draw per packet).
+    lossy: bool,
     arq: Option<Arq>,
     jitter: Option<Jitter>,
     wire: DelayLine,
@@ -121,7 +125,9 @@ impl Link {
             resume_at: None,
             back_to_back: false,
             outages: Outages::new(&config.outages, stream(0x300)),
+            has_outages: !config.outages.scheduled.is_empty() || config.outages.process.is_some(),
             loss: Loss::new(config.loss, stream(0)),
+            lossy: config.loss != LossModel::None,
             arq: config.arq.map(Arq::new),
             jitter: config.jitter.map(|j| Jitter::new(j, stream(0x100))),
             wire: DelayLine::new(),
@@ -143,7 +149,9 @@ impl Link {
     /// A packet arrives at the link's queue at `now`. Returns false if it was dropped.
     #[inline]
     pub fn enqueue(&mut self, now: Nanos, mut p: Packet) -> bool {
-        self.run_transmitter(now);
+        if self.next_transmitter_event().is_some_and(|t| t <= now) {
+            self.catch_up(now);
+        }
         self.counters.arrivals += 1;
         self.counters.arrival_bytes += p.wire_bytes as u64;
         p.enqueued_at = now;
@@ -158,14 +166,19 @@ impl Link {
         true
     }
 
+    /// When the transmitter next has something to do (a packet's end, an outage's end).
+    #[inline]
+    fn next_transmitter_event(&self) -> Option<Nanos> {
+        match self.in_service {
+            Some((end, _)) => Some(end),
+            None => self.resume_at,
+        }
+    }
+
     /// The earliest time at which `advance` has something to do.
     #[inline]
     pub fn next_wakeup(&self) -> Option<Nanos> {
-        let tx = match self.in_service {
-            Some((end, _)) => Some(end),
-            None => self.resume_at,
-        };
-        match (tx, self.wire.head_time()) {
+        match (self.next_transmitter_event(), self.wire.head_time()) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         }
@@ -181,15 +194,23 @@ impl Link {
         }
     }
 
+    /// `run_transmitter` for an arrival that finds the transmitter behind
+    /// (rare: only when the owner has not yet advanced the link to `now`).
+    #[cold]
+    #[inline(never)]
+    fn catch_up(&mut self, now: Nanos) {
+        self.run_transmitter(now);
+    }
+
     /// Completes the transmissions due by `now` and starts the next ones.
-    #[inline]
+    #[inline(always)]
     fn run_transmitter(&mut self, now: Nanos) {
         loop {
-            if let Some((end, p)) = self.in_service {
-                if end > now {
+            if let Some((end, _)) = &self.in_service {
+                if *end > now {
                     return;
                 }
-                self.in_service = None;
+                let (end, p) = self.in_service.take().expect("checked above");
                 self.depart(end, p);
                 self.back_to_back = true;
                 self.start_transmission(end);
@@ -210,14 +231,13 @@ impl Link {
     }
 
     /// Starts sending the head of the queue at `t`, unless an outage holds it.
-    #[inline]
+    #[inline(always)]
     fn start_transmission(&mut self, t: Nanos) {
-        if self.queue.is_empty() {
-            return;
-        }
-        if let Some(end) = self.outages.blocked_until(t) {
-            self.resume_at = Some(end);
-            return;
+        if self.has_outages && !self.queue.is_empty() {
+            if let Some(end) = self.outages.blocked_until(t) {
+                self.resume_at = Some(end);
+                return;
+            }
         }
         if let Some(p) = self.queue.dequeue(t) {
             self.counters.dequeued += 1;
@@ -228,13 +248,13 @@ impl Link {
     }
 
     /// The frame `p` has left the transmitter at `t`: the channel, then the wire.
-    #[inline]
+    #[inline(always)]
     fn depart(&mut self, t: Nanos, p: Packet) {
         self.counters.departures += 1;
         self.counters.departure_bytes += p.wire_bytes as u64;
         let ready = match &mut self.arq {
             None => {
-                if self.loss.lose() {
+                if self.lossy && self.loss.lose() {
                     self.counters.channel_losses += 1;
                     self.counters.residual_losses += 1;
                     return;

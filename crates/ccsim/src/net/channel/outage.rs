@@ -116,11 +116,15 @@ impl Outages {
         }
     }
 
+    /// Whether there are any outages at all (the common case is none).
+    pub fn any(&self) -> bool {
+        !self.scheduled.is_empty() || self.process.is_some()
+    }
+
     /// If the link is out at `t`, when it comes back (chained outages merged); None if it is up.
     /// Calls must come with non-decreasing `t`.
-    #[inline]
     pub fn blocked_until(&mut self, t: Nanos) -> Option<Nanos> {
-        if self.scheduled.is_empty() && self.process.is_none() {
+        if !self.any() {
             return None;
         }
         if t < self.last_counted_end {

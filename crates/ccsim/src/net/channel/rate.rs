@@ -77,6 +77,7 @@ impl MarkovRate {
     }
 
     /// When `bytes` started at `start` have left, integrating the rate.
+    #[inline(never)]
     pub fn finish_time(&mut self, start: Nanos, bytes: u32) -> Nanos {
         self.rate_at(start);
         // Work left in bit-nanoseconds-per-second units: bits * 1e9.
@@ -112,7 +113,7 @@ impl Transmitter {
 
     /// When a packet of `bytes` starting at `start` has left the transmitter;
     /// `back_to_back`: it follows the previous packet without idle time.
-    #[inline]
+    #[inline(always)]
     pub fn finish_time(&mut self, start: Nanos, bytes: u32, back_to_back: bool) -> Nanos {
         match self {
             Transmitter::Constant { bps, carry } => start + serialization_ns(bytes, *bps, carry),

@@ -87,7 +87,7 @@ impl TraceRate {
     /// When a packet of `bytes` that starts service at `start` has fully left.
     /// `back_to_back`: it follows the previous packet at once (no idle time), so
     /// it may use the rest of that packet's last opportunity.
-    #[inline]
+    #[inline(never)]
     pub fn finish_time(&mut self, start: Nanos, bytes: u32, back_to_back: bool) -> Nanos {
         let mut need = bytes;
         if back_to_back && self.leftover_at == start {

@@ -68,6 +68,7 @@ impl Codel {
     }
 
     /// Adds `p` at the tail; false when the hard limit drops it.
+    #[inline(never)]
     pub fn enqueue(&mut self, p: Packet) -> bool {
         if !self.fifo.fits(&p) {
             return false;
@@ -115,9 +116,14 @@ impl Codel {
     }
 
     /// RFC 8289 5.5 dequeue: the next packet to send, dropping on the way as the state machine says.
+    #[inline(never)]
     pub fn dequeue(&mut self, now: Nanos) -> Option<Packet> {
         let mut r = self.do_dequeue(now);
-        let mut p = r.p?;
+        let Some(mut p) = r.p else {
+            // An empty queue ends a dropping state (RFC 8289: ok_to_drop is false).
+            self.dropping = false;
+            return None;
+        };
         if self.dropping {
             if !r.ok_to_drop {
                 // Sojourn time below target: leave the dropping state.
@@ -130,7 +136,11 @@ impl Codel {
                     return Some(p);
                 }
                 r = self.do_dequeue(now);
-                p = r.p?;
+                let Some(next) = r.p else {
+                    self.dropping = false;
+                    return None;
+                };
+                p = next;
                 if !r.ok_to_drop {
                     self.dropping = false;
                 } else {

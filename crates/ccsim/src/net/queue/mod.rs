@@ -69,7 +69,7 @@ impl Queue {
     }
 
     /// A packet arrives at `now` (its `enqueued_at` set); false if it was dropped.
-    #[inline]
+    #[inline(always)]
     pub fn enqueue(&mut self, now: Nanos, p: Packet) -> bool {
         match self {
             Queue::DropTail(q) => q.enqueue(p),
@@ -79,7 +79,7 @@ impl Queue {
     }
 
     /// The next packet to transmit at `now` (CoDel may drop some on the way).
-    #[inline]
+    #[inline(always)]
     pub fn dequeue(&mut self, now: Nanos) -> Option<Packet> {
         match self {
             Queue::DropTail(q) => q.dequeue(),

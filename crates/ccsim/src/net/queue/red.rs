@@ -112,6 +112,7 @@ impl Red {
     }
 
     /// Adds `p` unless RED drops it early or the queue is full; false when dropped.
+    #[inline(never)]
     pub fn enqueue(&mut self, now: Nanos, mut p: Packet) -> bool {
         self.update_average(now);
         if self.signal() {
@@ -130,12 +131,13 @@ impl Red {
         true
     }
 
+    #[inline(never)]
     pub fn dequeue(&mut self, now: Nanos) -> Option<Packet> {
-        let p = self.fifo.pop();
+        let p = self.fifo.pop()?;
         if self.fifo.is_empty() {
             self.idle_since = Some(now);
         }
-        p
+        Some(p)
     }
 
     pub fn fifo(&self) -> &Fifo {
