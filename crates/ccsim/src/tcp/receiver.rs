@@ -65,6 +65,8 @@ pub struct Receiver {
     /// ECN: CE seen, echo until the sender says CWR.
     ece_pending: bool,
     pub acks_sent: u64,
+    /// Right edge of the last advertised window (segment number).
+    right_edge: u64,
     // Autotuning (dynamic right-sizing).
     rcv_buf: u64,
     rtt_estimate: Option<Nanos>,
@@ -91,6 +93,7 @@ impl Receiver {
             ts_recent: 0,
             ece_pending: false,
             acks_sent: 0,
+            right_edge: 0,
             rtt_estimate: None,
             space_time: 0,
             space_bytes: 0,
@@ -102,8 +105,15 @@ impl Receiver {
     }
 
     /// The advertised window in segments.
+    /// The window to advertise, in segments: the free buffer space, but never
+    /// less than what keeps the right edge where an earlier ACK put it (RFC 7323
+    /// 2.4 / RFC 1122: a receiver should not shrink the window; Linux
+    /// tcp_select_window does the same), so out-of-order data does not make
+    /// duplicate ACKs look like window updates.
     pub fn window_segments(&self) -> u32 {
-        (self.rcv_buf.saturating_sub(self.ooo_bytes) / self.cfg.mss as u64).min(u32::MAX as u64) as u32
+        let free = self.rcv_buf.saturating_sub(self.ooo_bytes) / self.cfg.mss as u64;
+        let promised = self.right_edge.saturating_sub(self.rcv_nxt);
+        free.max(promised).min(u32::MAX as u64) as u32
     }
 
     pub fn rcv_buf(&self) -> u64 {
@@ -240,6 +250,7 @@ impl Receiver {
         let mut p = Packet::new(Kind::Ack, self.flow, tcp_header_bytes(self.cfg.timestamps, n));
         p.seq = self.rcv_nxt;
         p.window = self.window_segments();
+        self.right_edge = self.rcv_nxt + p.window as u64;
         p.sack = sack;
         p.sack_count = n as u8;
         if self.cfg.timestamps {
@@ -295,5 +306,21 @@ mod tests {
         let AckAction::Send(a) = r.on_data(6, &data(4)) else { panic!() };
         assert_eq!((a.seq, a.sack_count), (6, 0));
         assert_eq!(r.delivered_bytes, 6000);
+    }
+
+    #[test]
+    fn out_of_order_data_does_not_shrink_the_window() {
+        let mut r = Receiver::new(0, ReceiverConfig {
+            mss: 1000, sack: true, timestamps: true, delayed_ack: false, delack_segments: 2,
+            delack_timeout: 40, rcv_buf: 10_000, rcv_buf_max: 10_000, autotune: false,
+        });
+        let AckAction::Send(a) = r.on_data(1, &data(0)) else { panic!() };
+        assert_eq!((a.seq, a.window), (1, 10));
+        // Holes: segments 2..6 arrive out of order and occupy buffer space,
+        // yet the right edge (ack + window = 11) stays put.
+        for seq in 2..6 {
+            let AckAction::Send(a) = r.on_data(2, &data(seq)) else { panic!() };
+            assert_eq!(a.seq + a.window as u64, 11, "right edge moved at seq {seq}");
+        }
     }
 }

@@ -519,7 +519,9 @@ impl Sender {
                 }
                 return;
             }
-            if self.ece_seen_this_ack && self.ca_state != CaState::Cwr {
+            // RFC 3168 6.1.2: at most one reduction per window: an ECE that only
+            // acknowledges data sent before the last reduction began is old news.
+            if self.ece_seen_this_ack && self.ca_state != CaState::Cwr && self.sb.una() > self.high_seq {
                 self.enter_cwr(now);
                 return;
             }
