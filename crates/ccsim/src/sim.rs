@@ -32,7 +32,7 @@ use crate::scenario::{
     Scenario, SizeDistSpec, TransportSpec,
 };
 use crate::tcp::rtt::RtoStyle;
-use crate::tcp::receiver::{AckAction, Receiver, ReceiverConfig};
+use crate::tcp::receiver::{AckAction, EcnEcho, Receiver, ReceiverConfig};
 use crate::tcp::sender::{Sender, SenderConfig};
 use crate::time::{secs, Nanos};
 use crate::traffic::intensity::{Intensity, Interpolation};
@@ -105,6 +105,8 @@ pub struct Results {
 pub struct World {
     now: Nanos,
     end: Nanos,
+    /// The run seed (algorithms with random choices draw from it per flow).
+    seed: u64,
     events: EventQueue,
     links: [Link; 2],
     link_timers: [Timer; 2],
@@ -138,9 +140,9 @@ fn base_rtt(s: &Scenario) -> Nanos {
 }
 
 /// Builds flow `id` (sender and receiver) from its scenario entry.
-fn make_flow(id: u32, group: usize, spec: &FlowSpec, source: Option<u32>) -> Flow {
+fn make_flow(id: u32, group: usize, spec: &FlowSpec, source: Option<u32>, run_seed: u64) -> Flow {
     let t = &spec.tcp;
-    let algorithm = cc::build(&spec.cc, &spec.cc_params).expect("validated algorithm");
+    let algorithm = cc::build_for_flow(&spec.cc, &spec.cc_params, run_seed, id).expect("validated algorithm");
     use crate::cc::CongestionControl;
     let sender_cfg = SenderConfig {
         mss: t.mss,
@@ -180,6 +182,8 @@ fn make_flow(id: u32, group: usize, spec: &FlowSpec, source: Option<u32>) -> Flo
         rcv_buf,
         rcv_buf_max: t.rmem_max.0.max(rcv_buf),
         autotune,
+        // Algorithms that need ECN (dctcp) get the accurate echo of RFC 8257 3.2.
+        ecn_echo: if algorithm.needs_ecn() { EcnEcho::Dctcp } else { EcnEcho::Classic },
     };
     let pcap_meta = FlowMeta {
         mss: t.mss,
@@ -307,7 +311,7 @@ impl World {
         let mut flows = Vec::new();
         for (group, spec) in s.flows.iter().enumerate() {
             for _ in 0..spec.count {
-                flows.push(make_flow(flows.len() as u32, group, spec, None));
+                flows.push(make_flow(flows.len() as u32, group, spec, None, s.seed));
             }
         }
         let series = FlowSeries::new(flows.iter().map(|f| f.sender.algorithm().info().state));
@@ -324,6 +328,7 @@ impl World {
         let mut w = World {
             now: 0,
             end: s.duration.ns(),
+            seed: s.seed,
             events: EventQueue::new(),
             links,
             link_timers: [Timer::default(); 2],
@@ -456,7 +461,7 @@ impl World {
         spec.start = crate::units::Duration(self.now);
         spec.size = Some(crate::units::Bytes(t.size_bytes));
         let id = self.flows.len() as u32;
-        let flow = make_flow(id, *source as usize, spec, Some(k as u32));
+        let flow = make_flow(id, *source as usize, spec, Some(k as u32), self.seed);
         if let Some(pcap) = self.pcap.as_mut() {
             pcap.register_flow(id, flow.pcap_meta);
         }
@@ -621,6 +626,11 @@ impl World {
         if let Some(k) = f.source {
             self.source_counters[k as usize].bytes_delivered += f.receiver.delivered_bytes - delivered_before;
         }
+        if let Some(early) = f.receiver.take_early_ack() {
+            f.delack_timer.cancel();
+            self.send_ack(i, early);
+        }
+        let f = &mut self.flows[i];
         if f.completed_at.is_none() && f.size.is_some_and(|s| f.receiver.delivered_bytes >= s) {
             f.completed_at = Some(now);
             f.active_end = Some((now, f.receiver.delivered_bytes, f.sender.stats.bytes_sent));

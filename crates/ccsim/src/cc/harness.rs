@@ -6,8 +6,13 @@
 //! evenly over the RTT, with the RTT sample `rtt + queue_delay`. Segments in
 //! flight fall by one per ACK and the sender then fills the window, so after
 //! a reduction the flight drains one segment per ACK as in a real sender.
+//! ACKs carry timestamps whose difference is the one-way delay
+//! `rtt / 2 + queue_delay`.
+//!
+//! Rate-based algorithms (bbr) are driven by `rate_ack` / `rate_rounds`,
+//! which hand them delivery-rate samples as tcp/rate.rs would build them.
 
-use super::{build, AckSample, Algorithm, CaState, Conn, CongestionControl, Window, MAX_STATE_VALUES};
+use super::{build, AckSample, Algorithm, CaState, Conn, CongestionControl, RateSample, Window, MAX_STATE_VALUES};
 use crate::time::{Nanos, NS_PER_MS};
 use std::collections::BTreeMap;
 
@@ -85,7 +90,7 @@ impl Harness {
         self.delivered += 1;
         let prior_in_flight = self.in_flight;
         self.in_flight = self.in_flight.saturating_sub(1);
-        let sample = AckSample { acked: 1, rtt_ns: Some(self.rtt + self.queue_delay), prior_in_flight, ece: false };
+        let sample = self.sample(1, prior_in_flight);
         let c = self.conn();
         self.alg.pkts_acked(&mut self.w, &c, &sample);
         if self.recover_at.is_some_and(|r| self.snd_una >= r) {
@@ -97,6 +102,71 @@ impl Harness {
         // The sender fills the window.
         self.in_flight = self.in_flight.max(self.w.cwnd);
         self.snd_nxt = self.snd_una + self.in_flight as u64;
+    }
+
+    /// The AckSample of an ACK arriving now for `acked` segments.
+    fn sample(&self, acked: u32, prior_in_flight: u32) -> AckSample {
+        let rtt = self.rtt + self.queue_delay;
+        let sent = self.now.saturating_sub(rtt).max(1);
+        AckSample {
+            acked,
+            rtt_ns: Some(rtt),
+            prior_in_flight,
+            ece: false,
+            rcv_tsval: sent + self.rtt / 2 + self.queue_delay,
+            rcv_tsecr: sent,
+        }
+    }
+
+    /// An ACK `gap` after the previous one that delivers `acked` segments and
+    /// brings the rate sample "`delivered` segments in `interval`" (Linux
+    /// tcp_rate_gen), then lets the algorithm set the window (`cong_control`).
+    /// The flight is whatever `in_flight` says (rate_rounds sets it).
+    /// Returns what `cong_control` returned.
+    pub fn rate_ack(&mut self, gap: Nanos, acked: u32, delivered: u64, interval: Nanos, app_limited: bool) -> bool {
+        self.now += gap;
+        let prior_delivered = self.delivered.saturating_sub(delivered.saturating_sub(acked as u64));
+        let prior_in_flight = self.in_flight;
+        self.snd_una += acked as u64;
+        self.delivered += acked as u64;
+        self.snd_nxt = self.snd_una + self.in_flight as u64;
+        let sample = self.sample(acked, prior_in_flight);
+        let c = self.conn();
+        self.alg.pkts_acked(&mut self.w, &c, &sample);
+        let rs = RateSample {
+            delivered: delivered as i64,
+            interval_ns: interval,
+            is_app_limited: app_limited,
+            acked_sacked: acked,
+            losses: 0,
+            prior_in_flight,
+            rtt_ns: Some(self.rtt + self.queue_delay),
+            prior_delivered,
+        };
+        let c = self.conn();
+        self.alg.cong_control(&mut self.w, &c, &rs)
+    }
+
+    /// `n` round trips of a path that delivers `rate_pps` segments per second
+    /// to a rate-based algorithm: each round the segments that the window, the
+    /// path rate and the algorithm's pacing rate all allow in one RTT are in
+    /// flight and ACKed one at a time, each ACK with the rate sample of the
+    /// last RTT.
+    pub fn rate_rounds(&mut self, n: usize, rate_pps: f64) {
+        for _ in 0..n {
+            let round = self.rtt + self.queue_delay;
+            let per_round = |pps: f64| (pps * round as f64 / 1e9).floor().max(1.0) as u64;
+            let mut acks = (self.w.cwnd.max(1) as u64).min(per_round(rate_pps));
+            if let Some(bytes_per_sec) = self.alg.pacing_rate() {
+                acks = acks.min(per_round(bytes_per_sec / 1448.0));
+            }
+            self.in_flight = acks as u32;
+            for i in 0..acks {
+                let gap = round * (i + 1) / acks - round * i / acks;
+                // The sample spans one RTT of deliveries at the delivered rate.
+                self.rate_ack(gap, 1, acks, round, false);
+            }
+        }
     }
 
     fn set_state(&mut self, new: CaState) {

@@ -16,7 +16,9 @@
 
 pub mod common;
 pub mod hystart;
+pub mod minmax;
 
+use crate::rng::Rng;
 use crate::time::Nanos;
 use std::collections::BTreeMap;
 
@@ -108,6 +110,20 @@ pub struct AckSample {
     pub prior_in_flight: u32,
     /// The ACK carried ECN-Echo.
     pub ece: bool,
+    /// The ACK's timestamp option (Linux tp->rx_opt.rcv_tsval / rcv_tsecr): the
+    /// receiver's clock when it sent the ACK, and the echoed TSval of the data
+    /// segment it acknowledges; 0 without timestamps. `rcv_tsval - rcv_tsecr` is
+    /// the one-way delay of the data path (plus ACK delay) for delay-based
+    /// algorithms (lp, ledbat). In the simulator both ends share one clock.
+    pub rcv_tsval: Nanos,
+    pub rcv_tsecr: Nanos,
+}
+
+impl AckSample {
+    /// One-way delay of the data path from the timestamps, if the ACK carried them.
+    pub fn one_way_delay_ns(&self) -> Option<Nanos> {
+        (self.rcv_tsval > 0 && self.rcv_tsecr > 0 && self.rcv_tsval >= self.rcv_tsecr).then(|| self.rcv_tsval - self.rcv_tsecr)
+    }
 }
 
 /// A delivery-rate sample (Linux tcp_rate.c), for rate-based algorithms.
@@ -225,11 +241,23 @@ pub struct Info {
 pub struct Params<'a> {
     info: &'a Info,
     values: &'a BTreeMap<String, f64>,
+    run_seed: u64,
+    flow: u32,
 }
+
+/// Component ids of the algorithms' random streams: `CC_STREAM_BASE + flow`
+/// (disjoint from the ids in `crate::rng::stream`).
+pub const CC_STREAM_BASE: u64 = 0xCC00_0000;
 
 impl<'a> Params<'a> {
     pub fn new(info: &'a Info, values: &'a BTreeMap<String, f64>) -> Params<'a> {
-        Params { info, values }
+        Params { info, values, run_seed: 0, flow: 0 }
+    }
+
+    /// The random stream of this flow's algorithm (e.g. bbr's random gain-cycle
+    /// start), seeded from the run seed and the flow index.
+    pub fn rng(&self) -> Rng {
+        Rng::for_component(self.run_seed, CC_STREAM_BASE + self.flow as u64)
     }
 
     /// The value of parameter `name` (which must be declared in `Info::params`).
@@ -331,8 +359,14 @@ pub fn lookup(name: &str) -> Option<&'static Info> {
 
 /// Builds algorithm `name` with the given parameters (validated beforehand).
 pub fn build(name: &str, values: &BTreeMap<String, f64>) -> Option<Algorithm> {
+    build_for_flow(name, values, 0, 0)
+}
+
+/// Builds algorithm `name` for flow `flow` of a run seeded with `run_seed`
+/// (the seed reaches algorithms that draw random numbers through `Params::rng`).
+pub fn build_for_flow(name: &str, values: &BTreeMap<String, f64>, run_seed: u64, flow: u32) -> Option<Algorithm> {
     let entry = REGISTRY.iter().find(|e| e.info.name.eq_ignore_ascii_case(name))?;
-    Some((entry.build)(&Params::new(entry.info, values)))
+    Some((entry.build)(&Params { info: entry.info, values, run_seed, flow }))
 }
 
 // The registry: one line per algorithm.
@@ -351,6 +385,15 @@ algorithms! {
     hybla::Hybla,
     veno::Veno,
     illinois::Illinois,
+    // Issue 3, part 2.
+    bbr::Bbr,
+    htcp::Htcp,
+    highspeed::HighSpeed,
+    scalable::Scalable,
+    yeah::Yeah,
+    lp::Lp,
+    ledbat::Ledbat,
+    dctcp::Dctcp,
 }
 
 #[cfg(test)]

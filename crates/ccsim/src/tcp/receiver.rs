@@ -4,7 +4,11 @@
 //! for out-of-order data or a filled hole), timestamps echo (RFC 7323), the
 //! advertised window from the receive buffer with Linux-like autotuning
 //! (dynamic right-sizing: buffer >= twice the data the application read in the
-//! last RTT, up to rmem_max), and the ECN echo (RFC 3168).
+//! last RTT, up to rmem_max), and the ECN echo: classic (RFC 3168: ECE on
+//! every ACK from a CE mark until the sender's CWR) or accurate for DCTCP
+//! (RFC 8257 3.2: ECE mirrors the CE bit of the latest segment; when that bit
+//! changes, the segments received so far are ACKed at once with the old value,
+//! so the sender can count exactly how many segments were marked).
 
 use crate::net::packet::{tcp_header_bytes, Kind, Packet, SackBlock, MAX_SACK_BLOCKS};
 use crate::time::Nanos;
@@ -21,6 +25,18 @@ pub struct ReceiverConfig {
     pub rcv_buf: u64,
     pub rcv_buf_max: u64,
     pub autotune: bool,
+    pub ecn_echo: EcnEcho,
+}
+
+/// How the receiver echoes CE marks.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum EcnEcho {
+    /// RFC 3168: set ECE from a CE mark until a segment with CWR arrives.
+    #[default]
+    Classic,
+    /// RFC 8257 3.2 (DCTCP): ECE = CE of the latest segment, an immediate ACK
+    /// when it changes (Linux dctcp_ece_ack_update).
+    Dctcp,
 }
 
 /// What the receiver wants from its owner after handling a packet.
@@ -62,8 +78,11 @@ pub struct Receiver {
     unacked_segments: u32,
     last_ack_sent: u64,
     ts_recent: Nanos,
-    /// ECN: CE seen, echo until the sender says CWR.
+    /// ECN: CE seen, echo until the sender says CWR (classic); the CE state
+    /// of the latest segment (DCTCP).
     ece_pending: bool,
+    /// DCTCP: the ACK for the segments before a CE change, with the old ECE.
+    early_ack: Option<Packet>,
     pub acks_sent: u64,
     /// Right edge of the last advertised window (segment number).
     right_edge: u64,
@@ -92,6 +111,7 @@ impl Receiver {
             last_ack_sent: 0,
             ts_recent: 0,
             ece_pending: false,
+            early_ack: None,
             acks_sent: 0,
             right_edge: 0,
             rtt_estimate: None,
@@ -123,11 +143,25 @@ impl Receiver {
     /// A data segment arrives.
     pub fn on_data(&mut self, now: Nanos, p: &Packet) -> AckAction {
         self.segments_received += 1;
-        if p.ce {
-            self.ece_pending = true;
-        }
-        if p.cwr {
-            self.ece_pending = p.ce;
+        match self.cfg.ecn_echo {
+            EcnEcho::Classic => {
+                if p.ce {
+                    self.ece_pending = true;
+                }
+                if p.cwr {
+                    self.ece_pending = p.ce;
+                }
+            }
+            EcnEcho::Dctcp => {
+                // RFC 8257 3.2: on a change of the CE state, ACK what was
+                // received so far (held back by delayed ACKs) with the old state.
+                if p.ce != self.ece_pending {
+                    if self.unacked_segments > 0 {
+                        self.early_ack = Some(self.make_ack(now));
+                    }
+                    self.ece_pending = p.ce;
+                }
+            }
         }
         // RFC 7323: remember TSval of the segment that starts the unacknowledged data.
         if self.cfg.timestamps && p.seq <= self.last_ack_sent {
@@ -168,6 +202,12 @@ impl Receiver {
         }
         self.insert_out_of_order(seq, p.payload as u64);
         AckAction::Send(self.make_ack(now))
+    }
+
+    /// The ACK that must leave before the one `on_data` asked for (DCTCP echo
+    /// on a CE change), if any.
+    pub fn take_early_ack(&mut self) -> Option<Packet> {
+        self.early_ack.take()
     }
 
     /// The delayed-ACK timer fired.
@@ -280,6 +320,7 @@ mod tests {
             rcv_buf: 100_000,
             rcv_buf_max: 100_000,
             autotune: false,
+            ecn_echo: EcnEcho::Classic,
         })
     }
 
@@ -322,5 +363,71 @@ mod tests {
             let AckAction::Send(a) = r.on_data(2, &data(seq)) else { panic!() };
             assert_eq!(a.seq + a.window as u64, 11, "right edge moved at seq {seq}");
         }
+    }
+}
+
+#[cfg(test)]
+mod dctcp_echo_tests {
+    use super::*;
+
+    fn data(seq: u64, ce: bool) -> Packet {
+        let mut p = Packet::new(Kind::Data, 0, 1052);
+        p.seq = seq;
+        p.payload = 1000;
+        p.ect = true;
+        p.ce = ce;
+        p
+    }
+
+    fn receiver(echo: EcnEcho) -> Receiver {
+        Receiver::new(0, ReceiverConfig {
+            mss: 1000,
+            sack: true,
+            timestamps: true,
+            delayed_ack: true,
+            delack_segments: 2,
+            delack_timeout: 40,
+            rcv_buf: 100_000,
+            rcv_buf_max: 100_000,
+            autotune: false,
+            ecn_echo: echo,
+        })
+    }
+
+    #[test]
+    fn dctcp_echo_acks_at_once_with_the_old_state_when_ce_changes() {
+        let mut r = receiver(EcnEcho::Dctcp);
+        assert_eq!(r.on_data(1, &data(0, false)), AckAction::Delay(41));
+        // CE arrives with one segment held back: ACK it now without ECE, then
+        // this segment starts a new delayed ACK that carries ECE.
+        assert_eq!(r.on_data(2, &data(1, true)), AckAction::Delay(42));
+        let early = r.take_early_ack().expect("immediate ACK on the CE change");
+        assert_eq!((early.seq, early.ece), (1, false));
+        let AckAction::Send(a) = r.on_data(3, &data(2, true)) else { panic!() };
+        assert_eq!((a.seq, a.ece), (3, true));
+        assert!(r.take_early_ack().is_none());
+        // Back to no CE: the held segment 3 (CE) is ACKed with ECE first.
+        assert_eq!(r.on_data(4, &data(3, true)), AckAction::Delay(44));
+        assert!(r.take_early_ack().is_none());
+        r.on_data(5, &data(4, false));
+        let early = r.take_early_ack().expect("immediate ACK on the CE change");
+        assert_eq!((early.seq, early.ece), (4, true));
+        // ECE now follows CE without waiting for CWR.
+        let a = r.on_delack_timer(6).unwrap();
+        assert_eq!((a.seq, a.ece), (5, false));
+    }
+
+    #[test]
+    fn classic_echo_holds_ece_until_cwr() {
+        let mut r = receiver(EcnEcho::Classic);
+        r.on_data(1, &data(0, true));
+        assert!(r.take_early_ack().is_none());
+        let AckAction::Send(a) = r.on_data(2, &data(1, false)) else { panic!() };
+        assert!(a.ece);
+        let mut cwr = data(2, false);
+        cwr.cwr = true;
+        r.on_data(3, &cwr);
+        let AckAction::Send(a) = r.on_data(4, &data(3, false)) else { panic!() };
+        assert!(!a.ece);
     }
 }

@@ -19,6 +19,9 @@
 //! - RTT: from the send time of the oldest newly ACKed segment never
 //!   retransmitted (Karn), else from the timestamp echo, as Linux.
 //! - ECN (RFC 3168): ECT on data, an ECE enters CWR once per window.
+//! - Pacing: with an algorithm's rate (bbr) or `pacing` on, each segment
+//!   pushes the earliest next departure by payload / rate (Linux internal TCP
+//!   pacing, tcp_update_skb_after_send); a timer wakes the sender then.
 
 use super::rate::RateSampler;
 use super::rtt::{RtoStyle, RttEstimator};
@@ -97,6 +100,10 @@ pub struct Sender {
     ece_seen_this_ack: bool,
     cwr_pending: bool,
     delivered_ce: u64,
+    /// The algorithm sets the window itself on every ACK (Linux `cong_control`,
+    /// bbr): recovery then leaves cwnd alone, as Linux's tcp_cong_control and
+    /// tcp_end_cwnd_reduction do.
+    cc_owns_window: bool,
     /// Linux tcp_cwnd_validate state.
     is_cwnd_limited: bool,
     max_packets_out: u32,
@@ -145,6 +152,7 @@ impl Sender {
             ece_seen_this_ack: false,
             cwr_pending: false,
             delivered_ce: 0,
+            cc_owns_window: false,
             is_cwnd_limited: false,
             max_packets_out: 0,
             max_packets_seq: 0,
@@ -354,7 +362,9 @@ impl Sender {
         self.stats.segments_sent += 1;
         self.stats.bytes_sent += payload as u64;
         if let Some(rate) = self.pacing_rate() {
-            let gap = (p.wire_bytes as f64 * NS_PER_SEC as f64 / rate.max(1.0)) as Nanos;
+            // Linux tcp_update_skb_after_send: the gap is the segment's payload
+            // (skb->len) at the pacing rate, so a rate of bw * mss sends bw segments/s.
+            let gap = (payload as f64 * NS_PER_SEC as f64 / rate.max(1.0)) as Nanos;
             self.next_send_at = self.next_send_at.max(now) + gap;
         }
         self.last_send_at = Some(now);
@@ -444,7 +454,8 @@ impl Sender {
         self.last_rtt_sample = seq_rtt;
         let ca_rtt = newest_rtt.or(sack_rtt).or(seq_rtt);
         if delivered > 0 || ca_rtt.is_some() {
-            let sample = AckSample { acked: delivered, rtt_ns: ca_rtt, prior_in_flight, ece: self.ece_seen_this_ack };
+            let (rcv_tsval, rcv_tsecr) = if self.cfg.timestamps { (ack.ts_val, ack.ts_ecr) } else { (0, 0) };
+            let sample = AckSample { acked: delivered, rtt_ns: ca_rtt, prior_in_flight, ece: self.ece_seen_this_ack, rcv_tsval, rcv_tsecr };
             let c = self.conn(now);
             self.cc.pkts_acked(&mut self.w, &c, &sample);
         }
@@ -455,7 +466,9 @@ impl Sender {
         // Window update (Linux tcp_cong_control).
         let rs = self.rate.end_ack(delivered, newly_lost, prior_in_flight, self.rtt.min_rtt());
         let c = self.conn(now);
-        if !self.cc.cong_control(&mut self.w, &c, &rs) {
+        if self.cc.cong_control(&mut self.w, &c, &rs) {
+            self.cc_owns_window = true;
+        } else {
             if matches!(self.ca_state, CaState::Recovery | CaState::Cwr) {
                 if self.cfg.prr {
                     self.prr_reduce(delivered, acked_new && newly_lost == 0);
@@ -485,8 +498,9 @@ impl Sender {
         let una = self.sb.una();
         match self.ca_state {
             CaState::Recovery | CaState::Loss | CaState::Cwr if una >= self.high_seq && acked_new => {
-                // End of the episode: the window settles at ssthresh (Linux tcp_end_cwnd_reduction).
-                if self.ca_state != CaState::Loss {
+                // End of the episode: the window settles at ssthresh (Linux
+                // tcp_end_cwnd_reduction), unless the algorithm sets it (cong_control).
+                if self.ca_state != CaState::Loss && !self.cc_owns_window {
                     self.w.cwnd = self.w.ssthresh;
                 }
                 if !self.cfg.sack {
@@ -549,7 +563,7 @@ impl Sender {
         self.prr_out = 0;
         let c = self.conn(now);
         self.w.ssthresh = self.cc.ssthresh(&self.w, &c);
-        if !self.cfg.prr {
+        if !self.cfg.prr && !self.cc_owns_window {
             self.w.cwnd = self.w.ssthresh.max(1);
         }
     }

@@ -1,0 +1,349 @@
+//! H-TCP (Leith and Shorten, "H-TCP: TCP for high-speed and long-distance
+//! networks", PFLDnet 2004), following Linux net/ipv4/tcp_htcp.c.
+//!
+//! The increase depends on the time D since the last congestion event:
+//!     alpha(D) = 1                                  for D <= 1 s,
+//!     alpha(D) = 1 + 10 (D - 1) + ((D - 1) / 2)^2   beyond,
+//! scaled by 2 (1 - beta) so the flow stays fair to Reno at small D, and
+//! (RTT scaling) by minRTT / 100 ms, clamped to [0.5, 10], so flows with
+//! different RTTs grow alike in time. The decrease is adaptive:
+//!     beta = minRTT / maxRTT, clamped to [0.5, 0.8],
+//! falling back to 0.5 when the throughput measured over the last epochs
+//! changed by more than 20% (the "bandwidth switch").
+//!
+//! Time is counted in Linux's 1 ms jiffies and alpha/beta in its 1/128 fixed
+//! point, so the integer steps of the factor match the kernel's.
+
+use super::common::slow_start;
+use super::{AckSample, CaState, Conn, CongestionControl, Info, Param, Params, Window};
+use crate::time::{Nanos, NS_PER_MS};
+
+pub const INFO: Info = Info {
+    name: "htcp",
+    reference: "Leith & Shorten, PFLDnet 2004; Linux tcp_htcp.c",
+    summary: "increase grows with the time since the last loss (1 + 10(D-1) + ((D-1)/2)^2), adaptive beta = minRTT/maxRTT in [0.5, 0.8]",
+    params: &[
+        Param { name: "rtt_scaling", default: 1.0, min: 0.0, max: 1.0, doc: "1: scale alpha by minRTT / 100 ms" },
+        Param { name: "bandwidth_switch", default: 1.0, min: 0.0, max: 1.0, doc: "1: beta = 0.5 when the throughput changed by > 20%" },
+    ],
+    state: &["alpha", "beta", "since_congestion_s", "min_rtt_ms", "max_rtt_ms"],
+};
+
+/// 1.0, 0.5 and 0.8 in 1/128 (Linux ALPHA_BASE, BETA_MIN, BETA_MAX).
+const ALPHA_BASE: u32 = 1 << 7;
+const BETA_MIN: u32 = 1 << 6;
+const BETA_MAX: u32 = 102;
+/// Jiffies per second (Linux HZ = 1000).
+const HZ: u64 = 1000;
+
+fn jiffies(t: Nanos) -> u64 {
+    t / NS_PER_MS
+}
+
+pub struct Htcp {
+    use_rtt_scaling: bool,
+    use_bandwidth_switch: bool,
+    alpha: u32,
+    beta: u32,
+    modeswitch: bool,
+    pkts_acked: u32,
+    packetcount: u32,
+    // RTTs in jiffies; 0: none yet.
+    min_rtt: u64,
+    max_rtt: u64,
+    last_cong: u64,
+    undo_last_cong: Option<u64>,
+    undo_max_rtt: u64,
+    undo_old_max_b: u32,
+    // Throughput (segments per second) for the bandwidth switch.
+    min_b: u32,
+    max_b: u32,
+    old_max_b: u32,
+    bi: u32,
+    lasttime: u64,
+    now: u64,
+}
+
+impl Htcp {
+    pub fn new(p: &Params) -> Htcp {
+        Htcp {
+            use_rtt_scaling: p.get("rtt_scaling") != 0.0,
+            use_bandwidth_switch: p.get("bandwidth_switch") != 0.0,
+            alpha: ALPHA_BASE,
+            beta: BETA_MIN,
+            modeswitch: false,
+            pkts_acked: 1,
+            packetcount: 0,
+            min_rtt: 0,
+            max_rtt: 0,
+            last_cong: 0,
+            undo_last_cong: None,
+            undo_max_rtt: 0,
+            undo_old_max_b: 0,
+            min_b: 0,
+            max_b: 0,
+            old_max_b: 0,
+            bi: 0,
+            lasttime: 0,
+            now: 0,
+        }
+    }
+
+    fn cong_time(&self) -> u64 {
+        self.now.saturating_sub(self.last_cong)
+    }
+
+    /// Congestion-free round trips so far.
+    fn ccount(&self) -> u64 {
+        self.cong_time() / self.min_rtt.max(1)
+    }
+
+    fn reset(&mut self) {
+        self.undo_last_cong = Some(self.last_cong);
+        self.undo_max_rtt = self.max_rtt;
+        self.undo_old_max_b = self.old_max_b;
+        self.last_cong = self.now;
+    }
+
+    fn measure_rtt(&mut self, rtt: u64, state: CaState) {
+        if self.min_rtt > rtt || self.min_rtt == 0 {
+            self.min_rtt = rtt;
+        }
+        if state == CaState::Open {
+            self.max_rtt = self.max_rtt.max(self.min_rtt);
+            // Accept a new maximum only a little above the old one (no spikes).
+            if self.max_rtt < rtt && rtt <= self.max_rtt + 20 {
+                self.max_rtt = rtt;
+            }
+        }
+    }
+
+    fn beta_update(&mut self) {
+        if self.use_bandwidth_switch {
+            let (max_b, old) = (self.max_b as u64, self.old_max_b as u64);
+            self.old_max_b = self.max_b;
+            if !(4 * old <= 5 * max_b && 5 * max_b <= 6 * old) {
+                self.beta = BETA_MIN;
+                self.modeswitch = false;
+                return;
+            }
+        }
+        if self.modeswitch && self.min_rtt > 10 && self.max_rtt > 0 {
+            self.beta = ((self.min_rtt << 7) / self.max_rtt).clamp(BETA_MIN as u64, BETA_MAX as u64) as u32;
+        } else {
+            self.beta = BETA_MIN;
+            self.modeswitch = true;
+        }
+    }
+
+    fn alpha_update(&mut self) {
+        let mut factor: u64 = 1;
+        let mut diff = self.cong_time();
+        if diff > HZ {
+            diff -= HZ;
+            factor = 1 + (10 * diff + ((diff / 2) * (diff / 2) / HZ)) / HZ;
+        }
+        if self.use_rtt_scaling && self.min_rtt > 0 {
+            let scale = ((HZ << 3) / (10 * self.min_rtt)).clamp(1 << 2, 10 << 3);
+            factor = ((factor << 3) / scale).max(1);
+        }
+        self.alpha = (2 * factor * ((1 << 7) - self.beta as u64)) as u32;
+        if self.alpha == 0 {
+            self.alpha = ALPHA_BASE;
+        }
+    }
+}
+
+impl CongestionControl for Htcp {
+    fn init(&mut self, _w: &mut Window, c: &Conn) {
+        self.now = jiffies(c.now);
+        self.last_cong = self.now;
+    }
+
+    fn ssthresh(&mut self, w: &Window, c: &Conn) -> u32 {
+        self.now = jiffies(c.now);
+        self.beta_update();
+        self.alpha_update();
+        // Slowly forget maxRTT, in case the route changed.
+        if self.min_rtt > 0 && self.max_rtt > self.min_rtt {
+            self.max_rtt = self.min_rtt + (self.max_rtt - self.min_rtt) * 95 / 100;
+        }
+        ((w.cwnd as u64 * self.beta as u64 >> 7) as u32).max(2)
+    }
+
+    fn cong_avoid(&mut self, w: &mut Window, c: &Conn, acked: u32) {
+        self.now = jiffies(c.now);
+        if !c.is_cwnd_limited {
+            return;
+        }
+        if w.in_slow_start() {
+            slow_start(w, acked);
+            return;
+        }
+        // cwnd += alpha / cwnd per ACKed segment.
+        if (w.cwnd_cnt as u64 * self.alpha as u64 >> 7) >= w.cwnd as u64 {
+            if w.cwnd < w.cwnd_clamp {
+                w.cwnd += 1;
+            }
+            w.cwnd_cnt = 0;
+            self.alpha_update();
+        } else {
+            w.cwnd_cnt += self.pkts_acked;
+        }
+        self.pkts_acked = 1;
+    }
+
+    fn set_state(&mut self, _w: &mut Window, c: &Conn, new: CaState) {
+        self.now = jiffies(c.now);
+        match new {
+            CaState::Open => {
+                if self.undo_last_cong.take().is_some() {
+                    self.last_cong = self.now;
+                }
+            }
+            CaState::Cwr | CaState::Recovery | CaState::Loss => self.reset(),
+            CaState::Disorder => {}
+        }
+    }
+
+    fn pkts_acked(&mut self, w: &mut Window, c: &Conn, s: &AckSample) {
+        self.now = jiffies(c.now);
+        let state = c.ca_state.unwrap_or(CaState::Open);
+        if state == CaState::Open {
+            self.pkts_acked = s.acked;
+        }
+        if let Some(rtt) = s.rtt_ns {
+            self.measure_rtt(jiffies(rtt).max(1), state);
+        }
+        if !self.use_bandwidth_switch {
+            return;
+        }
+        if !matches!(state, CaState::Open | CaState::Disorder) {
+            self.packetcount = 0;
+            self.lasttime = self.now;
+            return;
+        }
+        self.packetcount += s.acked;
+        let alpha_segs = (self.alpha >> 7).max(1);
+        let elapsed = self.now - self.lasttime.min(self.now);
+        if self.packetcount >= w.cwnd.saturating_sub(alpha_segs) && elapsed >= self.min_rtt && self.min_rtt > 0 {
+            let cur = (self.packetcount as u64 * HZ / elapsed.max(1)) as u32;
+            if self.ccount() <= 3 {
+                // Just after a backoff.
+                self.min_b = cur;
+                self.max_b = cur;
+                self.bi = cur;
+            } else {
+                self.bi = (3 * self.bi + cur) / 4;
+                self.max_b = self.max_b.max(self.bi);
+                self.min_b = self.min_b.min(self.max_b);
+            }
+            self.packetcount = 0;
+            self.lasttime = self.now;
+        }
+    }
+
+    fn undo_cwnd(&mut self, w: &Window, prior_cwnd: u32) -> u32 {
+        if let Some(t) = self.undo_last_cong.take() {
+            self.last_cong = t;
+            self.max_rtt = self.undo_max_rtt;
+            self.old_max_b = self.undo_old_max_b;
+        }
+        w.cwnd.max(prior_cwnd)
+    }
+
+    fn state(&self, out: &mut [f64]) {
+        out[0] = self.alpha as f64 / 128.0;
+        out[1] = self.beta as f64 / 128.0;
+        out[2] = self.cong_time() as f64 / HZ as f64;
+        out[3] = self.min_rtt as f64;
+        out[4] = self.max_rtt as f64;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::cc::harness::Harness;
+    use crate::time::NS_PER_MS;
+    use std::collections::BTreeMap;
+
+    /// H-TCP's increase factor after D seconds without congestion (Linux's integer steps).
+    fn factor(d: f64) -> f64 {
+        if d <= 1.0 { 1.0 } else { 1.0 + (10.0 * (d - 1.0) + ((d - 1.0) / 2.0).powi(2)).floor() }
+    }
+
+    #[test]
+    fn alpha_grows_with_the_time_since_the_last_loss() {
+        // 100 ms RTT: RTT scaling is 1 and beta 0.5 after the first loss, so
+        // alpha = 2 (1 - 0.5) factor(D) = factor(D).
+        let mut h = Harness::new("htcp", 100);
+        h.set_cwnd(100, 100);
+        h.rounds(5);
+        h.loss();
+        assert_eq!(h.state("beta"), 0.5);
+        let mut last_alpha = 0.0;
+        for _ in 0..40 {
+            h.rounds(1);
+            let d = h.state("since_congestion_s");
+            let alpha = h.state("alpha");
+            assert!(alpha >= last_alpha, "alpha fell from {last_alpha} to {alpha} at D = {d}");
+            // Alpha is refreshed at each +1 of cwnd, so it lags D by less than an RTT.
+            assert!(alpha <= factor(d) && alpha >= factor(d - 0.15), "D {d}: alpha {alpha}, factor {}", factor(d));
+            last_alpha = alpha;
+        }
+        assert!(last_alpha > 30.0, "alpha {last_alpha} after 4 s");
+        // The window grows by about alpha segments per RTT.
+        let before = h.w.cwnd;
+        h.rounds(1);
+        let grown = (h.w.cwnd - before) as f64;
+        assert!(grown >= 0.8 * last_alpha, "grew {grown} with alpha {last_alpha}");
+    }
+
+    #[test]
+    fn rtt_scaling_makes_growth_per_second_independent_of_rtt() {
+        // At 20 ms the factor is scaled by 20/100: alpha per RTT is 5x smaller,
+        // with 5x more RTTs per second.
+        let mut h = Harness::new("htcp", 20);
+        h.set_cwnd(100, 100);
+        h.rounds(5);
+        h.loss();
+        h.rounds(150); // 3 s
+        let d = h.state("since_congestion_s");
+        let alpha = h.state("alpha");
+        assert!((alpha - factor(d) * 0.2).abs() <= 1.0 + 0.05 * factor(d), "D {d}: alpha {alpha}");
+    }
+
+    #[test]
+    fn adaptive_beta_is_min_over_max_rtt_clamped() {
+        let no_switch: BTreeMap<String, f64> = [("bandwidth_switch".to_string(), 0.0)].into();
+        let mut h = Harness::with_params("htcp", 100, &no_switch);
+        h.set_cwnd(100, 100);
+        h.rounds(3);
+        h.loss(); // first loss: beta 0.5, then adaptive
+        // The RTT rises to 130 ms in steps (maxRTT follows rises of <= 20 ms only).
+        for q in [10, 20, 30] {
+            h.queue_delay = q * NS_PER_MS;
+            h.rounds(2);
+        }
+        h.loss();
+        let beta = h.state("beta");
+        assert!((beta - 100.0 / 130.0).abs() < 0.02, "beta {beta}");
+        // A small queue: beta is capped at 0.8.
+        let mut h = Harness::with_params("htcp", 100, &no_switch);
+        h.set_cwnd(100, 100);
+        h.rounds(3);
+        h.loss();
+        h.queue_delay = 5 * NS_PER_MS;
+        h.rounds(3);
+        h.loss();
+        assert_eq!(h.state("beta"), 102.0 / 128.0);
+        // Throughput that changed by more than 20% resets beta to 0.5 (bandwidth switch).
+        let mut h = Harness::new("htcp", 100);
+        h.set_cwnd(100, 100);
+        h.rounds(10);
+        h.loss();
+        h.rounds(10);
+        h.loss();
+        assert_eq!(h.state("beta"), 0.5);
+    }
+}

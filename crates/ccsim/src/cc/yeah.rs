@@ -1,0 +1,243 @@
+//! YeAH-TCP, "Yet Another Highspeed TCP" (Baiocchi, Castellani, Vacirca,
+//! PFLDnet 2007), following Linux net/ipv4/tcp_yeah.c and its constants.
+//!
+//! Two modes, chosen once per RTT from a Vegas-style estimate of this flow's
+//! backlog at the bottleneck:
+//!     Q = cwnd * (RTT_min_last_round - RTT_base) / RTT_min_last_round
+//! - Fast mode (Q < alpha = 80 segments and queuing delay < RTT_base / phy,
+//!   phy = 8): Scalable TCP's increase, +1 segment per min(cwnd, 100) ACKed.
+//! - Slow mode (otherwise): Reno's +1 per RTT, and "precautionary
+//!   decongestion": when Q > alpha, cwnd drops by min(Q / gamma, cwnd >> epsilon)
+//!   (gamma = 1, epsilon = 1), but not below reno_count, an estimate of what a
+//!   competing Reno flow would have.
+//! On loss, while YeAH has not been in slow mode for rho = 16 RTTs in a row
+//! (no competing Reno flows), the window drops by Q only, bounded to
+//! [cwnd >> delta, cwnd / 2] (delta = 3); otherwise by half, like Reno.
+//! After zeta = 50 RTTs in fast mode reno_count resets to 2.
+
+use super::common::{cong_avoid_ai, slow_start};
+use super::{AckSample, CaEvent, CaState, Conn, CongestionControl, Info, Param, Params, Window};
+use crate::time::Nanos;
+
+pub const INFO: Info = Info {
+    name: "yeah",
+    reference: "Baiocchi, Castellani, Vacirca, PFLDnet 2007; Linux tcp_yeah.c",
+    summary: "Scalable increase while the estimated queue is small, Reno with precautionary decongestion when it is not",
+    params: &[
+        Param { name: "alpha", default: 80.0, min: 1.0, max: 10_000.0, doc: "queue (segments) above which YeAH slows down and decongests" },
+        Param { name: "gamma", default: 1.0, min: 1.0, max: 64.0, doc: "fraction 1/gamma of the queue removed by decongestion" },
+        Param { name: "delta", default: 3.0, min: 1.0, max: 8.0, doc: "loss: remove at least cwnd >> delta" },
+        Param { name: "epsilon", default: 1.0, min: 1.0, max: 8.0, doc: "decongestion removes at most cwnd >> epsilon" },
+        Param { name: "phy", default: 8.0, min: 1.0, max: 64.0, doc: "slow mode when queuing delay > base RTT / phy" },
+        Param { name: "rho", default: 16.0, min: 1.0, max: 1000.0, doc: "slow-mode RTTs in a row meaning Reno competition (loss halves)" },
+        Param { name: "zeta", default: 50.0, min: 1.0, max: 1000.0, doc: "fast-mode RTTs after which reno_count resets" },
+        Param { name: "scalable_ai_cnt", default: 100.0, min: 1.0, max: 10_000.0, doc: "fast mode: +1 per min(cwnd, this) ACKed" },
+    ],
+    state: &["mode", "queue_pkts", "base_rtt_ms", "reno_count", "doing_reno_rtts"],
+};
+
+pub struct Yeah {
+    alpha: u32,
+    gamma: u32,
+    delta: u32,
+    epsilon: u32,
+    phy: u64,
+    rho: u32,
+    zeta: u32,
+    ai_cnt: u32,
+    // Vegas round bookkeeping (Linux struct vegas).
+    beg_snd_nxt: u64,
+    cnt_rtt: u32,
+    min_rtt: Nanos,
+    base_rtt: Nanos,
+    // YeAH.
+    last_q: u32,
+    doing_reno_now: u32,
+    reno_count: u32,
+    fast_count: u32,
+}
+
+impl Yeah {
+    pub fn new(p: &Params) -> Yeah {
+        let u = |n: &str| p.get(n).round() as u32;
+        Yeah {
+            alpha: u("alpha"),
+            gamma: u("gamma"),
+            delta: u("delta"),
+            epsilon: u("epsilon"),
+            phy: u("phy") as u64,
+            rho: u("rho"),
+            zeta: u("zeta"),
+            ai_cnt: u("scalable_ai_cnt"),
+            beg_snd_nxt: 0,
+            cnt_rtt: 0,
+            min_rtt: Nanos::MAX,
+            base_rtt: Nanos::MAX,
+            last_q: 0,
+            doing_reno_now: 0,
+            reno_count: 2,
+            fast_count: 0,
+        }
+    }
+
+    /// Linux tcp_vegas_enable: start a fresh measurement round.
+    fn enable(&mut self, c: &Conn) {
+        self.beg_snd_nxt = c.snd_nxt;
+        self.cnt_rtt = 0;
+        self.min_rtt = Nanos::MAX;
+    }
+
+    /// Once per RTT: estimate the queue and pick the mode.
+    fn end_of_round(&mut self, w: &mut Window, c: &Conn) {
+        if self.cnt_rtt > 2 {
+            let rtt = self.min_rtt;
+            let queue = (w.cwnd as u64 * (rtt - self.base_rtt) / rtt) as u32;
+            if queue > self.alpha || rtt - self.base_rtt > self.base_rtt / self.phy {
+                if queue > self.alpha && w.cwnd > self.reno_count {
+                    // Precautionary decongestion.
+                    let reduction = (queue / self.gamma).min(w.cwnd >> self.epsilon);
+                    w.cwnd = (w.cwnd - reduction).max(self.reno_count);
+                    w.ssthresh = w.cwnd;
+                }
+                if self.reno_count <= 2 {
+                    self.reno_count = (w.cwnd >> 1).max(2);
+                } else {
+                    self.reno_count += 1;
+                }
+                self.doing_reno_now = (self.doing_reno_now + 1).min(0xff_ffff);
+            } else {
+                self.fast_count += 1;
+                if self.fast_count > self.zeta {
+                    self.reno_count = 2;
+                    self.fast_count = 0;
+                }
+                self.doing_reno_now = 0;
+            }
+            self.last_q = queue;
+        }
+        self.enable(c);
+    }
+}
+
+impl CongestionControl for Yeah {
+    fn init(&mut self, _w: &mut Window, c: &Conn) {
+        self.base_rtt = Nanos::MAX;
+        self.enable(c);
+    }
+
+    fn ssthresh(&mut self, w: &Window, _c: &Conn) -> u32 {
+        let half = (w.cwnd >> 1).max(2);
+        let reduction = if self.doing_reno_now < self.rho {
+            // No Reno competition: remove our own queue, within [cwnd/8, cwnd/2].
+            self.last_q.min(half).max(w.cwnd >> self.delta)
+        } else {
+            half
+        };
+        self.fast_count = 0;
+        self.reno_count = (self.reno_count >> 1).max(2);
+        w.cwnd - reduction
+    }
+
+    fn cong_avoid(&mut self, w: &mut Window, c: &Conn, acked: u32) {
+        if !c.is_cwnd_limited {
+            return;
+        }
+        let mut acked = acked;
+        if w.in_slow_start() {
+            acked = slow_start(w, acked);
+        }
+        if acked > 0 {
+            if self.doing_reno_now == 0 {
+                let per = w.cwnd.min(self.ai_cnt);
+                cong_avoid_ai(w, per, acked);
+            } else {
+                let per = w.cwnd;
+                cong_avoid_ai(w, per, acked);
+            }
+        }
+        if c.snd_una > self.beg_snd_nxt {
+            self.end_of_round(w, c);
+        }
+    }
+
+    fn set_state(&mut self, _w: &mut Window, c: &Conn, new: CaState) {
+        if new == CaState::Open {
+            self.enable(c);
+        }
+    }
+
+    fn cwnd_event(&mut self, w: &mut Window, c: &Conn, event: CaEvent) {
+        if event == CaEvent::TxStart {
+            self.init(w, c);
+        }
+    }
+
+    fn pkts_acked(&mut self, _w: &mut Window, _c: &Conn, s: &AckSample) {
+        if let Some(rtt) = s.rtt_ns {
+            let rtt = rtt.max(1);
+            self.base_rtt = self.base_rtt.min(rtt);
+            self.min_rtt = self.min_rtt.min(rtt);
+            self.cnt_rtt += 1;
+        }
+    }
+
+    fn state(&self, out: &mut [f64]) {
+        out[0] = (self.doing_reno_now > 0) as u32 as f64;
+        out[1] = self.last_q as f64;
+        out[2] = if self.base_rtt == Nanos::MAX { f64::NAN } else { self.base_rtt as f64 / 1e6 };
+        out[3] = self.reno_count as f64;
+        out[4] = self.doing_reno_now as f64;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::cc::harness::Harness;
+    use crate::time::NS_PER_MS;
+
+    #[test]
+    fn switches_to_slow_mode_when_the_queue_exceeds_its_threshold() {
+        let mut h = Harness::new("yeah", 100);
+        h.set_cwnd(500, 500);
+        h.rounds(3);
+        assert_eq!(h.state("mode"), 0.0, "fast mode on an empty queue");
+        // Fast mode is Scalable: about +1% per RTT at 500 segments (1 per 100 ACKed).
+        let before = h.w.cwnd;
+        h.rounds(1);
+        assert!((4..=7).contains(&(h.w.cwnd - before)), "grew {}", h.w.cwnd - before);
+        // 10 ms of queue at 100 ms base RTT: Q = cwnd * 10/110 ~ 46 < 80 and
+        // 10 ms < base/8 = 12.5 ms: still fast.
+        h.queue_delay = 10 * NS_PER_MS;
+        h.rounds(3);
+        assert_eq!(h.state("mode"), 0.0);
+        let q = h.state("queue_pkts");
+        assert!((40.0..55.0).contains(&q), "Q {q}");
+        // 20 ms: Q ~ 85 > alpha = 80: slow mode, and decongestion cuts the window by Q.
+        h.queue_delay = 20 * NS_PER_MS;
+        let before = h.w.cwnd;
+        h.rounds(2);
+        assert_eq!(h.state("mode"), 1.0);
+        assert!(h.state("queue_pkts") > 80.0);
+        assert!(h.w.cwnd + 60 < before, "decongestion: {} -> {}", before, h.w.cwnd);
+        assert!(h.w.ssthresh + 60 < before && h.w.cwnd - h.w.ssthresh <= 3, "ssthresh {} cwnd {}", h.w.ssthresh, h.w.cwnd);
+        // Back to an empty queue: fast again.
+        h.queue_delay = 0;
+        h.rounds(3);
+        assert_eq!(h.state("mode"), 0.0);
+    }
+
+    #[test]
+    fn loss_without_competition_removes_only_the_queue() {
+        let mut h = Harness::new("yeah", 100);
+        h.set_cwnd(400, 400);
+        h.rounds(2);
+        h.queue_delay = 5 * NS_PER_MS; // Q ~ 19 segments, fast mode
+        h.rounds(3);
+        let q = h.state("queue_pkts") as u32;
+        let before = h.w.cwnd;
+        h.loss();
+        // Reduction = max(Q, cwnd/8) = cwnd/8 here (Q < cwnd/8).
+        assert_eq!(h.w.cwnd, before - (q.max(before >> 3)).min(before / 2));
+        assert!(h.w.cwnd > before * 3 / 4);
+    }
+}
