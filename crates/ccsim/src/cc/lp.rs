@@ -10,11 +10,15 @@
 //! On such an early congestion indication it halves cwnd and starts an
 //! inference period of 3 RTTs in which it does not grow; a second indication
 //! inside the inference period sets cwnd to 1. Outside these it is Reno
-//! (losses too).
+//! (losses too). An indication also sets ssthresh to the new window, so
+//! growth after it is additive as in the paper (Linux leaves ssthresh, so a
+//! flow in slow start keeps doubling into the next indication).
 //!
 //! Like Linux, after each indication the delay range restarts from the
 //! current smoothed delay (min = sowd, max = 2 sowd), and a new maximum is
 //! only taken once it is seen twice (owd_max_rsv), forgetting spikes.
+//! ACKs that cover everything outstanding may have waited for the
+//! receiver's delayed-ACK timer; their delay sample is skipped.
 //! The one-way delay is TSval - TSecr of the ACK (both in nanoseconds here;
 //! in the simulator both ends share one clock, so there is no clock offset
 //! or skew to estimate: Linux's remote-HZ estimator is not needed).
@@ -98,8 +102,17 @@ impl CongestionControl for Lp {
     }
 
     fn pkts_acked(&mut self, w: &mut Window, c: &Conn, s: &AckSample) {
+        // An ACK that covers everything outstanding had nothing behind it to
+        // trigger it, so it may have waited for the receiver's delayed-ACK
+        // timer, which TSval - TSecr then counts as path delay: skip it.
+        let held = s.prior_in_flight <= s.acked;
         let Some(owd) = s.one_way_delay_ns().filter(|d| *d > 0) else { return };
-        self.owd_sample(owd);
+        if !held {
+            self.owd_sample(owd);
+        }
+        if self.sowd8 == 0 {
+            return;
+        }
         // The inference period: 3 RTTs (measured through the echoed timestamp).
         if c.now > s.rcv_tsecr {
             self.inference = self.inference_rtts * (c.now - s.rcv_tsecr);
@@ -114,6 +127,10 @@ impl CongestionControl for Lp {
         self.owd_max = self.sowd8 >> 2;
         self.owd_max_rsv = self.sowd8 >> 2;
         w.cwnd = if self.within_inference { 1 } else { (w.cwnd >> 1).max(1) };
+        // The paper resumes additive increase after the inference period;
+        // Linux leaves ssthresh alone, so a flow still in slow start would
+        // double again into the next indication. We follow the paper.
+        w.ssthresh = w.cwnd.max(2);
         self.last_drop = Some(c.now);
     }
 
