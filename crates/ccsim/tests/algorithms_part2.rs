@@ -356,3 +356,19 @@ fn ledbat_holds_its_target_delay_and_yields_to_reno() {
     let cubic_shared = delivered_between(&r, 1, 25.0, 40.0) / 15.0 / link;
     assert!(ledbat_shared < 0.15 && cubic_shared > 0.8, "shared: ledbat {ledbat_shared:.2}, cubic {cubic_shared:.2}");
 }
+
+#[test]
+fn every_part_two_algorithm_survives_loss_tiny_buffers_and_short_transfers() {
+    for cc in ["bbr", "htcp", "highspeed", "scalable", "yeah", "lp", "ledbat", "dctcp"] {
+        for (queue, p) in [("4pkt", 0.05), ("1bdp", 0.01), ("30KB", 0.0)] {
+            let r = simulate(&format!(
+                r#"{{"duration": 20, "downlink": {{"rate": "2Mbit", "delay": "30ms", "queue": {{"size": "{queue}", "ecn_threshold": 3}},
+                    "loss": {{"model": "bernoulli", "p": {p}}}}},
+                    "flows": [{{"cc": "{cc}"}}, {{"cc": "{cc}", "size": 50000, "start": 1, "tcp": {{"sack": false}}}}]}}"#
+            ));
+            let g = goodput_bps(&r, 0);
+            assert!(g > 0.0 && g <= payload_bps(2e6) * 1.0001, "{cc} {queue} {p}: goodput {g}");
+            assert_eq!(r.flows.u64("delivered_bytes_total")[1], 50_000, "{cc} {queue} {p}: file not delivered");
+        }
+    }
+}

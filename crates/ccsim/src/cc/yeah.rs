@@ -135,7 +135,7 @@ impl CongestionControl for Yeah {
         };
         self.fast_count = 0;
         self.reno_count = (self.reno_count >> 1).max(2);
-        w.cwnd - reduction
+        w.cwnd.saturating_sub(reduction).max(2)
     }
 
     fn cong_avoid(&mut self, w: &mut Window, c: &Conn, acked: u32) {
