@@ -1,5 +1,5 @@
 //! Whole-simulator signature behaviour of the algorithms of issue 3, part 2:
-//! bbr, dctcp, htcp, highspeed, scalable, yeah, lp and ledbat. Each test
+//! bbr, dctcp, htcp, highspeed, scalable, yeah and ledbat. Each test
 //! checks what distinguishes the algorithm, on a path where it matters.
 
 mod common;
@@ -316,29 +316,6 @@ fn yeah_slows_down_when_its_queue_estimate_exceeds_alpha() {
 }
 
 #[test]
-fn lp_uses_spare_capacity_alone_and_yields_to_reno() {
-    // Paced, so its own bursts do not queue (LP reads any queue as congestion).
-    let r = simulate(r#"{"duration": 40, "downlink": {"rate": "10Mbit", "delay": "20ms", "queue": {"size": "1bdp"}},
-                        "flows": [{"cc": "lp", "tcp": {"pacing": true}}, {"cc": "reno", "start": 15}]}"#);
-    let link = payload_bps(10e6) / 8.0;
-    let alone = delivered_between(&r, 0, 3.0, 15.0) / 12.0 / link;
-    // Measured: about 0.4 (LP halves whenever its queue reaches 15% of the
-    // delay range, i.e. a few milliseconds here).
-    assert!(alone > 0.3, "lp alone used {alone:.2} of the link");
-    let lp_shared = delivered_between(&r, 0, 20.0, 40.0) / 20.0 / link;
-    let reno_shared = delivered_between(&r, 1, 20.0, 40.0) / 20.0 / link;
-    assert!(lp_shared < 0.1 && reno_shared > 0.85, "shared: lp {lp_shared:.2}, reno {reno_shared:.2}");
-    assert!(lp_shared < 0.3 * alone, "lp alone {alone:.2}, with reno {lp_shared:.2}");
-    // Its window falls once Reno's queue builds.
-    let cwnd = series(&r, 0, "cwnd");
-    let mean = |t0: f64, t1: f64| {
-        let v: Vec<f64> = cwnd.iter().filter(|(t, _)| *t >= t0 && *t < t1).map(|x| x.1).collect();
-        v.iter().sum::<f64>() / v.len() as f64
-    };
-    assert!(mean(20.0, 40.0) < 0.5 * mean(5.0, 15.0), "lp cwnd {} alone, {} with reno", mean(5.0, 15.0), mean(20.0, 40.0));
-}
-
-#[test]
 fn ledbat_holds_its_target_delay_and_yields_to_reno() {
     // 10 Mbit/s, 20 ms one-way, 2 BDP of buffer (80 ms); TARGET 25 ms.
     let r = simulate(r#"{"duration": 40, "downlink": {"rate": "10Mbit", "delay": "20ms", "queue": {"size": "2bdp"}},
@@ -359,7 +336,7 @@ fn ledbat_holds_its_target_delay_and_yields_to_reno() {
 
 #[test]
 fn every_part_two_algorithm_survives_loss_tiny_buffers_and_short_transfers() {
-    for cc in ["bbr", "htcp", "highspeed", "scalable", "yeah", "lp", "ledbat", "dctcp"] {
+    for cc in ["bbr", "htcp", "highspeed", "scalable", "yeah", "ledbat", "dctcp"] {
         for (queue, p) in [("4pkt", 0.05), ("1bdp", 0.01), ("30KB", 0.0)] {
             let r = simulate(&format!(
                 r#"{{"duration": 20, "downlink": {{"rate": "2Mbit", "delay": "30ms", "queue": {{"size": "{queue}", "ecn_threshold": 3}},

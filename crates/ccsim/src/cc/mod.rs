@@ -114,7 +114,7 @@ pub struct AckSample {
     /// receiver's clock when it sent the ACK, and the echoed TSval of the data
     /// segment it acknowledges; 0 without timestamps. `rcv_tsval - rcv_tsecr` is
     /// the one-way delay of the data path (plus ACK delay) for delay-based
-    /// algorithms (lp, ledbat). In the simulator both ends share one clock.
+    /// algorithms (ledbat). In the simulator both ends share one clock.
     pub rcv_tsval: Nanos,
     pub rcv_tsecr: Nanos,
 }
@@ -391,7 +391,6 @@ algorithms! {
     highspeed::HighSpeed,
     scalable::Scalable,
     yeah::Yeah,
-    lp::Lp,
     ledbat::Ledbat,
     dctcp::Dctcp,
 }

@@ -9,8 +9,6 @@
 //! (RFC 8257 3.2: ECE mirrors the CE bit of the latest segment; when that bit
 //! changes, the segments received so far are ACKed at once with the old value,
 //! so the sender can count exactly how many segments were marked).
-//! An ACK's TSval is the receiver clock when the newest data arrived (Linux:
-//! when the ACK leaves), so TSval - TSecr excludes the delayed-ACK hold.
 
 use crate::net::packet::{tcp_header_bytes, Kind, Packet, SackBlock, MAX_SACK_BLOCKS};
 use crate::time::Nanos;
@@ -80,8 +78,6 @@ pub struct Receiver {
     unacked_segments: u32,
     last_ack_sent: u64,
     ts_recent: Nanos,
-    /// When the latest data segment arrived.
-    last_arrival: Option<Nanos>,
     /// ECN: CE seen, echo until the sender says CWR (classic); the CE state
     /// of the latest segment (DCTCP).
     ece_pending: bool,
@@ -114,7 +110,6 @@ impl Receiver {
             unacked_segments: 0,
             last_ack_sent: 0,
             ts_recent: 0,
-            last_arrival: None,
             ece_pending: false,
             early_ack: None,
             acks_sent: 0,
@@ -168,7 +163,6 @@ impl Receiver {
                 }
             }
         }
-        self.last_arrival = Some(now);
         // RFC 7323: remember TSval of the segment that starts the unacknowledged data.
         if self.cfg.timestamps && p.seq <= self.last_ack_sent {
             self.ts_recent = p.ts_val;
@@ -300,11 +294,7 @@ impl Receiver {
         p.sack = sack;
         p.sack_count = n as u8;
         if self.cfg.timestamps {
-            // TSval: the receiver's clock when the newest data arrived (not
-            // when a delayed ACK leaves), so TSval - TSecr is the data path's
-            // one-way delay without the delayed-ACK hold, for lp and ledbat.
-            // Linux stamps the ACK's send time; the sender's RTT uses TSecr only.
-            p.ts_val = self.last_arrival.unwrap_or(now).max(1);
+            p.ts_val = now.max(1);
             p.ts_ecr = self.ts_recent;
         }
         p.ece = self.ece_pending;
