@@ -353,7 +353,7 @@ mod tests {
     fn out_of_order_data_does_not_shrink_the_window() {
         let mut r = Receiver::new(0, ReceiverConfig {
             mss: 1000, sack: true, timestamps: true, delayed_ack: false, delack_segments: 2,
-            delack_timeout: 40, rcv_buf: 10_000, rcv_buf_max: 10_000, autotune: false,
+            delack_timeout: 40, rcv_buf: 10_000, rcv_buf_max: 10_000, autotune: false, ecn_echo: EcnEcho::Classic,
         });
         let AckAction::Send(a) = r.on_data(1, &data(0)) else { panic!() };
         assert_eq!((a.seq, a.window), (1, 10));
