@@ -3,11 +3,12 @@ shipped profile building a scenario the core accepts and runs."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
-from ccbench import profiles
+from ccbench import profiles, traces
 from ccbench.profiles import ProfileError, expand, list_profiles
 
 SHARED_TRACES = Path(__file__).resolve().parents[1] / ".." / "shared" / "traces" / "cellular"
@@ -16,7 +17,7 @@ NAMES = profiles.profile_names()
 
 
 def test_every_study_network_is_there_with_sources():
-    for name in ("umts", "hsdpa", "lte-good", "lte-edge", "lte-poor", "wan-100ms", "wan-200ms",
+    for name in ("umts", "hsdpa", "lte-good", "lte-edge", "lte-poor", "lte-driving", "wan-100ms", "wan-200ms",
                  "wan-200ms-jitter", "highspeed-20ms", "highspeed-200ms", "highspeed-600ms", "satellite"):
         assert name in NAMES
     listed = {p["name"]: p for p in list_profiles()}
@@ -33,7 +34,9 @@ def test_every_study_network_is_there_with_sources():
 def test_expansion_gives_ordinary_fields_and_explicit_fields_win():
     s = expand({"profile": "umts", "duration": 10, "downlink": {"delay": "200ms"}, "flows": [{"cc": "newreno"}]})
     assert "profile" not in s
-    assert s["downlink"] == {"rate": "384kbit", "delay": "200ms", "queue": {"size": "60pkt"}}
+    assert s["downlink"]["rate"] == "384kbit" and s["downlink"]["delay"] == "200ms"
+    assert s["downlink"]["arq"] == {"max_retries": 4, "retry_delay": "80ms", "in_order": True}
+    assert s["downlink"]["outage_process"]["mean_interval"] == "18s" and "outage_process" not in s["uplink"]
     assert s["uplink"]["rate"] == "64kbit"
     # A scenario without a profile is untouched.
     plain = {"duration": 1, "downlink": {"rate": 5}, "flows": []}
@@ -41,11 +44,49 @@ def test_expansion_gives_ordinary_fields_and_explicit_fields_win():
 
 
 def test_rate_given_by_the_scenario_replaces_a_profile_trace(tmp_path):
-    pytest.importorskip("ccbench.traces")
     trace = tmp_path / "x.down"
     trace.write_text("1\n2\n")
     s = expand({"profile": f"trace:{trace}", "downlink": {"rate": "3Mbit"}})
     assert s["downlink"]["rate"] == "3Mbit" and "trace" not in s["downlink"]
+    s = expand({"profile": "lte-driving", "uplink": {"rate": "1Mbit"}})
+    assert s["uplink"]["rate"] == "1Mbit" and "trace" not in s["uplink"]
+    assert s["downlink"]["trace"]["source"] == "ATT-LTE-driving-2016.down"
+
+
+def test_trace_profile_takes_the_up_file_beside_the_down_file(tmp_path, monkeypatch):
+    (tmp_path / "t.down").write_text("1\n1\n2\n")
+    (tmp_path / "t.up").write_text("2\n")
+    (tmp_path / "alone.down").write_text("1\n")
+    s = expand({"profile": f"trace:{tmp_path / 't.down'}"})
+    assert s["downlink"]["trace"] == {"opportunities_ms": [1, 1, 2], "source": "t.down"}
+    assert s["uplink"]["trace"] == {"opportunities_ms": [2], "source": "t.up"}
+    assert "uplink" not in expand({"profile": f"trace:{tmp_path / 'alone.down'}"})
+    # Relative paths: the scenario file's folder first, then the working directory, then the shipped traces.
+    s = expand({"profile": "trace:t.down"}, base_dir=tmp_path)
+    assert s["uplink"]["trace"]["source"] == "t.up"
+    monkeypatch.chdir(tmp_path)
+    assert expand({"profile": "trace:alone.down"})["downlink"]["trace"]["opportunities_ms"] == [1]
+    shipped = expand({"profile": "trace:ATT-LTE-driving-2016.down"})
+    assert shipped["uplink"]["trace"]["source"] == "ATT-LTE-driving-2016.up"
+    (tmp_path / "bad.down").write_text("1\nx\n")
+    with pytest.raises(ProfileError) as e:
+        expand({"profile": "trace:bad.down"})
+    assert e.value.path == "profile" and "bad.down:2" in e.value.detail
+
+
+def test_lte_driving_ships_its_trace_pair():
+    for direction, link in (("down", "downlink"), ("up", "uplink")):
+        shipped = profiles.TRACE_DIR / f"ATT-LTE-driving-2016.{direction}"
+        assert shipped.is_file()
+        s = expand({"profile": "lte-driving"})
+        assert s[link]["trace"]["opportunities_ms"] == traces.load_mahimahi(shipped)
+        original = SHARED_TRACES / shipped.name
+        if original.exists():
+            assert original.read_bytes() == shipped.read_bytes()
+    listed = {p["name"]: p for p in list_profiles()}["lte-driving"]
+    assert "mean 4.57 Mbit/s" in listed["parameters"]["downlink.trace"]
+    assert "mean 1.92 Mbit/s" in listed["parameters"]["uplink.trace"]
+    assert any("NSDI 2013" in s for s in listed["sources"])
 
 
 def test_lte_load_levels_and_numbers():
@@ -94,6 +135,7 @@ def test_shipped_profile_files_are_well_formed():
     for f in profiles.PROFILE_DIR.glob("*.toml"):
         data = profiles._resolve(f.stem)
         assert set(data) <= profiles.PROFILE_KEYS, f.name
+        assert "pending" not in data, f.name
 
 
 # --- with the simulator core --------------------------------------------------
@@ -113,19 +155,82 @@ def test_scenario_loader_expands_profiles_and_reports_errors(tmp_path):
     assert e.value.path == "profile" and "did you mean 'umts'" in e.value.detail
 
 
+def _run(raw: dict) -> dict:
+    from ccbench.scenario import load
+    return _ccsim.run(json.dumps(load(raw)))
+
+
 @pytest.mark.parametrize("name", NAMES)
 def test_every_profile_runs_in_the_core(name):
     from ccbench.scenario import load
     spec = {"name": name, "load": "evening"} if "load" in {o for p in list_profiles() if p["name"] == name
                                                         for o in p["options"]} else name
     s = load({"profile": spec, "duration": "2s", "flows": [{"cc": "cubic"}, {"cc": "reno", "direction": "up"}]})
-    r = _ccsim.run(__import__("json").dumps(s))
+    # Every link field of the profile reached the core, which filled in its defaults.
+    fragment = profiles._resolve(name).get("scenario", {})
+    for link in ("downlink", "uplink"):
+        for key in fragment.get(link, {}):
+            assert s[link][key] is not None, (name, link, key)
+    r = _ccsim.run(json.dumps(s))
     assert r["flows"]["delivered_bytes"].sum() > 0, name
+
+
+def test_umts_has_channel_losses_arq_retries_and_outage_timeouts():
+    with_outages, without = [], []
+    for seed in range(1, 7):
+        base = {"profile": "umts", "duration": "100s", "seed": seed, "flows": [{"cc": "newreno"}]}
+        r = _run(base)
+        links = r["links"]
+        down = list(links["link"]).index("downlink")
+        assert links["channel_losses"][down] > 100 and links["arq_retries"][down] > 100
+        assert links["channel_losses"][1 - down] > 0  # the uplink (ACKs) has RLC too
+        assert links["residual_losses"][down] <= links["channel_losses"][down] // 100
+        with_outages.append((int(links["outages"][down]), int(r["flows"]["timeouts"][0])))
+        raw = expand(base)
+        del raw["downlink"]["outage_process"]
+        without.append(int(_run(raw)["flows"]["timeouts"][0]))
+    outages = sum(o for o, _ in with_outages) / len(with_outages)
+    timeouts = sum(t for _, t in with_outages) / len(with_outages)
+    # The study: about five non-congestion timeouts per 100 s on the downlink.
+    assert 2.5 <= outages <= 8, with_outages
+    assert 2.5 <= timeouts <= 10, with_outages
+    assert sum(without) / len(without) < 1, without
+
+
+@pytest.mark.parametrize("rtt", ["100ms", "200ms"])
+def test_wan_jitter_reorders_packets(rtt):
+    # A receive window below the BDP: no queue drops, so every recovery comes from reordering.
+    flows = [{"cc": "vegas", "tcp": {"rmem_max": 500_000}}]
+    plain = _run({"profile": f"wan-{rtt}", "duration": "10s", "flows": flows})
+    jitter = _run({"profile": f"wan-{rtt}-jitter", "duration": "10s", "flows": flows})
+    for r in (plain, jitter):
+        assert r["links"]["queue_drops"].sum() == 0 and r["links"]["channel_losses"].sum() == 0
+    assert plain["flows"]["fast_recoveries"][0] == 0 and plain["flows"]["duplicate_segments"][0] == 0
+    # Spurious fast retransmits: the receiver gets segments it already had.
+    assert jitter["flows"]["fast_recoveries"][0] > 0 and jitter["flows"]["duplicate_segments"][0] > 0
+
+
+def test_lte_driving_capacity_is_the_traces_and_drives_the_background():
+    r = _run({"profile": "lte-driving", "duration": "120s", "flows": [{"cc": "cubic"}]})
+    links = r["links"]
+    for direction, link in (("down", "downlink"), ("up", "uplink")):
+        trace = traces.load_mahimahi(profiles.TRACE_DIR / f"ATT-LTE-driving-2016.{direction}")
+        k = list(links["link"]).index(link)
+        assert links["rate_bps"][k] == pytest.approx(traces.mean_rate_bps(trace), rel=1e-9)
+    down = list(links["link"]).index("downlink")
+    # One period of the trace: a bulk flow gets most of what the trace offers, never more.
+    goodput_bps = r["flows"]["delivered_bytes"][0] * 8 / 120
+    assert 0.5 * links["rate_bps"][down] < goodput_bps < links["rate_bps"][down]
+    # Background load is a share of the trace's mean rate.
+    for load in (0.3, 0.6):
+        b = _run({"profile": "lte-driving", "duration": "60s", "flows": [{"cc": "cubic", "start": "59s"}],
+                  "background": {"kind": "on-off", "direction": "down", "load": load}})
+        offered_bps = b["sources"]["wire_bytes_sent"][0] * 8 / 60
+        assert offered_bps == pytest.approx(load * b["links"]["rate_bps"][down], rel=0.15)
 
 
 @pytest.mark.skipif(not (SHARED_TRACES / "Verizon-LTE-short.down").exists(), reason="shared traces not present")
 def test_trace_profile_reads_a_mahimahi_pair():
-    pytest.importorskip("ccbench.traces")
     s = expand({"profile": f"trace:{SHARED_TRACES / 'Verizon-LTE-short.down'}"})
     assert len(s["downlink"]["trace"]["opportunities_ms"]) > 1000
     assert s["uplink"]["trace"]["source"] == "Verizon-LTE-short.up"
@@ -135,6 +240,7 @@ def test_cli_lists_the_profiles(runner):
     from ccbench.cli import app
     r = runner.invoke(app, ["profiles"], env={"COLUMNS": "250"})
     assert r.exit_code == 0, r.output
-    for name in ("umts", "lte-edge", "wan-200ms-jitter", "trace:PATH"):
+    for name in ("umts", "lte-edge", "lte-driving", "wan-200ms-jitter", "trace:PATH"):
         assert name in r.output
+    assert "outage_process" in r.output and "pending" not in r.output
     assert "[[udp]]" in r.output

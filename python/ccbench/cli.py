@@ -174,9 +174,6 @@ def profiles_cmd():
     t.add_column("sources")
     for p in profiles.list_profiles():
         params = "\n".join(escape(f"{k} = {v}") for k, v in p["parameters"].items())
-        if p["pending"]:
-            params += "\n[dim]pending (link schema not yet merged):[/dim]\n" + "\n".join(
-                f"[dim]{escape(f'{k} = {v}')}[/dim]" for k, v in p["pending"].items())
         opts = "\n".join(escape(f"{k} = {o['default']!r} ({', '.join(map(str, o['allowed']))}): {o['doc']}")
                          for k, o in p["options"].items())
         t.add_row(p["name"], escape(p["description"]), params, opts or "–",

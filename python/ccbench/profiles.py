@@ -11,21 +11,27 @@ Profiles are data: one TOML file each in ``presets/profiles/`` with
 - ``description`` and ``sources`` (where every number comes from: the studies
   of SPEC.md, 3GPP specifications, the Mahimahi traces, or "ours" for
   assumptions);
-- ``[scenario]``: a fragment of a scenario (``downlink``, ``uplink``, ...);
+- ``[scenario]``: a fragment of a scenario (``downlink``, ``uplink``, ...),
+  written with the core's own link fields (``loss``, ``arq``, ``jitter``,
+  ``outage_process``, ...); a link's ``trace = "FILE"`` names a Mahimahi
+  trace shipped in ``presets/traces/``;
 - ``[flow_defaults]``: fields merged under every ``[[flows]]`` entry (and the
   background's TCP transfers), such as tuned buffers;
 - ``[options.NAME]``: named knobs (``doc``, ``default``, and either
   ``when_true`` for a switch or ``values`` + ``target`` + ``template`` for a
   level such as the LTE cell load);
 - ``extends = "_base"``: start from a shared base file (names beginning with
-  ``_`` are bases, not profiles);
-- ``[pending]``: link fields waiting for the link schema on another branch;
-  listed, not applied.
+  ``_`` are bases, not profiles).
 
 Merging is deep: tables merge key by key, and the scenario's own values win
 over the profile's (lists are replaced whole). A link's rate comes from one
 of ``rate``, ``trace`` or ``rate_process``: the scenario naming one of them
 drops the profile's others.
+
+``trace:PATH`` reads any Mahimahi trace (PATH relative to `base_dir`, the
+scenario file's folder, then to the working directory, then the shipped
+``presets/traces/``) for the downlink, and PATH.up beside a PATH.down for the
+uplink.
 """
 
 from __future__ import annotations
@@ -36,6 +42,8 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
+from ccbench import traces
+
 __all__ = ["ProfileError", "list_profiles", "expand", "profile_names", "PROFILE_DIR", "TRACE_DIR"]
 
 PRESETS = Path(__file__).parent / "presets"
@@ -45,7 +53,7 @@ TRACE_DIR = PRESETS / "traces"
 #: Keys of a link that each define its rate; at most one may be set.
 RATE_KEYS = ("rate", "trace", "rate_process")
 #: Top-level keys a profile file may have.
-PROFILE_KEYS = {"description", "sources", "scenario", "flow_defaults", "options", "extends", "pending"}
+PROFILE_KEYS = {"description", "sources", "scenario", "flow_defaults", "options", "extends"}
 
 
 class ProfileError(ValueError):
@@ -128,12 +136,16 @@ def _flatten(d: dict, prefix: str = "") -> dict[str, Any]:
 
 def list_profiles() -> list[dict]:
     """Every profile: name, description, parameters (flattened field -> value),
-    options (name -> doc, default, allowed values), pending (fields waiting for
-    the link schema) and sources."""
+    options (name -> doc, default, allowed values) and sources."""
     out = []
     for name in profile_names():
         p = _resolve(name)
         params = _flatten(p.get("scenario", {}))
+        for link in ("downlink", "uplink"):
+            file = params.get(f"{link}.trace")
+            if isinstance(file, str) and (TRACE_DIR / file).is_file():
+                mean = traces.mean_rate_bps(traces.load_mahimahi(TRACE_DIR / file))
+                params[f"{link}.trace"] = f"{file} (mean {mean / 1e6:.2f} Mbit/s)"
         params.update({f"flows.{k}": v for k, v in _flatten(p.get("flow_defaults", {})).items()})
         options = {}
         for opt, spec in p.get("options", {}).items():
@@ -144,7 +156,6 @@ def list_profiles() -> list[dict]:
             "description": p.get("description", ""),
             "parameters": params,
             "options": options,
-            "pending": _flatten(p.get("pending", {})),
             "sources": list(p.get("sources", [])),
         })
     out.append({
@@ -152,7 +163,6 @@ def list_profiles() -> list[dict]:
         "description": "Any Mahimahi trace: PATH sets the downlink capacity; PATH.up next to a PATH.down sets the uplink",
         "parameters": {"downlink.trace": "PATH", "downlink.queue.size": "1000pkt", "uplink.trace": "PATH.up if present"},
         "options": {},
-        "pending": {},
         "sources": ["Mahimahi mm-link trace format (Netravali et al., USENIX ATC 2015); deep buffers as cellular "
                     "base stations have (Winstein et al., NSDI 2013)"],
     })
@@ -211,27 +221,28 @@ def _named_profile(name: str, options: dict) -> tuple[dict, dict]:
     return fragment, flow_defaults
 
 
-def _trace_link(path: Path) -> dict:
-    try:
-        from ccbench import traces  # the Mahimahi loader
-    except ImportError:
-        raise ProfileError("profile", "trace profiles need the trace loader ccbench.traces, "
-                                      "which this installation lacks") from None
+def _trace_data(path: Path, field: str) -> dict:
+    """The core's trace value ({opportunities_ms, source}) of a Mahimahi file."""
     try:
         opportunities = traces.load_mahimahi(path)
     except traces.TraceError as e:
-        raise ProfileError("profile", str(e)) from None
-    return {"trace": {"opportunities_ms": opportunities, "source": path.name}, "queue": {"size": "1000pkt"}}
+        raise ProfileError(field, str(e)) from None
+    return {"opportunities_ms": opportunities, "source": path.name}
 
 
-def _trace_profile(spec: str) -> dict:
+def _trace_link(path: Path) -> dict:
+    return {"trace": _trace_data(path, "profile"), "queue": {"size": "1000pkt"}}
+
+
+def _trace_profile(spec: str, base_dir: Path | None) -> dict:
     raw = spec[len("trace:"):]
     if not raw:
         raise ProfileError("profile", "trace: needs a file, as in 'trace:traces/Verizon-LTE-short.down'")
     path = Path(os.path.expanduser(raw))
-    if not path.exists() and (TRACE_DIR / raw).exists():
-        path = TRACE_DIR / raw
-    if not path.exists():
+    candidates = [path] if path.is_absolute() else [
+        *([base_dir / path] if base_dir is not None else []), path, TRACE_DIR / path]
+    path = next((c for c in candidates if c.is_file()), path)
+    if not path.is_file():
         shipped = sorted(p.name for p in TRACE_DIR.glob("*") if p.is_file())
         hint = f"; shipped traces: {', '.join(shipped)}" if shipped else ""
         raise ProfileError("profile", f"no trace file '{raw}'{hint}")
@@ -239,6 +250,18 @@ def _trace_profile(spec: str) -> dict:
     if path.suffix == ".down" and path.with_suffix(".up").exists():
         fragment["uplink"] = _trace_link(path.with_suffix(".up"))
     return fragment
+
+
+def _load_shipped_traces(name: str, fragment: dict) -> None:
+    """A profile link's `trace = "FILE"` becomes the data of presets/traces/FILE."""
+    for link in ("downlink", "uplink"):
+        spec = fragment.get(link)
+        if isinstance(spec, dict) and isinstance(spec.get("trace"), str):
+            file = TRACE_DIR / spec["trace"]
+            if not file.is_file():
+                raise ProfileError("profile", f"profile '{name}' names the trace '{spec['trace']}', "
+                                              f"which is not in {TRACE_DIR} (a broken installation?)")
+            spec["trace"] = _trace_data(file, "profile")
 
 
 def _drop_replaced_rates(fragment: dict, scenario: dict) -> None:
@@ -251,10 +274,11 @@ def _drop_replaced_rates(fragment: dict, scenario: dict) -> None:
                     mine.pop(k, None)
 
 
-def expand(scenario: dict) -> dict:
+def expand(scenario: dict, base_dir: Path | str | None = None) -> dict:
     """The scenario with its `profile` expanded into ordinary fields (a new
-    dict; a scenario without `profile` comes back unchanged). Raises
-    ProfileError naming the field."""
+    dict; a scenario without `profile` comes back unchanged). `base_dir` (the
+    scenario file's folder) is where a relative trace:PATH is looked up first.
+    Raises ProfileError naming the field."""
     if "profile" not in scenario:
         return scenario
     scenario = dict(scenario)
@@ -272,10 +296,12 @@ def expand(scenario: dict) -> dict:
     if name.startswith("trace:"):
         if options:
             raise ProfileError(f"profile.{next(iter(options))}", "trace profiles have no options")
-        fragment, flow_defaults = _trace_profile(name), {}
+        fragment, flow_defaults = _trace_profile(name, None if base_dir is None else Path(base_dir)), {}
+        _drop_replaced_rates(fragment, scenario)
     else:
         fragment, flow_defaults = _named_profile(name, options)
-    _drop_replaced_rates(fragment, scenario)
+        _drop_replaced_rates(fragment, scenario)
+        _load_shipped_traces(name, fragment)
     out = deep_merge(fragment, scenario)
     if flow_defaults:
         flows = out.get("flows")
