@@ -681,8 +681,9 @@ impl World {
                 self.series.push(self.now, &f.sender, f.receiver.delivered_bytes, f.receiver.rcv_buf());
             }
         }
-        for (l, link) in self.links.iter().enumerate() {
-            self.link_series.push(self.now, l, LINK_NAMES[l], link);
+        for l in 0..self.links.len() {
+            self.links[l].sync(self.now);
+            self.link_series.push(self.now, l, LINK_NAMES[l], &self.links[l]);
         }
         if !self.sources.is_empty() {
             self.source_series.push(self.now, &self.sources, &self.source_counters, &self.source_active);
@@ -696,6 +697,9 @@ impl World {
     /// The results of a finished run.
     pub fn results(mut self, s: &Scenario) -> Results {
         let end = self.end;
+        for link in self.links.iter_mut() {
+            link.sync(end);
+        }
         // Background TCP transfers: their bytes sent add to their source's row.
         for f in &self.flows[self.main_flows..] {
             if let Some(k) = f.source {

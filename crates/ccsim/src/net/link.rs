@@ -107,6 +107,13 @@ pub struct Link {
     arq: Option<Arq>,
     jitter: Option<Jitter>,
     wire: DelayLine,
+    /// Transmissions may be completed lazily: every frame waits the same
+    /// delay after leaving the transmitter (no ARQ, no jitter), so frames
+    /// reach the far end in the order they left, and the transmitter only
+    /// needs to be brought up to date when a packet arrives, when the wire's
+    /// head is due, or when someone looks (`sync`). This saves an event per
+    /// packet; the results are the same as completing each frame on time.
+    lazy: bool,
     /// Drops at enqueue (full buffer or RED).
     enqueue_drops: u64,
     counters: LinkCounters,
@@ -131,6 +138,7 @@ impl Link {
             arq: config.arq.map(Arq::new),
             jitter: config.jitter.map(|j| Jitter::new(j, stream(0x100))),
             wire: DelayLine::new(),
+            lazy: config.arq.is_none() && config.jitter.is_none(),
             enqueue_drops: 0,
             counters: LinkCounters::default(),
             config,
@@ -178,6 +186,18 @@ impl Link {
     /// The earliest time at which `advance` has something to do.
     #[inline]
     pub fn next_wakeup(&self) -> Option<Nanos> {
+        if self.lazy {
+            return match (self.in_service, self.wire.head_time()) {
+                // Frames leaving before the head is due arrive after it: wait for the head.
+                (Some(_), Some(head)) => Some(head),
+                // Nothing on the wire: wake when the frame being sent reaches the far end.
+                (Some((end, _)), None) => Some(end + self.config.delay_ns),
+                (None, head) => match (self.resume_at, head) {
+                    (Some(a), Some(b)) => Some(a.min(b)),
+                    (a, b) => a.or(b),
+                },
+            };
+        }
         match (self.next_transmitter_event(), self.wire.head_time()) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
@@ -195,10 +215,16 @@ impl Link {
     }
 
     /// `run_transmitter` for an arrival that finds the transmitter behind
-    /// (rare: only when the owner has not yet advanced the link to `now`).
-    #[cold]
+    /// (lazy links: the usual case on a busy link).
     #[inline(never)]
     fn catch_up(&mut self, now: Nanos) {
+        self.run_transmitter(now);
+    }
+
+    /// Brings the transmitter up to `now` without delivering anything, so the
+    /// queue length and counters are current (before sampling or reporting).
+    /// `next_wakeup` stays valid.
+    pub fn sync(&mut self, now: Nanos) {
         self.run_transmitter(now);
     }
 
