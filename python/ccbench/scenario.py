@@ -28,14 +28,12 @@ class ScenarioFileError(ValueError):
         super().__init__(f"{source}: {where}{detail}")
 
 
-def expand_presets(raw: dict) -> dict:
+def expand_presets(raw: dict, base_dir: Path | None = None) -> dict:
     """THE hook point for named presets (network profiles such as `umts` or
-    `trace:FILE`): delegates to `ccbench.profiles.expand` when that module exists."""
-    try:
-        from ccbench import profiles  # type: ignore[attr-defined]
-    except ImportError:
-        return raw
-    return profiles.expand(raw)
+    `trace:FILE`, a relative FILE looked up first in `base_dir`, the scenario
+    file's folder): delegates to `ccbench.profiles.expand`."""
+    from ccbench import profiles
+    return profiles.expand(raw, base_dir=base_dir)
 
 
 def load_trace_files(raw: dict, base_dir: Path, source: str) -> dict:
@@ -109,13 +107,13 @@ def load(scenario: str | Path | Mapping[str, Any], seed: int | None = None) -> d
     """Reads, expands and validates a scenario; returns the normalized scenario
     (every default filled in) as a dict. Raises ScenarioFileError."""
     raw, source = read(scenario)
+    base_dir = Path(source).parent if not source.startswith("<") else Path.cwd()
     try:
-        raw = expand_presets(raw)
+        raw = expand_presets(raw, base_dir)
     except ValueError as e:  # ccbench.profiles.ProfileError: names the field
         if hasattr(e, "path") and hasattr(e, "detail"):
             raise ScenarioFileError(source, e.path, e.detail) from None
         raise
-    base_dir = Path(source).parent if not source.startswith("<") else Path.cwd()
     raw = load_trace_files(raw, base_dir, source)
     if seed is not None:
         raw["seed"] = int(seed)
