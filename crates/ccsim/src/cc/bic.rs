@@ -30,7 +30,7 @@
 //! Linux removed the same double count from CUBIC in 2015 ("fix stretch ACK
 //! bugs"). We leave it out, so the steps per RTT are the paper's.
 
-use super::common::{cong_avoid_ai, slow_start};
+use super::common::{cong_avoid_ai, slow_start_if_limited};
 use super::{CaState, Conn, CongestionControl, Info, Param, Params, Window};
 use crate::time::{Nanos, NS_PER_MS};
 
@@ -165,15 +165,9 @@ impl CongestionControl for Bic {
     }
 
     fn cong_avoid(&mut self, w: &mut Window, c: &Conn, acked: u32) {
-        if !c.is_cwnd_limited {
+        let acked = slow_start_if_limited(w, c, acked);
+        if acked == 0 {
             return;
-        }
-        let mut acked = acked;
-        if w.in_slow_start() {
-            acked = slow_start(w, acked);
-            if acked == 0 {
-                return;
-            }
         }
         self.update(w.cwnd, c.now);
         let cnt = self.cnt;

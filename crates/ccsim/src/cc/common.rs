@@ -31,18 +31,27 @@ pub fn cong_avoid_ai(w: &mut Window, per_window: u32, acked: u32) {
     w.cwnd = w.cwnd.min(w.cwnd_clamp);
 }
 
+/// The common start of `cong_avoid` (Linux tcp_reno_cong_avoid and most
+/// modules): nothing unless the window was the limit; in slow start, grow by
+/// the ACKed segments up to ssthresh. Returns the ACKed segments left for
+/// congestion avoidance (0: nothing more to do).
+pub fn slow_start_if_limited(w: &mut Window, c: &Conn, acked: u32) -> u32 {
+    if !c.is_cwnd_limited {
+        return 0;
+    }
+    if w.in_slow_start() {
+        slow_start(w, acked)
+    } else {
+        acked
+    }
+}
+
 /// Reno's window growth (Linux tcp_reno_cong_avoid): slow start below
 /// ssthresh, then +1 segment per RTT; nothing when the window was not the limit.
 pub fn reno_cong_avoid(w: &mut Window, c: &Conn, acked: u32) {
-    if !c.is_cwnd_limited {
+    let acked = slow_start_if_limited(w, c, acked);
+    if acked == 0 {
         return;
-    }
-    let mut acked = acked;
-    if w.in_slow_start() {
-        acked = slow_start(w, acked);
-        if acked == 0 {
-            return;
-        }
     }
     let cwnd = w.cwnd;
     cong_avoid_ai(w, cwnd, acked);

@@ -12,7 +12,7 @@
 //! make up for delayed ACKs); since it counts ACKed segments (appropriate
 //! byte counting) it uses the paper's 100, and so do we.
 
-use super::common::{cong_avoid_ai, slow_start};
+use super::common::{cong_avoid_ai, slow_start_if_limited};
 use super::{Conn, CongestionControl, Info, Param, Params, Window};
 
 pub const INFO: Info = Info {
@@ -43,15 +43,9 @@ impl CongestionControl for Scalable {
     }
 
     fn cong_avoid(&mut self, w: &mut Window, c: &Conn, acked: u32) {
-        if !c.is_cwnd_limited {
+        let acked = slow_start_if_limited(w, c, acked);
+        if acked == 0 {
             return;
-        }
-        let mut acked = acked;
-        if w.in_slow_start() {
-            acked = slow_start(w, acked);
-            if acked == 0 {
-                return;
-            }
         }
         let per = w.cwnd.min(self.ai_cnt);
         cong_avoid_ai(w, per, acked);
