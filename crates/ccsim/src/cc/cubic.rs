@@ -39,8 +39,9 @@ pub const INFO: Info = Info {
 const HZ_SHIFT: u32 = 10;
 const BETA_SCALE: u64 = 1024;
 
-pub struct Cubic {
-    // Parameters in Linux's fixed-point form.
+/// The parameters in Linux's fixed-point form (kept across resets).
+#[derive(Clone, Copy)]
+struct Config {
     beta: u64,           // beta * 1024 (717)
     cube_rtt_scale: u64, // C * 1024 (bic_scale 41 * 10 = 410)
     cube_factor: u64,    // 2^(10 + 3*HZ_SHIFT) / cube_rtt_scale
@@ -48,7 +49,10 @@ pub struct Cubic {
     fast_convergence: bool,
     tcp_friendliness: bool,
     use_hystart: bool,
+}
 
+pub struct Cubic {
+    cfg: Config,
     cnt: u32,
     last_max_cwnd: u32,
     last_cwnd: u32,
@@ -72,7 +76,7 @@ impl Cubic {
     pub fn new(p: &Params) -> Cubic {
         let beta = (p.get("beta") * BETA_SCALE as f64).round() as u64;
         let cube_rtt_scale = ((p.get("c") * 1024.0).round() as u64).max(1);
-        Cubic {
+        let cfg = Config {
             beta,
             cube_rtt_scale,
             cube_factor: (1u64 << (10 + 3 * HZ_SHIFT)) / cube_rtt_scale,
@@ -80,6 +84,14 @@ impl Cubic {
             fast_convergence: p.get("fast_convergence") != 0.0,
             tcp_friendliness: p.get("tcp_friendliness") != 0.0,
             use_hystart: p.get("hystart") != 0.0,
+        };
+        Cubic::fresh(cfg, 0)
+    }
+
+    /// A Cubic with no epoch and no history but the last send time.
+    fn fresh(cfg: Config, last_send_jiffies: u64) -> Cubic {
+        Cubic {
+            cfg,
             cnt: 0,
             last_max_cwnd: 0,
             last_cwnd: 0,
@@ -91,23 +103,13 @@ impl Cubic {
             ack_cnt: 0,
             tcp_cwnd: 0,
             hystart: HyStart::default(),
-            last_send_jiffies: 0,
+            last_send_jiffies,
         }
     }
 
     /// Linux bictcp_reset: forget the epoch (after a timeout or at start).
     fn reset(&mut self) {
-        let (beta, crs, cf, bs, fc, tf, hs) = (
-            self.beta, self.cube_rtt_scale, self.cube_factor, self.beta_scale,
-            self.fast_convergence, self.tcp_friendliness, self.use_hystart,
-        );
-        *self = Cubic {
-            beta, cube_rtt_scale: crs, cube_factor: cf, beta_scale: bs,
-            fast_convergence: fc, tcp_friendliness: tf, use_hystart: hs,
-            cnt: 0, last_max_cwnd: 0, last_cwnd: 0, last_time: 0, origin_point: 0, k: 0,
-            delay_min: 0, epoch_start: 0, ack_cnt: 0, tcp_cwnd: 0,
-            hystart: HyStart::default(), last_send_jiffies: self.last_send_jiffies,
-        };
+        *self = Cubic::fresh(self.cfg, self.last_send_jiffies);
     }
 
     /// Linux bictcp_update: sets `cnt`, the ACKed segments per +1 of cwnd.
@@ -129,7 +131,7 @@ impl Cubic {
                     self.k = 0;
                     self.origin_point = cwnd;
                 } else {
-                    let x = self.cube_factor as f64 * (self.last_max_cwnd - cwnd) as f64;
+                    let x = self.cfg.cube_factor as f64 * (self.last_max_cwnd - cwnd) as f64;
                     self.k = x.cbrt() as u64;
                     self.origin_point = self.last_max_cwnd;
                 }
@@ -139,7 +141,7 @@ impl Cubic {
             let t = ((elapsed_ns as u128) << HZ_SHIFT) / NS_PER_SEC as u128;
             let t = t as u64;
             let offs = if t < self.k { self.k - t } else { t - self.k };
-            let delta = ((self.cube_rtt_scale as u128 * (offs as u128).pow(3)) >> (10 + 3 * HZ_SHIFT)) as u64;
+            let delta = ((self.cfg.cube_rtt_scale as u128 * (offs as u128).pow(3)) >> (10 + 3 * HZ_SHIFT)) as u64;
             let target = if t < self.k {
                 (self.origin_point as u64).saturating_sub(delta)
             } else {
@@ -155,8 +157,8 @@ impl Cubic {
                 self.cnt = 20;
             }
         }
-        if self.tcp_friendliness {
-            let delta = ((cwnd as u64 * self.beta_scale) >> 3).max(1) as u32;
+        if self.cfg.tcp_friendliness {
+            let delta = ((cwnd as u64 * self.cfg.beta_scale) >> 3).max(1) as u32;
             while self.ack_cnt > delta {
                 self.ack_cnt -= delta;
                 self.tcp_cwnd += 1;
@@ -173,19 +175,19 @@ impl Cubic {
 impl CongestionControl for Cubic {
     fn init(&mut self, _w: &mut Window, c: &Conn) {
         self.reset();
-        if self.use_hystart {
+        if self.cfg.use_hystart {
             self.hystart.reset_round(c.now, c.snd_nxt);
         }
     }
 
     fn ssthresh(&mut self, w: &Window, _c: &Conn) -> u32 {
         self.epoch_start = 0;
-        self.last_max_cwnd = if w.cwnd < self.last_max_cwnd && self.fast_convergence {
-            ((w.cwnd as u64 * (BETA_SCALE + self.beta)) / (2 * BETA_SCALE)) as u32
+        self.last_max_cwnd = if w.cwnd < self.last_max_cwnd && self.cfg.fast_convergence {
+            ((w.cwnd as u64 * (BETA_SCALE + self.cfg.beta)) / (2 * BETA_SCALE)) as u32
         } else {
             w.cwnd
         };
-        ((w.cwnd as u64 * self.beta / BETA_SCALE) as u32).max(2)
+        ((w.cwnd as u64 * self.cfg.beta / BETA_SCALE) as u32).max(2)
     }
 
     fn cong_avoid(&mut self, w: &mut Window, c: &Conn, acked: u32) {
@@ -194,7 +196,7 @@ impl CongestionControl for Cubic {
         }
         let mut acked = acked;
         if w.in_slow_start() {
-            if self.use_hystart {
+            if self.cfg.use_hystart {
                 self.hystart.on_ack_in_slow_start(c.now, c.snd_una, c.snd_nxt);
             }
             acked = slow_start(w, acked);
@@ -210,7 +212,7 @@ impl CongestionControl for Cubic {
     fn set_state(&mut self, _w: &mut Window, c: &Conn, new: CaState) {
         if new == CaState::Loss {
             self.reset();
-            if self.use_hystart {
+            if self.cfg.use_hystart {
                 self.hystart.reset_round(c.now, c.snd_nxt);
             }
         }
@@ -237,7 +239,7 @@ impl CongestionControl for Cubic {
         if self.delay_min == 0 || self.delay_min > rtt {
             self.delay_min = rtt;
         }
-        if self.use_hystart {
+        if self.cfg.use_hystart {
             self.hystart.on_rtt_sample(w, c.now, rtt, self.delay_min, c.snd_una, c.snd_nxt);
         }
     }
