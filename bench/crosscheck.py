@@ -48,6 +48,11 @@ NS3_NAMES = {
     "yeah": "Yeah", "lp": "Lp", "ledbat": "Ledbat", "dctcp": "Dctcp",
 }
 
+# Algorithms whose default follows the paper (or SPEC) where Linux differs also
+# run with `cc_params = {"linux": 1}`, the reading of the Linux module that
+# ns-3 ports; those rows are labelled "<name>:linux".
+LINUX_VARIANTS = ("vegas", "lp")
+
 SCENARIOS = {
     "A": {"flows": 1, "rate_mbps": 10, "delay_ms": 100, "duration_s": 100},
     "B": {"flows": 4, "rate_mbps": 100, "delay_ms": 50, "duration_s": 60},
@@ -62,7 +67,14 @@ def ecn_threshold(sc: dict) -> int:
     return max(5, math.ceil(bdp_packets(sc) / 7))
 
 
-def run_ours(cc: str, sc: dict, rto_style: str) -> dict:
+def split_variant(label: str) -> tuple[str, dict]:
+    """'lp:linux' -> ('lp', {'linux': 1}); 'cubic' -> ('cubic', {})."""
+    cc, _, variant = label.partition(":")
+    return cc, ({"linux": 1} if variant == "linux" else {})
+
+
+def run_ours(label: str, sc: dict, rto_style: str) -> dict:
+    cc, params = split_variant(label)
     queue = {"size": "1bdp"}
     if cc == "dctcp":
         queue["ecn_threshold"] = ecn_threshold(sc)
@@ -70,7 +82,7 @@ def run_ours(cc: str, sc: dict, rto_style: str) -> dict:
         "duration": sc["duration_s"],
         "seed": 1,
         "downlink": {"rate": f"{sc['rate_mbps']}Mbit", "delay": f"{sc['delay_ms']}ms", "queue": queue},
-        "flows": [{"cc": cc, "count": sc["flows"], "tcp": {"rto_style": rto_style}}],
+        "flows": [{"cc": cc, "cc_params": params, "count": sc["flows"], "tcp": {"rto_style": rto_style}}],
     }
     r = _ccsim.run(json.dumps(scenario))
     rtt = r["rtt"]["rtt_ms"]
@@ -82,7 +94,8 @@ def run_ours(cc: str, sc: dict, rto_style: str) -> dict:
     }
 
 
-def run_theirs(cc: str, sc: dict) -> dict:
+def run_theirs(label: str, sc: dict) -> dict:
+    cc, _ = split_variant(label)
     extra = {"ecn_threshold_pkts": ecn_threshold(sc)} if cc == "dctcp" else {}
     r = run_ns3(NS3_NAMES[cc], flows=sc["flows"], rate_mbps=sc["rate_mbps"], delay_ms=sc["delay_ms"],
                 duration_s=sc["duration_s"], buffer_bdp=1.0, seed=1, min_rto_ms=200, **extra)
@@ -113,10 +126,14 @@ def main() -> int:
     if missing:
         print(f"not implemented in ccbench yet, skipped: {', '.join(missing)}")
     algos = [c for c in wanted if c in registered and c in NS3_NAMES]
+    algos = [label for c in algos for label in ([c, f"{c}:linux"] if c in LINUX_VARIANTS else [c])]
     jobs = [(cc, name) for name in args.scenarios.split(",") for cc in algos]
 
+    # ns-3 runs once per algorithm and scenario, whatever our variants.
+    ns3_jobs = sorted({(split_variant(label)[0], name) for label, name in jobs})
     with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        theirs = list(pool.map(lambda j: run_theirs(j[0], SCENARIOS[j[1]]), jobs))
+        ns3 = dict(zip(ns3_jobs, pool.map(lambda j: run_theirs(j[0], SCENARIOS[j[1]]), ns3_jobs)))
+    theirs = [ns3[(split_variant(label)[0], name)] for label, name in jobs]
     rows = []
     for (cc, name), ref in zip(jobs, theirs):
         ours = run_ours(cc, SCENARIOS[name], args.rto_style)
@@ -124,13 +141,13 @@ def main() -> int:
                      "goodput_diff": rel(ours["goodput_bps"], ref["goodput_bps"]),
                      "rtt_diff": rel(ours["mean_rtt_ms"], ref["mean_rtt_ms"])})
 
-    head = f"{'sc':<3}{'algorithm':<11}{'goodput Mbit/s':>22}{'diff':>8}{'retransmitted':>18}{'mean RTT ms':>20}{'diff':>8}{'RTOs':>10}"
+    head = f"{'sc':<3}{'algorithm':<13}{'goodput Mbit/s':>22}{'diff':>8}{'retransmitted':>18}{'mean RTT ms':>20}{'diff':>8}{'RTOs':>10}"
     print(head)
-    print(f"{'':<14}{'ccbench':>11}{'ns-3':>11}{'':>8}{'ccbench':>9}{'ns-3':>9}{'ccbench':>10}{'ns-3':>10}{'':>8}{'ours/ns3':>10}")
+    print(f"{'':<16}{'ccbench':>11}{'ns-3':>11}{'':>8}{'ccbench':>9}{'ns-3':>9}{'ccbench':>10}{'ns-3':>10}{'':>8}{'ours/ns3':>10}")
     for r in rows:
         o, t = r["ccbench"], r["ns3"]
         flag = "!" if abs(r["goodput_diff"]) > 0.10 or abs(r["rtt_diff"]) > 0.25 else " "
-        print(f"{r['scenario']:<3}{r['cc']:<11}{o['goodput_bps'] / 1e6:>11.2f}{t['goodput_bps'] / 1e6:>11.2f}{r['goodput_diff'] * 100:>+7.1f}%"
+        print(f"{r['scenario']:<3}{r['cc']:<13}{o['goodput_bps'] / 1e6:>11.2f}{t['goodput_bps'] / 1e6:>11.2f}{r['goodput_diff'] * 100:>+7.1f}%"
               f"{o['retransmitted']:>9}{t['retransmitted']:>9}{o['mean_rtt_ms']:>10.1f}{t['mean_rtt_ms']:>10.1f}{r['rtt_diff'] * 100:>+7.1f}%"
               f"{o['timeouts']:>5}/{t['timeouts']:<4}{flag}")
     if args.json:

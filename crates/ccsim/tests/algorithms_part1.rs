@@ -47,9 +47,13 @@ fn every_algorithm_completes_a_file_and_fills_a_short_path() {
             r#"{{"duration": 10, "downlink": {{"rate": "10Mbit", "delay": "10ms"}}, "flows": [{{"cc": "{name}"}}]}}"#
         ));
         // A floor, not a ranking: ccp with Kp = 1 fills only about 2/3 of a
-        // path whose storage is 2 BDP (cwnd = Kp B / 3, see ccp.rs).
+        // path whose storage is 2 BDP (cwnd = Kp B / 3, see ccp.rs). lp backs
+        // off when the delay rises 15% into its range, here about one packet
+        // of queue, and then waits out 3 RTTs: it measured 0.47 on this path
+        // and 0.8 on longer ones (algorithms_part2.rs).
+        let floor = if name == "lp" { 0.3 } else { 0.5 };
         let util = goodput_bps(&bulk, 0) / (10e6 * PAYLOAD_SHARE);
-        assert!(util > 0.5, "{name}: utilization {util:.3}");
+        assert!(util > floor, "{name}: utilization {util:.3}");
     }
 }
 

@@ -1,5 +1,5 @@
 //! Whole-simulator signature behaviour of the algorithms of issue 3, part 2:
-//! bbr, dctcp, htcp, highspeed, scalable, yeah and ledbat. Each test
+//! bbr, dctcp, htcp, highspeed, scalable, yeah, ledbat and lp. Each test
 //! checks what distinguishes the algorithm, on a path where it matters.
 
 mod common;
@@ -335,8 +335,31 @@ fn ledbat_holds_its_target_delay_and_yields_to_reno() {
 }
 
 #[test]
+fn lp_uses_an_empty_path_and_yields_to_reno() {
+    // 10 Mbit/s, 25 ms one-way, 1 BDP of buffer; Reno joins at 30 s.
+    let run = |params: &str| {
+        simulate(&format!(
+            r#"{{"duration": 70, "downlink": {{"rate": "10Mbit", "delay": "25ms", "queue": {{"size": "1bdp"}}}},
+                "flows": [{{"cc": "lp", "cc_params": {params}}}, {{"cc": "reno", "start": 30}}]}}"#
+        ))
+    };
+    let link = payload_bps(10e6) / 8.0;
+    let r = run("{}");
+    let alone = delivered_between(&r, 0, 5.0, 30.0) / 25.0 / link;
+    assert!(alone > 0.6, "lp alone used {alone:.2}");
+    let lp_shared = delivered_between(&r, 0, 40.0, 70.0) / 30.0 / link;
+    let reno_shared = delivered_between(&r, 1, 40.0, 70.0) / 30.0 / link;
+    assert!(lp_shared < 0.15 && reno_shared > 0.85, "shared: lp {lp_shared:.2}, reno {reno_shared:.2}");
+    // Linux's reading (TSval - TSecr of every ACK) counts delayed-ACK holds
+    // as queueing and stays near cwnd 1 on its own (see lp.rs).
+    let linux = run(r#"{"linux": 1}"#);
+    let linux_alone = delivered_between(&linux, 0, 5.0, 30.0) / 25.0 / link;
+    assert!(linux_alone < alone / 4.0, "linux reading alone used {linux_alone:.2} against {alone:.2}");
+}
+
+#[test]
 fn every_part_two_algorithm_survives_loss_tiny_buffers_and_short_transfers() {
-    for cc in ["bbr", "htcp", "highspeed", "scalable", "yeah", "ledbat", "dctcp"] {
+    for cc in ["bbr", "htcp", "highspeed", "scalable", "yeah", "ledbat", "dctcp", "lp"] {
         for (queue, p) in [("4pkt", 0.05), ("1bdp", 0.01), ("30KB", 0.0)] {
             let r = simulate(&format!(
                 r#"{{"duration": 20, "downlink": {{"rate": "2Mbit", "delay": "30ms", "queue": {{"size": "{queue}", "ecn_threshold": 3}},

@@ -393,6 +393,7 @@ algorithms! {
     yeah::Yeah,
     ledbat::Ledbat,
     dctcp::Dctcp,
+    lp::Lp,
 }
 
 #[cfg(test)]
