@@ -18,6 +18,10 @@ reverse path of the same rate and delay. DCTCP runs with ECN step marking at
 K = BDP/7 packets on both sides. Mean RTT is the mean of all per-ACK samples
 (ns-3's are whole milliseconds because its timestamps tick in ms).
 
+Where our default follows the paper and Linux differs (vegas, lp), the
+algorithm also runs with cc_params linux=1 (rows "vegas:linux", "lp:linux"),
+against the same ns-3 run: ns-3 ports the Linux modules.
+
 ns-3 is slow (about 10k packets per wall second here): scenario B takes about a
 minute per algorithm. Use --jobs to run ns-3 in parallel, --only to pick
 algorithms, --scenarios A to skip B.

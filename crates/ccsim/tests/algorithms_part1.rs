@@ -115,10 +115,12 @@ fn westwood_plus_does_not_halve_on_a_random_loss_with_an_empty_queue() {
 #[test]
 fn bic_climbs_back_to_its_last_maximum_faster_than_reno() {
     // 100 Mbit/s, 100 ms RTT: the binary search regains the window in a few
-    // dozen RTTs where Reno needs hundreds.
+    // dozen RTTs where Reno needs hundreds. With 0.3 BDP of buffer Reno's
+    // halving leaves the link idle while it climbs back (with a full BDP it
+    // would not: the queue covers the cut).
     let run = |cc: &str| {
         simulate(&format!(
-            r#"{{"duration": 60, "downlink": {{"rate": "100Mbit", "delay": "50ms", "queue": {{"size": "1bdp"}}}}, "flows": [{{"cc": "{cc}"}}]}}"#
+            r#"{{"duration": 60, "downlink": {{"rate": "100Mbit", "delay": "50ms", "queue": {{"size": "0.3bdp"}}}}, "flows": [{{"cc": "{cc}"}}]}}"#
         ))
     };
     let bic = run("bic");
@@ -126,7 +128,7 @@ fn bic_climbs_back_to_its_last_maximum_faster_than_reno() {
     let util_bic = goodput_bps(&bic, 0) / (100e6 * PAYLOAD_SHARE);
     let util_reno = goodput_bps(&reno, 0) / (100e6 * PAYLOAD_SHARE);
     assert!(util_bic > 0.9, "bic utilization {util_bic:.3}");
-    assert!(util_bic > util_reno, "bic {util_bic:.3} vs reno {util_reno:.3}");
+    assert!(util_bic > util_reno + 0.1, "bic {util_bic:.3} vs reno {util_reno:.3}");
     // The traced maximum is where the window reaches before each loss.
     let wmax = series(&bic, 0, "cc_last_max_cwnd");
     assert!(wmax.iter().any(|(_, w)| *w > 500.0), "last_max_cwnd never set");

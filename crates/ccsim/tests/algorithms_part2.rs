@@ -172,7 +172,7 @@ fn htcp_alpha_grows_with_the_time_since_the_last_loss() {
             high += 1;
         }
     }
-    assert!(low > 50 && high > 50, "samples {low} {high}");
+    assert!(low > 20 && high > 50, "samples {low} {high}");
     assert!(r.flows.u64("fast_recoveries")[0] >= 2);
     assert!(goodput_bps(&r, 0) > 0.8 * payload_bps(100e6), "goodput {}", goodput_bps(&r, 0));
 }

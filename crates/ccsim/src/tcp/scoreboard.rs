@@ -5,7 +5,8 @@
 //! Segments [una, nxt) live in a ring buffer indexed by `seq - una`. Loss
 //! marking follows RFC 6675 IsLost(): a hole is lost once DupThresh (3)
 //! SACKed segments lie above it; a scan pointer makes it O(1) amortized per
-//! ACK instead of a walk over the window.
+//! ACK instead of a walk over the window. A retransmission is lost again
+//! once data first sent after it is SACKed (Linux tcp_mark_lost_retrans).
 
 use super::rate::TxSnapshot;
 use crate::time::Nanos;
@@ -27,6 +28,8 @@ pub struct Segment {
     pub sent_at: Nanos,
     pub tx: TxSnapshot,
     pub flags: u8,
+    /// `nxt()` when this segment was last retransmitted (Linux's skb ack_seq).
+    pub nxt_at_retransmit: u64,
 }
 
 impl Segment {
@@ -50,11 +53,16 @@ pub struct Scoreboard {
     /// IsLost scan position and the SACKed segments below it.
     scan: u64,
     sacked_below_scan: u32,
+    /// One past the highest segment ever SACKed (Linux tcp_highest_sack_seq).
+    highest_sacked_end: u64,
+    /// Lowest `nxt_at_retransmit` of the outstanding retransmissions
+    /// (Linux lost_retrans_low); u64::MAX when there are none.
+    lost_retrans_low: u64,
 }
 
 impl Scoreboard {
     pub fn new() -> Scoreboard {
-        Scoreboard::default()
+        Scoreboard { lost_retrans_low: u64::MAX, ..Scoreboard::default() }
     }
 
     pub fn una(&self) -> u64 {
@@ -104,6 +112,7 @@ impl Scoreboard {
             }
             s.flags = (s.flags & !(LOST | RETRANS)) | SACKED;
             self.sacked_out += 1;
+            self.highest_sacked_end = self.highest_sacked_end.max(seq + 1);
             if seq < self.scan {
                 self.sacked_below_scan += 1;
             }
@@ -179,6 +188,40 @@ impl Scoreboard {
         true
     }
 
+    /// Linux tcp_mark_lost_retrans (2.6.22 to 4.3, before RACK took it over):
+    /// an outstanding retransmission is lost when a segment first sent after
+    /// it has been SACKed, and is then retransmitted again. Without this only
+    /// the retransmission timer recovers a lost retransmission. Returns how
+    /// many were marked.
+    pub fn mark_lost_retransmissions(&mut self) -> u32 {
+        if self.retrans_out == 0 || self.highest_sacked_end <= self.lost_retrans_low {
+            return 0;
+        }
+        let mut newly = 0;
+        let mut still_out = 0;
+        let mut new_low = u64::MAX;
+        let mut seq = self.una;
+        while seq < self.nxt() && still_out < self.retrans_out {
+            let i = (seq - self.una) as usize;
+            let s = &mut self.segs[i];
+            if s.has(RETRANS) {
+                if self.highest_sacked_end > s.nxt_at_retransmit {
+                    s.flags &= !RETRANS; // still LOST: due for another retransmission
+                    self.retrans_out -= 1;
+                    self.lost_pending += 1;
+                    self.retransmit_hint = self.retransmit_hint.min(seq);
+                    newly += 1;
+                } else {
+                    new_low = new_low.min(s.nxt_at_retransmit);
+                    still_out += 1;
+                }
+            }
+            seq += 1;
+        }
+        self.lost_retrans_low = if self.retrans_out == 0 { u64::MAX } else { new_low };
+        newly
+    }
+
     /// After a retransmission timeout: every segment not SACKed is lost.
     pub fn mark_all_lost(&mut self) {
         for seq in self.una..self.nxt() {
@@ -219,11 +262,14 @@ impl Scoreboard {
 
     /// Records the retransmission of lost segment `seq`.
     pub fn on_retransmit(&mut self, seq: u64, now: Nanos, tx: TxSnapshot) {
+        let nxt = self.nxt();
         let s = &mut self.segs[(seq - self.una) as usize];
         debug_assert!(s.has(LOST) && !s.has(RETRANS));
         s.flags |= RETRANS | EVER_RETRANS;
         s.sent_at = now;
         s.tx = tx;
+        s.nxt_at_retransmit = nxt;
+        self.lost_retrans_low = self.lost_retrans_low.min(s.nxt_at_retransmit);
         self.retrans_out += 1;
         self.lost_pending -= 1;
     }
@@ -282,6 +328,29 @@ mod tests {
         b.ack_to(4, &mut v);
         assert_eq!(v.len(), 4);
         assert_eq!((b.sacked_out, b.lost_out, b.retrans_out, b.in_flight()), (0, 0, 0, 6));
+    }
+
+    #[test]
+    fn a_retransmission_is_lost_again_once_later_data_is_sacked() {
+        let mut b = board(6);
+        let mut v = Vec::new();
+        b.sack(1, 4, &mut v);
+        assert_eq!(b.mark_lost_by_sack(), 1);
+        b.on_retransmit(0, 10, TxSnapshot::default());
+        // Segments 4 and 5 were sent before the retransmission: their SACKs
+        // say nothing about it.
+        b.sack(4, 6, &mut v);
+        assert_eq!(b.mark_lost_retransmissions(), 0);
+        assert_eq!(b.next_to_retransmit(), None);
+        // New data sent after it (segment 6) arrives: the retransmission was lost.
+        b.push_new(Segment::default());
+        b.sack(6, 7, &mut v);
+        assert_eq!(b.mark_lost_retransmissions(), 1);
+        assert_eq!((b.retrans_out, b.lost_out, b.in_flight()), (0, 1, 0));
+        assert_eq!(b.next_to_retransmit(), Some(0));
+        b.on_retransmit(0, 20, TxSnapshot::default());
+        assert_eq!(b.mark_lost_retransmissions(), 0, "the new retransmission went out after segment 6");
+        assert_eq!(b.in_flight(), 1);
     }
 
     #[test]

@@ -342,7 +342,7 @@ impl Sender {
                 self.rto_at = Some(now + self.rtt.rto());
             }
         } else {
-            self.sb.push_new(Segment { sent_at: now, tx, flags: 0 });
+            self.sb.push_new(Segment { sent_at: now, tx, flags: 0, nxt_at_retransmit: 0 });
         }
         if matches!(self.ca_state, CaState::Recovery | CaState::Cwr) {
             self.prr_out += 1;
@@ -408,15 +408,27 @@ impl Sender {
             scratch.clear();
         }
         self.sb.ack_to(ack.seq, &mut scratch);
+        let mut retransmitted_data_acked = false;
         for (_, s) in &scratch {
             if !s.has(SACKED) {
                 self.rate.on_delivered(now, s.sent_at, &s.tx);
-                if !s.has(EVER_RETRANS) {
+                if s.has(EVER_RETRANS) {
+                    retransmitted_data_acked = true;
+                } else {
                     let r = now - s.sent_at;
                     oldest_rtt.get_or_insert(r);
                     newest_rtt = Some(r);
                 }
             }
+        }
+        // Linux tcp_clean_rtx_queue (FLAG_RETRANS_DATA_ACKED): a cumulative
+        // ACK that also covers retransmitted data gives no RTT sample of its
+        // own, since the segments above the hole may have waited for the
+        // retransmission (their SACKs can have been crowded out of the three
+        // blocks an ACK carries); the timestamp echo measures it instead.
+        if retransmitted_data_acked {
+            oldest_rtt = None;
+            newest_rtt = None;
         }
         self.scratch = scratch;
         let acked_new = self.sb.una() > prior_una;
@@ -452,7 +464,8 @@ impl Sender {
             self.rtt.on_sample(r);
         }
         self.last_rtt_sample = seq_rtt;
-        let ca_rtt = newest_rtt.or(sack_rtt).or(seq_rtt);
+        // Linux: the newest SACKed segment if this ACK SACKed any, else the newest cumulatively ACKed one.
+        let ca_rtt = sack_rtt.or(newest_rtt).or(seq_rtt);
         if delivered > 0 || ca_rtt.is_some() {
             let (rcv_tsval, rcv_tsecr) = if self.cfg.timestamps { (ack.ts_val, ack.ts_ecr) } else { (0, 0) };
             let sample = AckSample { acked: delivered, rtt_ns: ca_rtt, prior_in_flight, ece: self.ece_seen_this_ack, rcv_tsval, rcv_tsecr };
@@ -460,7 +473,10 @@ impl Sender {
             self.cc.pkts_acked(&mut self.w, &c, &sample);
         }
 
-        let newly_lost = if self.cfg.sack { self.sb.mark_lost_by_sack() } else { 0 };
+        let mut newly_lost = if self.cfg.sack { self.sb.mark_lost_by_sack() } else { 0 };
+        if self.cfg.sack && self.ca_state == CaState::Recovery {
+            newly_lost += self.sb.mark_lost_retransmissions();
+        }
         self.update_congestion_state(now, acked_new);
 
         // Window update (Linux tcp_cong_control).
