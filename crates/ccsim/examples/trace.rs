@@ -1,6 +1,7 @@
 //! Runs a scenario (JSON file given as the first argument) and prints each
 //! flow's sampled cwnd, ssthresh, RTT and state: a quick look while developing.
-//!   cargo run --release -p ccsim --example trace -- scenario.json [from_s] [to_s]
+//!   cargo run --release -p ccsim --example trace -- scenario.json [from_s] [to_s] [column,column...]
+//! Extra series columns (e.g. the algorithm's state, `cc_dwnd,cc_diff`) are printed after the fixed ones.
 use ccsim::record::table::Column;
 
 fn main() {
@@ -8,6 +9,7 @@ fn main() {
     let text = std::fs::read_to_string(&args[1]).expect("scenario file");
     let from: f64 = args.get(2).map_or(0.0, |s| s.parse().unwrap());
     let to: f64 = args.get(3).map_or(f64::MAX, |s| s.parse().unwrap());
+    let extra: Vec<String> = args.get(4).map_or(Vec::new(), |s| s.split(',').map(String::from).collect());
     let s = ccsim::Scenario::from_json(&text).unwrap_or_else(|e| panic!("{e}"));
     let start = std::time::Instant::now();
     let r = ccsim::run(&s);
@@ -23,9 +25,14 @@ fn main() {
     };
     let (flow, cwnd, ssth, srtt, infl, state, deliv) =
         (col("flow"), col("cwnd"), col("ssthresh"), col("srtt_ms"), col("in_flight"), col("ca_state"), col("delivered_bytes"));
+    let extra_cols: Vec<Vec<f64>> = extra.iter().map(|name| col(name)).collect();
     for k in 0..t.len() {
         if t[k] >= from && t[k] <= to {
-            println!("{:8.3} f{} cwnd {:6} ssth {:6} srtt {:8.2} infl {:6} st {} deliv {}", t[k], flow[k], cwnd[k], ssth[k], srtt[k], infl[k], state[k], deliv[k]);
+            print!("{:8.3} f{} cwnd {:6} ssth {:6} srtt {:8.2} infl {:6} st {} deliv {}", t[k], flow[k], cwnd[k], ssth[k], srtt[k], infl[k], state[k], deliv[k]);
+            for (name, c) in extra.iter().zip(&extra_cols) {
+                print!(" {name} {:.2}", c[k]);
+            }
+            println!();
         }
     }
     for (name, c) in &r.flows.columns {

@@ -13,6 +13,11 @@
 use crate::net::packet::{tcp_header_bytes, Kind, Packet, SackBlock, MAX_SACK_BLOCKS};
 use crate::time::Nanos;
 
+/// With autotuning, the window first offered (Linux since 4.19: about 64 KB).
+const INITIAL_WINDOW_BYTES: u64 = 65_535;
+/// Linux tcp_init_buffer_space: the first autotuning measure is an initial window's worth.
+const INITIAL_SPACE_SEGMENTS: u64 = 10;
+
 #[derive(Clone, Debug)]
 pub struct ReceiverConfig {
     pub mss: u32,
@@ -91,11 +96,23 @@ pub struct Receiver {
     rtt_estimate: Option<Nanos>,
     space_time: Nanos,
     space_bytes: u64,
+    /// Bytes copied in the last measured RTT that grew the buffer (Linux rcvq_space.space).
+    space: u64,
+    /// The window the receiver is willing to offer (Linux rcv_ssthresh): with
+    /// autotuning it starts at 64 KB and grows by two segments per in-order
+    /// segment, so a sender in slow start is never held back (it doubles per
+    /// RTT, this triples).
+    rcv_ssthresh: u64,
 }
 
 impl Receiver {
     pub fn new(flow: u32, cfg: ReceiverConfig) -> Receiver {
+        // Linux since 4.19 offers about 64 KB in the SYN (rmem_default 128 KB).
+        let rcv_ssthresh = if cfg.autotune { cfg.rcv_buf.min(INITIAL_WINDOW_BYTES) } else { cfg.rcv_buf };
+        let space = INITIAL_SPACE_SEGMENTS * cfg.mss as u64;
         Receiver {
+            rcv_ssthresh,
+            space,
             flow,
             rcv_buf: cfg.rcv_buf,
             cfg,
@@ -131,7 +148,7 @@ impl Receiver {
     /// tcp_select_window does the same), so out-of-order data does not make
     /// duplicate ACKs look like window updates.
     pub fn window_segments(&self) -> u32 {
-        let free = self.rcv_buf.saturating_sub(self.ooo_bytes) / self.cfg.mss as u64;
+        let free = self.rcv_buf.saturating_sub(self.ooo_bytes).min(self.rcv_ssthresh) / self.cfg.mss as u64;
         let promised = self.right_edge.saturating_sub(self.rcv_nxt);
         free.max(promised).min(u32::MAX as u64) as u32
     }
@@ -190,6 +207,10 @@ impl Receiver {
                     }
                 }
             }
+            if self.cfg.autotune {
+                // Linux tcp_grow_window.
+                self.rcv_ssthresh = (self.rcv_ssthresh + 2 * self.cfg.mss as u64).min(self.rcv_buf);
+            }
             self.autotune(now);
             if had_holes || !self.cfg.delayed_ack {
                 return AckAction::Send(self.make_ack(now));
@@ -247,7 +268,11 @@ impl Receiver {
         }
     }
 
-    /// Linux-like receive-buffer autotuning, once per receiver-side RTT.
+    /// Receive-buffer autotuning, once per receiver-side RTT (Linux
+    /// tcp_rcv_space_adjust): when more was copied in the last RTT than in the
+    /// last one that grew the buffer, the buffer becomes twice that plus 16
+    /// segments, plus twice its relative growth, for a sender in slow start.
+    /// The buffer is counted in payload bytes (no skb overhead).
     fn autotune(&mut self, now: Nanos) {
         if !self.cfg.autotune {
             return;
@@ -257,9 +282,13 @@ impl Receiver {
             return;
         }
         let copied = self.delivered_bytes - self.space_bytes;
-        let want = 2 * copied + 16 * self.cfg.mss as u64;
-        if want > self.rcv_buf {
-            self.rcv_buf = want.min(self.cfg.rcv_buf_max);
+        if copied > self.space {
+            let mut want = 2 * copied + 16 * self.cfg.mss as u64;
+            want += 2 * (want * (copied - self.space) / self.space);
+            if want > self.rcv_buf {
+                self.rcv_buf = want.min(self.cfg.rcv_buf_max);
+            }
+            self.space = copied;
         }
         self.space_time = now;
         self.space_bytes = self.delivered_bytes;
@@ -363,6 +392,34 @@ mod tests {
             let AckAction::Send(a) = r.on_data(2, &data(seq)) else { panic!() };
             assert_eq!(a.seq + a.window as u64, 11, "right edge moved at seq {seq}");
         }
+    }
+
+    #[test]
+    fn autotuning_keeps_ahead_of_a_sender_in_slow_start() {
+        let mut r = Receiver::new(0, ReceiverConfig {
+            mss: 1000, sack: true, timestamps: true, delayed_ack: false, delack_segments: 2,
+            delack_timeout: 40, rcv_buf: 131_072, rcv_buf_max: 6_291_456, autotune: true, ecn_echo: EcnEcho::Classic,
+        });
+        // About 64 KB offered at first (Linux since 4.19).
+        assert_eq!(r.window_segments(), 65);
+        // A slow-start sender: each RTT (100 ns here) delivers twice the last
+        // flight, every segment echoing a timestamp one RTT old.
+        let (mut seq, mut now, mut flight) = (0u64, 100, 10u64);
+        for round in 0..6 {
+            for _ in 0..flight {
+                let mut p = data(seq);
+                p.ts_ecr = now - 100;
+                r.on_data(now, &p);
+                seq += 1;
+            }
+            now += 100;
+            flight *= 2;
+            // tcp_grow_window adds two segments per segment received, so the
+            // offer stays ahead of the next flight (twice this one).
+            assert!(r.window_segments() as u64 >= flight, "round {round}: window {} < next flight {flight}", r.window_segments());
+        }
+        // tcp_rcv_space_adjust grew the buffer with the flights (from 128 KB).
+        assert!(r.rcv_buf() >= flight * 1000, "buffer {} for a next flight of {}", r.rcv_buf(), flight);
     }
 }
 
