@@ -15,9 +15,10 @@
 //!
 //! Two readings, chosen by the parameter `linux`:
 //! - `linux = 1`, Linux tcp_lp.c: the one-way delay of every ACK
-//!   with an RTT sample is TSval - TSecr of the ACK, and an indication leaves
-//!   ssthresh alone, so a flow that has not lost yet slow-starts again into
-//!   the next indication. TSecr echoes the *oldest* segment the ACK covers
+//!   with an RTT sample is TSval - TSecr of the ACK, every ACK is tested
+//!   against the threshold, and an indication leaves ssthresh alone, so a
+//!   flow that has not lost yet slow-starts again into the next indication.
+//!   TSecr echoes the *oldest* segment the ACK covers
 //!   (RFC 7323), so a delayed ACK that pairs two segments sent apart, or one
 //!   held by the receiver's timer, reads as queueing: on short paths the flow
 //!   then stays near cwnd 1 to 3, in Linux's module as here (ns-3's port of
@@ -25,8 +26,12 @@
 //! - `linux = 0` (default), the paper's intent: the delay sample is that of the
 //!   *newest* segment the ACK covers, TSval - (now - its RTT), taken only
 //!   from ACKs that cover two or more segments (a receiver's delayed-ACK
-//!   timer only ever holds one), and an indication also sets ssthresh to the
-//!   halved window, so growth after the inference period is additive.
+//!   timer only ever holds one), and only an ACK with a fresh sample is
+//!   tested; the first sample, whose min equals its max, opens the range
+//!   (min = sowd, max = 2 sowd) without the halving Linux applies to it; an
+//!   indication also sets ssthresh to half the window, so growth after the
+//!   inference period is additive (after a drop to one segment, as after a
+//!   timeout: slow start up to it).
 //!
 //! Both ends share the simulator's clock, so there is no clock offset or
 //! skew to estimate (Linux's remote-HZ estimator is not needed) and delays
@@ -139,9 +144,7 @@ impl CongestionControl for Lp {
 
     /// Linux tcp_lp_pkts_acked.
     fn pkts_acked(&mut self, w: &mut Window, c: &Conn, s: &AckSample) {
-        if let Some(owd) = self.one_way_delay(c, s) {
-            self.owd_sample(owd);
-        }
+        let sampled = self.one_way_delay(c, s).map(|owd| self.owd_sample(owd)).is_some();
         if self.sowd8 == 0 {
             return;
         }
@@ -151,17 +154,39 @@ impl CongestionControl for Lp {
         }
         self.within_inference = self.last_drop.is_some_and(|t| c.now - t < self.inference);
         let sowd = self.sowd8 >> 3;
-        if sowd < self.threshold_ns() {
+        // Linux also infers congestion from an empty range (the first sample
+        // has min = max) and so halves the initial window at once; what that
+        // leaves is a usable range, min = sowd and max = 2 sowd (queueing up
+        // to 15% of the path's delay allowed). The paper reading opens the
+        // range the same way without the cut: with additive increase after
+        // it, a cut at the start would take minutes to recover on long paths.
+        if !self.linux && self.owd_max <= self.owd_min {
+            self.owd_min = sowd;
+            self.owd_max = self.sowd8 >> 2;
+            self.owd_max_rsv = self.sowd8 >> 2;
             return;
         }
-        // Early congestion indication: restart the delay range from here.
+        // Linux tests every ACK; the paper reading only infers congestion
+        // from a fresh sample (at one segment in flight it takes none, and
+        // would otherwise keep re-reading the last delay as congestion).
+        if sowd < self.threshold_ns() || (!self.linux && !sampled) {
+            return;
+        }
+        // Early congestion indication. Restart the delay range from here (as
+        // Linux does): while the queue built before the cut drains, the
+        // smoothed delay stays high, and against the old range it would
+        // read as a second indication within the inference period.
         self.owd_min = sowd;
         self.owd_max = self.sowd8 >> 2;
         self.owd_max_rsv = self.sowd8 >> 2;
-        w.cwnd = if self.within_inference { 1 } else { (w.cwnd >> 1).max(1) };
-        if !self.linux {
-            w.ssthresh = w.cwnd.max(2);
+        if !self.linux && w.cwnd > 1 {
+            // The paper's reading: a halving is followed by additive
+            // increase; the drop to one segment is treated as a timeout is,
+            // slow start up to half the window it leaves. At one segment
+            // already there is nothing left to learn.
+            w.ssthresh = (w.cwnd >> 1).max(2);
         }
+        w.cwnd = if self.within_inference { 1 } else { (w.cwnd >> 1).max(1) };
         self.last_drop = Some(c.now);
     }
 
@@ -231,9 +256,9 @@ mod tests {
             h.set_cwnd(40, 1000);
             // ACKs of two segments each (the paper reading takes no sample
             // from single-segment ACKs), first on an empty queue, then 20 ms
-            // of queue: the smoothed delay crosses the threshold. The first
-            // sample (an empty range) is an indication, as in Linux; wait
-            // out its inference period.
+            // of queue: the smoothed delay crosses the threshold. In Linux's
+            // reading the first sample (an empty range) is an indication;
+            // wait out its inference period.
             for _ in 0..60 {
                 h.rate_ack(10 * NS_PER_MS, 2, 40, 100 * NS_PER_MS, false);
             }
