@@ -7,6 +7,12 @@
 //! SACKed segments lie above it; a scan pointer makes it O(1) amortized per
 //! ACK instead of a walk over the window. A retransmission is lost again
 //! once data first sent after it is SACKed (Linux tcp_mark_lost_retrans).
+//!
+//! DupThresh starts at 3 and learns the path's reordering as Linux does
+//! (tcp_check_sack_reordering): when a segment that was never retransmitted
+//! is SACKed or cumulatively ACKed below the highest segment SACKed by an
+//! earlier ACK, it arrived late rather than lost, and DupThresh grows to the
+//! distance (at most 300, Linux's tcp_max_reordering).
 
 use super::rate::TxSnapshot;
 use crate::time::Nanos;
@@ -19,8 +25,11 @@ pub const RETRANS: u8 = 4;
 /// Retransmitted at least once (Karn's rule: no RTT sample from it).
 pub const EVER_RETRANS: u8 = 8;
 
-/// RFC 6675 DupThresh.
+/// RFC 6675 DupThresh, and the reordering degree assumed before any is seen
+/// (Linux sysctl tcp_reordering).
 pub const DUPTHRESH: u32 = 3;
+/// The largest reordering degree learned (Linux sysctl tcp_max_reordering).
+pub const MAX_REORDERING: u32 = 300;
 
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Segment {
@@ -58,11 +67,17 @@ pub struct Scoreboard {
     /// Lowest `nxt_at_retransmit` of the outstanding retransmissions
     /// (Linux lost_retrans_low); u64::MAX when there are none.
     lost_retrans_low: u64,
+    /// DupThresh in use: segments SACKed above a hole before it is lost (Linux tp->reordering).
+    pub reordering: u32,
+    /// `highest_sacked_end` before the ACK being processed, and the lowest
+    /// never-retransmitted segment that ACK delivered below it.
+    prior_highest_sacked_end: u64,
+    reordered_low: u64,
 }
 
 impl Scoreboard {
     pub fn new() -> Scoreboard {
-        Scoreboard { lost_retrans_low: u64::MAX, ..Scoreboard::default() }
+        Scoreboard { lost_retrans_low: u64::MAX, reordering: DUPTHRESH, reordered_low: u64::MAX, ..Scoreboard::default() }
     }
 
     pub fn una(&self) -> u64 {
@@ -110,6 +125,9 @@ impl Scoreboard {
             if s.has(RETRANS) {
                 self.retrans_out -= 1;
             }
+            if !s.has(EVER_RETRANS) && seq < self.prior_highest_sacked_end {
+                self.reordered_low = self.reordered_low.min(seq);
+            }
             s.flags = (s.flags & !(LOST | RETRANS)) | SACKED;
             self.sacked_out += 1;
             self.highest_sacked_end = self.highest_sacked_end.max(seq + 1);
@@ -139,6 +157,9 @@ impl Scoreboard {
                 if s.has(RETRANS) {
                     self.retrans_out -= 1;
                 }
+                if !s.has(EVER_RETRANS) && self.una < self.prior_highest_sacked_end {
+                    self.reordered_low = self.reordered_low.min(self.una);
+                }
             }
             removed.push((self.una, s));
             self.una += 1;
@@ -150,12 +171,37 @@ impl Scoreboard {
         self.retransmit_hint = self.retransmit_hint.max(self.una);
     }
 
+    /// Before an ACK's SACK blocks and cumulative ACK are applied.
+    pub fn begin_ack(&mut self) {
+        self.prior_highest_sacked_end = self.highest_sacked_end;
+        self.reordered_low = u64::MAX;
+    }
+
+    /// After them: a never-retransmitted segment delivered below what an
+    /// earlier ACK had SACKed was reordered, not lost (Linux
+    /// tcp_check_sack_reordering); DupThresh grows to the distance.
+    pub fn end_ack(&mut self) {
+        if self.reordered_low < self.prior_highest_sacked_end {
+            let distance = self.highest_sacked_end - self.reordered_low;
+            let degree = distance.min(MAX_REORDERING as u64) as u32;
+            self.reordering = self.reordering.max(degree);
+        }
+    }
+
+    /// A retransmission timeout with many segments SACKed and no recovery
+    /// suggests the reordering degree was overestimated (Linux tcp_enter_loss).
+    pub fn on_timeout_without_recovery(&mut self) {
+        if self.sacked_out >= DUPTHRESH {
+            self.reordering = self.reordering.min(DUPTHRESH);
+        }
+    }
+
     /// RFC 6675 IsLost: marks every hole with at least DupThresh SACKed
     /// segments above it. Returns how many were newly marked.
     pub fn mark_lost_by_sack(&mut self) -> u32 {
         let mut newly = 0;
         let nxt = self.nxt();
-        while self.scan < nxt && self.sacked_out - self.sacked_below_scan >= DUPTHRESH {
+        while self.scan < nxt && self.sacked_out - self.sacked_below_scan >= self.reordering {
             let seq = self.scan;
             if self.get(seq).has(SACKED) {
                 self.sacked_below_scan += 1;
@@ -351,6 +397,43 @@ mod tests {
         b.on_retransmit(0, 20, TxSnapshot::default());
         assert_eq!(b.mark_lost_retransmissions(), 0, "the new retransmission went out after segment 6");
         assert_eq!(b.in_flight(), 1);
+    }
+
+    #[test]
+    fn a_late_original_segment_raises_dupthresh_to_the_reordering_seen() {
+        let mut b = board(20);
+        let mut v = Vec::new();
+        // Segments 1..=6 arrive before segment 0: 0 is lost by DupThresh 3.
+        b.begin_ack();
+        b.sack(1, 7, &mut v);
+        b.end_ack();
+        assert_eq!(b.mark_lost_by_sack(), 1);
+        // Then 0 itself arrives (it was never retransmitted): it was
+        // reordered by 7 segments, not lost.
+        b.begin_ack();
+        b.ack_to(7, &mut v);
+        b.end_ack();
+        assert_eq!(b.reordering, 7);
+        // Now a hole needs 7 SACKed segments above it.
+        b.begin_ack();
+        b.sack(8, 14, &mut v);
+        b.end_ack();
+        assert_eq!(b.mark_lost_by_sack(), 0, "6 SACKed above segment 7");
+        b.begin_ack();
+        b.sack(14, 15, &mut v);
+        b.end_ack();
+        assert_eq!(b.mark_lost_by_sack(), 1);
+        assert_eq!(b.next_to_retransmit(), Some(7));
+        // Blocks of one ACK do not count against each other.
+        let mut c = board(10);
+        c.begin_ack();
+        c.sack(5, 6, &mut v);
+        c.sack(1, 2, &mut v);
+        c.end_ack();
+        assert_eq!(c.reordering, DUPTHRESH);
+        // A timeout with many SACKed and no recovery forgets what was learned.
+        b.on_timeout_without_recovery();
+        assert_eq!(b.reordering, DUPTHRESH);
     }
 
     #[test]

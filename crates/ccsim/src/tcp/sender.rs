@@ -395,6 +395,7 @@ impl Sender {
         let mut sack_rtt: Option<Nanos> = None;
         let mut scratch = std::mem::take(&mut self.scratch);
         scratch.clear();
+        self.sb.begin_ack();
         if self.cfg.sack {
             for b in ack.sack_blocks() {
                 self.sb.sack(b.start, b.end, &mut scratch);
@@ -408,6 +409,9 @@ impl Sender {
             scratch.clear();
         }
         self.sb.ack_to(ack.seq, &mut scratch);
+        if self.cfg.sack {
+            self.sb.end_ack();
+        }
         let mut retransmitted_data_acked = false;
         for (_, s) in &scratch {
             if !s.has(SACKED) {
@@ -648,6 +652,9 @@ impl Sender {
             return;
         }
         self.stats.timeouts += 1;
+        if self.ca_state <= CaState::Disorder {
+            self.sb.on_timeout_without_recovery();
+        }
         let c = self.conn(now);
         self.cc.cwnd_event(&mut self.w, &c, CaEvent::Loss);
         self.enter_loss(now);
