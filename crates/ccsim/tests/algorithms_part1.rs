@@ -75,16 +75,16 @@ fn vegas_keeps_alpha_to_beta_packets_queued() {
 }
 
 /// ssthresh right after the first loss recovery that starts after `after_s`.
-fn ssthresh_and_cwnd_at_first_loss(r: &ccsim::Results, after_s: f64) -> (f64, f64) {
+/// The first fast recovery after `after_s`: (ssthresh once it has ended,
+/// cwnd before it began). Westwood+ sets ssthresh when recovery completes.
+fn ssthresh_after_and_cwnd_before_first_recovery(r: &ccsim::Results, after_s: f64) -> (f64, f64) {
     let cwnd = series(r, 0, "cwnd");
     let ssthresh = series(r, 0, "ssthresh");
     let state = series(r, 0, "ca_state");
-    for k in 1..cwnd.len() {
-        if cwnd[k].0 > after_s && state[k].1 == 3.0 && state[k - 1].1 != 3.0 {
-            return (ssthresh[k].1, cwnd[k - 1].1);
-        }
-    }
-    panic!("no loss recovery after {after_s} s");
+    let start = (1..cwnd.len()).find(|&k| cwnd[k].0 > after_s && state[k].1 == 3.0 && state[k - 1].1 != 3.0);
+    let start = start.unwrap_or_else(|| panic!("no loss recovery after {after_s} s"));
+    let end = (start..cwnd.len()).find(|&k| state[k].1 != 3.0).expect("recovery never ended");
+    (ssthresh[end].1, cwnd[start - 1].1)
 }
 
 #[test]
@@ -99,9 +99,9 @@ fn westwood_plus_does_not_halve_on_a_random_loss_with_an_empty_queue() {
         )
     };
     let w = simulate(&scenario("westwood+"));
-    let (ss_w, cwnd_w) = ssthresh_and_cwnd_at_first_loss(&w, 10.0);
+    let (ss_w, cwnd_w) = ssthresh_after_and_cwnd_before_first_recovery(&w, 10.0);
     let reno = simulate(&scenario("reno"));
-    let (ss_r, cwnd_r) = ssthresh_and_cwnd_at_first_loss(&reno, 10.0);
+    let (ss_r, cwnd_r) = ssthresh_after_and_cwnd_before_first_recovery(&reno, 10.0);
     assert!((ss_r - cwnd_r / 2.0).abs() <= 1.0, "reno: ssthresh {ss_r} after cwnd {cwnd_r}");
     // BWE * RTTmin: about the segments the window kept in flight (the
     // receiver allows ~45), far above half of it.

@@ -189,13 +189,15 @@ impl Harness {
 
     /// A loss detected by duplicate ACKs, in the sender's order (Linux
     /// tcp_enter_recovery): ssthresh from the algorithm, then the state
-    /// change; the window falls to ssthresh (recovery without PRR) and the
-    /// sender is back in Open.
+    /// change; the window falls to ssthresh (recovery without PRR), the
+    /// CompleteCwr event, and the sender is back in Open.
     pub fn loss(&mut self) {
         let c = self.conn();
         self.w.ssthresh = self.alg.ssthresh(&self.w, &c);
         self.set_state(CaState::Recovery);
         self.w.cwnd = self.w.ssthresh;
+        let c = self.conn();
+        self.alg.cwnd_event(&mut self.w, &c, super::CaEvent::CompleteCwr);
         self.set_state(CaState::Open);
     }
 

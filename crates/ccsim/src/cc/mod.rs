@@ -72,6 +72,9 @@ pub enum CaEvent {
     EcnEcho,
     /// An ACK without ECN-Echo.
     EcnNoEcho,
+    /// A fast recovery or CWR episode ended and cwnd was set to ssthresh
+    /// (Linux CA_EVENT_COMPLETE_CWR, from tcp_end_cwnd_reduction).
+    CompleteCwr,
 }
 
 /// What the sender tells the algorithm about the connection (read-only).

@@ -5,8 +5,7 @@
 //! Reno's window growth, but the reduction on loss is adaptive: the window
 //! is set to the bandwidth-delay product the connection was achieving,
 //!     ssthresh = max(BWE * RTTmin / MSS, 2)
-//! after three duplicate ACKs (cwnd = ssthresh) and after a timeout
-//! (cwnd = 1). A loss with an empty queue (a random, non-congestion loss)
+//! after a fast recovery (cwnd = ssthresh) and after a timeout (cwnd = 1). A loss with an empty queue (a random, non-congestion loss)
 //! therefore costs little, while a loss at a full queue drains it.
 //!
 //! Bandwidth estimate (the "+" of Westwood+): the ACKed bytes are summed over
@@ -21,14 +20,15 @@
 //! Westwood (the original, per-ACK estimator) is `westwood.rs`; it samples
 //! every ACK, which ACK compression inflates, the flaw Westwood+ fixes.
 //!
-//! Differs from Linux: Linux keeps Reno's halving during recovery and jumps
-//! to BWE * RTTmin when recovery completes (CA_EVENT_COMPLETE_CWR); here the
-//! `ssthresh` hook returns BWE * RTTmin at once, so the reduction during
-//! recovery (PRR) already aims at it. The window after recovery is the same.
+//! As in Linux, fast recovery itself halves (Reno's ssthresh, which PRR aims
+//! at) and the window jumps to BWE * RTTmin when recovery completes
+//! (CA_EVENT_COMPLETE_CWR): the estimate keeps learning during recovery,
+//! which matters after slow start, when the filtered estimate still lags the
+//! doubling rate. After a timeout ssthresh is BWE * RTTmin at once.
 //! Time and bandwidth are kept in nanoseconds and bytes per second (f64), not
 //! jiffies and bytes per jiffy.
 
-use super::common::reno_cong_avoid;
+use super::common::{reno_cong_avoid, reno_ssthresh};
 use super::{AckSample, CaEvent, Conn, CongestionControl, Info, Param, Params, Window};
 use crate::time::{Nanos, NS_PER_MS, NS_PER_SEC};
 
@@ -64,6 +64,8 @@ pub struct WestwoodPlus {
     rtt: Nanos,
     rtt_min: Nanos,
     reset_rtt_min: bool,
+    /// A retransmission timeout is being handled: ssthresh comes from the estimate.
+    timed_out: bool,
     mss: u32,
 }
 
@@ -81,6 +83,7 @@ impl WestwoodPlus {
             rtt: INIT_RTT_NS,
             rtt_min: INIT_RTT_NS,
             reset_rtt_min: true,
+            timed_out: false,
             mss: 1448,
         }
     }
@@ -151,18 +154,32 @@ impl CongestionControl for WestwoodPlus {
         self.mss = c.mss;
     }
 
-    fn ssthresh(&mut self, _w: &Window, _c: &Conn) -> u32 {
-        self.bw_rttmin()
+    fn ssthresh(&mut self, w: &Window, _c: &Conn) -> u32 {
+        if self.timed_out {
+            // Linux sets it from the estimate on CA_EVENT_LOSS.
+            self.timed_out = false;
+            self.bw_rttmin()
+        } else {
+            reno_ssthresh(w)
+        }
     }
 
     fn cong_avoid(&mut self, w: &mut Window, c: &Conn, acked: u32) {
         reno_cong_avoid(w, c, acked)
     }
 
-    fn cwnd_event(&mut self, _w: &mut Window, _c: &Conn, event: CaEvent) {
-        if event == CaEvent::Loss {
-            // Re-learn RTTmin from the next ACK (the path may have changed).
-            self.reset_rtt_min = true;
+    fn cwnd_event(&mut self, w: &mut Window, _c: &Conn, event: CaEvent) {
+        match event {
+            CaEvent::Loss => {
+                // Re-learn RTTmin from the next ACK (the path may have changed).
+                self.reset_rtt_min = true;
+                self.timed_out = true;
+            }
+            CaEvent::CompleteCwr => {
+                w.ssthresh = self.bw_rttmin();
+                w.cwnd = w.ssthresh;
+            }
+            _ => {}
         }
     }
 

@@ -26,7 +26,7 @@
 use super::rate::RateSampler;
 use super::rtt::{RtoStyle, RttEstimator};
 use super::scoreboard::{Scoreboard, Segment, EVER_RETRANS, SACKED};
-use crate::cc::{AckSample, Algorithm, CaEvent, CaState, Conn, CongestionControl, LossResponse, Window};
+use crate::cc::{AckSample, Algorithm, CaEvent, CaState, Conn, CongestionControl, LossResponse, Window, INFINITE_SSTHRESH};
 use crate::net::packet::{tcp_header_bytes, Kind, Packet};
 use crate::time::{Nanos, NS_PER_SEC};
 
@@ -520,8 +520,10 @@ impl Sender {
             CaState::Recovery | CaState::Loss | CaState::Cwr if una >= self.high_seq && acked_new => {
                 // End of the episode: the window settles at ssthresh (Linux
                 // tcp_end_cwnd_reduction), unless the algorithm sets it (cong_control).
-                if self.ca_state != CaState::Loss && !self.cc_owns_window {
+                if self.ca_state != CaState::Loss && !self.cc_owns_window && self.w.ssthresh < INFINITE_SSTHRESH {
                     self.w.cwnd = self.w.ssthresh;
+                    let c = self.conn(now);
+                    self.cc.cwnd_event(&mut self.w, &c, CaEvent::CompleteCwr);
                 }
                 if !self.cfg.sack {
                     self.sb.reset_reno_sacks();
