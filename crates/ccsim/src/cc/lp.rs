@@ -187,6 +187,12 @@ impl CongestionControl for Lp {
             w.ssthresh = (w.cwnd >> 1).max(2);
         }
         w.cwnd = if self.within_inference { 1 } else { (w.cwnd >> 1).max(1) };
+        if !self.linux && w.cwnd == 1 {
+            // At one segment the paper reading takes no samples (single-
+            // segment ACKs), so the smoothed delay would stay at the queue
+            // being drained; start it afresh from the next sample.
+            self.sowd8 = 0;
+        }
         self.last_drop = Some(c.now);
     }
 
