@@ -145,14 +145,14 @@ impl CongestionControl for Lp {
     /// Linux tcp_lp_pkts_acked.
     fn pkts_acked(&mut self, w: &mut Window, c: &Conn, s: &AckSample) {
         let sampled = self.one_way_delay(c, s).map(|owd| self.owd_sample(owd)).is_some();
-        if self.sowd8 == 0 {
-            return;
-        }
         // The inference period: 3 RTTs (measured through the echoed timestamp).
         if s.rcv_tsecr > 0 && c.now > s.rcv_tsecr {
             self.inference = self.inference_rtts * (c.now - s.rcv_tsecr);
         }
         self.within_inference = self.last_drop.is_some_and(|t| c.now - t < self.inference);
+        if self.sowd8 == 0 {
+            return;
+        }
         let sowd = self.sowd8 >> 3;
         // Linux also infers congestion from an empty range (the first sample
         // has min = max) and so halves the initial window at once; what that
