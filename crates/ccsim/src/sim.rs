@@ -743,6 +743,7 @@ impl World {
         flows.add("retransmitted_segments", u(&|f| f.sender.stats.retransmitted_segments));
         flows.add("timeouts", u(&|f| f.sender.stats.timeouts));
         flows.add("fast_recoveries", u(&|f| f.sender.stats.fast_recoveries));
+        flows.add("undone_recoveries", u(&|f| f.sender.stats.undone_recoveries));
         flows.add("ecn_reductions", u(&|f| f.sender.stats.ecn_reductions));
         flows.add("acks_received", u(&|f| f.sender.stats.acks_received));
         flows.add("duplicate_segments", u(&|f| f.receiver.duplicate_segments));

@@ -180,8 +180,10 @@ impl Receiver {
                 }
             }
         }
-        // RFC 7323: remember TSval of the segment that starts the unacknowledged data.
-        if self.cfg.timestamps && p.seq <= self.last_ack_sent {
+        // RFC 7323: remember TSval of the segment that starts the unacknowledged
+        // data; TS.Recent never goes back (an old segment filling a hole after
+        // its retransmission arrived does not lower it).
+        if self.cfg.timestamps && p.seq <= self.last_ack_sent && p.ts_val >= self.ts_recent {
             self.ts_recent = p.ts_val;
         }
         if self.cfg.timestamps && p.ts_ecr > 0 && p.seq >= self.rcv_nxt {

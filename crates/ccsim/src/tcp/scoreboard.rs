@@ -188,6 +188,31 @@ impl Scoreboard {
         }
     }
 
+    /// Reordering shown another way (the timestamps of a fast recovery that
+    /// was undone): the segments from `low` up to the highest SACKed.
+    pub fn note_reordering(&mut self, low: u64) {
+        if low < self.highest_sacked_end {
+            let degree = (self.highest_sacked_end - low).min(MAX_REORDERING as u64) as u32;
+            self.reordering = self.reordering.max(degree);
+        }
+    }
+
+    /// An undone recovery: nothing is lost after all (Linux
+    /// tcp_undo_cwnd_reduction with unmark_loss). The IsLost scan starts
+    /// over, so holes are judged again against the new DupThresh.
+    pub fn unmark_lost(&mut self) {
+        for s in self.segs.iter_mut() {
+            if s.has(LOST) && !s.has(RETRANS) {
+                s.flags &= !LOST;
+            }
+        }
+        // Retransmissions still out keep their LOST mark (they are counted in flight).
+        self.lost_out = self.retrans_out;
+        self.lost_pending = 0;
+        self.scan = self.una;
+        self.sacked_below_scan = 0;
+    }
+
     /// A retransmission timeout with many segments SACKed and no recovery
     /// suggests the reordering degree was overestimated (Linux tcp_enter_loss).
     pub fn on_timeout_without_recovery(&mut self) {

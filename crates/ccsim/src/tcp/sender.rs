@@ -62,6 +62,8 @@ pub struct SenderStats {
     pub retransmitted_segments: u64,
     pub timeouts: u64,
     pub fast_recoveries: u64,
+    /// Fast recoveries found spurious and undone (Linux TCPFullUndo + TCPPartialUndo).
+    pub undone_recoveries: u64,
     pub ecn_reductions: u64,
     pub acks_received: u64,
 }
@@ -92,6 +94,14 @@ pub struct Sender {
     /// Recovery point: segments below it were outstanding when the episode began.
     high_seq: u64,
     prior_cwnd: u32,
+    /// ssthresh before the reduction, restored by an undo (Linux prior_ssthresh; 0: none).
+    prior_ssthresh: u32,
+    /// The current fast recovery may still be undone (Linux undo_marker).
+    undo_possible: bool,
+    /// Time of the first retransmission of the episode (Linux retrans_stamp; 0: none).
+    retrans_stamp: Nanos,
+    /// TSecr of the ACK being processed (0 without timestamps).
+    ack_tsecr: Nanos,
     prr_delivered: u32,
     prr_out: u32,
     /// The receiver's advertised window, in segments.
@@ -145,6 +155,10 @@ impl Sender {
             started: false,
             high_seq: 0,
             prior_cwnd: 0,
+            prior_ssthresh: 0,
+            undo_possible: false,
+            retrans_stamp: 0,
+            ack_tsecr: 0,
             prr_delivered: 0,
             prr_out: 0,
             rwnd: u32::MAX,
@@ -336,6 +350,9 @@ impl Sender {
         if retransmission {
             self.sb.on_retransmit(seq, now, tx);
             self.stats.retransmitted_segments += 1;
+            if self.retrans_stamp == 0 {
+                self.retrans_stamp = now;
+            }
             // Linux restarts the timer when it retransmits the head, so a
             // recovery that takes longer than one RTO does not time out.
             if seq == self.sb.una() {
@@ -384,6 +401,7 @@ impl Sender {
         if self.cfg.timestamps && ack.ts_val > 0 {
             self.ts_recent = ack.ts_val;
         }
+        self.ack_tsecr = if self.cfg.timestamps { ack.ts_ecr } else { 0 };
         let prior_in_flight = self.sb.in_flight();
         let prior_una = self.sb.una();
         let prior_delivered = self.rate.delivered;
@@ -481,7 +499,7 @@ impl Sender {
         if self.cfg.sack && self.ca_state == CaState::Recovery {
             newly_lost += self.sb.mark_lost_retransmissions();
         }
-        self.update_congestion_state(now, acked_new);
+        self.update_congestion_state(now, acked_new, prior_una);
 
         // Window update (Linux tcp_cong_control).
         let rs = self.rate.end_ack(delivered, newly_lost, prior_in_flight, self.rtt.min_rtt());
@@ -514,9 +532,18 @@ impl Sender {
     }
 
     /// Linux tcp_fastretrans_alert, reduced to the states we model.
-    fn update_congestion_state(&mut self, now: Nanos, acked_new: bool) {
+    fn update_congestion_state(&mut self, now: Nanos, acked_new: bool, prior_una: u64) {
         let una = self.sb.una();
         match self.ca_state {
+            // Linux tcp_try_undo_recovery: the recovery was spurious.
+            CaState::Recovery if una >= self.high_seq && acked_new && self.may_undo() => {
+                self.undo_recovery(now, prior_una);
+            }
+            // Linux tcp_try_undo_partial: the hole was filled by the original
+            // segment, not its retransmission, and no retransmission is out.
+            CaState::Recovery if self.cfg.sack && acked_new && self.may_undo() && self.sb.retrans_out == 0 => {
+                self.undo_recovery(now, prior_una);
+            }
             CaState::Recovery | CaState::Loss | CaState::Cwr if una >= self.high_seq && acked_new => {
                 // End of the episode: the window settles at ssthresh (Linux
                 // tcp_end_cwnd_reduction), unless the algorithm sets it (cong_control).
@@ -571,6 +598,29 @@ impl Sender {
         }
     }
 
+    /// Linux tcp_may_undo with timestamps (Eifel): the ACK echoes a
+    /// timestamp older than the episode's first retransmission, so an
+    /// original segment, not a retransmission, filled the hole. (Without
+    /// DSACK there is no other evidence.)
+    fn may_undo(&self) -> bool {
+        self.undo_possible && self.retrans_stamp > 0 && self.ack_tsecr > 0 && self.ack_tsecr < self.retrans_stamp
+    }
+
+    /// Linux tcp_undo_cwnd_reduction: restore the window, note the
+    /// reordering that fooled the sender, and return to Open.
+    fn undo_recovery(&mut self, now: Nanos, prior_una: u64) {
+        self.stats.undone_recoveries += 1;
+        self.sb.note_reordering(prior_una);
+        self.sb.unmark_lost();
+        self.w.cwnd = self.cc.undo_cwnd(&self.w, self.prior_cwnd);
+        self.w.ssthresh = self.w.ssthresh.max(self.prior_ssthresh);
+        self.undo_possible = false;
+        if !self.cfg.sack {
+            self.sb.reset_reno_sacks();
+        }
+        self.set_state(now, CaState::Open);
+    }
+
     fn set_state(&mut self, now: Nanos, new: CaState) {
         let c = self.conn(now);
         self.cc.set_state(&mut self.w, &c, new);
@@ -595,12 +645,20 @@ impl Sender {
         if !self.cfg.sack {
             self.sb.mark_lost(self.sb.una());
         }
+        // What an undo restores (Linux tcp_enter_recovery: prior_ssthresh,
+        // undo_marker; retrans_stamp restarts once nothing is retransmitted).
+        self.prior_ssthresh = self.w.ssthresh.max((self.w.cwnd >> 1) + (self.w.cwnd >> 2));
+        self.undo_possible = true;
+        if self.sb.retrans_out == 0 {
+            self.retrans_stamp = 0;
+        }
         self.init_cwnd_reduction(now);
         self.set_state(now, CaState::Recovery);
     }
 
     fn enter_cwr(&mut self, now: Nanos) {
         self.stats.ecn_reductions += 1;
+        self.undo_possible = false;
         self.init_cwnd_reduction(now);
         self.cwr_pending = true;
         self.set_state(now, CaState::Cwr);
@@ -640,6 +698,7 @@ impl Sender {
         }
         self.w.cwnd = 1;
         self.w.cwnd_cnt = 0;
+        self.undo_possible = false;
         self.sb.mark_all_lost();
         if !self.cfg.sack {
             self.sb.reset_reno_sacks();
