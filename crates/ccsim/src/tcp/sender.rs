@@ -723,3 +723,69 @@ impl Sender {
         self.rto_at = Some(now + self.rtt.rto());
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::net::packet::SackBlock;
+    use crate::time::NS_PER_MS;
+    use std::collections::BTreeMap;
+
+    fn sender() -> Sender {
+        let cfg = SenderConfig {
+            mss: 1000,
+            init_cwnd: 10,
+            sack: true,
+            timestamps: true,
+            prr: true,
+            pacing: false,
+            ecn: false,
+            rto_style: RtoStyle::Linux,
+            initial_rto: 1000 * NS_PER_MS,
+            min_rto: 200 * NS_PER_MS,
+            max_rto: 120_000 * NS_PER_MS,
+            snd_buf: None,
+            wmem_max: 4 << 20,
+            start: 0,
+            stop: None,
+            size: None,
+        };
+        Sender::new(0, cfg, crate::cc::build("reno", &BTreeMap::new()).unwrap())
+    }
+
+    fn ack(seq: u64, sack: &[(u64, u64)], ts_val: Nanos, ts_ecr: Nanos) -> Packet {
+        let mut p = Packet::new(Kind::Ack, 0, 52);
+        p.seq = seq;
+        p.window = 1000;
+        p.ts_val = ts_val;
+        p.ts_ecr = ts_ecr;
+        for (i, (start, end)) in sack.iter().enumerate() {
+            p.sack[i] = SackBlock { start: *start, end: *end };
+        }
+        p.sack_count = sack.len() as u8;
+        p
+    }
+
+    #[test]
+    fn a_cumulative_ack_over_retransmitted_data_is_timed_by_its_timestamp() {
+        let mut s = sender();
+        let mut out = Vec::new();
+        s.on_timer(1, &mut out);
+        assert_eq!(out.len(), 10);
+        // Segment 0 is lost; 1..=3 are SACKed: fast retransmit of 0 at 100 ms.
+        let t_r = 100 * NS_PER_MS;
+        out.clear();
+        s.on_ack(t_r, &ack(0, &[(1, 2)], t_r, 1), &mut out);
+        s.on_ack(t_r, &ack(0, &[(1, 3)], t_r, 1), &mut out);
+        s.on_ack(t_r, &ack(0, &[(1, 4)], t_r, 1), &mut out);
+        let retransmitted = out.iter().find(|p| p.seq == 0).expect("fast retransmit of segment 0");
+        assert_eq!(retransmitted.ts_val, t_r);
+        // Segments 4..9 arrived too but their SACKs were never seen (crowded
+        // out); the ACK that the retransmission triggers covers them all. Their
+        // age (sent at 1 ns) says nothing about the path: Linux takes no RTT
+        // from such an ACK (FLAG_RETRANS_DATA_ACKED) and uses the echo.
+        let now = t_r + 80 * NS_PER_MS;
+        s.on_ack(now, &ack(10, &[], now, t_r), &mut out);
+        assert_eq!(s.last_rtt_sample, Some(80 * NS_PER_MS));
+    }
+}
