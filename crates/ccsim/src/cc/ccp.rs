@@ -159,17 +159,17 @@ impl Estimator {
     }
 }
 
-/// Slow start until the law takes over, shared by ccp and ccpd: the law is
-/// active after the first exit from slow start and again once the slow start
-/// after a timeout reaches ssthresh.
+/// Slow start until the law takes over: the law is active after the first
+/// exit from slow start and again once the slow start after a timeout
+/// reaches ssthresh.
 #[derive(Clone, Copy, Debug, Default)]
-pub struct Phase {
-    pub law_active: bool,
+struct Phase {
+    law_active: bool,
 }
 
 impl Phase {
     /// Returns true if the law should set the window on this ACK.
-    pub fn on_cong_avoid(&mut self, w: &mut Window, c: &Conn, acked: u32) -> bool {
+    fn on_cong_avoid(&mut self, w: &mut Window, c: &Conn, acked: u32) -> bool {
         if !self.law_active {
             if w.in_slow_start() {
                 reno_cong_avoid(w, c, acked);
@@ -180,7 +180,7 @@ impl Phase {
         true
     }
 
-    pub fn on_state(&mut self, new: CaState) {
+    fn on_state(&mut self, new: CaState) {
         if new == CaState::Loss {
             self.law_active = false;
         }
@@ -189,64 +189,103 @@ impl Phase {
 
 /// Applies a control output to the window: rounded, at least 2 segments,
 /// and rising by at most the segments this ACK delivered (slow-start pace).
-pub fn apply(w: &mut Window, output: f64, acked: u32) {
+fn apply(w: &mut Window, output: f64, acked: u32) {
     let out = if output.is_finite() { output.round() } else { 2.0 };
     let target = (out.max(2.0) as u32).min(w.cwnd_clamp);
     w.cwnd = target.min(w.cwnd.saturating_add(acked.max(1)));
 }
 
-pub struct Ccp {
-    kp: f64,
-    est: Estimator,
+/// Everything of a CCP-family controller but its control law, shared by ccp
+/// and ccpd: the estimators, the slow-start phase, the window update and the
+/// first four traced values (b_pkts, backlog_pkts, inflight_pkts, output_pkts).
+/// A law is a function of the estimators and the segments in flight.
+#[derive(Clone, Debug)]
+pub struct Controller {
+    pub est: Estimator,
     phase: Phase,
     inflight: u32,
     output: f64,
 }
 
-impl Ccp {
-    pub fn new(p: &Params) -> Ccp {
-        Ccp { kp: p.get("kp"), est: Estimator::new(p.get("headroom")), phase: Phase::default(), inflight: 0, output: f64::NAN }
+impl Controller {
+    pub fn new(headroom: f64) -> Controller {
+        Controller { est: Estimator::new(headroom), phase: Phase::default(), inflight: 0, output: f64::NAN }
     }
 
-    fn law(&self, inflight: u32) -> f64 {
-        (self.kp * (self.est.path_storage() - self.est.backlog()) - inflight as f64) / 2.0
-    }
-}
-
-impl CongestionControl for Ccp {
-    fn init(&mut self, _w: &mut Window, c: &Conn) {
+    pub fn start(&mut self, c: &Conn) {
         self.est.start(c);
     }
 
-    fn ssthresh(&mut self, w: &Window, c: &Conn) -> u32 {
-        // No loss-specific cut: the window the law asks for now, but at least
-        // the pipe estimate, so that recovering a slow-start overshoot runs
-        // at the bottleneck rate rather than at 2 segments per RTT.
-        self.est.loss_window(w, self.law(c.in_flight))
+    /// No loss-specific cut: the window the law asks for now, but at least
+    /// the pipe estimate, so that recovering a slow-start overshoot runs at
+    /// the bottleneck rate rather than at 2 segments per RTT.
+    pub fn ssthresh(&self, w: &Window, c: &Conn, law: impl FnOnce(&Estimator, u32) -> f64) -> u32 {
+        self.est.loss_window(w, law(&self.est, c.in_flight))
     }
 
-    fn pkts_acked(&mut self, _w: &mut Window, c: &Conn, s: &AckSample) {
-        self.est.on_ack(c, s);
-    }
-
-    fn set_state(&mut self, _w: &mut Window, _c: &Conn, new: CaState) {
+    pub fn on_state(&mut self, new: CaState) {
         self.phase.on_state(new);
     }
 
-    fn cong_avoid(&mut self, w: &mut Window, c: &Conn, acked: u32) {
+    /// Slow start, or the law sets the window.
+    pub fn cong_avoid(&mut self, w: &mut Window, c: &Conn, acked: u32, law: impl FnOnce(&Estimator, u32) -> f64) {
         if !self.phase.on_cong_avoid(w, c, acked) {
             return;
         }
         self.inflight = c.in_flight;
-        self.output = self.law(c.in_flight);
+        self.output = law(&self.est, c.in_flight);
         apply(w, self.output, acked);
     }
 
-    fn state(&self, out: &mut [f64]) {
+    pub fn state(&self, out: &mut [f64]) {
         out[0] = self.est.path_storage();
         out[1] = self.est.backlog();
         out[2] = self.inflight as f64;
         out[3] = self.output;
+    }
+}
+
+pub struct Ccp {
+    kp: f64,
+    ctl: Controller,
+}
+
+impl Ccp {
+    pub fn new(p: &Params) -> Ccp {
+        Ccp { kp: p.get("kp"), ctl: Controller::new(p.get("headroom")) }
+    }
+}
+
+/// cwnd = [Kp (B - x) - inflight] / 2.
+fn law(kp: f64, est: &Estimator, inflight: u32) -> f64 {
+    (kp * (est.path_storage() - est.backlog()) - inflight as f64) / 2.0
+}
+
+impl CongestionControl for Ccp {
+    fn init(&mut self, _w: &mut Window, c: &Conn) {
+        self.ctl.start(c);
+    }
+
+    fn ssthresh(&mut self, w: &Window, c: &Conn) -> u32 {
+        let kp = self.kp;
+        self.ctl.ssthresh(w, c, |est, inflight| law(kp, est, inflight))
+    }
+
+    fn pkts_acked(&mut self, _w: &mut Window, c: &Conn, s: &AckSample) {
+        self.ctl.est.on_ack(c, s);
+    }
+
+    fn set_state(&mut self, _w: &mut Window, _c: &Conn, new: CaState) {
+        self.ctl.on_state(new);
+    }
+
+    fn cong_avoid(&mut self, w: &mut Window, c: &Conn, acked: u32) {
+        let kp = self.kp;
+        self.ctl.cong_avoid(w, c, acked, |est, inflight| law(kp, est, inflight));
+    }
+
+    fn state(&self, out: &mut [f64]) {
+        self.ctl.state(out);
     }
 }
 

@@ -26,7 +26,7 @@
 //! Parameters: kp (studies: 1, 2, 4; default 1) and kd (studies: 1000, 2000,
 //! 4000, 8000 us; default 1000), headroom as in CCP.
 
-use super::ccp::{apply, Estimator, Phase};
+use super::ccp::{Controller, Estimator};
 use super::{AckSample, CaState, Conn, CongestionControl, Info, Param, Params, Window};
 use crate::time::{Nanos, NS_PER_US};
 
@@ -45,13 +45,10 @@ pub const INFO: Info = Info {
 pub struct Ccpd {
     kp: f64,
     kd_us: f64,
-    est: Estimator,
-    phase: Phase,
+    ctl: Controller,
     /// x + inflight and its time at the end of the previous round.
     prev_occupancy: Option<(f64, Nanos)>,
     d_term: f64,
-    inflight: u32,
-    output: f64,
 }
 
 impl Ccpd {
@@ -59,36 +56,33 @@ impl Ccpd {
         Ccpd {
             kp: p.get("kp"),
             kd_us: p.get("kd"),
-            est: Estimator::new(p.get("headroom")),
-            phase: Phase::default(),
+            ctl: Controller::new(p.get("headroom")),
             prev_occupancy: None,
             d_term: 0.0,
-            inflight: 0,
-            output: f64::NAN,
         }
     }
+}
 
-    fn law(&self, inflight: u32) -> f64 {
-        self.kp * (self.est.path_storage() - self.est.backlog() - inflight as f64) + self.d_term
-    }
+/// cwnd = Kp [B - x - inflight] + the derivative term (held for a round).
+fn law(kp: f64, d_term: f64, est: &Estimator, inflight: u32) -> f64 {
+    kp * (est.path_storage() - est.backlog() - inflight as f64) + d_term
 }
 
 impl CongestionControl for Ccpd {
     fn init(&mut self, _w: &mut Window, c: &Conn) {
-        self.est.start(c);
+        self.ctl.start(c);
     }
 
     fn ssthresh(&mut self, w: &Window, c: &Conn) -> u32 {
-        // No loss-specific cut: the window the law asks for now, but at least
-        // the pipe estimate, so that recovering a slow-start overshoot runs
-        // at the bottleneck rate rather than at 2 segments per RTT.
-        self.est.loss_window(w, self.law(c.in_flight))
+        let (kp, d_term) = (self.kp, self.d_term);
+        self.ctl.ssthresh(w, c, |est, inflight| law(kp, d_term, est, inflight))
     }
 
     fn pkts_acked(&mut self, _w: &mut Window, c: &Conn, s: &AckSample) {
-        self.est.on_ack(c, s);
-        if self.est.new_round {
-            let occupancy = self.est.backlog() + c.in_flight as f64;
+        let est = &mut self.ctl.est;
+        est.on_ack(c, s);
+        if est.new_round {
+            let occupancy = est.backlog() + c.in_flight as f64;
             if let Some((prev, at)) = self.prev_occupancy {
                 let dt_us = (c.now - at) as f64 / NS_PER_US as f64;
                 if dt_us > 0.0 {
@@ -100,7 +94,7 @@ impl CongestionControl for Ccpd {
     }
 
     fn set_state(&mut self, _w: &mut Window, _c: &Conn, new: CaState) {
-        self.phase.on_state(new);
+        self.ctl.on_state(new);
         if new == CaState::Loss {
             self.d_term = 0.0;
             self.prev_occupancy = None;
@@ -108,19 +102,12 @@ impl CongestionControl for Ccpd {
     }
 
     fn cong_avoid(&mut self, w: &mut Window, c: &Conn, acked: u32) {
-        if !self.phase.on_cong_avoid(w, c, acked) {
-            return;
-        }
-        self.inflight = c.in_flight;
-        self.output = self.law(c.in_flight);
-        apply(w, self.output, acked);
+        let (kp, d_term) = (self.kp, self.d_term);
+        self.ctl.cong_avoid(w, c, acked, |est, inflight| law(kp, d_term, est, inflight));
     }
 
     fn state(&self, out: &mut [f64]) {
-        out[0] = self.est.path_storage();
-        out[1] = self.est.backlog();
-        out[2] = self.inflight as f64;
-        out[3] = self.output;
+        self.ctl.state(out);
         out[4] = self.d_term;
     }
 }

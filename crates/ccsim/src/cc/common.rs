@@ -2,6 +2,7 @@
 //! slow start, additive increase, and the Reno rules built from them.
 
 use super::{Conn, Window};
+use crate::time::{Nanos, NS_PER_SEC};
 
 /// Slow start (RFC 5681 3.1 with appropriate byte counting, Linux
 /// tcp_slow_start): cwnd grows by one per delivered segment, but not beyond
@@ -61,6 +62,51 @@ pub fn reno_cong_avoid(w: &mut Window, c: &Conn, acked: u32) {
 /// tcp_reno_ssthresh): half the window, at least two segments.
 pub fn reno_ssthresh(w: &Window) -> u32 {
     (w.cwnd >> 1).max(2)
+}
+
+/// Bytes an ACK accounts for, for the bandwidth estimators of westwood and
+/// westwood+ (Linux westwood_acked_count): a duplicate ACK counts one
+/// segment, which the next cumulative ACK gives back.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct AckedBytes {
+    snd_una: u64,
+    /// Bytes counted by duplicate ACKs and not yet given back.
+    accounted: u64,
+}
+
+impl AckedBytes {
+    /// Starts counting from `snd_una` (segments).
+    pub fn reset(&mut self, snd_una: u64) {
+        self.snd_una = snd_una;
+        self.accounted = 0;
+    }
+
+    pub fn count(&mut self, c: &Conn) -> u64 {
+        let mss = c.mss as u64;
+        let mut bytes = (c.snd_una - self.snd_una.min(c.snd_una)) * mss;
+        if bytes == 0 {
+            self.accounted += mss;
+            bytes = mss;
+        }
+        if bytes > mss {
+            if self.accounted >= bytes {
+                self.accounted -= bytes;
+                bytes = mss;
+            } else {
+                bytes -= self.accounted;
+                self.accounted = 0;
+            }
+        }
+        self.snd_una = c.snd_una;
+        bytes
+    }
+}
+
+/// A bandwidth (bytes per second) times an RTT in segments, at least 2
+/// (Westwood's ssthresh, Linux tcp_westwood_bw_rttmin).
+pub fn bdp_segments(bytes_per_sec: f64, rtt: Nanos, mss: u32) -> u32 {
+    let pkts = bytes_per_sec * rtt as f64 / NS_PER_SEC as f64 / mss as f64;
+    (pkts as u32).max(2)
 }
 
 #[cfg(test)]

@@ -44,6 +44,12 @@ impl Window {
     pub fn in_slow_start(&self) -> bool {
         self.cwnd < self.ssthresh
     }
+
+    /// ssthresh, or 3/4 of the window if that is more: where the window was
+    /// heading (Linux tcp_current_ssthresh outside a window reduction).
+    pub fn current_ssthresh(&self) -> u32 {
+        self.ssthresh.max((self.cwnd >> 1) + (self.cwnd >> 2))
+    }
 }
 
 /// Congestion state of the sender (Linux's tcp_ca_state).

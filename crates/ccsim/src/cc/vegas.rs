@@ -159,7 +159,7 @@ impl CongestionControl for Vegas {
                 }
                 w.cwnd = w.cwnd.clamp(2, w.cwnd_clamp);
                 // Linux tcp_current_ssthresh: remember 3/4 of the window in ssthresh.
-                w.ssthresh = w.ssthresh.max((w.cwnd >> 1) + (w.cwnd >> 2));
+                w.ssthresh = w.current_ssthresh();
             }
             self.cnt_rtt = 0;
             self.min_rtt = Nanos::MAX;

@@ -29,7 +29,7 @@
 //! since the previous real ACK, the filter coefficient the time since the
 //! previous (possibly null) sample.
 
-use super::common::reno_cong_avoid;
+use super::common::{bdp_segments, reno_cong_avoid, AckedBytes};
 use super::{AckSample, Conn, CongestionControl, Info, Param, Params, Window};
 use crate::time::{Nanos, NS_PER_MS, NS_PER_SEC};
 
@@ -55,8 +55,7 @@ pub struct Westwood {
     last_sample_at: Nanos,
     last_ack_at: Nanos,
     pending_bytes: u64,
-    snd_una: u64,
-    accounted: u64,
+    acked: AckedBytes,
     started: bool,
     rtt_min: Nanos,
     mss: u32,
@@ -73,8 +72,7 @@ impl Westwood {
             last_sample_at: 0,
             last_ack_at: 0,
             pending_bytes: 0,
-            snd_una: 0,
-            accounted: 0,
+            acked: AckedBytes::default(),
             started: false,
             rtt_min: 0,
             mss: 1448,
@@ -88,29 +86,8 @@ impl Westwood {
         self.last_sample = sample;
     }
 
-    /// Bytes this ACK accounts for (duplicate ACKs count one segment).
-    fn acked_bytes(&mut self, c: &Conn) -> u64 {
-        let mss = c.mss as u64;
-        let mut bytes = (c.snd_una - self.snd_una.min(c.snd_una)) * mss;
-        if bytes == 0 {
-            self.accounted += mss;
-            bytes = mss;
-        } else if bytes > mss {
-            if self.accounted >= bytes {
-                self.accounted -= bytes;
-                bytes = mss;
-            } else {
-                bytes -= self.accounted;
-                self.accounted = 0;
-            }
-        }
-        self.snd_una = c.snd_una;
-        bytes
-    }
-
     fn bw_rttmin(&self) -> u32 {
-        let pkts = self.bwe * self.rtt_min as f64 / NS_PER_SEC as f64 / self.mss as f64;
-        (pkts as u32).max(2)
+        bdp_segments(self.bwe, self.rtt_min, self.mss)
     }
 }
 
@@ -118,7 +95,7 @@ impl CongestionControl for Westwood {
     fn init(&mut self, _w: &mut Window, c: &Conn) {
         self.last_sample_at = c.now;
         self.last_ack_at = c.now;
-        self.snd_una = c.snd_una;
+        self.acked.reset(c.snd_una);
         self.mss = c.mss;
         self.started = true;
     }
@@ -137,7 +114,7 @@ impl CongestionControl for Westwood {
                 self.rtt_min = rtt;
             }
         }
-        self.pending_bytes += self.acked_bytes(c);
+        self.pending_bytes += self.acked.count(c);
         if c.now == self.last_ack_at {
             return; // merged with the next ACK
         }

@@ -28,7 +28,7 @@
 //! Time and bandwidth are kept in nanoseconds and bytes per second (f64), not
 //! jiffies and bytes per jiffy.
 
-use super::common::{reno_cong_avoid, reno_ssthresh};
+use super::common::{bdp_segments, reno_cong_avoid, reno_ssthresh, AckedBytes};
 use super::{AckSample, CaEvent, Conn, CongestionControl, Info, Param, Params, Window};
 use crate::time::{Nanos, NS_PER_MS, NS_PER_SEC};
 
@@ -58,8 +58,7 @@ pub struct WestwoodPlus {
     rtt_win_sx: Nanos,
     bk: u64,
     /// Cumulative ACK point seen last (segments) and dupACK bytes already counted.
-    snd_una: u64,
-    accounted: u64,
+    acked: AckedBytes,
     first_ack: bool,
     rtt: Nanos,
     rtt_min: Nanos,
@@ -77,8 +76,7 @@ impl WestwoodPlus {
             bw_est: 0.0,
             rtt_win_sx: 0,
             bk: 0,
-            snd_una: 0,
-            accounted: 0,
+            acked: AckedBytes::default(),
             first_ack: true,
             rtt: INIT_RTT_NS,
             rtt_min: INIT_RTT_NS,
@@ -92,7 +90,7 @@ impl WestwoodPlus {
     /// longer than an RTT (and 50 ms), and filter its bandwidth sample.
     fn update_window(&mut self, c: &Conn) {
         if self.first_ack {
-            self.snd_una = c.snd_una;
+            self.acked.reset(c.snd_una);
             self.first_ack = false;
         }
         let delta = c.now.saturating_sub(self.rtt_win_sx);
@@ -110,32 +108,9 @@ impl WestwoodPlus {
         }
     }
 
-    /// Linux westwood_acked_count: bytes this ACK accounts for; a duplicate
-    /// ACK counts one segment, which the next cumulative ACK gives back.
-    fn acked_count(&mut self, c: &Conn) -> u64 {
-        let mss = c.mss as u64;
-        let mut cumul_ack = (c.snd_una - self.snd_una.min(c.snd_una)) * mss;
-        if cumul_ack == 0 {
-            self.accounted += mss;
-            cumul_ack = mss;
-        }
-        if cumul_ack > mss {
-            if self.accounted >= cumul_ack {
-                self.accounted -= cumul_ack;
-                cumul_ack = mss;
-            } else {
-                cumul_ack -= self.accounted;
-                self.accounted = 0;
-            }
-        }
-        self.snd_una = c.snd_una;
-        cumul_ack
-    }
-
     /// ssthresh = BWE * RTTmin in segments, at least 2.
     fn bw_rttmin(&self) -> u32 {
-        let pkts = self.bw_est * self.rtt_min as f64 / NS_PER_SEC as f64 / self.mss as f64;
-        (pkts as u32).max(2)
+        bdp_segments(self.bw_est, self.rtt_min, self.mss)
     }
 }
 
@@ -144,13 +119,12 @@ impl CongestionControl for WestwoodPlus {
         self.bw_ns_est = 0.0;
         self.bw_est = 0.0;
         self.bk = 0;
-        self.accounted = 0;
         self.first_ack = true;
         self.rtt = INIT_RTT_NS;
         self.rtt_min = INIT_RTT_NS;
         self.reset_rtt_min = true;
         self.rtt_win_sx = c.now;
-        self.snd_una = c.snd_una;
+        self.acked.reset(c.snd_una);
         self.mss = c.mss;
     }
 
@@ -191,7 +165,7 @@ impl CongestionControl for WestwoodPlus {
         }
         // Linux tcp_westwood_ack (slow path; the fast path is its special case).
         self.update_window(c);
-        self.bk += self.acked_count(c);
+        self.bk += self.acked.count(c);
         if self.reset_rtt_min {
             self.rtt_min = self.rtt;
             self.reset_rtt_min = false;

@@ -182,14 +182,12 @@ impl Scoreboard {
     /// tcp_check_sack_reordering); DupThresh grows to the distance.
     pub fn end_ack(&mut self) {
         if self.reordered_low < self.prior_highest_sacked_end {
-            let distance = self.highest_sacked_end - self.reordered_low;
-            let degree = distance.min(MAX_REORDERING as u64) as u32;
-            self.reordering = self.reordering.max(degree);
+            self.note_reordering(self.reordered_low);
         }
     }
 
-    /// Reordering shown another way (the timestamps of a fast recovery that
-    /// was undone): the segments from `low` up to the highest SACKed.
+    /// Reordering by the segments from `low` up to the highest SACKed (seen by
+    /// `end_ack`, or by the timestamps of a fast recovery that was undone).
     pub fn note_reordering(&mut self, low: u64) {
         if low < self.highest_sacked_end {
             let degree = (self.highest_sacked_end - low).min(MAX_REORDERING as u64) as u32;

@@ -647,7 +647,7 @@ impl Sender {
         }
         // What an undo restores (Linux tcp_enter_recovery: prior_ssthresh,
         // undo_marker; retrans_stamp restarts once nothing is retransmitted).
-        self.prior_ssthresh = self.w.ssthresh.max((self.w.cwnd >> 1) + (self.w.cwnd >> 2));
+        self.prior_ssthresh = self.w.current_ssthresh();
         self.undo_possible = true;
         if self.sb.retrans_out == 0 {
             self.retrans_stamp = 0;
