@@ -39,6 +39,48 @@ pub const INFO: Info = Info {
     state: &["diff", "base_rtt_ms", "round_min_rtt_ms", "enabled"],
 };
 
+/// Vegas's RTT bookkeeping (Linux struct vegas, which tcp_yeah.c reuses):
+/// the smallest RTT ever seen (baseRTT), and the number and the smallest of
+/// the samples of the current round, which ends when snd_una passes
+/// `beg_snd_nxt` (Nanos::MAX: no sample yet).
+#[derive(Clone, Copy, Debug)]
+pub struct VegasRtt {
+    pub beg_snd_nxt: u64,
+    pub cnt_rtt: u32,
+    pub min_rtt: Nanos,
+    pub base_rtt: Nanos,
+}
+
+impl VegasRtt {
+    pub fn new() -> VegasRtt {
+        VegasRtt { beg_snd_nxt: 0, cnt_rtt: 0, min_rtt: Nanos::MAX, base_rtt: Nanos::MAX }
+    }
+
+    /// Linux tcp_vegas_init: forget baseRTT and start a round.
+    pub fn restart(&mut self, c: &Conn) {
+        self.base_rtt = Nanos::MAX;
+        self.start_round(c);
+    }
+
+    /// Linux tcp_vegas_enable: a fresh measurement round from `snd_nxt`.
+    pub fn start_round(&mut self, c: &Conn) {
+        self.beg_snd_nxt = c.snd_nxt;
+        self.cnt_rtt = 0;
+        self.min_rtt = Nanos::MAX;
+    }
+
+    pub fn on_sample(&mut self, rtt: Nanos) {
+        self.base_rtt = self.base_rtt.min(rtt);
+        self.min_rtt = self.min_rtt.min(rtt);
+        self.cnt_rtt += 1;
+    }
+
+    /// The ACKs have passed the round's end.
+    pub fn round_ended(&self, c: &Conn) -> bool {
+        c.snd_una > self.beg_snd_nxt
+    }
+}
+
 pub struct Vegas {
     alpha: u64,
     beta: u64,
@@ -46,12 +88,7 @@ pub struct Vegas {
     linux: bool,
 
     doing_vegas_now: bool,
-    /// The round ends when snd_una passes this segment.
-    beg_snd_nxt: u64,
-    cnt_rtt: u32,
-    /// Smallest RTT of the current round and ever (Nanos::MAX: none yet).
-    min_rtt: Nanos,
-    base_rtt: Nanos,
+    rtt: VegasRtt,
     /// Paper slow start: grow only in every other round.
     ss_grow_round: bool,
     // Traced values of the last adjustment.
@@ -67,10 +104,7 @@ impl Vegas {
             gamma: p.get("gamma") as u64,
             linux: p.get("linux") != 0.0,
             doing_vegas_now: true,
-            beg_snd_nxt: 0,
-            cnt_rtt: 0,
-            min_rtt: Nanos::MAX,
-            base_rtt: Nanos::MAX,
+            rtt: VegasRtt::new(),
             ss_grow_round: true,
             last_diff: f64::NAN,
             last_round_min_rtt: 0,
@@ -80,9 +114,7 @@ impl Vegas {
     /// Linux vegas_enable: start taking samples for a fresh round.
     fn enable(&mut self, c: &Conn) {
         self.doing_vegas_now = true;
-        self.beg_snd_nxt = c.snd_nxt;
-        self.cnt_rtt = 0;
-        self.min_rtt = Nanos::MAX;
+        self.rtt.start_round(c);
     }
 
     fn slow_start_allowed(&self) -> bool {
@@ -92,8 +124,8 @@ impl Vegas {
 
 impl CongestionControl for Vegas {
     fn init(&mut self, _w: &mut Window, c: &Conn) {
-        self.base_rtt = Nanos::MAX;
-        self.enable(c);
+        self.doing_vegas_now = true;
+        self.rtt.restart(c);
     }
 
     fn ssthresh(&mut self, w: &Window, _c: &Conn) -> u32 {
@@ -101,11 +133,9 @@ impl CongestionControl for Vegas {
     }
 
     fn pkts_acked(&mut self, _w: &mut Window, _c: &Conn, s: &AckSample) {
-        let Some(rtt) = s.rtt_ns else { return };
-        let rtt = rtt + 1; // never zero
-        self.base_rtt = self.base_rtt.min(rtt);
-        self.min_rtt = self.min_rtt.min(rtt);
-        self.cnt_rtt += 1;
+        if let Some(rtt) = s.rtt_ns {
+            self.rtt.on_sample(rtt + 1); // never zero
+        }
     }
 
     fn set_state(&mut self, _w: &mut Window, c: &Conn, new: CaState) {
@@ -127,22 +157,21 @@ impl CongestionControl for Vegas {
             reno_cong_avoid(w, c, acked);
             return;
         }
-        if c.snd_una > self.beg_snd_nxt {
+        if self.rtt.round_ended(c) {
             // The once-per-RTT adjustment.
-            self.beg_snd_nxt = c.snd_nxt;
             let growth_round = self.ss_grow_round;
             self.ss_grow_round = !self.ss_grow_round;
-            if self.cnt_rtt <= 2 {
+            if self.rtt.cnt_rtt <= 2 {
                 // Too few samples (delayed ACKs only): behave as Reno.
                 reno_cong_avoid(w, c, acked);
             } else {
-                let rtt = self.min_rtt as u128;
-                let base = self.base_rtt as u128;
+                let rtt = self.rtt.min_rtt as u128;
+                let base = self.rtt.base_rtt as u128;
                 let cwnd = w.cwnd as u128;
                 let target_cwnd = (cwnd * base / rtt) as u32;
                 let diff = if self.linux { cwnd * (rtt - base) / base } else { cwnd * (rtt - base) / rtt } as u64;
                 self.last_diff = diff as f64;
-                self.last_round_min_rtt = self.min_rtt;
+                self.last_round_min_rtt = self.rtt.min_rtt;
                 if diff > self.gamma && w.in_slow_start() {
                     // Going too fast: match the actual rate and leave slow start.
                     w.cwnd = w.cwnd.min(target_cwnd + 1);
@@ -161,8 +190,7 @@ impl CongestionControl for Vegas {
                 // Linux tcp_current_ssthresh: remember 3/4 of the window in ssthresh.
                 w.ssthresh = w.current_ssthresh();
             }
-            self.cnt_rtt = 0;
-            self.min_rtt = Nanos::MAX;
+            self.rtt.start_round(c);
         } else if w.in_slow_start() && self.slow_start_allowed() {
             slow_start(w, acked);
         }
@@ -171,7 +199,7 @@ impl CongestionControl for Vegas {
     fn state(&self, out: &mut [f64]) {
         let ms = |t: Nanos| if t == Nanos::MAX || t == 0 { f64::NAN } else { t as f64 / 1e6 };
         out[0] = self.last_diff;
-        out[1] = ms(self.base_rtt);
+        out[1] = ms(self.rtt.base_rtt);
         out[2] = ms(self.last_round_min_rtt);
         out[3] = self.doing_vegas_now as u8 as f64;
     }

@@ -16,6 +16,7 @@
 //! After zeta = 50 RTTs in fast mode reno_count resets to 2.
 
 use super::common::{cong_avoid_ai, slow_start};
+use super::vegas::VegasRtt;
 use super::{AckSample, CaEvent, CaState, Conn, CongestionControl, Info, Param, Params, Window};
 use crate::time::Nanos;
 
@@ -45,11 +46,7 @@ pub struct Yeah {
     rho: u32,
     zeta: u32,
     ai_cnt: u32,
-    // Vegas round bookkeeping (Linux struct vegas).
-    beg_snd_nxt: u64,
-    cnt_rtt: u32,
-    min_rtt: Nanos,
-    base_rtt: Nanos,
+    rtt: VegasRtt,
     // YeAH.
     last_q: u32,
     doing_reno_now: u32,
@@ -69,10 +66,7 @@ impl Yeah {
             rho: u("rho"),
             zeta: u("zeta"),
             ai_cnt: u("scalable_ai_cnt"),
-            beg_snd_nxt: 0,
-            cnt_rtt: 0,
-            min_rtt: Nanos::MAX,
-            base_rtt: Nanos::MAX,
+            rtt: VegasRtt::new(),
             last_q: 0,
             doing_reno_now: 0,
             reno_count: 2,
@@ -80,19 +74,12 @@ impl Yeah {
         }
     }
 
-    /// Linux tcp_vegas_enable: start a fresh measurement round.
-    fn enable(&mut self, c: &Conn) {
-        self.beg_snd_nxt = c.snd_nxt;
-        self.cnt_rtt = 0;
-        self.min_rtt = Nanos::MAX;
-    }
-
     /// Once per RTT: estimate the queue and pick the mode.
     fn end_of_round(&mut self, w: &mut Window, c: &Conn) {
-        if self.cnt_rtt > 2 {
-            let rtt = self.min_rtt;
-            let queue = (w.cwnd as u64 * (rtt - self.base_rtt) / rtt) as u32;
-            if queue > self.alpha || rtt - self.base_rtt > self.base_rtt / self.phy {
+        if self.rtt.cnt_rtt > 2 {
+            let (rtt, base_rtt) = (self.rtt.min_rtt, self.rtt.base_rtt);
+            let queue = (w.cwnd as u64 * (rtt - base_rtt) / rtt) as u32;
+            if queue > self.alpha || rtt - base_rtt > base_rtt / self.phy {
                 if queue > self.alpha && w.cwnd > self.reno_count {
                     // Precautionary decongestion.
                     let reduction = (queue / self.gamma).min(w.cwnd >> self.epsilon);
@@ -115,14 +102,13 @@ impl Yeah {
             }
             self.last_q = queue;
         }
-        self.enable(c);
+        self.rtt.start_round(c);
     }
 }
 
 impl CongestionControl for Yeah {
     fn init(&mut self, _w: &mut Window, c: &Conn) {
-        self.base_rtt = Nanos::MAX;
-        self.enable(c);
+        self.rtt.restart(c);
     }
 
     fn ssthresh(&mut self, w: &Window, _c: &Conn) -> u32 {
@@ -155,14 +141,14 @@ impl CongestionControl for Yeah {
                 cong_avoid_ai(w, per, acked);
             }
         }
-        if c.snd_una > self.beg_snd_nxt {
+        if self.rtt.round_ended(c) {
             self.end_of_round(w, c);
         }
     }
 
     fn set_state(&mut self, _w: &mut Window, c: &Conn, new: CaState) {
         if new == CaState::Open {
-            self.enable(c);
+            self.rtt.start_round(c);
         }
     }
 
@@ -174,17 +160,14 @@ impl CongestionControl for Yeah {
 
     fn pkts_acked(&mut self, _w: &mut Window, _c: &Conn, s: &AckSample) {
         if let Some(rtt) = s.rtt_ns {
-            let rtt = rtt.max(1);
-            self.base_rtt = self.base_rtt.min(rtt);
-            self.min_rtt = self.min_rtt.min(rtt);
-            self.cnt_rtt += 1;
+            self.rtt.on_sample(rtt.max(1));
         }
     }
 
     fn state(&self, out: &mut [f64]) {
         out[0] = (self.doing_reno_now > 0) as u32 as f64;
         out[1] = self.last_q as f64;
-        out[2] = if self.base_rtt == Nanos::MAX { f64::NAN } else { self.base_rtt as f64 / 1e6 };
+        out[2] = if self.rtt.base_rtt == Nanos::MAX { f64::NAN } else { self.rtt.base_rtt as f64 / 1e6 };
         out[3] = self.reno_count as f64;
         out[4] = self.doing_reno_now as f64;
     }
