@@ -100,8 +100,6 @@ pub struct Sender {
     undo_possible: bool,
     /// Time of the first retransmission of the episode (Linux retrans_stamp; 0: none).
     retrans_stamp: Nanos,
-    /// TSecr of the ACK being processed (0 without timestamps).
-    ack_tsecr: Nanos,
     prr_delivered: u32,
     prr_out: u32,
     /// The receiver's advertised window, in segments.
@@ -158,7 +156,6 @@ impl Sender {
             prior_ssthresh: 0,
             undo_possible: false,
             retrans_stamp: 0,
-            ack_tsecr: 0,
             prr_delivered: 0,
             prr_out: 0,
             rwnd: u32::MAX,
@@ -401,7 +398,6 @@ impl Sender {
         if self.cfg.timestamps && ack.ts_val > 0 {
             self.ts_recent = ack.ts_val;
         }
-        self.ack_tsecr = if self.cfg.timestamps { ack.ts_ecr } else { 0 };
         let prior_in_flight = self.sb.in_flight();
         let prior_una = self.sb.una();
         let prior_delivered = self.rate.delivered;
@@ -499,7 +495,8 @@ impl Sender {
         if self.cfg.sack && self.ca_state == CaState::Recovery {
             newly_lost += self.sb.mark_lost_retransmissions();
         }
-        self.update_congestion_state(now, acked_new, prior_una);
+        let ack_tsecr = if self.cfg.timestamps { ack.ts_ecr } else { 0 };
+        self.update_congestion_state(now, acked_new, prior_una, ack_tsecr);
 
         // Window update (Linux tcp_cong_control).
         let rs = self.rate.end_ack(delivered, newly_lost, prior_in_flight, self.rtt.min_rtt());
@@ -532,16 +529,16 @@ impl Sender {
     }
 
     /// Linux tcp_fastretrans_alert, reduced to the states we model.
-    fn update_congestion_state(&mut self, now: Nanos, acked_new: bool, prior_una: u64) {
+    fn update_congestion_state(&mut self, now: Nanos, acked_new: bool, prior_una: u64, ack_tsecr: Nanos) {
         let una = self.sb.una();
         match self.ca_state {
             // Linux tcp_try_undo_recovery: the recovery was spurious.
-            CaState::Recovery if una >= self.high_seq && acked_new && self.may_undo() => {
+            CaState::Recovery if una >= self.high_seq && acked_new && self.may_undo(ack_tsecr) => {
                 self.undo_recovery(now, prior_una);
             }
             // Linux tcp_try_undo_partial: the hole was filled by the original
             // segment, not its retransmission, and no retransmission is out.
-            CaState::Recovery if self.cfg.sack && acked_new && self.may_undo() && self.sb.retrans_out == 0 => {
+            CaState::Recovery if self.cfg.sack && acked_new && self.may_undo(ack_tsecr) && self.sb.retrans_out == 0 => {
                 self.undo_recovery(now, prior_una);
             }
             CaState::Recovery | CaState::Loss | CaState::Cwr if una >= self.high_seq && acked_new => {
@@ -602,8 +599,8 @@ impl Sender {
     /// timestamp older than the episode's first retransmission, so an
     /// original segment, not a retransmission, filled the hole. (Without
     /// DSACK there is no other evidence.)
-    fn may_undo(&self) -> bool {
-        self.undo_possible && self.retrans_stamp > 0 && self.ack_tsecr > 0 && self.ack_tsecr < self.retrans_stamp
+    fn may_undo(&self, ack_tsecr: Nanos) -> bool {
+        self.undo_possible && self.retrans_stamp > 0 && ack_tsecr > 0 && ack_tsecr < self.retrans_stamp
     }
 
     /// Linux tcp_undo_cwnd_reduction: restore the window, note the
