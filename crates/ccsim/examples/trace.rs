@@ -23,12 +23,22 @@ fn main() {
             _ => vec![f64::NAN; t.len()],
         }
     };
-    let (flow, cwnd, ssth, srtt, infl, state, deliv) =
-        (col("flow"), col("cwnd"), col("ssthresh"), col("srtt_ms"), col("in_flight"), col("ca_state"), col("delivered_bytes"));
+    let (flow, cwnd, ssth, srtt, infl, state, deliv) = (
+        col("flow"),
+        col("cwnd"),
+        col("ssthresh"),
+        col("srtt_ms"),
+        col("in_flight"),
+        col("ca_state"),
+        col("delivered_bytes"),
+    );
     let extra_cols: Vec<Vec<f64>> = extra.iter().map(|name| col(name)).collect();
     for k in 0..t.len() {
         if t[k] >= from && t[k] <= to {
-            print!("{:8.3} f{} cwnd {:6} ssth {:6} srtt {:8.2} infl {:6} st {} deliv {}", t[k], flow[k], cwnd[k], ssth[k], srtt[k], infl[k], state[k], deliv[k]);
+            print!(
+                "{:8.3} f{} cwnd {:6} ssth {:6} srtt {:8.2} infl {:6} st {} deliv {}",
+                t[k], flow[k], cwnd[k], ssth[k], srtt[k], infl[k], state[k], deliv[k]
+            );
             for (name, c) in extra.iter().zip(&extra_cols) {
                 print!(" {name} {:.2}", c[k]);
             }

@@ -12,8 +12,8 @@ pub mod rng;
 pub mod scenario;
 pub mod sim;
 pub mod tcp;
-pub mod traffic;
 pub mod time;
+pub mod traffic;
 pub mod units;
 
 pub use scenario::{Scenario, ScenarioError};

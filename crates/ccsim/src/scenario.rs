@@ -260,8 +260,12 @@ pub struct ArqSpec {
     pub in_order: bool,
 }
 
-fn d_max_retries() -> u32 { 3 }
-fn d_retry_delay() -> Duration { Duration(8_000_000) }
+fn d_max_retries() -> u32 {
+    3
+}
+fn d_retry_delay() -> Duration {
+    Duration(8_000_000)
+}
 
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq)]
 #[serde(rename_all = "lowercase")]
@@ -437,18 +441,42 @@ pub struct TcpSpec {
     pub ecn: bool,
 }
 
-fn d_mss() -> u32 { 1448 }
-fn d_init_cwnd() -> u32 { 10 }
-fn yes() -> bool { true }
-fn d_delack_segments() -> u32 { 2 }
-fn d_delack_timeout() -> Duration { Duration(40_000_000) }
-fn d_min_rto() -> Duration { Duration(200_000_000) }
-fn d_initial_rto() -> Duration { Duration(1_000_000_000) }
-fn d_max_rto() -> Duration { Duration(120_000_000_000) }
-fn d_auto() -> BufferSpec { BufferSpec::Auto(AutoWord::Auto) }
-fn d_rmem_default() -> Bytes { Bytes(131_072) }
-fn d_rmem_max() -> Bytes { Bytes(6_291_456) }
-fn d_wmem_max() -> Bytes { Bytes(4_194_304) }
+fn d_mss() -> u32 {
+    1448
+}
+fn d_init_cwnd() -> u32 {
+    10
+}
+fn yes() -> bool {
+    true
+}
+fn d_delack_segments() -> u32 {
+    2
+}
+fn d_delack_timeout() -> Duration {
+    Duration(40_000_000)
+}
+fn d_min_rto() -> Duration {
+    Duration(200_000_000)
+}
+fn d_initial_rto() -> Duration {
+    Duration(1_000_000_000)
+}
+fn d_max_rto() -> Duration {
+    Duration(120_000_000_000)
+}
+fn d_auto() -> BufferSpec {
+    BufferSpec::Auto(AutoWord::Auto)
+}
+fn d_rmem_default() -> Bytes {
+    Bytes(131_072)
+}
+fn d_rmem_max() -> Bytes {
+    Bytes(6_291_456)
+}
+fn d_wmem_max() -> Bytes {
+    Bytes(4_194_304)
+}
 
 impl Default for TcpSpec {
     fn default() -> Self {
@@ -479,7 +507,9 @@ pub struct RecordSpec {
     pub pcap: Option<PcapSpec>,
 }
 
-fn d_interval() -> Duration { Duration(10_000_000) }
+fn d_interval() -> Duration {
+    Duration(10_000_000)
+}
 
 impl Default for RecordSpec {
     fn default() -> Self {
@@ -504,7 +534,9 @@ pub struct PcapSpec {
     pub snaplen: u32,
 }
 
-fn d_snaplen() -> u32 { 128 }
+fn d_snaplen() -> u32 {
+    128
+}
 
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, Default, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
@@ -534,7 +566,9 @@ pub struct UdpSpec {
     pub packet_size: Bytes,
 }
 
-fn d_packet_size() -> Bytes { Bytes(1500) }
+fn d_packet_size() -> Bytes {
+    Bytes(1500)
+}
 
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "kebab-case")]
@@ -590,13 +624,24 @@ pub struct SizeSpec {
     pub sigma: f64,
 }
 
-fn d_mean_size() -> Bytes { Bytes(100_000) }
-fn d_pareto_shape() -> f64 { 1.5 }
-fn d_lognormal_sigma() -> f64 { 1.0 }
+fn d_mean_size() -> Bytes {
+    Bytes(100_000)
+}
+fn d_pareto_shape() -> f64 {
+    1.5
+}
+fn d_lognormal_sigma() -> f64 {
+    1.0
+}
 
 impl Default for SizeSpec {
     fn default() -> Self {
-        SizeSpec { dist: SizeDistSpec::default(), mean: d_mean_size(), shape: d_pareto_shape(), sigma: d_lognormal_sigma() }
+        SizeSpec {
+            dist: SizeDistSpec::default(),
+            mean: d_mean_size(),
+            shape: d_pareto_shape(),
+            sigma: d_lognormal_sigma(),
+        }
     }
 }
 
@@ -648,9 +693,15 @@ pub struct BackgroundSpec {
     pub packet_size: Bytes,
 }
 
-fn d_background_cc() -> String { "cubic".to_string() }
-fn d_sources() -> u32 { 10 }
-fn d_on_off() -> Duration { Duration(1_000_000_000) }
+fn d_background_cc() -> String {
+    "cubic".to_string()
+}
+fn d_sources() -> u32 {
+    10
+}
+fn d_on_off() -> Duration {
+    Duration(1_000_000_000)
+}
 
 impl Scenario {
     /// Parses and checks a scenario given as JSON text.
@@ -703,17 +754,18 @@ impl Scenario {
             check_pcap("record.pcap", p)?;
         }
         if self.record.interval.ns() < 1_000_000 {
-            return err("record.interval", format!("{} s is too fine; the smallest interval is 1ms", self.record.interval.ns() as f64 / 1e9));
+            return err(
+                "record.interval",
+                format!("{} s is too fine; the smallest interval is 1ms", self.record.interval.ns() as f64 / 1e9),
+            );
         }
         Ok(())
     }
 }
 
 fn check_flow(path: &str, f: &FlowSpec, run: Duration) -> Result<(), ScenarioError> {
-    let info = cc::lookup(&f.cc).ok_or_else(|| ScenarioError {
-        path: format!("{path}.cc"),
-        message: unknown_algorithm_message(&f.cc),
-    })?;
+    let info = cc::lookup(&f.cc)
+        .ok_or_else(|| ScenarioError { path: format!("{path}.cc"), message: unknown_algorithm_message(&f.cc) })?;
     for (name, value) in &f.cc_params {
         let param = info.params.iter().find(|p| p.name == name).ok_or_else(|| {
             let known: Vec<&str> = info.params.iter().map(|p| p.name).collect();
@@ -722,7 +774,12 @@ fn check_flow(path: &str, f: &FlowSpec, run: Duration) -> Result<(), ScenarioErr
                 message: if known.is_empty() {
                     format!("{} has no parameters", info.name)
                 } else {
-                    format!("{} has no parameter '{name}'{}; its parameters: {}", info.name, suggestion(name, &known), known.join(", "))
+                    format!(
+                        "{} has no parameter '{name}'{}; its parameters: {}",
+                        info.name,
+                        suggestion(name, &known),
+                        known.join(", ")
+                    )
                 },
             }
         })?;
@@ -737,7 +794,10 @@ fn check_flow(path: &str, f: &FlowSpec, run: Duration) -> Result<(), ScenarioErr
         return err(format!("{path}.count"), "must be at least 1");
     }
     if f.start >= run {
-        return err(format!("{path}.start"), format!("{} s is not before the end of the run ({} s)", secs(f.start), secs(run)));
+        return err(
+            format!("{path}.start"),
+            format!("{} s is not before the end of the run ({} s)", secs(f.start), secs(run)),
+        );
     }
     if let Some(stop) = f.stop {
         if stop <= f.start {
@@ -786,7 +846,10 @@ fn check_udp(path: &str, u: &UdpSpec, run: Duration) -> Result<(), ScenarioError
 
 fn check_period(path: &str, start: Duration, stop: Option<Duration>, run: Duration) -> Result<(), ScenarioError> {
     if start >= run {
-        return err(format!("{path}.start"), format!("{} s is not before the end of the run ({} s)", secs(start), secs(run)));
+        return err(
+            format!("{path}.start"),
+            format!("{} s is not before the end of the run ({} s)", secs(start), secs(run)),
+        );
     }
     if let Some(stop) = stop {
         if stop <= start {
@@ -806,7 +869,10 @@ fn check_packet_size(path: &str, size: Bytes) -> Result<(), ScenarioError> {
 fn check_background(path: &str, b: &BackgroundSpec, run: Duration) -> Result<(), ScenarioError> {
     let p = |field: &str| format!("{path}.{field}");
     if !(b.load > 0.0 && b.load <= 10.0) {
-        return err(p("load"), format!("{} is not a load; allowed: more than 0, at most 10 (a fraction of the bottleneck rate)", b.load));
+        return err(
+            p("load"),
+            format!("{} is not a load; allowed: more than 0, at most 10 (a fraction of the bottleneck rate)", b.load),
+        );
     }
     check_period(path, b.start, b.stop, run)?;
     for (i, (_, m)) in b.profile.iter().enumerate() {
@@ -828,7 +894,10 @@ fn check_background(path: &str, b: &BackgroundSpec, run: Duration) -> Result<(),
         return err(p("size.mean"), "a transfer needs at least one byte");
     }
     if !(size.shape > 1.0 && size.shape <= 100.0) {
-        return err(p("size.shape"), format!("{} is not a Pareto shape with a finite mean; allowed: more than 1, at most 100", size.shape));
+        return err(
+            p("size.shape"),
+            format!("{} is not a Pareto shape with a finite mean; allowed: more than 1, at most 100", size.shape),
+        );
     }
     if !(size.sigma > 0.0 && size.sigma <= 10.0) {
         return err(p("size.sigma"), format!("{} is out of range; allowed: more than 0, at most 10", size.sigma));
@@ -859,7 +928,10 @@ fn check_background(path: &str, b: &BackgroundSpec, run: Duration) -> Result<(),
                 return err(p("cc"), "on-off sources send UDP; cc applies to poisson-web over TCP");
             }
             if b.rate.is_some() {
-                return err(p("rate"), "on-off sources derive their rate from load (sources x rate x on/(on+off) = load x capacity)");
+                return err(
+                    p("rate"),
+                    "on-off sources derive their rate from load (sources x rate x on/(on+off) = load x capacity)",
+                );
             }
             if !(1..=10_000).contains(&b.sources) {
                 return err(p("sources"), format!("{} is outside 1..10000", b.sources));
@@ -880,7 +952,10 @@ fn check_pcap(path: &str, p: &PcapSpec) -> Result<(), ScenarioError> {
         return err(format!("{path}.path"), "needs a file name");
     }
     if !(80..=262_144).contains(&p.snaplen) {
-        return err(format!("{path}.snaplen"), format!("{} is outside 80..262144 bytes (80 keeps every IPv4 and TCP header)", p.snaplen));
+        return err(
+            format!("{path}.snaplen"),
+            format!("{} is outside 80..262144 bytes (80 keeps every IPv4 and TCP header)", p.snaplen),
+        );
     }
     Ok(())
 }

@@ -18,8 +18,8 @@
 
 use crate::cc;
 use crate::event::{Event, EventQueue, Timer, TimerCheck};
-use crate::net::delay_line::DelayLine;
 use crate::net::build::link_config;
+use crate::net::delay_line::DelayLine;
 use crate::net::link::{Link, LinkCounters};
 use crate::net::packet::{Kind, Packet};
 use crate::net::queue::Capacity;
@@ -31,8 +31,8 @@ use crate::scenario::{
     BackgroundKind, BackgroundSpec, BufferSpec, Direction, FlowSpec, InterpolationSpec, PcapLink, RtoStyleSpec,
     Scenario, SizeDistSpec, TransportSpec,
 };
-use crate::tcp::rtt::RtoStyle;
 use crate::tcp::receiver::{AckAction, EcnEcho, Receiver, ReceiverConfig};
+use crate::tcp::rtt::RtoStyle;
 use crate::tcp::sender::{Sender, SenderConfig};
 use crate::time::{secs, Nanos};
 use crate::traffic::intensity::{Intensity, Interpolation};
@@ -223,7 +223,14 @@ fn make_sources(s: &Scenario, links: &[Link; 2]) -> (Vec<Source>, Option<(u32, F
     for u in &s.udp {
         let id = sources.len() as u32;
         let stop = u.stop.map_or(end, |d| d.ns().min(end));
-        sources.push(Source::Udp(UdpCbr::new(id, u.direction, u.rate.bps(), u.packet_size.0 as u32, u.start.ns(), stop)));
+        sources.push(Source::Udp(UdpCbr::new(
+            id,
+            u.direction,
+            u.rate.bps(),
+            u.packet_size.0 as u32,
+            u.start.ns(),
+            stop,
+        )));
     }
     let mut template = None;
     if let Some(b) = &s.background {
@@ -255,7 +262,17 @@ fn make_sources(s: &Scenario, links: &[Link; 2]) -> (Vec<Source>, Option<(u32, F
                         WebTransport::Udp { rate_bps, wire_bytes }
                     }
                 };
-                Source::Web(PoissonWeb::new(id, b.direction, b.load, capacity_bps, size_dist(b), transport, intensity, period, (rng(0), rng(1))))
+                Source::Web(PoissonWeb::new(
+                    id,
+                    b.direction,
+                    b.load,
+                    capacity_bps,
+                    size_dist(b),
+                    transport,
+                    intensity,
+                    period,
+                    (rng(0), rng(1)),
+                ))
             }
             BackgroundKind::OnOff => Source::OnOff(OnOff::new(
                 id,
@@ -522,7 +539,8 @@ impl World {
 
     fn arm_line(&mut self, i: usize, inbound: bool) {
         let f = &mut self.flows[i];
-        let (line, timer) = if inbound { (&f.line_in, &mut f.line_in_timer) } else { (&f.line_out, &mut f.line_out_timer) };
+        let (line, timer) =
+            if inbound { (&f.line_in, &mut f.line_in_timer) } else { (&f.line_out, &mut f.line_out_timer) };
         if let Some(t) = line.head_time() {
             let armed = timer.arm(t);
             let id = (2 * i + inbound as usize) as u32;
@@ -648,7 +666,10 @@ impl World {
             AckAction::Delay(at) => {
                 if f.delack_timer.deadline().is_none() {
                     let armed = f.delack_timer.arm(at);
-                    Self::schedule_check(&mut self.events, armed, |g| Event::Receiver { flow: i as u32, generation: g });
+                    Self::schedule_check(&mut self.events, armed, |g| Event::Receiver {
+                        flow: i as u32,
+                        generation: g,
+                    });
                 }
             }
         }
@@ -726,12 +747,21 @@ impl World {
         flows.add("flow", Column::U32((0..n as u32).collect()));
         flows.add("group", Column::U32(self.flows.iter().map(|f| f.group as u32).collect()));
         flows.add("cc", Column::Str(self.flows.iter().map(|f| f.sender.algorithm().info().name.to_string()).collect()));
-        flows.add("direction", Column::Str(self.flows.iter().map(|f| format!("{:?}", f.direction).to_lowercase()).collect()));
+        flows.add(
+            "direction",
+            Column::Str(self.flows.iter().map(|f| format!("{:?}", f.direction).to_lowercase()).collect()),
+        );
         cols.push(("start_s", self.flows.iter().map(|f| secs(f.start)).collect()));
         cols.push(("end_s", self.flows.iter().map(|f| secs(get_end(f).0)).collect()));
         cols.push(("size_bytes", self.flows.iter().map(|f| f.size.map_or(f64::NAN, |s| s as f64)).collect()));
-        cols.push(("completion_s", self.flows.iter().map(|f| f.completed_at.map_or(f64::NAN, |t| secs(t - f.start))).collect()));
-        cols.push(("base_rtt_ms", self.flows.iter().map(|f| f.sender.rtt.min_rtt().map_or(f64::NAN, |r| r as f64 / 1e6)).collect()));
+        cols.push((
+            "completion_s",
+            self.flows.iter().map(|f| f.completed_at.map_or(f64::NAN, |t| secs(t - f.start))).collect(),
+        ));
+        cols.push((
+            "base_rtt_ms",
+            self.flows.iter().map(|f| f.sender.rtt.min_rtt().map_or(f64::NAN, |r| r as f64 / 1e6)).collect(),
+        ));
         for (name, v) in cols {
             flows.add(name, Column::F64(v));
         }
@@ -756,10 +786,15 @@ impl World {
         links.add("queue_kind", Column::Str(self.links.iter().map(|l| l.config().queue.kind().to_string()).collect()));
         links.add(
             "queue_capacity",
-            Column::Str(self.links.iter().map(|l| match l.config().queue.capacity() {
-                Capacity::Packets(p) => format!("{p}pkt"),
-                Capacity::Bytes(b) => format!("{b}B"),
-            }).collect()),
+            Column::Str(
+                self.links
+                    .iter()
+                    .map(|l| match l.config().queue.capacity() {
+                        Capacity::Packets(p) => format!("{p}pkt"),
+                        Capacity::Bytes(b) => format!("{b}B"),
+                    })
+                    .collect(),
+            ),
         );
         let counters: Vec<_> = self.links.iter().map(|l| l.counters()).collect();
         let lc = |f: &dyn Fn(&LinkCounters) -> u64| Column::U64(counters.iter().map(f).collect());
@@ -777,7 +812,12 @@ impl World {
         links.add("delivered_bytes", lc(&|c| c.delivered_bytes));
         links.add(
             "mean_sojourn_ms",
-            Column::F64(counters.iter().map(|c| if c.dequeued == 0 { f64::NAN } else { c.sojourn_ns as f64 / c.dequeued as f64 / 1e6 }).collect()),
+            Column::F64(
+                counters
+                    .iter()
+                    .map(|c| if c.dequeued == 0 { f64::NAN } else { c.sojourn_ns as f64 / c.dequeued as f64 / 1e6 })
+                    .collect(),
+            ),
         );
 
         Results {

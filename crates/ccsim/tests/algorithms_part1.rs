@@ -59,8 +59,10 @@ fn every_algorithm_completes_a_file_and_fills_a_short_path() {
 
 #[test]
 fn vegas_keeps_alpha_to_beta_packets_queued() {
-    let r = simulate(r#"{"duration": 60, "downlink": {"rate": "10Mbit", "delay": "25ms", "queue": {"size": "2bdp"}},
-                        "flows": [{"cc": "vegas"}]}"#);
+    let r = simulate(
+        r#"{"duration": 60, "downlink": {"rate": "10Mbit", "delay": "25ms", "queue": {"size": "2bdp"}},
+                        "flows": [{"cc": "vegas"}]}"#,
+    );
     assert_eq!(total_drops(&r), 0, "vegas should not overflow a 2-BDP buffer");
     let q: Vec<f64> = downlink_queue(&r).into_iter().filter(|(t, _)| *t >= 20.0).map(|(_, q)| q as f64).collect();
     let mean = q.iter().sum::<f64>() / q.len() as f64;
@@ -138,8 +140,10 @@ fn bic_climbs_back_to_its_last_maximum_faster_than_reno() {
 fn compound_dwnd_rises_on_an_empty_path_and_yields_to_a_queue() {
     // A half-BDP buffer: after a loss the window (win / 2) is below the pipe,
     // the queue empties and dwnd grows; as it fills beyond gamma dwnd yields.
-    let r = simulate(r#"{"duration": 60, "downlink": {"rate": "100Mbit", "delay": "50ms", "queue": {"size": "0.5bdp"}},
-                        "flows": [{"cc": "compound"}]}"#);
+    let r = simulate(
+        r#"{"duration": 60, "downlink": {"rate": "100Mbit", "delay": "50ms", "queue": {"size": "0.5bdp"}},
+                        "flows": [{"cc": "compound"}]}"#,
+    );
     let dwnd = series(&r, 0, "cc_dwnd");
     let diff = series(&r, 0, "cc_diff");
     let max_dwnd = dwnd.iter().map(|x| x.1).fold(0.0, f64::max);
@@ -151,7 +155,14 @@ fn compound_dwnd_rises_on_an_empty_path_and_yields_to_a_queue() {
     for k in 1..dwnd.len() {
         let new_estimate = diff[k].1 != diff[k - 1].1;
         if new_estimate && diff[k].1 > 30.0 && dwnd[k - 1].1 > 0.0 {
-            assert!(dwnd[k].1 < dwnd[k - 1].1, "dwnd {} -> {} with diff {} at {}", dwnd[k - 1].1, dwnd[k].1, diff[k].1, diff[k].0);
+            assert!(
+                dwnd[k].1 < dwnd[k - 1].1,
+                "dwnd {} -> {} with diff {} at {}",
+                dwnd[k - 1].1,
+                dwnd[k].1,
+                diff[k].1,
+                diff[k].0
+            );
             saw_yield = true;
         }
     }
@@ -172,7 +183,13 @@ fn ccp_clean_path(cc: &str, params: &str) -> ccsim::Results {
 #[test]
 fn ccp_and_ccpd_settle_to_a_bounded_queue_without_loss() {
     // 10 Mbit/s, 100 ms RTT: pipe ~83 packets, buffer 167.
-    for (cc, params) in [("ccp", "{}"), ("ccp", r#"{"kp": 2}"#), ("ccpd", "{}"), ("ccpd", r#"{"kp": 2, "kd": 2000}"#), ("ccpd", r#"{"kp": 4, "kd": 8000}"#)] {
+    for (cc, params) in [
+        ("ccp", "{}"),
+        ("ccp", r#"{"kp": 2}"#),
+        ("ccpd", "{}"),
+        ("ccpd", r#"{"kp": 2, "kd": 2000}"#),
+        ("ccpd", r#"{"kp": 4, "kd": 8000}"#),
+    ] {
         let r = ccp_clean_path(cc, params);
         let early = downlink_drops_until(&r, 5.0);
         assert_eq!(total_drops(&r), early, "{cc} {params}: queue drops after 5 s");
@@ -239,8 +256,10 @@ fn veno_and_westwood_keep_more_goodput_than_reno_under_random_loss() {
 fn illinois_alpha_is_high_on_an_empty_queue_and_falls_as_it_fills() {
     // A 0.2-BDP buffer: after each loss the queue empties (alpha climbs to 10),
     // then fills again (alpha falls toward 0.3, beta rises toward 1/2).
-    let r = simulate(r#"{"duration": 40, "downlink": {"rate": "100Mbit", "delay": "50ms", "queue": {"size": "0.2bdp"}},
-                        "flows": [{"cc": "illinois"}]}"#);
+    let r = simulate(
+        r#"{"duration": 40, "downlink": {"rate": "100Mbit", "delay": "50ms", "queue": {"size": "0.2bdp"}},
+                        "flows": [{"cc": "illinois"}]}"#,
+    );
     let alpha = series(&r, 0, "cc_alpha");
     let beta = series(&r, 0, "cc_beta");
     let delay = series(&r, 0, "cc_avg_delay_ms");

@@ -91,7 +91,10 @@ fn bbr_measures_the_bottleneck_and_probes_rtt_every_ten_seconds() {
         }
         let probes = mode_entries(&r, 0, 3.0);
         let n_expected = (duration / 10.5) as usize;
-        assert!(probes.len() >= n_expected.max(2) - 0 && probes.len() <= n_expected + 1, "{rate}: PROBE_RTT entries {probes:?}");
+        assert!(
+            probes.len() >= n_expected.max(2) - 0 && probes.len() <= n_expected + 1,
+            "{rate}: PROBE_RTT entries {probes:?}"
+        );
         for w in probes.windows(2) {
             let gap = w[1].0 - w[0].0;
             assert!((9.9..11.5).contains(&gap), "{rate}: PROBE_RTT gap {gap:.2} s in {probes:?}");
@@ -108,9 +111,16 @@ fn bbr_measures_the_bottleneck_and_probes_rtt_every_ten_seconds() {
 
 #[test]
 fn bbr_gain_cycle_shows_the_eight_phases() {
-    let r = simulate(r#"{"duration": 8, "downlink": {"rate": "10Mbit", "delay": "20ms", "queue": {"size": "1.5bdp"}},
-                        "flows": [{"cc": "bbr"}], "record": {"interval": "5ms"}}"#);
-    let gains: Vec<f64> = series(&r, 0, "cc_pacing_gain").iter().zip(series(&r, 0, "cc_mode")).filter(|(_, m)| m.1 == 2.0).map(|(g, _)| g.1).collect();
+    let r = simulate(
+        r#"{"duration": 8, "downlink": {"rate": "10Mbit", "delay": "20ms", "queue": {"size": "1.5bdp"}},
+                        "flows": [{"cc": "bbr"}], "record": {"interval": "5ms"}}"#,
+    );
+    let gains: Vec<f64> = series(&r, 0, "cc_pacing_gain")
+        .iter()
+        .zip(series(&r, 0, "cc_mode"))
+        .filter(|(_, m)| m.1 == 2.0)
+        .map(|(g, _)| g.1)
+        .collect();
     let share = |g: f64| gains.iter().filter(|x| (**x - g).abs() < 0.01).count() as f64 / gains.len() as f64;
     // One probe (1.25) and one drain (0.75) phase per 8 phases of about one min RTT.
     assert!((0.07..0.2).contains(&share(1.25)), "1.25 share {}", share(1.25));
@@ -120,8 +130,10 @@ fn bbr_gain_cycle_shows_the_eight_phases() {
 
 #[test]
 fn dctcp_holds_the_queue_at_the_marking_threshold() {
-    let r = simulate(r#"{"duration": 10, "downlink": {"rate": "100Mbit", "delay": "1ms", "queue": {"size": "200pkt", "ecn_threshold": 20}},
-                        "flows": [{"cc": "dctcp"}]}"#);
+    let r = simulate(
+        r#"{"duration": 10, "downlink": {"rate": "100Mbit", "delay": "1ms", "queue": {"size": "200pkt", "ecn_threshold": 20}},
+                        "flows": [{"cc": "dctcp"}]}"#,
+    );
     let q = after(&link_series(&r, "downlink", "queue_packets"), 1.0);
     let near = q.iter().filter(|x| (12.0..=24.0).contains(*x)).count() as f64 / q.len() as f64;
     assert!(near > 0.9, "queue near K = 20 only {near:.2} of the time (median {})", quantile(&q, 0.5));
@@ -134,8 +146,10 @@ fn dctcp_holds_the_queue_at_the_marking_threshold() {
     assert!(alpha > 0.02 && alpha < 0.5, "alpha {alpha}");
     // Reno with plain ECN on the same path halves at each mark: a lower queue
     // on average and a lower share of time near K.
-    let reno = simulate(r#"{"duration": 10, "downlink": {"rate": "100Mbit", "delay": "1ms", "queue": {"size": "200pkt", "ecn_threshold": 20}},
-                           "flows": [{"cc": "reno", "tcp": {"ecn": true}}]}"#);
+    let reno = simulate(
+        r#"{"duration": 10, "downlink": {"rate": "100Mbit", "delay": "1ms", "queue": {"size": "200pkt", "ecn_threshold": 20}},
+                           "flows": [{"cc": "reno", "tcp": {"ecn": true}}]}"#,
+    );
     let qr = after(&link_series(&reno, "downlink", "queue_packets"), 1.0);
     let near_reno = qr.iter().filter(|x| (12.0..=24.0).contains(*x)).count() as f64 / qr.len() as f64;
     assert!(near_reno < near, "reno+ECN near K {near_reno:.2} vs dctcp {near:.2}");
@@ -143,8 +157,10 @@ fn dctcp_holds_the_queue_at_the_marking_threshold() {
 
 #[test]
 fn htcp_alpha_grows_with_the_time_since_the_last_loss() {
-    let r = simulate(r#"{"duration": 40, "downlink": {"rate": "100Mbit", "delay": "50ms", "queue": {"size": "1bdp"}},
-                        "flows": [{"cc": "htcp"}]}"#);
+    let r = simulate(
+        r#"{"duration": 40, "downlink": {"rate": "100Mbit", "delay": "50ms", "queue": {"size": "1bdp"}},
+                        "flows": [{"cc": "htcp"}]}"#,
+    );
     let alpha = series(&r, 0, "cc_alpha");
     let since = series(&r, 0, "cc_since_congestion_s");
     let beta = series(&r, 0, "cc_beta");
@@ -164,7 +180,13 @@ fn htcp_alpha_grows_with_the_time_since_the_last_loss() {
         // the previous epoch, until the first increase refreshes it, as in Linux.)
         if (0.3..0.9).contains(&d) {
             // Reno-like for the first second: alpha = 2 (1 - beta) <= 1.
-            assert!(a <= 2.0 * (1.0 - b) + 1e-9, "alpha {a} at D {d} t {} cwnd {} ssthresh {}", alpha[k].0, cwnd[k].1, ssthresh[k].1);
+            assert!(
+                a <= 2.0 * (1.0 - b) + 1e-9,
+                "alpha {a} at D {d} t {} cwnd {} ssthresh {}",
+                alpha[k].0,
+                cwnd[k].1,
+                ssthresh[k].1
+            );
             low += 1;
         } else if d > 3.0 {
             // 1 + 10 (D - 1) + ((D - 1)/2)^2 >= 21 at D = 3; scaled by 2 (1 - beta) >= 0.4.
@@ -186,8 +208,10 @@ fn hstcp_ab(w: f64) -> (f64, f64) {
 
 #[test]
 fn highspeed_follows_the_rfc_3649_response_at_large_windows() {
-    let r = simulate(r#"{"duration": 30, "downlink": {"rate": "200Mbit", "delay": "40ms", "queue": {"size": "0.5bdp"}},
-                        "flows": [{"cc": "highspeed"}]}"#);
+    let r = simulate(
+        r#"{"duration": 30, "downlink": {"rate": "200Mbit", "delay": "40ms", "queue": {"size": "0.5bdp"}},
+                        "flows": [{"cc": "highspeed"}]}"#,
+    );
     let cwnd = series(&r, 0, "cwnd");
     let ssthresh = series(&r, 0, "ssthresh");
     let state = series(&r, 0, "ca_state");
@@ -219,11 +243,15 @@ fn highspeed_follows_the_rfc_3649_response_at_large_windows() {
             if let Some(s) = epoch_start.take() {
                 let (t0, w0) = cwnd[s];
                 let (t1, w1) = cwnd[k - 2];
-                let rtts = (t1 - t0) / (quantile(&srtt[s..k - 1].iter().map(|x| x.1).collect::<Vec<_>>(), 0.5) / 1000.0);
+                let rtts =
+                    (t1 - t0) / (quantile(&srtt[s..k - 1].iter().map(|x| x.1).collect::<Vec<_>>(), 0.5) / 1000.0);
                 if w0 > 800.0 && rtts > 20.0 {
                     let per_rtt = (w1 - w0) / rtts;
                     let (a_mid, _) = hstcp_ab((w0 + w1) / 2.0);
-                    assert!((per_rtt / a_mid - 1.0).abs() < 0.3, "grew {per_rtt:.2}/RTT at w {w0}..{w1}, RFC a(w) {a_mid:.2}");
+                    assert!(
+                        (per_rtt / a_mid - 1.0).abs() < 0.3,
+                        "grew {per_rtt:.2}/RTT at w {w0}..{w1}, RFC a(w) {a_mid:.2}"
+                    );
                     slopes += 1;
                 }
             }
@@ -234,7 +262,12 @@ fn highspeed_follows_the_rfc_3649_response_at_large_windows() {
         // The traced a(w) is the table row of the window.
         if state[k].1 == 0.0 && cwnd[k].1 > 100.0 && cwnd[k].1 > ssthresh[k].1 {
             let (a_rfc, _) = hstcp_ab(cwnd[k].1);
-            assert!((a[k].1 - a_rfc).abs() <= 0.2 * a_rfc + 1.5, "traced a {} at w {}, RFC {a_rfc:.1}", a[k].1, cwnd[k].1);
+            assert!(
+                (a[k].1 - a_rfc).abs() <= 0.2 * a_rfc + 1.5,
+                "traced a {} at w {}, RFC {a_rfc:.1}",
+                a[k].1,
+                cwnd[k].1
+            );
         }
     }
     assert!(cuts >= 2 && slopes >= 1, "cuts {cuts} slopes {slopes}");
@@ -242,8 +275,10 @@ fn highspeed_follows_the_rfc_3649_response_at_large_windows() {
 
 #[test]
 fn scalable_grows_by_a_fixed_fraction_per_rtt() {
-    let r = simulate(r#"{"duration": 30, "downlink": {"rate": "100Mbit", "delay": "25ms", "queue": {"size": "1bdp"}},
-                        "flows": [{"cc": "scalable"}]}"#);
+    let r = simulate(
+        r#"{"duration": 30, "downlink": {"rate": "100Mbit", "delay": "25ms", "queue": {"size": "1bdp"}},
+                        "flows": [{"cc": "scalable"}]}"#,
+    );
     let cwnd = series(&r, 0, "cwnd");
     let state = series(&r, 0, "ca_state");
     let srtt = series(&r, 0, "srtt_ms");
@@ -282,8 +317,10 @@ fn scalable_grows_by_a_fixed_fraction_per_rtt() {
 fn yeah_slows_down_when_its_queue_estimate_exceeds_alpha() {
     // A deep buffer (4 BDP): loss-based growth would fill it; YeAH keeps its
     // queue estimate near its 80-segment threshold by decongesting.
-    let r = simulate(r#"{"duration": 40, "downlink": {"rate": "50Mbit", "delay": "20ms", "queue": {"size": "4bdp"}},
-                        "flows": [{"cc": "yeah"}]}"#);
+    let r = simulate(
+        r#"{"duration": 40, "downlink": {"rate": "50Mbit", "delay": "20ms", "queue": {"size": "4bdp"}},
+                        "flows": [{"cc": "yeah"}]}"#,
+    );
     let mode = series(&r, 0, "cc_mode");
     let q = series(&r, 0, "cc_queue_pkts");
     let slow: Vec<usize> = (0..mode.len()).filter(|&k| mode[k].1 == 1.0 && mode[k].0 > 2.0).collect();
@@ -298,12 +335,22 @@ fn yeah_slows_down_when_its_queue_estimate_exceeds_alpha() {
     let base = series(&r, 0, "cc_base_rtt_ms");
     let srtt = series(&r, 0, "srtt_ms");
     let k = slow[0];
-    assert!(q[k].1 > 80.0 || srtt[k].1 - base[k].1 > base[k].1 / 8.0, "slow mode at Q {} srtt {} base {}", q[k].1, srtt[k].1, base[k].1);
+    assert!(
+        q[k].1 > 80.0 || srtt[k].1 - base[k].1 > base[k].1 / 8.0,
+        "slow mode at Q {} srtt {} base {}",
+        q[k].1,
+        srtt[k].1,
+        base[k].1
+    );
     // In slow mode the increase is Reno's, about one segment per RTT (not
     // Scalable's 1% of a window of hundreds).
     let cwnd = series(&r, 0, "cwnd");
     let state = series(&r, 0, "ca_state");
-    let calm: Vec<usize> = slow.iter().copied().filter(|&k| state[k].1 == 0.0 && k > 0 && state[k - 1].1 == 0.0 && mode[k - 1].1 == 1.0).collect();
+    let calm: Vec<usize> = slow
+        .iter()
+        .copied()
+        .filter(|&k| state[k].1 == 0.0 && k > 0 && state[k - 1].1 == 0.0 && mode[k - 1].1 == 1.0)
+        .collect();
     let mut per_rtt = Vec::new();
     for &k in &calm {
         if cwnd[k].1 >= cwnd[k - 1].1 {
@@ -318,13 +365,26 @@ fn yeah_slows_down_when_its_queue_estimate_exceeds_alpha() {
 #[test]
 fn ledbat_holds_its_target_delay_and_yields_to_reno() {
     // 10 Mbit/s, 20 ms one-way, 2 BDP of buffer (80 ms); TARGET 25 ms.
-    let r = simulate(r#"{"duration": 40, "downlink": {"rate": "10Mbit", "delay": "20ms", "queue": {"size": "2bdp"}},
-                        "flows": [{"cc": "ledbat", "cc_params": {"target_ms": 25}}, {"cc": "cubic", "start": 20}]}"#);
+    let r = simulate(
+        r#"{"duration": 40, "downlink": {"rate": "10Mbit", "delay": "20ms", "queue": {"size": "2bdp"}},
+                        "flows": [{"cc": "ledbat", "cc_params": {"target_ms": 25}}, {"cc": "cubic", "start": 20}]}"#,
+    );
     let per_packet_ms = 1500.0 * 8.0 / 10e6 * 1000.0;
-    let q: Vec<f64> = link_series(&r, "downlink", "queue_packets").iter().filter(|(t, _)| *t > 5.0 && *t < 20.0).map(|x| x.1 * per_packet_ms).collect();
+    let q: Vec<f64> = link_series(&r, "downlink", "queue_packets")
+        .iter()
+        .filter(|(t, _)| *t > 5.0 && *t < 20.0)
+        .map(|x| x.1 * per_packet_ms)
+        .collect();
     let med = quantile(&q, 0.5);
     assert!((15.0..=30.0).contains(&med), "median queuing delay {med:.1} ms with TARGET 25 ms");
-    let est = quantile(&series(&r, 0, "cc_queuing_delay_ms").iter().filter(|(t, _)| *t > 5.0 && *t < 20.0).map(|x| x.1).collect::<Vec<_>>(), 0.5);
+    let est = quantile(
+        &series(&r, 0, "cc_queuing_delay_ms")
+            .iter()
+            .filter(|(t, _)| *t > 5.0 && *t < 20.0)
+            .map(|x| x.1)
+            .collect::<Vec<_>>(),
+        0.5,
+    );
     assert!((med - est).abs() < 5.0, "estimate {est:.1} ms vs queue {med:.1} ms");
     let link = payload_bps(10e6) / 8.0;
     let alone = delivered_between(&r, 0, 5.0, 20.0) / 15.0 / link;

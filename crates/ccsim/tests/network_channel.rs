@@ -26,9 +26,11 @@ fn rtt_std_ms(r: &Results) -> f64 {
 
 #[test]
 fn gilbert_elliott_loss_on_the_link_has_its_mean_rate() {
-    let r = simulate(r#"{"duration": 60, "downlink": {"rate": "20Mbit", "delay": "10ms", "queue": {"size": "1bdp"},
+    let r = simulate(
+        r#"{"duration": 60, "downlink": {"rate": "20Mbit", "delay": "10ms", "queue": {"size": "1bdp"},
                           "loss": {"model": "gilbert-elliott", "mean_loss": 0.005, "mean_burst": 3}},
-                        "flows": [{"cc": "cubic", "count": 4}], "record": {"rtt_samples": false}}"#);
+                        "flows": [{"cc": "cubic", "count": 4}], "record": {"rtt_samples": false}}"#,
+    );
     let (lost, sent) = (downlink(&r, "channel_losses") as f64, downlink(&r, "departures") as f64);
     // Bursts of ~3 inflate the variance of the count threefold.
     let sigma = (3.0 * 0.005 * sent).sqrt();
@@ -55,8 +57,14 @@ fn arq_turns_ten_percent_frame_loss_into_ten_to_the_k_plus_one() {
         let frames = downlink(&r, "departures") as f64;
         let residual = downlink(&r, "residual_losses") as f64;
         let expected = frames * 0.1f64.powi(k as i32 + 1);
-        eprintln!("ARQ K={k}: {residual} residual losses of {frames} frames ({:.5}), expected {expected:.1}", residual / frames);
-        assert!((residual - expected).abs() < 4.0 * expected.sqrt() + 2.0, "K={k}: {residual} residual of {frames}, expected {expected:.0}");
+        eprintln!(
+            "ARQ K={k}: {residual} residual losses of {frames} frames ({:.5}), expected {expected:.1}",
+            residual / frames
+        );
+        assert!(
+            (residual - expected).abs() < 4.0 * expected.sqrt() + 2.0,
+            "K={k}: {residual} residual of {frames}, expected {expected:.0}"
+        );
         // Every try lost on the air is either retried or, on the last try, given up.
         assert_eq!(downlink(&r, "channel_losses"), downlink(&r, "arq_retries") + downlink(&r, "residual_losses"));
         let tries = frames + downlink(&r, "arq_retries") as f64;
@@ -68,8 +76,10 @@ fn arq_turns_ten_percent_frame_loss_into_ten_to_the_k_plus_one() {
 #[test]
 fn arq_raises_the_rtt_variance() {
     // A receive window of 64 KB keeps the queue empty, so the RTT spread is the link layer's.
-    let clean = simulate(r#"{"duration": 30, "downlink": {"rate": "10Mbit", "delay": "20ms", "queue": {"size": "2bdp"}},
-                             "flows": [{"cc": "cubic", "tcp": {"rcv_buf": "64KB"}}]}"#);
+    let clean = simulate(
+        r#"{"duration": 30, "downlink": {"rate": "10Mbit", "delay": "20ms", "queue": {"size": "2bdp"}},
+                             "flows": [{"cc": "cubic", "tcp": {"rcv_buf": "64KB"}}]}"#,
+    );
     let arq = arq_run(r#", "arq": {"max_retries": 3, "retry_delay": "8ms"}"#, "64KB");
     let (s0, s1) = (rtt_std_ms(&clean), rtt_std_ms(&arq));
     eprintln!("RTT std: {s0:.2} ms without loss, {s1:.2} ms with 10% loss and ARQ K=3");
@@ -159,7 +169,10 @@ fn reordering_jitter_causes_spurious_fast_retransmits_and_ordered_jitter_does_no
     for (name, r) in [("reorder", &reordered), ("ordered", &ordered)] {
         eprintln!(
             "jitter {name}: {} fast recoveries, {} retransmissions, {} duplicate segments, {:.2} Mbit/s",
-            f(r, "fast_recoveries"), f(r, "retransmitted_segments"), f(r, "duplicate_segments"), goodput_bps(r, 0) / 1e6
+            f(r, "fast_recoveries"),
+            f(r, "retransmitted_segments"),
+            f(r, "duplicate_segments"),
+            goodput_bps(r, 0) / 1e6
         );
     }
     assert!(f(&reordered, "fast_recoveries") >= 5, "{} fast recoveries", f(&reordered, "fast_recoveries"));
@@ -182,8 +195,18 @@ fn a_sack_sender_learns_the_reordering_and_stops_retransmitting_spuriously() {
         f(&sack, "fast_recoveries"), f(&sack, "retransmitted_segments"), goodput_bps(&sack, 0) / 1e6,
         f(&no_sack, "fast_recoveries"), goodput_bps(&no_sack, 0) / 1e6, goodput_bps(&ordered, 0) / 1e6
     );
-    assert!(f(&sack, "fast_recoveries") * 5 <= f(&no_sack, "fast_recoveries"), "sack {} vs {}", f(&sack, "fast_recoveries"), f(&no_sack, "fast_recoveries"));
-    assert!(goodput_bps(&sack, 0) > 0.9 * goodput_bps(&ordered, 0), "{} vs ordered {}", goodput_bps(&sack, 0), goodput_bps(&ordered, 0));
+    assert!(
+        f(&sack, "fast_recoveries") * 5 <= f(&no_sack, "fast_recoveries"),
+        "sack {} vs {}",
+        f(&sack, "fast_recoveries"),
+        f(&no_sack, "fast_recoveries")
+    );
+    assert!(
+        goodput_bps(&sack, 0) > 0.9 * goodput_bps(&ordered, 0),
+        "{} vs ordered {}",
+        goodput_bps(&sack, 0),
+        goodput_bps(&ordered, 0)
+    );
 }
 
 #[test]
@@ -206,7 +229,9 @@ fn spurious_recoveries_are_undone_by_timestamps_and_real_losses_are_not() {
     assert_eq!(downlink(&reordered, "queue_drops"), 0);
     eprintln!(
         "reordering: {} recoveries, {} undone, {:.2} Mbit/s",
-        f(&reordered, "fast_recoveries"), f(&reordered, "undone_recoveries"), goodput_bps(&reordered, 0) / 1e6
+        f(&reordered, "fast_recoveries"),
+        f(&reordered, "undone_recoveries"),
+        goodput_bps(&reordered, 0) / 1e6
     );
     assert!(f(&reordered, "fast_recoveries") >= 1);
     assert_eq!(f(&reordered, "undone_recoveries"), f(&reordered, "fast_recoveries"), "every recovery was spurious");

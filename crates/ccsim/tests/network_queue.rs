@@ -33,7 +33,10 @@ fn downlink_mean(r: &Results, column: &str) -> f64 {
         Some(Column::F64(v)) => v.clone(),
         _ => panic!("no column {column}"),
     };
-    let picked: Vec<f64> = (0..t.len()).filter(|&k| names[k] == "downlink" && t[k] >= 30.0 && !values[k].is_nan()).map(|k| values[k]).collect();
+    let picked: Vec<f64> = (0..t.len())
+        .filter(|&k| names[k] == "downlink" && t[k] >= 30.0 && !values[k].is_nan())
+        .map(|k| values[k])
+        .collect();
     picked.iter().sum::<f64>() / picked.len() as f64
 }
 
@@ -44,11 +47,20 @@ fn red_and_codel_keep_the_queue_short_where_drop_tail_fills_it() {
     let red = run(r#"{"kind": "red", "size": "4bdp", "min_th": 20, "max_th": 60}"#, false);
     let codel = run(r#"{"kind": "codel", "size": "4bdp"}"#, false);
     let capacity_pkts = 267.0;
-    let (q_dt, q_red, q_codel) = (downlink_mean(&droptail, "queue_packets"), downlink_mean(&red, "queue_packets"), downlink_mean(&codel, "queue_packets"));
+    let (q_dt, q_red, q_codel) = (
+        downlink_mean(&droptail, "queue_packets"),
+        downlink_mean(&red, "queue_packets"),
+        downlink_mean(&codel, "queue_packets"),
+    );
     let (s_dt, s_codel) = (downlink_mean(&droptail, "sojourn_ms"), downlink_mean(&codel, "sojourn_ms"));
     eprintln!("mean queue: drop-tail {q_dt:.1} pkts ({s_dt:.1} ms), RED {q_red:.1} pkts, CoDel {q_codel:.1} pkts ({s_codel:.1} ms)");
     for (name, r) in [("drop-tail", &droptail), ("RED", &red), ("CoDel", &codel)] {
-        eprintln!("{name}: {:.2} Mbit/s, {} queue drops, {} AQM drops", total_goodput_bps(r) / 1e6, r.links.u64("queue_drops")[0], r.links.u64("aqm_drops")[0]);
+        eprintln!(
+            "{name}: {:.2} Mbit/s, {} queue drops, {} AQM drops",
+            total_goodput_bps(r) / 1e6,
+            r.links.u64("queue_drops")[0],
+            r.links.u64("aqm_drops")[0]
+        );
     }
     // Drop-tail: cubic keeps the buffer mostly full.
     assert!(q_dt > 0.6 * capacity_pkts, "drop-tail mean queue {q_dt}");
@@ -69,10 +81,16 @@ fn red_and_codel_keep_the_queue_short_where_drop_tail_fills_it() {
 
 #[test]
 fn red_and_codel_mark_ecn_capable_packets_instead_of_dropping() {
-    for queue in [r#"{"kind": "red", "size": "4bdp", "min_th": 20, "max_th": 60, "ecn": true}"#, r#"{"kind": "codel", "size": "4bdp", "ecn": true}"#] {
+    for queue in [
+        r#"{"kind": "red", "size": "4bdp", "min_th": 20, "max_th": 60, "ecn": true}"#,
+        r#"{"kind": "codel", "size": "4bdp", "ecn": true}"#,
+    ] {
         let r = run(queue, true);
         let (marks, drops) = (r.links.u64("ecn_marks")[0], r.links.u64("aqm_drops")[0]);
-        eprintln!("{queue}: {marks} marks, {drops} AQM drops, {} ECN reductions", r.flows.u64("ecn_reductions").iter().sum::<u64>());
+        eprintln!(
+            "{queue}: {marks} marks, {drops} AQM drops, {} ECN reductions",
+            r.flows.u64("ecn_reductions").iter().sum::<u64>()
+        );
         assert!(marks > 20 && drops == 0, "{queue}: {marks} marks, {drops} drops");
         assert!(r.flows.u64("ecn_reductions").iter().sum::<u64>() > 10);
         // Only slow start's overflow of the hard limit, if any, costs retransmissions.

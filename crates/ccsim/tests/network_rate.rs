@@ -43,13 +43,20 @@ fn a_cellular_trace_delivers_its_mean_capacity() {
     let sent_bps = link_u64(&r, "departure_bytes", 0) as f64 * 8.0 / duration;
     let ratio = sent_bps / mean_bps;
     eprintln!("trace: sent {:.3} Mbit/s of a mean {:.3} Mbit/s ({ratio:.4})", sent_bps / 1e6, mean_bps / 1e6);
-    assert!((0.99..=1.0).contains(&ratio), "delivered {:.3} Mbit/s of {:.3}: {ratio:.4}", sent_bps / 1e6, mean_bps / 1e6);
+    assert!(
+        (0.99..=1.0).contains(&ratio),
+        "delivered {:.3} Mbit/s of {:.3}: {ratio:.4}",
+        sent_bps / 1e6,
+        mean_bps / 1e6
+    );
 }
 
 #[test]
 fn a_trace_of_one_line_is_a_twelve_mbit_link() {
-    let r = simulate(r#"{"duration": 30, "downlink": {"trace": {"opportunities_ms": [1]}, "delay": "20ms", "queue": {"size": "2bdp"}},
-                        "flows": [{"cc": "cubic", "count": 2}], "record": {"rtt_samples": false}}"#);
+    let r = simulate(
+        r#"{"duration": 30, "downlink": {"trace": {"opportunities_ms": [1]}, "delay": "20ms", "queue": {"size": "2bdp"}},
+                        "flows": [{"cc": "cubic", "count": 2}], "record": {"rtt_samples": false}}"#,
+    );
     assert_eq!(r.links.f64("rate_bps")[0], 12_032_000.0);
     let sent_bps = link_u64(&r, "departure_bytes", 0) as f64 * 8.0 / 30.0;
     eprintln!("trace \"1\": sent {:.4} Mbit/s", sent_bps / 1e6);
@@ -60,21 +67,37 @@ fn a_trace_of_one_line_is_a_twelve_mbit_link() {
 
 #[test]
 fn a_markov_rate_moves_between_its_states() {
-    let r = simulate(r#"{"duration": 120, "downlink": {"rate_process": {"states": [
+    let r = simulate(
+        r#"{"duration": 120, "downlink": {"rate_process": {"states": [
                            {"rate": "4Mbit", "mean_holding": "3s"}, {"rate": "16Mbit", "mean_holding": "3s"}]},
                          "delay": "20ms", "queue": {"size": "300pkt"}},
                          "uplink": {"rate": "100Mbit", "delay": "20ms"},
-                         "flows": [{"cc": "cubic", "count": 2}], "record": {"rtt_samples": false, "interval": "200ms"}}"#);
+                         "flows": [{"cc": "cubic", "count": 2}], "record": {"rtt_samples": false, "interval": "200ms"}}"#,
+    );
     assert_eq!(r.links.f64("rate_bps")[0], 10e6);
     let names = match r.link_series.get("link") {
         Some(Column::Str(v)) => v.clone(),
         _ => panic!(),
     };
-    let rates: Vec<f64> = r.link_series.f64("delivered_rate_bps").iter().zip(&names).filter(|(_, n)| *n == "downlink").map(|(x, _)| *x).skip(5).collect();
+    let rates: Vec<f64> = r
+        .link_series
+        .f64("delivered_rate_bps")
+        .iter()
+        .zip(&names)
+        .filter(|(_, n)| *n == "downlink")
+        .map(|(x, _)| *x)
+        .skip(5)
+        .collect();
     // Never above the fast state; often near each state's rate.
     assert!(rates.iter().all(|&x| x <= 16.2e6), "max {}", rates.iter().cloned().fold(0.0, f64::max));
     let near = |target: f64| rates.iter().filter(|&&x| (x - target).abs() < 0.1 * target).count();
-    assert!(near(4e6) > rates.len() / 5 && near(16e6) > rates.len() / 5, "{} near 4, {} near 16 of {}", near(4e6), near(16e6), rates.len());
+    assert!(
+        near(4e6) > rates.len() / 5 && near(16e6) > rates.len() / 5,
+        "{} near 4, {} near 16 of {}",
+        near(4e6),
+        near(16e6),
+        rates.len()
+    );
     let sent_bps = link_u64(&r, "departure_bytes", 0) as f64 * 8.0 / 120.0;
     assert!(sent_bps > 0.7 * 10e6 && sent_bps < 1.3 * 10e6, "{sent_bps}");
 }

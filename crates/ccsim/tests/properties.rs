@@ -6,7 +6,18 @@ mod common;
 use common::*;
 use proptest::prelude::*;
 
-fn transfer_json(cc: &str, size: u64, loss: f64, buffer_pkts: u32, sack: bool, delayed_ack: bool, mss: u32, outage_at: f64, outage_ms: u32, seed: u64) -> String {
+fn transfer_json(
+    cc: &str,
+    size: u64,
+    loss: f64,
+    buffer_pkts: u32,
+    sack: bool,
+    delayed_ack: bool,
+    mss: u32,
+    outage_at: f64,
+    outage_ms: u32,
+    seed: u64,
+) -> String {
     format!(
         r#"{{"duration": 400, "seed": {seed},
             "downlink": {{"rate": "2Mbit", "delay": "15ms", "queue": {{"size": {buffer_pkts}}},

@@ -7,8 +7,10 @@ use common::*;
 
 #[test]
 fn newreno_fills_a_one_bdp_pipe_with_a_sawtooth() {
-    let r = simulate(r#"{"duration": 60, "downlink": {"rate": "10Mbit", "delay": "50ms", "queue": {"size": "1bdp"}},
-                        "flows": [{"cc": "newreno"}]}"#);
+    let r = simulate(
+        r#"{"duration": 60, "downlink": {"rate": "10Mbit", "delay": "50ms", "queue": {"size": "1bdp"}},
+                        "flows": [{"cc": "newreno"}]}"#,
+    );
     let capacity = 10e6 * 1448.0 / 1500.0; // payload share of the wire
     let util = goodput_bps(&r, 0) / capacity;
     assert!(util >= 0.95, "utilization {util:.3}");
@@ -67,10 +69,12 @@ fn reno_goodput_follows_the_mathis_model() {
 fn blackout_longer_than_the_rto_times_out_with_backoff() {
     // 3 s of outage on both directions of a 20 ms path: the RTO (about 220 ms)
     // expires, then doubles: 0.22 + 0.44 + 0.88 + 1.76 > 3 s gives about four timeouts.
-    let r = simulate(r#"{"duration": 20,
+    let r = simulate(
+        r#"{"duration": 20,
         "downlink": {"rate": "10Mbit", "delay": "10ms", "outages": [{"start": "5s", "duration": "3s"}]},
         "uplink": {"rate": "10Mbit", "delay": "10ms", "outages": [{"start": "5s", "duration": "3s"}]},
-        "flows": [{"cc": "cubic"}]}"#);
+        "flows": [{"cc": "cubic"}]}"#,
+    );
     let timeouts = r.flows.u64("timeouts")[0];
     assert!((3..=5).contains(&timeouts), "{timeouts} timeouts");
     // Backoff: the gaps between successive timeouts double.
@@ -87,16 +91,20 @@ fn blackout_longer_than_the_rto_times_out_with_backoff() {
 
 #[test]
 fn short_outage_does_not_time_out() {
-    let r = simulate(r#"{"duration": 10,
+    let r = simulate(
+        r#"{"duration": 10,
         "downlink": {"rate": "10Mbit", "delay": "10ms", "outages": [{"start": "5s", "duration": "50ms"}]},
-        "flows": [{"cc": "cubic"}]}"#);
+        "flows": [{"cc": "cubic"}]}"#,
+    );
     assert_eq!(r.flows.u64("timeouts")[0], 0);
 }
 
 #[test]
 fn two_cubic_flows_share_fairly() {
-    let r = simulate(r#"{"duration": 120, "downlink": {"rate": "20Mbit", "delay": "20ms", "queue": {"size": "1bdp"}},
-                        "flows": [{"cc": "cubic", "count": 2}]}"#);
+    let r = simulate(
+        r#"{"duration": 120, "downlink": {"rate": "20Mbit", "delay": "20ms", "queue": {"size": "1bdp"}},
+                        "flows": [{"cc": "cubic", "count": 2}]}"#,
+    );
     let (a, b) = (goodput_bps(&r, 0), goodput_bps(&r, 1));
     let jain = (a + b).powi(2) / (2.0 * (a * a + b * b));
     assert!(jain >= 0.95, "Jain index {jain:.3} ({a:.0} vs {b:.0})");
@@ -120,9 +128,11 @@ fn reno_and_newreno_differ_without_sack_on_multiple_losses() {
     // Without SACK, several losses in one window: NewReno recovers them in one
     // episode, Reno needs more reductions or timeouts.
     let run = |cc: &str| {
-        simulate(&format!(r#"{{"duration": 60, "seed": 5,
+        simulate(&format!(
+            r#"{{"duration": 60, "seed": 5,
             "downlink": {{"rate": "10Mbit", "delay": "50ms", "queue": {{"size": "1bdp"}}, "loss": {{"model": "bernoulli", "p": 0.005}}}},
-            "flows": [{{"cc": "{cc}", "tcp": {{"sack": false}}}}]}}"#))
+            "flows": [{{"cc": "{cc}", "tcp": {{"sack": false}}}}]}}"#
+        ))
     };
     let (reno, newreno) = (run("reno"), run("newreno"));
     let (g_reno, g_new) = (goodput_bps(&reno, 0), goodput_bps(&newreno, 0));
@@ -132,8 +142,10 @@ fn reno_and_newreno_differ_without_sack_on_multiple_losses() {
 
 #[test]
 fn tahoe_restarts_from_one_segment_on_fast_retransmit() {
-    let r = simulate(r#"{"duration": 30, "downlink": {"rate": "10Mbit", "delay": "20ms", "queue": {"size": "1bdp"}},
-                        "flows": [{"cc": "tahoe"}]}"#);
+    let r = simulate(
+        r#"{"duration": 30, "downlink": {"rate": "10Mbit", "delay": "20ms", "queue": {"size": "1bdp"}},
+                        "flows": [{"cc": "tahoe"}]}"#,
+    );
     let cwnd = series(&r, 0, "cwnd");
     let state = series(&r, 0, "ca_state");
     // Tahoe never uses fast recovery (state 3); it goes to the loss state (4) with cwnd 1..few.

@@ -31,7 +31,10 @@ fn staggered_pairs_share_then_take_over() {
         let f2_alone = window_rate(&d2, 100.0, 125.0);
         eprintln!(
             "{cc1}/{cc2}: flow 1 {:.1} then {:.1}; flow 2 {:.1} then {:.1} Mbit/s",
-            f1_alone / 1e6, f1_shared / 1e6, f2_shared / 1e6, f2_alone / 1e6
+            f1_alone / 1e6,
+            f1_shared / 1e6,
+            f2_shared / 1e6,
+            f2_alone / 1e6
         );
         assert!(f1_alone > 0.85 * full, "{cc1}/{cc2} flow 1 alone {f1_alone}");
         assert!(f2_alone > 0.85 * full, "{cc1}/{cc2} flow 2 alone {f2_alone}");

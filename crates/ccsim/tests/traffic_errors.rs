@@ -4,7 +4,9 @@
 use ccsim::Scenario;
 
 fn error_of(extra: &str) -> (String, String) {
-    let json = format!(r#"{{"duration": 100, "downlink": {{"rate": "10Mbit", "delay": "10ms"}}, "flows": [{{"cc": "cubic"}}] {extra}}}"#);
+    let json = format!(
+        r#"{{"duration": 100, "downlink": {{"rate": "10Mbit", "delay": "10ms"}}, "flows": [{{"cc": "cubic"}}] {extra}}}"#
+    );
     let e = Scenario::from_json(&json).expect_err(&format!("should be refused: {extra}"));
     (e.path, e.message)
 }
@@ -25,18 +27,54 @@ fn traffic_entries_that_are_wrong_name_their_field() {
         (r#", "background": {"kind": "on-off", "load": 0.2, "sources": 0}"#, "background.sources", "0"),
         (r#", "background": {"kind": "on-off", "load": 0.2, "rate": "1Mbit"}"#, "background.rate", "load"),
         (r#", "background": {"kind": "on-off", "load": 0.2, "on": 0}"#, "background.on", "longer than zero"),
-        (r#", "background": {"kind": "poisson-web", "load": 0.2, "cc": "cubc"}"#, "background.cc", "did you mean 'cubic'"),
+        (
+            r#", "background": {"kind": "poisson-web", "load": 0.2, "cc": "cubc"}"#,
+            "background.cc",
+            "did you mean 'cubic'",
+        ),
         (r#", "background": {"kind": "poisson-web", "load": 0.2, "tcp": {"mss": 5}}"#, "background.tcp.mss", "5"),
-        (r#", "background": {"kind": "poisson-web", "load": 0.2, "size": {"dist": "zipf"}}"#, "background.size.dist", "zipf"),
-        (r#", "background": {"kind": "poisson-web", "load": 0.2, "size": {"shape": 1.0}}"#, "background.size.shape", "1"),
-        (r#", "background": {"kind": "poisson-web", "load": 0.2, "size": {"mean": 0}}"#, "background.size.mean", "one byte"),
-        (r#", "background": {"kind": "poisson-web", "load": 0.2, "profile": [[0, 1], [10, -1]]}"#, "background.profile[1]", "-1"),
-        (r#", "background": {"kind": "poisson-web", "load": 0.2, "profile": [[10, 1], [5, 2]]}"#, "background.profile", "decrease"),
-        (r#", "background": {"kind": "poisson-web", "load": 0.2, "profile": [[0, 0]]}"#, "background.profile", "nothing"),
+        (
+            r#", "background": {"kind": "poisson-web", "load": 0.2, "size": {"dist": "zipf"}}"#,
+            "background.size.dist",
+            "zipf",
+        ),
+        (
+            r#", "background": {"kind": "poisson-web", "load": 0.2, "size": {"shape": 1.0}}"#,
+            "background.size.shape",
+            "1",
+        ),
+        (
+            r#", "background": {"kind": "poisson-web", "load": 0.2, "size": {"mean": 0}}"#,
+            "background.size.mean",
+            "one byte",
+        ),
+        (
+            r#", "background": {"kind": "poisson-web", "load": 0.2, "profile": [[0, 1], [10, -1]]}"#,
+            "background.profile[1]",
+            "-1",
+        ),
+        (
+            r#", "background": {"kind": "poisson-web", "load": 0.2, "profile": [[10, 1], [5, 2]]}"#,
+            "background.profile",
+            "decrease",
+        ),
+        (
+            r#", "background": {"kind": "poisson-web", "load": 0.2, "profile": [[0, 0]]}"#,
+            "background.profile",
+            "nothing",
+        ),
         (r#", "background": {"kind": "poisson-web", "load": 0.2, "profile": [[0]]}"#, "background.profile[0]", ""),
-        (r#", "background": {"kind": "poisson-web", "load": 0.2, "interpolation": "cubic"}"#, "background.interpolation", "cubic"),
+        (
+            r#", "background": {"kind": "poisson-web", "load": 0.2, "interpolation": "cubic"}"#,
+            "background.interpolation",
+            "cubic",
+        ),
         (r#", "background": {"kind": "poisson-web", "load": 0.2, "rate": "1Mbit"}"#, "background.rate", "udp"),
-        (r#", "background": {"kind": "poisson-web", "load": 0.2, "start": 30, "stop": 20}"#, "background.stop", "after start"),
+        (
+            r#", "background": {"kind": "poisson-web", "load": 0.2, "start": 30, "stop": 20}"#,
+            "background.stop",
+            "after start",
+        ),
         (r#", "record": {"pcap": {"path": ""}}"#, "record.pcap.path", "file name"),
         (r#", "record": {"pcap": {"path": "x.pcap", "snaplen": 40}}"#, "record.pcap.snaplen", "40"),
         (r#", "record": {"pcap": {"path": "x.pcap", "link": "sidelink"}}"#, "record.pcap.link", "sidelink"),

@@ -11,7 +11,17 @@ use std::process::Command;
 
 fn tshark(file: &str, args: &[&str]) -> String {
     let out = Command::new("tshark")
-        .args(["-n", "-r", file, "-o", "tcp.check_checksum:TRUE", "-o", "ip.check_checksum:TRUE", "-o", "udp.check_checksum:TRUE"])
+        .args([
+            "-n",
+            "-r",
+            file,
+            "-o",
+            "tcp.check_checksum:TRUE",
+            "-o",
+            "ip.check_checksum:TRUE",
+            "-o",
+            "udp.check_checksum:TRUE",
+        ])
         .args(args)
         .output()
         .expect("tshark runs");
@@ -28,11 +38,28 @@ struct Capture {
 }
 
 const FIELDS: &[&str] = &[
-    "frame.number", "ip.src", "tcp.len", "tcp.flags.syn", "udp.length", "tcp.analysis.retransmission",
-    "tcp.analysis.fast_retransmission", "tcp.analysis.spurious_retransmission", "tcp.analysis.out_of_order",
-    "tcp.ack", "tcp.options.sack_le", "tcp.options.sack_perm", "tcp.options.timestamp.tsval", "ip.dsfield.ecn",
-    "tcp.flags.ece", "tcp.flags.cwr", "_ws.malformed", "_ws.expert.severity", "tcp.checksum.status",
-    "ip.checksum.status", "udp.checksum.status", "tcp",
+    "frame.number",
+    "ip.src",
+    "tcp.len",
+    "tcp.flags.syn",
+    "udp.length",
+    "tcp.analysis.retransmission",
+    "tcp.analysis.fast_retransmission",
+    "tcp.analysis.spurious_retransmission",
+    "tcp.analysis.out_of_order",
+    "tcp.ack",
+    "tcp.options.sack_le",
+    "tcp.options.sack_perm",
+    "tcp.options.timestamp.tsval",
+    "ip.dsfield.ecn",
+    "tcp.flags.ece",
+    "tcp.flags.cwr",
+    "_ws.malformed",
+    "_ws.expert.severity",
+    "tcp.checksum.status",
+    "ip.checksum.status",
+    "udp.checksum.status",
+    "tcp",
 ];
 
 impl Capture {
@@ -103,7 +130,10 @@ fn tshark_reads_the_capture_and_agrees_with_the_counters() {
     let expert = tshark(&file, &["-q", "-z", "expert"]);
     assert!(!expert.contains("Errors") && !expert.contains("Malformed"), "{expert}");
     let c = Capture::read(&file);
-    assert_eq!(c.count(|f: &Row| !f.get("_ws.malformed").is_empty() || f.get("_ws.expert.severity").contains("8388608")), 0);
+    assert_eq!(
+        c.count(|f: &Row| !f.get("_ws.malformed").is_empty() || f.get("_ws.expert.severity").contains("8388608")),
+        0
+    );
     assert_eq!(c.rows.len() as u64, pcap.packets);
 
     // Every data segment and datagram is there, and each flow has its own addresses.
@@ -120,9 +150,14 @@ fn tshark_reads_the_capture_and_agrees_with_the_counters() {
     let retransmitted: u64 = r.flows.u64("retransmitted_segments").iter().sum();
     assert!(retransmitted > 10, "the scenario should lose packets");
     let flagged = c.count(|f: &Row| {
-        ["tcp.analysis.retransmission", "tcp.analysis.fast_retransmission", "tcp.analysis.spurious_retransmission", "tcp.analysis.out_of_order"]
-            .iter()
-            .any(|n| !f.get(n).is_empty())
+        [
+            "tcp.analysis.retransmission",
+            "tcp.analysis.fast_retransmission",
+            "tcp.analysis.spurious_retransmission",
+            "tcp.analysis.out_of_order",
+        ]
+        .iter()
+        .any(|n| !f.get(n).is_empty())
     });
     assert_eq!(flagged, retransmitted);
 
@@ -144,12 +179,18 @@ fn tshark_reads_the_capture_and_agrees_with_the_counters() {
     assert_eq!(c.count(|f: &Row| !f.get("tcp").is_empty() && f.get("tcp.options.timestamp.tsval").is_empty()), 0);
     // ECN: the ECN flow's data is ECT(0); its receiver echoes the queue's CE
     // marks (ECE), and the sender answers each reduction with one CWR.
-    assert_eq!(c.count(|f: &Row| f.get("ip.src") == "10.1.0.3" && data(f) && f.get("ip.dsfield.ecn") == "2"), r.flows.u64("segments_sent")[2]);
+    assert_eq!(
+        c.count(|f: &Row| f.get("ip.src") == "10.1.0.3" && data(f) && f.get("ip.dsfield.ecn") == "2"),
+        r.flows.u64("segments_sent")[2]
+    );
     assert_eq!(c.count(|f: &Row| f.get("ip.src") == "10.1.0.1" && !matches!(f.get("ip.dsfield.ecn"), "0" | "")), 0);
     assert!(r.links.u64("ecn_marks")[0] > 0, "the scenario should mark");
     let not_syn = |f: &Row| !set(f.get("tcp.flags.syn"));
     assert!(c.count(|f: &Row| f.get("ip.src") == "10.2.0.3" && set(f.get("tcp.flags.ece")) && not_syn(f)) > 0);
-    assert_eq!(c.count(|f: &Row| f.get("ip.src") == "10.1.0.3" && set(f.get("tcp.flags.cwr")) && not_syn(f)), r.flows.u64("ecn_reductions")[2]);
+    assert_eq!(
+        c.count(|f: &Row| f.get("ip.src") == "10.1.0.3" && set(f.get("tcp.flags.cwr")) && not_syn(f)),
+        r.flows.u64("ecn_reductions")[2]
+    );
 
     // With full packets kept, every checksum verifies (status 1 = good, 0 = bad).
     let (_, full) = run(2000);
@@ -157,7 +198,10 @@ fn tshark_reads_the_capture_and_agrees_with_the_counters() {
     let st = ["tcp.checksum.status", "ip.checksum.status", "udp.checksum.status"];
     assert_eq!(c.count(|f: &Row| st.iter().any(|n| f.get(n) == "0")), 0);
     assert_eq!(c.count(|f: &Row| f.get("ip.checksum.status") == "1"), c.rows.len() as u64);
-    assert_eq!(c.count(|f: &Row| f.get("tcp.checksum.status") == "1" || f.get("udp.checksum.status") == "1"), c.rows.len() as u64);
+    assert_eq!(
+        c.count(|f: &Row| f.get("tcp.checksum.status") == "1" || f.get("udp.checksum.status") == "1"),
+        c.rows.len() as u64
+    );
     std::fs::remove_dir_all(&dir).ok();
 }
 

@@ -40,7 +40,15 @@ fn udp_takes_its_share_and_tcp_recovers_after_it_stops() {
     let [t1, t2, t3] = [(0.0, 50.0), (50.0, 100.0), (100.0, 150.0)].map(|(a, b)| window_rate(&tcp, a, b));
     // UDP sent before 100 s may still arrive in the next ~30 ms (queue and delay).
     let [u1, u2, u3] = [(0.0, 50.0), (50.0, 100.1), (100.1, 150.0)].map(|(a, b)| window_rate(&udp, a, b));
-    eprintln!("tcp {:.1} {:.1} {:.1} Mbit/s; udp {:.1} {:.1} {:.1} Mbit/s", t1 / 1e6, t2 / 1e6, t3 / 1e6, u1 / 1e6, u2 / 1e6, u3 / 1e6);
+    eprintln!(
+        "tcp {:.1} {:.1} {:.1} Mbit/s; udp {:.1} {:.1} {:.1} Mbit/s",
+        t1 / 1e6,
+        t2 / 1e6,
+        t3 / 1e6,
+        u1 / 1e6,
+        u2 / 1e6,
+        u3 / 1e6
+    );
     let payload_share = 1448.0 / 1500.0;
     // No UDP outside its period; during it the UDP payload rate is close to
     // 200 Mbit/s x 1472/1500 (drop-tail makes it lose a little to TCP's bursts).

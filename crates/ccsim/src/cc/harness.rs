@@ -12,7 +12,7 @@
 //! Rate-based algorithms (bbr) are driven by `rate_ack` / `rate_rounds`,
 //! which hand them delivery-rate samples as tcp/rate.rs would build them.
 
-use super::{build, AckSample, Algorithm, CaState, Conn, CongestionControl, RateSample, Window, MAX_STATE_VALUES};
+use super::{build, AckSample, Algorithm, CaState, CongestionControl, Conn, RateSample, Window, MAX_STATE_VALUES};
 use crate::time::{Nanos, NS_PER_MS};
 use std::collections::BTreeMap;
 

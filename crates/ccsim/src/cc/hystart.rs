@@ -51,7 +51,15 @@ impl HyStart {
     }
 
     /// Called with each RTT sample while in slow start and cwnd >= LOW_WINDOW.
-    pub fn on_rtt_sample(&mut self, w: &mut Window, now: Nanos, rtt: Nanos, delay_min: Nanos, snd_una: u64, snd_nxt: u64) {
+    pub fn on_rtt_sample(
+        &mut self,
+        w: &mut Window,
+        now: Nanos,
+        rtt: Nanos,
+        delay_min: Nanos,
+        snd_una: u64,
+        snd_nxt: u64,
+    ) {
         if self.found || !w.in_slow_start() || w.cwnd < LOW_WINDOW {
             return;
         }

@@ -131,7 +131,8 @@ pub struct AckSample {
 impl AckSample {
     /// One-way delay of the data path from the timestamps, if the ACK carried them.
     pub fn one_way_delay_ns(&self) -> Option<Nanos> {
-        (self.rcv_tsval > 0 && self.rcv_tsecr > 0 && self.rcv_tsval >= self.rcv_tsecr).then(|| self.rcv_tsval - self.rcv_tsecr)
+        (self.rcv_tsval > 0 && self.rcv_tsecr > 0 && self.rcv_tsval >= self.rcv_tsecr)
+            .then(|| self.rcv_tsval - self.rcv_tsecr)
     }
 }
 

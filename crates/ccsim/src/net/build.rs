@@ -13,7 +13,8 @@ use super::channel::trace::TraceConfig;
 use super::link::{LinkConfig, MTU_BYTES};
 use super::queue::{Capacity, CodelParams, QueueConfig, RedParams};
 use crate::scenario::{
-    JitterDistribution, JitterSpec, LinkSpec, LossSpec, OutageDistribution, OutageProcessSpec, QueueKind, QueueSpec, ScenarioError,
+    JitterDistribution, JitterSpec, LinkSpec, LossSpec, OutageDistribution, OutageProcessSpec, QueueKind, QueueSpec,
+    ScenarioError,
 };
 use crate::time::{secs, Nanos};
 use crate::units::{Duration, QueueSize};
@@ -35,7 +36,8 @@ fn check_probability(path: String, v: f64) -> Result<(), ScenarioError> {
 
 /// Checks one link (`path` is "downlink" or "uplink").
 pub fn check_link(path: &str, l: &LinkSpec) -> Result<(), ScenarioError> {
-    let sources = [("rate", l.rate.is_some()), ("trace", l.trace.is_some()), ("rate_process", l.rate_process.is_some())];
+    let sources =
+        [("rate", l.rate.is_some()), ("trace", l.trace.is_some()), ("rate_process", l.rate_process.is_some())];
     let given: Vec<&str> = sources.iter().filter(|(_, g)| *g).map(|(n, _)| *n).collect();
     if given.len() != 1 {
         return err(
@@ -53,11 +55,17 @@ pub fn check_link(path: &str, l: &LinkSpec) -> Result<(), ScenarioError> {
         }
         for (i, w) in t.opportunities_ms.windows(2).enumerate() {
             if w[1] < w[0] {
-                return err(format!("{p}[{}]", i + 1), format!("{} comes after {}; timestamps must not decrease", w[1], w[0]));
+                return err(
+                    format!("{p}[{}]", i + 1),
+                    format!("{} comes after {}; timestamps must not decrease", w[1], w[0]),
+                );
             }
         }
         if *t.opportunities_ms.last().unwrap() == 0 {
-            return err(p, "the last timestamp is 0; a trace must last at least 1 ms (its period is the last timestamp)");
+            return err(
+                p,
+                "the last timestamp is 0; a trace must last at least 1 ms (its period is the last timestamp)",
+            );
         }
         if t.bytes_per_opportunity == 0 {
             return err(format!("{path}.trace.bytes_per_opportunity"), "must be at least 1 byte (Mahimahi: 1504)");
@@ -65,7 +73,10 @@ pub fn check_link(path: &str, l: &LinkSpec) -> Result<(), ScenarioError> {
     }
     if let Some(rp) = &l.rate_process {
         if rp.states.is_empty() {
-            return err(format!("{path}.rate_process.states"), "needs at least one state, e.g. [{ rate = \"10Mbit\", mean_holding = \"2s\" }]");
+            return err(
+                format!("{path}.rate_process.states"),
+                "needs at least one state, e.g. [{ rate = \"10Mbit\", mean_holding = \"2s\" }]",
+            );
         }
         for (i, s) in rp.states.iter().enumerate() {
             if s.mean_holding.ns() == 0 {
@@ -104,7 +115,9 @@ fn check_unused(path: &str, what: &str, fields: &[(&str, bool)], takes: &str) ->
 
 fn check_queue(path: &str, q: &QueueSpec) -> Result<(), ScenarioError> {
     match q.size {
-        QueueSize::Packets(0) | QueueSize::Bytes(0) => return err(format!("{path}.size"), "must hold at least one packet"),
+        QueueSize::Packets(0) | QueueSize::Bytes(0) => {
+            return err(format!("{path}.size"), "must hold at least one packet")
+        }
         QueueSize::Bdp(m) if m <= 0.0 => return err(format!("{path}.size"), format!("{m}bdp must be positive")),
         _ => {}
     }
@@ -133,11 +146,17 @@ fn check_queue(path: &str, q: &QueueSpec) -> Result<(), ScenarioError> {
                 return err(format!("{path}.min_th"), format!("{} packets must be zero or more", p.min_th_pkts));
             }
             if !(p.max_th_pkts > p.min_th_pkts && p.max_th_pkts.is_finite()) {
-                return err(format!("{path}.max_th"), format!("{} packets must be above min_th ({})", p.max_th_pkts, p.min_th_pkts));
+                return err(
+                    format!("{path}.max_th"),
+                    format!("{} packets must be above min_th ({})", p.max_th_pkts, p.min_th_pkts),
+                );
             }
             check_probability(format!("{path}.max_p"), p.max_p)?;
             if !(p.w_q > 0.0 && p.w_q <= 1.0) {
-                return err(format!("{path}.w_q"), format!("{} is not a weight; allowed: above 0, at most 1 (Floyd: 0.002)", p.w_q));
+                return err(
+                    format!("{path}.w_q"),
+                    format!("{} is not a weight; allowed: above 0, at most 1 (Floyd: 0.002)", p.w_q),
+                );
             }
         }
         QueueKind::Codel => {
@@ -151,7 +170,11 @@ fn check_queue(path: &str, q: &QueueSpec) -> Result<(), ScenarioError> {
             if p.interval_ns < p.target_ns {
                 return err(
                     format!("{path}.interval"),
-                    format!("{}ms is shorter than target ({}ms); RFC 8289: 100ms", p.interval_ns as f64 / 1e6, p.target_ns as f64 / 1e6),
+                    format!(
+                        "{}ms is shorter than target ({}ms); RFC 8289: 100ms",
+                        p.interval_ns as f64 / 1e6,
+                        p.target_ns as f64 / 1e6
+                    ),
                 );
             }
         }
@@ -186,15 +209,22 @@ fn check_loss(path: &str, l: &LossSpec) -> Result<(), ScenarioError> {
                         return err(format!("{path}.{name}"), "does not go with mean_loss and mean_burst (the simple Gilbert model loses every frame in Bad, none in Good)");
                     }
                     if !(0.0..1.0).contains(&m) {
-                        return err(format!("{path}.mean_loss"), format!("{m} is not a loss rate; allowed: 0 to below 1"));
+                        return err(
+                            format!("{path}.mean_loss"),
+                            format!("{m} is not a loss rate; allowed: 0 to below 1"),
+                        );
                     }
                     if !(b >= 1.0 && b.is_finite()) {
-                        return err(format!("{path}.mean_burst"), format!("{b} frames; a burst is at least 1 frame long"));
+                        return err(
+                            format!("{path}.mean_burst"),
+                            format!("{b} frames; a burst is at least 1 frame long"),
+                        );
                     }
                     Ok(())
                 }
                 _ => {
-                    let missing = [("p", p.is_none() && mean_loss.is_none()), ("r", r.is_none() && mean_burst.is_none())];
+                    let missing =
+                        [("p", p.is_none() && mean_loss.is_none()), ("r", r.is_none() && mean_burst.is_none())];
                     let field = if p.is_some() && mean_loss.is_some() || r.is_some() && mean_burst.is_some() {
                         "mean_loss"
                     } else {
@@ -209,11 +239,19 @@ fn check_loss(path: &str, l: &LossSpec) -> Result<(), ScenarioError> {
 
 fn check_jitter(path: &str, j: &JitterSpec) -> Result<(), ScenarioError> {
     let need = |name: &str, v: Option<Duration>, d: &str| -> Result<Duration, ScenarioError> {
-        v.ok_or_else(|| ScenarioError { path: format!("{path}.{name}"), message: format!("is needed by distribution = \"{d}\"") })
+        v.ok_or_else(|| ScenarioError {
+            path: format!("{path}.{name}"),
+            message: format!("is needed by distribution = \"{d}\""),
+        })
     };
     match j.distribution {
         JitterDistribution::Uniform => {
-            check_unused(path, "distribution = \"uniform\"", &[("mean", j.mean.is_some()), ("std", j.std.is_some())], "min (default 0) and max")?;
+            check_unused(
+                path,
+                "distribution = \"uniform\"",
+                &[("mean", j.mean.is_some()), ("std", j.std.is_some())],
+                "min (default 0) and max",
+            )?;
             let max = need("max", j.max, "uniform")?;
             let min = j.min.unwrap_or_default();
             if max < min {
@@ -221,7 +259,12 @@ fn check_jitter(path: &str, j: &JitterSpec) -> Result<(), ScenarioError> {
             }
         }
         JitterDistribution::Normal => {
-            check_unused(path, "distribution = \"normal\"", &[("min", j.min.is_some()), ("max", j.max.is_some())], "mean and std")?;
+            check_unused(
+                path,
+                "distribution = \"normal\"",
+                &[("min", j.min.is_some()), ("max", j.max.is_some())],
+                "mean and std",
+            )?;
             need("mean", j.mean, "normal")?;
             need("std", j.std, "normal")?;
         }
@@ -256,7 +299,10 @@ fn check_outage_process(path: &str, o: &OutageProcessSpec) -> Result<(), Scenari
                 return err(format!("{path}.{name}"), "is needed by distribution = \"uniform\"");
             };
             if max < min || max.ns() == 0 {
-                return err(format!("{path}.max"), format!("{} must be positive and at least min ({})", ms(max), ms(min)));
+                return err(
+                    format!("{path}.max"),
+                    format!("{} must be positive and at least min ({})", ms(max), ms(min)),
+                );
             }
         }
     }
@@ -288,10 +334,17 @@ fn codel_params(q: &QueueSpec) -> CodelParams {
 /// The rate source of a checked link.
 pub fn rate_config(spec: &LinkSpec) -> RateConfig {
     if let Some(t) = &spec.trace {
-        RateConfig::Trace(TraceConfig { opportunities_ms: t.opportunities_ms.clone(), bytes_per_opportunity: t.bytes_per_opportunity })
+        RateConfig::Trace(TraceConfig {
+            opportunities_ms: t.opportunities_ms.clone(),
+            bytes_per_opportunity: t.bytes_per_opportunity,
+        })
     } else if let Some(rp) = &spec.rate_process {
         RateConfig::Markov {
-            states: rp.states.iter().map(|s| RateState { rate_bps: s.rate.bps(), mean_holding_ns: s.mean_holding.ns() }).collect(),
+            states: rp
+                .states
+                .iter()
+                .map(|s| RateState { rate_bps: s.rate.bps(), mean_holding_ns: s.mean_holding.ns() })
+                .collect(),
         }
     } else {
         RateConfig::Constant { bps: spec.rate.expect("a checked link has a rate source").bps() }
@@ -320,29 +373,43 @@ pub fn link_config(spec: &LinkSpec, rtt_ns: Nanos) -> LinkConfig {
         LossSpec::None => LossModel::None,
         LossSpec::Bernoulli { p } => LossModel::Bernoulli { p },
         LossSpec::GilbertElliott { p, r, loss_good, loss_bad, mean_loss, mean_burst } => match (p, r) {
-            (Some(p), Some(r)) => LossModel::GilbertElliott { p, r, loss_good: loss_good.unwrap_or(0.0), loss_bad: loss_bad.unwrap_or(1.0) },
+            (Some(p), Some(r)) => LossModel::GilbertElliott {
+                p,
+                r,
+                loss_good: loss_good.unwrap_or(0.0),
+                loss_bad: loss_bad.unwrap_or(1.0),
+            },
             _ => LossModel::gilbert_from_mean(mean_loss.unwrap_or(0.0), mean_burst.unwrap_or(1.0)),
         },
     };
     let jitter = spec.jitter.as_ref().map(|j| JitterConfig {
         dist: match j.distribution {
-            JitterDistribution::Uniform => JitterDist::Uniform { min_ns: j.min.unwrap_or_default().ns(), max_ns: j.max.unwrap_or_default().ns() },
+            JitterDistribution::Uniform => {
+                JitterDist::Uniform { min_ns: j.min.unwrap_or_default().ns(), max_ns: j.max.unwrap_or_default().ns() }
+            }
             JitterDistribution::Normal => JitterDist::Normal {
                 mean_ns: j.mean.unwrap_or_default().ns() as f64,
                 std_ns: j.std.unwrap_or_default().ns() as f64,
             },
-            JitterDistribution::Exponential => JitterDist::Exponential { mean_ns: j.mean.unwrap_or_default().ns() as f64 },
+            JitterDistribution::Exponential => {
+                JitterDist::Exponential { mean_ns: j.mean.unwrap_or_default().ns() as f64 }
+            }
         },
         reorder: j.reorder,
     });
-    let mut scheduled: Vec<(Nanos, Nanos)> = spec.outages.iter().map(|o| (o.start.ns(), o.start.ns() + o.duration.ns())).collect();
+    let mut scheduled: Vec<(Nanos, Nanos)> =
+        spec.outages.iter().map(|o| (o.start.ns(), o.start.ns() + o.duration.ns())).collect();
     scheduled.sort();
     let process = spec.outage_process.as_ref().map(|o| OutageProcessConfig {
         mean_interval_ns: o.mean_interval.ns(),
         duration: match o.distribution {
             OutageDistribution::Fixed => DurationDist::Fixed { ns: o.duration.unwrap_or_default().ns() },
-            OutageDistribution::Exponential => DurationDist::Exponential { mean_ns: o.duration.unwrap_or_default().ns() },
-            OutageDistribution::Uniform => DurationDist::Uniform { min_ns: o.min.unwrap_or_default().ns(), max_ns: o.max.unwrap_or_default().ns() },
+            OutageDistribution::Exponential => {
+                DurationDist::Exponential { mean_ns: o.duration.unwrap_or_default().ns() }
+            }
+            OutageDistribution::Uniform => {
+                DurationDist::Uniform { min_ns: o.min.unwrap_or_default().ns(), max_ns: o.max.unwrap_or_default().ns() }
+            }
         },
     });
     LinkConfig {
@@ -350,7 +417,11 @@ pub fn link_config(spec: &LinkSpec, rtt_ns: Nanos) -> LinkConfig {
         delay_ns: spec.delay.ns(),
         queue,
         loss,
-        arq: spec.arq.as_ref().map(|a| ArqConfig { max_retries: a.max_retries, retry_delay_ns: a.retry_delay.ns(), in_order: a.in_order }),
+        arq: spec.arq.as_ref().map(|a| ArqConfig {
+            max_retries: a.max_retries,
+            retry_delay_ns: a.retry_delay.ns(),
+            in_order: a.in_order,
+        }),
         jitter,
         outages: OutageConfig { scheduled, process },
     }
@@ -375,47 +446,167 @@ mod tests {
     const BAD: &[(&str, &str, &[&str])] = &[
         (r#"{"delay": "10ms"}"#, "downlink", &["exactly one of rate", "got none"]),
         (r#"{"rate": "1Mbit", "trace": {"opportunities_ms": [1]}}"#, "downlink", &["rate and trace"]),
-        (r#"{"trace": "traces/att.down"}"#, "downlink.trace", &["traces/att.down", "load_mahimahi", "opportunities_ms"]),
+        (
+            r#"{"trace": "traces/att.down"}"#,
+            "downlink.trace",
+            &["traces/att.down", "load_mahimahi", "opportunities_ms"],
+        ),
         (r#"{"trace": {"opportunities_ms": []}}"#, "downlink.trace.opportunities_ms", &["empty"]),
         (r#"{"trace": {"opportunities_ms": [1, 5, 3]}}"#, "downlink.trace.opportunities_ms[2]", &["3 comes after 5"]),
         (r#"{"trace": {"opportunities_ms": [0, 0]}}"#, "downlink.trace.opportunities_ms", &["last timestamp is 0"]),
-        (r#"{"trace": {"opportunities_ms": [1], "file": "x"}}"#, "downlink.trace.file", &["unknown field", "opportunities_ms"]),
+        (
+            r#"{"trace": {"opportunities_ms": [1], "file": "x"}}"#,
+            "downlink.trace.file",
+            &["unknown field", "opportunities_ms"],
+        ),
         (r#"{"trace": {"opportunities_ms": [1, -2]}}"#, "downlink.trace.opportunities_ms[1]", &["-2"]),
         (r#"{"rate_process": {"states": []}}"#, "downlink.rate_process.states", &["at least one state"]),
-        (r#"{"rate_process": {"states": [{"rate": "1Mbit", "mean_holding": 0}]}}"#, "downlink.rate_process.states[0].mean_holding", &["longer than zero"]),
-        (r#"{"rate": "1Mbit", "queue": {"kind": "pie"}}"#, "downlink.queue.kind", &["'pie'", "droptail", "red", "codel"]),
-        (r#"{"rate": "1Mbit", "queue": {"kind": "codel", "min_th": 5}}"#, "downlink.queue.min_th", &["does not apply to kind = \"codel\"", "target"]),
+        (
+            r#"{"rate_process": {"states": [{"rate": "1Mbit", "mean_holding": 0}]}}"#,
+            "downlink.rate_process.states[0].mean_holding",
+            &["longer than zero"],
+        ),
+        (
+            r#"{"rate": "1Mbit", "queue": {"kind": "pie"}}"#,
+            "downlink.queue.kind",
+            &["'pie'", "droptail", "red", "codel"],
+        ),
+        (
+            r#"{"rate": "1Mbit", "queue": {"kind": "codel", "min_th": 5}}"#,
+            "downlink.queue.min_th",
+            &["does not apply to kind = \"codel\"", "target"],
+        ),
         (r#"{"rate": "1Mbit", "queue": {"target": "5ms"}}"#, "downlink.queue.target", &["kind = \"droptail\""]),
-        (r#"{"rate": "1Mbit", "queue": {"kind": "red", "min_th": 10, "max_th": 5}}"#, "downlink.queue.max_th", &["5", "above min_th (10)"]),
-        (r#"{"rate": "1Mbit", "queue": {"kind": "red", "max_p": 2}}"#, "downlink.queue.max_p", &["2 is not a probability"]),
+        (
+            r#"{"rate": "1Mbit", "queue": {"kind": "red", "min_th": 10, "max_th": 5}}"#,
+            "downlink.queue.max_th",
+            &["5", "above min_th (10)"],
+        ),
+        (
+            r#"{"rate": "1Mbit", "queue": {"kind": "red", "max_p": 2}}"#,
+            "downlink.queue.max_p",
+            &["2 is not a probability"],
+        ),
         (r#"{"rate": "1Mbit", "queue": {"kind": "red", "w_q": 0}}"#, "downlink.queue.w_q", &["0 is not a weight"]),
-        (r#"{"rate": "1Mbit", "queue": {"kind": "codel", "target": "50ms", "interval": "10ms"}}"#, "downlink.queue.interval", &["shorter than target"]),
-        (r#"{"rate": "1Mbit", "queue": {"kind": "codel", "ecn_threshold": 5}}"#, "downlink.queue.ecn_threshold", &["does not apply"]),
-        (r#"{"rate": "1Mbit", "queue": {"kind": "codel", "target": "5 parsecs"}}"#, "downlink.queue.target", &["5 parsecs", "duration"]),
-        (r#"{"rate": "1Mbit", "loss": {"model": "bernoulli", "p": 1.5}}"#, "downlink.loss.p", &["1.5 is not a probability"]),
-        (r#"{"rate": "1Mbit", "loss": {"model": "gilbert-elliott", "p": 0.1}}"#, "downlink.loss.r", &["p and r", "mean_loss and mean_burst"]),
-        (r#"{"rate": "1Mbit", "loss": {"model": "gilbert-elliott", "p": 0.1, "r": 0.5, "mean_loss": 0.1}}"#, "downlink.loss.mean_loss", &["either"]),
-        (r#"{"rate": "1Mbit", "loss": {"model": "gilbert-elliott", "p": 0.1, "r": 0.5, "loss_bad": -1}}"#, "downlink.loss.loss_bad", &["-1 is not a probability"]),
-        (r#"{"rate": "1Mbit", "loss": {"model": "gilbert", "mean_loss": 0.01, "mean_burst": 0.5}}"#, "downlink.loss.mean_burst", &["0.5", "at least 1"]),
-        (r#"{"rate": "1Mbit", "loss": {"model": "gilbert", "mean_loss": 1, "mean_burst": 2}}"#, "downlink.loss.mean_loss", &["1 is not a loss rate"]),
+        (
+            r#"{"rate": "1Mbit", "queue": {"kind": "codel", "target": "50ms", "interval": "10ms"}}"#,
+            "downlink.queue.interval",
+            &["shorter than target"],
+        ),
+        (
+            r#"{"rate": "1Mbit", "queue": {"kind": "codel", "ecn_threshold": 5}}"#,
+            "downlink.queue.ecn_threshold",
+            &["does not apply"],
+        ),
+        (
+            r#"{"rate": "1Mbit", "queue": {"kind": "codel", "target": "5 parsecs"}}"#,
+            "downlink.queue.target",
+            &["5 parsecs", "duration"],
+        ),
+        (
+            r#"{"rate": "1Mbit", "loss": {"model": "bernoulli", "p": 1.5}}"#,
+            "downlink.loss.p",
+            &["1.5 is not a probability"],
+        ),
+        (
+            r#"{"rate": "1Mbit", "loss": {"model": "gilbert-elliott", "p": 0.1}}"#,
+            "downlink.loss.r",
+            &["p and r", "mean_loss and mean_burst"],
+        ),
+        (
+            r#"{"rate": "1Mbit", "loss": {"model": "gilbert-elliott", "p": 0.1, "r": 0.5, "mean_loss": 0.1}}"#,
+            "downlink.loss.mean_loss",
+            &["either"],
+        ),
+        (
+            r#"{"rate": "1Mbit", "loss": {"model": "gilbert-elliott", "p": 0.1, "r": 0.5, "loss_bad": -1}}"#,
+            "downlink.loss.loss_bad",
+            &["-1 is not a probability"],
+        ),
+        (
+            r#"{"rate": "1Mbit", "loss": {"model": "gilbert", "mean_loss": 0.01, "mean_burst": 0.5}}"#,
+            "downlink.loss.mean_burst",
+            &["0.5", "at least 1"],
+        ),
+        (
+            r#"{"rate": "1Mbit", "loss": {"model": "gilbert", "mean_loss": 1, "mean_burst": 2}}"#,
+            "downlink.loss.mean_loss",
+            &["1 is not a loss rate"],
+        ),
         (r#"{"rate": "1Mbit", "loss": {"model": "markov"}}"#, "downlink.loss.model", &["'markov'", "gilbert-elliott"]),
-        (r#"{"rate": "1Mbit", "loss": {"model": "bernoulli", "p": 0.1, "h": 1}}"#, "downlink.loss", &["unknown field 'h'", "expected 'p'"]),
+        (
+            r#"{"rate": "1Mbit", "loss": {"model": "bernoulli", "p": 0.1, "h": 1}}"#,
+            "downlink.loss",
+            &["unknown field 'h'", "expected 'p'"],
+        ),
         (r#"{"rate": "1Mbit", "arq": {"max_retries": 100}}"#, "downlink.arq.max_retries", &["100", "0 to 64"]),
         (r#"{"rate": "1Mbit", "arq": {"max_retries": -1}}"#, "downlink.arq.max_retries", &["-1"]),
         (r#"{"rate": "1Mbit", "arq": {"retries": 3}}"#, "downlink.arq.retries", &["unknown field", "max_retries"]),
-        (r#"{"rate": "1Mbit", "jitter": {"distribution": "pareto", "mean": "1ms"}}"#, "downlink.jitter.distribution", &["'pareto'", "uniform", "normal", "exponential"]),
-        (r#"{"rate": "1Mbit", "jitter": {"distribution": "uniform", "min": "1ms"}}"#, "downlink.jitter.max", &["needed by distribution = \"uniform\""]),
-        (r#"{"rate": "1Mbit", "jitter": {"distribution": "uniform", "min": "3ms", "max": "2ms"}}"#, "downlink.jitter.max", &["2ms is below min (3ms)"]),
-        (r#"{"rate": "1Mbit", "jitter": {"distribution": "uniform", "max": "2ms", "std": "1ms"}}"#, "downlink.jitter.std", &["does not apply", "min (default 0) and max"]),
-        (r#"{"rate": "1Mbit", "jitter": {"distribution": "normal", "mean": "2ms"}}"#, "downlink.jitter.std", &["needed"]),
-        (r#"{"rate": "1Mbit", "jitter": {"distribution": "exponential", "mean": "-2ms"}}"#, "downlink.jitter.mean", &["negative"]),
-        (r#"{"rate": "1Mbit", "jitter": {"distribution": "exponential", "mean": "2ms", "reorder": "yes"}}"#, "downlink.jitter.reorder", &["\"yes\"", "boolean"]),
-        (r#"{"rate": "1Mbit", "outages": [{"start": 1, "duration": 0}]}"#, "downlink.outages[0].duration", &["longer than zero"]),
-        (r#"{"rate": "1Mbit", "outage_process": {"mean_interval": 0, "duration": "1s"}}"#, "downlink.outage_process.mean_interval", &["longer than zero"]),
-        (r#"{"rate": "1Mbit", "outage_process": {"mean_interval": "10s"}}"#, "downlink.outage_process.duration", &["needed by distribution = \"fixed\""]),
-        (r#"{"rate": "1Mbit", "outage_process": {"mean_interval": "10s", "distribution": "uniform", "min": "1s"}}"#, "downlink.outage_process.max", &["needed"]),
-        (r#"{"rate": "1Mbit", "outage_process": {"mean_interval": "10s", "distribution": "uniform", "min": "1s", "max": "2s", "duration": "1s"}}"#, "downlink.outage_process.duration", &["does not apply", "min and max"]),
-        (r#"{"rate": "1Mbit", "outage_process": {"mean_interval": "10s", "distribution": "weibull", "duration": "1s"}}"#, "downlink.outage_process.distribution", &["'weibull'", "fixed"]),
+        (
+            r#"{"rate": "1Mbit", "jitter": {"distribution": "pareto", "mean": "1ms"}}"#,
+            "downlink.jitter.distribution",
+            &["'pareto'", "uniform", "normal", "exponential"],
+        ),
+        (
+            r#"{"rate": "1Mbit", "jitter": {"distribution": "uniform", "min": "1ms"}}"#,
+            "downlink.jitter.max",
+            &["needed by distribution = \"uniform\""],
+        ),
+        (
+            r#"{"rate": "1Mbit", "jitter": {"distribution": "uniform", "min": "3ms", "max": "2ms"}}"#,
+            "downlink.jitter.max",
+            &["2ms is below min (3ms)"],
+        ),
+        (
+            r#"{"rate": "1Mbit", "jitter": {"distribution": "uniform", "max": "2ms", "std": "1ms"}}"#,
+            "downlink.jitter.std",
+            &["does not apply", "min (default 0) and max"],
+        ),
+        (
+            r#"{"rate": "1Mbit", "jitter": {"distribution": "normal", "mean": "2ms"}}"#,
+            "downlink.jitter.std",
+            &["needed"],
+        ),
+        (
+            r#"{"rate": "1Mbit", "jitter": {"distribution": "exponential", "mean": "-2ms"}}"#,
+            "downlink.jitter.mean",
+            &["negative"],
+        ),
+        (
+            r#"{"rate": "1Mbit", "jitter": {"distribution": "exponential", "mean": "2ms", "reorder": "yes"}}"#,
+            "downlink.jitter.reorder",
+            &["\"yes\"", "boolean"],
+        ),
+        (
+            r#"{"rate": "1Mbit", "outages": [{"start": 1, "duration": 0}]}"#,
+            "downlink.outages[0].duration",
+            &["longer than zero"],
+        ),
+        (
+            r#"{"rate": "1Mbit", "outage_process": {"mean_interval": 0, "duration": "1s"}}"#,
+            "downlink.outage_process.mean_interval",
+            &["longer than zero"],
+        ),
+        (
+            r#"{"rate": "1Mbit", "outage_process": {"mean_interval": "10s"}}"#,
+            "downlink.outage_process.duration",
+            &["needed by distribution = \"fixed\""],
+        ),
+        (
+            r#"{"rate": "1Mbit", "outage_process": {"mean_interval": "10s", "distribution": "uniform", "min": "1s"}}"#,
+            "downlink.outage_process.max",
+            &["needed"],
+        ),
+        (
+            r#"{"rate": "1Mbit", "outage_process": {"mean_interval": "10s", "distribution": "uniform", "min": "1s", "max": "2s", "duration": "1s"}}"#,
+            "downlink.outage_process.duration",
+            &["does not apply", "min and max"],
+        ),
+        (
+            r#"{"rate": "1Mbit", "outage_process": {"mean_interval": "10s", "distribution": "weibull", "duration": "1s"}}"#,
+            "downlink.outage_process.distribution",
+            &["'weibull'", "fixed"],
+        ),
     ];
 
     #[test]
@@ -432,12 +623,22 @@ mod tests {
     #[test]
     fn well_formed_links_pass() {
         ok(r#"{"trace": {"opportunities_ms": [1]}}"#);
-        ok(r#"{"rate_process": {"states": [{"rate": "1Mbit", "mean_holding": "1s"}, {"rate": "5Mbit", "mean_holding": "2s"}]}}"#);
+        ok(
+            r#"{"rate_process": {"states": [{"rate": "1Mbit", "mean_holding": "1s"}, {"rate": "5Mbit", "mean_holding": "2s"}]}}"#,
+        );
         ok(r#"{"rate": "1Mbit", "queue": {"kind": "codel", "target": "5ms", "interval": "100ms", "ecn": true}}"#);
-        ok(r#"{"rate": "1Mbit", "queue": {"kind": "red", "min_th": 5, "max_th": 15, "max_p": 0.1, "w_q": 0.002, "gentle": true, "ecn": true}}"#);
-        ok(r#"{"rate": "1Mbit", "loss": {"model": "gilbert-elliott", "p": 0.01, "r": 0.3, "loss_good": 0, "loss_bad": 0.8}}"#);
+        ok(
+            r#"{"rate": "1Mbit", "queue": {"kind": "red", "min_th": 5, "max_th": 15, "max_p": 0.1, "w_q": 0.002, "gentle": true, "ecn": true}}"#,
+        );
+        ok(
+            r#"{"rate": "1Mbit", "loss": {"model": "gilbert-elliott", "p": 0.01, "r": 0.3, "loss_good": 0, "loss_bad": 0.8}}"#,
+        );
         ok(r#"{"rate": "1Mbit", "loss": {"model": "gilbert", "mean_loss": 0.01, "mean_burst": 3}}"#);
-        ok(r#"{"rate": "1Mbit", "arq": {}, "jitter": {"distribution": "normal", "mean": "2ms", "std": "1ms", "reorder": true}}"#);
-        ok(r#"{"rate": "1Mbit", "outage_process": {"mean_interval": "10s", "distribution": "exponential", "duration": "1s"}}"#);
+        ok(
+            r#"{"rate": "1Mbit", "arq": {}, "jitter": {"distribution": "normal", "mean": "2ms", "std": "1ms", "reorder": true}}"#,
+        );
+        ok(
+            r#"{"rate": "1Mbit", "outage_process": {"mean_interval": "10s", "distribution": "exponential", "duration": "1s"}}"#,
+        );
     }
 }

@@ -1,5 +1,5 @@
 //! Recording: sampled time series of flows and links, per-ACK RTT samples,
 //! gathered into columns.
-pub mod series;
 pub mod pcap;
+pub mod series;
 pub mod table;

@@ -118,7 +118,15 @@ impl PcapWriter {
     /// Creates the file and writes the global header; an error is kept and
     /// reported in the summary (nothing more is written).
     pub fn create(path: &str, snaplen: u32) -> PcapWriter {
-        let mut w = PcapWriter { out: None, path: path.to_string(), snaplen, flows: Vec::new(), ip_id: 0, packets: 0, error: None };
+        let mut w = PcapWriter {
+            out: None,
+            path: path.to_string(),
+            snaplen,
+            flows: Vec::new(),
+            ip_id: 0,
+            packets: 0,
+            error: None,
+        };
         match File::create(path) {
             Ok(f) => {
                 w.out = Some(BufWriter::with_capacity(1 << 16, f));
@@ -383,7 +391,8 @@ mod tests {
 
     #[test]
     fn sequence_numbers_are_bytes_and_capped_at_the_transfer() {
-        let m = FlowMeta { mss: 1448, timestamps: true, sack: true, ecn: false, size: Some(3000), rcv_buf_max: 6 << 20 };
+        let m =
+            FlowMeta { mss: 1448, timestamps: true, sack: true, ecn: false, size: Some(3000), rcv_buf_max: 6 << 20 };
         assert_eq!(bytes_of(1, &m), 1448);
         assert_eq!(bytes_of(3, &m), 3000);
     }
@@ -393,7 +402,10 @@ mod tests {
         let path = std::env::temp_dir().join(format!("ccsim-pcap-unit-{}.pcap", std::process::id()));
         let path = path.to_str().unwrap().to_string();
         let mut w = PcapWriter::create(&path, 96);
-        w.register_flow(0, FlowMeta { mss: 1448, timestamps: true, sack: true, ecn: false, size: None, rcv_buf_max: 6 << 20 });
+        w.register_flow(
+            0,
+            FlowMeta { mss: 1448, timestamps: true, sack: true, ecn: false, size: None, rcv_buf_max: 6 << 20 },
+        );
         let mut p = Packet::new(Kind::Data, 0, 1500);
         p.payload = 1448;
         w.capture(1_000, &p);

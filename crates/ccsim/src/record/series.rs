@@ -158,7 +158,11 @@ impl LinkSeries {
             f64::NAN
         });
         let dequeued = c.dequeued - c0.dequeued;
-        self.sojourn_ms.push(if dequeued > 0 { (c.sojourn_ns - c0.sojourn_ns) as f64 / dequeued as f64 / 1e6 } else { f64::NAN });
+        self.sojourn_ms.push(if dequeued > 0 {
+            (c.sojourn_ns - c0.sojourn_ns) as f64 / dequeued as f64 / 1e6
+        } else {
+            f64::NAN
+        });
         self.previous[index] = (now, c);
     }
 

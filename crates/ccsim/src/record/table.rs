@@ -36,7 +36,10 @@ impl Table {
     }
 
     pub fn add(&mut self, name: &str, column: Column) {
-        debug_assert!(self.columns.first().map_or(true, |(_, c)| c.len() == column.len()), "column {name} has another length");
+        debug_assert!(
+            self.columns.first().map_or(true, |(_, c)| c.len() == column.len()),
+            "column {name} has another length"
+        );
         self.columns.push((name.to_string(), column));
     }
 

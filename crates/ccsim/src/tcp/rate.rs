@@ -64,7 +64,10 @@ impl RateSampler {
         self.delivered += 1;
         self.delivered_time = now;
         // Use the most recently sent of the segments this ACK delivers.
-        if self.prior_time.is_none() || sent_at > self.sample_sent_at || (sent_at == self.sample_sent_at && tx.delivered >= self.prior_delivered) {
+        if self.prior_time.is_none()
+            || sent_at > self.sample_sent_at
+            || (sent_at == self.sample_sent_at && tx.delivered >= self.prior_delivered)
+        {
             self.prior_delivered = tx.delivered;
             self.prior_time = Some(tx.delivered_time);
             self.sample_app_limited = tx.app_limited;
@@ -77,7 +80,13 @@ impl RateSampler {
     }
 
     /// Finishes the sample of this ACK (Linux tcp_rate_gen).
-    pub fn end_ack(&mut self, acked_sacked: u32, losses: u32, prior_in_flight: u32, min_rtt: Option<Nanos>) -> RateSample {
+    pub fn end_ack(
+        &mut self,
+        acked_sacked: u32,
+        losses: u32,
+        prior_in_flight: u32,
+        min_rtt: Option<Nanos>,
+    ) -> RateSample {
         if self.app_limited_until != 0 && self.delivered > self.app_limited_until {
             self.app_limited_until = 0;
         }

@@ -341,18 +341,21 @@ mod tests {
     use super::*;
 
     fn receiver(delayed: bool) -> Receiver {
-        Receiver::new(0, ReceiverConfig {
-            mss: 1000,
-            sack: true,
-            timestamps: true,
-            delayed_ack: delayed,
-            delack_segments: 2,
-            delack_timeout: 40,
-            rcv_buf: 100_000,
-            rcv_buf_max: 100_000,
-            autotune: false,
-            ecn_echo: EcnEcho::Classic,
-        })
+        Receiver::new(
+            0,
+            ReceiverConfig {
+                mss: 1000,
+                sack: true,
+                timestamps: true,
+                delayed_ack: delayed,
+                delack_segments: 2,
+                delack_timeout: 40,
+                rcv_buf: 100_000,
+                rcv_buf_max: 100_000,
+                autotune: false,
+                ecn_echo: EcnEcho::Classic,
+            },
+        )
     }
 
     fn data(seq: u64) -> Packet {
@@ -382,10 +385,21 @@ mod tests {
 
     #[test]
     fn out_of_order_data_does_not_shrink_the_window() {
-        let mut r = Receiver::new(0, ReceiverConfig {
-            mss: 1000, sack: true, timestamps: true, delayed_ack: false, delack_segments: 2,
-            delack_timeout: 40, rcv_buf: 10_000, rcv_buf_max: 10_000, autotune: false, ecn_echo: EcnEcho::Classic,
-        });
+        let mut r = Receiver::new(
+            0,
+            ReceiverConfig {
+                mss: 1000,
+                sack: true,
+                timestamps: true,
+                delayed_ack: false,
+                delack_segments: 2,
+                delack_timeout: 40,
+                rcv_buf: 10_000,
+                rcv_buf_max: 10_000,
+                autotune: false,
+                ecn_echo: EcnEcho::Classic,
+            },
+        );
         let AckAction::Send(a) = r.on_data(1, &data(0)) else { panic!() };
         assert_eq!((a.seq, a.window), (1, 10));
         // Holes: segments 2..6 arrive out of order and occupy buffer space,
@@ -398,10 +412,21 @@ mod tests {
 
     #[test]
     fn autotuning_keeps_ahead_of_a_sender_in_slow_start() {
-        let mut r = Receiver::new(0, ReceiverConfig {
-            mss: 1000, sack: true, timestamps: true, delayed_ack: false, delack_segments: 2,
-            delack_timeout: 40, rcv_buf: 131_072, rcv_buf_max: 6_291_456, autotune: true, ecn_echo: EcnEcho::Classic,
-        });
+        let mut r = Receiver::new(
+            0,
+            ReceiverConfig {
+                mss: 1000,
+                sack: true,
+                timestamps: true,
+                delayed_ack: false,
+                delack_segments: 2,
+                delack_timeout: 40,
+                rcv_buf: 131_072,
+                rcv_buf_max: 6_291_456,
+                autotune: true,
+                ecn_echo: EcnEcho::Classic,
+            },
+        );
         // About 64 KB offered at first (Linux since 4.19).
         assert_eq!(r.window_segments(), 65);
         // A slow-start sender: each RTT (100 ns here) delivers twice the last
@@ -418,7 +443,11 @@ mod tests {
             flight *= 2;
             // tcp_grow_window adds two segments per segment received, so the
             // offer stays ahead of the next flight (twice this one).
-            assert!(r.window_segments() as u64 >= flight, "round {round}: window {} < next flight {flight}", r.window_segments());
+            assert!(
+                r.window_segments() as u64 >= flight,
+                "round {round}: window {} < next flight {flight}",
+                r.window_segments()
+            );
         }
         // tcp_rcv_space_adjust grew the buffer with the flights (from 128 KB).
         assert!(r.rcv_buf() >= flight * 1000, "buffer {} for a next flight of {}", r.rcv_buf(), flight);
@@ -439,18 +468,21 @@ mod dctcp_echo_tests {
     }
 
     fn receiver(echo: EcnEcho) -> Receiver {
-        Receiver::new(0, ReceiverConfig {
-            mss: 1000,
-            sack: true,
-            timestamps: true,
-            delayed_ack: true,
-            delack_segments: 2,
-            delack_timeout: 40,
-            rcv_buf: 100_000,
-            rcv_buf_max: 100_000,
-            autotune: false,
-            ecn_echo: echo,
-        })
+        Receiver::new(
+            0,
+            ReceiverConfig {
+                mss: 1000,
+                sack: true,
+                timestamps: true,
+                delayed_ack: true,
+                delack_segments: 2,
+                delack_timeout: 40,
+                rcv_buf: 100_000,
+                rcv_buf_max: 100_000,
+                autotune: false,
+                ecn_echo: echo,
+            },
+        )
     }
 
     #[test]

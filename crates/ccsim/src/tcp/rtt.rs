@@ -42,7 +42,17 @@ pub struct RttEstimator {
 
 impl RttEstimator {
     pub fn new(style: RtoStyle, initial_rto: Nanos, min_rto: Nanos, max_rto: Nanos) -> RttEstimator {
-        RttEstimator { style, srtt: None, rttvar: 0, min_rtt: None, latest: None, backoff: 0, initial_rto, min_rto, max_rto }
+        RttEstimator {
+            style,
+            srtt: None,
+            rttvar: 0,
+            min_rtt: None,
+            latest: None,
+            backoff: 0,
+            initial_rto,
+            min_rto,
+            max_rto,
+        }
     }
 
     pub fn on_sample(&mut self, rtt: Nanos) {

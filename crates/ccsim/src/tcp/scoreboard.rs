@@ -77,7 +77,12 @@ pub struct Scoreboard {
 
 impl Scoreboard {
     pub fn new() -> Scoreboard {
-        Scoreboard { lost_retrans_low: u64::MAX, reordering: DUPTHRESH, reordered_low: u64::MAX, ..Scoreboard::default() }
+        Scoreboard {
+            lost_retrans_low: u64::MAX,
+            reordering: DUPTHRESH,
+            reordered_low: u64::MAX,
+            ..Scoreboard::default()
+        }
     }
 
     pub fn una(&self) -> u64 {

@@ -26,7 +26,9 @@
 use super::rate::RateSampler;
 use super::rtt::{RtoStyle, RttEstimator};
 use super::scoreboard::{Scoreboard, Segment, EVER_RETRANS, SACKED};
-use crate::cc::{AckSample, Algorithm, CaEvent, CaState, Conn, CongestionControl, LossResponse, Window, INFINITE_SSTHRESH};
+use crate::cc::{
+    AckSample, Algorithm, CaEvent, CaState, CongestionControl, Conn, LossResponse, Window, INFINITE_SSTHRESH,
+};
 use crate::net::packet::{tcp_header_bytes, Kind, Packet};
 use crate::time::{Nanos, NS_PER_SEC};
 
@@ -486,7 +488,14 @@ impl Sender {
         let ca_rtt = sack_rtt.or(newest_rtt).or(seq_rtt);
         if delivered > 0 || ca_rtt.is_some() {
             let (rcv_tsval, rcv_tsecr) = if self.cfg.timestamps { (ack.ts_val, ack.ts_ecr) } else { (0, 0) };
-            let sample = AckSample { acked: delivered, rtt_ns: ca_rtt, prior_in_flight, ece: self.ece_seen_this_ack, rcv_tsval, rcv_tsecr };
+            let sample = AckSample {
+                acked: delivered,
+                rtt_ns: ca_rtt,
+                prior_in_flight,
+                ece: self.ece_seen_this_ack,
+                rcv_tsval,
+                rcv_tsecr,
+            };
             let c = self.conn(now);
             self.cc.pkts_acked(&mut self.w, &c, &sample);
         }
@@ -569,7 +578,8 @@ impl Sender {
         }
         // Start of a loss episode.
         if matches!(self.ca_state, CaState::Open | CaState::Disorder | CaState::Cwr) {
-            let loss = if self.cfg.sack { self.sb.lost_out > 0 } else { self.sb.sacked_out >= super::scoreboard::DUPTHRESH };
+            let loss =
+                if self.cfg.sack { self.sb.lost_out > 0 } else { self.sb.sacked_out >= super::scoreboard::DUPTHRESH };
             if loss {
                 if self.cc.loss_response() == LossResponse::SlowStart {
                     self.enter_loss(now);
@@ -687,7 +697,9 @@ impl Sender {
 
     /// Linux tcp_enter_loss: after an RTO (or Tahoe's fast retransmit).
     fn enter_loss(&mut self, now: Nanos) {
-        let first_timeout = self.ca_state <= CaState::Disorder || self.sb.una() >= self.high_seq || (self.ca_state == CaState::Loss && self.rtt.backoff() == 0);
+        let first_timeout = self.ca_state <= CaState::Disorder
+            || self.sb.una() >= self.high_seq
+            || (self.ca_state == CaState::Loss && self.rtt.backoff() == 0);
         if first_timeout {
             self.prior_cwnd = self.w.cwnd;
             let c = self.conn(now);

@@ -66,7 +66,19 @@ impl OnOff {
                 Member { on: is_on, toggle_at: start + residual.max(1), cbr: Cbr::new(r, wire_bytes, start) }
             })
             .collect();
-        OnOff { id, direction, start, stop, intensity, rate_bps, mean_on_ns: on, mean_off_ns: off, members, rng, seq: 0 }
+        OnOff {
+            id,
+            direction,
+            start,
+            stop,
+            intensity,
+            rate_bps,
+            mean_on_ns: on,
+            mean_off_ns: off,
+            members,
+            rng,
+            seq: 0,
+        }
     }
 
     fn member_wakeup(m: &Member) -> Nanos {
@@ -120,8 +132,8 @@ impl OnOff {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::traffic::intensity::Interpolation;
     use crate::time::NS_PER_SEC;
+    use crate::traffic::intensity::Interpolation;
 
     #[test]
     fn mean_rate_is_the_load_and_follows_the_profile() {

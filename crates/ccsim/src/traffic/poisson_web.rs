@@ -28,7 +28,10 @@ use crate::time::{Nanos, NS_PER_SEC};
 pub enum WebTransport {
     Tcp,
     /// Each transfer is a UDP burst at `rate_bps` of `wire_bytes` datagrams.
-    Udp { rate_bps: u64, wire_bytes: u32 },
+    Udp {
+        rate_bps: u64,
+        wire_bytes: u32,
+    },
 }
 
 /// A UDP transfer in progress.
@@ -180,7 +183,8 @@ mod tests {
     #[test]
     fn arrival_rate_is_load_over_mean_size_and_follows_the_profile() {
         // 0.5 x 10 Mbit/s / 100 kbit per transfer = 50 arrivals/s at multiplier 1.
-        let profile = Intensity::new(vec![(0, 0.5), (100 * NS_PER_SEC, 2.0), (200 * NS_PER_SEC, 1.0)], Interpolation::Step);
+        let profile =
+            Intensity::new(vec![(0, 0.5), (100 * NS_PER_SEC, 2.0), (200 * NS_PER_SEC, 1.0)], Interpolation::Step);
         let mut w = web(WebTransport::Tcp, profile, 300);
         assert_eq!(w.base_arrivals_per_s, 50.0);
         let counts = arrivals_per_window(&mut w, 100, 3);

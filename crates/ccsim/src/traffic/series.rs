@@ -93,7 +93,11 @@ pub fn summary_table(sources: &[Source], counters: &[SourceCounters], transport:
                 .zip(counters)
                 .map(|(s, c)| {
                     let (a, b) = period(s);
-                    if b > a { c.bytes_delivered as f64 * 8.0 / secs(b - a) } else { f64::NAN }
+                    if b > a {
+                        c.bytes_delivered as f64 * 8.0 / secs(b - a)
+                    } else {
+                        f64::NAN
+                    }
                 })
                 .collect(),
         ),

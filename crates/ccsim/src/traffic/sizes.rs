@@ -14,11 +14,21 @@ use crate::rng::Rng;
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum SizeDist {
     /// Pareto with shape `alpha` > 1 and scale x_m = mean (alpha - 1) / alpha.
-    Pareto { mean: f64, alpha: f64 },
+    Pareto {
+        mean: f64,
+        alpha: f64,
+    },
     /// Lognormal with log-space standard deviation `sigma`; mu = ln(mean) - sigma^2 / 2.
-    Lognormal { mean: f64, sigma: f64 },
-    Exponential { mean: f64 },
-    Fixed { bytes: f64 },
+    Lognormal {
+        mean: f64,
+        sigma: f64,
+    },
+    Exponential {
+        mean: f64,
+    },
+    Fixed {
+        bytes: f64,
+    },
 }
 
 impl SizeDist {

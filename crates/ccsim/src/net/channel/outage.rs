@@ -162,7 +162,10 @@ mod tests {
         let mean_interval = 1_000_000_000;
         let config = OutageConfig {
             scheduled: vec![],
-            process: Some(OutageProcessConfig { mean_interval_ns: mean_interval, duration: DurationDist::Exponential { mean_ns: 250_000_000 } }),
+            process: Some(OutageProcessConfig {
+                mean_interval_ns: mean_interval,
+                duration: DurationDist::Exponential { mean_ns: 250_000_000 },
+            }),
         };
         let mut o = Outages::new(&config, Rng::for_component(4, 2));
         // Sample the state every ms over 2000 s: the down fraction is 0.25 / 1.25.

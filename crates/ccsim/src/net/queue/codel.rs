@@ -155,7 +155,10 @@ impl Codel {
             self.dropping = true;
             // Restart near the drop rate of the last cycle if it ended recently.
             let delta = self.count.wrapping_sub(self.lastcount);
-            self.count = if delta > 1 && delta < u32::MAX / 2 && now.saturating_sub(self.drop_next) < 16 * self.params.interval_ns {
+            self.count = if delta > 1
+                && delta < u32::MAX / 2
+                && now.saturating_sub(self.drop_next) < 16 * self.params.interval_ns
+            {
                 delta
             } else {
                 1

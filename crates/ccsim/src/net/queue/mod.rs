@@ -26,7 +26,9 @@ pub enum QueueConfig {
 impl QueueConfig {
     pub fn capacity(&self) -> Capacity {
         match self {
-            QueueConfig::DropTail { capacity, .. } | QueueConfig::Red { capacity, .. } | QueueConfig::Codel { capacity, .. } => *capacity,
+            QueueConfig::DropTail { capacity, .. }
+            | QueueConfig::Red { capacity, .. }
+            | QueueConfig::Codel { capacity, .. } => *capacity,
         }
     }
 

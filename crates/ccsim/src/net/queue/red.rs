@@ -174,7 +174,8 @@ mod tests {
     #[test]
     fn drop_probability_matches_the_linear_law() {
         // Hold avg near the middle of [min_th, max_th] and count early drops.
-        let params = RedParams { min_th_pkts: 10.0, max_th_pkts: 30.0, max_p: 0.1, w_q: 1.0, gentle: false, ecn: false };
+        let params =
+            RedParams { min_th_pkts: 10.0, max_th_pkts: 30.0, max_p: 0.1, w_q: 1.0, gentle: false, ecn: false };
         let mut q = red(params);
         let p = Packet::new(Kind::Data, 0, 1500);
         while q.fifo().len_packets() < 20 {
