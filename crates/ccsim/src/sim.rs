@@ -702,9 +702,9 @@ impl World {
                 self.series.push(self.now, &f.sender, f.receiver.delivered_bytes, f.receiver.rcv_buf());
             }
         }
-        for l in 0..self.links.len() {
-            self.links[l].sync(self.now);
-            self.link_series.push(self.now, l, LINK_NAMES[l], &self.links[l]);
+        for (l, (link, name)) in self.links.iter_mut().zip(LINK_NAMES).enumerate() {
+            link.sync(self.now);
+            self.link_series.push(self.now, l, name, link);
         }
         if !self.sources.is_empty() {
             self.source_series.push(self.now, &self.sources, &self.source_counters, &self.source_active);

@@ -40,7 +40,7 @@ fn quantile(v: &[f64], q: f64) -> f64 {
 /// Bytes flow `i` delivered between `t0` and `t1` (from the sampled series).
 fn delivered_between(r: &Results, i: u32, t0: f64, t1: f64) -> f64 {
     let d = series(r, i, "delivered_bytes");
-    let at = |t: f64| d.iter().filter(|(s, _)| *s <= t).last().map_or(0.0, |(_, v)| *v);
+    let at = |t: f64| d.iter().rfind(|(s, _)| *s <= t).map_or(0.0, |(_, v)| *v);
     at(t1) - at(t0)
 }
 
@@ -49,12 +49,12 @@ fn mode_entries(r: &Results, i: u32, mode: f64) -> Vec<(f64, f64)> {
     let m = series(r, i, "cc_mode");
     let mut out = Vec::new();
     let mut start: Option<f64> = None;
-    for k in 0..m.len() {
-        let inside = m[k].1 == mode;
+    for &(t, value) in &m {
+        let inside = value == mode;
         match (start, inside) {
-            (None, true) => start = Some(m[k].0),
+            (None, true) => start = Some(t),
             (Some(s), false) => {
-                out.push((s, m[k].0 - s));
+                out.push((s, t - s));
                 start = None;
             }
             _ => {}
@@ -92,7 +92,7 @@ fn bbr_measures_the_bottleneck_and_probes_rtt_every_ten_seconds() {
         let probes = mode_entries(&r, 0, 3.0);
         let n_expected = (duration / 10.5) as usize;
         assert!(
-            probes.len() >= n_expected.max(2) - 0 && probes.len() <= n_expected + 1,
+            probes.len() >= n_expected.max(2) && probes.len() <= n_expected + 1,
             "{rate}: PROBE_RTT entries {probes:?}"
         );
         for w in probes.windows(2) {

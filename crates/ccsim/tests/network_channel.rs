@@ -84,7 +84,7 @@ fn arq_raises_the_rtt_variance() {
     let (s0, s1) = (rtt_std_ms(&clean), rtt_std_ms(&arq));
     eprintln!("RTT std: {s0:.2} ms without loss, {s1:.2} ms with 10% loss and ARQ K=3");
     assert!(s0 < 1.0 && s1 > 3.0, "RTT std {s0:.2} ms without loss, {s1:.2} ms with ARQ");
-    assert_eq!(downlink(&arq, "residual_losses") < 20, true);
+    assert!(downlink(&arq, "residual_losses") < 20);
 }
 
 /// Sends one frame every serialization time (no queueing) through a lossy ARQ
@@ -102,7 +102,7 @@ fn arq_latencies(in_order: bool) -> (Vec<(u64, u64)>, u64) {
     let mut next_send = 0;
     loop {
         let wake = link.next_wakeup();
-        if next_send < n && wake.map_or(true, |w| next_send * 1_000_000 <= w) {
+        if next_send < n && wake.is_none_or(|w| next_send * 1_000_000 <= w) {
             now = next_send * 1_000_000;
             let mut p = Packet::new(Kind::Data, 0, 1500);
             p.seq = next_send;

@@ -6,6 +6,7 @@ mod common;
 use common::*;
 use proptest::prelude::*;
 
+#[allow(clippy::too_many_arguments)] // one argument per random dimension of the scenario
 fn transfer_json(
     cc: &str,
     size: u64,

@@ -529,7 +529,7 @@ impl Bbr {
         if self.full_bw_reached || !self.round_start || rs.is_app_limited {
             return;
         }
-        let thresh = self.full_bw * FULL_BW_THRESH >> BBR_SCALE;
+        let thresh = (self.full_bw * FULL_BW_THRESH) >> BBR_SCALE;
         if self.max_bw() >= thresh {
             self.full_bw = self.max_bw();
             self.full_bw_cnt = 0;
@@ -550,7 +550,7 @@ impl Bbr {
     }
 
     fn check_probe_rtt_done(&mut self, w: &mut Window, c: &Conn) {
-        if !self.probe_rtt_done_stamp.is_some_and(|t| c.now > t) {
+        if self.probe_rtt_done_stamp.is_none_or(|t| c.now <= t) {
             return;
         }
         self.min_rtt_stamp = c.now; // wait a while until the next PROBE_RTT

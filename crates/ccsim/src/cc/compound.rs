@@ -7,16 +7,19 @@
 //! - cwnd (the Reno part) grows by 1/win per ACKed segment in congestion
 //!   avoidance, so the sum grows like Reno when dwnd is 0, and halves on loss.
 //! - dwnd (the delay part) is updated once per RTT from a Vegas-style backlog
-//!     Expected = win / baseRTT, Actual = win / RTT,
-//!     diff = (Expected - Actual) * baseRTT   (segments queued by this flow),
-//!     dwnd += max(alpha * win^k - 1, 0)      if diff < gamma
-//!     dwnd  = max(dwnd - zeta * diff, 0)     if diff >= gamma
+//!   ```text
+//!   Expected = win / baseRTT, Actual = win / RTT,
+//!   diff = (Expected - Actual) * baseRTT   (segments queued by this flow),
+//!   dwnd += max(alpha * win^k - 1, 0)      if diff < gamma
+//!   dwnd  = max(dwnd - zeta * diff, 0)     if diff >= gamma
+//!   ```
 //!   with alpha = 1/8, k = 0.75, zeta = 1, gamma = 30 segments: on an empty
 //!   path the window grows like HighSpeed TCP's, and once the queue builds
 //!   dwnd gives way so the total approaches Reno's.
 //! - on loss: win' = win (1 - beta) with beta = 1/2, cwnd' = cwnd / 2, so
 //!   dwnd' = max(win (1 - beta) - cwnd / 2, 0).
 //! - slow start is Reno's with dwnd = 0; a timeout resets dwnd to 0.
+//!
 //! baseRTT is the smallest RTT sample; RTT is the mean of the samples of the
 //! last round.
 //!

@@ -140,7 +140,7 @@ impl Cubic {
             let elapsed_ns = (now_j - self.epoch_start) * NS_PER_MS + self.delay_min;
             let t = ((elapsed_ns as u128) << HZ_SHIFT) / NS_PER_SEC as u128;
             let t = t as u64;
-            let offs = if t < self.k { self.k - t } else { t - self.k };
+            let offs = self.k.abs_diff(t);
             let delta = ((self.cfg.cube_rtt_scale as u128 * (offs as u128).pow(3)) >> (10 + 3 * HZ_SHIFT)) as u64;
             let target = if t < self.k {
                 (self.origin_point as u64).saturating_sub(delta)

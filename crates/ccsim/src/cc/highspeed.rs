@@ -56,7 +56,7 @@ impl HighSpeed {
 
 impl CongestionControl for HighSpeed {
     fn ssthresh(&mut self, w: &Window, _c: &Conn) -> u32 {
-        let cut = (w.cwnd as u64 * AIMD[self.ai].1 as u64 >> 8) as u32;
+        let cut = ((w.cwnd as u64 * AIMD[self.ai].1 as u64) >> 8) as u32;
         (w.cwnd - cut).max(2)
     }
 

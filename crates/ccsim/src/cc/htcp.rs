@@ -168,7 +168,7 @@ impl CongestionControl for Htcp {
         if self.min_rtt > 0 && self.max_rtt > self.min_rtt {
             self.max_rtt = self.min_rtt + (self.max_rtt - self.min_rtt) * 95 / 100;
         }
-        ((w.cwnd as u64 * self.beta as u64 >> 7) as u32).max(2)
+        (((w.cwnd as u64 * self.beta as u64) >> 7) as u32).max(2)
     }
 
     fn cong_avoid(&mut self, w: &mut Window, c: &Conn, acked: u32) {
@@ -181,7 +181,7 @@ impl CongestionControl for Htcp {
             return;
         }
         // cwnd += alpha / cwnd per ACKed segment.
-        if (w.cwnd_cnt as u64 * self.alpha as u64 >> 7) >= w.cwnd as u64 {
+        if ((w.cwnd_cnt as u64 * self.alpha as u64) >> 7) >= w.cwnd as u64 {
             if w.cwnd < w.cwnd_clamp {
                 w.cwnd += 1;
             }

@@ -8,6 +8,7 @@
 //!   longer than half the minimum RTT since the round began: the pipe is full;
 //! - delay increase: the smallest RTT of the first 8 samples of a round exceeds
 //!   the minimum RTT by more than min_rtt/8, clamped to [4, 16] ms.
+//!
 //! It only runs once cwnd reaches 16 segments (hystart_low_window).
 //!
 //! Differs from Linux: no GSO/TSO, so the ACK-train threshold carries no

@@ -12,6 +12,7 @@
 //!   da >= d3 = 8 dm/10;
 //! - below win_thresh = 15 segments: Reno (alpha 1, beta 1/2);
 //! - after a timeout: alpha 1, beta 1/2 until the next round's update.
+//!
 //! Congestion avoidance adds alpha/cwnd per ACKed segment; a loss sets
 //! ssthresh = cwnd (1 - beta). alpha and beta are kept in Linux's fixed point
 //! (1/128 and 1/64).

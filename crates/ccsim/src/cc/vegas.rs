@@ -13,6 +13,7 @@
 //!   once diff > gamma (1); the paper grows the window only every other RTT
 //!   so that the rate comparison is made on a window that held still.
 //! - fewer than 3 RTT samples in the round (e.g. one ACK per round): Reno.
+//!
 //! Loss detection and recovery are the sender's; on loss ssthresh = cwnd / 2.
 //! After recovery, a timeout or an idle restart, Vegas waits for a full round
 //! of fresh samples (Linux vegas_enable); an idle restart also forgets baseRTT.
@@ -49,6 +50,12 @@ pub struct VegasRtt {
     pub cnt_rtt: u32,
     pub min_rtt: Nanos,
     pub base_rtt: Nanos,
+}
+
+impl Default for VegasRtt {
+    fn default() -> Self {
+        Self::new()
+    }
 }
 
 impl VegasRtt {

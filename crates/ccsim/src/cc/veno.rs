@@ -10,6 +10,7 @@
 //!   random): ssthresh = cwnd * 4/5; else (congestion): cwnd / 2;
 //! - congestion avoidance: N < beta: +1 segment per RTT (Reno); N >= beta:
 //!   +1 every other RTT, since the link is already full.
+//!
 //! Fewer than 3 RTT samples since the connection (re)started: plain Reno.
 //! N is kept in half segments as Linux does (beta = 3 << 1).
 //!

@@ -10,6 +10,7 @@
 //!   decongestion": when Q > alpha, cwnd drops by min(Q / gamma, cwnd >> epsilon)
 //!   (gamma = 1, epsilon = 1), but not below reno_count, an estimate of what a
 //!   competing Reno flow would have.
+//!
 //! On loss, while YeAH has not been in slow mode for rho = 16 RTTs in a row
 //! (no competing Reno flows), the window drops by Q only, bounded to
 //! [cwnd >> delta, cwnd / 2] (delta = 3); otherwise by half, like Reno.

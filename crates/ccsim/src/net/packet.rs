@@ -96,7 +96,7 @@ pub fn tcp_header_bytes(timestamps: bool, sack_blocks: usize) -> u32 {
         h += TIMESTAMP_OPTION_BYTES;
     }
     if sack_blocks > 0 {
-        h += (2 + 8 * sack_blocks as u32 + 3) / 4 * 4;
+        h += (2 + 8 * sack_blocks as u32).div_ceil(4) * 4;
     }
     h
 }

@@ -154,8 +154,8 @@ impl PcapWriter {
             wscale += 1;
         }
         // Distinct, deterministic initial sequence numbers per flow.
-        let isn_snd = (flow as u32).wrapping_mul(0x9E37_79B9).wrapping_add(0x1000);
-        let isn_rcv = (flow as u32).wrapping_mul(0x85EB_CA6B).wrapping_add(0x2000);
+        let isn_snd = flow.wrapping_mul(0x9E37_79B9).wrapping_add(0x1000);
+        let isn_rcv = flow.wrapping_mul(0x85EB_CA6B).wrapping_add(0x2000);
         self.flows[i] = Some(FlowState { meta, isn_snd, isn_rcv, wscale, opened: false });
     }
 
@@ -314,7 +314,7 @@ impl PcapWriter {
         payload: u32,
         tos: u8,
     ) {
-        debug_assert!(opts.len() % 4 == 0 && opts.len() <= 40);
+        debug_assert!(opts.len().is_multiple_of(4) && opts.len() <= 40);
         let mut h = [0u8; MAX_HEADER];
         let tcp_len = 20 + opts.len();
         let t = &mut h[20..20 + tcp_len];

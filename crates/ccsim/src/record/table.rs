@@ -37,7 +37,7 @@ impl Table {
 
     pub fn add(&mut self, name: &str, column: Column) {
         debug_assert!(
-            self.columns.first().map_or(true, |(_, c)| c.len() == column.len()),
+            self.columns.first().is_none_or(|(_, c)| c.len() == column.len()),
             "column {name} has another length"
         );
         self.columns.push((name.to_string(), column));

@@ -274,7 +274,7 @@ impl Sender {
     }
 
     fn has_new_data(&self) -> bool {
-        self.app_active && self.total_segments.map_or(true, |n| self.sb.nxt() < n)
+        self.app_active && self.total_segments.is_none_or(|n| self.sb.nxt() < n)
     }
 
     /// Upper bound on outstanding segments from the send buffer.

@@ -12,6 +12,7 @@
 //!     bytes of an opportunity left after a packet completes go to the next
 //!     queued packet, so small packets share an opportunity;
 //!   - a packet leaves at the time of the opportunity that completes it.
+//!
 //! So the trace "1" is one 1504-byte opportunity per ms: 12.032 Mbit/s.
 
 use crate::time::{Nanos, NS_PER_MS};
