@@ -46,10 +46,22 @@ from ns3_runner import run_ns3  # noqa: E402
 
 # ccbench name -> ns-3 TypeId short name.
 NS3_NAMES = {
-    "newreno": "NewReno", "cubic": "Cubic", "bic": "Bic", "vegas": "Vegas",
-    "westwood+": "WestwoodPlus", "bbr": "Bbr", "hybla": "Hybla", "veno": "Veno",
-    "illinois": "Illinois", "htcp": "Htcp", "highspeed": "HighSpeed", "scalable": "Scalable",
-    "yeah": "Yeah", "lp": "Lp", "ledbat": "Ledbat", "dctcp": "Dctcp",
+    "newreno": "NewReno",
+    "cubic": "Cubic",
+    "bic": "Bic",
+    "vegas": "Vegas",
+    "westwood+": "WestwoodPlus",
+    "bbr": "Bbr",
+    "hybla": "Hybla",
+    "veno": "Veno",
+    "illinois": "Illinois",
+    "htcp": "Htcp",
+    "highspeed": "HighSpeed",
+    "scalable": "Scalable",
+    "yeah": "Yeah",
+    "lp": "Lp",
+    "ledbat": "Ledbat",
+    "dctcp": "Dctcp",
 }
 
 # Algorithms whose default follows the paper (or SPEC) where Linux differs also
@@ -101,8 +113,17 @@ def run_ours(label: str, sc: dict, rto_style: str) -> dict:
 def run_theirs(label: str, sc: dict) -> dict:
     cc, _ = split_variant(label)
     extra = {"ecn_threshold_pkts": ecn_threshold(sc)} if cc == "dctcp" else {}
-    r = run_ns3(NS3_NAMES[cc], flows=sc["flows"], rate_mbps=sc["rate_mbps"], delay_ms=sc["delay_ms"],
-                duration_s=sc["duration_s"], buffer_bdp=1.0, seed=1, min_rto_ms=200, **extra)
+    r = run_ns3(
+        NS3_NAMES[cc],
+        flows=sc["flows"],
+        rate_mbps=sc["rate_mbps"],
+        delay_ms=sc["delay_ms"],
+        duration_s=sc["duration_s"],
+        buffer_bdp=1.0,
+        seed=1,
+        min_rto_ms=200,
+        **extra,
+    )
     return {
         "goodput_bps": float(r["aggregate_goodput_bps"]),
         "retransmitted": int(r["retransmitted_segments"]),
@@ -141,19 +162,36 @@ def main() -> int:
     rows = []
     for (cc, name), ref in zip(jobs, theirs):
         ours = run_ours(cc, SCENARIOS[name], args.rto_style)
-        rows.append({"scenario": name, "cc": cc, "ccbench": ours, "ns3": ref,
-                     "goodput_diff": rel(ours["goodput_bps"], ref["goodput_bps"]),
-                     "rtt_diff": rel(ours["mean_rtt_ms"], ref["mean_rtt_ms"])})
+        rows.append(
+            {
+                "scenario": name,
+                "cc": cc,
+                "ccbench": ours,
+                "ns3": ref,
+                "goodput_diff": rel(ours["goodput_bps"], ref["goodput_bps"]),
+                "rtt_diff": rel(ours["mean_rtt_ms"], ref["mean_rtt_ms"]),
+            }
+        )
 
-    head = f"{'sc':<3}{'algorithm':<13}{'goodput Mbit/s':>22}{'diff':>8}{'retransmitted':>18}{'mean RTT ms':>20}{'diff':>8}{'RTOs':>10}"
+    head = (
+        f"{'sc':<3}{'algorithm':<13}{'goodput Mbit/s':>22}{'diff':>8}"
+        f"{'retransmitted':>18}{'mean RTT ms':>20}{'diff':>8}{'RTOs':>10}"
+    )
     print(head)
-    print(f"{'':<16}{'ccbench':>11}{'ns-3':>11}{'':>8}{'ccbench':>9}{'ns-3':>9}{'ccbench':>10}{'ns-3':>10}{'':>8}{'ours/ns3':>10}")
+    print(
+        f"{'':<16}{'ccbench':>11}{'ns-3':>11}{'':>8}{'ccbench':>9}{'ns-3':>9}"
+        f"{'ccbench':>10}{'ns-3':>10}{'':>8}{'ours/ns3':>10}"
+    )
     for r in rows:
         o, t = r["ccbench"], r["ns3"]
         flag = "!" if abs(r["goodput_diff"]) > 0.10 or abs(r["rtt_diff"]) > 0.25 else " "
-        print(f"{r['scenario']:<3}{r['cc']:<13}{o['goodput_bps'] / 1e6:>11.2f}{t['goodput_bps'] / 1e6:>11.2f}{r['goodput_diff'] * 100:>+7.1f}%"
-              f"{o['retransmitted']:>9}{t['retransmitted']:>9}{o['mean_rtt_ms']:>10.1f}{t['mean_rtt_ms']:>10.1f}{r['rtt_diff'] * 100:>+7.1f}%"
-              f"{o['timeouts']:>5}/{t['timeouts']:<4}{flag}")
+        print(
+            f"{r['scenario']:<3}{r['cc']:<13}{o['goodput_bps'] / 1e6:>11.2f}{t['goodput_bps'] / 1e6:>11.2f}"
+            f"{r['goodput_diff'] * 100:>+7.1f}%"
+            f"{o['retransmitted']:>9}{t['retransmitted']:>9}{o['mean_rtt_ms']:>10.1f}{t['mean_rtt_ms']:>10.1f}"
+            f"{r['rtt_diff'] * 100:>+7.1f}%"
+            f"{o['timeouts']:>5}/{t['timeouts']:<4}{flag}"
+        )
     if args.json:
         with open(args.json, "w") as f:
             json.dump(rows, f, indent=1)

@@ -53,7 +53,13 @@ def run_ccbench(flows: int, duration_s: float, repeat: int) -> dict:
     packets = int(links["departures"][down])
     wall = statistics.median(walls)
     goodput = float(sum(last["flows"]["delivered_bytes"])) * 8 / duration_s
-    return {"packets": packets, "wall_s": wall, "pps": packets / wall, "goodput_bps": goodput, "events": int(last["events"])}
+    return {
+        "packets": packets,
+        "wall_s": wall,
+        "pps": packets / wall,
+        "goodput_bps": goodput,
+        "events": int(last["events"]),
+    }
 
 
 def run_ns3(flows: int, duration_s: float) -> dict:
@@ -79,12 +85,20 @@ def main() -> int:
     print(f"{'scenario':<28}{'side':<9}{'bottleneck pkts':>16}{'wall s':>10}{'pkts/wall s':>14}{'goodput Mbit/s':>16}")
     for label, flows in (("(a) 1 cubic, 100M/50ms", 1), ("(b) 16 cubic, 100M/50ms", 16)):
         ours = run_ccbench(flows, args.duration, args.repeat)
-        print(f"{label:<28}{'ccbench':<9}{ours['packets']:>16,}{ours['wall_s']:>10.3f}{ours['pps']:>14,.0f}{ours['goodput_bps'] / 1e6:>16.2f}")
+        print(
+            f"{label:<28}{'ccbench':<9}{ours['packets']:>16,}{ours['wall_s']:>10.3f}{ours['pps']:>14,.0f}"
+            f"{ours['goodput_bps'] / 1e6:>16.2f}"
+        )
         if args.ns3:
             ref = run_ns3(flows, args.duration)
-            print(f"{'':<28}{'ns-3':<9}{ref['packets']:>16,}{ref['wall_s']:>10.3f}{ref['pps']:>14,.0f}{ref['goodput_bps'] / 1e6:>16.2f}")
-            print(f"{'':<28}{'ratio':<9}{'':>16}{ref['wall_s'] / ours['wall_s']:>9.0f}x{ours['pps'] / ref['pps']:>13.0f}x"
-                  f"{(ours['goodput_bps'] / ref['goodput_bps'] - 1) * 100:>+15.1f}%")
+            print(
+                f"{'':<28}{'ns-3':<9}{ref['packets']:>16,}{ref['wall_s']:>10.3f}{ref['pps']:>14,.0f}"
+                f"{ref['goodput_bps'] / 1e6:>16.2f}"
+            )
+            print(
+                f"{'':<28}{'ratio':<9}{'':>16}{ref['wall_s'] / ours['wall_s']:>9.0f}x{ours['pps'] / ref['pps']:>13.0f}x"
+                f"{(ours['goodput_bps'] / ref['goodput_bps'] - 1) * 100:>+15.1f}%"
+            )
     return 0
 
 

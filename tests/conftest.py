@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from typer.testing import CliRunner
-
 from ccbench import compare
+from typer.testing import CliRunner
 
 
 @pytest.fixture
@@ -27,6 +26,7 @@ def runner() -> CliRunner:
 def quick_campaign(tmp_path_factory):
     """`ccbench compare --quick` over every algorithm, run once per session."""
     from ccbench.cli import app
+
     out = tmp_path_factory.mktemp("compare") / "out"
     result = CliRunner().invoke(app, ["compare", "--quick", "--out", str(out), "--jobs", "2"], terminal_width=250)
     assert result.exit_code == 0, result.output

@@ -14,8 +14,17 @@ def test_run_writes_results_and_plots(tmp_path, runner):
     assert result.exit_code == 0, result.output
     assert "cubic" in result.stdout and "reno" in result.stdout and "Jain" in result.stdout
     assert f"Results in {out}" in result.stdout
-    for name in ("flows.csv", "flows.parquet", "series.parquet", "rtt.parquet", "meta.json",
-                 "cwnd.png", "rtt.png", "goodput.png", "rtt_cdf.png"):
+    for name in (
+        "flows.csv",
+        "flows.parquet",
+        "series.parquet",
+        "rtt.parquet",
+        "meta.json",
+        "cwnd.png",
+        "rtt.png",
+        "goodput.png",
+        "rtt_cdf.png",
+    ):
         assert (out / name).stat().st_size > 0, name
     assert (out / "cwnd.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 

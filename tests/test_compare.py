@@ -2,7 +2,6 @@
 campaign over every algorithm writes a complete report."""
 
 import pandas as pd
-
 from ccbench import _ccsim, compare
 
 

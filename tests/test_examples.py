@@ -2,9 +2,8 @@
 
 from pathlib import Path
 
-import pytest
-
 import ccbench
+import pytest
 from ccbench.scenario import read
 
 EXAMPLES = sorted((Path(__file__).resolve().parents[1] / "examples").glob("*.toml"))

@@ -5,7 +5,6 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
-
 from ccbench import metrics
 
 
@@ -48,7 +47,7 @@ def test_rtt_stats_per_flow_keeps_flow_order_and_missing_flows():
 
 def test_jain_index():
     assert metrics.jain_index([5, 5, 5, 5]) == 1.0
-    assert metrics.jain_index([10, 0]) == 0.5          # one flow takes everything: 1/N
+    assert metrics.jain_index([10, 0]) == 0.5  # one flow takes everything: 1/N
     assert metrics.jain_index([1, 3]) == pytest.approx(16 / (2 * 10))  # (1+3)^2 / (2 * (1+9)) = 0.8
     assert math.isnan(metrics.jain_index([]))
 

@@ -7,7 +7,6 @@ import json
 from pathlib import Path
 
 import pytest
-
 from ccbench import profiles, traces
 from ccbench.profiles import ProfileError, expand, list_profiles
 
@@ -17,8 +16,21 @@ NAMES = profiles.profile_names()
 
 
 def test_every_study_network_is_there_with_sources():
-    for name in ("umts", "hsdpa", "lte-good", "lte-edge", "lte-poor", "lte-driving", "wan-100ms", "wan-200ms",
-                 "wan-200ms-jitter", "highspeed-20ms", "highspeed-200ms", "highspeed-600ms", "satellite"):
+    for name in (
+        "umts",
+        "hsdpa",
+        "lte-good",
+        "lte-edge",
+        "lte-poor",
+        "lte-driving",
+        "wan-100ms",
+        "wan-200ms",
+        "wan-200ms-jitter",
+        "highspeed-20ms",
+        "highspeed-200ms",
+        "highspeed-600ms",
+        "satellite",
+    ):
         assert name in NAMES
     listed = {p["name"]: p for p in list_profiles()}
     assert "trace:PATH" in listed
@@ -103,8 +115,12 @@ def test_lte_load_levels_and_numbers():
 
 
 def test_wan_tuned_buffers_reach_every_flow():
-    s = expand({"profile": {"name": "wan-200ms", "tuned": True},
-                "flows": [{"cc": "vegas"}, {"cc": "cubic", "tcp": {"rmem_max": 1000000}}]})
+    s = expand(
+        {
+            "profile": {"name": "wan-200ms", "tuned": True},
+            "flows": [{"cc": "vegas"}, {"cc": "cubic", "tcp": {"rmem_max": 1000000}}],
+        }
+    )
     assert s["flows"][0]["tcp"] == {"rmem_max": 46777216, "wmem_max": 46777216}
     assert s["flows"][1]["tcp"] == {"rmem_max": 1000000, "wmem_max": 46777216}
     default = expand({"profile": "wan-200ms", "flows": [{"cc": "cubic"}]})
@@ -112,18 +128,21 @@ def test_wan_tuned_buffers_reach_every_flow():
     assert default["downlink"]["delay"] == "100ms" and default["uplink"]["delay"] == "100ms"
 
 
-@pytest.mark.parametrize("profile, path, needle", [
-    ("lte-egde", "profile", "did you mean 'lte-edge'"),
-    ("wan", "profile", "did you mean"),
-    ({"name": "lte-good", "load": "night"}, "profile.load", "evening"),
-    ({"name": "lte-good", "load": -1}, "profile.load", "out of range"),
-    ({"name": "lte-good", "lod": "evening"}, "profile.lod", "did you mean 'load'"),
-    ({"name": "wan-100ms", "tuned": "yes"}, "profile.tuned", "true or false"),
-    ({"load": "evening"}, "profile.name", "missing"),
-    (42, "profile", "not allowed"),
-    ("trace:", "profile", "needs a file"),
-    ("trace:/no/such/file.down", "profile", "no trace file"),
-])
+@pytest.mark.parametrize(
+    "profile, path, needle",
+    [
+        ("lte-egde", "profile", "did you mean 'lte-edge'"),
+        ("wan", "profile", "did you mean"),
+        ({"name": "lte-good", "load": "night"}, "profile.load", "evening"),
+        ({"name": "lte-good", "load": -1}, "profile.load", "out of range"),
+        ({"name": "lte-good", "lod": "evening"}, "profile.lod", "did you mean 'load'"),
+        ({"name": "wan-100ms", "tuned": "yes"}, "profile.tuned", "true or false"),
+        ({"load": "evening"}, "profile.name", "missing"),
+        (42, "profile", "not allowed"),
+        ("trace:", "profile", "needs a file"),
+        ("trace:/no/such/file.down", "profile", "no trace file"),
+    ],
+)
 def test_bad_profiles_name_the_field(profile, path, needle):
     with pytest.raises(ProfileError) as e:
         expand({"profile": profile, "flows": [{"cc": "cubic"}]})
@@ -145,6 +164,7 @@ _ccsim = pytest.importorskip("ccbench._ccsim")
 
 def test_scenario_loader_expands_profiles_and_reports_errors(tmp_path):
     from ccbench.scenario import ScenarioFileError, load
+
     f = tmp_path / "s.toml"
     f.write_text('profile = { name = "lte-edge", load = "forenoon" }\nduration = 5\n[[flows]]\ncc = "cubic"\n')
     s = load(f)
@@ -157,14 +177,19 @@ def test_scenario_loader_expands_profiles_and_reports_errors(tmp_path):
 
 def _run(raw: dict) -> dict:
     from ccbench.scenario import load
+
     return _ccsim.run(json.dumps(load(raw)))
 
 
 @pytest.mark.parametrize("name", NAMES)
 def test_every_profile_runs_in_the_core(name):
     from ccbench.scenario import load
-    spec = {"name": name, "load": "evening"} if "load" in {o for p in list_profiles() if p["name"] == name
-                                                        for o in p["options"]} else name
+
+    spec = (
+        {"name": name, "load": "evening"}
+        if "load" in {o for p in list_profiles() if p["name"] == name for o in p["options"]}
+        else name
+    )
     s = load({"profile": spec, "duration": "2s", "flows": [{"cc": "cubic"}, {"cc": "reno", "direction": "up"}]})
     # Every link field of the profile reached the core, which filled in its defaults.
     fragment = profiles._resolve(name).get("scenario", {})
@@ -223,8 +248,14 @@ def test_lte_driving_capacity_is_the_traces_and_drives_the_background():
     assert 0.5 * links["rate_bps"][down] < goodput_bps < links["rate_bps"][down]
     # Background load is a share of the trace's mean rate.
     for load in (0.3, 0.6):
-        b = _run({"profile": "lte-driving", "duration": "60s", "flows": [{"cc": "cubic", "start": "59s"}],
-                  "background": {"kind": "on-off", "direction": "down", "load": load}})
+        b = _run(
+            {
+                "profile": "lte-driving",
+                "duration": "60s",
+                "flows": [{"cc": "cubic", "start": "59s"}],
+                "background": {"kind": "on-off", "direction": "down", "load": load},
+            }
+        )
         offered_bps = b["sources"]["wire_bytes_sent"][0] * 8 / 60
         assert offered_bps == pytest.approx(load * b["links"]["rate_bps"][down], rel=0.15)
 
@@ -238,6 +269,7 @@ def test_trace_profile_reads_a_mahimahi_pair():
 
 def test_cli_lists_the_profiles(runner):
     from ccbench.cli import app
+
     r = runner.invoke(app, ["profiles"], env={"COLUMNS": "250"})
     assert r.exit_code == 0, r.output
     for name in ("umts", "lte-edge", "lte-driving", "wan-200ms-jitter", "trace:PATH"):

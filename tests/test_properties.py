@@ -2,11 +2,10 @@
 exceeds the link's payload capacity, and a finished file transfer delivers
 exactly its size."""
 
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
-
 import ccbench
 from ccbench import _ccsim
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 ALGORITHMS = [a["name"] for a in _ccsim.algorithms()]
 
@@ -16,9 +15,11 @@ def scenarios(draw):
     rate_kbit = draw(st.integers(200, 20_000))
     flows = []
     for _ in range(draw(st.integers(1, 3))):
-        flow = {"cc": draw(st.sampled_from(ALGORITHMS)),
-                "start": f"{draw(st.integers(0, 500))}ms",
-                "tcp": {"sack": draw(st.booleans())}}
+        flow = {
+            "cc": draw(st.sampled_from(ALGORITHMS)),
+            "start": f"{draw(st.integers(0, 500))}ms",
+            "tcp": {"sack": draw(st.booleans())},
+        }
         if draw(st.booleans()):
             flow["size"] = draw(st.integers(1, 300_000))
         flows.append(flow)
@@ -26,9 +27,12 @@ def scenarios(draw):
     return {
         "duration": "4s",
         "seed": draw(st.integers(0, 2**32)),
-        "downlink": {"rate": rate_kbit * 1000, "delay": f"{draw(st.integers(1, 150))}ms",
-                     "queue": {"size": queue},
-                     "loss": {"model": "bernoulli", "p": draw(st.sampled_from([0.0, 0.001, 0.01, 0.05]))}},
+        "downlink": {
+            "rate": rate_kbit * 1000,
+            "delay": f"{draw(st.integers(1, 150))}ms",
+            "queue": {"size": queue},
+            "loss": {"model": "bernoulli", "p": draw(st.sampled_from([0.0, 0.001, 0.01, 0.05]))},
+        },
         "flows": flows,
     }
 

@@ -32,5 +32,5 @@ def test_the_traffic_and_pcap_examples_validate(tmp_path):
     traffic = next(b for b in toml_blocks() if "[[udp]]" in b)
     pcap = next(b for b in toml_blocks() if "[record.pcap]" in b).replace('"run.pcap"', f'"{tmp_path / "run.pcap"}"')
     link = '[downlink]\nrate = "1Gbit"\ndelay = "10ms"\n'
-    load('duration = "120s"\n' + link + "[[flows]]\ncc = \"cubic\"\n" + traffic)
+    load('duration = "120s"\n' + link + '[[flows]]\ncc = "cubic"\n' + traffic)
     load(BASE + link + pcap)

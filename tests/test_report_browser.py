@@ -21,9 +21,20 @@ def chromium() -> str | None:
 
 
 def browser(exe: str, profile, *args: str) -> subprocess.CompletedProcess:
-    cmd = [exe, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-           "--disable-component-update", "--disable-sync", "--no-first-run", f"--user-data-dir={profile}",
-           "--window-size=1280,2000", "--virtual-time-budget=10000", *args]
+    cmd = [
+        exe,
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+        f"--user-data-dir={profile}",
+        "--window-size=1280,2000",
+        "--virtual-time-budget=10000",
+        *args,
+    ]
     return subprocess.run(cmd, capture_output=True, text=True, timeout=120)
 
 

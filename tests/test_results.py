@@ -3,10 +3,9 @@
 import json
 import math
 
+import ccbench
 import numpy as np
 import pytest
-
-import ccbench
 from ccbench import results
 
 
@@ -45,9 +44,20 @@ def test_same_scenario_and_seed_give_byte_identical_files(tmp_path, small_scenar
     dirs = [results.save(ccbench.run(small_scenario, seed=9), tmp_path / f"r{i}") for i in range(2)]
     names = sorted(p.name for p in dirs[0].iterdir())
     assert names == sorted(p.name for p in dirs[1].iterdir())
-    assert {"meta.json", "flows.parquet", "flows.csv", "series.parquet", "series.csv", "rtt.parquet",
-            "links.parquet", "links.csv", "link_series.parquet", "sources.parquet", "sources.csv",
-            "source_series.parquet"} == set(names)
+    assert {
+        "meta.json",
+        "flows.parquet",
+        "flows.csv",
+        "series.parquet",
+        "series.csv",
+        "rtt.parquet",
+        "links.parquet",
+        "links.csv",
+        "link_series.parquet",
+        "sources.parquet",
+        "sources.csv",
+        "source_series.parquet",
+    } == set(names)
     for n in names:
         assert (dirs[0] / n).read_bytes() == (dirs[1] / n).read_bytes(), n
     other = results.save(ccbench.run(small_scenario, seed=10), tmp_path / "other")

@@ -1,10 +1,7 @@
 """A bad scenario file: one clear message (field path, bad value, what is
 allowed), exit code 2, nothing run, nothing written."""
 
-from pathlib import Path
-
 import pytest
-
 from ccbench.cli import app
 
 GOOD = """
@@ -19,11 +16,20 @@ cc = "cubic"
 CASES = {
     # name: (file text, words the one message must contain)
     "wrong_type": (GOOD.replace('duration = "2s"', "duration = true"), ["duration", "true", "a duration such as"]),
-    "unknown_field": (GOOD.replace('cc = "cubic"', 'cc = "cubic"\ncolour = "red"'), ["flows[0].colour", "unknown field", "'colour'", "expected one of"]),
-    "unknown_algorithm": (GOOD.replace('"cubic"', '"cubc"'), ["flows[0].cc", "'cubc'", "did you mean 'cubic'", "known:"]),
+    "unknown_field": (
+        GOOD.replace('cc = "cubic"', 'cc = "cubic"\ncolour = "red"'),
+        ["flows[0].colour", "unknown field", "'colour'", "expected one of"],
+    ),
+    "unknown_algorithm": (
+        GOOD.replace('"cubic"', '"cubc"'),
+        ["flows[0].cc", "'cubc'", "did you mean 'cubic'", "known:"],
+    ),
     "negative_rate": (GOOD.replace('"10Mbit"', '"-5Mbit"'), ["downlink.rate", "negative", "-5Mbit", "a rate such as"]),
     "toml_syntax": (GOOD.replace('rate = "10Mbit"', "rate = 10Mbit"), ["TOML syntax error", "line 4"]),
-    "bad_probability": (GOOD.replace('delay = "10ms"', 'delay = "10ms"\nloss = { model = "bernoulli", p = 1.5 }'), ["downlink.loss.p", "1.5", "0 to 1"]),
+    "bad_probability": (
+        GOOD.replace('delay = "10ms"', 'delay = "10ms"\nloss = { model = "bernoulli", p = 1.5 }'),
+        ["downlink.loss.p", "1.5", "0 to 1"],
+    ),
 }
 
 
@@ -38,12 +44,12 @@ def test_bad_file_exits_2_with_one_clear_message(tmp_path, runner, case, command
     result = runner.invoke(app, args)
     assert result.exit_code == 2, result.output
     message = result.stderr.strip()
-    assert message.count("\n") == 0, message            # one message
+    assert message.count("\n") == 0, message  # one message
     assert message.startswith(f"error: {f}: ")
     for w in words:
         assert w in message, (w, message)
-    assert not out.exists()                               # nothing created
-    assert result.stdout == ""                            # nothing run
+    assert not out.exists()  # nothing created
+    assert result.stdout == ""  # nothing run
 
 
 def test_existing_output_is_not_touched(tmp_path, runner):
@@ -66,6 +72,7 @@ def test_missing_file(tmp_path, runner):
 
 def test_python_api_raises_scenario_error_with_path():
     import ccbench
+
     with pytest.raises(ccbench.ScenarioFileError) as e:
         ccbench.run({"duration": 1, "downlink": {"rate": "1Mbit"}, "flows": [{"cc": "renoo"}]})
     assert e.value.path == "flows[0].cc"

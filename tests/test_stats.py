@@ -4,9 +4,8 @@ import math
 
 import numpy as np
 import pytest
-from scipy import stats as sps
-
 from ccbench import stats
+from scipy import stats as sps
 
 
 def test_summary_ci_uses_the_t_distribution():
@@ -37,9 +36,9 @@ def test_holm_by_hand():
 def test_ranking_shows_ties_where_data_cannot_separate():
     samples = {
         "a": np.array([10.0, 10.1, 9.9, 10.0]),
-        "b": np.array([9.9, 10.2, 10.0, 9.8]),    # indistinguishable from a
-        "c": np.array([5.0, 5.1, 4.9, 5.0]),      # clearly worse
-        "d": np.array([5.05, 4.95, 5.0, 5.1]),    # tied with c
+        "b": np.array([9.9, 10.2, 10.0, 9.8]),  # indistinguishable from a
+        "c": np.array([5.0, 5.1, 4.9, 5.0]),  # clearly worse
+        "d": np.array([5.05, 4.95, 5.0, 5.1]),  # tied with c
     }
     r = stats.rank(samples).set_index("name")
     assert r.loc["a", "rank"] == 1 and r.loc["b", "rank"] == 1

@@ -24,7 +24,8 @@ import json
 import os
 import subprocess
 import sys
-from typing import Any, Dict, Mapping, Optional
+from collections.abc import Mapping
+from typing import Any
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 BUILD_SCRIPT = os.path.join(HERE, "build.sh")
@@ -33,9 +34,24 @@ BINARY = os.path.join(HERE, "build", "dumbbell")
 # Congestion-control names the program understands (ns-3 3.37 TypeId short
 # names; WestwoodPlus/Westwood are ns3::TcpWestwood with ProtocolType set).
 CC_NAMES = (
-    "NewReno", "Cubic", "Bic", "Vegas", "WestwoodPlus", "Westwood", "Bbr", "Hybla",
-    "Veno", "Illinois", "Htcp", "HighSpeed", "Scalable", "Yeah", "Lp", "Ledbat",
-    "Dctcp", "LinuxReno",
+    "NewReno",
+    "Cubic",
+    "Bic",
+    "Vegas",
+    "WestwoodPlus",
+    "Westwood",
+    "Bbr",
+    "Hybla",
+    "Veno",
+    "Illinois",
+    "Htcp",
+    "HighSpeed",
+    "Scalable",
+    "Yeah",
+    "Lp",
+    "Ledbat",
+    "Dctcp",
+    "LinuxReno",
 )
 
 
@@ -75,7 +91,7 @@ def command(
     seed: int = 1,
     min_rto_ms: float = 200,
     sack: bool = True,
-    ns3_attrs: Optional[Mapping[str, Any]] = None,
+    ns3_attrs: Mapping[str, Any] | None = None,
     **extra: Any,
 ) -> list:
     """The argv that run_ns3 would execute (handy for logging / reproducing)."""
@@ -110,25 +126,22 @@ def run_ns3(
     seed: int = 1,
     min_rto_ms: float = 200,
     sack: bool = True,
-    timeout_s: Optional[float] = None,
+    timeout_s: float | None = None,
     **extra: Any,
-) -> Dict[str, Any]:
+) -> dict[str, Any]:
     """Run one dumbbell scenario in ns-3 and return its JSON result as a dict.
 
     The program's stderr (topology/queue summary, warnings) is attached to the
     result under the key ``"stderr"``.
     """
     build()
-    argv = command(cc, flows, rate_mbps, delay_ms, duration_s, buffer_bdp, seed,
-                   min_rto_ms, sack, **extra)
+    argv = command(cc, flows, rate_mbps, delay_ms, duration_s, buffer_bdp, seed, min_rto_ms, sack, **extra)
     try:
         proc = subprocess.run(argv, capture_output=True, text=True, timeout=timeout_s)
     except subprocess.TimeoutExpired as exc:
         raise Ns3Error(f"ns-3 run timed out after {timeout_s} s: {' '.join(argv)}") from exc
     if proc.returncode != 0:
-        raise Ns3Error(
-            f"ns-3 run failed (exit {proc.returncode}): {' '.join(argv)}\n{proc.stderr.strip()}"
-        )
+        raise Ns3Error(f"ns-3 run failed (exit {proc.returncode}): {' '.join(argv)}\n{proc.stderr.strip()}")
     try:
         result = json.loads(proc.stdout)
     except json.JSONDecodeError as exc:
@@ -137,7 +150,7 @@ def run_ns3(
     return result
 
 
-def main(argv: Optional[list] = None) -> int:
+def main(argv: list | None = None) -> int:
     p = argparse.ArgumentParser(description="Run one ns-3 dumbbell scenario; print its JSON.")
     p.add_argument("--cc", default="Cubic", help="one of: " + ", ".join(CC_NAMES))
     p.add_argument("--flows", type=int, default=1)
@@ -153,19 +166,34 @@ def main(argv: Optional[list] = None) -> int:
     p.add_argument("--ecn-threshold-pkts", type=int, default=None)
     p.add_argument("--stagger-ms", type=float, default=None)
     p.add_argument("--trace-file", default=None)
-    p.add_argument("--ns3-attr", action="append", default=[], metavar="NAME=VALUE",
-                   help="raw ns-3 attribute default, e.g. ns3::TcpSocket::DelAckCount=1")
+    p.add_argument(
+        "--ns3-attr",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="raw ns-3 attribute default, e.g. ns3::TcpSocket::DelAckCount=1",
+    )
     p.add_argument("--show-stderr", action="store_true", help="echo the program's stderr")
     a = p.parse_args(argv)
 
     attrs = dict(kv.split("=", 1) for kv in a.ns3_attr)
     try:
         result = run_ns3(
-            a.cc, a.flows, a.rate_mbps, a.delay_ms, a.duration_s,
-            buffer_bdp=a.buffer_bdp, seed=a.seed, min_rto_ms=a.min_rto_ms, sack=not a.no_sack,
-            buffer_pkts=a.buffer_pkts, recovery=a.recovery,
-            ecn_threshold_pkts=a.ecn_threshold_pkts, stagger_ms=a.stagger_ms,
-            trace_file=a.trace_file, ns3_attrs=attrs,
+            a.cc,
+            a.flows,
+            a.rate_mbps,
+            a.delay_ms,
+            a.duration_s,
+            buffer_bdp=a.buffer_bdp,
+            seed=a.seed,
+            min_rto_ms=a.min_rto_ms,
+            sack=not a.no_sack,
+            buffer_pkts=a.buffer_pkts,
+            recovery=a.recovery,
+            ecn_threshold_pkts=a.ecn_threshold_pkts,
+            stagger_ms=a.stagger_ms,
+            trace_file=a.trace_file,
+            ns3_attrs=attrs,
         )
     except Ns3Error as exc:
         print(str(exc), file=sys.stderr)

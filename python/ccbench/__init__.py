@@ -1,8 +1,8 @@
 """ccbench: how does each TCP congestion control behave on my network, and which one should I pick?
 
-    import ccbench
-    r = ccbench.run("examples/clean_path.toml", seed=3)
-    r.flows[["cc", "goodput_bps", "rtt_mean_ms"]]
+import ccbench
+r = ccbench.run("examples/clean_path.toml", seed=3)
+r.flows[["cc", "goodput_bps", "rtt_mean_ms"]]
 """
 
 from ccbench._ccsim import __version__

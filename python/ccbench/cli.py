@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Optional
 
 import typer
 from rich import box
@@ -20,8 +19,9 @@ from rich.table import Table
 from ccbench import _ccsim
 from ccbench.scenario import ScenarioFileError, load
 
-app = typer.Typer(add_completion=False, no_args_is_help=True,
-                  help="Compare TCP congestion controls on your network, and pick one.")
+app = typer.Typer(
+    add_completion=False, no_args_is_help=True, help="Compare TCP congestion controls on your network, and pick one."
+)
 console = Console()
 
 EXIT_BAD_SCENARIO = 2
@@ -31,12 +31,12 @@ EXIT_BAD_SCENARIO = 2
 DEFAULT_REPS = 4
 
 
-def _load_or_exit(path: Path, seed: Optional[int] = None) -> dict:
+def _load_or_exit(path: Path, seed: int | None = None) -> dict:
     try:
         return load(path, seed=seed)
     except ScenarioFileError as e:
         typer.echo(f"error: {e}", err=True)
-        raise typer.Exit(EXIT_BAD_SCENARIO)
+        raise typer.Exit(EXIT_BAD_SCENARIO) from None
 
 
 def _mbps(v: float) -> str:
@@ -48,23 +48,43 @@ def _num(v: float, fmt: str = ".1f") -> str:
 
 
 def flows_table(flows, title: str) -> Table:
-    t = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, padding=(0, 0), pad_edge=False,
-              caption="rates in Mbit/s, times in ms; done: completion time of a file (s)", caption_justify="left")
+    t = Table(
+        title=title,
+        title_justify="left",
+        box=box.SIMPLE_HEAD,
+        padding=(0, 0),
+        pad_edge=False,
+        caption="rates in Mbit/s, times in ms; done: completion time of a file (s)",
+        caption_justify="left",
+    )
     for h in ("flow", "cc", "dir", "goodput", "thruput", "retx %", "RTOs", "RTT", "p95", "queuing", "done"):
         t.add_column(h, justify="left" if h in ("cc", "dir") else "right", no_wrap=True)
     for _, f in flows.iterrows():
-        t.add_row(str(f["flow"]), f["cc"], f["direction"], _mbps(f["goodput_bps"]), _mbps(f["throughput_bps"]),
-                  _num(f["retrans_pct"], ".2f"), str(f["timeouts"]), _num(f["rtt_mean_ms"]),
-                  _num(f["rtt_p95_ms"]), _num(f["queuing_mean_ms"]), _num(f["completion_s"], ".2f"))
+        t.add_row(
+            str(f["flow"]),
+            f["cc"],
+            f["direction"],
+            _mbps(f["goodput_bps"]),
+            _mbps(f["throughput_bps"]),
+            _num(f["retrans_pct"], ".2f"),
+            str(f["timeouts"]),
+            _num(f["rtt_mean_ms"]),
+            _num(f["rtt_p95_ms"]),
+            _num(f["queuing_mean_ms"]),
+            _num(f["completion_s"], ".2f"),
+        )
     return t
 
 
 def write_run_plots(run_dir: Path) -> list[Path]:
     """The run's PNGs, drawn from its saved tables."""
     from ccbench import plots, results
+
     r = results.load(run_dir)
-    rtt_groups = {f"flow {k} ({r.flows.loc[r.flows['flow'] == k, 'cc'].iloc[0]})": g["rtt_ms"].to_numpy()
-                  for k, g in r.rtt.groupby("flow", sort=True)}
+    rtt_groups = {
+        f"flow {k} ({r.flows.loc[r.flows['flow'] == k, 'cc'].iloc[0]})": g["rtt_ms"].to_numpy()
+        for k, g in r.rtt.groupby("flow", sort=True)
+    }
     figures = {
         "cwnd.png": plots.cwnd_over_time(r.series, r.flows),
         "rtt.png": plots.rtt_over_time(r.rtt, r.flows),
@@ -75,44 +95,64 @@ def write_run_plots(run_dir: Path) -> list[Path]:
 
 
 @app.command()
-def run(scenario: Path = typer.Argument(..., help="Scenario file (TOML)."),
-        out: Optional[Path] = typer.Option(None, help="Output directory (default: ccbench-out/<scenario name>)."),
-        seed: Optional[int] = typer.Option(None, help="Override the scenario's seed."),
-        plots: bool = typer.Option(True, help="Write PNG plots.")):
+def run(
+    scenario: Path = typer.Argument(..., help="Scenario file (TOML)."),
+    out: Path | None = typer.Option(None, help="Output directory (default: ccbench-out/<scenario name>)."),
+    seed: int | None = typer.Option(None, help="Override the scenario's seed."),
+    plots: bool = typer.Option(True, help="Write PNG plots."),
+):
     """Run one scenario: print per-flow results, save tables and plots."""
     normalized = _load_or_exit(scenario, seed)
     from ccbench import results
     from ccbench.api import run as run_scenario
+
     out = out or Path("ccbench-out") / scenario.stem
     with console.status("simulating..."):
         r = run_scenario(normalized)
     results.save(r, out)
     pngs = write_run_plots(out) if plots else []
-    console.print(flows_table(r.flows, f"{normalized['name'] or scenario.stem}: seed {r.meta['seed']}, "
-                                       f"{r.meta['duration_s']:g} s simulated in {r.meta['wall_seconds']:.2f} s"))
+    console.print(
+        flows_table(
+            r.flows,
+            f"{normalized['name'] or scenario.stem}: seed {r.meta['seed']}, "
+            f"{r.meta['duration_s']:g} s simulated in {r.meta['wall_seconds']:.2f} s",
+        )
+    )
     for _, link in r.links.iterrows():
         if link["goodput_bps"] > 0:
-            console.print(f"{link['link']}: utilization {100 * link['utilization']:.1f}% (sum of goodputs over "
-                          f"{link['capacity_bps'] / 1e6:.2f} Mbit/s payload capacity), {link['queue_drops']} queue drops, "
-                          f"{link['channel_losses']} channel losses")
+            console.print(
+                f"{link['link']}: utilization {100 * link['utilization']:.1f}% (sum of goodputs over "
+                f"{link['capacity_bps'] / 1e6:.2f} Mbit/s payload capacity), {link['queue_drops']} queue drops, "
+                f"{link['channel_losses']} channel losses"
+            )
     if r.flows["active_s"].nunique() > 1:
-        console.print("note: the flows were active for different times, so the sum of their goodputs "
-                      "overstates the share of the link they used together.")
+        console.print(
+            "note: the flows were active for different times, so the sum of their goodputs "
+            "overstates the share of the link they used together."
+        )
     if len(r.flows) > 1:
         console.print(f"Jain's fairness index: {r.jain_index():.3f}")
-    console.print(f"Results in [bold]{escape(str(out))}[/bold] ({len(results.TABLES)} tables, meta.json"
-                  + (f", {len(pngs)} plots" if pngs else "") + ")", soft_wrap=True)
+    console.print(
+        f"Results in [bold]{escape(str(out))}[/bold] ({len(results.TABLES)} tables, meta.json"
+        + (f", {len(pngs)} plots" if pngs else "")
+        + ")",
+        soft_wrap=True,
+    )
 
 
 @app.command()
-def compare(out: Path = typer.Option(Path("ccbench-out/compare"), help="Output directory."),
-            reps: Optional[int] = typer.Option(None, help="Repetitions with distinct seeds (default 4; 2 with --quick)."),
-            jobs: Optional[int] = typer.Option(None, help="Parallel processes (default: all cores)."),
-            quick: bool = typer.Option(False, help="Short runs (for a first look and for tests)."),
-            seed: int = typer.Option(1, help="Seed of the first repetition; repetition r uses seed + r."),
-            algorithms: Optional[str] = typer.Option(None, help="Comma-separated subset (default: every algorithm).")):
+def compare(
+    out: Path = typer.Option(Path("ccbench-out/compare"), help="Output directory."),
+    reps: int | None = typer.Option(None, help="Repetitions with distinct seeds (default 4; 2 with --quick)."),
+    jobs: int | None = typer.Option(None, help="Parallel processes (default: all cores)."),
+    quick: bool = typer.Option(False, help="Short runs (for a first look and for tests)."),
+    seed: int = typer.Option(1, help="Seed of the first repetition; repetition r uses seed + r."),
+    algorithms: str | None = typer.Option(None, help="Comma-separated subset (default: every algorithm)."),
+):
     """Every algorithm over built-in network conditions; writes report.html."""
-    from ccbench import compare as cmp, report
+    from ccbench import compare as cmp
+    from ccbench import report
+
     known = cmp.algorithm_names()
     algs = known if not algorithms else [a.strip() for a in algorithms.split(",") if a.strip()]
     bad = [a for a in algs if a not in known]
@@ -139,11 +179,13 @@ def compare(out: Path = typer.Option(Path("ccbench-out/compare"), help="Output d
     summary = Table(title="Recommendations (details in the report)", title_justify="left")
     for h in ("conditions", "pick", "statistically tied"):
         summary.add_column(h)
-    for key, title, pick, tied in report.builder.recommendations(out):
+    for _key, title, pick, tied in report.builder.recommendations(out):
         summary.add_row(title, pick, ", ".join(tied) or "–")
     console.print(summary)
-    console.print(f"{len(algs)} algorithms × {len(cmp.CONDITIONS)} conditions × {reps} repetitions = "
-                  f"{len(task_list)} runs in {elapsed:.1f} s")
+    console.print(
+        f"{len(algs)} algorithms × {len(cmp.CONDITIONS)} conditions × {reps} repetitions = "
+        f"{len(task_list)} runs in {elapsed:.1f} s"
+    )
     console.print(f"Report: [bold]{escape(str(path))}[/bold]", soft_wrap=True)
 
 
@@ -156,7 +198,9 @@ def algorithms_cmd():
     t.add_column("summary")
     t.add_column("parameters (default, range)")
     for a in _ccsim.algorithms():
-        params = "\n".join(f"{p['name']} = {p['default']:g} ({p['min']:g}..{p['max']:g}): {p['doc']}" for p in a["params"])
+        params = "\n".join(
+            f"{p['name']} = {p['default']:g} ({p['min']:g}..{p['max']:g}): {p['doc']}" for p in a["params"]
+        )
         t.add_row(a["name"], a["reference"], a["summary"], params or "–")
     console.print(t)
 
@@ -165,7 +209,9 @@ def algorithms_cmd():
 def profiles_cmd():
     """Named network profiles (profile = "NAME" in a scenario): parameters, options and sources."""
     from rich.markup import escape
+
     from ccbench import profiles
+
     t = Table(show_lines=True)
     t.add_column("name", style="bold", no_wrap=True)
     t.add_column("description")
@@ -174,10 +220,13 @@ def profiles_cmd():
     t.add_column("sources")
     for p in profiles.list_profiles():
         params = "\n".join(escape(f"{k} = {v}") for k, v in p["parameters"].items())
-        opts = "\n".join(escape(f"{k} = {o['default']!r} ({', '.join(map(str, o['allowed']))}): {o['doc']}")
-                         for k, o in p["options"].items())
-        t.add_row(p["name"], escape(p["description"]), params, opts or "–",
-                  "\n".join(escape(f"• {s}") for s in p["sources"]))
+        opts = "\n".join(
+            escape(f"{k} = {o['default']!r} ({', '.join(map(str, o['allowed']))}): {o['doc']}")
+            for k, o in p["options"].items()
+        )
+        t.add_row(
+            p["name"], escape(p["description"]), params, opts or "–", "\n".join(escape(f"• {s}") for s in p["sources"])
+        )
     console.print(t)
 
 
@@ -186,8 +235,11 @@ def validate(scenario: Path = typer.Argument(..., help="Scenario file (TOML)."))
     """Check a scenario file without running it."""
     s = _load_or_exit(scenario)
     flows = sum(f["count"] for f in s["flows"])
-    console.print(f"{scenario}: OK ({s['name'] or 'unnamed'}: {flows} flow(s), {s['duration']:g} s, seed {s['seed']})",
-                  soft_wrap=True, highlight=False)
+    console.print(
+        f"{scenario}: OK ({s['name'] or 'unnamed'}: {flows} flow(s), {s['duration']:g} s, seed {s['seed']})",
+        soft_wrap=True,
+        highlight=False,
+    )
 
 
 def main() -> None:

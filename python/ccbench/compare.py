@@ -17,10 +17,10 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
 import pandas as pd
@@ -65,8 +65,12 @@ def _lossy(cc: str, quick: bool, seed: int) -> dict:
     return {
         "name": "lossy",
         "duration": "6s" if quick else "20s",
-        "downlink": {"rate": "10Mbit", "delay": "20ms", "queue": {"size": "1bdp"},
-                     "loss": {"model": "bernoulli", "p": 0.01}},
+        "downlink": {
+            "rate": "10Mbit",
+            "delay": "20ms",
+            "queue": {"size": "1bdp"},
+            "loss": {"model": "bernoulli", "p": 0.01},
+        },
         "flows": [{"cc": cc, "access_delay": f"{access_delays_ms(seed, 1)[0]}ms"}],
     }
 
@@ -91,17 +95,33 @@ def _cellular(cc: str, quick: bool, seed: int) -> dict:
 
 CONDITIONS = [
     # every condition adds 0-2 ms of access delay per flow, drawn from the seed
-    Condition("clean", "Clean 10 Mbit/s path, 40 ms RTT, two flows",
-          "10 Mbit/s bottleneck, 20 ms one-way delay each way, drop-tail queue of one BDP, "
-          "two flows of the same algorithm sharing it, no random loss", _clean),
-    Condition("lossy", "Lossy wireless-like path, 1% random loss",
-          "10 Mbit/s, 40 ms RTT, one BDP of buffer, 1% Bernoulli loss on the data direction "
-          "(losses that are not congestion), one flow", _lossy),
-    Condition("long_rtt", "Long-RTT path, 600 ms RTT (satellite-like)",
-          "10 Mbit/s, 300 ms one-way delay each way, one BDP of buffer, one flow", _long_rtt),
-    Condition("cellular", "Cellular 3.5G downlink (the hsdpa profile)",
-          "ccbench's hsdpa network profile (`ccbench profiles`): about 2 Mbit/s down and 384 kbit/s up, "
-          "about 100 ms RTT, deep buffers, link-layer retransmission; one downlink flow", _cellular),
+    Condition(
+        "clean",
+        "Clean 10 Mbit/s path, 40 ms RTT, two flows",
+        "10 Mbit/s bottleneck, 20 ms one-way delay each way, drop-tail queue of one BDP, "
+        "two flows of the same algorithm sharing it, no random loss",
+        _clean,
+    ),
+    Condition(
+        "lossy",
+        "Lossy wireless-like path, 1% random loss",
+        "10 Mbit/s, 40 ms RTT, one BDP of buffer, 1% Bernoulli loss on the data direction "
+        "(losses that are not congestion), one flow",
+        _lossy,
+    ),
+    Condition(
+        "long_rtt",
+        "Long-RTT path, 600 ms RTT (satellite-like)",
+        "10 Mbit/s, 300 ms one-way delay each way, one BDP of buffer, one flow",
+        _long_rtt,
+    ),
+    Condition(
+        "cellular",
+        "Cellular 3.5G downlink (the hsdpa profile)",
+        "ccbench's hsdpa network profile (`ccbench profiles`): about 2 Mbit/s down and 384 kbit/s up, "
+        "about 100 ms RTT, deep buffers, link-layer retransmission; one downlink flow",
+        _cellular,
+    ),
 ]
 
 
@@ -119,11 +139,20 @@ class Task:
     run_dir: str
 
 
-def tasks(out: Path, algorithms: list[str], reps: int, quick: bool, base_seed: int = 1,
-          conditions: list[Condition] = CONDITIONS) -> list[Task]:
-    return [Task(p.key, cc, r, base_seed + r, p.build(cc, quick, base_seed + r),
-                 str(out / "runs" / p.key / cc / f"rep{r}"))
-            for p in conditions for cc in algorithms for r in range(reps)]
+def tasks(
+    out: Path,
+    algorithms: list[str],
+    reps: int,
+    quick: bool,
+    base_seed: int = 1,
+    conditions: list[Condition] = CONDITIONS,
+) -> list[Task]:
+    return [
+        Task(p.key, cc, r, base_seed + r, p.build(cc, quick, base_seed + r), str(out / "runs" / p.key / cc / f"rep{r}"))
+        for p in conditions
+        for cc in algorithms
+        for r in range(reps)
+    ]
 
 
 def run_summary(flows: pd.DataFrame, links: pd.DataFrame) -> dict:
@@ -172,6 +201,7 @@ def run_all(task_list: list[Task], jobs: int, on_done: Callable[[], None] = lamb
         with ProcessPoolExecutor(max_workers=jobs) as pool:
             futures = {pool.submit(execute, t): i for i, t in enumerate(task_list)}
             from concurrent.futures import as_completed
+
             for f in as_completed(futures):
                 out[futures[f]] = f.result()
                 on_done()
@@ -194,14 +224,22 @@ def campaign_info(algorithms: list[str], reps: int, quick: bool, base_seed: int,
         "reps": reps,
         "quick": quick,
         "seeds": [base_seed + r for r in range(reps)],
-        "scenarios": [{"key": p.key, "title": p.title, "description": p.description,
-                       "example": p.build(algorithms[0] if algorithms else "reno", quick, base_seed)} for p in conditions],
+        "scenarios": [
+            {
+                "key": p.key,
+                "title": p.title,
+                "description": p.description,
+                "example": p.build(algorithms[0] if algorithms else "reno", quick, base_seed),
+            }
+            for p in conditions
+        ],
     }
 
 
 def load_campaign(out: Path):
     """(info, flows, runs) of a saved campaign directory."""
     import pyarrow.parquet as pq
+
     info = json.loads((out / "campaign.json").read_text(encoding="utf-8"))
     return info, pq.read_table(out / "flows.parquet").to_pandas(), pq.read_table(out / "runs.parquet").to_pandas()
 

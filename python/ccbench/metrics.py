@@ -60,8 +60,17 @@ def per_100s(count, seconds):
         return np.where(s > 0, 100.0 * c / s, np.nan)
 
 
-RTT_STAT_COLUMNS = ["rtt_samples", "rtt_mean_ms", "rtt_std_ms", "rtt_min_ms", "rtt_p50_ms",
-                    "rtt_p90_ms", "rtt_p95_ms", "rtt_p99_ms", "queuing_mean_ms"]
+RTT_STAT_COLUMNS = [
+    "rtt_samples",
+    "rtt_mean_ms",
+    "rtt_std_ms",
+    "rtt_min_ms",
+    "rtt_p50_ms",
+    "rtt_p90_ms",
+    "rtt_p95_ms",
+    "rtt_p99_ms",
+    "queuing_mean_ms",
+]
 
 
 def rtt_stats(samples_ms) -> dict:

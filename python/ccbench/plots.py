@@ -33,6 +33,7 @@ def png_bytes(fig) -> bytes:
 
 def save_png(fig, path: str | Path) -> Path:
     from ccbench.results import atomic_write_bytes
+
     atomic_write_bytes(Path(path), png_bytes(fig))
     return Path(path)
 
@@ -85,8 +86,7 @@ def smooth_rate(s: pd.DataFrame, column: str, window_s: float) -> tuple[np.ndarr
     return edges[1:], np.diff(at) * 8.0 / np.diff(edges)
 
 
-def rate_over_time(series: pd.DataFrame, flows: pd.DataFrame, window_s: float = 0.5,
-                   title: str = "Goodput over time"):
+def rate_over_time(series: pd.DataFrame, flows: pd.DataFrame, window_s: float = 0.5, title: str = "Goodput over time"):
     fig, ax = _time_figure(title, "Mbit/s")
     for i, (fid, s) in enumerate(series.groupby("flow", sort=True)):
         t, r = smooth_rate(s, "delivered_bytes", window_s)
@@ -115,8 +115,9 @@ def cdf(groups: dict[str, np.ndarray], xlabel: str, title: str):
     return fig
 
 
-def bars(table: pd.DataFrame, label: str, mean: str, ci: str, ylabel: str, title: str,
-         highlight: set[str] = frozenset()):
+def bars(
+    table: pd.DataFrame, label: str, mean: str, ci: str, ylabel: str, title: str, highlight: set[str] = frozenset()
+):
     """Horizontal bars per algorithm (rows of `table` in order) with 95% CI
     error bars; highlighted names drawn in the accent colour."""
     n = len(table)
@@ -149,8 +150,16 @@ def _spread_labels(xs, ys, min_gap: float = 0.09) -> list[bool]:
     return keep
 
 
-def tradeoff(table: pd.DataFrame, label: str, x: str, y: str, xlabel: str, ylabel: str, title: str,
-             highlight: set[str] = frozenset()):
+def tradeoff(
+    table: pd.DataFrame,
+    label: str,
+    x: str,
+    y: str,
+    xlabel: str,
+    ylabel: str,
+    title: str,
+    highlight: set[str] = frozenset(),
+):
     """One point per algorithm: delay (x) against goodput (y). Highlighted
     names first; a label that would sit on another is left out (the table
     beside the plot has every number)."""
@@ -161,8 +170,14 @@ def tradeoff(table: pd.DataFrame, label: str, x: str, y: str, xlabel: str, ylabe
         hot = name in highlight
         ax.plot(xv, yv, "o", ms=5 if hot else 4, color="#1f77b4" if hot else "#8a94a3")
         if show:
-            ax.annotate(name, (xv, yv), fontsize=6.5, xytext=(3, 2), textcoords="offset points",
-                        fontweight="bold" if hot else "normal")
+            ax.annotate(
+                name,
+                (xv, yv),
+                fontsize=6.5,
+                xytext=(3, 2),
+                textcoords="offset points",
+                fontweight="bold" if hot else "normal",
+            )
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     ax.set_title(title, fontsize=10)

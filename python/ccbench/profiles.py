@@ -38,9 +38,10 @@ from __future__ import annotations
 
 import copy
 import os
-import tomllib
 from pathlib import Path
 from typing import Any
+
+import tomllib
 
 from ccbench import traces
 
@@ -151,21 +152,33 @@ def list_profiles() -> list[dict]:
         for opt, spec in p.get("options", {}).items():
             allowed = list(spec["values"]) + ["a number"] if "values" in spec else [True, False]
             options[opt] = {"doc": spec.get("doc", ""), "default": spec.get("default"), "allowed": allowed}
-        out.append({
-            "name": name,
-            "description": p.get("description", ""),
-            "parameters": params,
-            "options": options,
-            "sources": list(p.get("sources", [])),
-        })
-    out.append({
-        "name": "trace:PATH",
-        "description": "Any Mahimahi trace: PATH sets the downlink capacity; PATH.up next to a PATH.down sets the uplink",
-        "parameters": {"downlink.trace": "PATH", "downlink.queue.size": "1000pkt", "uplink.trace": "PATH.up if present"},
-        "options": {},
-        "sources": ["Mahimahi mm-link trace format (Netravali et al., USENIX ATC 2015); deep buffers as cellular "
-                    "base stations have (Winstein et al., NSDI 2013)"],
-    })
+        out.append(
+            {
+                "name": name,
+                "description": p.get("description", ""),
+                "parameters": params,
+                "options": options,
+                "sources": list(p.get("sources", [])),
+            }
+        )
+    out.append(
+        {
+            "name": "trace:PATH",
+            "description": (
+                "Any Mahimahi trace: PATH sets the downlink capacity; PATH.up next to a PATH.down sets the uplink"
+            ),
+            "parameters": {
+                "downlink.trace": "PATH",
+                "downlink.queue.size": "1000pkt",
+                "uplink.trace": "PATH.up if present",
+            },
+            "options": {},
+            "sources": [
+                "Mahimahi mm-link trace format (Netravali et al., USENIX ATC 2015); deep buffers as cellular "
+                "base stations have (Winstein et al., NSDI 2013)"
+            ],
+        }
+    )
     return out
 
 
@@ -179,8 +192,10 @@ def _apply_option(p: dict, opt: str, value: Any) -> dict:
     values = spec["values"]
     if isinstance(value, str):
         if value not in values:
-            raise ProfileError(f"profile.{opt}", f"unknown value '{value}'{_suggest(value, list(values))}; "
-                                                 f"allowed: {', '.join(values)} or a number")
+            raise ProfileError(
+                f"profile.{opt}",
+                f"unknown value '{value}'{_suggest(value, list(values))}; allowed: {', '.join(values)} or a number",
+            )
         number = values[value]
     elif isinstance(value, (int, float)) and not isinstance(value, bool):
         number = value
@@ -203,8 +218,10 @@ def _named_profile(name: str, options: dict) -> tuple[dict, dict]:
     """(scenario fragment, flow defaults) of a shipped profile with `options`."""
     known = profile_names()
     if name not in known:
-        raise ProfileError("profile", f"unknown profile '{name}'{_suggest(name, known + ['trace:PATH'])}; "
-                                      f"known: {', '.join(known)}, trace:PATH")
+        raise ProfileError(
+            "profile",
+            f"unknown profile '{name}'{_suggest(name, known + ['trace:PATH'])}; known: {', '.join(known)}, trace:PATH",
+        )
     p = _resolve(name)
     fragment = copy.deepcopy(p.get("scenario", {}))
     flow_defaults = copy.deepcopy(p.get("flow_defaults", {}))
@@ -212,8 +229,10 @@ def _named_profile(name: str, options: dict) -> tuple[dict, dict]:
     for opt in options:
         if opt not in declared:
             allowed = ", ".join(["name"] + list(declared))
-            raise ProfileError(f"profile.{opt}", f"profile '{name}' has no option '{opt}'"
-                                                 f"{_suggest(opt, list(declared))}; allowed: {allowed}")
+            raise ProfileError(
+                f"profile.{opt}",
+                f"profile '{name}' has no option '{opt}'{_suggest(opt, list(declared))}; allowed: {allowed}",
+            )
     for opt, spec in declared.items():
         extra = _apply_option(p, opt, options.get(opt, spec.get("default")))
         flow_defaults = deep_merge(flow_defaults, extra.pop("flow_defaults", {}))
@@ -235,12 +254,13 @@ def _trace_link(path: Path) -> dict:
 
 
 def _trace_profile(spec: str, base_dir: Path | None) -> dict:
-    raw = spec[len("trace:"):]
+    raw = spec[len("trace:") :]
     if not raw:
         raise ProfileError("profile", "trace: needs a file, as in 'trace:traces/Verizon-LTE-short.down'")
     path = Path(os.path.expanduser(raw))
-    candidates = [path] if path.is_absolute() else [
-        *([base_dir / path] if base_dir is not None else []), path, TRACE_DIR / path]
+    candidates = (
+        [path] if path.is_absolute() else [*([base_dir / path] if base_dir is not None else []), path, TRACE_DIR / path]
+    )
     path = next((c for c in candidates if c.is_file()), path)
     if not path.is_file():
         shipped = sorted(p.name for p in TRACE_DIR.glob("*") if p.is_file())
@@ -259,8 +279,11 @@ def _load_shipped_traces(name: str, fragment: dict) -> None:
         if isinstance(spec, dict) and isinstance(spec.get("trace"), str):
             file = TRACE_DIR / spec["trace"]
             if not file.is_file():
-                raise ProfileError("profile", f"profile '{name}' names the trace '{spec['trace']}', "
-                                              f"which is not in {TRACE_DIR} (a broken installation?)")
+                raise ProfileError(
+                    "profile",
+                    f"profile '{name}' names the trace '{spec['trace']}', "
+                    f"which is not in {TRACE_DIR} (a broken installation?)",
+                )
             spec["trace"] = _trace_data(file, "profile")
 
 
@@ -289,10 +312,12 @@ def expand(scenario: dict, base_dir: Path | str | None = None) -> dict:
         options = dict(spec)
         name = options.pop("name", None)
         if not isinstance(name, str):
-            raise ProfileError("profile.name", "missing; write profile = { name = \"lte-edge\", load = \"evening\" }")
+            raise ProfileError("profile.name", 'missing; write profile = { name = "lte-edge", load = "evening" }')
     else:
-        raise ProfileError("profile", f"{spec!r} is not allowed; a profile name such as \"umts\", "
-                                      "\"trace:PATH\", or { name = ..., option = ... }")
+        raise ProfileError(
+            "profile",
+            f'{spec!r} is not allowed; a profile name such as "umts", "trace:PATH", or {{ name = ..., option = ... }}',
+        )
     if name.startswith("trace:"):
         if options:
             raise ProfileError(f"profile.{next(iter(options))}", "trace profiles have no options")

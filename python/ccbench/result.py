@@ -62,8 +62,10 @@ def link_capacity_bps(links: pd.DataFrame, flows: pd.DataFrame, scenario: dict) 
     caps = []
     for name, rate in zip(links["link"], nominal.to_numpy(dtype=float)):
         groups = flows.loc[flows["link"] == name, "group"].to_numpy()
-        shares = [metrics.payload_share(scenario["flows"][g]["tcp"]["mss"], scenario["flows"][g]["tcp"]["timestamps"])
-                  for g in groups]
+        shares = [
+            metrics.payload_share(scenario["flows"][g]["tcp"]["mss"], scenario["flows"][g]["tcp"]["timestamps"])
+            for g in groups
+        ]
         caps.append(rate * (float(np.mean(shares)) if shares else 1.0))
     return np.asarray(caps)
 
@@ -76,8 +78,9 @@ def link_summary(links: pd.DataFrame, flows: pd.DataFrame, scenario: dict) -> pd
     caps = link_capacity_bps(links, flows, scenario)
     sums = flows.groupby("link")["goodput_bps"].sum()
     goodput = np.array([float(sums.get(n, 0.0)) for n in links["link"]])
-    return links.assign(capacity_bps=caps, goodput_bps=goodput,
-                        utilization=[metrics.utilization([g], c) for g, c in zip(goodput, caps)])
+    return links.assign(
+        capacity_bps=caps, goodput_bps=goodput, utilization=[metrics.utilization([g], c) for g, c in zip(goodput, caps)]
+    )
 
 
 @dataclass
@@ -100,7 +103,7 @@ class Result:
     meta: dict = field(default_factory=dict)
 
     @classmethod
-    def from_raw(cls, raw: dict, scenario: dict, version: str) -> "Result":
+    def from_raw(cls, raw: dict, scenario: dict, version: str) -> Result:
         flows = flow_summary(raw["flows"], raw["rtt"])
         meta = {
             "schema_version": SCHEMA_VERSION,

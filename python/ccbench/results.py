@@ -67,8 +67,7 @@ def atomic_write_bytes(path: Path, data: bytes, fsync: bool = False) -> None:
 def arrow_table(df: pd.DataFrame) -> pa.Table:
     """The frame as an Arrow table, column by column (much faster than
     Table.from_pandas; no pandas metadata is needed for these flat tables)."""
-    return pa.table({c: pa.array(df[c].to_numpy() if df[c].dtype.kind in "biuf" else list(df[c]))
-                     for c in df.columns})
+    return pa.table({c: pa.array(df[c].to_numpy() if df[c].dtype.kind in "biuf" else list(df[c])) for c in df.columns})
 
 
 def parquet_bytes(df: pd.DataFrame) -> bytes:

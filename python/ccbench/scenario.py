@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import json
 import math
-import tomllib
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
+
+import tomllib
 
 from ccbench import _ccsim
 
@@ -33,6 +35,7 @@ def expand_presets(raw: dict, base_dir: Path | None = None) -> dict:
     `trace:FILE`, a relative FILE looked up first in `base_dir`, the scenario
     file's folder): delegates to `ccbench.profiles.expand`."""
     from ccbench import profiles
+
     return profiles.expand(raw, base_dir=base_dir)
 
 
@@ -57,7 +60,7 @@ def load_trace_files(raw: dict, base_dir: Path, source: str) -> dict:
             opportunities = traces.load_mahimahi(path)
         except (OSError, ValueError) as e:
             detail = e.strerror if isinstance(e, OSError) and e.strerror else str(e)
-            raise ScenarioFileError(source, f"{key}.trace", f"cannot use the trace \"{name}\": {detail}") from None
+            raise ScenarioFileError(source, f"{key}.trace", f'cannot use the trace "{name}": {detail}') from None
         raw[key] = {**link, "trace": {"opportunities_ms": opportunities, "source": path.name}}
     return raw
 
@@ -79,8 +82,9 @@ def read(scenario: str | Path | Mapping[str, Any]) -> tuple[dict, str]:
     `scenario` is a path to a TOML file, TOML text, or a dict."""
     if isinstance(scenario, Mapping):
         return dict(scenario), "<dict>"
-    if isinstance(scenario, Path) or (isinstance(scenario, str) and "\n" not in scenario
-                                      and scenario.endswith(".toml")):
+    if isinstance(scenario, Path) or (
+        isinstance(scenario, str) and "\n" not in scenario and scenario.endswith(".toml")
+    ):
         path = Path(scenario)
         try:
             text = path.read_text(encoding="utf-8")

@@ -97,8 +97,10 @@ def _mean(values) -> float:
 def pairwise(samples: dict[str, np.ndarray]) -> pd.DataFrame:
     """Every pair (a, b) of groups: means, Welch p and Holm-adjusted p over all pairs."""
     names = list(samples)
-    rows = [(a, b, _mean(samples[a]), _mean(samples[b]), welch_p(samples[a], samples[b]))
-            for a, b in itertools.combinations(names, 2)]
+    rows = [
+        (a, b, _mean(samples[a]), _mean(samples[b]), welch_p(samples[a], samples[b]))
+        for a, b in itertools.combinations(names, 2)
+    ]
     df = pd.DataFrame(rows, columns=["a", "b", "mean_a", "mean_b", "p"])
     df["p_holm"] = holm(df["p"]) if len(df) else []
     return df
@@ -121,8 +123,7 @@ def rank(samples: dict[str, np.ndarray], higher_is_better: bool = True, alpha: f
     while remaining:
         leader = remaining[0]
         position = len(rows) + 1
-        group = [k for k in remaining
-                 if k == leader or not (adj.get(frozenset((leader, k)), math.nan) < alpha)]
+        group = [k for k in remaining if k == leader or not (adj.get(frozenset((leader, k)), math.nan) < alpha)]
         rows += [(k, means[k], position, leader) for k in group]
         remaining = [k for k in remaining if k not in group]
     rows += [(k, math.nan, math.nan, "") for k in order if math.isnan(means[k])]

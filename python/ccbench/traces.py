@@ -16,7 +16,7 @@ before handing the scenario over.
 from __future__ import annotations
 
 import os
-from typing import List, Sequence, Union
+from collections.abc import Sequence
 
 #: Bytes one opportunity carries in Mahimahi (its largest TUN payload).
 MAHIMAHI_BYTES_PER_OPPORTUNITY = 1504
@@ -28,7 +28,7 @@ class TraceError(ValueError):
     """A trace file that cannot be used; the message names the file and line."""
 
 
-def load_mahimahi(path: Union[str, "os.PathLike[str]"]) -> List[int]:
+def load_mahimahi(path: str | os.PathLike[str]) -> list[int]:
     """Reads a Mahimahi trace file into its list of millisecond timestamps.
 
     Checks what Mahimahi's link queue checks: every line is a non-negative
@@ -37,7 +37,7 @@ def load_mahimahi(path: Union[str, "os.PathLike[str]"]) -> List[int]:
     above 0 (it is the period).
     """
     try:
-        with open(path, "r", encoding="ascii", errors="strict") as f:
+        with open(path, encoding="ascii", errors="strict") as f:
             text = f.read()
     except FileNotFoundError:
         raise TraceError(f"{path}: no such trace file") from None
@@ -49,7 +49,7 @@ def load_mahimahi(path: Union[str, "os.PathLike[str]"]) -> List[int]:
     lines = text.split("\n")
     if lines and lines[-1].strip() == "":
         lines.pop()  # the newline that ends the last line
-    opportunities: List[int] = []
+    opportunities: list[int] = []
     previous = 0
     for number, raw in enumerate(lines, start=1):
         line = raw.strip()
@@ -72,7 +72,9 @@ def load_mahimahi(path: Union[str, "os.PathLike[str]"]) -> List[int]:
     return opportunities
 
 
-def mean_rate_bps(opportunities_ms: Sequence[int], bytes_per_opportunity: int = MAHIMAHI_BYTES_PER_OPPORTUNITY) -> float:
+def mean_rate_bps(
+    opportunities_ms: Sequence[int], bytes_per_opportunity: int = MAHIMAHI_BYTES_PER_OPPORTUNITY
+) -> float:
     """Mean capacity of a trace over one period, in bit/s."""
     if not opportunities_ms:
         raise TraceError("the trace is empty")

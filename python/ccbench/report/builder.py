@@ -17,7 +17,8 @@ import pandas as pd
 
 from ccbench import plots, stats
 from ccbench.compare import load_campaign
-from ccbench.results import atomic_write_bytes, json_bytes, load as load_run
+from ccbench.results import atomic_write_bytes, json_bytes
+from ccbench.results import load as load_run
 
 ALPHA = 0.05
 #: (column of the runs table, header, scale for display, decimals)
@@ -84,16 +85,21 @@ def metrics_table(table: pd.DataFrame, several_flows: bool) -> str:
             pm = f' <span class="pm">± {_fmt(ci, scale, dec)}</span>' if np.isfinite(ci) else ""
             cells.append(f"<td>{_fmt(r[col], scale, dec)}{pm}</td>")
         cls = ' class="rank1"' if r["rank"] == 1 else ""
-        body.append(f'<tr{cls}><td>{int(r["rank"]) if np.isfinite(r["rank"]) else "–"}</td>'
-                    f'<td class="name">{html.escape(r["algorithm"])}</td>{"".join(cells)}</tr>')
-    return (f'<table><thead><tr><th>Rank</th><th class="name">Algorithm</th>{head}</tr></thead>'
-            f'<tbody>{"".join(body)}</tbody></table>')
+        body.append(
+            f"<tr{cls}><td>{int(r['rank']) if np.isfinite(r['rank']) else '–'}</td>"
+            f'<td class="name">{html.escape(r["algorithm"])}</td>{"".join(cells)}</tr>'
+        )
+    return (
+        f'<table><thead><tr><th>Rank</th><th class="name">Algorithm</th>{head}</tr></thead>'
+        f"<tbody>{''.join(body)}</tbody></table>"
+    )
 
 
 def recommendation_text(scenario_title: str, table: pd.DataFrame, pick: str, tied: list[str], n: int) -> str:
     r = table.set_index("algorithm").loc[pick]
     facts = f"goodput {r['goodput_bps'] / 1e6:.2f} Mbit/s, mean RTT {r['rtt_mean_ms']:.0f} ms"
-    text = f"Under these conditions ({html.escape(scenario_title[0].lower() + scenario_title[1:])}) pick <b>{html.escape(pick)}</b> ({facts})."
+    conditions = html.escape(scenario_title[0].lower() + scenario_title[1:])
+    text = f"Under these conditions ({conditions}) pick <b>{html.escape(pick)}</b> ({facts})."
     if tied:
         names = ", ".join(f"<b>{html.escape(t)}</b>" for t in tied)
         verb = "is" if len(tied) == 1 else "are"
@@ -129,32 +135,71 @@ def scenario_section(out: Path, sc: dict, runs: pd.DataFrame, flows: pd.DataFram
     several = bool((runs["flows"] > 1).any())
     rank1 = set(table[table["rank"] == 1]["algorithm"])
     figs = [
-        _img(plots.png_bytes(plots.bars(table, "algorithm", "goodput_mbps", "goodput_mbps_ci", "goodput (Mbit/s), mean ± 95% CI",
-                                        "Goodput per algorithm (blue: rank 1)", highlight=rank1)), "goodput bars"),
-        _img(plots.png_bytes(plots.tradeoff(table, "algorithm", "rtt_mean_ms", "goodput_mbps", "mean RTT (ms)",
-                                            "goodput (Mbit/s)", "Goodput against delay", highlight=rank1)), "goodput vs RTT"),
+        _img(
+            plots.png_bytes(
+                plots.bars(
+                    table,
+                    "algorithm",
+                    "goodput_mbps",
+                    "goodput_mbps_ci",
+                    "goodput (Mbit/s), mean ± 95% CI",
+                    "Goodput per algorithm (blue: rank 1)",
+                    highlight=rank1,
+                )
+            ),
+            "goodput bars",
+        ),
+        _img(
+            plots.png_bytes(
+                plots.tradeoff(
+                    table,
+                    "algorithm",
+                    "rtt_mean_ms",
+                    "goodput_mbps",
+                    "mean RTT (ms)",
+                    "goodput (Mbit/s)",
+                    "Goodput against delay",
+                    highlight=rank1,
+                )
+            ),
+            "goodput vs RTT",
+        ),
     ]
     names = time_plot_names(table, pick)
     series = {a: load_run(out / "runs" / sc["key"] / a / "rep0").series for a in names}
-    figs.append(_img(plots.png_bytes(plots.runs_rate_over_time(series, 0.5, "Goodput over time (repetition 0, all flows)")),
-                     "goodput over time"))
+    figs.append(
+        _img(
+            plots.png_bytes(plots.runs_rate_over_time(series, 0.5, "Goodput over time (repetition 0, all flows)")),
+            "goodput over time",
+        )
+    )
     per_flow = {a: flows.loc[flows["algorithm"] == a, "goodput_bps"].to_numpy() / 1e6 for a in names}
-    figs.append(_img(plots.png_bytes(plots.cdf(per_flow, "goodput per flow (Mbit/s)",
-                                               "CDF of flow goodput over all repetitions")), "goodput CDF"))
+    figs.append(
+        _img(
+            plots.png_bytes(
+                plots.cdf(per_flow, "goodput per flow (Mbit/s)", "CDF of flow goodput over all repetitions")
+            ),
+            "goodput CDF",
+        )
+    )
     text = recommendation_text(sc["title"], table, pick, tied, n)
-    section = (f'<h2 id="{sc["key"]}">{html.escape(sc["title"])}</h2>'
-               f'<p class="note">{html.escape(sc["description"])}; {n} repetitions with distinct seeds '
-               f'(each also draws 0-2 ms of access delay per flow).</p>'
-               f'<div class="pick">{text}</div>'
-               f'{metrics_table(table, several)}'
-               f'<div class="figs">{"".join(figs)}</div>')
+    section = (
+        f'<h2 id="{sc["key"]}">{html.escape(sc["title"])}</h2>'
+        f'<p class="note">{html.escape(sc["description"])}; {n} repetitions with distinct seeds '
+        f"(each also draws 0-2 ms of access delay per flow).</p>"
+        f'<div class="pick">{text}</div>'
+        f"{metrics_table(table, several)}"
+        f'<div class="figs">{"".join(figs)}</div>'
+    )
     return section, {"scenario": sc["key"], "title": sc["title"], "pick": pick, "tied": tied}
 
 
 def summary_row(rec: dict) -> str:
-    return (f'<tr><td class="name"><a href="#{rec["scenario"]}">{html.escape(rec["title"])}</a></td>'
-            f'<td class="name">{html.escape(rec["pick"])}</td>'
-            f'<td class="wrap">{html.escape(", ".join(rec["tied"])) or "–"}</td></tr>')
+    return (
+        f'<tr><td class="name"><a href="#{rec["scenario"]}">{html.escape(rec["title"])}</a></td>'
+        f'<td class="name">{html.escape(rec["pick"])}</td>'
+        f'<td class="wrap">{html.escape(", ".join(rec["tied"])) or "–"}</td></tr>'
+    )
 
 
 def recommendations(out: str | Path) -> list[tuple[str, str, str, list[str]]]:
@@ -185,18 +230,23 @@ def build(out: str | Path) -> Path:
     info, flows, runs = load_campaign(out)
     sections, recs = [], []
     for sc in info["scenarios"]:
-        section, rec = scenario_section(out, sc, runs[runs["scenario"] == sc["key"]],
-                                        flows[flows["scenario"] == sc["key"]])
+        section, rec = scenario_section(
+            out, sc, runs[runs["scenario"] == sc["key"]], flows[flows["scenario"] == sc["key"]]
+        )
         sections.append(section)
         recs.append(rec)
     rows = [summary_row(r) for r in recs]
-    summary = ('<table><thead><tr><th class="name">Conditions</th><th class="name">Pick</th>'
-               f'<th class="name">Statistically tied on goodput</th></tr></thead><tbody>{"".join(rows)}</tbody></table>')
+    summary = (
+        '<table><thead><tr><th class="name">Conditions</th><th class="name">Pick</th>'
+        f'<th class="name">Statistically tied on goodput</th></tr></thead><tbody>{"".join(rows)}</tbody></table>'
+    )
     page = Template((Path(__file__).parent / "template.html").read_text(encoding="utf-8")).substitute(
         title="ccbench: which congestion control should I pick?",
-        subtitle=html.escape(f"{len(info['algorithms'])} algorithms × {len(info['scenarios'])} network conditions × "
-                             f"{info['reps']} repetitions (seeds {', '.join(map(str, info['seeds']))})"
-                             + (" — quick mode: short runs" if info.get("quick") else "")),
+        subtitle=html.escape(
+            f"{len(info['algorithms'])} algorithms × {len(info['scenarios'])} network conditions × "
+            f"{info['reps']} repetitions (seeds {', '.join(map(str, info['seeds']))})"
+            + (" — quick mode: short runs" if info.get("quick") else "")
+        ),
         summary=summary,
         sections="\n".join(sections),
         method=Template(METHOD).substitute(version=html.escape(info["ccbench_version"])),
