@@ -11,6 +11,8 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt;
 
+pub mod topology;
+
 /// One clear error about one field.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ScenarioError {
@@ -45,11 +47,17 @@ pub struct Scenario {
     /// Seed of every random stream of the run.
     #[serde(default = "default_seed")]
     pub seed: u64,
-    /// The link that carries the data of downlink flows (and the ACKs of uplink flows).
-    pub downlink: LinkSpec,
+    /// The dumbbell shorthand: the link that carries the data of downlink
+    /// flows (and the ACKs of uplink flows). Either this or `links`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub downlink: Option<LinkSpec>,
     /// The link in the other direction. Omitted: a loss-free mirror of the downlink.
     #[serde(default)]
     pub uplink: Option<LinkSpec>,
+    /// Any topology: named links (`[[links]]`), which flows, UDP sources and
+    /// the background cross along their `route` and `ack_route`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub links: Vec<LinkSpec>,
     pub flows: Vec<FlowSpec>,
     /// UDP constant-bit-rate cross traffic (`[[udp]]`).
     #[serde(default)]
@@ -70,6 +78,9 @@ fn default_seed() -> u64 {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct LinkSpec {
+    /// The link's name (`[[links]]` only; routes name links by it).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub name: String,
     /// Constant transmission rate.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rate: Option<Rate>,
@@ -347,8 +358,14 @@ pub struct FlowSpec {
     /// How many identical flows this entry stands for.
     #[serde(default = "one")]
     pub count: u32,
-    #[serde(default)]
-    pub direction: Direction,
+    /// Dumbbell: "down" (the default) or "up". Not with `links`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub direction: Option<Direction>,
+    /// With `links`: the links the data crosses, in order, and those the ACKs cross.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub route: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ack_route: Vec<String>,
     /// When the application starts sending.
     #[serde(default)]
     pub start: Duration,
@@ -517,16 +534,18 @@ impl Default for RecordSpec {
     }
 }
 
-/// `record.pcap`: a packet capture of one link's traffic or both links'.
+/// `record.pcap`: a packet capture of one link's traffic or every link's.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PcapSpec {
-    /// Which link's traffic: "downlink", "uplink" or "both" (default). The
-    /// capture point is the sending side: the data of the flows using that
-    /// link as their senders emit it, their ACKs as they reach the senders
-    /// (tcpdump on the senders' host), and the UDP datagrams sent over it.
-    #[serde(default)]
-    pub link: PcapLink,
+    /// Which link's traffic: a link's name ("downlink", "uplink", or a name
+    /// from `[[links]]`), or "both" (the default) or "all" for every link.
+    /// The capture point is the sending side: the data of the flows whose
+    /// data route crosses that link as their senders emit it, their ACKs as
+    /// they reach the senders (tcpdump on the senders' host), and the UDP
+    /// datagrams whose route crosses it.
+    #[serde(default = "d_pcap_link")]
+    pub link: String,
     /// File to write (created or truncated).
     pub path: String,
     /// Bytes kept of each packet (headers are at most 80 bytes).
@@ -538,14 +557,12 @@ fn d_snaplen() -> u32 {
     128
 }
 
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, Default, PartialEq, Eq)]
-#[serde(rename_all = "lowercase")]
-pub enum PcapLink {
-    Downlink,
-    Uplink,
-    #[default]
-    Both,
+fn d_pcap_link() -> String {
+    "both".to_string()
 }
+
+/// The `record.pcap.link` values that select every link.
+pub const PCAP_EVERY_LINK: [&str; 2] = ["both", "all"];
 
 /// `[[udp]]`: a UDP constant-bit-rate source (iperf -u -b RATE) with an on period.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -558,9 +575,12 @@ pub struct UdpSpec {
     /// Omitted: until the end of the run.
     #[serde(default)]
     pub stop: Option<Duration>,
-    /// "down": over the downlink; "up": over the uplink.
-    #[serde(default)]
-    pub direction: Direction,
+    /// Dumbbell: "down" (over the downlink, the default) or "up" (over the uplink).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub direction: Option<Direction>,
+    /// With `links`: the links the datagrams cross, in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub route: Vec<String>,
     /// Datagram size on the wire, IPv4 and UDP headers included.
     #[serde(default = "d_packet_size")]
     pub packet_size: Bytes,
@@ -652,8 +672,15 @@ pub struct BackgroundSpec {
     pub kind: BackgroundKind,
     /// Mean offered load as a fraction of the bottleneck's rate (at multiplier 1).
     pub load: f64,
-    #[serde(default)]
-    pub direction: Direction,
+    /// Dumbbell: "down" (the default) or "up".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub direction: Option<Direction>,
+    /// With `links`: the links the transfers' data crosses (the load is a
+    /// fraction of the slowest one's rate) and, for TCP transfers, their ACKs.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub route: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ack_route: Vec<String>,
     #[serde(default)]
     pub start: Duration,
     /// Omitted: until the end of the run (transfers under way finish).
@@ -707,26 +734,42 @@ impl Scenario {
     /// Parses and checks a scenario given as JSON text.
     pub fn from_json(text: &str) -> Result<Scenario, ScenarioError> {
         let de = &mut serde_json::Deserializer::from_str(text);
-        let scenario: Scenario = serde_path_to_error::deserialize(de).map_err(|e| {
+        let mut scenario: Scenario = serde_path_to_error::deserialize(de).map_err(|e| {
             let path = e.path().to_string();
             let message = e.into_inner().to_string();
             ScenarioError { path, message: clean_serde_message(&message) }
         })?;
         scenario.validate()?;
+        scenario.fill_directions();
         Ok(scenario)
     }
 
-    /// The uplink as configured, or the downlink's mirror: the same rate (or
-    /// trace, or rate process), delay and queue, without loss, ARQ, jitter or outages.
-    pub fn uplink(&self) -> LinkSpec {
-        self.uplink.clone().unwrap_or_else(|| LinkSpec {
+    /// The dumbbell's directions default to "down" (written out, as every default is).
+    fn fill_directions(&mut self) {
+        if self.downlink.is_none() {
+            return;
+        }
+        let down = Some(Direction::Down);
+        self.flows.iter_mut().for_each(|f| f.direction = f.direction.or(down));
+        self.udp.iter_mut().for_each(|u| u.direction = u.direction.or(down));
+        if let Some(b) = self.background.as_mut() {
+            b.direction = b.direction.or(down);
+        }
+    }
+
+    /// The shorthand's uplink as configured, or the downlink's mirror: the
+    /// same rate (or trace, or rate process), delay and queue, without loss,
+    /// ARQ, jitter or outages. None with `[[links]]`.
+    pub fn uplink(&self) -> Option<LinkSpec> {
+        let down = self.downlink.as_ref()?;
+        Some(self.uplink.clone().unwrap_or_else(|| LinkSpec {
             loss: LossSpec::None,
             arq: None,
             jitter: None,
             outages: Vec::new(),
             outage_process: None,
-            ..self.downlink.clone()
-        })
+            ..down.clone()
+        }))
     }
 
     /// Checks every value; the first problem found is returned.
@@ -734,10 +777,7 @@ impl Scenario {
         if self.duration.ns() == 0 {
             return err("duration", "must be longer than zero");
         }
-        crate::net::build::check_link("downlink", &self.downlink)?;
-        if let Some(up) = &self.uplink {
-            crate::net::build::check_link("uplink", up)?;
-        }
+        topology::check_links(self)?;
         if self.flows.is_empty() {
             return err("flows", "at least one flow is needed ([[flows]] with cc = \"cubic\", say)");
         }
@@ -753,6 +793,7 @@ impl Scenario {
         if let Some(p) = &self.record.pcap {
             check_pcap("record.pcap", p)?;
         }
+        topology::check_routes(self)?;
         if self.record.interval.ns() < 1_000_000 {
             return err(
                 "record.interval",
@@ -911,6 +952,8 @@ fn check_background(path: &str, b: &BackgroundSpec, run: Duration) -> Result<(),
                     cc_params: b.cc_params.clone(),
                     count: 1,
                     direction: b.direction,
+                    route: b.route.clone(),
+                    ack_route: b.ack_route.clone(),
                     start: Duration(0),
                     stop: None,
                     size: None,
@@ -1019,7 +1062,7 @@ mod tests {
         let t = &s.flows[1].tcp;
         assert_eq!((t.mss, t.init_cwnd, t.sack, t.delack_segments), (1448, 10, true, 2));
         assert_eq!(t.min_rto.ns(), 200_000_000);
-        assert_eq!(s.uplink().rate.map(|r| r.bps()), Some(10_000_000));
+        assert_eq!(s.uplink().and_then(|u| u.rate).map(|r| r.bps()), Some(10_000_000));
     }
 
     #[test]

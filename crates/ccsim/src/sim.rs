@@ -1,17 +1,22 @@
-//! The simulation: builds the dumbbell from a scenario, runs the event loop,
-//! and gathers the results.
+//! The simulation: builds the network from a scenario, runs the event loop,
+//! routes packets from link to link, and gathers the results.
 //!
-//! Topology (per flow i, direction "down"; "up" swaps the two links):
+//! Topology (crate::net::topology): named links, each flow with a data route
+//! and an ACK route across them. Per flow i:
 //!
-//!   sender i --access delay--> [downlink: queue, rate, channel, delay] --> receiver i
-//!   sender i <--access delay-- [uplink:   queue, rate, channel, delay] <-- receiver i
+//!   sender i --access delay--> [link: queue, rate, channel, delay] --> ... [link] --> receiver i
+//!   sender i <--access delay-- [link] <-- ... [link] <-- receiver i
+//!
+//! The dumbbell shorthand is the routes ["downlink"] and ["uplink"] (a "down"
+//! flow; "up" swaps them). A packet carries its position on its route (`hop`)
+//! and goes on to the next link the instant the previous one delivers it.
 //!
 //! Each link and each access delay line has at most one pending event (its
 //! next due time), each sender and receiver one timer; packets wait in the
 //! component that holds them, never in the event queue.
 //!
 //! Traffic sources (crate::traffic: UDP CBR, background load) have one timer
-//! each. Their UDP datagrams enter the data link of their direction directly
+//! each. Their UDP datagrams enter the first link of their route directly
 //! and are counted at a sink on delivery; their TCP transfers become flows
 //! appended after the scenario's own (which alone appear in the `flows` and
 //! `series` tables; the background's sum is in `sources`).
@@ -23,13 +28,14 @@ use crate::net::delay_line::DelayLine;
 use crate::net::link::{Link, LinkCounters};
 use crate::net::packet::{Kind, Packet};
 use crate::net::queue::Capacity;
+use crate::net::topology::{Route, Topology};
 use crate::record::pcap::{FlowMeta, PcapSummary, PcapWriter};
 use crate::record::series::{FlowSeries, LinkSeries, RttSamples};
 use crate::record::table::{Column, Table};
 use crate::rng::{stream, Rng};
 use crate::scenario::{
-    BackgroundKind, BackgroundSpec, BufferSpec, Direction, FlowSpec, InterpolationSpec, PcapLink, RtoStyleSpec,
-    Scenario, SizeDistSpec, TransportSpec,
+    BackgroundKind, BackgroundSpec, BufferSpec, Direction, FlowSpec, InterpolationSpec, RtoStyleSpec, Scenario,
+    SizeDistSpec, TransportSpec, PCAP_EVERY_LINK,
 };
 use crate::tcp::receiver::{AckAction, EcnEcho, Receiver, ReceiverConfig};
 use crate::tcp::rtt::RtoStyle;
@@ -43,13 +49,13 @@ use crate::traffic::sizes::SizeDist;
 use crate::traffic::udp::UdpCbr;
 use crate::traffic::{Source, SourceCounters, Transfer};
 
-pub const DOWNLINK: usize = 0;
-pub const UPLINK: usize = 1;
-const LINK_NAMES: [&str; 2] = ["downlink", "uplink"];
-
 struct Flow {
     group: usize,
-    direction: Direction,
+    /// Link indices the data crosses, in order, and those the ACKs cross.
+    data_route: Box<[u32]>,
+    ack_route: Box<[u32]>,
+    /// The packet capture records this flow (its data route crosses a captured link).
+    captured: bool,
     access_delay: Nanos,
     sender: Sender,
     receiver: Receiver,
@@ -74,14 +80,22 @@ struct Flow {
 }
 
 impl Flow {
+    /// The first link of the data route.
     fn data_link(&self) -> usize {
-        match self.direction {
-            Direction::Down => DOWNLINK,
-            Direction::Up => UPLINK,
-        }
+        self.data_route[0] as usize
     }
+    /// The first link of the ACK route.
     fn ack_link(&self) -> usize {
-        1 - self.data_link()
+        self.ack_route[0] as usize
+    }
+}
+
+/// "down" or "up" for the dumbbell's flows and sources, "route" for those on `[[links]]`.
+fn direction_label(direction: Option<Direction>) -> &'static str {
+    match direction {
+        Some(Direction::Down) => "down",
+        Some(Direction::Up) => "up",
+        None => "route",
     }
 }
 
@@ -108,8 +122,9 @@ pub struct World {
     /// The run seed (algorithms with random choices draw from it per flow).
     seed: u64,
     events: EventQueue,
-    links: [Link; 2],
-    link_timers: [Timer; 2],
+    links: Vec<Link>,
+    link_timers: Vec<Timer>,
+    link_names: Vec<String>,
     flows: Vec<Flow>,
     sample_interval: Nanos,
     series: FlowSeries,
@@ -125,22 +140,28 @@ pub struct World {
     /// Per source: TCP transfers under way.
     source_active: Vec<u64>,
     source_series: SourceSeries,
-    /// The flow template of background TCP transfers and its source index.
-    background_flow: Option<(u32, FlowSpec)>,
+    /// Per source: the links its datagrams cross, and whether the capture records them.
+    source_routes: Vec<Box<[u32]>>,
+    source_captured: Vec<bool>,
+    /// The flow template of background TCP transfers, its source index and route.
+    background_flow: Option<(u32, FlowSpec, Route)>,
     spawn: Vec<Transfer>,
     pcap: Option<PcapWriter>,
-    pcap_links: [bool; 2],
+    /// Per link: the packet capture records the traffic crossing it.
+    pcap_links: Vec<bool>,
 }
 
-/// The base RTT used to size BDP queues: both links' delays plus the
-/// shortest flow's access delay, twice.
-fn base_rtt(s: &Scenario) -> Nanos {
-    let access = s.flows.iter().map(|f| f.access_delay.ns()).min().unwrap_or(0);
-    s.downlink.delay.ns() + s.uplink().delay.ns() + 2 * access
-}
-
-/// Builds flow `id` (sender and receiver) from its scenario entry.
-fn make_flow(id: u32, group: usize, spec: &FlowSpec, source: Option<u32>, run_seed: u64) -> Flow {
+/// Builds flow `id` (sender and receiver) from its scenario entry and route;
+/// `captured_links` are the links the packet capture records.
+fn make_flow(
+    id: u32,
+    group: usize,
+    spec: &FlowSpec,
+    route: &Route,
+    captured_links: &[bool],
+    source: Option<u32>,
+    run_seed: u64,
+) -> Flow {
     let t = &spec.tcp;
     let algorithm = cc::build_for_flow(&spec.cc, &spec.cc_params, run_seed, id).expect("validated algorithm");
     use crate::cc::CongestionControl;
@@ -195,7 +216,9 @@ fn make_flow(id: u32, group: usize, spec: &FlowSpec, source: Option<u32>, run_se
     };
     Flow {
         group,
-        direction: spec.direction,
+        data_route: route.data.clone().into_boxed_slice(),
+        ack_route: route.ack.clone().into_boxed_slice(),
+        captured: route.data.iter().any(|&l| captured_links[l as usize]),
         access_delay: spec.access_delay.ns(),
         sender: Sender::new(id, sender_cfg, algorithm),
         receiver: Receiver::new(id, receiver_cfg),
@@ -216,29 +239,26 @@ fn make_flow(id: u32, group: usize, spec: &FlowSpec, source: Option<u32>, run_se
 }
 
 /// The traffic sources of a scenario: its [[udp]] entries, then its
-/// [background], with the background's TCP flow template if it has one.
-fn make_sources(s: &Scenario, links: &[Link; 2]) -> (Vec<Source>, Option<(u32, FlowSpec)>) {
+/// [background], with their routes, and the background's TCP flow template
+/// (and route) if it has one.
+fn make_sources(
+    s: &Scenario,
+    topology: &Topology,
+    links: &[Link],
+) -> (Vec<Source>, Vec<Box<[u32]>>, Option<(u32, FlowSpec, Route)>) {
     let end = s.duration.ns();
     let mut sources = Vec::new();
+    let mut routes: Vec<Box<[u32]>> = topology.udp.iter().map(|r| r.clone().into_boxed_slice()).collect();
     for u in &s.udp {
         let id = sources.len() as u32;
         let stop = u.stop.map_or(end, |d| d.ns().min(end));
-        sources.push(Source::Udp(UdpCbr::new(
-            id,
-            u.direction,
-            u.rate.bps(),
-            u.packet_size.0 as u32,
-            u.start.ns(),
-            stop,
-        )));
+        sources.push(Source::Udp(UdpCbr::new(id, u.rate.bps(), u.packet_size.0 as u32, u.start.ns(), stop)));
     }
     let mut template = None;
-    if let Some(b) = &s.background {
+    if let (Some(b), Some(route)) = (&s.background, &topology.background) {
         let id = sources.len() as u32;
-        let link = match b.direction {
-            Direction::Down => DOWNLINK,
-            Direction::Up => UPLINK,
-        };
+        routes.push(route.data.clone().into_boxed_slice());
+        let link = topology.bottleneck(&route.data, |k| links[k].mean_rate_bps());
         let capacity_bps = links[link].mean_rate_bps().round() as u64;
         let period = (b.start.ns(), b.stop.map_or(end, |d| d.ns().min(end)));
         let intensity = Intensity::new(
@@ -254,7 +274,7 @@ fn make_sources(s: &Scenario, links: &[Link; 2]) -> (Vec<Source>, Option<(u32, F
             BackgroundKind::PoissonWeb => {
                 let transport = match b.transport {
                     TransportSpec::Tcp => {
-                        template = Some((id, background_flow_spec(b)));
+                        template = Some((id, background_flow_spec(b), route.clone()));
                         WebTransport::Tcp
                     }
                     TransportSpec::Udp => {
@@ -264,7 +284,6 @@ fn make_sources(s: &Scenario, links: &[Link; 2]) -> (Vec<Source>, Option<(u32, F
                 };
                 Source::Web(PoissonWeb::new(
                     id,
-                    b.direction,
                     b.load,
                     capacity_bps,
                     size_dist(b),
@@ -276,7 +295,6 @@ fn make_sources(s: &Scenario, links: &[Link; 2]) -> (Vec<Source>, Option<(u32, F
             }
             BackgroundKind::OnOff => Source::OnOff(OnOff::new(
                 id,
-                b.direction,
                 b.load,
                 capacity_bps,
                 b.sources,
@@ -289,7 +307,7 @@ fn make_sources(s: &Scenario, links: &[Link; 2]) -> (Vec<Source>, Option<(u32, F
         };
         sources.push(source);
     }
-    (sources, template)
+    (sources, routes, template)
 }
 
 fn size_dist(b: &BackgroundSpec) -> SizeDist {
@@ -309,6 +327,8 @@ fn background_flow_spec(b: &BackgroundSpec) -> FlowSpec {
         cc_params: b.cc_params.clone(),
         count: 1,
         direction: b.direction,
+        route: b.route.clone(),
+        ack_route: b.ack_route.clone(),
         start: Default::default(),
         stop: None,
         size: None,
@@ -320,35 +340,41 @@ fn background_flow_spec(b: &BackgroundSpec) -> FlowSpec {
 impl World {
     /// Builds the world of a validated scenario.
     pub fn new(s: &Scenario) -> World {
-        let rtt = base_rtt(s);
-        let links = [
-            Link::new(link_config(&s.downlink, rtt), s.seed, stream::LINK_BASE),
-            Link::new(link_config(&s.uplink(), rtt), s.seed, stream::LINK_BASE + 1),
-        ];
+        let topology = Topology::of(s);
+        let links: Vec<Link> = (0..topology.specs.len())
+            .map(|l| {
+                let config = link_config(&topology.specs[l], topology.base_rtt_ns(l, &s.flows));
+                Link::new(config, s.seed, stream::LINK_BASE + l as u64)
+            })
+            .collect();
+        let pcap = s.record.pcap.as_ref().map(|p| PcapWriter::create(&p.path, p.snaplen));
+        let pcap_links: Vec<bool> = topology
+            .names
+            .iter()
+            .map(|name| {
+                s.record.pcap.as_ref().is_some_and(|p| PCAP_EVERY_LINK.contains(&p.link.as_str()) || &p.link == name)
+            })
+            .collect();
         let mut flows = Vec::new();
         for (group, spec) in s.flows.iter().enumerate() {
             for _ in 0..spec.count {
-                flows.push(make_flow(flows.len() as u32, group, spec, None, s.seed));
+                let route = &topology.flows[group];
+                flows.push(make_flow(flows.len() as u32, group, spec, route, &pcap_links, None, s.seed));
             }
         }
         let series = FlowSeries::new(flows.iter().map(|f| f.sender.algorithm().info().state));
-        let (sources, background_flow) = make_sources(s, &links);
+        let (sources, source_routes, background_flow) = make_sources(s, &topology, &links);
         let n_sources = sources.len();
-        let pcap = s.record.pcap.as_ref().map(|p| PcapWriter::create(&p.path, p.snaplen));
-        let pcap_links = match s.record.pcap.as_ref().map(|p| p.link) {
-            None => [false, false],
-            Some(PcapLink::Downlink) => [true, false],
-            Some(PcapLink::Uplink) => [false, true],
-            Some(PcapLink::Both) => [true, true],
-        };
+        let source_captured = source_routes.iter().map(|r| r.iter().any(|&l| pcap_links[l as usize])).collect();
         let main_flows = flows.len();
         let mut w = World {
             now: 0,
             end: s.duration.ns(),
             seed: s.seed,
             events: EventQueue::new(),
+            link_timers: vec![Timer::default(); links.len()],
             links,
-            link_timers: [Timer::default(); 2],
+            link_names: topology.names,
             flows,
             sample_interval: s.record.interval.ns(),
             series,
@@ -362,6 +388,8 @@ impl World {
             source_timers: vec![Timer::default(); n_sources],
             source_active: vec![0; n_sources],
             source_series: SourceSeries::default(),
+            source_routes,
+            source_captured,
             background_flow,
             spawn: Vec::new(),
             pcap,
@@ -412,13 +440,14 @@ impl World {
         }
     }
 
-    /// Records `p` in the packet capture if it is on for link `l`. The capture
-    /// point is the sending side: TCP data as its sender emits it and ACKs as
-    /// they reach the sender (what tcpdump on the sender's host records),
-    /// UDP datagrams as their source emits them.
+    /// Records `p` in the packet capture if `captured` (its flow's or
+    /// source's route crosses a captured link). The capture point is the
+    /// sending side: TCP data as its sender emits it and ACKs as they reach
+    /// the sender (what tcpdump on the sender's host records), UDP datagrams
+    /// as their source emits them.
     #[inline]
-    fn capture(&mut self, l: usize, p: &Packet) {
-        if self.pcap_links[l] {
+    fn capture(&mut self, captured: bool, p: &Packet) {
+        if captured {
             if let Some(pcap) = self.pcap.as_mut() {
                 pcap.capture(self.now, p);
             }
@@ -448,16 +477,15 @@ impl World {
         let mut spawn = std::mem::take(&mut self.spawn);
         self.sources[k].advance(self.now, &mut self.source_counters[k], &mut out, &mut spawn);
         if !out.is_empty() {
-            let l = match self.sources[k].direction() {
-                Direction::Down => DOWNLINK,
-                Direction::Up => UPLINK,
-            };
-            for p in out.drain(..) {
+            let l = self.source_routes[k][0] as usize;
+            let captured = self.source_captured[k];
+            for mut p in out.drain(..) {
                 let c = &mut self.source_counters[k];
                 c.packets_sent += 1;
                 c.wire_bytes_sent += p.wire_bytes as u64;
                 c.bytes_sent += p.payload as u64;
-                self.capture(l, &p);
+                self.capture(captured, &p);
+                p.hop = 0;
                 if !self.links[l].enqueue(self.now, p) {
                     self.source_counters[k].queue_drops += 1;
                 }
@@ -474,11 +502,11 @@ impl World {
 
     /// Starts a background TCP transfer of source `k` now.
     fn start_transfer(&mut self, k: usize, t: Transfer) {
-        let Some((source, spec)) = self.background_flow.as_mut() else { return };
+        let Some((source, spec, route)) = self.background_flow.as_mut() else { return };
         spec.start = crate::units::Duration(self.now);
         spec.size = Some(crate::units::Bytes(t.size_bytes));
         let id = self.flows.len() as u32;
-        let flow = make_flow(id, *source as usize, spec, Some(k as u32), self.seed);
+        let flow = make_flow(id, *source as usize, spec, route, &self.pcap_links, Some(k as u32), self.seed);
         if let Some(pcap) = self.pcap.as_mut() {
             pcap.register_flow(id, flow.pcap_meta);
         }
@@ -516,8 +544,25 @@ impl World {
         self.delivered = delivered;
     }
 
-    fn on_link_delivery(&mut self, p: Packet) {
+    /// A packet a link delivered: on to the next link of its route, or to
+    /// its end (receiver, sender, UDP sink).
+    fn on_link_delivery(&mut self, mut p: Packet) {
         let i = p.flow as usize;
+        let route = match p.kind {
+            Kind::Data => &self.flows[i].data_route,
+            Kind::Ack => &self.flows[i].ack_route,
+            Kind::Udp => &self.source_routes[i],
+        };
+        let next = p.hop as usize + 1;
+        if let Some(&l) = route.get(next) {
+            p.hop = next as u8;
+            let l = l as usize;
+            if !self.links[l].enqueue(self.now, p) && p.kind == Kind::Udp {
+                self.source_counters[i].queue_drops += 1;
+            }
+            self.arm_link(l);
+            return;
+        }
         match p.kind {
             Kind::Data => self.on_data_at_receiver(i, p),
             Kind::Ack => {
@@ -597,7 +642,7 @@ impl World {
 
     fn on_ack_at_sender(&mut self, i: usize, p: Packet) {
         if self.pcap.is_some() {
-            self.capture(self.flows[i].data_link(), &p);
+            self.capture(self.flows[i].captured, &p);
         }
         let mut out = std::mem::take(&mut self.packets);
         let f = &mut self.flows[i];
@@ -616,12 +661,15 @@ impl World {
             return;
         }
         if self.pcap.is_some() {
-            let l = self.flows[i].data_link();
+            let captured = self.flows[i].captured;
             for p in out.iter() {
-                self.capture(l, p);
+                self.capture(captured, p);
             }
         }
         let f = &mut self.flows[i];
+        for p in out.iter_mut() {
+            p.hop = 0;
+        }
         if f.access_delay > 0 {
             for p in out.drain(..) {
                 f.line_out.push(self.now + f.access_delay, p);
@@ -675,7 +723,8 @@ impl World {
         }
     }
 
-    fn send_ack(&mut self, i: usize, ack: Packet) {
+    fn send_ack(&mut self, i: usize, mut ack: Packet) {
+        ack.hop = 0;
         let l = self.flows[i].ack_link();
         self.links[l].enqueue(self.now, ack);
         self.arm_link(l);
@@ -702,7 +751,7 @@ impl World {
                 self.series.push(self.now, &f.sender, f.receiver.delivered_bytes, f.receiver.rcv_buf());
             }
         }
-        for (l, (link, name)) in self.links.iter_mut().zip(LINK_NAMES).enumerate() {
+        for (l, (link, name)) in self.links.iter_mut().zip(&self.link_names).enumerate() {
             link.sync(self.now);
             self.link_series.push(self.now, l, name, link);
         }
@@ -733,11 +782,18 @@ impl World {
             .iter()
             .enumerate()
             .map(|(k, src)| match src {
-                Source::Web(_) if self.background_flow.as_ref().is_some_and(|(id, _)| *id as usize == k) => "tcp",
+                Source::Web(_) if self.background_flow.as_ref().is_some_and(|(id, _, _)| *id as usize == k) => "tcp",
                 _ => "udp",
             })
             .collect();
-        let sources = summary_table(&self.sources, &self.source_counters, &transport, end);
+        let direction: Vec<&str> = s
+            .udp
+            .iter()
+            .map(|u| u.direction)
+            .chain(s.background.as_ref().map(|b| b.direction))
+            .map(direction_label)
+            .collect();
+        let sources = summary_table(&self.sources, &self.source_counters, &transport, &direction, end);
         let pcap = self.pcap.take().map(PcapWriter::finish);
         self.flows.truncate(self.main_flows);
         let mut flows = Table::new();
@@ -749,7 +805,7 @@ impl World {
         flows.add("cc", Column::Str(self.flows.iter().map(|f| f.sender.algorithm().info().name.to_string()).collect()));
         flows.add(
             "direction",
-            Column::Str(self.flows.iter().map(|f| format!("{:?}", f.direction).to_lowercase()).collect()),
+            Column::Str(self.flows.iter().map(|f| direction_label(s.flows[f.group].direction).to_string()).collect()),
         );
         cols.push(("start_s", self.flows.iter().map(|f| secs(f.start)).collect()));
         cols.push(("end_s", self.flows.iter().map(|f| secs(get_end(f).0)).collect()));
@@ -779,8 +835,8 @@ impl World {
         flows.add("duplicate_segments", u(&|f| f.receiver.duplicate_segments));
 
         let mut links = Table::new();
-        let specs = [s.downlink.clone(), s.uplink()];
-        links.add("link", Column::Str(LINK_NAMES.iter().map(|s| s.to_string()).collect()));
+        let specs = Topology::of(s).specs;
+        links.add("link", Column::Str(self.link_names.clone()));
         links.add("rate_bps", Column::F64(self.links.iter().map(|l| l.mean_rate_bps()).collect()));
         links.add("delay_s", Column::F64(specs.iter().map(|s| secs(s.delay.ns())).collect()));
         links.add("queue_kind", Column::Str(self.links.iter().map(|l| l.config().queue.kind().to_string()).collect()));

@@ -5,3 +5,4 @@ pub mod delay_line;
 pub mod link;
 pub mod packet;
 pub mod queue;
+pub mod topology;

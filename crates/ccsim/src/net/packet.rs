@@ -53,6 +53,8 @@ pub struct Packet {
     pub ect: bool,
     /// When this packet entered the current queue (for sojourn-time AQMs).
     pub enqueued_at: Nanos,
+    /// Position on its route: the index of the link it is crossing (set by the simulator).
+    pub hop: u8,
 }
 
 impl Packet {
@@ -73,6 +75,7 @@ impl Packet {
             cwr: false,
             ect: false,
             enqueued_at: 0,
+            hop: 0,
         }
     }
 

@@ -23,7 +23,6 @@ pub mod sizes;
 pub mod udp;
 
 use crate::net::packet::Packet;
-use crate::scenario::Direction;
 use crate::time::Nanos;
 
 /// What the simulator must start on behalf of a source: one TCP transfer.
@@ -76,14 +75,6 @@ impl Source {
             Source::Udp(s) => s.advance(now, out),
             Source::Web(s) => s.advance(now, c, out, spawn),
             Source::OnOff(s) => s.advance(now, c, out),
-        }
-    }
-
-    pub fn direction(&self) -> Direction {
-        match self {
-            Source::Udp(s) => s.direction,
-            Source::Web(s) => s.direction,
-            Source::OnOff(s) => s.direction,
         }
     }
 

@@ -16,7 +16,6 @@ use super::udp::datagram;
 use super::SourceCounters;
 use crate::net::packet::Packet;
 use crate::rng::Rng;
-use crate::scenario::Direction;
 use crate::time::Nanos;
 
 struct Member {
@@ -28,7 +27,6 @@ struct Member {
 
 pub struct OnOff {
     pub id: u32,
-    pub direction: Direction,
     pub start: Nanos,
     pub stop: Nanos,
     pub intensity: Intensity,
@@ -45,7 +43,6 @@ impl OnOff {
     #[allow(clippy::too_many_arguments)]
     pub fn new(
         id: u32,
-        direction: Direction,
         load: f64,
         capacity_bps: u64,
         sources: u32,
@@ -66,19 +63,7 @@ impl OnOff {
                 Member { on: is_on, toggle_at: start + residual.max(1), cbr: Cbr::new(r, wire_bytes, start) }
             })
             .collect();
-        OnOff {
-            id,
-            direction,
-            start,
-            stop,
-            intensity,
-            rate_bps,
-            mean_on_ns: on,
-            mean_off_ns: off,
-            members,
-            rng,
-            seq: 0,
-        }
+        OnOff { id, start, stop, intensity, rate_bps, mean_on_ns: on, mean_off_ns: off, members, rng, seq: 0 }
     }
 
     fn member_wakeup(m: &Member) -> Nanos {
@@ -140,7 +125,6 @@ mod tests {
         let profile = Intensity::new(vec![(0, 1.0), (200 * NS_PER_SEC, 0.25)], Interpolation::Step);
         let mut s = OnOff::new(
             0,
-            Direction::Down,
             0.4,
             10_000_000,
             20,

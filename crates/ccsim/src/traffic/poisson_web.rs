@@ -21,7 +21,6 @@ use super::udp::datagram;
 use super::{SourceCounters, Transfer};
 use crate::net::packet::{Packet, UDP_IP_HEADER_BYTES};
 use crate::rng::Rng;
-use crate::scenario::Direction;
 use crate::time::{Nanos, NS_PER_SEC};
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -42,7 +41,6 @@ struct Burst {
 
 pub struct PoissonWeb {
     pub id: u32,
-    pub direction: Direction,
     pub start: Nanos,
     pub stop: Nanos,
     pub intensity: Intensity,
@@ -62,7 +60,6 @@ impl PoissonWeb {
     #[allow(clippy::too_many_arguments)]
     pub fn new(
         id: u32,
-        direction: Direction,
         load: f64,
         capacity_bps: u64,
         sizes: SizeDist,
@@ -74,7 +71,6 @@ impl PoissonWeb {
         let base_arrivals_per_s = load * capacity_bps as f64 / (8.0 * sizes.mean());
         let mut w = PoissonWeb {
             id,
-            direction,
             start,
             stop,
             intensity,
@@ -154,7 +150,6 @@ mod tests {
     fn web(transport: WebTransport, intensity: Intensity, stop_s: u64) -> PoissonWeb {
         PoissonWeb::new(
             0,
-            Direction::Down,
             0.5,
             10_000_000,
             SizeDist::Fixed { bytes: 12_500.0 },

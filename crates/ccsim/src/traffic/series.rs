@@ -60,13 +60,20 @@ impl SourceSeries {
 }
 
 /// The `sources` table: one summary row per source. `end` is the run's end.
-pub fn summary_table(sources: &[Source], counters: &[SourceCounters], transport: &[&str], end: Nanos) -> Table {
+/// `transport` and `direction` are per source ("down", "up", or "route" for a source on `[[links]]`).
+pub fn summary_table(
+    sources: &[Source],
+    counters: &[SourceCounters],
+    transport: &[&str],
+    direction: &[&str],
+    end: Nanos,
+) -> Table {
     let mut t = Table::new();
     let n = sources.len();
     t.add("source", Column::U32((0..n as u32).collect()));
     t.add("kind", Column::Str(sources.iter().map(|s| s.kind().to_string()).collect()));
     t.add("transport", Column::Str(transport.iter().map(|s| s.to_string()).collect()));
-    t.add("direction", Column::Str(sources.iter().map(|s| format!("{:?}", s.direction()).to_lowercase()).collect()));
+    t.add("direction", Column::Str(direction.iter().map(|s| s.to_string()).collect()));
     let period = |s: &Source| {
         let (a, b) = s.active_period();
         (a.min(end), b.min(end))

@@ -5,12 +5,10 @@
 
 use super::cbr::Cbr;
 use crate::net::packet::{Kind, Packet, UDP_IP_HEADER_BYTES};
-use crate::scenario::Direction;
 use crate::time::Nanos;
 
 pub struct UdpCbr {
     pub id: u32,
-    pub direction: Direction,
     pub start: Nanos,
     pub stop: Nanos,
     cbr: Cbr,
@@ -19,8 +17,8 @@ pub struct UdpCbr {
 
 impl UdpCbr {
     /// `wire_bytes`: the datagram's size on the wire, IPv4 and UDP headers included.
-    pub fn new(id: u32, direction: Direction, rate_bps: u64, wire_bytes: u32, start: Nanos, stop: Nanos) -> UdpCbr {
-        UdpCbr { id, direction, start, stop, cbr: Cbr::new(rate_bps, wire_bytes, start), seq: 0 }
+    pub fn new(id: u32, rate_bps: u64, wire_bytes: u32, start: Nanos, stop: Nanos) -> UdpCbr {
+        UdpCbr { id, start, stop, cbr: Cbr::new(rate_bps, wire_bytes, start), seq: 0 }
     }
 
     pub fn next_wakeup(&self) -> Option<Nanos> {
@@ -53,7 +51,7 @@ mod tests {
     #[test]
     fn sends_only_in_its_period_at_its_rate() {
         // 12 Mbit/s of 1500-byte datagrams is one per millisecond.
-        let mut u = UdpCbr::new(0, Direction::Down, 12_000_000, 1500, NS_PER_SEC, 2 * NS_PER_SEC);
+        let mut u = UdpCbr::new(0, 12_000_000, 1500, NS_PER_SEC, 2 * NS_PER_SEC);
         let mut out = Vec::new();
         u.advance(NS_PER_SEC / 2, &mut out);
         assert!(out.is_empty());

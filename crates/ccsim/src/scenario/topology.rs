@@ -1,0 +1,218 @@
+//! Checks of the network's shape: either the dumbbell shorthand (`downlink`,
+//! optional `uplink`, a `direction` per flow and source) or named `[[links]]`
+//! with a `route` (data) and `ack_route` per flow, a `route` per UDP source
+//! and background. Every error names the field path, the bad value and what
+//! is allowed. The routes themselves are resolved in `crate::net::topology`.
+
+use super::{err, suggestion, Direction, Scenario, ScenarioError, TransportSpec, PCAP_EVERY_LINK};
+use crate::net::build::check_link;
+
+/// Random streams are numbered per link (see `crate::rng::stream::LINK_BASE`
+/// and the offsets in `crate::net::link`): 256 links keep them apart.
+pub const MAX_LINKS: usize = 256;
+/// A packet's position on its route is a byte.
+pub const MAX_ROUTE_LINKS: usize = 64;
+
+const SHORTHAND: &str = "downlink (and uplink), the dumbbell shorthand";
+
+/// The mode, the links' names and every link's own fields.
+pub(super) fn check_links(s: &Scenario) -> Result<(), ScenarioError> {
+    match (&s.downlink, s.links.is_empty()) {
+        (Some(_), false) => {
+            err("links", format!("give either {SHORTHAND}, or [[links]] with a route per flow, not both"))
+        }
+        (None, true) => err(
+            "downlink",
+            "missing: give downlink = { rate = \"10Mbit\", delay = \"20ms\" } (a dumbbell), \
+             or [[links]] with a route per flow (any topology)",
+        ),
+        (Some(down), true) => {
+            for (path, link) in [("downlink", Some(down)), ("uplink", s.uplink.as_ref())] {
+                let Some(link) = link else { continue };
+                if !link.name.is_empty() {
+                    return err(
+                        format!("{path}.name"),
+                        format!(
+                            "\"{}\": the shorthand's links are named downlink and uplink; names belong to [[links]]",
+                            link.name
+                        ),
+                    );
+                }
+                check_link(path, link)?;
+            }
+            Ok(())
+        }
+        (None, false) => {
+            if s.uplink.is_some() {
+                return err("uplink", "belongs to the dumbbell shorthand (with downlink); with [[links]], name every link and give routes");
+            }
+            if s.links.len() > MAX_LINKS {
+                return err("links", format!("{} links; at most {MAX_LINKS} are allowed", s.links.len()));
+            }
+            for (i, link) in s.links.iter().enumerate() {
+                let path = format!("links[{i}]");
+                check_name(&format!("{path}.name"), &link.name)?;
+                if let Some(j) = s.links[..i].iter().position(|l| l.name == link.name) {
+                    return err(
+                        format!("{path}.name"),
+                        format!("\"{}\" is already the name of links[{j}]; names must be unique", link.name),
+                    );
+                }
+                check_link(&path, link)?;
+            }
+            Ok(())
+        }
+    }
+}
+
+fn check_name(path: &str, name: &str) -> Result<(), ScenarioError> {
+    let allowed = "letters, digits, '_', '-' and '.'";
+    if name.is_empty() {
+        return err(path, format!("every link needs a name (routes refer to it): {allowed}"));
+    }
+    if !name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.')) {
+        return err(path, format!("\"{name}\" is not a link name; allowed: {allowed}"));
+    }
+    if PCAP_EVERY_LINK.contains(&name) {
+        return err(path, format!("\"{name}\" is reserved (record.pcap.link = \"{name}\" means every link)"));
+    }
+    Ok(())
+}
+
+/// Routes and directions of flows, UDP sources and the background, links
+/// no route uses, and the link a packet capture names.
+pub(super) fn check_routes(s: &Scenario) -> Result<(), ScenarioError> {
+    if s.links.is_empty() {
+        check_shorthand_routes(s)?;
+    } else {
+        check_named_routes(s)?;
+    }
+    if let Some(p) = &s.record.pcap {
+        let names = link_names(s);
+        if !PCAP_EVERY_LINK.contains(&p.link.as_str()) && !names.contains(&p.link.as_str()) {
+            return err(
+                "record.pcap.link",
+                format!(
+                    "\"{}\" is not a link{}; allowed: {}, both, all",
+                    p.link,
+                    suggestion(&p.link, &names),
+                    names.join(", ")
+                ),
+            );
+        }
+    }
+    Ok(())
+}
+
+/// The names of the links, in order: downlink and uplink, or `[[links]]`'.
+pub fn link_names(s: &Scenario) -> Vec<&str> {
+    if s.links.is_empty() {
+        vec!["downlink", "uplink"]
+    } else {
+        s.links.iter().map(|l| l.name.as_str()).collect()
+    }
+}
+
+fn not_with_shorthand(path: &str, field: &str, route: &[String]) -> Result<(), ScenarioError> {
+    if route.is_empty() {
+        return Ok(());
+    }
+    err(
+        format!("{path}.{field}"),
+        format!("{route:?}: routes need [[links]]; with downlink and uplink, give direction = \"down\" or \"up\""),
+    )
+}
+
+fn check_shorthand_routes(s: &Scenario) -> Result<(), ScenarioError> {
+    for (i, f) in s.flows.iter().enumerate() {
+        let path = format!("flows[{i}]");
+        not_with_shorthand(&path, "route", &f.route)?;
+        not_with_shorthand(&path, "ack_route", &f.ack_route)?;
+    }
+    for (i, u) in s.udp.iter().enumerate() {
+        not_with_shorthand(&format!("udp[{i}]"), "route", &u.route)?;
+    }
+    if let Some(b) = &s.background {
+        not_with_shorthand("background", "route", &b.route)?;
+        not_with_shorthand("background", "ack_route", &b.ack_route)?;
+    }
+    Ok(())
+}
+
+fn no_direction(path: &str, direction: Option<Direction>) -> Result<(), ScenarioError> {
+    match direction {
+        None => Ok(()),
+        Some(d) => err(
+            format!("{path}.direction"),
+            format!(
+                "\"{}\" belongs to the dumbbell shorthand; with [[links]], give route = [...] (and ack_route for TCP)",
+                format!("{d:?}").to_lowercase()
+            ),
+        ),
+    }
+}
+
+/// One route: not empty, known names, no link twice. Marks the links used.
+fn check_route(path: &str, route: &[String], names: &[&str], used: &mut [bool]) -> Result<(), ScenarioError> {
+    if route.is_empty() {
+        return err(
+            path,
+            format!("is needed with [[links]]: the names of the links crossed, in order; links: {}", names.join(", ")),
+        );
+    }
+    if route.len() > MAX_ROUTE_LINKS {
+        return err(path, format!("{} links; a route crosses at most {MAX_ROUTE_LINKS}", route.len()));
+    }
+    for (j, name) in route.iter().enumerate() {
+        let Some(k) = names.iter().position(|n| n == name) else {
+            return err(
+                format!("{path}[{j}]"),
+                format!("\"{name}\" is not a link{}; links: {}", suggestion(name, names), names.join(", ")),
+            );
+        };
+        if route[..j].contains(name) {
+            return err(format!("{path}[{j}]"), format!("\"{name}\" comes twice; a route crosses a link once"));
+        }
+        used[k] = true;
+    }
+    Ok(())
+}
+
+fn check_named_routes(s: &Scenario) -> Result<(), ScenarioError> {
+    let names = link_names(s);
+    let mut used = vec![false; names.len()];
+    for (i, f) in s.flows.iter().enumerate() {
+        let path = format!("flows[{i}]");
+        no_direction(&path, f.direction)?;
+        check_route(&format!("{path}.route"), &f.route, &names, &mut used)?;
+        check_route(&format!("{path}.ack_route"), &f.ack_route, &names, &mut used)?;
+    }
+    for (i, u) in s.udp.iter().enumerate() {
+        let path = format!("udp[{i}]");
+        no_direction(&path, u.direction)?;
+        check_route(&format!("{path}.route"), &u.route, &names, &mut used)?;
+    }
+    if let Some(b) = &s.background {
+        no_direction("background", b.direction)?;
+        check_route("background.route", &b.route, &names, &mut used)?;
+        let tcp = b.kind == super::BackgroundKind::PoissonWeb && b.transport == TransportSpec::Tcp;
+        if tcp {
+            check_route("background.ack_route", &b.ack_route, &names, &mut used)?;
+        } else if !b.ack_route.is_empty() {
+            return err(
+                "background.ack_route",
+                "only TCP transfers have ACKs (kind = \"poisson-web\", transport = \"tcp\")",
+            );
+        }
+    }
+    if let Some(k) = used.iter().position(|u| !u) {
+        return err(
+            format!("links[{k}]"),
+            format!(
+                "\"{}\" is on no route; every link must be crossed by a flow's route or ack_route, a UDP source's or the background's route",
+                names[k]
+            ),
+        );
+    }
+    Ok(())
+}
