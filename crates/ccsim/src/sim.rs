@@ -143,13 +143,15 @@ pub struct World {
     /// Per source: the links its datagrams cross, and whether the capture records them.
     source_routes: Vec<Box<[u32]>>,
     source_captured: Vec<bool>,
-    /// The flow template of background TCP transfers, its source index and route.
-    background_flow: Option<(u32, FlowSpec, Route)>,
+    background_flow: Option<BackgroundFlow>,
     spawn: Vec<Transfer>,
     pcap: Option<PcapWriter>,
     /// Per link: the packet capture records the traffic crossing it.
     pcap_links: Vec<bool>,
 }
+
+/// The flow entry background TCP transfers are made from, their source's index and their route.
+type BackgroundFlow = (u32, FlowSpec, Route);
 
 /// Builds flow `id` (sender and receiver) from its scenario entry and route;
 /// `captured_links` are the links the packet capture records.
@@ -245,7 +247,7 @@ fn make_sources(
     s: &Scenario,
     topology: &Topology,
     links: &[Link],
-) -> (Vec<Source>, Vec<Box<[u32]>>, Option<(u32, FlowSpec, Route)>) {
+) -> (Vec<Source>, Vec<Box<[u32]>>, Option<BackgroundFlow>) {
     let end = s.duration.ns();
     let mut sources = Vec::new();
     let mut routes: Vec<Box<[u32]>> = topology.udp.iter().map(|r| r.clone().into_boxed_slice()).collect();

@@ -216,3 +216,151 @@ fn check_named_routes(s: &Scenario) -> Result<(), ScenarioError> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::Scenario;
+
+    const LINKS: &str =
+        r#""links": [{"name": "a", "rate": "10Mbit", "delay": "5ms"}, {"name": "b", "rate": "10Mbit"}]"#;
+    const FLOW: &str = r#"{"cc": "reno", "route": ["a"], "ack_route": ["b"]}"#;
+
+    fn named(links: &str, flows: &str, extra: &str) -> String {
+        format!(r#"{{"duration": 10, {links}, "flows": [{flows}]{extra}}}"#)
+    }
+
+    /// (scenario JSON, expected path, words the message must contain)
+    fn bad() -> Vec<(String, &'static str, Vec<&'static str>)> {
+        let down = r#""downlink": {"rate": "10Mbit"}"#;
+        vec![
+            (named(&format!("{down}, {LINKS}"), FLOW, ""), "links", vec!["either downlink", "not both"]),
+            (r#"{"duration": 10, "flows": [{"cc": "reno"}]}"#.into(), "downlink", vec!["missing", "[[links]]"]),
+            (
+                named(&format!(r#""uplink": {{"rate": "1Mbit"}}, {LINKS}"#), FLOW, ""),
+                "uplink",
+                vec!["shorthand", "[[links]]"],
+            ),
+            (
+                named(down, r#"{"cc": "reno", "route": ["a"]}"#, ""),
+                "flows[0].route",
+                vec!["[\"a\"]", "need [[links]]", "direction"],
+            ),
+            (
+                named(down, r#"{"cc": "reno"}"#, r#", "udp": [{"rate": "1Mbit", "route": ["a"]}]"#),
+                "udp[0].route",
+                vec!["need [[links]]"],
+            ),
+            (
+                r#"{"duration": 10, "downlink": {"rate": "1Mbit", "name": "x"}, "flows": [{"cc": "reno"}]}"#.into(),
+                "downlink.name",
+                vec!["\"x\"", "downlink and uplink"],
+            ),
+            (named(r#""links": [{"rate": "1Mbit"}]"#, FLOW, ""), "links[0].name", vec!["needs a name", "letters"]),
+            (
+                named(r#""links": [{"name": "a b", "rate": "1Mbit"}]"#, FLOW, ""),
+                "links[0].name",
+                vec!["\"a b\"", "allowed"],
+            ),
+            (named(r#""links": [{"name": "all", "rate": "1Mbit"}]"#, FLOW, ""), "links[0].name", vec!["reserved"]),
+            (
+                named(r#""links": [{"name": "a", "rate": "1Mbit"}, {"name": "a", "rate": "2Mbit"}]"#, FLOW, ""),
+                "links[1].name",
+                vec!["\"a\"", "links[0]", "unique"],
+            ),
+            (named(r#""links": [{"name": "a", "rate": "-1Mbit"}]"#, FLOW, ""), "links[0].rate", vec!["negative"]),
+            (named(r#""links": [{"name": "a"}]"#, FLOW, ""), "links[0]", vec!["exactly one of rate"]),
+            (
+                named(LINKS, r#"{"cc": "reno", "ack_route": ["b"]}"#, ""),
+                "flows[0].route",
+                vec!["is needed", "links: a, b"],
+            ),
+            (
+                named(LINKS, r#"{"cc": "reno", "route": [], "ack_route": ["b"]}"#, ""),
+                "flows[0].route",
+                vec!["is needed"],
+            ),
+            (named(LINKS, r#"{"cc": "reno", "route": ["a"]}"#, ""), "flows[0].ack_route", vec!["is needed"]),
+            (
+                named(LINKS, r#"{"cc": "reno", "route": ["a", "c"], "ack_route": ["b"]}"#, ""),
+                "flows[0].route[1]",
+                vec!["\"c\" is not a link", "links: a, b"],
+            ),
+            (
+                named(LINKS, r#"{"cc": "reno", "route": ["a", "a"], "ack_route": ["b"]}"#, ""),
+                "flows[0].route[1]",
+                vec!["\"a\" comes twice"],
+            ),
+            (
+                named(LINKS, r#"{"cc": "reno", "route": ["a"], "ack_route": ["b"], "direction": "up"}"#, ""),
+                "flows[0].direction",
+                vec!["\"up\"", "route"],
+            ),
+            (
+                named(LINKS, r#"{"cc": "reno", "route": ["a"], "ack_route": ["a"]}"#, ""),
+                "links[1]",
+                vec!["\"b\" is on no route"],
+            ),
+            (named(LINKS, FLOW, r#", "udp": [{"rate": "1Mbit"}]"#), "udp[0].route", vec!["is needed"]),
+            (
+                named(LINKS, FLOW, r#", "background": {"kind": "poisson-web", "load": 0.5, "route": ["a"]}"#),
+                "background.ack_route",
+                vec!["is needed"],
+            ),
+            (
+                named(
+                    LINKS,
+                    FLOW,
+                    r#", "background": {"kind": "on-off", "load": 0.5, "route": ["a"], "ack_route": ["b"]}"#,
+                ),
+                "background.ack_route",
+                vec!["only TCP"],
+            ),
+            (
+                named(LINKS, FLOW, r#", "record": {"pcap": {"path": "x.pcap", "link": "downlink"}}"#),
+                "record.pcap.link",
+                vec!["\"downlink\" is not a link", "a, b, both, all"],
+            ),
+            (
+                named(
+                    r#""downlink": {"rate": "1Mbit"}"#,
+                    r#"{"cc": "reno"}"#,
+                    r#", "record": {"pcap": {"path": "x.pcap", "link": "uplnk"}}"#,
+                ),
+                "record.pcap.link",
+                vec!["did you mean 'uplink'"],
+            ),
+        ]
+    }
+
+    #[test]
+    fn every_malformed_topology_names_path_value_and_choices() {
+        for (json, path, words) in bad() {
+            let e = Scenario::from_json(&json).expect_err(&json);
+            assert_eq!(e.path, path, "{json}: {e}");
+            for w in words {
+                assert!(e.message.contains(w), "{json}: message \"{}\" lacks \"{w}\"", e.message);
+            }
+        }
+    }
+
+    #[test]
+    fn well_formed_topologies_pass_and_keep_their_routes() {
+        let s = Scenario::from_json(&named(
+            LINKS,
+            FLOW,
+            r#", "udp": [{"rate": "1Mbit", "route": ["a", "b"]}],
+               "background": {"kind": "poisson-web", "load": 0.5, "route": ["a"], "ack_route": ["b"]},
+               "record": {"pcap": {"path": "x.pcap", "link": "b"}}"#,
+        ))
+        .unwrap();
+        assert_eq!(s.flows[0].route, ["a"]);
+        assert_eq!(s.flows[0].direction, None);
+        // The shorthand's directions are written out, as before.
+        let s = Scenario::from_json(r#"{"duration": 1, "downlink": {"rate": "1Mbit"}, "flows": [{"cc": "reno"}]}"#)
+            .unwrap();
+        let normalized = serde_json::to_value(&s).unwrap();
+        assert_eq!(normalized["flows"][0]["direction"], "down");
+        assert!(normalized["flows"][0].get("route").is_none() && normalized.get("links").is_none());
+        assert_eq!(normalized["record"]["pcap"], serde_json::Value::Null);
+    }
+}
