@@ -54,7 +54,7 @@ def flows_table(flows, title: str) -> Table:
         box=box.SIMPLE_HEAD,
         padding=(0, 0),
         pad_edge=False,
-        caption="rates in Mbit/s, times in ms; done: completion time of a file (s)",
+        caption="rates in Mbit/s, times in ms; dir: down, up or the data route; done: completion time of a file (s)",
         caption_justify="left",
     )
     for h in ("flow", "cc", "dir", "goodput", "thruput", "retx %", "RTOs", "RTT", "p95", "queuing", "done"):
@@ -63,7 +63,7 @@ def flows_table(flows, title: str) -> Table:
         t.add_row(
             str(f["flow"]),
             f["cc"],
-            f["direction"],
+            f["route"] if f["direction"] == "route" and "route" in f else f["direction"],
             _mbps(f["goodput_bps"]),
             _mbps(f["throughput_bps"]),
             _num(f["retrans_pct"], ".2f"),
@@ -90,6 +90,7 @@ def write_run_plots(run_dir: Path) -> list[Path]:
         "rtt.png": plots.rtt_over_time(r.rtt, r.flows),
         "goodput.png": plots.rate_over_time(r.series, r.flows),
         "rtt_cdf.png": plots.cdf(rtt_groups, "RTT (ms)", "CDF of per-ACK RTT"),
+        "links.png": plots.links_over_time(r.link_series),
     }
     return [plots.save_png(fig, run_dir / name) for name, fig in figures.items()]
 

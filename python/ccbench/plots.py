@@ -1,8 +1,9 @@
 """Plots (matplotlib, Agg backend, PNG), drawn only from saved results.
 
 Per run: cwnd/ssthresh over time, RTT over time, throughput over time per
-flow, CDFs of RTT. Per campaign: bars per algorithm with 95% CI error bars,
-goodput against delay, CDFs of goodput, rate over time of chosen runs.
+flow, CDFs of RTT; queue and delivered rate over time of every link. Per
+campaign: bars per algorithm with 95% CI error bars, goodput against delay,
+CDFs of goodput, rate over time of chosen runs.
 Every function takes tables and returns a matplotlib Figure; `save_png` and
 `png_bytes` write it (fixed metadata, so the same data gives the same bytes).
 """
@@ -93,6 +94,29 @@ def rate_over_time(series: pd.DataFrame, flows: pd.DataFrame, window_s: float = 
         ax.plot(t, r / 1e6, color=f"C{i % 10}", lw=1.2, label=_flow_label(flows, fid))
     ax.set_ylim(bottom=0)
     ax.legend(fontsize=7)
+    return fig
+
+
+def links_over_time(link_series: pd.DataFrame, window_s: float = 0.5, title: str = "Links"):
+    """Per link (in the links table's order): queued packets (top) and the
+    delivered rate over windows of `window_s` (bottom)."""
+    fig, (queue, rate) = plt.subplots(2, 1, figsize=(8, 5.2), sharex=True, layout="constrained")
+    queue.set_title(title, fontsize=10)
+    queue.set_ylabel("queue (packets)")
+    rate.set_ylabel("delivered (Mbit/s)")
+    rate.set_xlabel("time (s)")
+    for ax in (queue, rate):
+        ax.grid(True, alpha=0.3)
+    names = list(dict.fromkeys(link_series["link"])) if len(link_series) else []
+    for i, name in enumerate(names):
+        s = link_series[link_series["link"] == name]
+        color = f"C{i % 10}"
+        queue.plot(s["t"], s["queue_packets"], color=color, lw=1, label=name)
+        t, r = smooth_rate(s, "delivered_bytes", window_s)
+        rate.plot(t, r / 1e6, color=color, lw=1.2, label=name)
+    rate.set_ylim(bottom=0)
+    if names:
+        queue.legend(fontsize=7, ncol=min(len(names), 4))
     return fig
 
 

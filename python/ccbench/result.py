@@ -18,18 +18,43 @@ from ccbench import metrics
 #: Version of the tables' layout and of meta.json; bump on incompatible change.
 SCHEMA_VERSION = 1
 
-LINK_OF_DIRECTION = {"down": "downlink", "up": "uplink"}
+#: The dumbbell shorthand's routes: (data links, ACK links) per direction.
+DUMBBELL_ROUTES = {"down": (["downlink"], ["uplink"]), "up": (["uplink"], ["downlink"])}
+#: Separator of the link names in the flows table's `route` and `ack_route`.
+ROUTE_SEPARATOR = ">"
+
+
+def flow_routes(scenario: dict) -> list[tuple[list[str], list[str]]]:
+    """Per [[flows]] entry of a normalized scenario: the links its data
+    crosses and those its ACKs cross, in order (the shorthand's direction
+    "down" is (["downlink"], ["uplink"]))."""
+    if scenario.get("links"):
+        return [(list(f["route"]), list(f["ack_route"])) for f in scenario["flows"]]
+    return [DUMBBELL_ROUTES[f.get("direction", "down")] for f in scenario["flows"]]
+
+
+def route_links(route: str) -> list[str]:
+    """The link names of a `route` cell of the flows table."""
+    return route.split(ROUTE_SEPARATOR) if route else []
 
 
 def _frame(columns: dict) -> pd.DataFrame:
     return pd.DataFrame({k: (np.asarray(v) if not isinstance(v, list) else v) for k, v in columns.items()})
 
 
-def flow_summary(flows, rtt) -> pd.DataFrame:
-    """The simulator's per-flow counters plus the SPEC's per-flow metrics.
-    `flows` and `rtt`: DataFrames or dicts of columns."""
+def flow_summary(flows, rtt, scenario: dict, links) -> pd.DataFrame:
+    """The simulator's per-flow counters plus the SPEC's per-flow metrics,
+    and each flow's `route` and `ack_route` (link names joined by ">") and
+    `link`: its bottleneck, the slowest link of its data route by the links
+    table's `rate_bps` (the first of equals). `flows`, `rtt` and `links`:
+    DataFrames or dicts of columns; `scenario`: the normalized scenario."""
     cols = {c: list(flows[c]) if c in ("cc", "direction") else np.asarray(flows[c]) for c in flows}
-    cols["link"] = [LINK_OF_DIRECTION[d] for d in flows["direction"]]
+    routes = flow_routes(scenario)
+    rate = dict(zip(links["link"], np.asarray(links["rate_bps"], dtype=float)))
+    data = [routes[g][0] for g in cols["group"]]
+    cols["route"] = [ROUTE_SEPARATOR.join(r) for r in data]
+    cols["ack_route"] = [ROUTE_SEPARATOR.join(routes[g][1]) for g in cols["group"]]
+    cols["link"] = [min(r, key=lambda name: rate[name]) for r in data]
     active = metrics.active_seconds(cols["start_s"], cols["end_s"], cols["completion_s"])
     cols["active_s"] = active
     cols["goodput_bps"] = metrics.rate_bps(cols["delivered_bytes"], active)
@@ -61,7 +86,7 @@ def link_capacity_bps(links: pd.DataFrame, flows: pd.DataFrame, scenario: dict) 
     nominal = links["rate_bps"]
     caps = []
     for name, rate in zip(links["link"], nominal.to_numpy(dtype=float)):
-        groups = flows.loc[flows["link"] == name, "group"].to_numpy()
+        groups = flows.loc[_crossing(flows, name), "group"].to_numpy()
         shares = [
             metrics.payload_share(scenario["flows"][g]["tcp"]["mss"], scenario["flows"][g]["tcp"]["timestamps"])
             for g in groups
@@ -70,14 +95,22 @@ def link_capacity_bps(links: pd.DataFrame, flows: pd.DataFrame, scenario: dict) 
     return np.asarray(caps)
 
 
+def _crossing(flows: pd.DataFrame, link: str) -> np.ndarray:
+    """Which flows' data route crosses `link` (saved results without a
+    `route` column: the flows whose `link` it is)."""
+    if "route" not in flows:
+        return (flows["link"] == link).to_numpy()
+    return np.array([link in route_links(r) for r in flows["route"]], dtype=bool)
+
+
 def link_summary(links: pd.DataFrame, flows: pd.DataFrame, scenario: dict) -> pd.DataFrame:
-    """Links plus payload capacity, the sum of their flows' goodputs and the
-    channel utilization (sum of goodputs / payload capacity). Note: flows
-    active for different times make the sum of goodputs overstate the share
-    they used together (the SPEC's definition presumes equal active times)."""
+    """Links plus payload capacity, the sum of the goodputs of the flows
+    whose data crosses them and the channel utilization (sum of goodputs /
+    payload capacity). Note: flows active for different times make the sum
+    of goodputs overstate the share they used together (the SPEC's
+    definition presumes equal active times)."""
     caps = link_capacity_bps(links, flows, scenario)
-    sums = flows.groupby("link")["goodput_bps"].sum()
-    goodput = np.array([float(sums.get(n, 0.0)) for n in links["link"]])
+    goodput = np.array([float(flows.loc[_crossing(flows, n), "goodput_bps"].sum()) for n in links["link"]])
     return links.assign(
         capacity_bps=caps, goodput_bps=goodput, utilization=[metrics.utilization([g], c) for g, c in zip(goodput, caps)]
     )
@@ -104,7 +137,7 @@ class Result:
 
     @classmethod
     def from_raw(cls, raw: dict, scenario: dict, version: str) -> Result:
-        flows = flow_summary(raw["flows"], raw["rtt"])
+        flows = flow_summary(raw["flows"], raw["rtt"], scenario, raw["links"])
         meta = {
             "schema_version": SCHEMA_VERSION,
             "ccbench_version": version,
@@ -132,8 +165,8 @@ class Result:
         return self.meta["scenario"]
 
     def jain_index(self, link: str | None = None) -> float:
-        """Jain's fairness index over the flows' goodputs (of one link, if given)."""
-        f = self.flows if link is None else self.flows[self.flows["link"] == link]
+        """Jain's fairness index over the flows' goodputs (of the flows whose data crosses `link`, if given)."""
+        f = self.flows if link is None else self.flows[_crossing(self.flows, link)]
         return metrics.jain_index(f["goodput_bps"])
 
     def window_throughput(self, a: float, b: float, what: str = "throughput") -> pd.Series:

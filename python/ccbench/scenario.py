@@ -40,7 +40,7 @@ def expand_presets(raw: dict, base_dir: Path | None = None) -> dict:
 
 
 def load_trace_files(raw: dict, base_dir: Path, source: str) -> dict:
-    """`trace = "FILE"` on a link becomes the trace's data ({opportunities_ms,
+    """`trace = "FILE"` on a link (downlink, uplink or one of [[links]]) becomes the trace's data ({opportunities_ms,
     source}) read with ccbench.traces.load_mahimahi: the simulator core reads no
     files. A relative FILE is taken from the scenario file's folder first, then
     from the working directory."""
@@ -48,8 +48,12 @@ def load_trace_files(raw: dict, base_dir: Path, source: str) -> dict:
         from ccbench import traces  # type: ignore[attr-defined]
     except ImportError:
         return raw  # the core then says clearly that it needs the trace as data
-    for key in ("downlink", "uplink"):
-        link = raw.get(key)
+    named = raw.get("links")
+    places = [(key, raw, key) for key in ("downlink", "uplink")]
+    if isinstance(named, list):
+        places += [(f"links[{i}]", named, i) for i in range(len(named))]
+    for key, holder, index in places:
+        link = holder.get(index) if isinstance(holder, dict) else holder[index]
         if not (isinstance(link, dict) and isinstance(link.get("trace"), str)):
             continue
         name = link["trace"]
@@ -61,7 +65,7 @@ def load_trace_files(raw: dict, base_dir: Path, source: str) -> dict:
         except (OSError, ValueError) as e:
             detail = e.strerror if isinstance(e, OSError) and e.strerror else str(e)
             raise ScenarioFileError(source, f"{key}.trace", f'cannot use the trace "{name}": {detail}') from None
-        raw[key] = {**link, "trace": {"opportunities_ms": opportunities, "source": path.name}}
+        holder[index] = {**link, "trace": {"opportunities_ms": opportunities, "source": path.name}}
     return raw
 
 
