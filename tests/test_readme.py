@@ -29,8 +29,16 @@ def test_the_link_example_validates():
 
 
 def test_the_traffic_and_pcap_examples_validate(tmp_path):
-    traffic = next(b for b in toml_blocks() if "[[udp]]" in b)
+    traffic = next(b for b in toml_blocks() if "[[udp]]" in b and "[background]" in b)
     pcap = next(b for b in toml_blocks() if "[record.pcap]" in b).replace('"run.pcap"', f'"{tmp_path / "run.pcap"}"')
     link = '[downlink]\nrate = "1Gbit"\ndelay = "10ms"\n'
     load('duration = "120s"\n' + link + '[[flows]]\ncc = "cubic"\n' + traffic)
     load(BASE + link + pcap)
+
+
+def test_the_routes_example_validates():
+    block = next(b for b in toml_blocks() if "ack_route" in b)
+    scenario = load(block)
+    assert [link["name"] for link in scenario["links"]] == ["hop1", "hop2", "back"]
+    assert scenario["flows"][0]["route"] == ["hop1", "hop2"]
+    assert scenario["udp"][0]["route"] == ["hop1"]
