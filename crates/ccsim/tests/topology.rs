@@ -154,3 +154,38 @@ fn jitter_at_two_routers_spreads_the_rtt_wider_than_at_one() {
     assert!((1.8 - 0.5..1.8 + 0.5).contains(&one), "one router: 5-95% spread {one} ms");
     assert!(two > 1.3 * one, "two routers {two} ms vs one {one} ms");
 }
+
+/// The TCP flows in a pcap file: flow i's sender is 10.1.x.y and receiver
+/// 10.2.x.y with x.y = i + 1 (record::pcap); records start at the IPv4 header.
+fn flows_in_capture(path: &Path) -> std::collections::BTreeSet<u32> {
+    let bytes = std::fs::read(path).unwrap();
+    let mut flows = std::collections::BTreeSet::new();
+    let mut at = 24;
+    while at + 16 <= bytes.len() {
+        let captured = u32::from_le_bytes(bytes[at + 8..at + 12].try_into().unwrap()) as usize;
+        let ip = &bytes[at + 16..at + 16 + captured];
+        for address in [&ip[12..16], &ip[16..20]] {
+            if address[0] == 10 && (address[1] == 1 || address[1] == 2) {
+                flows.insert((((address[2] as u32) << 8) | address[3] as u32) - 1);
+            }
+        }
+        at += 16 + captured;
+    }
+    flows
+}
+
+#[test]
+fn a_capture_of_a_named_link_holds_the_flows_whose_data_crosses_it() {
+    let dir = std::env::temp_dir().join(format!("ccsim-topology-pcap-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for (link, expected) in [("hop2", vec![0, 2]), ("hop3", vec![0, 3]), ("all", vec![0, 1, 2, 3])] {
+        let mut s = example("parking-lot.toml", "2s");
+        let path = dir.join(format!("{link}.pcap"));
+        let spec = format!(r#"{{"path": {:?}, "link": "{link}"}}"#, path.to_str().unwrap());
+        s.record.pcap = Some(serde_json::from_str(&spec).unwrap());
+        let r = run(&s);
+        assert!(r.pcap.as_ref().is_some_and(|p| p.error.is_none() && p.packets > 0), "{link}");
+        assert_eq!(flows_in_capture(&path).into_iter().collect::<Vec<_>>(), expected, "link {link}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
