@@ -1,0 +1,290 @@
+//! Building the world from a validated scenario: links from the topology
+//! (crate::net::topology) with their BDP queues, flows (sender, receiver,
+//! access delay lines) with their routes, traffic sources, and the packet
+//! capture.
+
+use super::{Flow, World};
+use crate::cc;
+use crate::event::{Event, EventQueue, Timer};
+use crate::net::build::link_config;
+use crate::net::delay_line::DelayLine;
+use crate::net::link::Link;
+use crate::net::topology::{Route, Topology};
+use crate::record::pcap::{FlowMeta, PcapWriter};
+use crate::record::series::{FlowSeries, LinkSeries, RttSamples};
+use crate::rng::{stream, Rng};
+use crate::scenario::{
+    BackgroundKind, BackgroundSpec, BufferSpec, FlowSpec, InterpolationSpec, RtoStyleSpec, Scenario, SizeDistSpec,
+    TransportSpec, PCAP_EVERY_LINK,
+};
+use crate::tcp::receiver::{EcnEcho, Receiver, ReceiverConfig};
+use crate::tcp::rtt::RtoStyle;
+use crate::tcp::sender::{Sender, SenderConfig};
+use crate::traffic::intensity::{Intensity, Interpolation};
+use crate::traffic::on_off::OnOff;
+use crate::traffic::poisson_web::{PoissonWeb, WebTransport};
+use crate::traffic::series::SourceSeries;
+use crate::traffic::sizes::SizeDist;
+use crate::traffic::udp::UdpCbr;
+use crate::traffic::{Source, SourceCounters};
+
+/// The flow entry background TCP transfers are made from, their source's index and their route.
+pub(super) type BackgroundFlow = (u32, FlowSpec, Route);
+
+/// Builds flow `id` (sender and receiver) from its scenario entry and route;
+/// `captured_links` are the links the packet capture records.
+pub(super) fn make_flow(
+    id: u32,
+    group: usize,
+    spec: &FlowSpec,
+    route: &Route,
+    captured_links: &[bool],
+    source: Option<u32>,
+    run_seed: u64,
+) -> Flow {
+    let t = &spec.tcp;
+    let algorithm = cc::build_for_flow(&spec.cc, &spec.cc_params, run_seed, id).expect("validated algorithm");
+    use crate::cc::CongestionControl;
+    let sender_cfg = SenderConfig {
+        mss: t.mss,
+        init_cwnd: t.init_cwnd,
+        sack: t.sack,
+        timestamps: t.timestamps,
+        prr: t.prr,
+        pacing: t.pacing,
+        ecn: t.ecn || algorithm.needs_ecn(),
+        rto_style: match t.rto_style {
+            RtoStyleSpec::Linux => RtoStyle::Linux,
+            RtoStyleSpec::Rfc6298 => RtoStyle::Rfc6298,
+        },
+        initial_rto: t.initial_rto.ns(),
+        min_rto: t.min_rto.ns(),
+        max_rto: t.max_rto.ns(),
+        snd_buf: match t.snd_buf {
+            BufferSpec::Fixed(b) => Some(b.0),
+            BufferSpec::Auto(_) => None,
+        },
+        wmem_max: t.wmem_max.0,
+        start: spec.start.ns(),
+        stop: spec.stop.map(|d| d.ns()),
+        size: spec.size.map(|b| b.0),
+    };
+    let (rcv_buf, autotune) = match t.rcv_buf {
+        BufferSpec::Fixed(b) => (b.0, false),
+        BufferSpec::Auto(_) => (t.rmem_default.0, true),
+    };
+    let receiver_cfg = ReceiverConfig {
+        mss: t.mss,
+        sack: t.sack,
+        timestamps: t.timestamps,
+        delayed_ack: t.delayed_ack,
+        delack_segments: t.delack_segments,
+        delack_timeout: t.delack_timeout.ns(),
+        rcv_buf,
+        rcv_buf_max: t.rmem_max.0.max(rcv_buf),
+        autotune,
+        // Algorithms that need ECN (dctcp) get the accurate echo of RFC 8257 3.2.
+        ecn_echo: if algorithm.needs_ecn() { EcnEcho::Dctcp } else { EcnEcho::Classic },
+    };
+    let pcap_meta = FlowMeta {
+        mss: t.mss,
+        timestamps: t.timestamps,
+        sack: t.sack,
+        ecn: sender_cfg.ecn,
+        size: spec.size.map(|b| b.0),
+        rcv_buf_max: receiver_cfg.rcv_buf_max,
+    };
+    Flow {
+        group,
+        data_route: route.data.clone().into_boxed_slice(),
+        ack_route: route.ack.clone().into_boxed_slice(),
+        captured: route.data.iter().any(|&l| captured_links[l as usize]),
+        access_delay: spec.access_delay.ns(),
+        sender: Sender::new(id, sender_cfg, algorithm),
+        receiver: Receiver::new(id, receiver_cfg),
+        sender_timer: Timer::default(),
+        delack_timer: Timer::default(),
+        line_out: DelayLine::new(),
+        line_in: DelayLine::new(),
+        line_out_timer: Timer::default(),
+        line_in_timer: Timer::default(),
+        size: spec.size.map(|b| b.0),
+        start: spec.start.ns(),
+        completed_at: None,
+        active_end: None,
+        stop: spec.stop.map(|d| d.ns()),
+        source,
+        pcap_meta,
+    }
+}
+
+/// The traffic sources of a scenario: its [[udp]] entries, then its
+/// [background], with their routes, and the background's TCP flow template
+/// (and route) if it has one.
+fn make_sources(
+    s: &Scenario,
+    topology: &Topology,
+    links: &[Link],
+) -> (Vec<Source>, Vec<Box<[u32]>>, Option<BackgroundFlow>) {
+    let end = s.duration.ns();
+    let mut sources = Vec::new();
+    let mut routes: Vec<Box<[u32]>> = topology.udp.iter().map(|r| r.clone().into_boxed_slice()).collect();
+    for u in &s.udp {
+        let id = sources.len() as u32;
+        let stop = u.stop.map_or(end, |d| d.ns().min(end));
+        sources.push(Source::Udp(UdpCbr::new(id, u.rate.bps(), u.packet_size.0 as u32, u.start.ns(), stop)));
+    }
+    let mut template = None;
+    if let (Some(b), Some(route)) = (&s.background, &topology.background) {
+        let id = sources.len() as u32;
+        routes.push(route.data.clone().into_boxed_slice());
+        let link = topology.bottleneck(&route.data, |k| links[k].mean_rate_bps());
+        let capacity_bps = links[link].mean_rate_bps().round() as u64;
+        let period = (b.start.ns(), b.stop.map_or(end, |d| d.ns().min(end)));
+        let intensity = Intensity::new(
+            b.profile.iter().map(|(t, m)| (t.ns(), *m)).collect(),
+            match b.interpolation {
+                InterpolationSpec::Step => Interpolation::Step,
+                InterpolationSpec::Linear => Interpolation::Linear,
+            },
+        );
+        let rng = |k: u64| Rng::for_component(s.seed, stream::TRAFFIC_BASE + 16 * id as u64 + k);
+        let wire_bytes = b.packet_size.0 as u32;
+        let source = match b.kind {
+            BackgroundKind::PoissonWeb => {
+                let transport = match b.transport {
+                    TransportSpec::Tcp => {
+                        template = Some((id, background_flow_spec(b), route.clone()));
+                        WebTransport::Tcp
+                    }
+                    TransportSpec::Udp => {
+                        let rate_bps = b.rate.map_or(capacity_bps / 10, |r| r.bps());
+                        WebTransport::Udp { rate_bps, wire_bytes }
+                    }
+                };
+                Source::Web(PoissonWeb::new(
+                    id,
+                    b.load,
+                    capacity_bps,
+                    size_dist(b),
+                    transport,
+                    intensity,
+                    period,
+                    (rng(0), rng(1)),
+                ))
+            }
+            BackgroundKind::OnOff => Source::OnOff(OnOff::new(
+                id,
+                b.load,
+                capacity_bps,
+                b.sources,
+                (b.on.ns(), b.off.ns()),
+                wire_bytes,
+                intensity,
+                period,
+                rng(0),
+            )),
+        };
+        sources.push(source);
+    }
+    (sources, routes, template)
+}
+
+fn size_dist(b: &BackgroundSpec) -> SizeDist {
+    let mean = b.size.mean.0 as f64;
+    match b.size.dist {
+        SizeDistSpec::Pareto => SizeDist::Pareto { mean, alpha: b.size.shape },
+        SizeDistSpec::Lognormal => SizeDist::Lognormal { mean, sigma: b.size.sigma },
+        SizeDistSpec::Exponential => SizeDist::Exponential { mean },
+        SizeDistSpec::Fixed => SizeDist::Fixed { bytes: mean },
+    }
+}
+
+/// The flow entry every background TCP transfer is built from (start and size set per transfer).
+fn background_flow_spec(b: &BackgroundSpec) -> FlowSpec {
+    FlowSpec {
+        cc: b.cc.clone(),
+        cc_params: b.cc_params.clone(),
+        count: 1,
+        direction: b.direction,
+        route: b.route.clone(),
+        ack_route: b.ack_route.clone(),
+        start: Default::default(),
+        stop: None,
+        size: None,
+        access_delay: Default::default(),
+        tcp: b.tcp.clone(),
+    }
+}
+
+impl World {
+    /// Builds the world of a validated scenario.
+    pub fn new(s: &Scenario) -> World {
+        let topology = Topology::of(s);
+        let links: Vec<Link> = (0..topology.specs.len())
+            .map(|l| {
+                let config = link_config(&topology.specs[l], topology.base_rtt_ns(l, &s.flows));
+                Link::new(config, s.seed, stream::LINK_BASE + l as u64)
+            })
+            .collect();
+        let pcap = s.record.pcap.as_ref().map(|p| PcapWriter::create(&p.path, p.snaplen));
+        let pcap_links: Vec<bool> = topology
+            .names
+            .iter()
+            .map(|name| {
+                s.record.pcap.as_ref().is_some_and(|p| PCAP_EVERY_LINK.contains(&p.link.as_str()) || &p.link == name)
+            })
+            .collect();
+        let mut flows = Vec::new();
+        for (group, spec) in s.flows.iter().enumerate() {
+            for _ in 0..spec.count {
+                let route = &topology.flows[group];
+                flows.push(make_flow(flows.len() as u32, group, spec, route, &pcap_links, None, s.seed));
+            }
+        }
+        let series = FlowSeries::new(flows.iter().map(|f| f.sender.algorithm().info().state));
+        let (sources, source_routes, background_flow) = make_sources(s, &topology, &links);
+        let n_sources = sources.len();
+        let source_captured = source_routes.iter().map(|r| r.iter().any(|&l| pcap_links[l as usize])).collect();
+        let main_flows = flows.len();
+        let mut w = World {
+            now: 0,
+            end: s.duration.ns(),
+            seed: s.seed,
+            events: EventQueue::new(),
+            link_timers: vec![Timer::default(); links.len()],
+            links,
+            link_names: topology.names,
+            flows,
+            sample_interval: s.record.interval.ns(),
+            series,
+            link_series: LinkSeries::default(),
+            rtt: s.record.rtt_samples.then(RttSamples::default),
+            packets: Vec::new(),
+            delivered: Vec::new(),
+            main_flows,
+            sources,
+            source_counters: vec![SourceCounters::default(); n_sources],
+            source_timers: vec![Timer::default(); n_sources],
+            source_active: vec![0; n_sources],
+            source_series: SourceSeries::default(),
+            source_routes,
+            source_captured,
+            background_flow,
+            spawn: Vec::new(),
+            pcap,
+            pcap_links,
+        };
+        for i in 0..w.flows.len() {
+            if let Some(pcap) = w.pcap.as_mut() {
+                pcap.register_flow(i as u32, w.flows[i].pcap_meta);
+            }
+            w.arm_sender(i);
+        }
+        for k in 0..w.sources.len() {
+            w.arm_source(k);
+        }
+        w.events.schedule(0, Event::Sample);
+        w
+    }
+}
