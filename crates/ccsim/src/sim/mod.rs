@@ -118,6 +118,26 @@ pub struct World {
     pcap_links: Vec<bool>,
 }
 
+/// Whether the event of `timer` with `generation` fires at `now`: a stale
+/// event is dropped, and one whose timer was pushed later is scheduled again
+/// (as `make` builds it with the new generation) instead of firing.
+fn fires(
+    events: &mut EventQueue,
+    timer: &mut Timer,
+    now: Nanos,
+    generation: u32,
+    make: impl FnOnce(u32) -> Event,
+) -> bool {
+    match timer.on_event(now, generation) {
+        TimerCheck::Stale => false,
+        TimerCheck::Reschedule(at, g) => {
+            events.schedule(at, make(g));
+            false
+        }
+        TimerCheck::Fire => true,
+    }
+}
+
 impl World {
     /// Runs to the end of the scenario.
     pub fn run(&mut self) {
@@ -138,6 +158,7 @@ impl World {
         self.now = self.end;
     }
 
+    /// Schedules the event a timer asked for, if `arm` asked for one.
     fn schedule_check(events: &mut EventQueue, armed: Option<(Nanos, u32)>, make: impl FnOnce(u32) -> Event) {
         if let Some((at, generation)) = armed {
             events.schedule(at, make(generation));
@@ -176,13 +197,11 @@ impl World {
     }
 
     fn on_source_event(&mut self, k: usize, generation: u32) {
-        match self.source_timers[k].on_event(self.now, generation) {
-            TimerCheck::Stale => return,
-            TimerCheck::Reschedule(at, g) => {
-                self.events.schedule(at, Event::Source { source: k as u32, generation: g });
-                return;
-            }
-            TimerCheck::Fire => {}
+        if !fires(&mut self.events, &mut self.source_timers[k], self.now, generation, |g| Event::Source {
+            source: k as u32,
+            generation: g,
+        }) {
+            return;
         }
         let mut out = std::mem::take(&mut self.packets);
         let mut spawn = std::mem::take(&mut self.spawn);
@@ -238,13 +257,11 @@ impl World {
     }
 
     fn on_link_event(&mut self, l: usize, generation: u32) {
-        match self.link_timers[l].on_event(self.now, generation) {
-            TimerCheck::Stale => return,
-            TimerCheck::Reschedule(at, g) => {
-                self.events.schedule(at, Event::Link { link: l as u32, generation: g });
-                return;
-            }
-            TimerCheck::Fire => {}
+        if !fires(&mut self.events, &mut self.link_timers[l], self.now, generation, |g| Event::Link {
+            link: l as u32,
+            generation: g,
+        }) {
+            return;
         }
         let mut delivered = std::mem::take(&mut self.delivered);
         self.links[l].advance(self.now, &mut delivered);
@@ -308,13 +325,8 @@ impl World {
         let (i, inbound) = (id / 2, id % 2 == 1);
         let f = &mut self.flows[i];
         let timer = if inbound { &mut f.line_in_timer } else { &mut f.line_out_timer };
-        match timer.on_event(self.now, generation) {
-            TimerCheck::Stale => return,
-            TimerCheck::Reschedule(at, g) => {
-                self.events.schedule(at, Event::Access { line: id as u32, generation: g });
-                return;
-            }
-            TimerCheck::Fire => {}
+        if !fires(&mut self.events, timer, self.now, generation, |g| Event::Access { line: id as u32, generation: g }) {
+            return;
         }
         loop {
             let f = &mut self.flows[i];
@@ -332,13 +344,11 @@ impl World {
     }
 
     fn on_sender_event(&mut self, i: usize, generation: u32) {
-        match self.flows[i].sender_timer.on_event(self.now, generation) {
-            TimerCheck::Stale => return,
-            TimerCheck::Reschedule(at, g) => {
-                self.events.schedule(at, Event::Sender { flow: i as u32, generation: g });
-                return;
-            }
-            TimerCheck::Fire => {}
+        if !fires(&mut self.events, &mut self.flows[i].sender_timer, self.now, generation, |g| Event::Sender {
+            flow: i as u32,
+            generation: g,
+        }) {
+            return;
         }
         let mut out = std::mem::take(&mut self.packets);
         self.flows[i].sender.on_timer(self.now, &mut out);
@@ -442,13 +452,11 @@ impl World {
     }
 
     fn on_delack_event(&mut self, i: usize, generation: u32) {
-        match self.flows[i].delack_timer.on_event(self.now, generation) {
-            TimerCheck::Stale => return,
-            TimerCheck::Reschedule(at, g) => {
-                self.events.schedule(at, Event::Receiver { flow: i as u32, generation: g });
-                return;
-            }
-            TimerCheck::Fire => {}
+        if !fires(&mut self.events, &mut self.flows[i].delack_timer, self.now, generation, |g| Event::Receiver {
+            flow: i as u32,
+            generation: g,
+        }) {
+            return;
         }
         if let Some(ack) = self.flows[i].receiver.on_delack_timer(self.now) {
             self.send_ack(i, ack);
