@@ -4,8 +4,9 @@
 //! and background. Every error names the field path, the bad value and what
 //! is allowed. The routes themselves are resolved in `crate::net::topology`.
 
-use super::{err, suggestion, Direction, Scenario, ScenarioError, TransportSpec, PCAP_EVERY_LINK};
-use crate::net::build::check_link;
+use super::check_link::check_link;
+use super::error::{err, suggestion};
+use super::{Direction, Scenario, ScenarioError, TransportSpec, PCAP_EVERY_LINK};
 
 /// Random streams are numbered per link (see `crate::rng::stream::LINK_BASE`
 /// and the offsets in `crate::net::link`): 256 links keep them apart.

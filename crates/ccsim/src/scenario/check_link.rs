@@ -1,0 +1,514 @@
+//! Checks of one link's fields (rate source, queue, loss, ARQ, jitter,
+//! outages), for the shorthand's `downlink`/`uplink` and every `[[links]]`
+//! entry alike: every malformed entry gets an error naming its field path,
+//! the bad value and what is allowed.
+
+use super::error::err;
+use super::{
+    JitterDistribution, JitterSpec, LinkSpec, LossSpec, OutageDistribution, OutageProcessSpec, QueueKind, QueueSpec,
+    ScenarioError,
+};
+use crate::net::build::{codel_params, red_params};
+use crate::units::{Duration, QueueSize};
+
+fn ms(d: Duration) -> String {
+    format!("{}ms", d.ns() as f64 / 1e6)
+}
+
+fn check_probability(path: String, v: f64) -> Result<(), ScenarioError> {
+    if !(0.0..=1.0).contains(&v) || v.is_nan() {
+        return err(path, format!("{v} is not a probability; allowed: 0 to 1"));
+    }
+    Ok(())
+}
+
+/// Checks one link (`path` is "downlink", "uplink" or "links[i]").
+pub fn check_link(path: &str, l: &LinkSpec) -> Result<(), ScenarioError> {
+    let sources =
+        [("rate", l.rate.is_some()), ("trace", l.trace.is_some()), ("rate_process", l.rate_process.is_some())];
+    let given: Vec<&str> = sources.iter().filter(|(_, g)| *g).map(|(n, _)| *n).collect();
+    if given.len() != 1 {
+        return err(
+            path.to_string(),
+            format!(
+                "give exactly one of rate (\"10Mbit\"), trace ({{ opportunities_ms = [...] }}) or rate_process ({{ states = [...] }}); got {}",
+                if given.is_empty() { "none".to_string() } else { given.join(" and ") }
+            ),
+        );
+    }
+    if let Some(t) = &l.trace {
+        let p = format!("{path}.trace.opportunities_ms");
+        if t.opportunities_ms.is_empty() {
+            return err(p, "the trace is empty; it needs at least one millisecond timestamp");
+        }
+        for (i, w) in t.opportunities_ms.windows(2).enumerate() {
+            if w[1] < w[0] {
+                return err(
+                    format!("{p}[{}]", i + 1),
+                    format!("{} comes after {}; timestamps must not decrease", w[1], w[0]),
+                );
+            }
+        }
+        if *t.opportunities_ms.last().unwrap() == 0 {
+            return err(
+                p,
+                "the last timestamp is 0; a trace must last at least 1 ms (its period is the last timestamp)",
+            );
+        }
+        if t.bytes_per_opportunity == 0 {
+            return err(format!("{path}.trace.bytes_per_opportunity"), "must be at least 1 byte (Mahimahi: 1504)");
+        }
+    }
+    if let Some(rp) = &l.rate_process {
+        if rp.states.is_empty() {
+            return err(
+                format!("{path}.rate_process.states"),
+                "needs at least one state, e.g. [{ rate = \"10Mbit\", mean_holding = \"2s\" }]",
+            );
+        }
+        for (i, s) in rp.states.iter().enumerate() {
+            if s.mean_holding.ns() == 0 {
+                return err(format!("{path}.rate_process.states[{i}].mean_holding"), "must be longer than zero");
+            }
+        }
+    }
+    check_queue(&format!("{path}.queue"), &l.queue)?;
+    check_loss(&format!("{path}.loss"), &l.loss)?;
+    if let Some(a) = &l.arq {
+        if a.max_retries > 64 {
+            return err(format!("{path}.arq.max_retries"), format!("{} is too many; allowed: 0 to 64", a.max_retries));
+        }
+    }
+    if let Some(j) = &l.jitter {
+        check_jitter(&format!("{path}.jitter"), j)?;
+    }
+    for (i, o) in l.outages.iter().enumerate() {
+        if o.duration.ns() == 0 {
+            return err(format!("{path}.outages[{i}].duration"), "must be longer than zero");
+        }
+    }
+    if let Some(op) = &l.outage_process {
+        check_outage_process(&format!("{path}.outage_process"), op)?;
+    }
+    Ok(())
+}
+
+/// Fields given that the chosen variant does not take.
+fn check_unused(path: &str, what: &str, fields: &[(&str, bool)], takes: &str) -> Result<(), ScenarioError> {
+    if let Some((name, _)) = fields.iter().find(|(_, given)| *given) {
+        return err(format!("{path}.{name}"), format!("does not apply to {what}; it takes {takes}"));
+    }
+    Ok(())
+}
+
+fn check_queue(path: &str, q: &QueueSpec) -> Result<(), ScenarioError> {
+    match q.size {
+        QueueSize::Packets(0) | QueueSize::Bytes(0) => {
+            return err(format!("{path}.size"), "must hold at least one packet")
+        }
+        QueueSize::Bdp(m) if m <= 0.0 => return err(format!("{path}.size"), format!("{m}bdp must be positive")),
+        _ => {}
+    }
+    let red = [
+        ("min_th", q.min_th.is_some()),
+        ("max_th", q.max_th.is_some()),
+        ("max_p", q.max_p.is_some()),
+        ("w_q", q.w_q.is_some()),
+        ("gentle", q.gentle.is_some()),
+    ];
+    let codel = [("target", q.target.is_some()), ("interval", q.interval.is_some())];
+    let what = format!("kind = \"{}\"", q.kind.name());
+    match q.kind {
+        QueueKind::Droptail => {
+            let takes = "size and ecn_threshold";
+            check_unused(path, &what, &red, takes)?;
+            check_unused(path, &what, &codel, takes)?;
+            check_unused(path, &what, &[("ecn", q.ecn.is_some())], "size and ecn_threshold (step marking)")?;
+        }
+        QueueKind::Red => {
+            let takes = "size, min_th, max_th, max_p, w_q, gentle and ecn";
+            check_unused(path, &what, &codel, takes)?;
+            check_unused(path, &what, &[("ecn_threshold", q.ecn_threshold.is_some())], takes)?;
+            let p = red_params(q);
+            if !(p.min_th_pkts >= 0.0 && p.min_th_pkts.is_finite()) {
+                return err(format!("{path}.min_th"), format!("{} packets must be zero or more", p.min_th_pkts));
+            }
+            if !(p.max_th_pkts > p.min_th_pkts && p.max_th_pkts.is_finite()) {
+                return err(
+                    format!("{path}.max_th"),
+                    format!("{} packets must be above min_th ({})", p.max_th_pkts, p.min_th_pkts),
+                );
+            }
+            check_probability(format!("{path}.max_p"), p.max_p)?;
+            if !(p.w_q > 0.0 && p.w_q <= 1.0) {
+                return err(
+                    format!("{path}.w_q"),
+                    format!("{} is not a weight; allowed: above 0, at most 1 (Floyd: 0.002)", p.w_q),
+                );
+            }
+        }
+        QueueKind::Codel => {
+            let takes = "size, target, interval and ecn";
+            check_unused(path, &what, &red, takes)?;
+            check_unused(path, &what, &[("ecn_threshold", q.ecn_threshold.is_some())], takes)?;
+            let p = codel_params(q);
+            if p.target_ns == 0 {
+                return err(format!("{path}.target"), "must be longer than zero (RFC 8289: 5ms)");
+            }
+            if p.interval_ns < p.target_ns {
+                return err(
+                    format!("{path}.interval"),
+                    format!(
+                        "{}ms is shorter than target ({}ms); RFC 8289: 100ms",
+                        p.interval_ns as f64 / 1e6,
+                        p.target_ns as f64 / 1e6
+                    ),
+                );
+            }
+        }
+    }
+    Ok(())
+}
+
+fn check_loss(path: &str, l: &LossSpec) -> Result<(), ScenarioError> {
+    match *l {
+        LossSpec::None => Ok(()),
+        LossSpec::Bernoulli { p } => check_probability(format!("{path}.p"), p),
+        LossSpec::GilbertElliott { p, r, loss_good, loss_bad, mean_loss, mean_burst } => {
+            let forms = "either p and r (with optional loss_good, loss_bad) or mean_loss and mean_burst";
+            match (p, r, mean_loss, mean_burst) {
+                (Some(p), Some(r), None, None) => {
+                    check_probability(format!("{path}.p"), p)?;
+                    check_probability(format!("{path}.r"), r)?;
+                    if p + r == 0.0 {
+                        return err(format!("{path}.r"), "p and r are both 0: the chain never moves; give r > 0");
+                    }
+                    if let Some(x) = loss_good {
+                        check_probability(format!("{path}.loss_good"), x)?;
+                    }
+                    if let Some(x) = loss_bad {
+                        check_probability(format!("{path}.loss_bad"), x)?;
+                    }
+                    Ok(())
+                }
+                (None, None, Some(m), Some(b)) => {
+                    if loss_good.is_some() || loss_bad.is_some() {
+                        let name = if loss_good.is_some() { "loss_good" } else { "loss_bad" };
+                        return err(format!("{path}.{name}"), "does not go with mean_loss and mean_burst (the simple Gilbert model loses every frame in Bad, none in Good)");
+                    }
+                    if !(0.0..1.0).contains(&m) {
+                        return err(
+                            format!("{path}.mean_loss"),
+                            format!("{m} is not a loss rate; allowed: 0 to below 1"),
+                        );
+                    }
+                    if !(b >= 1.0 && b.is_finite()) {
+                        return err(
+                            format!("{path}.mean_burst"),
+                            format!("{b} frames; a burst is at least 1 frame long"),
+                        );
+                    }
+                    Ok(())
+                }
+                _ => {
+                    let missing =
+                        [("p", p.is_none() && mean_loss.is_none()), ("r", r.is_none() && mean_burst.is_none())];
+                    let field = if p.is_some() && mean_loss.is_some() || r.is_some() && mean_burst.is_some() {
+                        "mean_loss"
+                    } else {
+                        missing.iter().find(|(_, m)| *m).map_or("p", |(n, _)| *n)
+                    };
+                    err(format!("{path}.{field}"), format!("gilbert-elliott takes {forms}"))
+                }
+            }
+        }
+    }
+}
+
+fn check_jitter(path: &str, j: &JitterSpec) -> Result<(), ScenarioError> {
+    let need = |name: &str, v: Option<Duration>, d: &str| -> Result<Duration, ScenarioError> {
+        v.ok_or_else(|| ScenarioError {
+            path: format!("{path}.{name}"),
+            message: format!("is needed by distribution = \"{d}\""),
+        })
+    };
+    match j.distribution {
+        JitterDistribution::Uniform => {
+            check_unused(
+                path,
+                "distribution = \"uniform\"",
+                &[("mean", j.mean.is_some()), ("std", j.std.is_some())],
+                "min (default 0) and max",
+            )?;
+            let max = need("max", j.max, "uniform")?;
+            let min = j.min.unwrap_or_default();
+            if max < min {
+                return err(format!("{path}.max"), format!("{} is below min ({})", ms(max), ms(min)));
+            }
+        }
+        JitterDistribution::Normal => {
+            check_unused(
+                path,
+                "distribution = \"normal\"",
+                &[("min", j.min.is_some()), ("max", j.max.is_some())],
+                "mean and std",
+            )?;
+            need("mean", j.mean, "normal")?;
+            need("std", j.std, "normal")?;
+        }
+        JitterDistribution::Exponential => {
+            let given = [("min", j.min.is_some()), ("max", j.max.is_some()), ("std", j.std.is_some())];
+            check_unused(path, "distribution = \"exponential\"", &given, "mean")?;
+            need("mean", j.mean, "exponential")?;
+        }
+    }
+    Ok(())
+}
+
+fn check_outage_process(path: &str, o: &OutageProcessSpec) -> Result<(), ScenarioError> {
+    if o.mean_interval.ns() == 0 {
+        return err(format!("{path}.mean_interval"), "must be longer than zero");
+    }
+    let bounds = [("min", o.min.is_some()), ("max", o.max.is_some())];
+    match o.distribution {
+        OutageDistribution::Fixed | OutageDistribution::Exponential => {
+            let name = if o.distribution == OutageDistribution::Fixed { "fixed" } else { "exponential" };
+            check_unused(path, &format!("distribution = \"{name}\""), &bounds, "duration")?;
+            match o.duration {
+                None => return err(format!("{path}.duration"), format!("is needed by distribution = \"{name}\"")),
+                Some(d) if d.ns() == 0 => return err(format!("{path}.duration"), "must be longer than zero"),
+                _ => {}
+            }
+        }
+        OutageDistribution::Uniform => {
+            check_unused(path, "distribution = \"uniform\"", &[("duration", o.duration.is_some())], "min and max")?;
+            let (Some(min), Some(max)) = (o.min, o.max) else {
+                let name = if o.min.is_none() { "min" } else { "max" };
+                return err(format!("{path}.{name}"), "is needed by distribution = \"uniform\"");
+            };
+            if max < min || max.ns() == 0 {
+                return err(
+                    format!("{path}.max"),
+                    format!("{} must be positive and at least min ({})", ms(max), ms(min)),
+                );
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::Scenario;
+
+    fn error(link: &str) -> (String, String) {
+        let json = format!(r#"{{"duration": 10, "downlink": {link}, "flows": [{{"cc": "reno"}}]}}"#);
+        let e = Scenario::from_json(&json).expect_err(link);
+        (e.path, e.message)
+    }
+
+    fn ok(link: &str) {
+        let json = format!(r#"{{"duration": 10, "downlink": {link}, "flows": [{{"cc": "reno"}}]}}"#);
+        Scenario::from_json(&json).unwrap_or_else(|e| panic!("{link}: {e}"));
+    }
+
+    /// (link JSON, expected path, words the message must contain)
+    const BAD: &[(&str, &str, &[&str])] = &[
+        (r#"{"delay": "10ms"}"#, "downlink", &["exactly one of rate", "got none"]),
+        (r#"{"rate": "1Mbit", "trace": {"opportunities_ms": [1]}}"#, "downlink", &["rate and trace"]),
+        (
+            r#"{"trace": "traces/att.down"}"#,
+            "downlink.trace",
+            &["traces/att.down", "load_mahimahi", "opportunities_ms"],
+        ),
+        (r#"{"trace": {"opportunities_ms": []}}"#, "downlink.trace.opportunities_ms", &["empty"]),
+        (r#"{"trace": {"opportunities_ms": [1, 5, 3]}}"#, "downlink.trace.opportunities_ms[2]", &["3 comes after 5"]),
+        (r#"{"trace": {"opportunities_ms": [0, 0]}}"#, "downlink.trace.opportunities_ms", &["last timestamp is 0"]),
+        (
+            r#"{"trace": {"opportunities_ms": [1], "file": "x"}}"#,
+            "downlink.trace.file",
+            &["unknown field", "opportunities_ms"],
+        ),
+        (r#"{"trace": {"opportunities_ms": [1, -2]}}"#, "downlink.trace.opportunities_ms[1]", &["-2"]),
+        (r#"{"rate_process": {"states": []}}"#, "downlink.rate_process.states", &["at least one state"]),
+        (
+            r#"{"rate_process": {"states": [{"rate": "1Mbit", "mean_holding": 0}]}}"#,
+            "downlink.rate_process.states[0].mean_holding",
+            &["longer than zero"],
+        ),
+        (
+            r#"{"rate": "1Mbit", "queue": {"kind": "pie"}}"#,
+            "downlink.queue.kind",
+            &["'pie'", "droptail", "red", "codel"],
+        ),
+        (
+            r#"{"rate": "1Mbit", "queue": {"kind": "codel", "min_th": 5}}"#,
+            "downlink.queue.min_th",
+            &["does not apply to kind = \"codel\"", "target"],
+        ),
+        (r#"{"rate": "1Mbit", "queue": {"target": "5ms"}}"#, "downlink.queue.target", &["kind = \"droptail\""]),
+        (
+            r#"{"rate": "1Mbit", "queue": {"kind": "red", "min_th": 10, "max_th": 5}}"#,
+            "downlink.queue.max_th",
+            &["5", "above min_th (10)"],
+        ),
+        (
+            r#"{"rate": "1Mbit", "queue": {"kind": "red", "max_p": 2}}"#,
+            "downlink.queue.max_p",
+            &["2 is not a probability"],
+        ),
+        (r#"{"rate": "1Mbit", "queue": {"kind": "red", "w_q": 0}}"#, "downlink.queue.w_q", &["0 is not a weight"]),
+        (
+            r#"{"rate": "1Mbit", "queue": {"kind": "codel", "target": "50ms", "interval": "10ms"}}"#,
+            "downlink.queue.interval",
+            &["shorter than target"],
+        ),
+        (
+            r#"{"rate": "1Mbit", "queue": {"kind": "codel", "ecn_threshold": 5}}"#,
+            "downlink.queue.ecn_threshold",
+            &["does not apply"],
+        ),
+        (
+            r#"{"rate": "1Mbit", "queue": {"kind": "codel", "target": "5 parsecs"}}"#,
+            "downlink.queue.target",
+            &["5 parsecs", "duration"],
+        ),
+        (
+            r#"{"rate": "1Mbit", "loss": {"model": "bernoulli", "p": 1.5}}"#,
+            "downlink.loss.p",
+            &["1.5 is not a probability"],
+        ),
+        (
+            r#"{"rate": "1Mbit", "loss": {"model": "gilbert-elliott", "p": 0.1}}"#,
+            "downlink.loss.r",
+            &["p and r", "mean_loss and mean_burst"],
+        ),
+        (
+            r#"{"rate": "1Mbit", "loss": {"model": "gilbert-elliott", "p": 0.1, "r": 0.5, "mean_loss": 0.1}}"#,
+            "downlink.loss.mean_loss",
+            &["either"],
+        ),
+        (
+            r#"{"rate": "1Mbit", "loss": {"model": "gilbert-elliott", "p": 0.1, "r": 0.5, "loss_bad": -1}}"#,
+            "downlink.loss.loss_bad",
+            &["-1 is not a probability"],
+        ),
+        (
+            r#"{"rate": "1Mbit", "loss": {"model": "gilbert", "mean_loss": 0.01, "mean_burst": 0.5}}"#,
+            "downlink.loss.mean_burst",
+            &["0.5", "at least 1"],
+        ),
+        (
+            r#"{"rate": "1Mbit", "loss": {"model": "gilbert", "mean_loss": 1, "mean_burst": 2}}"#,
+            "downlink.loss.mean_loss",
+            &["1 is not a loss rate"],
+        ),
+        (r#"{"rate": "1Mbit", "loss": {"model": "markov"}}"#, "downlink.loss.model", &["'markov'", "gilbert-elliott"]),
+        (
+            r#"{"rate": "1Mbit", "loss": {"model": "bernoulli", "p": 0.1, "h": 1}}"#,
+            "downlink.loss",
+            &["unknown field 'h'", "expected 'p'"],
+        ),
+        (r#"{"rate": "1Mbit", "arq": {"max_retries": 100}}"#, "downlink.arq.max_retries", &["100", "0 to 64"]),
+        (r#"{"rate": "1Mbit", "arq": {"max_retries": -1}}"#, "downlink.arq.max_retries", &["-1"]),
+        (r#"{"rate": "1Mbit", "arq": {"retries": 3}}"#, "downlink.arq.retries", &["unknown field", "max_retries"]),
+        (
+            r#"{"rate": "1Mbit", "jitter": {"distribution": "pareto", "mean": "1ms"}}"#,
+            "downlink.jitter.distribution",
+            &["'pareto'", "uniform", "normal", "exponential"],
+        ),
+        (
+            r#"{"rate": "1Mbit", "jitter": {"distribution": "uniform", "min": "1ms"}}"#,
+            "downlink.jitter.max",
+            &["needed by distribution = \"uniform\""],
+        ),
+        (
+            r#"{"rate": "1Mbit", "jitter": {"distribution": "uniform", "min": "3ms", "max": "2ms"}}"#,
+            "downlink.jitter.max",
+            &["2ms is below min (3ms)"],
+        ),
+        (
+            r#"{"rate": "1Mbit", "jitter": {"distribution": "uniform", "max": "2ms", "std": "1ms"}}"#,
+            "downlink.jitter.std",
+            &["does not apply", "min (default 0) and max"],
+        ),
+        (
+            r#"{"rate": "1Mbit", "jitter": {"distribution": "normal", "mean": "2ms"}}"#,
+            "downlink.jitter.std",
+            &["needed"],
+        ),
+        (
+            r#"{"rate": "1Mbit", "jitter": {"distribution": "exponential", "mean": "-2ms"}}"#,
+            "downlink.jitter.mean",
+            &["negative"],
+        ),
+        (
+            r#"{"rate": "1Mbit", "jitter": {"distribution": "exponential", "mean": "2ms", "reorder": "yes"}}"#,
+            "downlink.jitter.reorder",
+            &["\"yes\"", "boolean"],
+        ),
+        (
+            r#"{"rate": "1Mbit", "outages": [{"start": 1, "duration": 0}]}"#,
+            "downlink.outages[0].duration",
+            &["longer than zero"],
+        ),
+        (
+            r#"{"rate": "1Mbit", "outage_process": {"mean_interval": 0, "duration": "1s"}}"#,
+            "downlink.outage_process.mean_interval",
+            &["longer than zero"],
+        ),
+        (
+            r#"{"rate": "1Mbit", "outage_process": {"mean_interval": "10s"}}"#,
+            "downlink.outage_process.duration",
+            &["needed by distribution = \"fixed\""],
+        ),
+        (
+            r#"{"rate": "1Mbit", "outage_process": {"mean_interval": "10s", "distribution": "uniform", "min": "1s"}}"#,
+            "downlink.outage_process.max",
+            &["needed"],
+        ),
+        (
+            r#"{"rate": "1Mbit", "outage_process": {"mean_interval": "10s", "distribution": "uniform", "min": "1s", "max": "2s", "duration": "1s"}}"#,
+            "downlink.outage_process.duration",
+            &["does not apply", "min and max"],
+        ),
+        (
+            r#"{"rate": "1Mbit", "outage_process": {"mean_interval": "10s", "distribution": "weibull", "duration": "1s"}}"#,
+            "downlink.outage_process.distribution",
+            &["'weibull'", "fixed"],
+        ),
+    ];
+
+    #[test]
+    fn every_malformed_link_entry_names_path_value_and_choices() {
+        for (link, path, words) in BAD {
+            let (p, m) = error(link);
+            assert_eq!(&p, path, "{link}: {m}");
+            for w in *words {
+                assert!(m.contains(w), "{link}: message \"{m}\" lacks \"{w}\"");
+            }
+        }
+    }
+
+    #[test]
+    fn well_formed_links_pass() {
+        ok(r#"{"trace": {"opportunities_ms": [1]}}"#);
+        ok(
+            r#"{"rate_process": {"states": [{"rate": "1Mbit", "mean_holding": "1s"}, {"rate": "5Mbit", "mean_holding": "2s"}]}}"#,
+        );
+        ok(r#"{"rate": "1Mbit", "queue": {"kind": "codel", "target": "5ms", "interval": "100ms", "ecn": true}}"#);
+        ok(
+            r#"{"rate": "1Mbit", "queue": {"kind": "red", "min_th": 5, "max_th": 15, "max_p": 0.1, "w_q": 0.002, "gentle": true, "ecn": true}}"#,
+        );
+        ok(
+            r#"{"rate": "1Mbit", "loss": {"model": "gilbert-elliott", "p": 0.01, "r": 0.3, "loss_good": 0, "loss_bad": 0.8}}"#,
+        );
+        ok(r#"{"rate": "1Mbit", "loss": {"model": "gilbert", "mean_loss": 0.01, "mean_burst": 3}}"#);
+        ok(
+            r#"{"rate": "1Mbit", "arq": {}, "jitter": {"distribution": "normal", "mean": "2ms", "std": "1ms", "reorder": true}}"#,
+        );
+        ok(
+            r#"{"rate": "1Mbit", "outage_process": {"mean_interval": "10s", "distribution": "exponential", "duration": "1s"}}"#,
+        );
+    }
+}

@@ -1,0 +1,177 @@
+//! The scenario schema: the one definition of what a scenario file may say.
+//!
+//! Python reads the TOML, hands it over as JSON, and this module deserializes
+//! it strictly (unknown fields are errors), fills in defaults and checks every
+//! value before anything runs. An error names the field path
+//! (`flows[2].cc`), the bad value and what is allowed.
+//!
+//! The field types are in `schema`, the checks in `check` (flows, traffic,
+//! record), `check_link` (one link's fields) and `topology` (links, routes,
+//! directions), the error type and its wording helpers in `error`.
+
+mod check;
+pub mod check_link;
+mod error;
+mod schema;
+pub mod topology;
+
+pub use error::{edit_distance, unknown_algorithm_message, ScenarioError};
+pub use schema::*;
+
+use crate::units::Duration;
+use check::{check_background, check_flow, check_pcap, check_udp};
+use error::{clean_serde_message, err};
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    /// A label for reports.
+    #[serde(default)]
+    pub name: String,
+    /// Simulated time of the run.
+    pub duration: Duration,
+    /// Seed of every random stream of the run.
+    #[serde(default = "default_seed")]
+    pub seed: u64,
+    /// The dumbbell shorthand: the link that carries the data of downlink
+    /// flows (and the ACKs of uplink flows). Either this or `links`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub downlink: Option<LinkSpec>,
+    /// The link in the other direction. Omitted: a loss-free mirror of the downlink.
+    #[serde(default)]
+    pub uplink: Option<LinkSpec>,
+    /// Any topology: named links (`[[links]]`), which flows, UDP sources and
+    /// the background cross along their `route` and `ack_route`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub links: Vec<LinkSpec>,
+    pub flows: Vec<FlowSpec>,
+    /// UDP constant-bit-rate cross traffic (`[[udp]]`).
+    #[serde(default)]
+    pub udp: Vec<UdpSpec>,
+    /// Background load of other users (`[background]`).
+    #[serde(default)]
+    pub background: Option<BackgroundSpec>,
+    #[serde(default)]
+    pub record: RecordSpec,
+}
+
+fn default_seed() -> u64 {
+    1
+}
+
+impl Scenario {
+    /// Parses and checks a scenario given as JSON text.
+    pub fn from_json(text: &str) -> Result<Scenario, ScenarioError> {
+        let de = &mut serde_json::Deserializer::from_str(text);
+        let mut scenario: Scenario = serde_path_to_error::deserialize(de).map_err(|e| {
+            let path = e.path().to_string();
+            let message = e.into_inner().to_string();
+            ScenarioError { path, message: clean_serde_message(&message) }
+        })?;
+        scenario.validate()?;
+        scenario.fill_directions();
+        Ok(scenario)
+    }
+
+    /// The dumbbell's directions default to "down" (written out, as every default is).
+    fn fill_directions(&mut self) {
+        if self.downlink.is_none() {
+            return;
+        }
+        let down = Some(Direction::Down);
+        self.flows.iter_mut().for_each(|f| f.direction = f.direction.or(down));
+        self.udp.iter_mut().for_each(|u| u.direction = u.direction.or(down));
+        if let Some(b) = self.background.as_mut() {
+            b.direction = b.direction.or(down);
+        }
+    }
+
+    /// The shorthand's uplink as configured, or the downlink's mirror: the
+    /// same rate (or trace, or rate process), delay and queue, without loss,
+    /// ARQ, jitter or outages. None with `[[links]]`.
+    pub fn uplink(&self) -> Option<LinkSpec> {
+        let down = self.downlink.as_ref()?;
+        Some(self.uplink.clone().unwrap_or_else(|| LinkSpec {
+            loss: LossSpec::None,
+            arq: None,
+            jitter: None,
+            outages: Vec::new(),
+            outage_process: None,
+            ..down.clone()
+        }))
+    }
+
+    /// Checks every value; the first problem found is returned.
+    pub fn validate(&self) -> Result<(), ScenarioError> {
+        if self.duration.ns() == 0 {
+            return err("duration", "must be longer than zero");
+        }
+        topology::check_links(self)?;
+        if self.flows.is_empty() {
+            return err("flows", "at least one flow is needed ([[flows]] with cc = \"cubic\", say)");
+        }
+        for (i, f) in self.flows.iter().enumerate() {
+            check_flow(&format!("flows[{i}]"), f, self.duration)?;
+        }
+        for (i, u) in self.udp.iter().enumerate() {
+            check_udp(&format!("udp[{i}]"), u, self.duration)?;
+        }
+        if let Some(b) = &self.background {
+            check_background("background", b, self.duration)?;
+        }
+        if let Some(p) = &self.record.pcap {
+            check_pcap("record.pcap", p)?;
+        }
+        topology::check_routes(self)?;
+        if self.record.interval.ns() < 1_000_000 {
+            return err(
+                "record.interval",
+                format!("{} s is too fine; the smallest interval is 1ms", self.record.interval.ns() as f64 / 1e9),
+            );
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn minimal(extra_flow: &str) -> String {
+        format!(
+            r#"{{"duration": 10, "downlink": {{"rate": "10Mbit", "delay": "50ms"}},
+               "flows": [{{"cc": "reno"}}, {{"cc": "cubic" {extra_flow}}}]}}"#
+        )
+    }
+
+    #[test]
+    fn defaults_are_linux_like() {
+        let s = Scenario::from_json(&minimal("")).unwrap();
+        let t = &s.flows[1].tcp;
+        assert_eq!((t.mss, t.init_cwnd, t.sack, t.delack_segments), (1448, 10, true, 2));
+        assert_eq!(t.min_rto.ns(), 200_000_000);
+        assert_eq!(s.uplink().and_then(|u| u.rate).map(|r| r.bps()), Some(10_000_000));
+    }
+
+    #[test]
+    fn errors_name_the_field_value_and_choices() {
+        let e = Scenario::from_json(&minimal(r#", "cc": "cubc""#).replace(r#""cc": "cubic" ,"#, "")).unwrap_err();
+        assert_eq!(e.path, "flows[1].cc");
+        assert!(e.message.contains("did you mean 'cubic'"), "{e}");
+
+        let e = Scenario::from_json(&minimal(r#", "colour": 3"#)).unwrap_err();
+        assert_eq!(e.path, "flows[1].colour");
+        assert!(e.message.contains("colour"), "{e}");
+
+        let bad = r#"{"duration": 10, "downlink": {"rate": -5}, "flows": [{"cc": "reno"}]}"#;
+        let e = Scenario::from_json(bad).unwrap_err();
+        assert_eq!(e.path, "downlink.rate");
+        assert!(e.message.contains("negative"), "{e}");
+
+        let bad = r#"{"duration": "ten", "downlink": {"rate": 5}, "flows": [{"cc": "reno"}]}"#;
+        let e = Scenario::from_json(bad).unwrap_err();
+        assert_eq!(e.path, "duration");
+        assert!(e.message.contains("\"ten\""), "{e}");
+    }
+}
