@@ -6,8 +6,22 @@
 //!
 //! Also the base RTT that sizes each link's BDP queue (`queue.size = "1bdp"`).
 
-use crate::scenario::{Direction, FlowSpec, LinkSpec, Scenario};
+use crate::scenario::{FlowSpec, LinkSpec, Scenario};
 use crate::time::Nanos;
+use serde::{Deserialize, Serialize};
+
+/// Which way a flow or source of the dumbbell goes. The scenario schema
+/// uses this enum itself (as "down" and "up"): a second one there would only
+/// be mapped onto this one.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, Default, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Direction {
+    /// Data on the downlink, ACKs on the uplink.
+    #[default]
+    Down,
+    /// Data on the uplink, ACKs on the downlink.
+    Up,
+}
 
 /// The links a flow's data crosses, in order, and those its ACKs cross.
 #[derive(Clone, Debug, PartialEq, Eq)]

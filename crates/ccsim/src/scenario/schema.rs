@@ -1,6 +1,7 @@
 //! The scenario's field types: links, flows and TCP settings, traffic
 //! sources, what to record; with their defaults (Linux's for TCP).
 
+pub use crate::net::topology::Direction;
 use crate::units::{Bytes, Duration, QueueSize, Rate};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -268,16 +269,6 @@ pub struct OutageProcessSpec {
     pub min: Option<Duration>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max: Option<Duration>,
-}
-
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, Default, PartialEq, Eq)]
-#[serde(rename_all = "lowercase")]
-pub enum Direction {
-    /// Data on the downlink, ACKs on the uplink.
-    #[default]
-    Down,
-    /// Data on the uplink, ACKs on the downlink.
-    Up,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]

@@ -4,10 +4,10 @@
 use super::{Flow, World};
 use crate::net::link::LinkCounters;
 use crate::net::queue::Capacity;
-use crate::net::topology::Topology;
+use crate::net::topology::{Direction, Topology};
 use crate::record::pcap::{PcapSummary, PcapWriter};
 use crate::record::table::{Column, Table};
-use crate::scenario::{Direction, Scenario};
+use crate::scenario::Scenario;
 use crate::time::{secs, Nanos};
 use crate::traffic::series::summary_table;
 use crate::traffic::Source;
