@@ -4,7 +4,7 @@ A scenario says ``profile = "lte-edge"`` (or ``profile = { name = "lte-edge",
 load = "evening" }``, or ``profile = "trace:PATH"`` for any Mahimahi trace) and
 may override any field. `expand` turns the profile into ordinary scenario
 fields *before* the Rust core validates the scenario, so the core's schema
-(crates/ccsim/src/scenario.rs) stays the one definition of every field.
+(crates/ccsim/src/scenario/) stays the one definition of every field.
 
 Profiles are data: one TOML file each in ``presets/profiles/`` with
 

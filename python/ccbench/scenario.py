@@ -1,6 +1,6 @@
 """Loading scenarios: TOML (or a dict) in, the Rust-validated normalized scenario out.
 
-The schema is defined once, in Rust (crates/ccsim/src/scenario.rs). This module
+The schema is defined once, in Rust (crates/ccsim/src/scenario/). This module
 only reads TOML with tomllib, expands named presets (network profiles) through
 the single hook `expand_presets`, converts to JSON and lets Rust check every
 field. Every problem becomes one `ScenarioFileError` whose message names the
