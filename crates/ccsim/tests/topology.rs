@@ -189,3 +189,32 @@ fn a_capture_of_a_named_link_holds_the_flows_whose_data_crosses_it() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// UDP crossing two links: the slower second link's queue drops what it
+/// cannot carry, those drops count as the source's, and the sink receives
+/// the second link's rate. A background routed over the same links takes
+/// its load as a fraction of the slowest one.
+#[test]
+fn udp_and_background_follow_their_routes() {
+    let r = simulate(
+        r#"{"duration": 10,
+            "links": [{"name": "fast", "rate": "20Mbit", "delay": "5ms", "queue": {"size": "50pkt"}},
+                      {"name": "slow", "rate": "5Mbit", "delay": "5ms", "queue": {"size": "50pkt"}},
+                      {"name": "back", "rate": "20Mbit", "delay": "10ms"}],
+            "flows": [{"cc": "cubic", "route": ["fast"], "ack_route": ["back"], "size": "100KB"}],
+            "udp": [{"rate": "8Mbit", "route": ["fast", "slow"]}],
+            "background": {"kind": "on-off", "load": 0.2, "route": ["fast", "slow"], "packet_size": 1000}}"#,
+    );
+    let delivered_bps = |k: usize| r.sources.u64("bytes_delivered")[k] as f64 * 8.0 / 10.0;
+    let drops = r.sources.u64("queue_drops");
+    let slow = names(&r).iter().position(|n| n == "slow").unwrap();
+    assert!(drops[0] > 0 && drops[0] <= r.links.u64("queue_drops")[slow], "UDP drops {drops:?}");
+    assert_eq!(r.links.u64("queue_drops")[0], 0, "the fast link has room");
+    // Together they get the slow link's rate (payload: 1472 of 1500 and 972 of 1000 bytes).
+    let total = delivered_bps(0) + delivered_bps(1);
+    assert!((4.5e6..5.0e6).contains(&total), "{total} bit/s over a 5 Mbit/s link");
+    // On-off sources offer 0.2 x 5 Mbit/s on average: a fifth of the slow link, not of the fast one.
+    let offered_bps = r.sources.u64("wire_bytes_sent")[1] as f64 * 8.0 / 10.0;
+    assert!((0.5e6..1.5e6).contains(&offered_bps), "background offered {offered_bps} bit/s");
+    assert!(matches!(r.sources.get("direction"), Some(Column::Str(d)) if d == &["route", "route"]));
+}
