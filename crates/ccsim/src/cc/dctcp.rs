@@ -37,9 +37,6 @@ pub struct Dctcp {
     old_delivered_ce: u64,
     last_fraction: f64,
     loss_cwnd: u32,
-    /// A timeout just happened: the next ssthresh is Reno's (Linux reacts in
-    /// the CA_EVENT_LOSS that follows its ssthresh call; ours comes first).
-    loss_pending: bool,
 }
 
 impl Dctcp {
@@ -52,7 +49,6 @@ impl Dctcp {
             old_delivered_ce: 0,
             last_fraction: f64::NAN,
             loss_cwnd: 0,
-            loss_pending: false,
         }
     }
 
@@ -82,6 +78,12 @@ impl Dctcp {
         self.last_fraction = delivered_ce as f64 / delivered as f64;
         self.reset(c);
     }
+
+    /// Linux dctcp_react_to_loss: a loss is answered like Reno, half the window.
+    fn react_to_loss(&mut self, w: &mut Window) {
+        self.loss_cwnd = w.cwnd;
+        w.ssthresh = reno_ssthresh(w);
+    }
 }
 
 impl CongestionControl for Dctcp {
@@ -91,9 +93,6 @@ impl CongestionControl for Dctcp {
 
     fn ssthresh(&mut self, w: &Window, _c: &Conn) -> u32 {
         self.loss_cwnd = w.cwnd;
-        if std::mem::take(&mut self.loss_pending) {
-            return reno_ssthresh(w);
-        }
         (w.cwnd - ((w.cwnd as u64 * self.alpha as u64) >> 11) as u32).max(2)
     }
 
@@ -104,14 +103,13 @@ impl CongestionControl for Dctcp {
     fn set_state(&mut self, w: &mut Window, c: &Conn, new: CaState) {
         // A loss (not an ECN echo) is answered like Reno: half the window.
         if new == CaState::Recovery && c.ca_state != Some(CaState::Recovery) {
-            self.loss_cwnd = w.cwnd;
-            w.ssthresh = reno_ssthresh(w);
+            self.react_to_loss(w);
         }
     }
 
-    fn cwnd_event(&mut self, _w: &mut Window, _c: &Conn, event: CaEvent) {
+    fn cwnd_event(&mut self, w: &mut Window, _c: &Conn, event: CaEvent) {
         if event == CaEvent::Loss {
-            self.loss_pending = true;
+            self.react_to_loss(w);
         }
     }
 
@@ -186,6 +184,22 @@ mod tests {
         h.loss();
         assert_eq!(h.w.cwnd, 50);
         assert!(h.alg.needs_ecn());
+    }
+
+    #[test]
+    fn a_timeout_halves_and_back_to_back_timeouts_leave_ecn_proportional() {
+        let mut h = Harness::new("dctcp", 1);
+        h.set_cwnd(100, 100);
+        let Algorithm::Dctcp(d) = &mut h.alg else { unreachable!() };
+        d.alpha = 256; // 0.25
+        h.timeout();
+        assert_eq!(h.w.ssthresh, 50, "a timeout is a loss: Reno's half whatever alpha is");
+        h.timeout();
+        assert_eq!(h.w.ssthresh, 50);
+        h.set_cwnd(100, 100);
+        // The next ECN reduction is proportional to alpha again.
+        let c = h.conn();
+        assert_eq!(h.alg.ssthresh(&h.w, &c), 88);
     }
     use crate::cc::Algorithm;
 }

@@ -31,6 +31,8 @@ pub struct Harness {
     pub state: CaState,
     /// After a timeout: the harness returns to Open once this segment is ACKed.
     recover_at: Option<u64>,
+    /// Timeouts since the last ACK (Linux icsk_retransmits).
+    timeouts_in_a_row: u32,
 }
 
 impl Harness {
@@ -52,6 +54,7 @@ impl Harness {
             delivered: 0,
             state: CaState::Open,
             recover_at: None,
+            timeouts_in_a_row: 0,
         };
         let c = h.conn();
         h.alg.init(&mut h.w, &c);
@@ -88,6 +91,7 @@ impl Harness {
         self.now += gap;
         self.snd_una += 1;
         self.delivered += 1;
+        self.timeouts_in_a_row = 0;
         let prior_in_flight = self.in_flight;
         self.in_flight = self.in_flight.saturating_sub(1);
         let sample = self.sample(1, prior_in_flight);
@@ -129,6 +133,7 @@ impl Harness {
         let prior_in_flight = self.in_flight;
         self.snd_una += acked as u64;
         self.delivered += acked as u64;
+        self.timeouts_in_a_row = 0;
         self.snd_nxt = self.snd_una + self.in_flight as u64;
         let sample = self.sample(acked, prior_in_flight);
         let c = self.conn();
@@ -202,13 +207,17 @@ impl Harness {
     }
 
     /// A retransmission timeout, in the sender's order (Linux tcp_enter_loss):
-    /// the Loss event, ssthresh, cwnd = 1, state Loss; the harness goes back
-    /// to Open once everything sent before the timeout is ACKed.
+    /// on the first timeout of an episode ssthresh, then the Loss event
+    /// (`super::reduce_on_timeout`); cwnd = 1, state Loss. A second timeout
+    /// with no ACK in between keeps the first one's ssthresh. The harness goes
+    /// back to Open once everything sent before the timeout is ACKed.
     pub fn timeout(&mut self) {
-        let c = self.conn();
-        self.alg.cwnd_event(&mut self.w, &c, super::CaEvent::Loss);
-        let c = self.conn();
-        self.w.ssthresh = self.alg.ssthresh(&self.w, &c);
+        let high_seq = self.recover_at.unwrap_or(0);
+        if super::timeout_starts_episode(self.state, self.snd_una, high_seq, self.timeouts_in_a_row) {
+            let c = self.conn();
+            super::reduce_on_timeout(&mut self.alg, &mut self.w, &c);
+        }
+        self.timeouts_in_a_row += 1;
         self.w.cwnd = 1;
         self.w.cwnd_cnt = 0;
         self.in_flight = 0; // everything outstanding is marked lost

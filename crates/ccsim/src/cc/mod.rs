@@ -72,7 +72,8 @@ pub enum CaState {
 pub enum CaEvent {
     /// First transmission when nothing was in flight (after idle).
     TxStart,
-    /// A retransmission timeout fired (before the state changes to Loss).
+    /// A retransmission timeout started a loss episode: sent after `ssthresh`,
+    /// before cwnd drops and the state changes to Loss (Linux CA_EVENT_LOSS).
     Loss,
     /// An ACK carried ECN-Echo.
     EcnEcho,
@@ -224,6 +225,28 @@ pub trait CongestionControl {
 
     /// Values of the algorithm's internal state, in the order of `Info::state`.
     fn state(&self, _out: &mut [f64]) {}
+}
+
+/// Linux tcp_enter_loss: whether a retransmission timeout starts a loss
+/// episode, so that ssthresh is recomputed and `CaEvent::Loss` reported. It
+/// does when the sender was not yet reducing (`state` Open or Disorder), when
+/// everything outstanding at the start of the last episode has been ACKed
+/// (`snd_una` reached `high_seq`), or, in Loss, when no timeout has fired
+/// since the last one was answered by an ACK (`timeouts_in_a_row` is 0: Linux
+/// icsk_retransmits). A second timeout back to back keeps the reduction of the
+/// first, as Linux does.
+pub fn timeout_starts_episode(state: CaState, snd_una: u64, high_seq: u64, timeouts_in_a_row: u32) -> bool {
+    state <= CaState::Disorder || snd_una >= high_seq || (state == CaState::Loss && timeouts_in_a_row == 0)
+}
+
+/// The algorithm's part of a timeout that starts a loss episode, in Linux
+/// tcp_enter_loss's order: `ssthresh` on the window before the timeout, then
+/// `CaEvent::Loss` (which may overwrite ssthresh: westwood+, dctcp). The
+/// sender then sets cwnd to 1 and the state to Loss. Shared by the sender
+/// and the unit-test harness so both follow one order.
+pub fn reduce_on_timeout<A: CongestionControl>(alg: &mut A, w: &mut Window, c: &Conn) {
+    w.ssthresh = alg.ssthresh(w, c);
+    alg.cwnd_event(w, c, CaEvent::Loss);
 }
 
 /// A parameter of an algorithm: its name, default and allowed range.

@@ -63,8 +63,6 @@ pub struct WestwoodPlus {
     rtt: Nanos,
     rtt_min: Nanos,
     reset_rtt_min: bool,
-    /// A retransmission timeout is being handled: ssthresh comes from the estimate.
-    timed_out: bool,
     mss: u32,
 }
 
@@ -81,7 +79,6 @@ impl WestwoodPlus {
             rtt: INIT_RTT_NS,
             rtt_min: INIT_RTT_NS,
             reset_rtt_min: true,
-            timed_out: false,
             mss: 1448,
         }
     }
@@ -129,13 +126,7 @@ impl CongestionControl for WestwoodPlus {
     }
 
     fn ssthresh(&mut self, w: &Window, _c: &Conn) -> u32 {
-        if self.timed_out {
-            // Linux sets it from the estimate on CA_EVENT_LOSS.
-            self.timed_out = false;
-            self.bw_rttmin()
-        } else {
-            reno_ssthresh(w)
-        }
+        reno_ssthresh(w)
     }
 
     fn cong_avoid(&mut self, w: &mut Window, c: &Conn, acked: u32) {
@@ -145,9 +136,10 @@ impl CongestionControl for WestwoodPlus {
     fn cwnd_event(&mut self, w: &mut Window, _c: &Conn, event: CaEvent) {
         match event {
             CaEvent::Loss => {
-                // Re-learn RTTmin from the next ACK (the path may have changed).
+                // After a timeout ssthresh comes from the estimate, and RTTmin
+                // is re-learned from the next ACK (the path may have changed).
+                w.ssthresh = self.bw_rttmin();
                 self.reset_rtt_min = true;
-                self.timed_out = true;
             }
             CaEvent::CompleteCwr => {
                 w.ssthresh = self.bw_rttmin();
@@ -184,6 +176,7 @@ impl CongestionControl for WestwoodPlus {
 #[cfg(test)]
 mod tests {
     use super::super::harness::Harness;
+    use crate::cc::CongestionControl;
     use crate::time::NS_PER_MS;
 
     #[test]
@@ -237,5 +230,25 @@ mod tests {
         h.rtt = 150 * NS_PER_MS;
         h.rounds(1);
         assert_eq!(h.state("rtt_min_ms"), 150.0);
+    }
+
+    #[test]
+    fn back_to_back_timeouts_leave_the_next_fast_recovery_a_reno_halving() {
+        let mut h = Harness::new("westwood+", 100);
+        h.set_cwnd(100, 50);
+        h.w.cwnd_clamp = 100;
+        h.rounds(60);
+        h.timeout();
+        let after_first = h.w.ssthresh;
+        assert!(after_first >= 97, "ssthresh {after_first}");
+        // The retransmission is lost too: the second timeout keeps the first's ssthresh.
+        h.timeout();
+        assert_eq!(h.w.ssthresh, after_first);
+        h.w.cwnd_clamp = 68;
+        h.rounds(20);
+        assert_eq!(h.w.cwnd, 68);
+        // Fast recovery aims at Reno's half (BWE * RTTmin comes when it completes).
+        let c = h.conn();
+        assert_eq!(h.alg.ssthresh(&h.w, &c), 34);
     }
 }

@@ -697,13 +697,12 @@ impl Sender {
 
     /// Linux tcp_enter_loss: after an RTO (or Tahoe's fast retransmit).
     fn enter_loss(&mut self, now: Nanos) {
-        let first_timeout = self.ca_state <= CaState::Disorder
-            || self.sb.una() >= self.high_seq
-            || (self.ca_state == CaState::Loss && self.rtt.backoff() == 0);
-        if first_timeout {
+        // The RTO backoff counts the timeouts since the last valid RTT sample
+        // (Linux icsk_retransmits counts those since the last ACK).
+        if crate::cc::timeout_starts_episode(self.ca_state, self.sb.una(), self.high_seq, self.rtt.backoff()) {
             self.prior_cwnd = self.w.cwnd;
             let c = self.conn(now);
-            self.w.ssthresh = self.cc.ssthresh(&self.w, &c);
+            crate::cc::reduce_on_timeout(&mut self.cc, &mut self.w, &c);
         }
         self.w.cwnd = 1;
         self.w.cwnd_cnt = 0;
@@ -725,8 +724,6 @@ impl Sender {
         if self.ca_state <= CaState::Disorder {
             self.sb.on_timeout_without_recovery();
         }
-        let c = self.conn(now);
-        self.cc.cwnd_event(&mut self.w, &c, CaEvent::Loss);
         self.enter_loss(now);
         self.rtt.on_timeout();
         self.rto_at = Some(now + self.rtt.rto());
@@ -741,6 +738,10 @@ mod tests {
     use std::collections::BTreeMap;
 
     fn sender() -> Sender {
+        sender_with("reno")
+    }
+
+    fn sender_with(cc: &str) -> Sender {
         let cfg = SenderConfig {
             mss: 1000,
             init_cwnd: 10,
@@ -759,7 +760,7 @@ mod tests {
             stop: None,
             size: None,
         };
-        Sender::new(0, cfg, crate::cc::build("reno", &BTreeMap::new()).unwrap())
+        Sender::new(0, cfg, crate::cc::build(cc, &BTreeMap::new()).unwrap())
     }
 
     fn ack(seq: u64, sack: &[(u64, u64)], ts_val: Nanos, ts_ecr: Nanos) -> Packet {
@@ -796,5 +797,32 @@ mod tests {
         let now = t_r + 80 * NS_PER_MS;
         s.on_ack(now, &ack(10, &[], now, t_r), &mut out);
         assert_eq!(s.last_rtt_sample, Some(80 * NS_PER_MS));
+    }
+
+    #[test]
+    fn back_to_back_timeouts_leave_the_next_fast_recovery_to_the_algorithm() {
+        // westwood+: a timeout sets ssthresh from the bandwidth estimate, a
+        // fast recovery aims at Reno's half. A second timeout before any ACK
+        // must not leave the first one's reaction armed.
+        let mut s = sender_with("westwood+");
+        let mut out = Vec::new();
+        s.on_timer(1, &mut out);
+        assert_eq!(out.len(), 10);
+        let first = s.next_wakeup(1).expect("retransmission timer");
+        s.on_timer(first, &mut out);
+        let second = s.next_wakeup(first).expect("backed-off timer");
+        s.on_timer(second, &mut out);
+        assert_eq!(s.stats.timeouts, 2);
+        let now = second + 100 * NS_PER_MS;
+        s.on_ack(now, &ack(10, &[], now, second), &mut out);
+        assert_eq!(s.ca_state, CaState::Open);
+        // A window of 40, then segment 10 is lost: the fast recovery halves.
+        s.w.cwnd = 40;
+        out.clear();
+        s.send(now, &mut out);
+        let now = now + 100 * NS_PER_MS;
+        s.on_ack(now, &ack(10, &[(11, 15)], now, now), &mut out);
+        assert_eq!(s.ca_state, CaState::Recovery);
+        assert_eq!(s.w.ssthresh, 20);
     }
 }
