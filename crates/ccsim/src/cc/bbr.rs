@@ -627,6 +627,8 @@ impl Bbr {
 }
 
 impl CongestionControl for Bbr {
+    const OWNS_WINDOW: bool = true;
+
     fn init(&mut self, w: &mut Window, c: &Conn) {
         self.mss = c.mss;
         w.ssthresh = INFINITE_SSTHRESH;
@@ -646,8 +648,6 @@ impl CongestionControl for Bbr {
         self.save_cwnd(w);
         w.ssthresh
     }
-
-    fn cong_avoid(&mut self, _w: &mut Window, _c: &Conn, _acked: u32) {}
 
     fn set_state(&mut self, _w: &mut Window, c: &Conn, new: CaState) {
         if new == CaState::Loss {
@@ -682,12 +682,11 @@ impl CongestionControl for Bbr {
         w.cwnd
     }
 
-    fn cong_control(&mut self, w: &mut Window, c: &Conn, rs: &RateSample) -> bool {
+    fn cong_control(&mut self, w: &mut Window, c: &Conn, rs: &RateSample) {
         self.update_model(w, c, rs);
         let bw = self.bw();
         self.set_pacing_rate(w, c, bw, self.pacing_gain);
         self.set_cwnd(w, c, rs, rs.acked_sacked, bw, self.cwnd_gain);
-        true
     }
 
     fn pacing_rate(&self) -> Option<f64> {

@@ -12,7 +12,7 @@
 //! Rate-based algorithms (bbr) are driven by `rate_ack` / `rate_rounds`,
 //! which hand them delivery-rate samples as tcp/rate.rs would build them.
 
-use super::{build, AckSample, Algorithm, CaState, CongestionControl, Conn, RateSample, Window, MAX_STATE_VALUES};
+use super::{build, AckSample, Algorithm, CaState, Conn, RateSample, Window, MAX_STATE_VALUES};
 use crate::time::{Nanos, NS_PER_MS};
 use std::collections::BTreeMap;
 
@@ -126,8 +126,7 @@ impl Harness {
     /// brings the rate sample "`delivered` segments in `interval`" (Linux
     /// tcp_rate_gen), then lets the algorithm set the window (`cong_control`).
     /// The flight is whatever `in_flight` says (rate_rounds sets it).
-    /// Returns what `cong_control` returned.
-    pub fn rate_ack(&mut self, gap: Nanos, acked: u32, delivered: u64, interval: Nanos, app_limited: bool) -> bool {
+    pub fn rate_ack(&mut self, gap: Nanos, acked: u32, delivered: u64, interval: Nanos, app_limited: bool) {
         self.now += gap;
         let prior_delivered = self.delivered.saturating_sub(delivered.saturating_sub(acked as u64));
         let prior_in_flight = self.in_flight;
@@ -149,7 +148,7 @@ impl Harness {
             prior_delivered,
         };
         let c = self.conn();
-        self.alg.cong_control(&mut self.w, &c, &rs)
+        self.alg.cong_control(&mut self.w, &c, &rs);
     }
 
     /// `n` round trips of a path that delivers `rate_pps` segments per second

@@ -177,6 +177,12 @@ pub enum LossResponse {
 
 /// The hooks, named and called as in Linux's tcp_congestion_ops.
 pub trait CongestionControl {
+    /// The algorithm sets the window itself on every ACK in `cong_control`
+    /// (Linux: the module has a `cong_control` op; bbr). The sender then never
+    /// calls `cong_avoid`, and leaves cwnd alone when a reduction starts
+    /// without PRR or ends. Declared, so it holds from the first segment.
+    const OWNS_WINDOW: bool = false;
+
     /// Once, before the first segment is sent.
     fn init(&mut self, _w: &mut Window, _c: &Conn) {}
 
@@ -185,7 +191,8 @@ pub trait CongestionControl {
 
     /// On an ACK that may raise the window (Open, Disorder or Loss state):
     /// grow `w` for `acked` newly delivered segments (Linux `cong_avoid`).
-    fn cong_avoid(&mut self, w: &mut Window, c: &Conn, acked: u32);
+    /// Never called when `OWNS_WINDOW`.
+    fn cong_avoid(&mut self, _w: &mut Window, _c: &Conn, _acked: u32) {}
 
     /// When the congestion state changes, before it does (Linux `set_state`).
     fn set_state(&mut self, _w: &mut Window, _c: &Conn, _new: CaState) {}
@@ -202,11 +209,9 @@ pub trait CongestionControl {
         w.cwnd.max(prior_cwnd)
     }
 
-    /// Rate-based algorithms (bbr) take over the window on every ACK: return true
-    /// after setting `w` (Linux `cong_control`). Others return false.
-    fn cong_control(&mut self, _w: &mut Window, _c: &Conn, _rs: &RateSample) -> bool {
-        false
-    }
+    /// On every ACK, instead of `cong_avoid` and the window reduction, when
+    /// `OWNS_WINDOW`: set `w` from the rate sample (Linux `cong_control`).
+    fn cong_control(&mut self, _w: &mut Window, _c: &Conn, _rs: &RateSample) {}
 
     /// Pacing rate the algorithm asks for, in bytes per second (None: the sender's default).
     fn pacing_rate(&self) -> Option<f64> {
@@ -244,7 +249,7 @@ pub fn timeout_starts_episode(state: CaState, snd_una: u64, high_seq: u64, timeo
 /// `CaEvent::Loss` (which may overwrite ssthresh: westwood+, dctcp). The
 /// sender then sets cwnd to 1 and the state to Loss. Shared by the sender
 /// and the unit-test harness so both follow one order.
-pub fn reduce_on_timeout<A: CongestionControl>(alg: &mut A, w: &mut Window, c: &Conn) {
+pub fn reduce_on_timeout(alg: &mut Algorithm, w: &mut Window, c: &Conn) {
     w.ssthresh = alg.ssthresh(w, c);
     alg.cwnd_event(w, c, CaEvent::Loss);
 }
@@ -336,47 +341,52 @@ macro_rules! algorithms {
             }
         }
 
-        impl CongestionControl for Algorithm {
-            fn init(&mut self, w: &mut Window, c: &Conn) {
+        /// The hooks, dispatched to the algorithm (see `CongestionControl`).
+        impl Algorithm {
+            /// The algorithm declares that it sets the window itself (`CongestionControl::OWNS_WINDOW`).
+            pub fn owns_window(&self) -> bool {
+                match self { $(Algorithm::$ty(_) => <$module::$ty as CongestionControl>::OWNS_WINDOW),* }
+            }
+            pub fn init(&mut self, w: &mut Window, c: &Conn) {
                 match self { $(Algorithm::$ty(a) => a.init(w, c)),* }
             }
             #[inline]
-            fn ssthresh(&mut self, w: &Window, c: &Conn) -> u32 {
+            pub fn ssthresh(&mut self, w: &Window, c: &Conn) -> u32 {
                 match self { $(Algorithm::$ty(a) => a.ssthresh(w, c)),* }
             }
             #[inline]
-            fn cong_avoid(&mut self, w: &mut Window, c: &Conn, acked: u32) {
+            pub fn cong_avoid(&mut self, w: &mut Window, c: &Conn, acked: u32) {
                 match self { $(Algorithm::$ty(a) => a.cong_avoid(w, c, acked)),* }
             }
-            fn set_state(&mut self, w: &mut Window, c: &Conn, new: CaState) {
+            pub fn set_state(&mut self, w: &mut Window, c: &Conn, new: CaState) {
                 match self { $(Algorithm::$ty(a) => a.set_state(w, c, new)),* }
             }
             #[inline]
-            fn cwnd_event(&mut self, w: &mut Window, c: &Conn, event: CaEvent) {
+            pub fn cwnd_event(&mut self, w: &mut Window, c: &Conn, event: CaEvent) {
                 match self { $(Algorithm::$ty(a) => a.cwnd_event(w, c, event)),* }
             }
             #[inline]
-            fn pkts_acked(&mut self, w: &mut Window, c: &Conn, s: &AckSample) {
+            pub fn pkts_acked(&mut self, w: &mut Window, c: &Conn, s: &AckSample) {
                 match self { $(Algorithm::$ty(a) => a.pkts_acked(w, c, s)),* }
             }
-            fn undo_cwnd(&mut self, w: &Window, prior_cwnd: u32) -> u32 {
+            pub fn undo_cwnd(&mut self, w: &Window, prior_cwnd: u32) -> u32 {
                 match self { $(Algorithm::$ty(a) => a.undo_cwnd(w, prior_cwnd)),* }
             }
             #[inline]
-            fn cong_control(&mut self, w: &mut Window, c: &Conn, rs: &RateSample) -> bool {
+            pub fn cong_control(&mut self, w: &mut Window, c: &Conn, rs: &RateSample) {
                 match self { $(Algorithm::$ty(a) => a.cong_control(w, c, rs)),* }
             }
             #[inline]
-            fn pacing_rate(&self) -> Option<f64> {
+            pub fn pacing_rate(&self) -> Option<f64> {
                 match self { $(Algorithm::$ty(a) => a.pacing_rate()),* }
             }
-            fn loss_response(&self) -> LossResponse {
+            pub fn loss_response(&self) -> LossResponse {
                 match self { $(Algorithm::$ty(a) => a.loss_response()),* }
             }
-            fn needs_ecn(&self) -> bool {
+            pub fn needs_ecn(&self) -> bool {
                 match self { $(Algorithm::$ty(a) => a.needs_ecn()),* }
             }
-            fn state(&self, out: &mut [f64]) {
+            pub fn state(&self, out: &mut [f64]) {
                 match self { $(Algorithm::$ty(a) => a.state(out)),* }
             }
         }
@@ -434,3 +444,18 @@ algorithms! {
 
 #[cfg(test)]
 pub mod harness;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn window_ownership_is_declared_by_the_algorithm() {
+        let owners: Vec<&str> = registry()
+            .iter()
+            .filter(|i| build(i.name, &BTreeMap::new()).unwrap().owns_window())
+            .map(|i| i.name)
+            .collect();
+        assert_eq!(owners, ["bbr"]);
+    }
+}

@@ -176,7 +176,6 @@ impl CongestionControl for WestwoodPlus {
 #[cfg(test)]
 mod tests {
     use super::super::harness::Harness;
-    use crate::cc::CongestionControl;
     use crate::time::NS_PER_MS;
 
     #[test]

@@ -3,7 +3,7 @@
 //! state; per link the queue and its counters. Also the per-ACK RTT samples.
 
 use super::table::{Column, Table};
-use crate::cc::{CongestionControl, INFINITE_SSTHRESH, MAX_STATE_VALUES};
+use crate::cc::{INFINITE_SSTHRESH, MAX_STATE_VALUES};
 use crate::net::link::{Link, LinkCounters};
 use crate::tcp::sender::Sender;
 use crate::time::{secs, Nanos};

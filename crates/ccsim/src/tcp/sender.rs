@@ -26,9 +26,7 @@
 use super::rate::RateSampler;
 use super::rtt::{RtoStyle, RttEstimator};
 use super::scoreboard::{Scoreboard, Segment, EVER_RETRANS, SACKED};
-use crate::cc::{
-    AckSample, Algorithm, CaEvent, CaState, CongestionControl, Conn, LossResponse, Window, INFINITE_SSTHRESH,
-};
+use crate::cc::{AckSample, Algorithm, CaEvent, CaState, Conn, LossResponse, Window, INFINITE_SSTHRESH};
 use crate::net::packet::{tcp_header_bytes, Kind, Packet};
 use crate::time::{Nanos, NS_PER_SEC};
 
@@ -110,9 +108,9 @@ pub struct Sender {
     ece_seen_this_ack: bool,
     cwr_pending: bool,
     delivered_ce: u64,
-    /// The algorithm sets the window itself on every ACK (Linux `cong_control`,
-    /// bbr): recovery then leaves cwnd alone, as Linux's tcp_cong_control and
-    /// tcp_end_cwnd_reduction do.
+    /// The algorithm declares that it sets the window itself on every ACK
+    /// (Linux `cong_control`, bbr): recovery then leaves cwnd alone, as
+    /// Linux's tcp_cong_control and tcp_end_cwnd_reduction do.
     cc_owns_window: bool,
     /// Linux tcp_cwnd_validate state.
     is_cwnd_limited: bool,
@@ -140,6 +138,7 @@ impl Sender {
             }
             None => (None, cfg.mss),
         };
+        let cc_owns_window = cc.owns_window();
         Sender {
             id,
             w: Window::new(cfg.init_cwnd),
@@ -165,7 +164,7 @@ impl Sender {
             ece_seen_this_ack: false,
             cwr_pending: false,
             delivered_ce: 0,
-            cc_owns_window: false,
+            cc_owns_window,
             is_cwnd_limited: false,
             max_packets_out: 0,
             max_packets_seq: 0,
@@ -510,17 +509,15 @@ impl Sender {
         // Window update (Linux tcp_cong_control).
         let rs = self.rate.end_ack(delivered, newly_lost, prior_in_flight, self.rtt.min_rtt());
         let c = self.conn(now);
-        if self.cc.cong_control(&mut self.w, &c, &rs) {
-            self.cc_owns_window = true;
-        } else {
-            if matches!(self.ca_state, CaState::Recovery | CaState::Cwr) {
-                if self.cfg.prr {
-                    self.prr_reduce(delivered, acked_new && newly_lost == 0);
-                }
-            } else if acked_new && delivered > 0 {
-                // Linux tcp_may_raise_cwnd: grow only on in-order progress (RFC 5681).
-                self.cc.cong_avoid(&mut self.w, &c, delivered);
+        if self.cc_owns_window {
+            self.cc.cong_control(&mut self.w, &c, &rs);
+        } else if matches!(self.ca_state, CaState::Recovery | CaState::Cwr) {
+            if self.cfg.prr {
+                self.prr_reduce(delivered, acked_new && newly_lost == 0);
             }
+        } else if acked_new && delivered > 0 {
+            // Linux tcp_may_raise_cwnd: grow only on in-order progress (RFC 5681).
+            self.cc.cong_avoid(&mut self.w, &c, delivered);
         }
         self.w.cwnd = self.w.cwnd.max(1);
 
