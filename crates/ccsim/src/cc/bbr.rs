@@ -45,14 +45,16 @@
 //!   `Params::rng`), so runs are reproducible per seed.
 
 use super::minmax::WindowedMax;
-use super::{CaEvent, CaState, Conn, CongestionControl, Info, Param, Params, RateSample, Window, INFINITE_SSTHRESH};
+use super::{CaEvent, CaState, CongestionControl, Conn, Info, Param, Params, RateSample, Window, INFINITE_SSTHRESH};
 use crate::rng::Rng;
+use crate::tcp::recovery::RecoveryPolicy;
 use crate::time::{Nanos, NS_PER_MS, NS_PER_SEC};
 
 pub const INFO: Info = Info {
     name: "bbr",
     reference: "Cardwell et al., ACM Queue 2016; draft-cardwell-iccrg-bbr-congestion-control-00; Linux tcp_bbr.c (v1)",
     summary: "model-based: paces at the max delivery rate of 10 rounds, cwnd 2 BDP; STARTUP, DRAIN, PROBE_BW gain cycle, PROBE_RTT every 10 s",
+    recovery: RecoveryPolicy::NewReno,
     params: &[
         Param { name: "high_gain", default: 2.885, min: 1.0, max: 4.0, doc: "STARTUP pacing and cwnd gain (2/ln 2); DRAIN paces at its inverse" },
         Param { name: "cwnd_gain", default: 2.0, min: 1.0, max: 4.0, doc: "PROBE_BW cwnd gain (BDP multiples)" },
@@ -73,7 +75,8 @@ const BBR_SCALE: u32 = 8;
 const BBR_UNIT: u64 = 1 << BBR_SCALE;
 const CYCLE_LEN: usize = 8;
 /// The PROBE_BW pacing gains: probe, drain, then cruise.
-const PACING_GAIN: [u64; CYCLE_LEN] = [BBR_UNIT * 5 / 4, BBR_UNIT * 3 / 4, BBR_UNIT, BBR_UNIT, BBR_UNIT, BBR_UNIT, BBR_UNIT, BBR_UNIT];
+const PACING_GAIN: [u64; CYCLE_LEN] =
+    [BBR_UNIT * 5 / 4, BBR_UNIT * 3 / 4, BBR_UNIT, BBR_UNIT, BBR_UNIT, BBR_UNIT, BBR_UNIT, BBR_UNIT];
 /// Randomize the first phase over the 7 phases other than the drain phase.
 const CYCLE_RAND: u64 = 7;
 /// BtlBw filter window, in rounds.
@@ -232,7 +235,11 @@ impl Bbr {
 
     /// The bandwidth the model uses: the policed rate in lt mode, else BtlBw.
     fn bw(&self) -> u64 {
-        if self.lt_use_bw { self.lt_bw } else { self.max_bw() }
+        if self.lt_use_bw {
+            self.lt_bw
+        } else {
+            self.max_bw()
+        }
     }
 
     /// Rate in bytes per second of `bw` times `gain`, less the pacing margin.
@@ -301,7 +308,11 @@ impl Bbr {
     }
 
     fn packets_in_net_at_edt(&self, inflight_now: u32) -> u32 {
-        if self.pacing_gain > BBR_UNIT { inflight_now + self.tso_segs_goal() } else { inflight_now }
+        if self.pacing_gain > BBR_UNIT {
+            inflight_now + self.tso_segs_goal()
+        } else {
+            inflight_now
+        }
     }
 
     fn ack_aggregation_cwnd(&self) -> u32 {
@@ -412,7 +423,9 @@ impl Bbr {
     fn lt_bw_interval_done(&mut self, c: &Conn, bw: u64) {
         if self.lt_bw > 0 {
             let diff = bw.abs_diff(self.lt_bw);
-            if diff * BBR_UNIT <= LT_BW_RATIO * self.lt_bw || self.rate_bytes_per_sec(diff, BBR_UNIT) <= LT_BW_DIFF_BYTES_PER_SEC {
+            if diff * BBR_UNIT <= LT_BW_RATIO * self.lt_bw
+                || self.rate_bytes_per_sec(diff, BBR_UNIT) <= LT_BW_DIFF_BYTES_PER_SEC
+            {
                 // Two consistent lossy intervals: we are policed.
                 self.lt_bw = (bw + self.lt_bw) >> 1;
                 self.lt_use_bw = true;
@@ -490,7 +503,9 @@ impl Bbr {
             self.packet_conservation = false;
         }
         let app_limited = rs.is_app_limited
-            || self.probe_rtt_app_limited.is_some_and(|(from, to)| rs.prior_delivered >= from && rs.prior_delivered <= to);
+            || self
+                .probe_rtt_app_limited
+                .is_some_and(|(from, to)| rs.prior_delivered >= from && rs.prior_delivered <= to);
         self.lt_bw_sampling(c, rs.losses, app_limited);
         let interval_us = (rs.interval_ns / 1000).max(1);
         let bw = rs.delivered as u64 * BW_UNIT / interval_us;
@@ -544,7 +559,8 @@ impl Bbr {
             self.mode = Mode::Drain;
             w.ssthresh = self.inflight(self.max_bw(), BBR_UNIT);
         }
-        if self.mode == Mode::Drain && self.packets_in_net_at_edt(c.in_flight) <= self.inflight(self.max_bw(), BBR_UNIT) {
+        if self.mode == Mode::Drain && self.packets_in_net_at_edt(c.in_flight) <= self.inflight(self.max_bw(), BBR_UNIT)
+        {
             self.reset_probe_bw_mode();
         }
     }
@@ -602,7 +618,9 @@ impl Bbr {
         let (p, c) = match self.mode {
             Mode::Startup => (self.high_gain, self.high_gain),
             Mode::Drain => (self.drain_gain, self.high_gain),
-            Mode::ProbeBw => (if self.lt_use_bw { BBR_UNIT } else { PACING_GAIN[self.cycle_idx] }, self.cwnd_gain_probe_bw),
+            Mode::ProbeBw => {
+                (if self.lt_use_bw { BBR_UNIT } else { PACING_GAIN[self.cycle_idx] }, self.cwnd_gain_probe_bw)
+            }
             Mode::ProbeRtt => (BBR_UNIT, BBR_UNIT),
         };
         self.pacing_gain = p;

@@ -31,13 +31,15 @@
 //! bugs"). We leave it out, so the steps per RTT are the paper's.
 
 use super::common::{cong_avoid_ai, slow_start_if_limited};
-use super::{CaState, Conn, CongestionControl, Info, Param, Params, Window};
+use super::{CaState, CongestionControl, Conn, Info, Param, Params, Window};
+use crate::tcp::recovery::RecoveryPolicy;
 use crate::time::{Nanos, NS_PER_MS};
 
 pub const INFO: Info = Info {
     name: "bic",
     reference: "Xu, Harfoush, Rhee, INFOCOM 2004; Linux tcp_bic.c",
     summary: "binary search toward the last maximum, additive increase capped at Smax=16, max probing beyond it; beta 0.8, fast convergence",
+    recovery: RecoveryPolicy::NewReno,
     params: &[
         Param { name: "beta", default: 819.0 / 1024.0, min: 0.1, max: 0.99, doc: "multiplicative decrease factor (Linux 819/1024)" },
         Param { name: "max_increment", default: 16.0, min: 1.0, max: 1024.0, doc: "Smax: largest increase per RTT, segments" },

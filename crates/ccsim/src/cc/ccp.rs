@@ -44,16 +44,24 @@
 //! headroom (B multiplier, default 1: the observed storage itself).
 
 use super::common::reno_cong_avoid;
-use super::{AckSample, CaState, Conn, CongestionControl, Info, Param, Params, Window};
+use super::{AckSample, CaState, CongestionControl, Conn, Info, Param, Params, Window};
+use crate::tcp::recovery::RecoveryPolicy;
 use crate::time::{Nanos, NS_PER_SEC};
 
 pub const INFO: Info = Info {
     name: "ccp",
     reference: "Cavendish, Ishizu et al. 2010 (control law as in the high-speed study); estimators designed here",
     summary: "delay-based P controller: cwnd = [Kp (B - x) - inflight] / 2, B = path storage, x = backlog; no loss cut",
+    recovery: RecoveryPolicy::NewReno,
     params: &[
         Param { name: "kp", default: 1.0, min: 0.01, max: 100.0, doc: "proportional gain Kp" },
-        Param { name: "headroom", default: 1.0, min: 0.1, max: 100.0, doc: "B = headroom * largest storage (rate * RTT) observed" },
+        Param {
+            name: "headroom",
+            default: 1.0,
+            min: 0.1,
+            max: 100.0,
+            doc: "B = headroom * largest storage (rate * RTT) observed",
+        },
     ],
     state: &["b_pkts", "backlog_pkts", "inflight_pkts", "output_pkts"],
 };

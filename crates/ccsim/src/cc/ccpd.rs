@@ -27,17 +27,31 @@
 //! 4000, 8000 us; default 1000), headroom as in CCP.
 
 use super::ccp::{Controller, Estimator};
-use super::{AckSample, CaState, Conn, CongestionControl, Info, Param, Params, Window};
+use super::{AckSample, CaState, CongestionControl, Conn, Info, Param, Params, Window};
+use crate::tcp::recovery::RecoveryPolicy;
 use crate::time::{Nanos, NS_PER_US};
 
 pub const INFO: Info = Info {
     name: "ccpd",
     reference: "Cavendish, Ishizu et al. 2011 (control law as in the high-speed study); estimators designed here",
     summary: "delay-based PD controller: cwnd = Kp [B - x - inflight] + Kd/dt [change of x + inflight]; no loss cut",
+    recovery: RecoveryPolicy::NewReno,
     params: &[
         Param { name: "kp", default: 1.0, min: 0.01, max: 100.0, doc: "proportional gain Kp" },
-        Param { name: "kd", default: 1000.0, min: 0.0, max: 1e7, doc: "derivative gain Kd, microseconds (divided by the round time in us)" },
-        Param { name: "headroom", default: 1.0, min: 0.1, max: 100.0, doc: "B = headroom * largest storage (rate * RTT) observed" },
+        Param {
+            name: "kd",
+            default: 1000.0,
+            min: 0.0,
+            max: 1e7,
+            doc: "derivative gain Kd, microseconds (divided by the round time in us)",
+        },
+        Param {
+            name: "headroom",
+            default: 1.0,
+            min: 0.1,
+            max: 100.0,
+            doc: "B = headroom * largest storage (rate * RTT) observed",
+        },
     ],
     state: &["b_pkts", "backlog_pkts", "inflight_pkts", "output_pkts", "d_term_pkts"],
 };

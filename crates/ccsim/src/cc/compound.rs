@@ -33,13 +33,15 @@
 //! Vegas does, so that delayed ACKs alone do not drive it).
 
 use super::common::{cong_avoid_ai, slow_start};
-use super::{AckSample, CaState, Conn, CongestionControl, Info, Param, Params, Window};
+use super::{AckSample, CaState, CongestionControl, Conn, Info, Param, Params, Window};
+use crate::tcp::recovery::RecoveryPolicy;
 use crate::time::Nanos;
 
 pub const INFO: Info = Info {
     name: "compound",
     reference: "Tan, Song, Zhang, Sridharan, INFOCOM 2006; draft-sridharan-tcpm-ctcp-02",
     summary: "win = cwnd (Reno) + dwnd (delay-based: grows alpha*win^k - 1 per RTT while fewer than gamma segments are queued)",
+    recovery: RecoveryPolicy::NewReno,
     params: &[
         Param { name: "alpha", default: 0.125, min: 0.0, max: 10.0, doc: "dwnd increase factor" },
         Param { name: "beta", default: 0.5, min: 0.0, max: 0.99, doc: "multiplicative decrease of win on loss" },

@@ -16,19 +16,27 @@
 //! 1/1024 s for t, so the integer arithmetic mirrors the kernel's; the cube
 //! root is computed in floating point (Linux uses a table and Newton steps).
 
-use super::hystart::HyStart;
-use super::{CaEvent, CaState, Conn, CongestionControl, Info, Param, Params, Window};
 use super::common::{cong_avoid_ai, slow_start};
+use super::hystart::HyStart;
+use super::{CaEvent, CaState, CongestionControl, Conn, Info, Param, Params, Window};
+use crate::tcp::recovery::RecoveryPolicy;
 use crate::time::{Nanos, NS_PER_MS, NS_PER_SEC};
 
 pub const INFO: Info = Info {
     name: "cubic",
     reference: "RFC 9438; Ha, Rhee, Xu 2008; Linux tcp_cubic.c (with HyStart)",
     summary: "cubic window growth around the last maximum; beta 0.7, C 0.4, fast convergence, TCP-friendly region",
+    recovery: RecoveryPolicy::NewReno,
     params: &[
         Param { name: "beta", default: 0.7, min: 0.1, max: 0.99, doc: "multiplicative decrease factor" },
         Param { name: "c", default: 0.4, min: 0.01, max: 10.0, doc: "cubic scaling constant C (segments/s^3)" },
-        Param { name: "fast_convergence", default: 1.0, min: 0.0, max: 1.0, doc: "1: release bandwidth on losses below Wmax" },
+        Param {
+            name: "fast_convergence",
+            default: 1.0,
+            min: 0.0,
+            max: 1.0,
+            doc: "1: release bandwidth on losses below Wmax",
+        },
         Param { name: "tcp_friendliness", default: 1.0, min: 0.0, max: 1.0, doc: "1: never slower than Reno" },
         Param { name: "hystart", default: 1.0, min: 0.0, max: 1.0, doc: "1: HyStart leaves slow start early" },
     ],

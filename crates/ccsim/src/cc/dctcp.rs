@@ -13,14 +13,23 @@
 //! alpha is kept in Linux's 1/1024 fixed point.
 
 use super::common::{reno_cong_avoid, reno_ssthresh};
-use super::{AckSample, CaEvent, CaState, Conn, CongestionControl, Info, Param, Params, Window};
+use super::{AckSample, CaEvent, CaState, CongestionControl, Conn, Info, Param, Params, Window};
+use crate::tcp::recovery::RecoveryPolicy;
 
 pub const INFO: Info = Info {
     name: "dctcp",
     reference: "Alizadeh et al., SIGCOMM 2010; RFC 8257; Linux tcp_dctcp.c",
-    summary: "ECN-proportional decrease: cwnd *= 1 - alpha/2 where alpha tracks the fraction of marked segments (g = 1/16)",
+    summary:
+        "ECN-proportional decrease: cwnd *= 1 - alpha/2 where alpha tracks the fraction of marked segments (g = 1/16)",
+    recovery: RecoveryPolicy::NewReno,
     params: &[
-        Param { name: "shift_g", default: 4.0, min: 0.0, max: 10.0, doc: "g = 1 / 2^shift_g, the weight of the latest window in alpha" },
+        Param {
+            name: "shift_g",
+            default: 4.0,
+            min: 0.0,
+            max: 10.0,
+            doc: "g = 1 / 2^shift_g, the weight of the latest window in alpha",
+        },
         Param { name: "alpha_on_init", default: 1.0, min: 0.0, max: 1.0, doc: "initial alpha" },
     ],
     state: &["alpha", "marked_fraction"],
@@ -180,7 +189,7 @@ mod tests {
         d.alpha = 256; // 0.25
         let c = h.conn();
         assert_eq!(h.alg.ssthresh(&h.w, &c), 88); // 100 (1 - 0.125)
-        // A loss: Reno's half whatever alpha is.
+                                                  // A loss: Reno's half whatever alpha is.
         h.loss();
         assert_eq!(h.w.cwnd, 50);
         assert!(h.alg.needs_ecn());

@@ -15,13 +15,15 @@
 //! point, so the integer steps of the factor match the kernel's.
 
 use super::common::slow_start;
-use super::{AckSample, CaState, Conn, CongestionControl, Info, Param, Params, Window};
+use super::{AckSample, CaState, CongestionControl, Conn, Info, Param, Params, Window};
+use crate::tcp::recovery::RecoveryPolicy;
 use crate::time::{Nanos, NS_PER_MS};
 
 pub const INFO: Info = Info {
     name: "htcp",
     reference: "Leith & Shorten, PFLDnet 2004; Linux tcp_htcp.c",
     summary: "increase grows with the time since the last loss (1 + 10(D-1) + ((D-1)/2)^2), adaptive beta = minRTT/maxRTT in [0.5, 0.8]",
+    recovery: RecoveryPolicy::NewReno,
     params: &[
         Param { name: "rtt_scaling", default: 1.0, min: 0.0, max: 1.0, doc: "1: scale alpha by minRTT / 100 ms" },
         Param { name: "bandwidth_switch", default: 1.0, min: 0.0, max: 1.0, doc: "1: beta = 0.5 when the throughput changed by > 20%" },
@@ -269,7 +271,11 @@ mod tests {
 
     /// H-TCP's increase factor after D seconds without congestion (Linux's integer steps).
     fn factor(d: f64) -> f64 {
-        if d <= 1.0 { 1.0 } else { 1.0 + (10.0 * (d - 1.0) + ((d - 1.0) / 2.0).powi(2)).floor() }
+        if d <= 1.0 {
+            1.0
+        } else {
+            1.0 + (10.0 * (d - 1.0) + ((d - 1.0) / 2.0).powi(2)).floor()
+        }
     }
 
     #[test]
@@ -320,7 +326,7 @@ mod tests {
         h.set_cwnd(100, 100);
         h.rounds(3);
         h.loss(); // first loss: beta 0.5, then adaptive
-        // The RTT rises to 130 ms in steps (maxRTT follows rises of <= 20 ms only).
+                  // The RTT rises to 130 ms in steps (maxRTT follows rises of <= 20 ms only).
         for q in [10, 20, 30] {
             h.queue_delay = q * NS_PER_MS;
             h.rounds(2);

@@ -19,13 +19,15 @@
 //! from the first RTT samples.
 
 use super::common::reno_cong_avoid;
-use super::{CaState, Conn, CongestionControl, Info, Param, Params, Window};
+use super::{CaState, CongestionControl, Conn, Info, Param, Params, Window};
+use crate::tcp::recovery::RecoveryPolicy;
 use crate::time::{Nanos, NS_PER_MS};
 
 pub const INFO: Info = Info {
     name: "hybla",
     reference: "Caini, Firrincieli, Int. J. Satellite Commun. Netw. 2004; Linux tcp_hybla.c",
     summary: "RTT-fair growth for long paths: rho = RTT/RTT0 (25 ms); slow start +2^rho-1, congestion avoidance +rho^2/cwnd per ACK",
+    recovery: RecoveryPolicy::NewReno,
     params: &[Param { name: "rtt0_ms", default: 25.0, min: 1.0, max: 10_000.0, doc: "reference RTT, ms" }],
     state: &["rho", "min_srtt_ms"],
 };

@@ -20,15 +20,29 @@
 //! Differs from Linux: none intended.
 
 use super::common::slow_start;
-use super::{AckSample, CaState, Conn, CongestionControl, Info, Param, Params, Window};
+use super::{AckSample, CaState, CongestionControl, Conn, Info, Param, Params, Window};
+use crate::tcp::recovery::RecoveryPolicy;
 
 pub const INFO: Info = Info {
     name: "illinois",
     reference: "Liu, Basar, Srikant, VALUETOOLS 2006; Linux tcp_illinois.c",
     summary: "AIMD with alpha in [0.3, 10] and beta in [1/8, 1/2] set from the average queueing delay",
+    recovery: RecoveryPolicy::NewReno,
     params: &[
-        Param { name: "win_thresh", default: 15.0, min: 0.0, max: 100_000.0, doc: "below this window, Reno (segments)" },
-        Param { name: "theta", default: 5.0, min: 1.0, max: 1000.0, doc: "low-delay rounds before alpha returns to its maximum" },
+        Param {
+            name: "win_thresh",
+            default: 15.0,
+            min: 0.0,
+            max: 100_000.0,
+            doc: "below this window, Reno (segments)",
+        },
+        Param {
+            name: "theta",
+            default: 5.0,
+            min: 1.0,
+            max: 1000.0,
+            doc: "low-delay rounds before alpha returns to its maximum",
+        },
     ],
     state: &["alpha", "beta", "avg_delay_ms", "max_delay_ms"],
 };
@@ -201,7 +215,11 @@ impl CongestionControl for Illinois {
         out[0] = self.alpha as f64 / ALPHA_SCALE as f64;
         out[1] = self.beta as f64 / BETA_SCALE as f64;
         out[2] = self.last_avg_delay_us / 1000.0;
-        out[3] = if self.max_rtt_us == 0 { f64::NAN } else { (self.max_rtt_us - self.base_rtt_us.min(self.max_rtt_us)) as f64 / 1000.0 };
+        out[3] = if self.max_rtt_us == 0 {
+            f64::NAN
+        } else {
+            (self.max_rtt_us - self.base_rtt_us.min(self.max_rtt_us)) as f64 / 1000.0
+        };
     }
 }
 

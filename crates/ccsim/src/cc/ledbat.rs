@@ -24,21 +24,59 @@
 //! - The window is kept in fractional segments inside the algorithm and the
 //!   sender sees its integer part.
 
-use super::{AckSample, Conn, CongestionControl, Info, Param, Params, Window};
+use super::{AckSample, CongestionControl, Conn, Info, Param, Params, Window};
+use crate::tcp::recovery::RecoveryPolicy;
 use crate::time::{Nanos, NS_PER_MS, NS_PER_SEC};
 
 pub const INFO: Info = Info {
     name: "ledbat",
     reference: "RFC 6817 (Shalunov et al. 2012)",
     summary: "scavenger: holds its queuing delay near TARGET (100 ms) from one-way delays, yields to standard TCP",
+    recovery: RecoveryPolicy::NewReno,
     params: &[
-        Param { name: "target_ms", default: 100.0, min: 1.0, max: 10_000.0, doc: "TARGET queuing delay (RFC 6817: at most 100 ms)" },
-        Param { name: "gain", default: 1.0, min: 0.01, max: 10.0, doc: "GAIN: window change per RTT at full off-target, in segments" },
-        Param { name: "base_history", default: 10.0, min: 1.0, max: 60.0, doc: "BASE_HISTORY: one-minute minima kept for the base delay" },
-        Param { name: "current_filter", default: 4.0, min: 1.0, max: 32.0, doc: "CURRENT_FILTER: recent delays whose minimum is the current delay" },
-        Param { name: "allowed_increase", default: 1.0, min: 1.0, max: 16.0, doc: "ALLOWED_INCREASE: cwnd at most flightsize + this (segments)" },
+        Param {
+            name: "target_ms",
+            default: 100.0,
+            min: 1.0,
+            max: 10_000.0,
+            doc: "TARGET queuing delay (RFC 6817: at most 100 ms)",
+        },
+        Param {
+            name: "gain",
+            default: 1.0,
+            min: 0.01,
+            max: 10.0,
+            doc: "GAIN: window change per RTT at full off-target, in segments",
+        },
+        Param {
+            name: "base_history",
+            default: 10.0,
+            min: 1.0,
+            max: 60.0,
+            doc: "BASE_HISTORY: one-minute minima kept for the base delay",
+        },
+        Param {
+            name: "current_filter",
+            default: 4.0,
+            min: 1.0,
+            max: 32.0,
+            doc: "CURRENT_FILTER: recent delays whose minimum is the current delay",
+        },
+        Param {
+            name: "allowed_increase",
+            default: 1.0,
+            min: 1.0,
+            max: 16.0,
+            doc: "ALLOWED_INCREASE: cwnd at most flightsize + this (segments)",
+        },
         Param { name: "min_cwnd", default: 2.0, min: 1.0, max: 16.0, doc: "MIN_CWND (segments)" },
-        Param { name: "slow_start", default: 1.0, min: 0.0, max: 1.0, doc: "1: slow start until a loss or queuing delay >= TARGET/2" },
+        Param {
+            name: "slow_start",
+            default: 1.0,
+            min: 0.0,
+            max: 1.0,
+            doc: "1: slow start until a loss or queuing delay >= TARGET/2",
+        },
     ],
     state: &["queuing_delay_ms", "base_delay_ms", "off_target", "current_delay_ms"],
 };
@@ -91,7 +129,8 @@ impl Ledbat {
     }
 
     fn base_delay(&self) -> Option<Nanos> {
-        (self.base_len > 0).then(|| (0..self.base_len).map(|i| self.base[(self.base_head + i) % self.base_history]).min().unwrap())
+        (self.base_len > 0)
+            .then(|| (0..self.base_len).map(|i| self.base[(self.base_head + i) % self.base_history]).min().unwrap())
     }
 
     fn current_delay(&self) -> Option<Nanos> {

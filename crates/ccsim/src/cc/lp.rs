@@ -38,13 +38,15 @@
 //! are in nanoseconds rather than Linux's milliseconds.
 
 use super::common::{reno_cong_avoid, reno_ssthresh};
-use super::{AckSample, Conn, CongestionControl, Info, Param, Params, Window};
+use super::{AckSample, CongestionControl, Conn, Info, Param, Params, Window};
+use crate::tcp::recovery::RecoveryPolicy;
 use crate::time::Nanos;
 
 pub const INFO: Info = Info {
     name: "lp",
     reference: "Kuzmanovic & Knightly, INFOCOM 2003; Linux tcp_lp.c",
     summary: "low priority: Reno that halves (or drops to 1) when the one-way delay rises 15% into its observed range",
+    recovery: RecoveryPolicy::NewReno,
     params: &[
         Param { name: "threshold", default: 0.15, min: 0.01, max: 1.0, doc: "early congestion when owd > min + threshold * (max - min)" },
         Param { name: "inference_rtts", default: 3.0, min: 0.0, max: 100.0, doc: "RTTs after an indication without growth (second one: cwnd 1)" },

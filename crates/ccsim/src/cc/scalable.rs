@@ -13,15 +13,29 @@
 //! byte counting) it uses the paper's 100, and so do we.
 
 use super::common::{cong_avoid_ai, slow_start_if_limited};
-use super::{Conn, CongestionControl, Info, Param, Params, Window};
+use super::{CongestionControl, Conn, Info, Param, Params, Window};
+use crate::tcp::recovery::RecoveryPolicy;
 
 pub const INFO: Info = Info {
     name: "scalable",
     reference: "Kelly, CCR 2003; Linux tcp_scalable.c",
     summary: "MIMD: +1% of cwnd per RTT (one segment per 100 ACKed), cut by 1/8 on loss",
+    recovery: RecoveryPolicy::NewReno,
     params: &[
-        Param { name: "ai_cnt", default: 100.0, min: 1.0, max: 10_000.0, doc: "ACKed segments per +1 segment at large windows (1/a)" },
-        Param { name: "md_shift", default: 3.0, min: 1.0, max: 8.0, doc: "decrease by cwnd >> md_shift on loss (3: b = 1/8)" },
+        Param {
+            name: "ai_cnt",
+            default: 100.0,
+            min: 1.0,
+            max: 10_000.0,
+            doc: "ACKed segments per +1 segment at large windows (1/a)",
+        },
+        Param {
+            name: "md_shift",
+            default: 3.0,
+            min: 1.0,
+            max: 8.0,
+            doc: "decrease by cwnd >> md_shift on loss (3: b = 1/8)",
+        },
     ],
     state: &["ai_cnt"],
 };

@@ -24,13 +24,15 @@
 //! start every RTT. Parameter `linux` = 1 selects both Linux behaviours.
 
 use super::common::{reno_cong_avoid, reno_ssthresh, slow_start};
-use super::{AckSample, CaEvent, CaState, Conn, CongestionControl, Info, Param, Params, Window};
+use super::{AckSample, CaEvent, CaState, CongestionControl, Conn, Info, Param, Params, Window};
+use crate::tcp::recovery::RecoveryPolicy;
 use crate::time::Nanos;
 
 pub const INFO: Info = Info {
     name: "vegas",
     reference: "Brakmo, Peterson, IEEE JSAC 1995 (SIGCOMM 1994); Linux tcp_vegas.c",
     summary: "delay-based: keep alpha..beta (2..4) segments queued, diff=(expected-actual)*baseRTT once per RTT; gamma=1 ends slow start",
+    recovery: RecoveryPolicy::NewReno,
     params: &[
         Param { name: "alpha", default: 2.0, min: 0.0, max: 1000.0, doc: "below this many queued segments, +1 per RTT" },
         Param { name: "beta", default: 4.0, min: 0.0, max: 1000.0, doc: "above this many queued segments, -1 per RTT" },

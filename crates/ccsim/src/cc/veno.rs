@@ -18,13 +18,15 @@
 //! every ACK and never resets the sample count; both kept.)
 
 use super::common::{cong_avoid_ai, reno_cong_avoid, slow_start};
-use super::{AckSample, CaEvent, CaState, Conn, CongestionControl, Info, Param, Params, Window};
+use super::{AckSample, CaEvent, CaState, CongestionControl, Conn, Info, Param, Params, Window};
+use crate::tcp::recovery::RecoveryPolicy;
 use crate::time::Nanos;
 
 pub const INFO: Info = Info {
     name: "veno",
     reference: "Fu, Liew, IEEE JSAC 2003; Linux tcp_veno.c",
     summary: "Reno with a backlog estimate N: random loss (N < 3) cuts to 4/5, congestion halves; +1 every other RTT when N >= 3",
+    recovery: RecoveryPolicy::NewReno,
     params: &[Param { name: "beta", default: 3.0, min: 0.0, max: 1000.0, doc: "backlog (segments) separating random from congestion loss" }],
     state: &["backlog", "base_rtt_ms", "congestive"],
 };

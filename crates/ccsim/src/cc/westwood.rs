@@ -30,15 +30,24 @@
 //! previous (possibly null) sample.
 
 use super::common::{bdp_segments, reno_cong_avoid, AckedBytes};
-use super::{AckSample, Conn, CongestionControl, Info, Param, Params, Window};
+use super::{AckSample, CongestionControl, Conn, Info, Param, Params, Window};
+use crate::tcp::recovery::RecoveryPolicy;
 use crate::time::{Nanos, NS_PER_MS, NS_PER_SEC};
 
 pub const INFO: Info = Info {
     name: "westwood",
     reference: "Mascolo, Casetti, Gerla, Sanadidi, Wang, ACM MobiCom 2001",
-    summary: "Reno growth; on loss ssthresh = BWE * RTTmin with BWE filtered from every ACK (the original, per-ACK Westwood)",
+    summary:
+        "Reno growth; on loss ssthresh = BWE * RTTmin with BWE filtered from every ACK (the original, per-ACK Westwood)",
+    recovery: RecoveryPolicy::NewReno,
     params: &[
-        Param { name: "tau_ms", default: 500.0, min: 1.0, max: 100_000.0, doc: "time constant of the bandwidth filter, ms" },
+        Param {
+            name: "tau_ms",
+            default: 500.0,
+            min: 1.0,
+            max: 100_000.0,
+            doc: "time constant of the bandwidth filter, ms",
+        },
         Param { name: "m", default: 2.0, min: 1.0, max: 100.0, doc: "a null sample after tau/m without ACKs" },
     ],
     state: &["bwe_bps", "rtt_min_ms", "bw_rttmin_pkts"],

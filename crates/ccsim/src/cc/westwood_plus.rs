@@ -29,13 +29,15 @@
 //! jiffies and bytes per jiffy.
 
 use super::common::{bdp_segments, reno_cong_avoid, reno_ssthresh, AckedBytes};
-use super::{AckSample, CaEvent, Conn, CongestionControl, Info, Param, Params, Window};
+use super::{AckSample, CaEvent, CongestionControl, Conn, Info, Param, Params, Window};
+use crate::tcp::recovery::RecoveryPolicy;
 use crate::time::{Nanos, NS_PER_MS, NS_PER_SEC};
 
 pub const INFO: Info = Info {
     name: "westwood+",
     reference: "Grieco, Mascolo, ACM CCR 2004; Linux tcp_westwood.c (named westwood there)",
     summary: "Reno growth; on loss ssthresh = BWE * RTTmin, BWE sampled once per RTT and low-pass filtered (7/8)",
+    recovery: RecoveryPolicy::NewReno,
     params: &[Param {
         name: "min_interval_ms",
         default: 50.0,

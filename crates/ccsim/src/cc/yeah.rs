@@ -18,22 +18,61 @@
 
 use super::common::{cong_avoid_ai, slow_start};
 use super::vegas::VegasRtt;
-use super::{AckSample, CaEvent, CaState, Conn, CongestionControl, Info, Param, Params, Window};
+use super::{AckSample, CaEvent, CaState, CongestionControl, Conn, Info, Param, Params, Window};
+use crate::tcp::recovery::RecoveryPolicy;
 use crate::time::Nanos;
 
 pub const INFO: Info = Info {
     name: "yeah",
     reference: "Baiocchi, Castellani, Vacirca, PFLDnet 2007; Linux tcp_yeah.c",
-    summary: "Scalable increase while the estimated queue is small, Reno with precautionary decongestion when it is not",
+    summary:
+        "Scalable increase while the estimated queue is small, Reno with precautionary decongestion when it is not",
+    recovery: RecoveryPolicy::NewReno,
     params: &[
-        Param { name: "alpha", default: 80.0, min: 1.0, max: 10_000.0, doc: "queue (segments) above which YeAH slows down and decongests" },
-        Param { name: "gamma", default: 1.0, min: 1.0, max: 64.0, doc: "fraction 1/gamma of the queue removed by decongestion" },
+        Param {
+            name: "alpha",
+            default: 80.0,
+            min: 1.0,
+            max: 10_000.0,
+            doc: "queue (segments) above which YeAH slows down and decongests",
+        },
+        Param {
+            name: "gamma",
+            default: 1.0,
+            min: 1.0,
+            max: 64.0,
+            doc: "fraction 1/gamma of the queue removed by decongestion",
+        },
         Param { name: "delta", default: 3.0, min: 1.0, max: 8.0, doc: "loss: remove at least cwnd >> delta" },
-        Param { name: "epsilon", default: 1.0, min: 1.0, max: 8.0, doc: "decongestion removes at most cwnd >> epsilon" },
+        Param {
+            name: "epsilon",
+            default: 1.0,
+            min: 1.0,
+            max: 8.0,
+            doc: "decongestion removes at most cwnd >> epsilon",
+        },
         Param { name: "phy", default: 8.0, min: 1.0, max: 64.0, doc: "slow mode when queuing delay > base RTT / phy" },
-        Param { name: "rho", default: 16.0, min: 1.0, max: 1000.0, doc: "slow-mode RTTs in a row meaning Reno competition (loss halves)" },
-        Param { name: "zeta", default: 50.0, min: 1.0, max: 1000.0, doc: "fast-mode RTTs after which reno_count resets" },
-        Param { name: "scalable_ai_cnt", default: 100.0, min: 1.0, max: 10_000.0, doc: "fast mode: +1 per min(cwnd, this) ACKed" },
+        Param {
+            name: "rho",
+            default: 16.0,
+            min: 1.0,
+            max: 1000.0,
+            doc: "slow-mode RTTs in a row meaning Reno competition (loss halves)",
+        },
+        Param {
+            name: "zeta",
+            default: 50.0,
+            min: 1.0,
+            max: 1000.0,
+            doc: "fast-mode RTTs after which reno_count resets",
+        },
+        Param {
+            name: "scalable_ai_cnt",
+            default: 100.0,
+            min: 1.0,
+            max: 10_000.0,
+            doc: "fast mode: +1 per min(cwnd, this) ACKed",
+        },
     ],
     state: &["mode", "queue_pkts", "base_rtt_ms", "reno_count", "doing_reno_rtts"],
 };
@@ -203,7 +242,12 @@ mod tests {
         assert_eq!(h.state("mode"), 1.0);
         assert!(h.state("queue_pkts") > 80.0);
         assert!(h.w.cwnd + 60 < before, "decongestion: {} -> {}", before, h.w.cwnd);
-        assert!(h.w.ssthresh + 60 < before && h.w.cwnd - h.w.ssthresh <= 3, "ssthresh {} cwnd {}", h.w.ssthresh, h.w.cwnd);
+        assert!(
+            h.w.ssthresh + 60 < before && h.w.cwnd - h.w.ssthresh <= 3,
+            "ssthresh {} cwnd {}",
+            h.w.ssthresh,
+            h.w.cwnd
+        );
         // Back to an empty queue: fast again.
         h.queue_delay = 0;
         h.rounds(3);

@@ -2,6 +2,7 @@
 //! processing, recovery, timers) split by concern, and the receiver.
 pub mod rate;
 pub mod receiver;
+pub mod recovery;
 pub mod rtt;
 pub mod scoreboard;
 pub mod sender;

@@ -24,9 +24,10 @@
 //!   pacing, tcp_update_skb_after_send); a timer wakes the sender then.
 
 use super::rate::RateSampler;
+use super::recovery::RecoveryPolicy;
 use super::rtt::{RtoStyle, RttEstimator};
 use super::scoreboard::{Scoreboard, Segment, EVER_RETRANS, SACKED};
-use crate::cc::{AckSample, Algorithm, CaEvent, CaState, Conn, LossResponse, Window, INFINITE_SSTHRESH};
+use crate::cc::{AckSample, Algorithm, CaEvent, CaState, Conn, Window, INFINITE_SSTHRESH};
 use crate::net::packet::{tcp_header_bytes, Kind, Packet};
 use crate::time::{Nanos, NS_PER_SEC};
 
@@ -112,6 +113,8 @@ pub struct Sender {
     /// (Linux `cong_control`, bbr): recovery then leaves cwnd alone, as
     /// Linux's tcp_cong_control and tcp_end_cwnd_reduction do.
     cc_owns_window: bool,
+    /// How losses revealed by duplicate ACKs or SACK are recovered (declared by the registry entry).
+    recovery: RecoveryPolicy,
     /// Linux tcp_cwnd_validate state.
     is_cwnd_limited: bool,
     max_packets_out: u32,
@@ -139,6 +142,7 @@ impl Sender {
             None => (None, cfg.mss),
         };
         let cc_owns_window = cc.owns_window();
+        let recovery = cc.info().recovery;
         Sender {
             id,
             w: Window::new(cfg.init_cwnd),
@@ -165,6 +169,7 @@ impl Sender {
             cwr_pending: false,
             delivered_ce: 0,
             cc_owns_window,
+            recovery,
             is_cwnd_limited: false,
             max_packets_out: 0,
             max_packets_seq: 0,
@@ -561,7 +566,7 @@ impl Sender {
                 self.set_state(now, CaState::Open);
             }
             CaState::Recovery if !self.cfg.sack && acked_new => {
-                if self.cc.loss_response() == LossResponse::Reno {
+                if self.recovery == RecoveryPolicy::Reno {
                     // RFC 5681: deflate and leave recovery at the first new ACK.
                     self.w.cwnd = self.w.ssthresh;
                     self.sb.reset_reno_sacks();
@@ -578,7 +583,7 @@ impl Sender {
             let loss =
                 if self.cfg.sack { self.sb.lost_out > 0 } else { self.sb.sacked_out >= super::scoreboard::DUPTHRESH };
             if loss {
-                if self.cc.loss_response() == LossResponse::SlowStart {
+                if self.recovery == RecoveryPolicy::SlowStart {
                     self.enter_loss(now);
                     self.stats.fast_recoveries += 1;
                 } else {
