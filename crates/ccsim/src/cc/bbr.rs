@@ -50,19 +50,58 @@ use crate::rng::Rng;
 use crate::tcp::recovery::RecoveryPolicy;
 use crate::time::{Nanos, NS_PER_MS, NS_PER_SEC};
 
+/// The parameters (`cc_params`), read with `Params::{float, int, flag}`.
+pub mod param {
+    use crate::cc::{BoolParam, FloatParam};
+    pub const HIGH_GAIN: FloatParam = FloatParam {
+        name: "high_gain",
+        default: 2.885,
+        min: 1.0,
+        max: 4.0,
+        doc: "STARTUP pacing and cwnd gain (2/ln 2); DRAIN paces at its inverse",
+    };
+    pub const CWND_GAIN: FloatParam =
+        FloatParam { name: "cwnd_gain", default: 2.0, min: 1.0, max: 4.0, doc: "PROBE_BW cwnd gain (BDP multiples)" };
+    pub const PROBE_RTT_INTERVAL_S: FloatParam = FloatParam {
+        name: "probe_rtt_interval_s",
+        default: 10.0,
+        min: 0.5,
+        max: 60.0,
+        doc: "min RTT filter window: PROBE_RTT when it expires",
+    };
+    pub const PROBE_RTT_MS: FloatParam = FloatParam {
+        name: "probe_rtt_ms",
+        default: 200.0,
+        min: 0.0,
+        max: 2000.0,
+        doc: "time at 4 segments in PROBE_RTT (0: never enter PROBE_RTT)",
+    };
+    pub const PACING_MARGIN: FloatParam = FloatParam {
+        name: "pacing_margin",
+        default: 0.01,
+        min: 0.0,
+        max: 0.2,
+        doc: "pace this fraction below the estimated bandwidth",
+    };
+    pub const LT_MODE: BoolParam =
+        BoolParam { name: "lt_mode", default: true, doc: "1: detect token-bucket policers (long-term bandwidth)" };
+    pub const ACK_AGGREGATION: BoolParam =
+        BoolParam { name: "ack_aggregation", default: true, doc: "1: add the estimated ACK aggregation to cwnd" };
+}
+
 pub const INFO: Info = Info {
     name: "bbr",
     reference: "Cardwell et al., ACM Queue 2016; draft-cardwell-iccrg-bbr-congestion-control-00; Linux tcp_bbr.c (v1)",
     summary: "model-based: paces at the max delivery rate of 10 rounds, cwnd 2 BDP; STARTUP, DRAIN, PROBE_BW gain cycle, PROBE_RTT every 10 s",
     recovery: RecoveryPolicy::NewReno,
     params: &[
-        Param { name: "high_gain", default: 2.885, min: 1.0, max: 4.0, doc: "STARTUP pacing and cwnd gain (2/ln 2); DRAIN paces at its inverse" },
-        Param { name: "cwnd_gain", default: 2.0, min: 1.0, max: 4.0, doc: "PROBE_BW cwnd gain (BDP multiples)" },
-        Param { name: "probe_rtt_interval_s", default: 10.0, min: 0.5, max: 60.0, doc: "min RTT filter window: PROBE_RTT when it expires" },
-        Param { name: "probe_rtt_ms", default: 200.0, min: 0.0, max: 2000.0, doc: "time at 4 segments in PROBE_RTT (0: never enter PROBE_RTT)" },
-        Param { name: "pacing_margin", default: 0.01, min: 0.0, max: 0.2, doc: "pace this fraction below the estimated bandwidth" },
-        Param { name: "lt_mode", default: 1.0, min: 0.0, max: 1.0, doc: "1: detect token-bucket policers (long-term bandwidth)" },
-        Param { name: "ack_aggregation", default: 1.0, min: 0.0, max: 1.0, doc: "1: add the estimated ACK aggregation to cwnd" },
+        Param::Float(&param::HIGH_GAIN),
+        Param::Float(&param::CWND_GAIN),
+        Param::Float(&param::PROBE_RTT_INTERVAL_S),
+        Param::Float(&param::PROBE_RTT_MS),
+        Param::Float(&param::PACING_MARGIN),
+        Param::Bool(&param::LT_MODE),
+        Param::Bool(&param::ACK_AGGREGATION),
     ],
     state: &["mode", "btl_bw_bps", "min_rtt_ms", "pacing_gain", "cwnd_gain", "round_count", "full_bw_reached"],
 };
@@ -176,17 +215,17 @@ fn gain(x: f64) -> u64 {
 
 impl Bbr {
     pub fn new(p: &Params) -> Bbr {
-        let high = p.get("high_gain");
+        let high = p.float(&param::HIGH_GAIN);
         Bbr {
             // Linux: BBR_UNIT * 2885 / 1000 + 1 and BBR_UNIT * 1000 / 2885.
             high_gain: gain(high) + 1,
             drain_gain: (BBR_UNIT as f64 / high) as u64,
-            cwnd_gain_probe_bw: gain(p.get("cwnd_gain")),
-            min_rtt_win_ns: (p.get("probe_rtt_interval_s") * NS_PER_SEC as f64) as Nanos,
-            probe_rtt_ns: (p.get("probe_rtt_ms") * NS_PER_MS as f64) as Nanos,
-            margin_percent: (p.get("pacing_margin") * 100.0).round() as u64,
-            lt_enabled: p.get("lt_mode") != 0.0,
-            extra_acked_gain: if p.get("ack_aggregation") != 0.0 { BBR_UNIT } else { 0 },
+            cwnd_gain_probe_bw: gain(p.float(&param::CWND_GAIN)),
+            min_rtt_win_ns: (p.float(&param::PROBE_RTT_INTERVAL_S) * NS_PER_SEC as f64) as Nanos,
+            probe_rtt_ns: (p.float(&param::PROBE_RTT_MS) * NS_PER_MS as f64) as Nanos,
+            margin_percent: (p.float(&param::PACING_MARGIN) * 100.0).round() as u64,
+            lt_enabled: p.flag(&param::LT_MODE),
+            extra_acked_gain: if p.flag(&param::ACK_AGGREGATION) { BBR_UNIT } else { 0 },
             rng: p.rng(),
             mode: Mode::Startup,
             bw: WindowedMax::default(),

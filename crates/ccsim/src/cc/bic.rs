@@ -35,17 +35,52 @@ use super::{CaState, CongestionControl, Conn, Info, Param, Params, Window};
 use crate::tcp::recovery::RecoveryPolicy;
 use crate::time::{Nanos, NS_PER_MS};
 
+/// The parameters (`cc_params`), read with `Params::{float, int, flag}`.
+pub mod param {
+    use crate::cc::{BoolParam, FloatParam, IntParam};
+    pub const BETA: FloatParam = FloatParam {
+        name: "beta",
+        default: 819.0 / 1024.0,
+        min: 0.1,
+        max: 0.99,
+        doc: "multiplicative decrease factor (Linux 819/1024)",
+    };
+    pub const MAX_INCREMENT: IntParam = IntParam {
+        name: "max_increment",
+        default: 16,
+        min: 1,
+        max: 1024,
+        doc: "Smax: largest increase per RTT, segments",
+    };
+    pub const LOW_WINDOW: IntParam = IntParam {
+        name: "low_window",
+        default: 14,
+        min: 2,
+        max: 1000,
+        doc: "below this window BIC behaves as Reno, segments",
+    };
+    pub const SMOOTH_PART: IntParam = IntParam {
+        name: "smooth_part",
+        default: 20,
+        min: 1,
+        max: 1000,
+        doc: "RTTs spent from Wmax-B to Wmax (plateau length)",
+    };
+    pub const FAST_CONVERGENCE: BoolParam =
+        BoolParam { name: "fast_convergence", default: true, doc: "1: release bandwidth on losses below Wmax" };
+}
+
 pub const INFO: Info = Info {
     name: "bic",
     reference: "Xu, Harfoush, Rhee, INFOCOM 2004; Linux tcp_bic.c",
     summary: "binary search toward the last maximum, additive increase capped at Smax=16, max probing beyond it; beta 0.8, fast convergence",
     recovery: RecoveryPolicy::NewReno,
     params: &[
-        Param { name: "beta", default: 819.0 / 1024.0, min: 0.1, max: 0.99, doc: "multiplicative decrease factor (Linux 819/1024)" },
-        Param { name: "max_increment", default: 16.0, min: 1.0, max: 1024.0, doc: "Smax: largest increase per RTT, segments" },
-        Param { name: "low_window", default: 14.0, min: 2.0, max: 1000.0, doc: "below this window BIC behaves as Reno, segments" },
-        Param { name: "smooth_part", default: 20.0, min: 1.0, max: 1000.0, doc: "RTTs spent from Wmax-B to Wmax (plateau length)" },
-        Param { name: "fast_convergence", default: 1.0, min: 0.0, max: 1.0, doc: "1: release bandwidth on losses below Wmax" },
+        Param::Float(&param::BETA),
+        Param::Int(&param::MAX_INCREMENT),
+        Param::Int(&param::LOW_WINDOW),
+        Param::Int(&param::SMOOTH_PART),
+        Param::Bool(&param::FAST_CONVERGENCE),
     ],
     state: &["last_max_cwnd", "min_cwnd", "target", "cnt"],
 };
@@ -77,11 +112,11 @@ fn jiffies(now: Nanos) -> u64 {
 impl Bic {
     pub fn new(p: &Params) -> Bic {
         Bic {
-            beta: (p.get("beta") * BETA_SCALE as f64).round() as u32,
-            max_increment: p.get("max_increment") as u32,
-            low_window: p.get("low_window") as u32,
-            smooth_part: p.get("smooth_part") as u32,
-            fast_convergence: p.get("fast_convergence") != 0.0,
+            beta: (p.float(&param::BETA) * BETA_SCALE as f64).round() as u32,
+            max_increment: p.int(&param::MAX_INCREMENT) as u32,
+            low_window: p.int(&param::LOW_WINDOW) as u32,
+            smooth_part: p.int(&param::SMOOTH_PART) as u32,
+            fast_convergence: p.flag(&param::FAST_CONVERGENCE),
             cnt: 0,
             last_max_cwnd: 0,
             min_cwnd: 0,

@@ -48,21 +48,26 @@ use super::{AckSample, CaState, CongestionControl, Conn, Info, Param, Params, Wi
 use crate::tcp::recovery::RecoveryPolicy;
 use crate::time::{Nanos, NS_PER_SEC};
 
+/// The parameters (`cc_params`), read with `Params::{float, int, flag}`.
+pub mod param {
+    use crate::cc::FloatParam;
+    pub const KP: FloatParam =
+        FloatParam { name: "kp", default: 1.0, min: 0.01, max: 100.0, doc: "proportional gain Kp" };
+    pub const HEADROOM: FloatParam = FloatParam {
+        name: "headroom",
+        default: 1.0,
+        min: 0.1,
+        max: 100.0,
+        doc: "B = headroom * largest storage (rate * RTT) observed",
+    };
+}
+
 pub const INFO: Info = Info {
     name: "ccp",
     reference: "Cavendish, Ishizu et al. 2010 (control law as in the high-speed study); estimators designed here",
     summary: "delay-based P controller: cwnd = [Kp (B - x) - inflight] / 2, B = path storage, x = backlog; no loss cut",
     recovery: RecoveryPolicy::NewReno,
-    params: &[
-        Param { name: "kp", default: 1.0, min: 0.01, max: 100.0, doc: "proportional gain Kp" },
-        Param {
-            name: "headroom",
-            default: 1.0,
-            min: 0.1,
-            max: 100.0,
-            doc: "B = headroom * largest storage (rate * RTT) observed",
-        },
-    ],
+    params: &[Param::Float(&param::KP), Param::Float(&param::HEADROOM)],
     state: &["b_pkts", "backlog_pkts", "inflight_pkts", "output_pkts"],
 };
 
@@ -260,7 +265,7 @@ pub struct Ccp {
 
 impl Ccp {
     pub fn new(p: &Params) -> Ccp {
-        Ccp { kp: p.get("kp"), ctl: Controller::new(p.get("headroom")) }
+        Ccp { kp: p.float(&param::KP), ctl: Controller::new(p.float(&param::HEADROOM)) }
     }
 }
 

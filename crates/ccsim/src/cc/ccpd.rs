@@ -31,28 +31,33 @@ use super::{AckSample, CaState, CongestionControl, Conn, Info, Param, Params, Wi
 use crate::tcp::recovery::RecoveryPolicy;
 use crate::time::{Nanos, NS_PER_US};
 
+/// The parameters (`cc_params`), read with `Params::{float, int, flag}`.
+pub mod param {
+    use crate::cc::FloatParam;
+    pub const KP: FloatParam =
+        FloatParam { name: "kp", default: 1.0, min: 0.01, max: 100.0, doc: "proportional gain Kp" };
+    pub const KD: FloatParam = FloatParam {
+        name: "kd",
+        default: 1000.0,
+        min: 0.0,
+        max: 1e7,
+        doc: "derivative gain Kd, microseconds (divided by the round time in us)",
+    };
+    pub const HEADROOM: FloatParam = FloatParam {
+        name: "headroom",
+        default: 1.0,
+        min: 0.1,
+        max: 100.0,
+        doc: "B = headroom * largest storage (rate * RTT) observed",
+    };
+}
+
 pub const INFO: Info = Info {
     name: "ccpd",
     reference: "Cavendish, Ishizu et al. 2011 (control law as in the high-speed study); estimators designed here",
     summary: "delay-based PD controller: cwnd = Kp [B - x - inflight] + Kd/dt [change of x + inflight]; no loss cut",
     recovery: RecoveryPolicy::NewReno,
-    params: &[
-        Param { name: "kp", default: 1.0, min: 0.01, max: 100.0, doc: "proportional gain Kp" },
-        Param {
-            name: "kd",
-            default: 1000.0,
-            min: 0.0,
-            max: 1e7,
-            doc: "derivative gain Kd, microseconds (divided by the round time in us)",
-        },
-        Param {
-            name: "headroom",
-            default: 1.0,
-            min: 0.1,
-            max: 100.0,
-            doc: "B = headroom * largest storage (rate * RTT) observed",
-        },
-    ],
+    params: &[Param::Float(&param::KP), Param::Float(&param::KD), Param::Float(&param::HEADROOM)],
     state: &["b_pkts", "backlog_pkts", "inflight_pkts", "output_pkts", "d_term_pkts"],
 };
 
@@ -68,9 +73,9 @@ pub struct Ccpd {
 impl Ccpd {
     pub fn new(p: &Params) -> Ccpd {
         Ccpd {
-            kp: p.get("kp"),
-            kd_us: p.get("kd"),
-            ctl: Controller::new(p.get("headroom")),
+            kp: p.float(&param::KP),
+            kd_us: p.float(&param::KD),
+            ctl: Controller::new(p.float(&param::HEADROOM)),
             prev_occupancy: None,
             d_term: 0.0,
         }

@@ -16,22 +16,27 @@ use super::common::{reno_cong_avoid, reno_ssthresh};
 use super::{AckSample, CaEvent, CaState, CongestionControl, Conn, Info, Param, Params, Window};
 use crate::tcp::recovery::RecoveryPolicy;
 
+/// The parameters (`cc_params`), read with `Params::{float, int, flag}`.
+pub mod param {
+    use crate::cc::{FloatParam, IntParam};
+    pub const SHIFT_G: IntParam = IntParam {
+        name: "shift_g",
+        default: 4,
+        min: 0,
+        max: 10,
+        doc: "g = 1 / 2^shift_g, the weight of the latest window in alpha",
+    };
+    pub const ALPHA_ON_INIT: FloatParam =
+        FloatParam { name: "alpha_on_init", default: 1.0, min: 0.0, max: 1.0, doc: "initial alpha" };
+}
+
 pub const INFO: Info = Info {
     name: "dctcp",
     reference: "Alizadeh et al., SIGCOMM 2010; RFC 8257; Linux tcp_dctcp.c",
     summary:
         "ECN-proportional decrease: cwnd *= 1 - alpha/2 where alpha tracks the fraction of marked segments (g = 1/16)",
     recovery: RecoveryPolicy::NewReno,
-    params: &[
-        Param {
-            name: "shift_g",
-            default: 4.0,
-            min: 0.0,
-            max: 10.0,
-            doc: "g = 1 / 2^shift_g, the weight of the latest window in alpha",
-        },
-        Param { name: "alpha_on_init", default: 1.0, min: 0.0, max: 1.0, doc: "initial alpha" },
-    ],
+    params: &[Param::Int(&param::SHIFT_G), Param::Float(&param::ALPHA_ON_INIT)],
     state: &["alpha", "marked_fraction"],
 };
 
@@ -51,8 +56,8 @@ pub struct Dctcp {
 impl Dctcp {
     pub fn new(p: &Params) -> Dctcp {
         Dctcp {
-            shift_g: p.get("shift_g").round() as u32,
-            alpha: ((p.get("alpha_on_init") * MAX_ALPHA as f64).round() as u32).min(MAX_ALPHA),
+            shift_g: p.int(&param::SHIFT_G) as u32,
+            alpha: ((p.float(&param::ALPHA_ON_INIT) * MAX_ALPHA as f64).round() as u32).min(MAX_ALPHA),
             next_seq: 0,
             old_delivered: 0,
             old_delivered_ce: 0,

@@ -19,14 +19,26 @@ use super::{AckSample, CaState, CongestionControl, Conn, Info, Param, Params, Wi
 use crate::tcp::recovery::RecoveryPolicy;
 use crate::time::{Nanos, NS_PER_MS};
 
+/// The parameters (`cc_params`), read with `Params::{float, int, flag}`.
+pub mod param {
+    use crate::cc::BoolParam;
+    pub const RTT_SCALING: BoolParam =
+        BoolParam { name: "rtt_scaling", default: true, doc: "1: scale alpha by minRTT / 100 ms" };
+    pub const BANDWIDTH_SWITCH: BoolParam = BoolParam {
+        name: "bandwidth_switch",
+        default: true,
+        doc: "1: beta = 0.5 when the throughput changed by > 20%",
+    };
+}
+
 pub const INFO: Info = Info {
     name: "htcp",
     reference: "Leith & Shorten, PFLDnet 2004; Linux tcp_htcp.c",
     summary: "increase grows with the time since the last loss (1 + 10(D-1) + ((D-1)/2)^2), adaptive beta = minRTT/maxRTT in [0.5, 0.8]",
     recovery: RecoveryPolicy::NewReno,
     params: &[
-        Param { name: "rtt_scaling", default: 1.0, min: 0.0, max: 1.0, doc: "1: scale alpha by minRTT / 100 ms" },
-        Param { name: "bandwidth_switch", default: 1.0, min: 0.0, max: 1.0, doc: "1: beta = 0.5 when the throughput changed by > 20%" },
+        Param::Bool(&param::RTT_SCALING),
+        Param::Bool(&param::BANDWIDTH_SWITCH),
     ],
     state: &["alpha", "beta", "since_congestion_s", "min_rtt_ms", "max_rtt_ms"],
 };
@@ -69,8 +81,8 @@ pub struct Htcp {
 impl Htcp {
     pub fn new(p: &Params) -> Htcp {
         Htcp {
-            use_rtt_scaling: p.get("rtt_scaling") != 0.0,
-            use_bandwidth_switch: p.get("bandwidth_switch") != 0.0,
+            use_rtt_scaling: p.flag(&param::RTT_SCALING),
+            use_bandwidth_switch: p.flag(&param::BANDWIDTH_SWITCH),
             alpha: ALPHA_BASE,
             beta: BETA_MIN,
             modeswitch: false,

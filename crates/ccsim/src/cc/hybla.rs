@@ -23,12 +23,19 @@ use super::{CaState, CongestionControl, Conn, Info, Param, Params, Window};
 use crate::tcp::recovery::RecoveryPolicy;
 use crate::time::{Nanos, NS_PER_MS};
 
+/// The parameters (`cc_params`), read with `Params::{float, int, flag}`.
+pub mod param {
+    use crate::cc::FloatParam;
+    pub const RTT0_MS: FloatParam =
+        FloatParam { name: "rtt0_ms", default: 25.0, min: 1.0, max: 10_000.0, doc: "reference RTT, ms" };
+}
+
 pub const INFO: Info = Info {
     name: "hybla",
     reference: "Caini, Firrincieli, Int. J. Satellite Commun. Netw. 2004; Linux tcp_hybla.c",
     summary: "RTT-fair growth for long paths: rho = RTT/RTT0 (25 ms); slow start +2^rho-1, congestion avoidance +rho^2/cwnd per ACK",
     recovery: RecoveryPolicy::NewReno,
-    params: &[Param { name: "rtt0_ms", default: 25.0, min: 1.0, max: 10_000.0, doc: "reference RTT, ms" }],
+    params: &[Param::Float(&param::RTT0_MS)],
     state: &["rho", "min_srtt_ms"],
 };
 
@@ -49,7 +56,7 @@ pub struct Hybla {
 impl Hybla {
     pub fn new(p: &Params) -> Hybla {
         Hybla {
-            rtt0_ns: (p.get("rtt0_ms") * NS_PER_MS as f64) as Nanos,
+            rtt0_ns: (p.float(&param::RTT0_MS) * NS_PER_MS as f64) as Nanos,
             enabled: true,
             cwnd_cents: 0,
             rho: 0,

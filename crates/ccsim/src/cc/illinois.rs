@@ -23,27 +23,26 @@ use super::common::slow_start;
 use super::{AckSample, CaState, CongestionControl, Conn, Info, Param, Params, Window};
 use crate::tcp::recovery::RecoveryPolicy;
 
+/// The parameters (`cc_params`), read with `Params::{float, int, flag}`.
+pub mod param {
+    use crate::cc::IntParam;
+    pub const WIN_THRESH: IntParam =
+        IntParam { name: "win_thresh", default: 15, min: 0, max: 100_000, doc: "below this window, Reno (segments)" };
+    pub const THETA: IntParam = IntParam {
+        name: "theta",
+        default: 5,
+        min: 1,
+        max: 1000,
+        doc: "low-delay rounds before alpha returns to its maximum",
+    };
+}
+
 pub const INFO: Info = Info {
     name: "illinois",
     reference: "Liu, Basar, Srikant, VALUETOOLS 2006; Linux tcp_illinois.c",
     summary: "AIMD with alpha in [0.3, 10] and beta in [1/8, 1/2] set from the average queueing delay",
     recovery: RecoveryPolicy::NewReno,
-    params: &[
-        Param {
-            name: "win_thresh",
-            default: 15.0,
-            min: 0.0,
-            max: 100_000.0,
-            doc: "below this window, Reno (segments)",
-        },
-        Param {
-            name: "theta",
-            default: 5.0,
-            min: 1.0,
-            max: 1000.0,
-            doc: "low-delay rounds before alpha returns to its maximum",
-        },
-    ],
+    params: &[Param::Int(&param::WIN_THRESH), Param::Int(&param::THETA)],
     state: &["alpha", "beta", "avg_delay_ms", "max_delay_ms"],
 };
 
@@ -80,8 +79,8 @@ pub struct Illinois {
 impl Illinois {
     pub fn new(p: &Params) -> Illinois {
         Illinois {
-            win_thresh: p.get("win_thresh") as u32,
-            theta: p.get("theta") as u32,
+            win_thresh: p.int(&param::WIN_THRESH) as u32,
+            theta: p.int(&param::THETA) as u32,
             sum_rtt_us: 0,
             cnt_rtt: 0,
             base_rtt_us: 0x7fff_ffff,

@@ -42,22 +42,32 @@ use super::{AckSample, CongestionControl, Conn, Info, Param, Params, Window};
 use crate::tcp::recovery::RecoveryPolicy;
 use crate::time::Nanos;
 
+/// The parameters (`cc_params`), read with `Params::{float, int, flag}`.
+pub mod param {
+    use crate::cc::{BoolParam, FloatParam, IntParam};
+    pub const THRESHOLD: FloatParam = FloatParam {
+        name: "threshold",
+        default: 0.15,
+        min: 0.01,
+        max: 1.0,
+        doc: "early congestion when owd > min + threshold * (max - min)",
+    };
+    pub const INFERENCE_RTTS: IntParam = IntParam {
+        name: "inference_rtts",
+        default: 3,
+        min: 0,
+        max: 100,
+        doc: "RTTs after an indication without growth (second one: cwnd 1)",
+    };
+    pub const LINUX: BoolParam = BoolParam { name: "linux", default: false, doc: "1: Linux's delay (ACK TSval - TSecr) and ssthresh kept on an indication; 0: delay of the newest segment, additive increase after" };
+}
+
 pub const INFO: Info = Info {
     name: "lp",
     reference: "Kuzmanovic & Knightly, INFOCOM 2003; Linux tcp_lp.c",
     summary: "low priority: Reno that halves (or drops to 1) when the one-way delay rises 15% into its observed range",
     recovery: RecoveryPolicy::NewReno,
-    params: &[
-        Param { name: "threshold", default: 0.15, min: 0.01, max: 1.0, doc: "early congestion when owd > min + threshold * (max - min)" },
-        Param { name: "inference_rtts", default: 3.0, min: 0.0, max: 100.0, doc: "RTTs after an indication without growth (second one: cwnd 1)" },
-        Param {
-            name: "linux",
-            default: 0.0,
-            min: 0.0,
-            max: 1.0,
-            doc: "1: Linux's delay (ACK TSval - TSecr) and ssthresh kept on an indication; 0: delay of the newest segment, additive increase after",
-        },
-    ],
+    params: &[Param::Float(&param::THRESHOLD), Param::Int(&param::INFERENCE_RTTS), Param::Bool(&param::LINUX)],
     state: &["owd_ms", "owd_min_ms", "owd_max_ms", "threshold_ms", "phase"],
 };
 
@@ -78,9 +88,9 @@ pub struct Lp {
 impl Lp {
     pub fn new(p: &Params) -> Lp {
         Lp {
-            threshold: p.get("threshold"),
-            inference_rtts: p.get("inference_rtts").round() as u64,
-            linux: p.get("linux") != 0.0,
+            threshold: p.float(&param::THRESHOLD),
+            inference_rtts: p.int(&param::INFERENCE_RTTS) as u64,
+            linux: p.flag(&param::LINUX),
             sowd8: 0,
             owd_min: Nanos::MAX,
             owd_max: 0,

@@ -28,16 +28,37 @@ use super::{AckSample, CaEvent, CaState, CongestionControl, Conn, Info, Param, P
 use crate::tcp::recovery::RecoveryPolicy;
 use crate::time::Nanos;
 
+/// The parameters (`cc_params`), read with `Params::{float, int, flag}`.
+pub mod param {
+    use crate::cc::{BoolParam, IntParam};
+    pub const ALPHA: IntParam =
+        IntParam { name: "alpha", default: 2, min: 0, max: 1000, doc: "below this many queued segments, +1 per RTT" };
+    pub const BETA: IntParam =
+        IntParam { name: "beta", default: 4, min: 0, max: 1000, doc: "above this many queued segments, -1 per RTT" };
+    pub const GAMMA: IntParam = IntParam {
+        name: "gamma",
+        default: 1,
+        min: 0,
+        max: 1000,
+        doc: "slow start ends above this many queued segments",
+    };
+    pub const LINUX: BoolParam = BoolParam {
+        name: "linux",
+        default: false,
+        doc: "1: Linux's diff (divided by baseRTT) and slow start every RTT",
+    };
+}
+
 pub const INFO: Info = Info {
     name: "vegas",
     reference: "Brakmo, Peterson, IEEE JSAC 1995 (SIGCOMM 1994); Linux tcp_vegas.c",
     summary: "delay-based: keep alpha..beta (2..4) segments queued, diff=(expected-actual)*baseRTT once per RTT; gamma=1 ends slow start",
     recovery: RecoveryPolicy::NewReno,
     params: &[
-        Param { name: "alpha", default: 2.0, min: 0.0, max: 1000.0, doc: "below this many queued segments, +1 per RTT" },
-        Param { name: "beta", default: 4.0, min: 0.0, max: 1000.0, doc: "above this many queued segments, -1 per RTT" },
-        Param { name: "gamma", default: 1.0, min: 0.0, max: 1000.0, doc: "slow start ends above this many queued segments" },
-        Param { name: "linux", default: 0.0, min: 0.0, max: 1.0, doc: "1: Linux's diff (divided by baseRTT) and slow start every RTT" },
+        Param::Int(&param::ALPHA),
+        Param::Int(&param::BETA),
+        Param::Int(&param::GAMMA),
+        Param::Bool(&param::LINUX),
     ],
     state: &["diff", "base_rtt_ms", "round_min_rtt_ms", "enabled"],
 };
@@ -108,10 +129,10 @@ pub struct Vegas {
 impl Vegas {
     pub fn new(p: &Params) -> Vegas {
         Vegas {
-            alpha: p.get("alpha") as u64,
-            beta: p.get("beta") as u64,
-            gamma: p.get("gamma") as u64,
-            linux: p.get("linux") != 0.0,
+            alpha: p.int(&param::ALPHA) as u64,
+            beta: p.int(&param::BETA) as u64,
+            gamma: p.int(&param::GAMMA) as u64,
+            linux: p.flag(&param::LINUX),
             doing_vegas_now: true,
             rtt: VegasRtt::new(),
             ss_grow_round: true,

@@ -22,12 +22,24 @@ use super::{AckSample, CaEvent, CaState, CongestionControl, Conn, Info, Param, P
 use crate::tcp::recovery::RecoveryPolicy;
 use crate::time::Nanos;
 
+/// The parameters (`cc_params`), read with `Params::{float, int, flag}`.
+pub mod param {
+    use crate::cc::FloatParam;
+    pub const BETA: FloatParam = FloatParam {
+        name: "beta",
+        default: 3.0,
+        min: 0.0,
+        max: 1000.0,
+        doc: "backlog (segments) separating random from congestion loss",
+    };
+}
+
 pub const INFO: Info = Info {
     name: "veno",
     reference: "Fu, Liew, IEEE JSAC 2003; Linux tcp_veno.c",
     summary: "Reno with a backlog estimate N: random loss (N < 3) cuts to 4/5, congestion halves; +1 every other RTT when N >= 3",
     recovery: RecoveryPolicy::NewReno,
-    params: &[Param { name: "beta", default: 3.0, min: 0.0, max: 1000.0, doc: "backlog (segments) separating random from congestion loss" }],
+    params: &[Param::Float(&param::BETA)],
     state: &["backlog", "base_rtt_ms", "congestive"],
 };
 
@@ -47,7 +59,7 @@ pub struct Veno {
 impl Veno {
     pub fn new(p: &Params) -> Veno {
         Veno {
-            beta: (p.get("beta") * (1 << V_PARAM_SHIFT) as f64).round() as u64,
+            beta: (p.float(&param::BETA) * (1 << V_PARAM_SHIFT) as f64).round() as u64,
             doing_veno_now: true,
             cnt_rtt: 0,
             min_rtt: Nanos::MAX,

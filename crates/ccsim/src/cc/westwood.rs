@@ -34,22 +34,27 @@ use super::{AckSample, CongestionControl, Conn, Info, Param, Params, Window};
 use crate::tcp::recovery::RecoveryPolicy;
 use crate::time::{Nanos, NS_PER_MS, NS_PER_SEC};
 
+/// The parameters (`cc_params`), read with `Params::{float, int, flag}`.
+pub mod param {
+    use crate::cc::FloatParam;
+    pub const TAU_MS: FloatParam = FloatParam {
+        name: "tau_ms",
+        default: 500.0,
+        min: 1.0,
+        max: 100_000.0,
+        doc: "time constant of the bandwidth filter, ms",
+    };
+    pub const M: FloatParam =
+        FloatParam { name: "m", default: 2.0, min: 1.0, max: 100.0, doc: "a null sample after tau/m without ACKs" };
+}
+
 pub const INFO: Info = Info {
     name: "westwood",
     reference: "Mascolo, Casetti, Gerla, Sanadidi, Wang, ACM MobiCom 2001",
     summary:
         "Reno growth; on loss ssthresh = BWE * RTTmin with BWE filtered from every ACK (the original, per-ACK Westwood)",
     recovery: RecoveryPolicy::NewReno,
-    params: &[
-        Param {
-            name: "tau_ms",
-            default: 500.0,
-            min: 1.0,
-            max: 100_000.0,
-            doc: "time constant of the bandwidth filter, ms",
-        },
-        Param { name: "m", default: 2.0, min: 1.0, max: 100.0, doc: "a null sample after tau/m without ACKs" },
-    ],
+    params: &[Param::Float(&param::TAU_MS), Param::Float(&param::M)],
     state: &["bwe_bps", "rtt_min_ms", "bw_rttmin_pkts"],
 };
 
@@ -72,10 +77,10 @@ pub struct Westwood {
 
 impl Westwood {
     pub fn new(p: &Params) -> Westwood {
-        let tau_ns = p.get("tau_ms") * NS_PER_MS as f64;
+        let tau_ns = p.float(&param::TAU_MS) * NS_PER_MS as f64;
         Westwood {
             tau_s: tau_ns / NS_PER_SEC as f64,
-            null_gap_ns: (tau_ns / p.get("m")) as Nanos,
+            null_gap_ns: (tau_ns / p.float(&param::M)) as Nanos,
             bwe: 0.0,
             last_sample: 0.0,
             last_sample_at: 0,

@@ -33,18 +33,24 @@ use super::{AckSample, CaEvent, CongestionControl, Conn, Info, Param, Params, Wi
 use crate::tcp::recovery::RecoveryPolicy;
 use crate::time::{Nanos, NS_PER_MS, NS_PER_SEC};
 
-pub const INFO: Info = Info {
-    name: "westwood+",
-    reference: "Grieco, Mascolo, ACM CCR 2004; Linux tcp_westwood.c (named westwood there)",
-    summary: "Reno growth; on loss ssthresh = BWE * RTTmin, BWE sampled once per RTT and low-pass filtered (7/8)",
-    recovery: RecoveryPolicy::NewReno,
-    params: &[Param {
+/// The parameters (`cc_params`), read with `Params::{float, int, flag}`.
+pub mod param {
+    use crate::cc::FloatParam;
+    pub const MIN_INTERVAL_MS: FloatParam = FloatParam {
         name: "min_interval_ms",
         default: 50.0,
         min: 1.0,
         max: 10_000.0,
         doc: "shortest bandwidth sampling interval (Linux TCP_WESTWOOD_RTT_MIN), ms",
-    }],
+    };
+}
+
+pub const INFO: Info = Info {
+    name: "westwood+",
+    reference: "Grieco, Mascolo, ACM CCR 2004; Linux tcp_westwood.c (named westwood there)",
+    summary: "Reno growth; on loss ssthresh = BWE * RTTmin, BWE sampled once per RTT and low-pass filtered (7/8)",
+    recovery: RecoveryPolicy::NewReno,
+    params: &[Param::Float(&param::MIN_INTERVAL_MS)],
     state: &["bwe_bps", "rtt_min_ms", "bw_rttmin_pkts"],
 };
 
@@ -71,7 +77,7 @@ pub struct WestwoodPlus {
 impl WestwoodPlus {
     pub fn new(p: &Params) -> WestwoodPlus {
         WestwoodPlus {
-            min_interval_ns: (p.get("min_interval_ms") * NS_PER_MS as f64) as Nanos,
+            min_interval_ns: (p.float(&param::MIN_INTERVAL_MS) * NS_PER_MS as f64) as Nanos,
             bw_ns_est: 0.0,
             bw_est: 0.0,
             rtt_win_sx: 0,

@@ -18,9 +18,51 @@
 
 use super::common::{cong_avoid_ai, slow_start};
 use super::vegas::VegasRtt;
+use super::IntParam;
 use super::{AckSample, CaEvent, CaState, CongestionControl, Conn, Info, Param, Params, Window};
 use crate::tcp::recovery::RecoveryPolicy;
 use crate::time::Nanos;
+
+/// The parameters (`cc_params`), read with `Params::{float, int, flag}`.
+pub mod param {
+    use crate::cc::IntParam;
+    pub const ALPHA: IntParam = IntParam {
+        name: "alpha",
+        default: 80,
+        min: 1,
+        max: 10_000,
+        doc: "queue (segments) above which YeAH slows down and decongests",
+    };
+    pub const GAMMA: IntParam = IntParam {
+        name: "gamma",
+        default: 1,
+        min: 1,
+        max: 64,
+        doc: "fraction 1/gamma of the queue removed by decongestion",
+    };
+    pub const DELTA: IntParam =
+        IntParam { name: "delta", default: 3, min: 1, max: 8, doc: "loss: remove at least cwnd >> delta" };
+    pub const EPSILON: IntParam =
+        IntParam { name: "epsilon", default: 1, min: 1, max: 8, doc: "decongestion removes at most cwnd >> epsilon" };
+    pub const PHY: IntParam =
+        IntParam { name: "phy", default: 8, min: 1, max: 64, doc: "slow mode when queuing delay > base RTT / phy" };
+    pub const RHO: IntParam = IntParam {
+        name: "rho",
+        default: 16,
+        min: 1,
+        max: 1000,
+        doc: "slow-mode RTTs in a row meaning Reno competition (loss halves)",
+    };
+    pub const ZETA: IntParam =
+        IntParam { name: "zeta", default: 50, min: 1, max: 1000, doc: "fast-mode RTTs after which reno_count resets" };
+    pub const SCALABLE_AI_CNT: IntParam = IntParam {
+        name: "scalable_ai_cnt",
+        default: 100,
+        min: 1,
+        max: 10_000,
+        doc: "fast mode: +1 per min(cwnd, this) ACKed",
+    };
+}
 
 pub const INFO: Info = Info {
     name: "yeah",
@@ -29,50 +71,14 @@ pub const INFO: Info = Info {
         "Scalable increase while the estimated queue is small, Reno with precautionary decongestion when it is not",
     recovery: RecoveryPolicy::NewReno,
     params: &[
-        Param {
-            name: "alpha",
-            default: 80.0,
-            min: 1.0,
-            max: 10_000.0,
-            doc: "queue (segments) above which YeAH slows down and decongests",
-        },
-        Param {
-            name: "gamma",
-            default: 1.0,
-            min: 1.0,
-            max: 64.0,
-            doc: "fraction 1/gamma of the queue removed by decongestion",
-        },
-        Param { name: "delta", default: 3.0, min: 1.0, max: 8.0, doc: "loss: remove at least cwnd >> delta" },
-        Param {
-            name: "epsilon",
-            default: 1.0,
-            min: 1.0,
-            max: 8.0,
-            doc: "decongestion removes at most cwnd >> epsilon",
-        },
-        Param { name: "phy", default: 8.0, min: 1.0, max: 64.0, doc: "slow mode when queuing delay > base RTT / phy" },
-        Param {
-            name: "rho",
-            default: 16.0,
-            min: 1.0,
-            max: 1000.0,
-            doc: "slow-mode RTTs in a row meaning Reno competition (loss halves)",
-        },
-        Param {
-            name: "zeta",
-            default: 50.0,
-            min: 1.0,
-            max: 1000.0,
-            doc: "fast-mode RTTs after which reno_count resets",
-        },
-        Param {
-            name: "scalable_ai_cnt",
-            default: 100.0,
-            min: 1.0,
-            max: 10_000.0,
-            doc: "fast mode: +1 per min(cwnd, this) ACKed",
-        },
+        Param::Int(&param::ALPHA),
+        Param::Int(&param::GAMMA),
+        Param::Int(&param::DELTA),
+        Param::Int(&param::EPSILON),
+        Param::Int(&param::PHY),
+        Param::Int(&param::RHO),
+        Param::Int(&param::ZETA),
+        Param::Int(&param::SCALABLE_AI_CNT),
     ],
     state: &["mode", "queue_pkts", "base_rtt_ms", "reno_count", "doing_reno_rtts"],
 };
@@ -96,16 +102,16 @@ pub struct Yeah {
 
 impl Yeah {
     pub fn new(p: &Params) -> Yeah {
-        let u = |n: &str| p.get(n).round() as u32;
+        let u = |param: &IntParam| p.int(param) as u32;
         Yeah {
-            alpha: u("alpha"),
-            gamma: u("gamma"),
-            delta: u("delta"),
-            epsilon: u("epsilon"),
-            phy: u("phy") as u64,
-            rho: u("rho"),
-            zeta: u("zeta"),
-            ai_cnt: u("scalable_ai_cnt"),
+            alpha: u(&param::ALPHA),
+            gamma: u(&param::GAMMA),
+            delta: u(&param::DELTA),
+            epsilon: u(&param::EPSILON),
+            phy: u(&param::PHY) as u64,
+            rho: u(&param::RHO),
+            zeta: u(&param::ZETA),
+            ai_cnt: u(&param::SCALABLE_AI_CNT),
             rtt: VegasRtt::new(),
             last_q: 0,
             doing_reno_now: 0,
