@@ -2,7 +2,7 @@
 //! one call runs one scenario (with the GIL released) and returns its tables
 //! as dicts of NumPy arrays. Everything a person touches lives in Python.
 
-use ccsim::cc::Param;
+use ccsim::cc::{Param, StateKind};
 use ccsim::record::table::{Column, Table};
 use ccsim::Scenario;
 use numpy::IntoPyArray;
@@ -110,7 +110,27 @@ fn algorithms<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
             params.append(pd)?;
         }
         d.set_item("params", params)?;
-        d.set_item("state", info.state.to_vec())?;
+        let state = PyList::empty(py);
+        for v in info.state {
+            let sd = PyDict::new(py);
+            sd.set_item("name", v.name)?;
+            match v.kind {
+                StateKind::Float { unit } => {
+                    sd.set_item("kind", "float")?;
+                    sd.set_item("unit", unit)?;
+                }
+                StateKind::Integer { unit } => {
+                    sd.set_item("kind", "integer")?;
+                    sd.set_item("unit", unit)?;
+                }
+                StateKind::Mode { names } => {
+                    sd.set_item("kind", "mode")?;
+                    sd.set_item("names", names.to_vec())?;
+                }
+            }
+            state.append(sd)?;
+        }
+        d.set_item("state", state)?;
         out.append(d)?;
     }
     Ok(out)

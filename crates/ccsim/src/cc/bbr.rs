@@ -45,7 +45,9 @@
 //!   `Params::rng`), so runs are reproducible per seed.
 
 use super::minmax::WindowedMax;
-use super::{CaEvent, CaState, CongestionControl, Conn, Info, Param, Params, RateSample, Window, INFINITE_SSTHRESH};
+use super::{
+    CaEvent, CaState, CongestionControl, Conn, Info, Param, Params, RateSample, StateOut, Window, INFINITE_SSTHRESH,
+};
 use crate::rng::Rng;
 use crate::tcp::recovery::RecoveryPolicy;
 use crate::time::{Nanos, NS_PER_MS, NS_PER_SEC};
@@ -89,6 +91,18 @@ pub mod param {
         BoolParam { name: "ack_aggregation", default: true, doc: "1: add the estimated ACK aggregation to cwnd" };
 }
 
+/// The traced state (series columns `cc_<name>`), written by `state()`.
+pub mod state {
+    use crate::cc::StateVar;
+    pub const MODE: StateVar = StateVar::mode("mode", &["startup", "drain", "probe_bw", "probe_rtt"]);
+    pub const BTL_BW_BPS: StateVar = StateVar::float("btl_bw_bps", "bit/s");
+    pub const MIN_RTT_MS: StateVar = StateVar::float("min_rtt_ms", "ms");
+    pub const PACING_GAIN: StateVar = StateVar::float("pacing_gain", "");
+    pub const CWND_GAIN: StateVar = StateVar::float("cwnd_gain", "");
+    pub const ROUND_COUNT: StateVar = StateVar::integer("round_count", "");
+    pub const FULL_BW_REACHED: StateVar = StateVar::integer("full_bw_reached", "");
+}
+
 pub const INFO: Info = Info {
     name: "bbr",
     reference: "Cardwell et al., ACM Queue 2016; draft-cardwell-iccrg-bbr-congestion-control-00; Linux tcp_bbr.c (v1)",
@@ -103,7 +117,7 @@ pub const INFO: Info = Info {
         Param::Bool(&param::LT_MODE),
         Param::Bool(&param::ACK_AGGREGATION),
     ],
-    state: &["mode", "btl_bw_bps", "min_rtt_ms", "pacing_gain", "cwnd_gain", "round_count", "full_bw_reached"],
+    state: &[state::MODE, state::BTL_BW_BPS, state::MIN_RTT_MS, state::PACING_GAIN, state::CWND_GAIN, state::ROUND_COUNT, state::FULL_BW_REACHED],
 };
 
 /// Bandwidth unit: segments per microsecond, scaled by 2^24 (Linux BW_SCALE).
@@ -750,14 +764,17 @@ impl CongestionControl for Bbr {
         Some(self.pacing_rate as f64)
     }
 
-    fn state(&self, out: &mut [f64]) {
-        out[0] = self.mode as u32 as f64;
-        out[1] = self.bw() as f64 * self.mss as f64 * 8.0 * 1e6 / BW_UNIT as f64;
-        out[2] = if self.min_rtt_us == u64::MAX { f64::NAN } else { self.min_rtt_us as f64 / 1000.0 };
-        out[3] = self.pacing_gain as f64 / BBR_UNIT as f64;
-        out[4] = self.cwnd_gain as f64 / BBR_UNIT as f64;
-        out[5] = self.rtt_cnt as f64;
-        out[6] = self.full_bw_reached as u32 as f64;
+    fn state(&self, out: &mut StateOut) {
+        out.mode(&state::MODE, self.mode as usize);
+        out.number(&state::BTL_BW_BPS, self.bw() as f64 * self.mss as f64 * 8.0 * 1e6 / BW_UNIT as f64);
+        out.number(
+            &state::MIN_RTT_MS,
+            if self.min_rtt_us == u64::MAX { f64::NAN } else { self.min_rtt_us as f64 / 1000.0 },
+        );
+        out.number(&state::PACING_GAIN, self.pacing_gain as f64 / BBR_UNIT as f64);
+        out.number(&state::CWND_GAIN, self.cwnd_gain as f64 / BBR_UNIT as f64);
+        out.number(&state::ROUND_COUNT, self.rtt_cnt as f64);
+        out.number(&state::FULL_BW_REACHED, self.full_bw_reached as u32 as f64);
     }
 }
 
@@ -768,8 +785,8 @@ mod tests {
     use crate::cc::{build_for_flow, Algorithm};
     use std::collections::BTreeMap;
 
-    fn mode(h: &Harness) -> f64 {
-        h.state("mode")
+    fn mode(h: &Harness) -> &'static str {
+        h.mode("mode")
     }
 
     #[test]
@@ -777,7 +794,7 @@ mod tests {
         // 1000 segments/s over a 100 ms path: BDP 100 segments.
         let mut h = Harness::new("bbr", 100);
         let mut rounds_in_startup = 0;
-        while mode(&h) == Mode::Startup as u32 as f64 {
+        while mode(&h) == "startup" {
             h.rate_rounds(1, 1000.0);
             rounds_in_startup += 1;
             assert!(rounds_in_startup < 20, "never left STARTUP");
@@ -788,7 +805,7 @@ mod tests {
         assert!((h.state("min_rtt_ms") - 100.0).abs() < 0.01);
         // Run on: DRAIN then PROBE_BW with cwnd = 2 BDP + the quantization budget.
         h.rate_rounds(3, 1000.0);
-        assert_eq!(mode(&h), Mode::ProbeBw as u32 as f64);
+        assert_eq!(mode(&h), "probe_bw");
         assert_eq!(h.state("cwnd_gain"), 2.0);
         assert!((200..=216).contains(&h.w.cwnd), "cwnd {}", h.w.cwnd);
         // The pacing rate is the gain times BtlBw, 1% below.
@@ -816,11 +833,11 @@ mod tests {
     fn probe_rtt_after_ten_seconds_without_a_lower_rtt() {
         let mut h = Harness::new("bbr", 50);
         h.rate_rounds(20, 2000.0);
-        assert_eq!(mode(&h), Mode::ProbeBw as u32 as f64);
+        assert_eq!(mode(&h), "probe_bw");
         // A standing queue: RTT samples never go below the first min RTT.
         h.queue_delay = 5 * NS_PER_MS;
         let start = h.now;
-        while mode(&h) != Mode::ProbeRtt as u32 as f64 {
+        while mode(&h) != "probe_rtt" {
             h.rate_rounds(1, 2000.0);
             assert!(h.now - start < 11 * NS_PER_SEC);
         }
@@ -828,12 +845,12 @@ mod tests {
         assert!(entered - start > 9 * NS_PER_SEC, "PROBE_RTT after {} ms", (entered - start) / NS_PER_MS);
         assert!(h.w.cwnd <= 4);
         // It holds 4 segments for at least 200 ms, then restores the window.
-        while mode(&h) == Mode::ProbeRtt as u32 as f64 {
+        while mode(&h) == "probe_rtt" {
             assert!(h.w.cwnd <= 4);
             h.rate_rounds(1, 2000.0);
         }
         assert!(h.now - entered >= 200 * NS_PER_MS);
-        assert_eq!(mode(&h), Mode::ProbeBw as u32 as f64);
+        assert_eq!(mode(&h), "probe_bw");
         assert!(h.w.cwnd > 100, "cwnd {}", h.w.cwnd);
         // The low delivery rates of the dip did not pull BtlBw down.
         let bw_pps = h.state("btl_bw_bps") / (8.0 * 1448.0);

@@ -31,7 +31,7 @@
 //! bugs"). We leave it out, so the steps per RTT are the paper's.
 
 use super::common::{cong_avoid_ai, slow_start_if_limited};
-use super::{CaState, CongestionControl, Conn, Info, Param, Params, Window};
+use super::{CaState, CongestionControl, Conn, Info, Param, Params, StateOut, Window};
 use crate::tcp::recovery::RecoveryPolicy;
 use crate::time::{Nanos, NS_PER_MS};
 
@@ -70,6 +70,15 @@ pub mod param {
         BoolParam { name: "fast_convergence", default: true, doc: "1: release bandwidth on losses below Wmax" };
 }
 
+/// The traced state (series columns `cc_<name>`), written by `state()`.
+pub mod state {
+    use crate::cc::StateVar;
+    pub const LAST_MAX_CWND: StateVar = StateVar::integer("last_max_cwnd", "segments");
+    pub const MIN_CWND: StateVar = StateVar::integer("min_cwnd", "segments");
+    pub const TARGET: StateVar = StateVar::float("target", "segments");
+    pub const CNT: StateVar = StateVar::integer("cnt", "");
+}
+
 pub const INFO: Info = Info {
     name: "bic",
     reference: "Xu, Harfoush, Rhee, INFOCOM 2004; Linux tcp_bic.c",
@@ -82,7 +91,7 @@ pub const INFO: Info = Info {
         Param::Int(&param::SMOOTH_PART),
         Param::Bool(&param::FAST_CONVERGENCE),
     ],
-    state: &["last_max_cwnd", "min_cwnd", "target", "cnt"],
+    state: &[state::LAST_MAX_CWND, state::MIN_CWND, state::TARGET, state::CNT],
 };
 
 /// Linux BICTCP_B: the binary search goes to (max + min) / B ... per RTT.
@@ -221,12 +230,15 @@ impl CongestionControl for Bic {
         w.cwnd.max(prior_cwnd)
     }
 
-    fn state(&self, out: &mut [f64]) {
-        out[0] = self.last_max_cwnd as f64;
-        out[1] = self.min_cwnd as f64;
+    fn state(&self, out: &mut StateOut) {
+        out.number(&state::LAST_MAX_CWND, self.last_max_cwnd as f64);
+        out.number(&state::MIN_CWND, self.min_cwnd as f64);
         // The window this cnt reaches after one round: cwnd + cwnd / cnt.
-        out[2] = if self.cnt == 0 { f64::NAN } else { self.last_cwnd as f64 * (1.0 + 1.0 / self.cnt as f64) };
-        out[3] = self.cnt as f64;
+        out.number(
+            &state::TARGET,
+            if self.cnt == 0 { f64::NAN } else { self.last_cwnd as f64 * (1.0 + 1.0 / self.cnt as f64) },
+        );
+        out.number(&state::CNT, self.cnt as f64);
     }
 }
 

@@ -26,8 +26,8 @@
 //! Parameters: kp (studies: 1, 2, 4; default 1) and kd (studies: 1000, 2000,
 //! 4000, 8000 us; default 1000), headroom as in CCP.
 
-use super::ccp::{Controller, Estimator};
-use super::{AckSample, CaState, CongestionControl, Conn, Info, Param, Params, Window};
+use super::ccp::{self, Controller, Estimator};
+use super::{AckSample, CaState, CongestionControl, Conn, Info, Param, Params, StateOut, StateVar, Window};
 use crate::tcp::recovery::RecoveryPolicy;
 use crate::time::{Nanos, NS_PER_US};
 
@@ -52,13 +52,22 @@ pub mod param {
     };
 }
 
+/// The derivative term of the last output, in segments (traced besides ccp's state).
+const D_TERM_PKTS: StateVar = StateVar::float("d_term_pkts", "segments");
+
 pub const INFO: Info = Info {
     name: "ccpd",
     reference: "Cavendish, Ishizu et al. 2011 (control law as in the high-speed study); estimators designed here",
     summary: "delay-based PD controller: cwnd = Kp [B - x - inflight] + Kd/dt [change of x + inflight]; no loss cut",
     recovery: RecoveryPolicy::NewReno,
     params: &[Param::Float(&param::KP), Param::Float(&param::KD), Param::Float(&param::HEADROOM)],
-    state: &["b_pkts", "backlog_pkts", "inflight_pkts", "output_pkts", "d_term_pkts"],
+    state: &[
+        ccp::state::B_PKTS,
+        ccp::state::BACKLOG_PKTS,
+        ccp::state::INFLIGHT_PKTS,
+        ccp::state::OUTPUT_PKTS,
+        D_TERM_PKTS,
+    ],
 };
 
 pub struct Ccpd {
@@ -125,9 +134,9 @@ impl CongestionControl for Ccpd {
         self.ctl.cong_avoid(w, c, acked, |est, inflight| law(kp, d_term, est, inflight));
     }
 
-    fn state(&self, out: &mut [f64]) {
+    fn state(&self, out: &mut StateOut) {
         self.ctl.state(out);
-        out[4] = self.d_term;
+        out.number(&D_TERM_PKTS, self.d_term);
     }
 }
 

@@ -33,7 +33,7 @@
 //! Vegas does, so that delayed ACKs alone do not drive it).
 
 use super::common::{cong_avoid_ai, slow_start};
-use super::{AckSample, CaState, CongestionControl, Conn, Info, Param, Params, Window};
+use super::{AckSample, CaState, CongestionControl, Conn, Info, Param, Params, StateOut, Window};
 use crate::tcp::recovery::RecoveryPolicy;
 use crate::time::Nanos;
 
@@ -62,6 +62,15 @@ pub mod param {
     };
 }
 
+/// The traced state (series columns `cc_<name>`), written by `state()`.
+pub mod state {
+    use crate::cc::StateVar;
+    pub const DWND: StateVar = StateVar::float("dwnd", "segments");
+    pub const RENO_CWND: StateVar = StateVar::integer("reno_cwnd", "segments");
+    pub const DIFF: StateVar = StateVar::float("diff", "");
+    pub const BASE_RTT_MS: StateVar = StateVar::float("base_rtt_ms", "ms");
+}
+
 pub const INFO: Info = Info {
     name: "compound",
     reference: "Tan, Song, Zhang, Sridharan, INFOCOM 2006; draft-sridharan-tcpm-ctcp-02",
@@ -74,7 +83,7 @@ pub const INFO: Info = Info {
         Param::Float(&param::ZETA),
         Param::Float(&param::GAMMA),
     ],
-    state: &["dwnd", "reno_cwnd", "diff", "base_rtt_ms"],
+    state: &[state::DWND, state::RENO_CWND, state::DIFF, state::BASE_RTT_MS],
 };
 
 pub struct Compound {
@@ -214,11 +223,14 @@ impl CongestionControl for Compound {
         }
     }
 
-    fn state(&self, out: &mut [f64]) {
-        out[0] = self.dwnd_pkts() as f64;
-        out[1] = self.reno_cwnd as f64;
-        out[2] = self.last_diff;
-        out[3] = if self.base_rtt == Nanos::MAX { f64::NAN } else { self.base_rtt as f64 / 1e6 };
+    fn state(&self, out: &mut StateOut) {
+        out.number(&state::DWND, self.dwnd_pkts() as f64);
+        out.number(&state::RENO_CWND, self.reno_cwnd as f64);
+        out.number(&state::DIFF, self.last_diff);
+        out.number(
+            &state::BASE_RTT_MS,
+            if self.base_rtt == Nanos::MAX { f64::NAN } else { self.base_rtt as f64 / 1e6 },
+        );
     }
 }
 

@@ -18,7 +18,7 @@
 
 use super::common::{cong_avoid_ai, slow_start};
 use super::hystart::HyStart;
-use super::{CaEvent, CaState, CongestionControl, Conn, Info, Param, Params, Window};
+use super::{CaEvent, CaState, CongestionControl, Conn, Info, Param, Params, StateOut, Window};
 use crate::tcp::recovery::RecoveryPolicy;
 use crate::time::{Nanos, NS_PER_MS, NS_PER_SEC};
 
@@ -37,6 +37,17 @@ pub mod param {
         BoolParam { name: "hystart", default: true, doc: "1: HyStart leaves slow start early" };
 }
 
+/// The traced state (series columns `cc_<name>`), written by `state()`.
+pub mod state {
+    use crate::cc::StateVar;
+    pub const WMAX: StateVar = StateVar::integer("wmax", "segments");
+    pub const K_S: StateVar = StateVar::float("k_s", "s");
+    pub const ORIGIN: StateVar = StateVar::integer("origin", "segments");
+    pub const EPOCH_S: StateVar = StateVar::float("epoch_s", "s");
+    pub const W_EST: StateVar = StateVar::integer("w_est", "segments");
+    pub const HYSTART_FOUND: StateVar = StateVar::integer("hystart_found", "");
+}
+
 pub const INFO: Info = Info {
     name: "cubic",
     reference: "RFC 9438; Ha, Rhee, Xu 2008; Linux tcp_cubic.c (with HyStart)",
@@ -49,7 +60,7 @@ pub const INFO: Info = Info {
         Param::Bool(&param::TCP_FRIENDLINESS),
         Param::Bool(&param::HYSTART),
     ],
-    state: &["wmax", "k_s", "origin", "epoch_s", "w_est", "hystart_found"],
+    state: &[state::WMAX, state::K_S, state::ORIGIN, state::EPOCH_S, state::W_EST, state::HYSTART_FOUND],
 };
 
 /// Linux BICTCP_HZ: t is kept in 1/1024 s.
@@ -261,13 +272,16 @@ impl CongestionControl for Cubic {
         }
     }
 
-    fn state(&self, out: &mut [f64]) {
-        out[0] = self.last_max_cwnd as f64;
-        out[1] = self.k as f64 / 1024.0;
-        out[2] = self.origin_point as f64;
-        out[3] = if self.epoch_start == 0 { f64::NAN } else { (self.epoch_start - 1) as f64 / 1000.0 };
-        out[4] = self.tcp_cwnd as f64;
-        out[5] = self.hystart.found as u8 as f64;
+    fn state(&self, out: &mut StateOut) {
+        out.number(&state::WMAX, self.last_max_cwnd as f64);
+        out.number(&state::K_S, self.k as f64 / 1024.0);
+        out.number(&state::ORIGIN, self.origin_point as f64);
+        out.number(
+            &state::EPOCH_S,
+            if self.epoch_start == 0 { f64::NAN } else { (self.epoch_start - 1) as f64 / 1000.0 },
+        );
+        out.number(&state::W_EST, self.tcp_cwnd as f64);
+        out.number(&state::HYSTART_FOUND, self.hystart.found as u8 as f64);
     }
 }
 

@@ -13,7 +13,7 @@
 //! alpha is kept in Linux's 1/1024 fixed point.
 
 use super::common::{reno_cong_avoid, reno_ssthresh};
-use super::{AckSample, CaEvent, CaState, CongestionControl, Conn, Info, Param, Params, Window};
+use super::{AckSample, CaEvent, CaState, CongestionControl, Conn, Info, Param, Params, StateOut, Window};
 use crate::tcp::recovery::RecoveryPolicy;
 
 /// The parameters (`cc_params`), read with `Params::{float, int, flag}`.
@@ -30,6 +30,13 @@ pub mod param {
         FloatParam { name: "alpha_on_init", default: 1.0, min: 0.0, max: 1.0, doc: "initial alpha" };
 }
 
+/// The traced state (series columns `cc_<name>`), written by `state()`.
+pub mod state {
+    use crate::cc::StateVar;
+    pub const ALPHA: StateVar = StateVar::float("alpha", "");
+    pub const MARKED_FRACTION: StateVar = StateVar::float("marked_fraction", "");
+}
+
 pub const INFO: Info = Info {
     name: "dctcp",
     reference: "Alizadeh et al., SIGCOMM 2010; RFC 8257; Linux tcp_dctcp.c",
@@ -37,7 +44,7 @@ pub const INFO: Info = Info {
         "ECN-proportional decrease: cwnd *= 1 - alpha/2 where alpha tracks the fraction of marked segments (g = 1/16)",
     recovery: RecoveryPolicy::NewReno,
     params: &[Param::Int(&param::SHIFT_G), Param::Float(&param::ALPHA_ON_INIT)],
-    state: &["alpha", "marked_fraction"],
+    state: &[state::ALPHA, state::MARKED_FRACTION],
 };
 
 const MAX_ALPHA: u32 = 1024;
@@ -139,9 +146,9 @@ impl CongestionControl for Dctcp {
         true
     }
 
-    fn state(&self, out: &mut [f64]) {
-        out[0] = self.alpha as f64 / MAX_ALPHA as f64;
-        out[1] = self.last_fraction;
+    fn state(&self, out: &mut StateOut) {
+        out.number(&state::ALPHA, self.alpha as f64 / MAX_ALPHA as f64);
+        out.number(&state::MARKED_FRACTION, self.last_fraction);
     }
 }
 

@@ -12,7 +12,7 @@
 //! Rate-based algorithms (bbr) are driven by `rate_ack` / `rate_rounds`,
 //! which hand them delivery-rate samples as tcp/rate.rs would build them.
 
-use super::{build, AckSample, Algorithm, CaState, Conn, RateSample, Window, MAX_STATE_VALUES};
+use super::{build, AckSample, Algorithm, CaState, Conn, RateSample, Window};
 use crate::time::{Nanos, NS_PER_MS};
 use std::collections::BTreeMap;
 
@@ -224,12 +224,28 @@ impl Harness {
         self.recover_at = Some(self.snd_nxt);
     }
 
-    /// The algorithm's traced state value `name`.
-    pub fn state(&self, name: &str) -> f64 {
+    /// The algorithm's traced state variable `name`.
+    fn state_value(&self, name: &str) -> super::StateValue {
         let info = self.alg.info();
-        let i = info.state.iter().position(|s| *s == name).expect("traced state name");
-        let mut out = [f64::NAN; MAX_STATE_VALUES];
-        self.alg.state(&mut out);
-        out[i]
+        let i = info.state.iter().position(|v| v.name == name).expect("traced state name");
+        let mut values = Vec::new();
+        self.alg.state(&mut super::StateOut::new(info.state, &mut values));
+        values[i]
+    }
+
+    /// The algorithm's traced number `name`.
+    pub fn state(&self, name: &str) -> f64 {
+        match self.state_value(name) {
+            super::StateValue::Number(v) => v,
+            super::StateValue::Mode(m) => panic!("{name} is a mode ({m})"),
+        }
+    }
+
+    /// The algorithm's traced mode `name`.
+    pub fn mode(&self, name: &str) -> &'static str {
+        match self.state_value(name) {
+            super::StateValue::Mode(m) => m,
+            super::StateValue::Number(v) => panic!("{name} is a number ({v})"),
+        }
     }
 }

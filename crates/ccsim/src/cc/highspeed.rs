@@ -9,8 +9,15 @@
 //! and a(w) = i + 1. Below 38 segments the algorithm is Reno.
 
 use super::common::slow_start;
-use super::{CongestionControl, Conn, Info, Params, Window};
+use super::{CongestionControl, Conn, Info, Params, StateOut, Window};
 use crate::tcp::recovery::RecoveryPolicy;
+
+/// The traced state (series columns `cc_<name>`), written by `state()`.
+pub mod state {
+    use crate::cc::StateVar;
+    pub const A: StateVar = StateVar::integer("a", "");
+    pub const B: StateVar = StateVar::float("b", "");
+}
 
 pub const INFO: Info = Info {
     name: "highspeed",
@@ -18,7 +25,7 @@ pub const INFO: Info = Info {
     summary: "AIMD whose increase a(w) grows and decrease b(w) shrinks with the window above 38 segments",
     recovery: RecoveryPolicy::NewReno,
     params: &[],
-    state: &["a", "b"],
+    state: &[state::A, state::B],
 };
 
 /// RFC 3649 Appendix B: (window upper bound, b(w) * 256); a(w) = row + 1.
@@ -144,9 +151,9 @@ impl CongestionControl for HighSpeed {
         }
     }
 
-    fn state(&self, out: &mut [f64]) {
-        out[0] = (self.ai + 1) as f64;
-        out[1] = AIMD[self.ai].1 as f64 / 256.0;
+    fn state(&self, out: &mut StateOut) {
+        out.number(&state::A, (self.ai + 1) as f64);
+        out.number(&state::B, AIMD[self.ai].1 as f64 / 256.0);
     }
 }
 

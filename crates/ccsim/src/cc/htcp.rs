@@ -15,7 +15,7 @@
 //! point, so the integer steps of the factor match the kernel's.
 
 use super::common::slow_start;
-use super::{AckSample, CaState, CongestionControl, Conn, Info, Param, Params, Window};
+use super::{AckSample, CaState, CongestionControl, Conn, Info, Param, Params, StateOut, Window};
 use crate::tcp::recovery::RecoveryPolicy;
 use crate::time::{Nanos, NS_PER_MS};
 
@@ -31,6 +31,16 @@ pub mod param {
     };
 }
 
+/// The traced state (series columns `cc_<name>`), written by `state()`.
+pub mod state {
+    use crate::cc::StateVar;
+    pub const ALPHA: StateVar = StateVar::float("alpha", "");
+    pub const BETA: StateVar = StateVar::float("beta", "");
+    pub const SINCE_CONGESTION_S: StateVar = StateVar::float("since_congestion_s", "s");
+    pub const MIN_RTT_MS: StateVar = StateVar::integer("min_rtt_ms", "ms");
+    pub const MAX_RTT_MS: StateVar = StateVar::integer("max_rtt_ms", "ms");
+}
+
 pub const INFO: Info = Info {
     name: "htcp",
     reference: "Leith & Shorten, PFLDnet 2004; Linux tcp_htcp.c",
@@ -40,7 +50,7 @@ pub const INFO: Info = Info {
         Param::Bool(&param::RTT_SCALING),
         Param::Bool(&param::BANDWIDTH_SWITCH),
     ],
-    state: &["alpha", "beta", "since_congestion_s", "min_rtt_ms", "max_rtt_ms"],
+    state: &[state::ALPHA, state::BETA, state::SINCE_CONGESTION_S, state::MIN_RTT_MS, state::MAX_RTT_MS],
 };
 
 /// 1.0, 0.5 and 0.8 in 1/128 (Linux ALPHA_BASE, BETA_MIN, BETA_MAX).
@@ -266,12 +276,12 @@ impl CongestionControl for Htcp {
         w.cwnd.max(prior_cwnd)
     }
 
-    fn state(&self, out: &mut [f64]) {
-        out[0] = self.alpha as f64 / 128.0;
-        out[1] = self.beta as f64 / 128.0;
-        out[2] = self.cong_time() as f64 / HZ as f64;
-        out[3] = self.min_rtt as f64;
-        out[4] = self.max_rtt as f64;
+    fn state(&self, out: &mut StateOut) {
+        out.number(&state::ALPHA, self.alpha as f64 / 128.0);
+        out.number(&state::BETA, self.beta as f64 / 128.0);
+        out.number(&state::SINCE_CONGESTION_S, self.cong_time() as f64 / HZ as f64);
+        out.number(&state::MIN_RTT_MS, self.min_rtt as f64);
+        out.number(&state::MAX_RTT_MS, self.max_rtt as f64);
     }
 }
 

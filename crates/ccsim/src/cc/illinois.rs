@@ -20,7 +20,7 @@
 //! Differs from Linux: none intended.
 
 use super::common::slow_start;
-use super::{AckSample, CaState, CongestionControl, Conn, Info, Param, Params, Window};
+use super::{AckSample, CaState, CongestionControl, Conn, Info, Param, Params, StateOut, Window};
 use crate::tcp::recovery::RecoveryPolicy;
 
 /// The parameters (`cc_params`), read with `Params::{float, int, flag}`.
@@ -37,13 +37,22 @@ pub mod param {
     };
 }
 
+/// The traced state (series columns `cc_<name>`), written by `state()`.
+pub mod state {
+    use crate::cc::StateVar;
+    pub const ALPHA: StateVar = StateVar::float("alpha", "");
+    pub const BETA: StateVar = StateVar::float("beta", "");
+    pub const AVG_DELAY_MS: StateVar = StateVar::float("avg_delay_ms", "ms");
+    pub const MAX_DELAY_MS: StateVar = StateVar::float("max_delay_ms", "ms");
+}
+
 pub const INFO: Info = Info {
     name: "illinois",
     reference: "Liu, Basar, Srikant, VALUETOOLS 2006; Linux tcp_illinois.c",
     summary: "AIMD with alpha in [0.3, 10] and beta in [1/8, 1/2] set from the average queueing delay",
     recovery: RecoveryPolicy::NewReno,
     params: &[Param::Int(&param::WIN_THRESH), Param::Int(&param::THETA)],
-    state: &["alpha", "beta", "avg_delay_ms", "max_delay_ms"],
+    state: &[state::ALPHA, state::BETA, state::AVG_DELAY_MS, state::MAX_DELAY_MS],
 };
 
 const ALPHA_SHIFT: u32 = 7;
@@ -210,15 +219,18 @@ impl CongestionControl for Illinois {
         }
     }
 
-    fn state(&self, out: &mut [f64]) {
-        out[0] = self.alpha as f64 / ALPHA_SCALE as f64;
-        out[1] = self.beta as f64 / BETA_SCALE as f64;
-        out[2] = self.last_avg_delay_us / 1000.0;
-        out[3] = if self.max_rtt_us == 0 {
-            f64::NAN
-        } else {
-            (self.max_rtt_us - self.base_rtt_us.min(self.max_rtt_us)) as f64 / 1000.0
-        };
+    fn state(&self, out: &mut StateOut) {
+        out.number(&state::ALPHA, self.alpha as f64 / ALPHA_SCALE as f64);
+        out.number(&state::BETA, self.beta as f64 / BETA_SCALE as f64);
+        out.number(&state::AVG_DELAY_MS, self.last_avg_delay_us / 1000.0);
+        out.number(
+            &state::MAX_DELAY_MS,
+            if self.max_rtt_us == 0 {
+                f64::NAN
+            } else {
+                (self.max_rtt_us - self.base_rtt_us.min(self.max_rtt_us)) as f64 / 1000.0
+            },
+        );
     }
 }
 

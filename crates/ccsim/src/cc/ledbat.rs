@@ -24,7 +24,7 @@
 //! - The window is kept in fractional segments inside the algorithm and the
 //!   sender sees its integer part.
 
-use super::{AckSample, CongestionControl, Conn, Info, Param, Params, Window};
+use super::{AckSample, CongestionControl, Conn, Info, Param, Params, StateOut, Window};
 use crate::tcp::recovery::RecoveryPolicy;
 use crate::time::{Nanos, NS_PER_MS, NS_PER_SEC};
 
@@ -72,6 +72,15 @@ pub mod param {
         BoolParam { name: "slow_start", default: true, doc: "1: slow start until a loss or queuing delay >= TARGET/2" };
 }
 
+/// The traced state (series columns `cc_<name>`), written by `state()`.
+pub mod state {
+    use crate::cc::StateVar;
+    pub const QUEUING_DELAY_MS: StateVar = StateVar::float("queuing_delay_ms", "ms");
+    pub const BASE_DELAY_MS: StateVar = StateVar::float("base_delay_ms", "ms");
+    pub const OFF_TARGET: StateVar = StateVar::float("off_target", "");
+    pub const CURRENT_DELAY_MS: StateVar = StateVar::float("current_delay_ms", "ms");
+}
+
 pub const INFO: Info = Info {
     name: "ledbat",
     reference: "RFC 6817 (Shalunov et al. 2012)",
@@ -86,7 +95,7 @@ pub const INFO: Info = Info {
         Param::Float(&param::MIN_CWND),
         Param::Bool(&param::SLOW_START),
     ],
-    state: &["queuing_delay_ms", "base_delay_ms", "off_target", "current_delay_ms"],
+    state: &[state::QUEUING_DELAY_MS, state::BASE_DELAY_MS, state::OFF_TARGET, state::CURRENT_DELAY_MS],
 };
 
 const MAX_HISTORY: usize = 60;
@@ -223,12 +232,12 @@ impl CongestionControl for Ledbat {
         w.cwnd = (self.cwnd as u32).min(w.cwnd_clamp);
     }
 
-    fn state(&self, out: &mut [f64]) {
+    fn state(&self, out: &mut StateOut) {
         let ms = |t: Option<Nanos>| t.map_or(f64::NAN, |t| t as f64 / 1e6);
-        out[0] = ms(self.queuing_delay);
-        out[1] = ms(self.base_delay());
-        out[2] = self.off_target().unwrap_or(f64::NAN);
-        out[3] = ms(self.current_delay());
+        out.number(&state::QUEUING_DELAY_MS, ms(self.queuing_delay));
+        out.number(&state::BASE_DELAY_MS, ms(self.base_delay()));
+        out.number(&state::OFF_TARGET, self.off_target().unwrap_or(f64::NAN));
+        out.number(&state::CURRENT_DELAY_MS, ms(self.current_delay()));
     }
 }
 

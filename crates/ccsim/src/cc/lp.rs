@@ -38,7 +38,7 @@
 //! are in nanoseconds rather than Linux's milliseconds.
 
 use super::common::{reno_cong_avoid, reno_ssthresh};
-use super::{AckSample, CongestionControl, Conn, Info, Param, Params, Window};
+use super::{AckSample, CongestionControl, Conn, Info, Param, Params, StateOut, Window};
 use crate::tcp::recovery::RecoveryPolicy;
 use crate::time::Nanos;
 
@@ -62,13 +62,23 @@ pub mod param {
     pub const LINUX: BoolParam = BoolParam { name: "linux", default: false, doc: "1: Linux's delay (ACK TSval - TSecr) and ssthresh kept on an indication; 0: delay of the newest segment, additive increase after" };
 }
 
+/// The traced state (series columns `cc_<name>`), written by `state()`.
+pub mod state {
+    use crate::cc::StateVar;
+    pub const OWD_MS: StateVar = StateVar::float("owd_ms", "ms");
+    pub const OWD_MIN_MS: StateVar = StateVar::float("owd_min_ms", "ms");
+    pub const OWD_MAX_MS: StateVar = StateVar::float("owd_max_ms", "ms");
+    pub const THRESHOLD_MS: StateVar = StateVar::float("threshold_ms", "ms");
+    pub const PHASE: StateVar = StateVar::mode("phase", &["normal", "inference"]);
+}
+
 pub const INFO: Info = Info {
     name: "lp",
     reference: "Kuzmanovic & Knightly, INFOCOM 2003; Linux tcp_lp.c",
     summary: "low priority: Reno that halves (or drops to 1) when the one-way delay rises 15% into its observed range",
     recovery: RecoveryPolicy::NewReno,
     params: &[Param::Float(&param::THRESHOLD), Param::Int(&param::INFERENCE_RTTS), Param::Bool(&param::LINUX)],
-    state: &["owd_ms", "owd_min_ms", "owd_max_ms", "threshold_ms", "phase"],
+    state: &[state::OWD_MS, state::OWD_MIN_MS, state::OWD_MAX_MS, state::THRESHOLD_MS, state::PHASE],
 };
 
 pub struct Lp {
@@ -208,13 +218,13 @@ impl CongestionControl for Lp {
         self.last_drop = Some(c.now);
     }
 
-    fn state(&self, out: &mut [f64]) {
+    fn state(&self, out: &mut StateOut) {
         let ms = |t: Nanos| if t == Nanos::MAX { f64::NAN } else { t as f64 / 1e6 };
-        out[0] = ms(self.sowd8 >> 3);
-        out[1] = ms(self.owd_min);
-        out[2] = ms(self.owd_max);
-        out[3] = if self.owd_min == Nanos::MAX { f64::NAN } else { ms(self.threshold_ns()) };
-        out[4] = self.within_inference as u32 as f64;
+        out.number(&state::OWD_MS, ms(self.sowd8 >> 3));
+        out.number(&state::OWD_MIN_MS, ms(self.owd_min));
+        out.number(&state::OWD_MAX_MS, ms(self.owd_max));
+        out.number(&state::THRESHOLD_MS, if self.owd_min == Nanos::MAX { f64::NAN } else { ms(self.threshold_ns()) });
+        out.mode(&state::PHASE, self.within_inference as usize);
     }
 }
 
@@ -243,7 +253,7 @@ mod tests {
         h.queue_delay = 10 * NS_PER_MS;
         h.rounds(1);
         assert!(h.w.cwnd <= grown / 2 + 1, "{grown} -> {}", h.w.cwnd);
-        assert_eq!(h.state("phase"), 1.0, "inference period after the cut");
+        assert_eq!(h.mode("phase"), "inference", "inference period after the cut");
         // No growth during the inference period.
         let cut = h.w.cwnd;
         h.queue_delay = 0;
@@ -258,13 +268,13 @@ mod tests {
         h.rounds(4);
         h.queue_delay = 10 * NS_PER_MS;
         h.rounds(1);
-        assert_eq!(h.state("phase"), 1.0);
+        assert_eq!(h.mode("phase"), "inference");
         h.queue_delay = 30 * NS_PER_MS;
         for _ in 0..10 {
             h.ack(NS_PER_MS);
         }
         assert_eq!(h.w.cwnd, 1);
-        assert_eq!(h.state("phase"), 1.0);
+        assert_eq!(h.mode("phase"), "inference");
     }
 
     #[test]

@@ -219,8 +219,9 @@ pub trait CongestionControl {
         false
     }
 
-    /// Values of the algorithm's internal state, in the order of `Info::state`.
-    fn state(&self, _out: &mut [f64]) {}
+    /// The algorithm's internal state, for the series: write each variable
+    /// of `Info::state` (one left unwritten is recorded as unknown).
+    fn state(&self, _out: &mut StateOut) {}
 }
 
 /// Linux tcp_enter_loss: whether a retransmission timeout starts a loss
@@ -380,8 +381,92 @@ pub struct Info {
     /// The sender's loss recovery for this entry (NewReno for all but tahoe and reno).
     pub recovery: RecoveryPolicy,
     pub params: &'static [Param],
-    /// Names of the internal state values that `state()` writes.
-    pub state: &'static [&'static str],
+    /// The internal state variables that `state()` writes.
+    pub state: &'static [StateVar],
+}
+
+/// What a traced state variable holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StateKind {
+    /// A real number, in `unit` ("ms", "bit/s", "segments"; "" for a ratio or gain).
+    Float { unit: &'static str },
+    /// A whole number (a count, or a 0/1 flag), in `unit`.
+    Integer { unit: &'static str },
+    /// One of `names`: the series records the name.
+    Mode { names: &'static [&'static str] },
+}
+
+/// A variable of an algorithm's internal state, traced in the series as the
+/// column `cc_<name>`: numbers (Float, Integer) as a float column (NaN where
+/// unknown or for flows of other algorithms), modes as a string column
+/// ("" likewise).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StateVar {
+    pub name: &'static str,
+    pub kind: StateKind,
+}
+
+impl StateVar {
+    pub const fn float(name: &'static str, unit: &'static str) -> StateVar {
+        StateVar { name, kind: StateKind::Float { unit } }
+    }
+    pub const fn integer(name: &'static str, unit: &'static str) -> StateVar {
+        StateVar { name, kind: StateKind::Integer { unit } }
+    }
+    pub const fn mode(name: &'static str, names: &'static [&'static str]) -> StateVar {
+        StateVar { name, kind: StateKind::Mode { names } }
+    }
+
+    /// Is the variable recorded as a mode name (else as a number)?
+    pub fn is_mode(&self) -> bool {
+        matches!(self.kind, StateKind::Mode { .. })
+    }
+}
+
+/// The value of a state variable.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum StateValue {
+    Number(f64),
+    Mode(&'static str),
+}
+
+/// Where `CongestionControl::state` writes: one value per variable of
+/// `Info::state`, reached by the variable's descriptor.
+pub struct StateOut<'a> {
+    vars: &'static [StateVar],
+    values: &'a mut Vec<StateValue>,
+}
+
+impl<'a> StateOut<'a> {
+    /// Values for `vars`, all unknown (NaN or "") until written; `values`
+    /// is reused from sample to sample.
+    pub fn new(vars: &'static [StateVar], values: &'a mut Vec<StateValue>) -> StateOut<'a> {
+        values.clear();
+        values
+            .extend(vars.iter().map(|v| if v.is_mode() { StateValue::Mode("") } else { StateValue::Number(f64::NAN) }));
+        StateOut { vars, values }
+    }
+
+    fn slot(&mut self, var: &StateVar) -> &mut StateValue {
+        let i = self
+            .vars
+            .iter()
+            .position(|v| v.name == var.name)
+            .unwrap_or_else(|| panic!("state variable {} is not in the algorithm's Info::state", var.name));
+        &mut self.values[i]
+    }
+
+    /// Sets a Float or Integer variable.
+    pub fn number(&mut self, var: &StateVar, value: f64) {
+        debug_assert!(!var.is_mode(), "{} is a mode", var.name);
+        *self.slot(var) = StateValue::Number(value);
+    }
+
+    /// Sets a Mode variable to its `index`-th name.
+    pub fn mode(&mut self, var: &StateVar, index: usize) {
+        let StateKind::Mode { names } = var.kind else { panic!("{} is not a mode", var.name) };
+        *self.slot(var) = StateValue::Mode(names[index]);
+    }
 }
 
 /// Parameter values for one flow: the user's, else the reference defaults.
@@ -429,9 +514,6 @@ impl<'a> Params<'a> {
         self.value(p.name).map_or(p.default, |v| v != 0.0)
     }
 }
-
-/// Upper bound on the number of state values any algorithm traces.
-pub const MAX_STATE_VALUES: usize = 8;
 
 /// A registry entry: the description and the constructor.
 pub struct Entry {
@@ -500,7 +582,7 @@ macro_rules! algorithms {
             pub fn needs_ecn(&self) -> bool {
                 match self { $(Algorithm::$variant(a) => a.needs_ecn()),* }
             }
-            pub fn state(&self, out: &mut [f64]) {
+            pub fn state(&self, out: &mut StateOut) {
                 match self { $(Algorithm::$variant(a) => a.state(out)),* }
             }
         }
@@ -654,5 +736,31 @@ mod tests {
         assert_eq!(p.int(&vegas::param::ALPHA), 5);
         assert_eq!(p.int(&vegas::param::BETA), 4);
         assert!(p.flag(&vegas::param::LINUX));
+    }
+
+    #[test]
+    fn every_algorithm_writes_only_its_declared_state_and_names_are_one_kind() {
+        let mut seen: Vec<StateVar> = Vec::new();
+        for info in registry() {
+            let alg = build(info.name, &BTreeMap::new()).unwrap();
+            let mut values = Vec::new();
+            alg.state(&mut StateOut::new(info.state, &mut values));
+            assert_eq!(values.len(), info.state.len());
+            for var in info.state {
+                if let Some(other) = seen.iter().find(|v| v.name == var.name) {
+                    assert_eq!(other.is_mode(), var.is_mode(), "{} is a mode in one algorithm only", var.name);
+                }
+                seen.push(*var);
+            }
+        }
+    }
+
+    #[test]
+    fn modes_are_written_as_their_names() {
+        let alg = build("bbr", &BTreeMap::new()).unwrap();
+        let mut values = Vec::new();
+        alg.state(&mut StateOut::new(alg.info().state, &mut values));
+        let mode = alg.info().state.iter().position(|v| v.name == "mode").unwrap();
+        assert_eq!(values[mode], StateValue::Mode("startup"));
     }
 }

@@ -13,7 +13,7 @@
 //! byte counting) it uses the paper's 100, and so do we.
 
 use super::common::{cong_avoid_ai, slow_start_if_limited};
-use super::{CongestionControl, Conn, Info, Param, Params, Window};
+use super::{CongestionControl, Conn, Info, Param, Params, StateOut, Window};
 use crate::tcp::recovery::RecoveryPolicy;
 
 /// The parameters (`cc_params`), read with `Params::{float, int, flag}`.
@@ -35,13 +35,19 @@ pub mod param {
     };
 }
 
+/// The traced state (series columns `cc_<name>`), written by `state()`.
+pub mod state {
+    use crate::cc::StateVar;
+    pub const AI_CNT: StateVar = StateVar::integer("ai_cnt", "");
+}
+
 pub const INFO: Info = Info {
     name: "scalable",
     reference: "Kelly, CCR 2003; Linux tcp_scalable.c",
     summary: "MIMD: +1% of cwnd per RTT (one segment per 100 ACKed), cut by 1/8 on loss",
     recovery: RecoveryPolicy::NewReno,
     params: &[Param::Int(&param::AI_CNT), Param::Int(&param::MD_SHIFT)],
-    state: &["ai_cnt"],
+    state: &[state::AI_CNT],
 };
 
 pub struct Scalable {
@@ -69,8 +75,8 @@ impl CongestionControl for Scalable {
         cong_avoid_ai(w, per, acked);
     }
 
-    fn state(&self, out: &mut [f64]) {
-        out[0] = self.ai_cnt as f64;
+    fn state(&self, out: &mut StateOut) {
+        out.number(&state::AI_CNT, self.ai_cnt as f64);
     }
 }
 

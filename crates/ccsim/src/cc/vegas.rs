@@ -24,7 +24,7 @@
 //! start every RTT. Parameter `linux` = 1 selects both Linux behaviours.
 
 use super::common::{reno_cong_avoid, reno_ssthresh, slow_start};
-use super::{AckSample, CaEvent, CaState, CongestionControl, Conn, Info, Param, Params, Window};
+use super::{AckSample, CaEvent, CaState, CongestionControl, Conn, Info, Param, Params, StateOut, Window};
 use crate::tcp::recovery::RecoveryPolicy;
 use crate::time::Nanos;
 
@@ -49,6 +49,15 @@ pub mod param {
     };
 }
 
+/// The traced state (series columns `cc_<name>`), written by `state()`.
+pub mod state {
+    use crate::cc::StateVar;
+    pub const DIFF: StateVar = StateVar::float("diff", "");
+    pub const BASE_RTT_MS: StateVar = StateVar::float("base_rtt_ms", "ms");
+    pub const ROUND_MIN_RTT_MS: StateVar = StateVar::float("round_min_rtt_ms", "ms");
+    pub const ENABLED: StateVar = StateVar::mode("enabled", &["reno", "vegas"]);
+}
+
 pub const INFO: Info = Info {
     name: "vegas",
     reference: "Brakmo, Peterson, IEEE JSAC 1995 (SIGCOMM 1994); Linux tcp_vegas.c",
@@ -60,7 +69,7 @@ pub const INFO: Info = Info {
         Param::Int(&param::GAMMA),
         Param::Bool(&param::LINUX),
     ],
-    state: &["diff", "base_rtt_ms", "round_min_rtt_ms", "enabled"],
+    state: &[state::DIFF, state::BASE_RTT_MS, state::ROUND_MIN_RTT_MS, state::ENABLED],
 };
 
 /// Vegas's RTT bookkeeping (Linux struct vegas, which tcp_yeah.c reuses):
@@ -226,12 +235,12 @@ impl CongestionControl for Vegas {
         }
     }
 
-    fn state(&self, out: &mut [f64]) {
+    fn state(&self, out: &mut StateOut) {
         let ms = |t: Nanos| if t == Nanos::MAX || t == 0 { f64::NAN } else { t as f64 / 1e6 };
-        out[0] = self.last_diff;
-        out[1] = ms(self.rtt.base_rtt);
-        out[2] = ms(self.last_round_min_rtt);
-        out[3] = self.doing_vegas_now as u8 as f64;
+        out.number(&state::DIFF, self.last_diff);
+        out.number(&state::BASE_RTT_MS, ms(self.rtt.base_rtt));
+        out.number(&state::ROUND_MIN_RTT_MS, ms(self.last_round_min_rtt));
+        out.mode(&state::ENABLED, self.doing_vegas_now as usize);
     }
 }
 

@@ -18,7 +18,7 @@
 //! every ACK and never resets the sample count; both kept.)
 
 use super::common::{cong_avoid_ai, reno_cong_avoid, slow_start};
-use super::{AckSample, CaEvent, CaState, CongestionControl, Conn, Info, Param, Params, Window};
+use super::{AckSample, CaEvent, CaState, CongestionControl, Conn, Info, Param, Params, StateOut, Window};
 use crate::tcp::recovery::RecoveryPolicy;
 use crate::time::Nanos;
 
@@ -34,13 +34,21 @@ pub mod param {
     };
 }
 
+/// The traced state (series columns `cc_<name>`), written by `state()`.
+pub mod state {
+    use crate::cc::StateVar;
+    pub const BACKLOG: StateVar = StateVar::float("backlog", "");
+    pub const BASE_RTT_MS: StateVar = StateVar::float("base_rtt_ms", "ms");
+    pub const CONGESTIVE: StateVar = StateVar::mode("congestive", &["random", "congestive"]);
+}
+
 pub const INFO: Info = Info {
     name: "veno",
     reference: "Fu, Liew, IEEE JSAC 2003; Linux tcp_veno.c",
     summary: "Reno with a backlog estimate N: random loss (N < 3) cuts to 4/5, congestion halves; +1 every other RTT when N >= 3",
     recovery: RecoveryPolicy::NewReno,
     params: &[Param::Float(&param::BETA)],
-    state: &["backlog", "base_rtt_ms", "congestive"],
+    state: &[state::BACKLOG, state::BASE_RTT_MS, state::CONGESTIVE],
 };
 
 /// Veno variables are kept with one fractional bit (Linux V_PARAM_SHIFT).
@@ -149,10 +157,13 @@ impl CongestionControl for Veno {
         self.min_rtt = Nanos::MAX;
     }
 
-    fn state(&self, out: &mut [f64]) {
-        out[0] = self.diff as f64 / (1 << V_PARAM_SHIFT) as f64;
-        out[1] = if self.base_rtt == Nanos::MAX { f64::NAN } else { self.base_rtt as f64 / 1e6 };
-        out[2] = (self.diff >= self.beta) as u8 as f64;
+    fn state(&self, out: &mut StateOut) {
+        out.number(&state::BACKLOG, self.diff as f64 / (1 << V_PARAM_SHIFT) as f64);
+        out.number(
+            &state::BASE_RTT_MS,
+            if self.base_rtt == Nanos::MAX { f64::NAN } else { self.base_rtt as f64 / 1e6 },
+        );
+        out.mode(&state::CONGESTIVE, (self.diff >= self.beta) as usize);
     }
 }
 

@@ -30,7 +30,7 @@
 //! previous (possibly null) sample.
 
 use super::common::{bdp_segments, reno_cong_avoid, AckedBytes};
-use super::{AckSample, CongestionControl, Conn, Info, Param, Params, Window};
+use super::{AckSample, CongestionControl, Conn, Info, Param, Params, StateOut, Window};
 use crate::tcp::recovery::RecoveryPolicy;
 use crate::time::{Nanos, NS_PER_MS, NS_PER_SEC};
 
@@ -48,6 +48,14 @@ pub mod param {
         FloatParam { name: "m", default: 2.0, min: 1.0, max: 100.0, doc: "a null sample after tau/m without ACKs" };
 }
 
+/// The traced state (series columns `cc_<name>`), written by `state()`.
+pub mod state {
+    use crate::cc::StateVar;
+    pub const BWE_BPS: StateVar = StateVar::float("bwe_bps", "bit/s");
+    pub const RTT_MIN_MS: StateVar = StateVar::float("rtt_min_ms", "ms");
+    pub const BW_RTTMIN_PKTS: StateVar = StateVar::integer("bw_rttmin_pkts", "segments");
+}
+
 pub const INFO: Info = Info {
     name: "westwood",
     reference: "Mascolo, Casetti, Gerla, Sanadidi, Wang, ACM MobiCom 2001",
@@ -55,7 +63,7 @@ pub const INFO: Info = Info {
         "Reno growth; on loss ssthresh = BWE * RTTmin with BWE filtered from every ACK (the original, per-ACK Westwood)",
     recovery: RecoveryPolicy::NewReno,
     params: &[Param::Float(&param::TAU_MS), Param::Float(&param::M)],
-    state: &["bwe_bps", "rtt_min_ms", "bw_rttmin_pkts"],
+    state: &[state::BWE_BPS, state::RTT_MIN_MS, state::BW_RTTMIN_PKTS],
 };
 
 pub struct Westwood {
@@ -144,10 +152,10 @@ impl CongestionControl for Westwood {
         self.last_ack_at = c.now;
     }
 
-    fn state(&self, out: &mut [f64]) {
-        out[0] = self.bwe * 8.0;
-        out[1] = if self.rtt_min == 0 { f64::NAN } else { self.rtt_min as f64 / 1e6 };
-        out[2] = self.bw_rttmin() as f64;
+    fn state(&self, out: &mut StateOut) {
+        out.number(&state::BWE_BPS, self.bwe * 8.0);
+        out.number(&state::RTT_MIN_MS, if self.rtt_min == 0 { f64::NAN } else { self.rtt_min as f64 / 1e6 });
+        out.number(&state::BW_RTTMIN_PKTS, self.bw_rttmin() as f64);
     }
 }
 

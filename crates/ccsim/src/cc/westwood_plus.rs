@@ -29,7 +29,7 @@
 //! jiffies and bytes per jiffy.
 
 use super::common::{bdp_segments, reno_cong_avoid, reno_ssthresh, AckedBytes};
-use super::{AckSample, CaEvent, CongestionControl, Conn, Info, Param, Params, Window};
+use super::{AckSample, CaEvent, CongestionControl, Conn, Info, Param, Params, StateOut, Window};
 use crate::tcp::recovery::RecoveryPolicy;
 use crate::time::{Nanos, NS_PER_MS, NS_PER_SEC};
 
@@ -45,13 +45,21 @@ pub mod param {
     };
 }
 
+/// The traced state (series columns `cc_<name>`), written by `state()`.
+pub mod state {
+    use crate::cc::StateVar;
+    pub const BWE_BPS: StateVar = StateVar::float("bwe_bps", "bit/s");
+    pub const RTT_MIN_MS: StateVar = StateVar::float("rtt_min_ms", "ms");
+    pub const BW_RTTMIN_PKTS: StateVar = StateVar::integer("bw_rttmin_pkts", "segments");
+}
+
 pub const INFO: Info = Info {
     name: "westwood+",
     reference: "Grieco, Mascolo, ACM CCR 2004; Linux tcp_westwood.c (named westwood there)",
     summary: "Reno growth; on loss ssthresh = BWE * RTTmin, BWE sampled once per RTT and low-pass filtered (7/8)",
     recovery: RecoveryPolicy::NewReno,
     params: &[Param::Float(&param::MIN_INTERVAL_MS)],
-    state: &["bwe_bps", "rtt_min_ms", "bw_rttmin_pkts"],
+    state: &[state::BWE_BPS, state::RTT_MIN_MS, state::BW_RTTMIN_PKTS],
 };
 
 /// Linux TCP_WESTWOOD_INIT_RTT: a deliberately long first guess (20 s).
@@ -174,10 +182,10 @@ impl CongestionControl for WestwoodPlus {
         }
     }
 
-    fn state(&self, out: &mut [f64]) {
-        out[0] = self.bw_est * 8.0;
-        out[1] = self.rtt_min as f64 / 1e6;
-        out[2] = self.bw_rttmin() as f64;
+    fn state(&self, out: &mut StateOut) {
+        out.number(&state::BWE_BPS, self.bw_est * 8.0);
+        out.number(&state::RTT_MIN_MS, self.rtt_min as f64 / 1e6);
+        out.number(&state::BW_RTTMIN_PKTS, self.bw_rttmin() as f64);
     }
 }
 

@@ -19,7 +19,7 @@
 use super::common::{cong_avoid_ai, slow_start};
 use super::vegas::VegasRtt;
 use super::IntParam;
-use super::{AckSample, CaEvent, CaState, CongestionControl, Conn, Info, Param, Params, Window};
+use super::{AckSample, CaEvent, CaState, CongestionControl, Conn, Info, Param, Params, StateOut, Window};
 use crate::tcp::recovery::RecoveryPolicy;
 use crate::time::Nanos;
 
@@ -64,6 +64,16 @@ pub mod param {
     };
 }
 
+/// The traced state (series columns `cc_<name>`), written by `state()`.
+pub mod state {
+    use crate::cc::StateVar;
+    pub const MODE: StateVar = StateVar::mode("mode", &["fast", "slow"]);
+    pub const QUEUE_PKTS: StateVar = StateVar::integer("queue_pkts", "segments");
+    pub const BASE_RTT_MS: StateVar = StateVar::float("base_rtt_ms", "ms");
+    pub const RENO_COUNT: StateVar = StateVar::integer("reno_count", "");
+    pub const DOING_RENO_RTTS: StateVar = StateVar::integer("doing_reno_rtts", "");
+}
+
 pub const INFO: Info = Info {
     name: "yeah",
     reference: "Baiocchi, Castellani, Vacirca, PFLDnet 2007; Linux tcp_yeah.c",
@@ -80,7 +90,7 @@ pub const INFO: Info = Info {
         Param::Int(&param::ZETA),
         Param::Int(&param::SCALABLE_AI_CNT),
     ],
-    state: &["mode", "queue_pkts", "base_rtt_ms", "reno_count", "doing_reno_rtts"],
+    state: &[state::MODE, state::QUEUE_PKTS, state::BASE_RTT_MS, state::RENO_COUNT, state::DOING_RENO_RTTS],
 };
 
 pub struct Yeah {
@@ -210,12 +220,15 @@ impl CongestionControl for Yeah {
         }
     }
 
-    fn state(&self, out: &mut [f64]) {
-        out[0] = (self.doing_reno_now > 0) as u32 as f64;
-        out[1] = self.last_q as f64;
-        out[2] = if self.rtt.base_rtt == Nanos::MAX { f64::NAN } else { self.rtt.base_rtt as f64 / 1e6 };
-        out[3] = self.reno_count as f64;
-        out[4] = self.doing_reno_now as f64;
+    fn state(&self, out: &mut StateOut) {
+        out.mode(&state::MODE, (self.doing_reno_now > 0) as usize);
+        out.number(&state::QUEUE_PKTS, self.last_q as f64);
+        out.number(
+            &state::BASE_RTT_MS,
+            if self.rtt.base_rtt == Nanos::MAX { f64::NAN } else { self.rtt.base_rtt as f64 / 1e6 },
+        );
+        out.number(&state::RENO_COUNT, self.reno_count as f64);
+        out.number(&state::DOING_RENO_RTTS, self.doing_reno_now as f64);
     }
 }
 
@@ -229,7 +242,7 @@ mod tests {
         let mut h = Harness::new("yeah", 100);
         h.set_cwnd(500, 500);
         h.rounds(3);
-        assert_eq!(h.state("mode"), 0.0, "fast mode on an empty queue");
+        assert_eq!(h.mode("mode"), "fast", "fast mode on an empty queue");
         // Fast mode is Scalable: about +1% per RTT at 500 segments (1 per 100 ACKed).
         let before = h.w.cwnd;
         h.rounds(1);
@@ -238,14 +251,14 @@ mod tests {
         // 10 ms < base/8 = 12.5 ms: still fast.
         h.queue_delay = 10 * NS_PER_MS;
         h.rounds(3);
-        assert_eq!(h.state("mode"), 0.0);
+        assert_eq!(h.mode("mode"), "fast");
         let q = h.state("queue_pkts");
         assert!((40.0..55.0).contains(&q), "Q {q}");
         // 20 ms: Q ~ 85 > alpha = 80: slow mode, and decongestion cuts the window by Q.
         h.queue_delay = 20 * NS_PER_MS;
         let before = h.w.cwnd;
         h.rounds(2);
-        assert_eq!(h.state("mode"), 1.0);
+        assert_eq!(h.mode("mode"), "slow");
         assert!(h.state("queue_pkts") > 80.0);
         assert!(h.w.cwnd + 60 < before, "decongestion: {} -> {}", before, h.w.cwnd);
         assert!(
@@ -257,7 +270,7 @@ mod tests {
         // Back to an empty queue: fast again.
         h.queue_delay = 0;
         h.rounds(3);
-        assert_eq!(h.state("mode"), 0.0);
+        assert_eq!(h.mode("mode"), "fast");
     }
 
     #[test]
