@@ -142,7 +142,7 @@ fn base_rtt(s: &Scenario) -> Nanos {
 /// Builds flow `id` (sender and receiver) from its scenario entry.
 fn make_flow(id: u32, group: usize, spec: &FlowSpec, source: Option<u32>, run_seed: u64) -> Flow {
     let t = &spec.tcp;
-    let algorithm = cc::build_for_flow(&spec.cc, &spec.cc_params, run_seed, id).expect("validated algorithm");
+    let algorithm = cc::build_for_flow(&spec.cc, &spec.cc_params, t.mss, run_seed, id).expect("validated algorithm");
     let sender_cfg = SenderConfig {
         mss: t.mss,
         init_cwnd: t.init_cwnd,

@@ -265,7 +265,7 @@ impl Bbr {
             cycle_idx: 0,
             cycle_stamp: 0,
             delivered_stamp: 0,
-            mss: 1448,
+            mss: p.mss(),
             lost: 0,
             lt_is_sampling: false,
             lt_use_bw: false,
@@ -818,7 +818,7 @@ mod tests {
     fn gain_cycle_starts_anywhere_but_in_the_drain_phase() {
         let mut firsts = std::collections::BTreeSet::new();
         for flow in 0..64 {
-            let mut b = match build_for_flow("bbr", &BTreeMap::new(), 7, flow) {
+            let mut b = match build_for_flow("bbr", &BTreeMap::new(), 1448, 7, flow) {
                 Some(Algorithm::Bbr(b)) => b,
                 _ => unreachable!(),
             };

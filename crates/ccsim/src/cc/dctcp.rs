@@ -169,7 +169,7 @@ mod tests {
 
     #[test]
     fn alpha_is_an_ewma_of_the_marked_fraction_with_g_one_sixteenth() {
-        let mut d = Dctcp::new(&crate::cc::Params::new(&INFO, &Default::default()));
+        let mut d = Dctcp::new(&crate::cc::Params::new(&INFO, &Default::default(), 1448));
         let mut c = Conn { snd_nxt: 100, ..Default::default() };
         let mut w = Window::new(10);
         d.init(&mut w, &c);

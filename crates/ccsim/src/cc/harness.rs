@@ -16,6 +16,9 @@ use super::{build, AckSample, Algorithm, CaState, Conn, RateSample, Window};
 use crate::time::{Nanos, NS_PER_MS};
 use std::collections::BTreeMap;
 
+/// The segment payload of the harness's sender, in bytes.
+pub const MSS: u32 = 1448;
+
 pub struct Harness {
     pub alg: Algorithm,
     pub w: Window,
@@ -41,7 +44,7 @@ impl Harness {
     }
 
     pub fn with_params(name: &str, rtt_ms: u64, params: &BTreeMap<String, f64>) -> Harness {
-        let alg = build(name, params).expect("known algorithm");
+        let alg = build(name, params, MSS).expect("known algorithm");
         let mut h = Harness {
             alg,
             w: Window::new(10),
@@ -64,7 +67,7 @@ impl Harness {
     pub fn conn(&self) -> Conn {
         Conn {
             now: self.now,
-            mss: 1448,
+            mss: MSS,
             srtt_ns: self.rtt + self.queue_delay,
             min_rtt_ns: self.rtt,
             in_flight: self.in_flight,
@@ -162,7 +165,7 @@ impl Harness {
             let per_round = |pps: f64| (pps * round as f64 / 1e9).floor().max(1.0) as u64;
             let mut acks = (self.w.cwnd.max(1) as u64).min(per_round(rate_pps));
             if let Some(bytes_per_sec) = self.alg.pacing_rate() {
-                acks = acks.min(per_round(bytes_per_sec / 1448.0));
+                acks = acks.min(per_round(bytes_per_sec / MSS as f64));
             }
             self.in_flight = acks as u32;
             for i in 0..acks {

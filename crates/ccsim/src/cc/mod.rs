@@ -473,6 +473,7 @@ impl<'a> StateOut<'a> {
 pub struct Params<'a> {
     info: &'a Info,
     values: &'a BTreeMap<String, f64>,
+    mss: u32,
     run_seed: u64,
     flow: u32,
 }
@@ -482,8 +483,13 @@ pub struct Params<'a> {
 pub const CC_STREAM_BASE: u64 = 0xCC00_0000;
 
 impl<'a> Params<'a> {
-    pub fn new(info: &'a Info, values: &'a BTreeMap<String, f64>) -> Params<'a> {
-        Params { info, values, run_seed: 0, flow: 0 }
+    pub fn new(info: &'a Info, values: &'a BTreeMap<String, f64>, mss: u32) -> Params<'a> {
+        Params { info, values, mss, run_seed: 0, flow: 0 }
+    }
+
+    /// The sender's segment payload in bytes (the same as `Conn::mss`).
+    pub fn mss(&self) -> u32 {
+        self.mss
     }
 
     /// The random stream of this flow's algorithm (e.g. bbr's random gain-cycle
@@ -600,15 +606,22 @@ pub fn lookup(name: &str) -> Option<&'static Info> {
 }
 
 /// Builds algorithm `name` with the given parameters (validated beforehand).
-pub fn build(name: &str, values: &BTreeMap<String, f64>) -> Option<Algorithm> {
-    build_for_flow(name, values, 0, 0)
+/// `mss`: the sender's segment payload in bytes (what `Conn::mss` will say).
+pub fn build(name: &str, values: &BTreeMap<String, f64>, mss: u32) -> Option<Algorithm> {
+    build_for_flow(name, values, mss, 0, 0)
 }
 
 /// Builds algorithm `name` for flow `flow` of a run seeded with `run_seed`
 /// (the seed reaches algorithms that draw random numbers through `Params::rng`).
-pub fn build_for_flow(name: &str, values: &BTreeMap<String, f64>, run_seed: u64, flow: u32) -> Option<Algorithm> {
+pub fn build_for_flow(
+    name: &str,
+    values: &BTreeMap<String, f64>,
+    mss: u32,
+    run_seed: u64,
+    flow: u32,
+) -> Option<Algorithm> {
     let entry = REGISTRY.iter().find(|e| e.info.name.eq_ignore_ascii_case(name))?;
-    Some((entry.build)(&Params { info: entry.info, values, run_seed, flow }))
+    Some((entry.build)(&Params { info: entry.info, values, mss, run_seed, flow }))
 }
 
 pub mod bbr;
@@ -671,7 +684,7 @@ mod tests {
     fn window_ownership_is_declared_by_the_algorithm() {
         let owners: Vec<&str> = registry()
             .iter()
-            .filter(|i| build(i.name, &BTreeMap::new()).unwrap().owns_window())
+            .filter(|i| build(i.name, &BTreeMap::new(), 1448).unwrap().owns_window())
             .map(|i| i.name)
             .collect();
         assert_eq!(owners, ["bbr"]);
@@ -684,7 +697,7 @@ mod tests {
         assert_eq!(policy("reno"), RecoveryPolicy::Reno);
         assert_eq!(policy("newreno"), RecoveryPolicy::NewReno);
         assert_eq!(policy("cubic"), RecoveryPolicy::NewReno);
-        let tahoe = build("tahoe", &BTreeMap::new()).unwrap();
+        let tahoe = build("tahoe", &BTreeMap::new(), 1448).unwrap();
         assert!(matches!(tahoe, Algorithm::Tahoe(reno::Reno)));
         assert_eq!(tahoe.info().name, "tahoe");
     }
@@ -732,7 +745,7 @@ mod tests {
     #[test]
     fn typed_getters_read_the_users_value_or_the_default() {
         let values = BTreeMap::from([("alpha".to_string(), 5.0), ("linux".to_string(), 1.0)]);
-        let p = Params::new(&vegas::INFO, &values);
+        let p = Params::new(&vegas::INFO, &values, 1448);
         assert_eq!(p.int(&vegas::param::ALPHA), 5);
         assert_eq!(p.int(&vegas::param::BETA), 4);
         assert!(p.flag(&vegas::param::LINUX));
@@ -742,7 +755,7 @@ mod tests {
     fn every_algorithm_writes_only_its_declared_state_and_names_are_one_kind() {
         let mut seen: Vec<StateVar> = Vec::new();
         for info in registry() {
-            let alg = build(info.name, &BTreeMap::new()).unwrap();
+            let alg = build(info.name, &BTreeMap::new(), 1448).unwrap();
             let mut values = Vec::new();
             alg.state(&mut StateOut::new(info.state, &mut values));
             assert_eq!(values.len(), info.state.len());
@@ -757,7 +770,7 @@ mod tests {
 
     #[test]
     fn modes_are_written_as_their_names() {
-        let alg = build("bbr", &BTreeMap::new()).unwrap();
+        let alg = build("bbr", &BTreeMap::new(), 1448).unwrap();
         let mut values = Vec::new();
         alg.state(&mut StateOut::new(alg.info().state, &mut values));
         let mode = alg.info().state.iter().position(|v| v.name == "mode").unwrap();

@@ -97,7 +97,7 @@ impl Westwood {
             acked: AckedBytes::default(),
             started: false,
             rtt_min: 0,
-            mss: 1448,
+            mss: p.mss(),
         }
     }
 

@@ -95,7 +95,7 @@ impl WestwoodPlus {
             rtt: INIT_RTT_NS,
             rtt_min: INIT_RTT_NS,
             reset_rtt_min: true,
-            mss: 1448,
+            mss: p.mss(),
         }
     }
 

@@ -762,7 +762,8 @@ mod tests {
             stop: None,
             size: None,
         };
-        Sender::new(0, cfg, crate::cc::build(cc, &BTreeMap::new()).unwrap())
+        let algorithm = crate::cc::build(cc, &BTreeMap::new(), cfg.mss).unwrap();
+        Sender::new(0, cfg, algorithm)
     }
 
     fn ack(seq: u64, sack: &[(u64, u64)], ts_val: Nanos, ts_ecr: Nanos) -> Packet {
