@@ -16,6 +16,60 @@
 //! with the policies SlowStart, Reno and NewReno; every other algorithm
 //! declares NewReno, which with SACK means SACK recovery, as Linux.
 //!
+//! # The hook contract
+//!
+//! When the sender (tcp/sender.rs) calls each hook, in what order, and what
+//! the hook may change. `w` is the sender's `Window`; `c` a read-only `Conn`
+//! snapshot taken just before the call (so `c.ca_state` is the state before a
+//! change). Each order follows the Linux function named.
+//!
+//! - Start of the flow: `init(w, c)` once, before the first segment (Linux
+//!   tcp_init_congestion_control). May set cwnd and ssthresh.
+//! - Sending new data with nothing in flight: `cwnd_event(TxStart)` before
+//!   the segment goes out (Linux tcp_event_data_sent, CA_EVENT_TX_START).
+//! - Each ACK (Linux tcp_ack), after the SACK and cumulative ACK have
+//!   updated the scoreboard and the delivery-rate sampler:
+//!   1. with ECN on, `cwnd_event(EcnEcho)` or `cwnd_event(EcnNoEcho)`
+//!      (Linux tcp_in_ack_event);
+//!   2. `pkts_acked(w, c, sample)` if the ACK delivered data or gave an RTT
+//!      sample (Linux tcp_clean_rtx_queue -> pkts_acked);
+//!   3. the congestion state machine (Linux tcp_fastretrans_alert), which
+//!      may call, in this order:
+//!      - entering Recovery or CWR: `ssthresh(w, c)` (the window is not yet
+//!        reduced), then `set_state(Recovery | Cwr)` (Linux
+//!        tcp_enter_recovery / tcp_enter_cwr -> tcp_init_cwnd_reduction, then
+//!        tcp_set_ca_state);
+//!      - a spurious recovery undone: `undo_cwnd(w, prior_cwnd)` returns the
+//!        cwnd to restore, ssthresh goes back up, then `set_state(Open)`
+//!        (Linux tcp_undo_cwnd_reduction);
+//!      - the end of Recovery or CWR: cwnd = ssthresh, then
+//!        `cwnd_event(CompleteCwr)` (Linux tcp_end_cwnd_reduction), then
+//!        `set_state(Open)`; not for an algorithm that owns the window;
+//!      - the end of Loss: `set_state(Open)`;
+//!      - a fast retransmit under the `SlowStart` (tahoe) policy: as a timeout.
+//!   4. the window update (Linux tcp_cong_control): `cong_control(w, c, rs)`
+//!      if the algorithm declares `OWNS_WINDOW`; otherwise, in Recovery or
+//!      CWR, proportional rate reduction by the sender; otherwise
+//!      `cong_avoid(w, c, acked)` if the ACK advanced snd_una and delivered
+//!      data (Linux tcp_may_raise_cwnd). cwnd is then at least 1.
+//! - A retransmission timeout (Linux tcp_enter_loss): if it starts a loss
+//!   episode (`timeout_starts_episode`), `ssthresh(w, c)` on the window
+//!   before the timeout, then `cwnd_event(Loss)` (`reduce_on_timeout`); a
+//!   second timeout back to back calls neither. Then cwnd = 1 and
+//!   `set_state(Loss)`.
+//! - `set_state(new)` is always called before the state changes (Linux
+//!   tcp_set_ca_state), `c.ca_state` still the old state.
+//! - `pacing_rate()` is read whenever the sender paces a segment; `state()`
+//!   at each series sample; `needs_ecn()` when the flow is built.
+//!
+//! What a hook may change: `ssthresh` and `undo_cwnd` see `w` read-only and
+//! return a value the sender stores. `init`, `cong_avoid`, `cong_control`,
+//! `set_state`, `cwnd_event` and `pkts_acked` get `&mut Window` and may set
+//! cwnd, ssthresh and cwnd_cnt (e.g. dctcp sets ssthresh on entering
+//! Recovery, westwood+ sets cwnd and ssthresh on CompleteCwr); cwnd_clamp is
+//! the sender's. Everything else (the scoreboard, the state, timers) is the
+//! sender's alone.
+//!
 //! Adding an algorithm: write `cc/myalgo.rs` with a struct implementing
 //! `CongestionControl` and a `pub const INFO: Info`, then add `pub mod
 //! myalgo;` and one line `MyAlgo(myalgo::MyAlgo) = myalgo::INFO,` to the
