@@ -1,5 +1,7 @@
 //! TCP, segment-level and close to Linux: the sender (send loop, ACK
 //! processing, recovery, timers) split by concern, and the receiver.
+#[cfg(test)]
+pub mod driver;
 pub mod rate;
 pub mod receiver;
 pub mod recovery;
