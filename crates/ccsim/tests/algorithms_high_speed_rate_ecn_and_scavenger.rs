@@ -1,6 +1,7 @@
-//! Whole-simulator signature behaviour of the algorithms of issue 3, part 2:
-//! bbr, dctcp, htcp, highspeed, scalable, yeah, ledbat and lp. Each test
-//! checks what distinguishes the algorithm, on a path where it matters.
+//! Whole-simulator signature behaviour of the high-speed (htcp, highspeed,
+//! scalable, yeah), rate-based (bbr), ECN (dctcp) and scavenger (ledbat, lp)
+//! algorithms. Each test checks what distinguishes the algorithm, on a path
+//! where it matters.
 
 mod common;
 use ccsim::record::table::Column;
@@ -419,7 +420,7 @@ fn lp_uses_an_empty_path_and_yields_to_reno() {
 }
 
 #[test]
-fn every_part_two_algorithm_survives_loss_tiny_buffers_and_short_transfers() {
+fn every_high_speed_rate_ecn_and_scavenger_algorithm_survives_loss_tiny_buffers_and_short_transfers() {
     for cc in ["bbr", "htcp", "highspeed", "scalable", "yeah", "ledbat", "dctcp", "lp"] {
         for (queue, p) in [("4pkt", 0.05), ("1bdp", 0.01), ("30KB", 0.0)] {
             let r = simulate(&format!(
