@@ -20,11 +20,16 @@ impl Driver {
     /// A SACK + timestamps + PRR sender of algorithm `cc` with an initial
     /// window of `init_cwnd`, MSS 1000 and a 1 s initial RTO.
     pub fn new(cc: &str, init_cwnd: u32) -> Driver {
+        Driver::with_timestamps(cc, init_cwnd, true)
+    }
+
+    /// The same sender, with or without the timestamp option.
+    pub fn with_timestamps(cc: &str, init_cwnd: u32, timestamps: bool) -> Driver {
         let cfg = SenderConfig {
             mss: 1000,
             init_cwnd,
             sack: true,
-            timestamps: true,
+            timestamps,
             prr: true,
             pacing: false,
             ecn: false,

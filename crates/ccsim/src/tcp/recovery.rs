@@ -50,6 +50,9 @@ pub(super) struct Episode {
     /// PRR: segments delivered and sent since the reduction began.
     pub prr_delivered: u32,
     pub prr_out: u32,
+    /// Retransmission timeouts since the last ACK that advanced snd_una
+    /// (Linux icsk_retransmits).
+    pub timeouts_in_a_row: u32,
 }
 
 impl Sender {
@@ -217,9 +220,8 @@ impl Sender {
 
     /// Linux tcp_enter_loss: after an RTO (or Tahoe's fast retransmit).
     fn enter_loss(&mut self, now: Nanos) {
-        // The RTO backoff counts the timeouts since the last valid RTT sample
-        // (Linux icsk_retransmits counts those since the last ACK).
-        if crate::cc::timeout_starts_episode(self.ca_state, self.sb.una(), self.episode.high_seq, self.rtt.backoff()) {
+        let (una, high_seq, timeouts) = (self.sb.una(), self.episode.high_seq, self.episode.timeouts_in_a_row);
+        if crate::cc::timeout_starts_episode(self.ca_state, una, high_seq, timeouts) {
             self.episode.prior_cwnd = self.w.cwnd;
             let c = self.conn(now);
             crate::cc::reduce_on_timeout(&mut self.cc, &mut self.w, &c);
@@ -245,6 +247,7 @@ impl Sender {
             self.sb.on_timeout_without_recovery();
         }
         self.enter_loss(now);
+        self.episode.timeouts_in_a_row += 1;
         self.rtt.on_timeout();
         self.rto_at = Some(now + self.rtt.rto());
     }
@@ -358,6 +361,23 @@ mod tests {
         let cwnd = d.s.w.cwnd;
         d.timeout();
         assert_eq!(d.s.w.ssthresh, (cwnd / 2).max(2));
+    }
+
+    #[test]
+    fn a_timeout_after_an_ack_of_new_data_reduces_again_even_in_loss() {
+        // Linux counts the timeouts since the last ACK that advanced snd_una
+        // (icsk_retransmits), not since the last RTT sample: without
+        // timestamps the ACK of a retransmission gives no sample (Karn), yet
+        // a timeout after it starts a new reduction.
+        let mut d = Driver::with_timestamps("reno", 20, false);
+        d.start();
+        d.timeout();
+        assert_eq!(d.s.w.ssthresh, 10);
+        d.ack(100, 1, &[]);
+        assert_eq!(d.s.ca_state, CaState::Loss, "segments 1.. are still outstanding");
+        assert_eq!(d.s.w.cwnd, 2);
+        d.timeout();
+        assert_eq!(d.s.w.ssthresh, 2, "half of the window at the second timeout");
     }
 
     #[test]

@@ -423,6 +423,10 @@ impl Sender {
         }
         self.scratch = scratch;
         let acked_new = self.sb.una() > prior_una;
+        if acked_new {
+            // Linux tcp_ack: an ACK of new data clears icsk_retransmits.
+            self.episode.timeouts_in_a_row = 0;
+        }
         let cum_acked = (self.sb.una() - prior_una) as u32;
 
         if !self.cfg.sack {
