@@ -3,7 +3,7 @@
 from pathlib import Path
 
 from ccbench import _ccsim
-from ccbench.cli import app
+from ccbench.cli import _param_line, app
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "two-flows-cubic-vs-reno.toml"
 
@@ -36,7 +36,15 @@ def test_algorithms_lists_every_algorithm_with_reference_and_defaults(runner):
         assert a["name"] in result.stdout
         for p in a["params"]:
             assert p["name"] in result.stdout
+            assert p["kind"] in ("float", "integer", "boolean")
     assert "RFC 9438" in result.stdout
+
+
+def test_algorithms_shows_each_parameter_with_its_kind():
+    params = {a["name"]: {p["name"]: p for p in a["params"]} for a in _ccsim.algorithms()}
+    assert _param_line(params["vegas"]["alpha"]).startswith("alpha = 2 (integer, 0..1000): ")
+    assert _param_line(params["cubic"]["hystart"]).startswith("hystart = 1 (boolean: 0 or 1): ")
+    assert _param_line(params["cubic"]["beta"]).startswith("beta = 0.7 (float, 0.1..0.99): ")
 
 
 def test_validate_accepts_a_good_file(runner):

@@ -96,3 +96,20 @@ def test_cross_traffic_sources_are_kept(tmp_path, small_scenario):
     back = results.load(results.save(r, tmp_path / "run"))
     assert back.sources.equals(r.sources)
     assert len(back.source_series) == len(r.source_series) > 0
+
+
+def test_algorithm_modes_are_names_in_the_series(tmp_path):
+    text = (
+        'duration = "2s"\n[downlink]\nrate = "10Mbit"\ndelay = "10ms"\n[[flows]]\ncc = "bbr"\n[[flows]]\ncc = "cubic"\n'
+    )
+    r = ccbench.run(text)
+    bbr = r.series[r.series["flow"] == 0]
+    assert set(bbr["cc_mode"]) <= {"startup", "drain", "probe_bw", "probe_rtt"}
+    assert "probe_bw" in set(bbr["cc_mode"])
+    assert set(r.series[r.series["flow"] == 1]["cc_mode"]) == {""}
+    assert r.series["cc_btl_bw_bps"].dtype == np.float64
+    back = results.load(results.save(r, tmp_path / "run"))
+    assert back.series["cc_mode"].equals(r.series["cc_mode"])
+    state = {a["name"]: a["state"] for a in ccbench.algorithms()}
+    mode = next(v for v in state["bbr"] if v["name"] == "mode")
+    assert mode == {"name": "mode", "kind": "mode", "names": ["startup", "drain", "probe_bw", "probe_rtt"]}

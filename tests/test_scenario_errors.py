@@ -30,6 +30,14 @@ CASES = {
         GOOD.replace('delay = "10ms"', 'delay = "10ms"\nloss = { model = "bernoulli", p = 1.5 }'),
         ["downlink.loss.p", "1.5", "0 to 1"],
     ),
+    "fractional_integer_parameter": (
+        GOOD.replace('cc = "cubic"', 'cc = "vegas"\ncc_params = { alpha = 2.9 }'),
+        ["flows[0].cc_params.alpha", "2.9", "an integer from 0 to 1000"],
+    ),
+    "boolean_parameter_not_0_or_1": (
+        GOOD.replace('cc = "cubic"', 'cc = "cubic"\ncc_params = { hystart = 0.5 }'),
+        ["flows[0].cc_params.hystart", "0.5", "0 or 1"],
+    ),
 }
 
 

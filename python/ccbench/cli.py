@@ -190,6 +190,13 @@ def compare(
     console.print(f"Report: [bold]{escape(str(path))}[/bold]", soft_wrap=True)
 
 
+def _param_line(p: dict) -> str:
+    """One parameter of `ccbench algorithms`: name = default (kind, range): doc."""
+    if p["kind"] == "boolean":
+        return f"{p['name']} = {int(p['default'])} (boolean: 0 or 1): {p['doc']}"
+    return f"{p['name']} = {p['default']:g} ({p['kind']}, {p['min']:g}..{p['max']:g}): {p['doc']}"
+
+
 @app.command("algorithms")
 def algorithms_cmd():
     """Every algorithm with its reference and parameters (defaults)."""
@@ -197,11 +204,9 @@ def algorithms_cmd():
     t.add_column("name", style="bold")
     t.add_column("reference")
     t.add_column("summary")
-    t.add_column("parameters (default, range)")
+    t.add_column("parameters (default, kind, range)")
     for a in _ccsim.algorithms():
-        params = "\n".join(
-            f"{p['name']} = {p['default']:g} ({p['min']:g}..{p['max']:g}): {p['doc']}" for p in a["params"]
-        )
+        params = "\n".join(_param_line(p) for p in a["params"])
         t.add_row(a["name"], a["reference"], a["summary"], params or "–")
     console.print(t)
 

@@ -2,6 +2,7 @@
 //! one call runs one scenario (with the GIL released) and returns its tables
 //! as dicts of NumPy arrays. Everything a person touches lives in Python.
 
+use ccsim::cc::{Param, StateKind};
 use ccsim::record::table::{Column, Table};
 use ccsim::Scenario;
 use numpy::IntoPyArray;
@@ -86,15 +87,50 @@ fn algorithms<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
         let params = PyList::empty(py);
         for p in info.params {
             let pd = PyDict::new(py);
-            pd.set_item("name", p.name)?;
-            pd.set_item("default", p.default)?;
-            pd.set_item("min", p.min)?;
-            pd.set_item("max", p.max)?;
-            pd.set_item("doc", p.doc)?;
+            pd.set_item("name", p.name())?;
+            pd.set_item("kind", p.kind())?;
+            match p {
+                Param::Float(f) => {
+                    pd.set_item("default", f.default)?;
+                    pd.set_item("min", f.min)?;
+                    pd.set_item("max", f.max)?;
+                }
+                Param::Int(i) => {
+                    pd.set_item("default", i.default)?;
+                    pd.set_item("min", i.min)?;
+                    pd.set_item("max", i.max)?;
+                }
+                Param::Bool(b) => {
+                    pd.set_item("default", b.default)?;
+                    pd.set_item("min", py.None())?;
+                    pd.set_item("max", py.None())?;
+                }
+            }
+            pd.set_item("doc", p.doc())?;
             params.append(pd)?;
         }
         d.set_item("params", params)?;
-        d.set_item("state", info.state.to_vec())?;
+        let state = PyList::empty(py);
+        for v in info.state {
+            let sd = PyDict::new(py);
+            sd.set_item("name", v.name)?;
+            match v.kind {
+                StateKind::Float { unit } => {
+                    sd.set_item("kind", "float")?;
+                    sd.set_item("unit", unit)?;
+                }
+                StateKind::Integer { unit } => {
+                    sd.set_item("kind", "integer")?;
+                    sd.set_item("unit", unit)?;
+                }
+                StateKind::Mode { names } => {
+                    sd.set_item("kind", "mode")?;
+                    sd.set_item("names", names.to_vec())?;
+                }
+            }
+            state.append(sd)?;
+        }
+        d.set_item("state", state)?;
         out.append(d)?;
     }
     Ok(out)

@@ -100,3 +100,22 @@ fn good_traffic_entries_are_accepted_with_defaults() {
     assert_eq!((b.cc.as_str(), b.size.mean.0, b.size.shape), ("cubic", 100_000, 1.5));
     assert_eq!(s.record.pcap.unwrap().snaplen, 128);
 }
+
+#[test]
+fn algorithm_parameters_of_the_wrong_kind_name_their_field() {
+    let error_of_flow = |flow: &str| {
+        let json =
+            format!(r#"{{"duration": 10, "downlink": {{"rate": "10Mbit", "delay": "10ms"}}, "flows": [{flow}]}}"#);
+        let e = Scenario::from_json(&json).expect_err(flow);
+        (e.path, e.message)
+    };
+    let (path, message) = error_of_flow(r#"{"cc": "vegas", "cc_params": {"alpha": 2.9}}"#);
+    assert_eq!(path, "flows[0].cc_params.alpha");
+    assert!(message.contains("2.9") && message.contains("integer"), "{message}");
+    let (path, message) = error_of_flow(r#"{"cc": "cubic", "cc_params": {"hystart": 0.5}}"#);
+    assert_eq!(path, "flows[0].cc_params.hystart");
+    assert!(message.contains("0.5") && message.contains("0 or 1"), "{message}");
+    let (path, message) = error_of_flow(r#"{"cc": "cubic", "cc_params": {"hystrat": 1}}"#);
+    assert_eq!(path, "flows[0].cc_params.hystrat");
+    assert!(message.contains("did you mean 'hystart'"), "{message}");
+}

@@ -45,24 +45,79 @@
 //!   `Params::rng`), so runs are reproducible per seed.
 
 use super::minmax::WindowedMax;
-use super::{CaEvent, CaState, Conn, CongestionControl, Info, Param, Params, RateSample, Window, INFINITE_SSTHRESH};
+use super::{
+    CaEvent, CaState, CongestionControl, Conn, Info, Param, Params, RateSample, StateOut, Window, INFINITE_SSTHRESH,
+};
 use crate::rng::Rng;
+use crate::tcp::recovery::RecoveryPolicy;
 use crate::time::{Nanos, NS_PER_MS, NS_PER_SEC};
+
+/// The parameters (`cc_params`), read with `Params::{float, int, flag}`.
+pub mod param {
+    use crate::cc::{BoolParam, FloatParam};
+    pub const HIGH_GAIN: FloatParam = FloatParam {
+        name: "high_gain",
+        default: 2.885,
+        min: 1.0,
+        max: 4.0,
+        doc: "STARTUP pacing and cwnd gain (2/ln 2); DRAIN paces at its inverse",
+    };
+    pub const CWND_GAIN: FloatParam =
+        FloatParam { name: "cwnd_gain", default: 2.0, min: 1.0, max: 4.0, doc: "PROBE_BW cwnd gain (BDP multiples)" };
+    pub const PROBE_RTT_INTERVAL_S: FloatParam = FloatParam {
+        name: "probe_rtt_interval_s",
+        default: 10.0,
+        min: 0.5,
+        max: 60.0,
+        doc: "min RTT filter window: PROBE_RTT when it expires",
+    };
+    pub const PROBE_RTT_MS: FloatParam = FloatParam {
+        name: "probe_rtt_ms",
+        default: 200.0,
+        min: 0.0,
+        max: 2000.0,
+        doc: "time at 4 segments in PROBE_RTT (0: never enter PROBE_RTT)",
+    };
+    pub const PACING_MARGIN: FloatParam = FloatParam {
+        name: "pacing_margin",
+        default: 0.01,
+        min: 0.0,
+        max: 0.2,
+        doc: "pace this fraction below the estimated bandwidth",
+    };
+    pub const LT_MODE: BoolParam =
+        BoolParam { name: "lt_mode", default: true, doc: "1: detect token-bucket policers (long-term bandwidth)" };
+    pub const ACK_AGGREGATION: BoolParam =
+        BoolParam { name: "ack_aggregation", default: true, doc: "1: add the estimated ACK aggregation to cwnd" };
+}
+
+/// The traced state (series columns `cc_<name>`), written by `state()`.
+pub mod state {
+    use crate::cc::StateVar;
+    pub const MODE: StateVar = StateVar::mode("mode", &["startup", "drain", "probe_bw", "probe_rtt"]);
+    pub const BTL_BW_BPS: StateVar = StateVar::float("btl_bw_bps", "bit/s");
+    pub const MIN_RTT_MS: StateVar = StateVar::float("min_rtt_ms", "ms");
+    pub const PACING_GAIN: StateVar = StateVar::float("pacing_gain", "");
+    pub const CWND_GAIN: StateVar = StateVar::float("cwnd_gain", "");
+    pub const ROUND_COUNT: StateVar = StateVar::integer("round_count", "");
+    pub const FULL_BW_REACHED: StateVar = StateVar::integer("full_bw_reached", "");
+}
 
 pub const INFO: Info = Info {
     name: "bbr",
     reference: "Cardwell et al., ACM Queue 2016; draft-cardwell-iccrg-bbr-congestion-control-00; Linux tcp_bbr.c (v1)",
     summary: "model-based: paces at the max delivery rate of 10 rounds, cwnd 2 BDP; STARTUP, DRAIN, PROBE_BW gain cycle, PROBE_RTT every 10 s",
+    recovery: RecoveryPolicy::NewReno,
     params: &[
-        Param { name: "high_gain", default: 2.885, min: 1.0, max: 4.0, doc: "STARTUP pacing and cwnd gain (2/ln 2); DRAIN paces at its inverse" },
-        Param { name: "cwnd_gain", default: 2.0, min: 1.0, max: 4.0, doc: "PROBE_BW cwnd gain (BDP multiples)" },
-        Param { name: "probe_rtt_interval_s", default: 10.0, min: 0.5, max: 60.0, doc: "min RTT filter window: PROBE_RTT when it expires" },
-        Param { name: "probe_rtt_ms", default: 200.0, min: 0.0, max: 2000.0, doc: "time at 4 segments in PROBE_RTT (0: never enter PROBE_RTT)" },
-        Param { name: "pacing_margin", default: 0.01, min: 0.0, max: 0.2, doc: "pace this fraction below the estimated bandwidth" },
-        Param { name: "lt_mode", default: 1.0, min: 0.0, max: 1.0, doc: "1: detect token-bucket policers (long-term bandwidth)" },
-        Param { name: "ack_aggregation", default: 1.0, min: 0.0, max: 1.0, doc: "1: add the estimated ACK aggregation to cwnd" },
+        Param::Float(&param::HIGH_GAIN),
+        Param::Float(&param::CWND_GAIN),
+        Param::Float(&param::PROBE_RTT_INTERVAL_S),
+        Param::Float(&param::PROBE_RTT_MS),
+        Param::Float(&param::PACING_MARGIN),
+        Param::Bool(&param::LT_MODE),
+        Param::Bool(&param::ACK_AGGREGATION),
     ],
-    state: &["mode", "btl_bw_bps", "min_rtt_ms", "pacing_gain", "cwnd_gain", "round_count", "full_bw_reached"],
+    state: &[state::MODE, state::BTL_BW_BPS, state::MIN_RTT_MS, state::PACING_GAIN, state::CWND_GAIN, state::ROUND_COUNT, state::FULL_BW_REACHED],
 };
 
 /// Bandwidth unit: segments per microsecond, scaled by 2^24 (Linux BW_SCALE).
@@ -73,7 +128,8 @@ const BBR_SCALE: u32 = 8;
 const BBR_UNIT: u64 = 1 << BBR_SCALE;
 const CYCLE_LEN: usize = 8;
 /// The PROBE_BW pacing gains: probe, drain, then cruise.
-const PACING_GAIN: [u64; CYCLE_LEN] = [BBR_UNIT * 5 / 4, BBR_UNIT * 3 / 4, BBR_UNIT, BBR_UNIT, BBR_UNIT, BBR_UNIT, BBR_UNIT, BBR_UNIT];
+const PACING_GAIN: [u64; CYCLE_LEN] =
+    [BBR_UNIT * 5 / 4, BBR_UNIT * 3 / 4, BBR_UNIT, BBR_UNIT, BBR_UNIT, BBR_UNIT, BBR_UNIT, BBR_UNIT];
 /// Randomize the first phase over the 7 phases other than the drain phase.
 const CYCLE_RAND: u64 = 7;
 /// BtlBw filter window, in rounds.
@@ -173,17 +229,17 @@ fn gain(x: f64) -> u64 {
 
 impl Bbr {
     pub fn new(p: &Params) -> Bbr {
-        let high = p.get("high_gain");
+        let high = p.float(&param::HIGH_GAIN);
         Bbr {
             // Linux: BBR_UNIT * 2885 / 1000 + 1 and BBR_UNIT * 1000 / 2885.
             high_gain: gain(high) + 1,
             drain_gain: (BBR_UNIT as f64 / high) as u64,
-            cwnd_gain_probe_bw: gain(p.get("cwnd_gain")),
-            min_rtt_win_ns: (p.get("probe_rtt_interval_s") * NS_PER_SEC as f64) as Nanos,
-            probe_rtt_ns: (p.get("probe_rtt_ms") * NS_PER_MS as f64) as Nanos,
-            margin_percent: (p.get("pacing_margin") * 100.0).round() as u64,
-            lt_enabled: p.get("lt_mode") != 0.0,
-            extra_acked_gain: if p.get("ack_aggregation") != 0.0 { BBR_UNIT } else { 0 },
+            cwnd_gain_probe_bw: gain(p.float(&param::CWND_GAIN)),
+            min_rtt_win_ns: (p.float(&param::PROBE_RTT_INTERVAL_S) * NS_PER_SEC as f64) as Nanos,
+            probe_rtt_ns: (p.float(&param::PROBE_RTT_MS) * NS_PER_MS as f64) as Nanos,
+            margin_percent: (p.float(&param::PACING_MARGIN) * 100.0).round() as u64,
+            lt_enabled: p.flag(&param::LT_MODE),
+            extra_acked_gain: if p.flag(&param::ACK_AGGREGATION) { BBR_UNIT } else { 0 },
             rng: p.rng(),
             mode: Mode::Startup,
             bw: WindowedMax::default(),
@@ -209,7 +265,7 @@ impl Bbr {
             cycle_idx: 0,
             cycle_stamp: 0,
             delivered_stamp: 0,
-            mss: 1448,
+            mss: p.mss(),
             lost: 0,
             lt_is_sampling: false,
             lt_use_bw: false,
@@ -232,7 +288,11 @@ impl Bbr {
 
     /// The bandwidth the model uses: the policed rate in lt mode, else BtlBw.
     fn bw(&self) -> u64 {
-        if self.lt_use_bw { self.lt_bw } else { self.max_bw() }
+        if self.lt_use_bw {
+            self.lt_bw
+        } else {
+            self.max_bw()
+        }
     }
 
     /// Rate in bytes per second of `bw` times `gain`, less the pacing margin.
@@ -301,7 +361,11 @@ impl Bbr {
     }
 
     fn packets_in_net_at_edt(&self, inflight_now: u32) -> u32 {
-        if self.pacing_gain > BBR_UNIT { inflight_now + self.tso_segs_goal() } else { inflight_now }
+        if self.pacing_gain > BBR_UNIT {
+            inflight_now + self.tso_segs_goal()
+        } else {
+            inflight_now
+        }
     }
 
     fn ack_aggregation_cwnd(&self) -> u32 {
@@ -412,7 +476,9 @@ impl Bbr {
     fn lt_bw_interval_done(&mut self, c: &Conn, bw: u64) {
         if self.lt_bw > 0 {
             let diff = bw.abs_diff(self.lt_bw);
-            if diff * BBR_UNIT <= LT_BW_RATIO * self.lt_bw || self.rate_bytes_per_sec(diff, BBR_UNIT) <= LT_BW_DIFF_BYTES_PER_SEC {
+            if diff * BBR_UNIT <= LT_BW_RATIO * self.lt_bw
+                || self.rate_bytes_per_sec(diff, BBR_UNIT) <= LT_BW_DIFF_BYTES_PER_SEC
+            {
                 // Two consistent lossy intervals: we are policed.
                 self.lt_bw = (bw + self.lt_bw) >> 1;
                 self.lt_use_bw = true;
@@ -490,7 +556,9 @@ impl Bbr {
             self.packet_conservation = false;
         }
         let app_limited = rs.is_app_limited
-            || self.probe_rtt_app_limited.is_some_and(|(from, to)| rs.prior_delivered >= from && rs.prior_delivered <= to);
+            || self
+                .probe_rtt_app_limited
+                .is_some_and(|(from, to)| rs.prior_delivered >= from && rs.prior_delivered <= to);
         self.lt_bw_sampling(c, rs.losses, app_limited);
         let interval_us = (rs.interval_ns / 1000).max(1);
         let bw = rs.delivered as u64 * BW_UNIT / interval_us;
@@ -544,7 +612,8 @@ impl Bbr {
             self.mode = Mode::Drain;
             w.ssthresh = self.inflight(self.max_bw(), BBR_UNIT);
         }
-        if self.mode == Mode::Drain && self.packets_in_net_at_edt(c.in_flight) <= self.inflight(self.max_bw(), BBR_UNIT) {
+        if self.mode == Mode::Drain && self.packets_in_net_at_edt(c.in_flight) <= self.inflight(self.max_bw(), BBR_UNIT)
+        {
             self.reset_probe_bw_mode();
         }
     }
@@ -602,7 +671,9 @@ impl Bbr {
         let (p, c) = match self.mode {
             Mode::Startup => (self.high_gain, self.high_gain),
             Mode::Drain => (self.drain_gain, self.high_gain),
-            Mode::ProbeBw => (if self.lt_use_bw { BBR_UNIT } else { PACING_GAIN[self.cycle_idx] }, self.cwnd_gain_probe_bw),
+            Mode::ProbeBw => {
+                (if self.lt_use_bw { BBR_UNIT } else { PACING_GAIN[self.cycle_idx] }, self.cwnd_gain_probe_bw)
+            }
             Mode::ProbeRtt => (BBR_UNIT, BBR_UNIT),
         };
         self.pacing_gain = p;
@@ -627,6 +698,8 @@ impl Bbr {
 }
 
 impl CongestionControl for Bbr {
+    const OWNS_WINDOW: bool = true;
+
     fn init(&mut self, w: &mut Window, c: &Conn) {
         self.mss = c.mss;
         w.ssthresh = INFINITE_SSTHRESH;
@@ -646,8 +719,6 @@ impl CongestionControl for Bbr {
         self.save_cwnd(w);
         w.ssthresh
     }
-
-    fn cong_avoid(&mut self, _w: &mut Window, _c: &Conn, _acked: u32) {}
 
     fn set_state(&mut self, _w: &mut Window, c: &Conn, new: CaState) {
         if new == CaState::Loss {
@@ -682,26 +753,28 @@ impl CongestionControl for Bbr {
         w.cwnd
     }
 
-    fn cong_control(&mut self, w: &mut Window, c: &Conn, rs: &RateSample) -> bool {
+    fn cong_control(&mut self, w: &mut Window, c: &Conn, rs: &RateSample) {
         self.update_model(w, c, rs);
         let bw = self.bw();
         self.set_pacing_rate(w, c, bw, self.pacing_gain);
         self.set_cwnd(w, c, rs, rs.acked_sacked, bw, self.cwnd_gain);
-        true
     }
 
     fn pacing_rate(&self) -> Option<f64> {
         Some(self.pacing_rate as f64)
     }
 
-    fn state(&self, out: &mut [f64]) {
-        out[0] = self.mode as u32 as f64;
-        out[1] = self.bw() as f64 * self.mss as f64 * 8.0 * 1e6 / BW_UNIT as f64;
-        out[2] = if self.min_rtt_us == u64::MAX { f64::NAN } else { self.min_rtt_us as f64 / 1000.0 };
-        out[3] = self.pacing_gain as f64 / BBR_UNIT as f64;
-        out[4] = self.cwnd_gain as f64 / BBR_UNIT as f64;
-        out[5] = self.rtt_cnt as f64;
-        out[6] = self.full_bw_reached as u32 as f64;
+    fn state(&self, out: &mut StateOut) {
+        out.mode(&state::MODE, self.mode as usize);
+        out.number(&state::BTL_BW_BPS, self.bw() as f64 * self.mss as f64 * 8.0 * 1e6 / BW_UNIT as f64);
+        out.number(
+            &state::MIN_RTT_MS,
+            if self.min_rtt_us == u64::MAX { f64::NAN } else { self.min_rtt_us as f64 / 1000.0 },
+        );
+        out.number(&state::PACING_GAIN, self.pacing_gain as f64 / BBR_UNIT as f64);
+        out.number(&state::CWND_GAIN, self.cwnd_gain as f64 / BBR_UNIT as f64);
+        out.number(&state::ROUND_COUNT, self.rtt_cnt as f64);
+        out.number(&state::FULL_BW_REACHED, self.full_bw_reached as u32 as f64);
     }
 }
 
@@ -712,8 +785,8 @@ mod tests {
     use crate::cc::{build_for_flow, Algorithm};
     use std::collections::BTreeMap;
 
-    fn mode(h: &Harness) -> f64 {
-        h.state("mode")
+    fn mode(h: &Harness) -> &'static str {
+        h.mode("mode")
     }
 
     #[test]
@@ -721,7 +794,7 @@ mod tests {
         // 1000 segments/s over a 100 ms path: BDP 100 segments.
         let mut h = Harness::new("bbr", 100);
         let mut rounds_in_startup = 0;
-        while mode(&h) == Mode::Startup as u32 as f64 {
+        while mode(&h) == "startup" {
             h.rate_rounds(1, 1000.0);
             rounds_in_startup += 1;
             assert!(rounds_in_startup < 20, "never left STARTUP");
@@ -732,7 +805,7 @@ mod tests {
         assert!((h.state("min_rtt_ms") - 100.0).abs() < 0.01);
         // Run on: DRAIN then PROBE_BW with cwnd = 2 BDP + the quantization budget.
         h.rate_rounds(3, 1000.0);
-        assert_eq!(mode(&h), Mode::ProbeBw as u32 as f64);
+        assert_eq!(mode(&h), "probe_bw");
         assert_eq!(h.state("cwnd_gain"), 2.0);
         assert!((200..=216).contains(&h.w.cwnd), "cwnd {}", h.w.cwnd);
         // The pacing rate is the gain times BtlBw, 1% below.
@@ -745,7 +818,7 @@ mod tests {
     fn gain_cycle_starts_anywhere_but_in_the_drain_phase() {
         let mut firsts = std::collections::BTreeSet::new();
         for flow in 0..64 {
-            let mut b = match build_for_flow("bbr", &BTreeMap::new(), 7, flow) {
+            let mut b = match build_for_flow("bbr", &BTreeMap::new(), 1448, 7, flow) {
                 Some(Algorithm::Bbr(b)) => b,
                 _ => unreachable!(),
             };
@@ -760,11 +833,11 @@ mod tests {
     fn probe_rtt_after_ten_seconds_without_a_lower_rtt() {
         let mut h = Harness::new("bbr", 50);
         h.rate_rounds(20, 2000.0);
-        assert_eq!(mode(&h), Mode::ProbeBw as u32 as f64);
+        assert_eq!(mode(&h), "probe_bw");
         // A standing queue: RTT samples never go below the first min RTT.
         h.queue_delay = 5 * NS_PER_MS;
         let start = h.now;
-        while mode(&h) != Mode::ProbeRtt as u32 as f64 {
+        while mode(&h) != "probe_rtt" {
             h.rate_rounds(1, 2000.0);
             assert!(h.now - start < 11 * NS_PER_SEC);
         }
@@ -772,12 +845,12 @@ mod tests {
         assert!(entered - start > 9 * NS_PER_SEC, "PROBE_RTT after {} ms", (entered - start) / NS_PER_MS);
         assert!(h.w.cwnd <= 4);
         // It holds 4 segments for at least 200 ms, then restores the window.
-        while mode(&h) == Mode::ProbeRtt as u32 as f64 {
+        while mode(&h) == "probe_rtt" {
             assert!(h.w.cwnd <= 4);
             h.rate_rounds(1, 2000.0);
         }
         assert!(h.now - entered >= 200 * NS_PER_MS);
-        assert_eq!(mode(&h), Mode::ProbeBw as u32 as f64);
+        assert_eq!(mode(&h), "probe_bw");
         assert!(h.w.cwnd > 100, "cwnd {}", h.w.cwnd);
         // The low delivery rates of the dip did not pull BtlBw down.
         let bw_pps = h.state("btl_bw_bps") / (8.0 * 1448.0);

@@ -31,21 +31,67 @@
 //! bugs"). We leave it out, so the steps per RTT are the paper's.
 
 use super::common::{cong_avoid_ai, slow_start_if_limited};
-use super::{CaState, Conn, CongestionControl, Info, Param, Params, Window};
+use super::{CaState, CongestionControl, Conn, Info, Param, Params, StateOut, Window};
+use crate::tcp::recovery::RecoveryPolicy;
 use crate::time::{Nanos, NS_PER_MS};
+
+/// The parameters (`cc_params`), read with `Params::{float, int, flag}`.
+pub mod param {
+    use crate::cc::{BoolParam, FloatParam, IntParam};
+    pub const BETA: FloatParam = FloatParam {
+        name: "beta",
+        default: 819.0 / 1024.0,
+        min: 0.1,
+        max: 0.99,
+        doc: "multiplicative decrease factor (Linux 819/1024)",
+    };
+    pub const MAX_INCREMENT: IntParam = IntParam {
+        name: "max_increment",
+        default: 16,
+        min: 1,
+        max: 1024,
+        doc: "Smax: largest increase per RTT, segments",
+    };
+    pub const LOW_WINDOW: IntParam = IntParam {
+        name: "low_window",
+        default: 14,
+        min: 2,
+        max: 1000,
+        doc: "below this window BIC behaves as Reno, segments",
+    };
+    pub const SMOOTH_PART: IntParam = IntParam {
+        name: "smooth_part",
+        default: 20,
+        min: 1,
+        max: 1000,
+        doc: "RTTs spent from Wmax-B to Wmax (plateau length)",
+    };
+    pub const FAST_CONVERGENCE: BoolParam =
+        BoolParam { name: "fast_convergence", default: true, doc: "1: release bandwidth on losses below Wmax" };
+}
+
+/// The traced state (series columns `cc_<name>`), written by `state()`.
+pub mod state {
+    use crate::cc::StateVar;
+    pub const LAST_MAX_CWND: StateVar = StateVar::integer("last_max_cwnd", "segments");
+    pub const MIN_CWND: StateVar = StateVar::integer("min_cwnd", "segments");
+    pub const TARGET: StateVar = StateVar::float("target", "segments");
+    pub const CNT: StateVar = StateVar::integer("cnt", "");
+}
 
 pub const INFO: Info = Info {
     name: "bic",
     reference: "Xu, Harfoush, Rhee, INFOCOM 2004; Linux tcp_bic.c",
     summary: "binary search toward the last maximum, additive increase capped at Smax=16, max probing beyond it; beta 0.8, fast convergence",
+    recovery: RecoveryPolicy::NewReno,
     params: &[
-        Param { name: "beta", default: 819.0 / 1024.0, min: 0.1, max: 0.99, doc: "multiplicative decrease factor (Linux 819/1024)" },
-        Param { name: "max_increment", default: 16.0, min: 1.0, max: 1024.0, doc: "Smax: largest increase per RTT, segments" },
-        Param { name: "low_window", default: 14.0, min: 2.0, max: 1000.0, doc: "below this window BIC behaves as Reno, segments" },
-        Param { name: "smooth_part", default: 20.0, min: 1.0, max: 1000.0, doc: "RTTs spent from Wmax-B to Wmax (plateau length)" },
-        Param { name: "fast_convergence", default: 1.0, min: 0.0, max: 1.0, doc: "1: release bandwidth on losses below Wmax" },
+        Param::Float(&param::BETA),
+        Param::Int(&param::MAX_INCREMENT),
+        Param::Int(&param::LOW_WINDOW),
+        Param::Int(&param::SMOOTH_PART),
+        Param::Bool(&param::FAST_CONVERGENCE),
     ],
-    state: &["last_max_cwnd", "min_cwnd", "target", "cnt"],
+    state: &[state::LAST_MAX_CWND, state::MIN_CWND, state::TARGET, state::CNT],
 };
 
 /// Linux BICTCP_B: the binary search goes to (max + min) / B ... per RTT.
@@ -75,11 +121,11 @@ fn jiffies(now: Nanos) -> u64 {
 impl Bic {
     pub fn new(p: &Params) -> Bic {
         Bic {
-            beta: (p.get("beta") * BETA_SCALE as f64).round() as u32,
-            max_increment: p.get("max_increment") as u32,
-            low_window: p.get("low_window") as u32,
-            smooth_part: p.get("smooth_part") as u32,
-            fast_convergence: p.get("fast_convergence") != 0.0,
+            beta: (p.float(&param::BETA) * BETA_SCALE as f64).round() as u32,
+            max_increment: p.int(&param::MAX_INCREMENT) as u32,
+            low_window: p.int(&param::LOW_WINDOW) as u32,
+            smooth_part: p.int(&param::SMOOTH_PART) as u32,
+            fast_convergence: p.flag(&param::FAST_CONVERGENCE),
             cnt: 0,
             last_max_cwnd: 0,
             min_cwnd: 0,
@@ -184,12 +230,15 @@ impl CongestionControl for Bic {
         w.cwnd.max(prior_cwnd)
     }
 
-    fn state(&self, out: &mut [f64]) {
-        out[0] = self.last_max_cwnd as f64;
-        out[1] = self.min_cwnd as f64;
+    fn state(&self, out: &mut StateOut) {
+        out.number(&state::LAST_MAX_CWND, self.last_max_cwnd as f64);
+        out.number(&state::MIN_CWND, self.min_cwnd as f64);
         // The window this cnt reaches after one round: cwnd + cwnd / cnt.
-        out[2] = if self.cnt == 0 { f64::NAN } else { self.last_cwnd as f64 * (1.0 + 1.0 / self.cnt as f64) };
-        out[3] = self.cnt as f64;
+        out.number(
+            &state::TARGET,
+            if self.cnt == 0 { f64::NAN } else { self.last_cwnd as f64 * (1.0 + 1.0 / self.cnt as f64) },
+        );
+        out.number(&state::CNT, self.cnt as f64);
     }
 }
 

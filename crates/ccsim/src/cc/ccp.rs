@@ -44,18 +44,40 @@
 //! headroom (B multiplier, default 1: the observed storage itself).
 
 use super::common::reno_cong_avoid;
-use super::{AckSample, CaState, Conn, CongestionControl, Info, Param, Params, Window};
+use super::{AckSample, CaState, CongestionControl, Conn, Info, Param, Params, StateOut, Window};
+use crate::tcp::recovery::RecoveryPolicy;
 use crate::time::{Nanos, NS_PER_SEC};
+
+/// The parameters (`cc_params`), read with `Params::{float, int, flag}`.
+pub mod param {
+    use crate::cc::FloatParam;
+    pub const KP: FloatParam =
+        FloatParam { name: "kp", default: 1.0, min: 0.01, max: 100.0, doc: "proportional gain Kp" };
+    pub const HEADROOM: FloatParam = FloatParam {
+        name: "headroom",
+        default: 1.0,
+        min: 0.1,
+        max: 100.0,
+        doc: "B = headroom * largest storage (rate * RTT) observed",
+    };
+}
+
+/// The traced state of ccp and ccpd (series columns `cc_<name>`), in segments.
+pub mod state {
+    use crate::cc::StateVar;
+    pub const B_PKTS: StateVar = StateVar::float("b_pkts", "segments");
+    pub const BACKLOG_PKTS: StateVar = StateVar::float("backlog_pkts", "segments");
+    pub const INFLIGHT_PKTS: StateVar = StateVar::integer("inflight_pkts", "segments");
+    pub const OUTPUT_PKTS: StateVar = StateVar::float("output_pkts", "segments");
+}
 
 pub const INFO: Info = Info {
     name: "ccp",
     reference: "Cavendish, Ishizu et al. 2010 (control law as in the high-speed study); estimators designed here",
     summary: "delay-based P controller: cwnd = [Kp (B - x) - inflight] / 2, B = path storage, x = backlog; no loss cut",
-    params: &[
-        Param { name: "kp", default: 1.0, min: 0.01, max: 100.0, doc: "proportional gain Kp" },
-        Param { name: "headroom", default: 1.0, min: 0.1, max: 100.0, doc: "B = headroom * largest storage (rate * RTT) observed" },
-    ],
-    state: &["b_pkts", "backlog_pkts", "inflight_pkts", "output_pkts"],
+    recovery: RecoveryPolicy::NewReno,
+    params: &[Param::Float(&param::KP), Param::Float(&param::HEADROOM)],
+    state: &[state::B_PKTS, state::BACKLOG_PKTS, state::INFLIGHT_PKTS, state::OUTPUT_PKTS],
 };
 
 /// Path storage, backlog and delivery rate, in segments (shared by ccp and ccpd).
@@ -237,11 +259,12 @@ impl Controller {
         apply(w, self.output, acked);
     }
 
-    pub fn state(&self, out: &mut [f64]) {
-        out[0] = self.est.path_storage();
-        out[1] = self.est.backlog();
-        out[2] = self.inflight as f64;
-        out[3] = self.output;
+    /// Writes the variables of `state` (shared by ccp and ccpd).
+    pub fn state(&self, out: &mut StateOut) {
+        out.number(&state::B_PKTS, self.est.path_storage());
+        out.number(&state::BACKLOG_PKTS, self.est.backlog());
+        out.number(&state::INFLIGHT_PKTS, self.inflight as f64);
+        out.number(&state::OUTPUT_PKTS, self.output);
     }
 }
 
@@ -252,7 +275,7 @@ pub struct Ccp {
 
 impl Ccp {
     pub fn new(p: &Params) -> Ccp {
-        Ccp { kp: p.get("kp"), ctl: Controller::new(p.get("headroom")) }
+        Ccp { kp: p.float(&param::KP), ctl: Controller::new(p.float(&param::HEADROOM)) }
     }
 }
 
@@ -284,7 +307,7 @@ impl CongestionControl for Ccp {
         self.ctl.cong_avoid(w, c, acked, |est, inflight| law(kp, est, inflight));
     }
 
-    fn state(&self, out: &mut [f64]) {
+    fn state(&self, out: &mut StateOut) {
         self.ctl.state(out);
     }
 }

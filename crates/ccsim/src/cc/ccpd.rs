@@ -26,20 +26,48 @@
 //! Parameters: kp (studies: 1, 2, 4; default 1) and kd (studies: 1000, 2000,
 //! 4000, 8000 us; default 1000), headroom as in CCP.
 
-use super::ccp::{Controller, Estimator};
-use super::{AckSample, CaState, Conn, CongestionControl, Info, Param, Params, Window};
+use super::ccp::{self, Controller, Estimator};
+use super::{AckSample, CaState, CongestionControl, Conn, Info, Param, Params, StateOut, StateVar, Window};
+use crate::tcp::recovery::RecoveryPolicy;
 use crate::time::{Nanos, NS_PER_US};
+
+/// The parameters (`cc_params`), read with `Params::{float, int, flag}`.
+pub mod param {
+    use crate::cc::FloatParam;
+    pub const KP: FloatParam =
+        FloatParam { name: "kp", default: 1.0, min: 0.01, max: 100.0, doc: "proportional gain Kp" };
+    pub const KD: FloatParam = FloatParam {
+        name: "kd",
+        default: 1000.0,
+        min: 0.0,
+        max: 1e7,
+        doc: "derivative gain Kd, microseconds (divided by the round time in us)",
+    };
+    pub const HEADROOM: FloatParam = FloatParam {
+        name: "headroom",
+        default: 1.0,
+        min: 0.1,
+        max: 100.0,
+        doc: "B = headroom * largest storage (rate * RTT) observed",
+    };
+}
+
+/// The derivative term of the last output, in segments (traced besides ccp's state).
+const D_TERM_PKTS: StateVar = StateVar::float("d_term_pkts", "segments");
 
 pub const INFO: Info = Info {
     name: "ccpd",
     reference: "Cavendish, Ishizu et al. 2011 (control law as in the high-speed study); estimators designed here",
     summary: "delay-based PD controller: cwnd = Kp [B - x - inflight] + Kd/dt [change of x + inflight]; no loss cut",
-    params: &[
-        Param { name: "kp", default: 1.0, min: 0.01, max: 100.0, doc: "proportional gain Kp" },
-        Param { name: "kd", default: 1000.0, min: 0.0, max: 1e7, doc: "derivative gain Kd, microseconds (divided by the round time in us)" },
-        Param { name: "headroom", default: 1.0, min: 0.1, max: 100.0, doc: "B = headroom * largest storage (rate * RTT) observed" },
+    recovery: RecoveryPolicy::NewReno,
+    params: &[Param::Float(&param::KP), Param::Float(&param::KD), Param::Float(&param::HEADROOM)],
+    state: &[
+        ccp::state::B_PKTS,
+        ccp::state::BACKLOG_PKTS,
+        ccp::state::INFLIGHT_PKTS,
+        ccp::state::OUTPUT_PKTS,
+        D_TERM_PKTS,
     ],
-    state: &["b_pkts", "backlog_pkts", "inflight_pkts", "output_pkts", "d_term_pkts"],
 };
 
 pub struct Ccpd {
@@ -54,9 +82,9 @@ pub struct Ccpd {
 impl Ccpd {
     pub fn new(p: &Params) -> Ccpd {
         Ccpd {
-            kp: p.get("kp"),
-            kd_us: p.get("kd"),
-            ctl: Controller::new(p.get("headroom")),
+            kp: p.float(&param::KP),
+            kd_us: p.float(&param::KD),
+            ctl: Controller::new(p.float(&param::HEADROOM)),
             prev_occupancy: None,
             d_term: 0.0,
         }
@@ -106,9 +134,9 @@ impl CongestionControl for Ccpd {
         self.ctl.cong_avoid(w, c, acked, |est, inflight| law(kp, d_term, est, inflight));
     }
 
-    fn state(&self, out: &mut [f64]) {
+    fn state(&self, out: &mut StateOut) {
         self.ctl.state(out);
-        out[4] = self.d_term;
+        out.number(&D_TERM_PKTS, self.d_term);
     }
 }
 

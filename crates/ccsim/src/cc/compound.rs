@@ -33,21 +33,57 @@
 //! Vegas does, so that delayed ACKs alone do not drive it).
 
 use super::common::{cong_avoid_ai, slow_start};
-use super::{AckSample, CaState, Conn, CongestionControl, Info, Param, Params, Window};
+use super::{AckSample, CaState, CongestionControl, Conn, Info, Param, Params, StateOut, Window};
+use crate::tcp::recovery::RecoveryPolicy;
 use crate::time::Nanos;
+
+/// The parameters (`cc_params`), read with `Params::{float, int, flag}`.
+pub mod param {
+    use crate::cc::FloatParam;
+    pub const ALPHA: FloatParam =
+        FloatParam { name: "alpha", default: 0.125, min: 0.0, max: 10.0, doc: "dwnd increase factor" };
+    pub const BETA: FloatParam =
+        FloatParam { name: "beta", default: 0.5, min: 0.0, max: 0.99, doc: "multiplicative decrease of win on loss" };
+    pub const K: FloatParam =
+        FloatParam { name: "k", default: 0.75, min: 0.0, max: 2.0, doc: "exponent of the dwnd increase" };
+    pub const ZETA: FloatParam = FloatParam {
+        name: "zeta",
+        default: 1.0,
+        min: 0.0,
+        max: 100.0,
+        doc: "dwnd decrease per queued segment (the paper's eta)",
+    };
+    pub const GAMMA: FloatParam = FloatParam {
+        name: "gamma",
+        default: 30.0,
+        min: 0.0,
+        max: 10_000.0,
+        doc: "queued segments at which dwnd starts to shrink",
+    };
+}
+
+/// The traced state (series columns `cc_<name>`), written by `state()`.
+pub mod state {
+    use crate::cc::StateVar;
+    pub const DWND: StateVar = StateVar::float("dwnd", "segments");
+    pub const RENO_CWND: StateVar = StateVar::integer("reno_cwnd", "segments");
+    pub const DIFF: StateVar = StateVar::float("diff", "");
+    pub const BASE_RTT_MS: StateVar = StateVar::float("base_rtt_ms", "ms");
+}
 
 pub const INFO: Info = Info {
     name: "compound",
     reference: "Tan, Song, Zhang, Sridharan, INFOCOM 2006; draft-sridharan-tcpm-ctcp-02",
     summary: "win = cwnd (Reno) + dwnd (delay-based: grows alpha*win^k - 1 per RTT while fewer than gamma segments are queued)",
+    recovery: RecoveryPolicy::NewReno,
     params: &[
-        Param { name: "alpha", default: 0.125, min: 0.0, max: 10.0, doc: "dwnd increase factor" },
-        Param { name: "beta", default: 0.5, min: 0.0, max: 0.99, doc: "multiplicative decrease of win on loss" },
-        Param { name: "k", default: 0.75, min: 0.0, max: 2.0, doc: "exponent of the dwnd increase" },
-        Param { name: "zeta", default: 1.0, min: 0.0, max: 100.0, doc: "dwnd decrease per queued segment (the paper's eta)" },
-        Param { name: "gamma", default: 30.0, min: 0.0, max: 10_000.0, doc: "queued segments at which dwnd starts to shrink" },
+        Param::Float(&param::ALPHA),
+        Param::Float(&param::BETA),
+        Param::Float(&param::K),
+        Param::Float(&param::ZETA),
+        Param::Float(&param::GAMMA),
     ],
-    state: &["dwnd", "reno_cwnd", "diff", "base_rtt_ms"],
+    state: &[state::DWND, state::RENO_CWND, state::DIFF, state::BASE_RTT_MS],
 };
 
 pub struct Compound {
@@ -71,11 +107,11 @@ pub struct Compound {
 impl Compound {
     pub fn new(p: &Params) -> Compound {
         Compound {
-            alpha: p.get("alpha"),
-            beta: p.get("beta"),
-            k: p.get("k"),
-            zeta: p.get("zeta"),
-            gamma: p.get("gamma"),
+            alpha: p.float(&param::ALPHA),
+            beta: p.float(&param::BETA),
+            k: p.float(&param::K),
+            zeta: p.float(&param::ZETA),
+            gamma: p.float(&param::GAMMA),
             dwnd: 0.0,
             base_rtt: Nanos::MAX,
             round_end: 0,
@@ -187,11 +223,14 @@ impl CongestionControl for Compound {
         }
     }
 
-    fn state(&self, out: &mut [f64]) {
-        out[0] = self.dwnd_pkts() as f64;
-        out[1] = self.reno_cwnd as f64;
-        out[2] = self.last_diff;
-        out[3] = if self.base_rtt == Nanos::MAX { f64::NAN } else { self.base_rtt as f64 / 1e6 };
+    fn state(&self, out: &mut StateOut) {
+        out.number(&state::DWND, self.dwnd_pkts() as f64);
+        out.number(&state::RENO_CWND, self.reno_cwnd as f64);
+        out.number(&state::DIFF, self.last_diff);
+        out.number(
+            &state::BASE_RTT_MS,
+            if self.base_rtt == Nanos::MAX { f64::NAN } else { self.base_rtt as f64 / 1e6 },
+        );
     }
 }
 

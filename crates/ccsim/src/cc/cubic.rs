@@ -16,23 +16,51 @@
 //! 1/1024 s for t, so the integer arithmetic mirrors the kernel's; the cube
 //! root is computed in floating point (Linux uses a table and Newton steps).
 
-use super::hystart::HyStart;
-use super::{CaEvent, CaState, Conn, CongestionControl, Info, Param, Params, Window};
 use super::common::{cong_avoid_ai, slow_start};
+use super::hystart::HyStart;
+use super::{CaEvent, CaState, CongestionControl, Conn, Info, Param, Params, StateOut, Window};
+use crate::tcp::recovery::RecoveryPolicy;
 use crate::time::{Nanos, NS_PER_MS, NS_PER_SEC};
+
+/// The parameters (`cc_params`), read with `Params::{float, int, flag}`.
+pub mod param {
+    use crate::cc::{BoolParam, FloatParam};
+    pub const BETA: FloatParam =
+        FloatParam { name: "beta", default: 0.7, min: 0.1, max: 0.99, doc: "multiplicative decrease factor" };
+    pub const C: FloatParam =
+        FloatParam { name: "c", default: 0.4, min: 0.01, max: 10.0, doc: "cubic scaling constant C (segments/s^3)" };
+    pub const FAST_CONVERGENCE: BoolParam =
+        BoolParam { name: "fast_convergence", default: true, doc: "1: release bandwidth on losses below Wmax" };
+    pub const TCP_FRIENDLINESS: BoolParam =
+        BoolParam { name: "tcp_friendliness", default: true, doc: "1: never slower than Reno" };
+    pub const HYSTART: BoolParam =
+        BoolParam { name: "hystart", default: true, doc: "1: HyStart leaves slow start early" };
+}
+
+/// The traced state (series columns `cc_<name>`), written by `state()`.
+pub mod state {
+    use crate::cc::StateVar;
+    pub const WMAX: StateVar = StateVar::integer("wmax", "segments");
+    pub const K_S: StateVar = StateVar::float("k_s", "s");
+    pub const ORIGIN: StateVar = StateVar::integer("origin", "segments");
+    pub const EPOCH_S: StateVar = StateVar::float("epoch_s", "s");
+    pub const W_EST: StateVar = StateVar::integer("w_est", "segments");
+    pub const HYSTART_FOUND: StateVar = StateVar::integer("hystart_found", "");
+}
 
 pub const INFO: Info = Info {
     name: "cubic",
     reference: "RFC 9438; Ha, Rhee, Xu 2008; Linux tcp_cubic.c (with HyStart)",
     summary: "cubic window growth around the last maximum; beta 0.7, C 0.4, fast convergence, TCP-friendly region",
+    recovery: RecoveryPolicy::NewReno,
     params: &[
-        Param { name: "beta", default: 0.7, min: 0.1, max: 0.99, doc: "multiplicative decrease factor" },
-        Param { name: "c", default: 0.4, min: 0.01, max: 10.0, doc: "cubic scaling constant C (segments/s^3)" },
-        Param { name: "fast_convergence", default: 1.0, min: 0.0, max: 1.0, doc: "1: release bandwidth on losses below Wmax" },
-        Param { name: "tcp_friendliness", default: 1.0, min: 0.0, max: 1.0, doc: "1: never slower than Reno" },
-        Param { name: "hystart", default: 1.0, min: 0.0, max: 1.0, doc: "1: HyStart leaves slow start early" },
+        Param::Float(&param::BETA),
+        Param::Float(&param::C),
+        Param::Bool(&param::FAST_CONVERGENCE),
+        Param::Bool(&param::TCP_FRIENDLINESS),
+        Param::Bool(&param::HYSTART),
     ],
-    state: &["wmax", "k_s", "origin", "epoch_s", "w_est", "hystart_found"],
+    state: &[state::WMAX, state::K_S, state::ORIGIN, state::EPOCH_S, state::W_EST, state::HYSTART_FOUND],
 };
 
 /// Linux BICTCP_HZ: t is kept in 1/1024 s.
@@ -74,16 +102,16 @@ fn jiffies(now: Nanos) -> u64 {
 
 impl Cubic {
     pub fn new(p: &Params) -> Cubic {
-        let beta = (p.get("beta") * BETA_SCALE as f64).round() as u64;
-        let cube_rtt_scale = ((p.get("c") * 1024.0).round() as u64).max(1);
+        let beta = (p.float(&param::BETA) * BETA_SCALE as f64).round() as u64;
+        let cube_rtt_scale = ((p.float(&param::C) * 1024.0).round() as u64).max(1);
         let cfg = Config {
             beta,
             cube_rtt_scale,
             cube_factor: (1u64 << (10 + 3 * HZ_SHIFT)) / cube_rtt_scale,
             beta_scale: 8 * (BETA_SCALE + beta) / 3 / (BETA_SCALE - beta),
-            fast_convergence: p.get("fast_convergence") != 0.0,
-            tcp_friendliness: p.get("tcp_friendliness") != 0.0,
-            use_hystart: p.get("hystart") != 0.0,
+            fast_convergence: p.flag(&param::FAST_CONVERGENCE),
+            tcp_friendliness: p.flag(&param::TCP_FRIENDLINESS),
+            use_hystart: p.flag(&param::HYSTART),
         };
         Cubic::fresh(cfg, 0)
     }
@@ -244,13 +272,16 @@ impl CongestionControl for Cubic {
         }
     }
 
-    fn state(&self, out: &mut [f64]) {
-        out[0] = self.last_max_cwnd as f64;
-        out[1] = self.k as f64 / 1024.0;
-        out[2] = self.origin_point as f64;
-        out[3] = if self.epoch_start == 0 { f64::NAN } else { (self.epoch_start - 1) as f64 / 1000.0 };
-        out[4] = self.tcp_cwnd as f64;
-        out[5] = self.hystart.found as u8 as f64;
+    fn state(&self, out: &mut StateOut) {
+        out.number(&state::WMAX, self.last_max_cwnd as f64);
+        out.number(&state::K_S, self.k as f64 / 1024.0);
+        out.number(&state::ORIGIN, self.origin_point as f64);
+        out.number(
+            &state::EPOCH_S,
+            if self.epoch_start == 0 { f64::NAN } else { (self.epoch_start - 1) as f64 / 1000.0 },
+        );
+        out.number(&state::W_EST, self.tcp_cwnd as f64);
+        out.number(&state::HYSTART_FOUND, self.hystart.found as u8 as f64);
     }
 }
 

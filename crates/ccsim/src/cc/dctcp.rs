@@ -13,17 +13,38 @@
 //! alpha is kept in Linux's 1/1024 fixed point.
 
 use super::common::{reno_cong_avoid, reno_ssthresh};
-use super::{AckSample, CaEvent, CaState, Conn, CongestionControl, Info, Param, Params, Window};
+use super::{AckSample, CaEvent, CaState, CongestionControl, Conn, Info, Param, Params, StateOut, Window};
+use crate::tcp::recovery::RecoveryPolicy;
+
+/// The parameters (`cc_params`), read with `Params::{float, int, flag}`.
+pub mod param {
+    use crate::cc::{FloatParam, IntParam};
+    pub const SHIFT_G: IntParam = IntParam {
+        name: "shift_g",
+        default: 4,
+        min: 0,
+        max: 10,
+        doc: "g = 1 / 2^shift_g, the weight of the latest window in alpha",
+    };
+    pub const ALPHA_ON_INIT: FloatParam =
+        FloatParam { name: "alpha_on_init", default: 1.0, min: 0.0, max: 1.0, doc: "initial alpha" };
+}
+
+/// The traced state (series columns `cc_<name>`), written by `state()`.
+pub mod state {
+    use crate::cc::StateVar;
+    pub const ALPHA: StateVar = StateVar::float("alpha", "");
+    pub const MARKED_FRACTION: StateVar = StateVar::float("marked_fraction", "");
+}
 
 pub const INFO: Info = Info {
     name: "dctcp",
     reference: "Alizadeh et al., SIGCOMM 2010; RFC 8257; Linux tcp_dctcp.c",
-    summary: "ECN-proportional decrease: cwnd *= 1 - alpha/2 where alpha tracks the fraction of marked segments (g = 1/16)",
-    params: &[
-        Param { name: "shift_g", default: 4.0, min: 0.0, max: 10.0, doc: "g = 1 / 2^shift_g, the weight of the latest window in alpha" },
-        Param { name: "alpha_on_init", default: 1.0, min: 0.0, max: 1.0, doc: "initial alpha" },
-    ],
-    state: &["alpha", "marked_fraction"],
+    summary:
+        "ECN-proportional decrease: cwnd *= 1 - alpha/2 where alpha tracks the fraction of marked segments (g = 1/16)",
+    recovery: RecoveryPolicy::NewReno,
+    params: &[Param::Int(&param::SHIFT_G), Param::Float(&param::ALPHA_ON_INIT)],
+    state: &[state::ALPHA, state::MARKED_FRACTION],
 };
 
 const MAX_ALPHA: u32 = 1024;
@@ -37,22 +58,18 @@ pub struct Dctcp {
     old_delivered_ce: u64,
     last_fraction: f64,
     loss_cwnd: u32,
-    /// A timeout just happened: the next ssthresh is Reno's (Linux reacts in
-    /// the CA_EVENT_LOSS that follows its ssthresh call; ours comes first).
-    loss_pending: bool,
 }
 
 impl Dctcp {
     pub fn new(p: &Params) -> Dctcp {
         Dctcp {
-            shift_g: p.get("shift_g").round() as u32,
-            alpha: ((p.get("alpha_on_init") * MAX_ALPHA as f64).round() as u32).min(MAX_ALPHA),
+            shift_g: p.int(&param::SHIFT_G) as u32,
+            alpha: ((p.float(&param::ALPHA_ON_INIT) * MAX_ALPHA as f64).round() as u32).min(MAX_ALPHA),
             next_seq: 0,
             old_delivered: 0,
             old_delivered_ce: 0,
             last_fraction: f64::NAN,
             loss_cwnd: 0,
-            loss_pending: false,
         }
     }
 
@@ -82,6 +99,12 @@ impl Dctcp {
         self.last_fraction = delivered_ce as f64 / delivered as f64;
         self.reset(c);
     }
+
+    /// Linux dctcp_react_to_loss: a loss is answered like Reno, half the window.
+    fn react_to_loss(&mut self, w: &mut Window) {
+        self.loss_cwnd = w.cwnd;
+        w.ssthresh = reno_ssthresh(w);
+    }
 }
 
 impl CongestionControl for Dctcp {
@@ -91,9 +114,6 @@ impl CongestionControl for Dctcp {
 
     fn ssthresh(&mut self, w: &Window, _c: &Conn) -> u32 {
         self.loss_cwnd = w.cwnd;
-        if std::mem::take(&mut self.loss_pending) {
-            return reno_ssthresh(w);
-        }
         (w.cwnd - ((w.cwnd as u64 * self.alpha as u64) >> 11) as u32).max(2)
     }
 
@@ -104,14 +124,13 @@ impl CongestionControl for Dctcp {
     fn set_state(&mut self, w: &mut Window, c: &Conn, new: CaState) {
         // A loss (not an ECN echo) is answered like Reno: half the window.
         if new == CaState::Recovery && c.ca_state != Some(CaState::Recovery) {
-            self.loss_cwnd = w.cwnd;
-            w.ssthresh = reno_ssthresh(w);
+            self.react_to_loss(w);
         }
     }
 
-    fn cwnd_event(&mut self, _w: &mut Window, _c: &Conn, event: CaEvent) {
+    fn cwnd_event(&mut self, w: &mut Window, _c: &Conn, event: CaEvent) {
         if event == CaEvent::Loss {
-            self.loss_pending = true;
+            self.react_to_loss(w);
         }
     }
 
@@ -127,9 +146,9 @@ impl CongestionControl for Dctcp {
         true
     }
 
-    fn state(&self, out: &mut [f64]) {
-        out[0] = self.alpha as f64 / MAX_ALPHA as f64;
-        out[1] = self.last_fraction;
+    fn state(&self, out: &mut StateOut) {
+        out.number(&state::ALPHA, self.alpha as f64 / MAX_ALPHA as f64);
+        out.number(&state::MARKED_FRACTION, self.last_fraction);
     }
 }
 
@@ -150,7 +169,7 @@ mod tests {
 
     #[test]
     fn alpha_is_an_ewma_of_the_marked_fraction_with_g_one_sixteenth() {
-        let mut d = Dctcp::new(&crate::cc::Params::new(&INFO, &Default::default()));
+        let mut d = Dctcp::new(&crate::cc::Params::new(&INFO, &Default::default(), 1448));
         let mut c = Conn { snd_nxt: 100, ..Default::default() };
         let mut w = Window::new(10);
         d.init(&mut w, &c);
@@ -182,10 +201,26 @@ mod tests {
         d.alpha = 256; // 0.25
         let c = h.conn();
         assert_eq!(h.alg.ssthresh(&h.w, &c), 88); // 100 (1 - 0.125)
-        // A loss: Reno's half whatever alpha is.
+                                                  // A loss: Reno's half whatever alpha is.
         h.loss();
         assert_eq!(h.w.cwnd, 50);
         assert!(h.alg.needs_ecn());
+    }
+
+    #[test]
+    fn a_timeout_halves_and_back_to_back_timeouts_leave_ecn_proportional() {
+        let mut h = Harness::new("dctcp", 1);
+        h.set_cwnd(100, 100);
+        let Algorithm::Dctcp(d) = &mut h.alg else { unreachable!() };
+        d.alpha = 256; // 0.25
+        h.timeout();
+        assert_eq!(h.w.ssthresh, 50, "a timeout is a loss: Reno's half whatever alpha is");
+        h.timeout();
+        assert_eq!(h.w.ssthresh, 50);
+        h.set_cwnd(100, 100);
+        // The next ECN reduction is proportional to alpha again.
+        let c = h.conn();
+        assert_eq!(h.alg.ssthresh(&h.w, &c), 88);
     }
     use crate::cc::Algorithm;
 }

@@ -12,9 +12,12 @@
 //! Rate-based algorithms (bbr) are driven by `rate_ack` / `rate_rounds`,
 //! which hand them delivery-rate samples as tcp/rate.rs would build them.
 
-use super::{build, AckSample, Algorithm, CaState, CongestionControl, Conn, RateSample, Window, MAX_STATE_VALUES};
+use super::{build, AckSample, Algorithm, CaState, Conn, RateSample, Window};
 use crate::time::{Nanos, NS_PER_MS};
 use std::collections::BTreeMap;
+
+/// The segment payload of the harness's sender, in bytes.
+pub const MSS: u32 = 1448;
 
 pub struct Harness {
     pub alg: Algorithm,
@@ -31,6 +34,8 @@ pub struct Harness {
     pub state: CaState,
     /// After a timeout: the harness returns to Open once this segment is ACKed.
     recover_at: Option<u64>,
+    /// Timeouts since the last ACK (Linux icsk_retransmits).
+    timeouts_in_a_row: u32,
 }
 
 impl Harness {
@@ -39,7 +44,7 @@ impl Harness {
     }
 
     pub fn with_params(name: &str, rtt_ms: u64, params: &BTreeMap<String, f64>) -> Harness {
-        let alg = build(name, params).expect("known algorithm");
+        let alg = build(name, params, MSS).expect("known algorithm");
         let mut h = Harness {
             alg,
             w: Window::new(10),
@@ -52,6 +57,7 @@ impl Harness {
             delivered: 0,
             state: CaState::Open,
             recover_at: None,
+            timeouts_in_a_row: 0,
         };
         let c = h.conn();
         h.alg.init(&mut h.w, &c);
@@ -61,7 +67,7 @@ impl Harness {
     pub fn conn(&self) -> Conn {
         Conn {
             now: self.now,
-            mss: 1448,
+            mss: MSS,
             srtt_ns: self.rtt + self.queue_delay,
             min_rtt_ns: self.rtt,
             in_flight: self.in_flight,
@@ -88,6 +94,7 @@ impl Harness {
         self.now += gap;
         self.snd_una += 1;
         self.delivered += 1;
+        self.timeouts_in_a_row = 0;
         let prior_in_flight = self.in_flight;
         self.in_flight = self.in_flight.saturating_sub(1);
         let sample = self.sample(1, prior_in_flight);
@@ -122,13 +129,13 @@ impl Harness {
     /// brings the rate sample "`delivered` segments in `interval`" (Linux
     /// tcp_rate_gen), then lets the algorithm set the window (`cong_control`).
     /// The flight is whatever `in_flight` says (rate_rounds sets it).
-    /// Returns what `cong_control` returned.
-    pub fn rate_ack(&mut self, gap: Nanos, acked: u32, delivered: u64, interval: Nanos, app_limited: bool) -> bool {
+    pub fn rate_ack(&mut self, gap: Nanos, acked: u32, delivered: u64, interval: Nanos, app_limited: bool) {
         self.now += gap;
         let prior_delivered = self.delivered.saturating_sub(delivered.saturating_sub(acked as u64));
         let prior_in_flight = self.in_flight;
         self.snd_una += acked as u64;
         self.delivered += acked as u64;
+        self.timeouts_in_a_row = 0;
         self.snd_nxt = self.snd_una + self.in_flight as u64;
         let sample = self.sample(acked, prior_in_flight);
         let c = self.conn();
@@ -144,7 +151,7 @@ impl Harness {
             prior_delivered,
         };
         let c = self.conn();
-        self.alg.cong_control(&mut self.w, &c, &rs)
+        self.alg.cong_control(&mut self.w, &c, &rs);
     }
 
     /// `n` round trips of a path that delivers `rate_pps` segments per second
@@ -158,7 +165,7 @@ impl Harness {
             let per_round = |pps: f64| (pps * round as f64 / 1e9).floor().max(1.0) as u64;
             let mut acks = (self.w.cwnd.max(1) as u64).min(per_round(rate_pps));
             if let Some(bytes_per_sec) = self.alg.pacing_rate() {
-                acks = acks.min(per_round(bytes_per_sec / 1448.0));
+                acks = acks.min(per_round(bytes_per_sec / MSS as f64));
             }
             self.in_flight = acks as u32;
             for i in 0..acks {
@@ -202,13 +209,17 @@ impl Harness {
     }
 
     /// A retransmission timeout, in the sender's order (Linux tcp_enter_loss):
-    /// the Loss event, ssthresh, cwnd = 1, state Loss; the harness goes back
-    /// to Open once everything sent before the timeout is ACKed.
+    /// on the first timeout of an episode ssthresh, then the Loss event
+    /// (`super::reduce_on_timeout`); cwnd = 1, state Loss. A second timeout
+    /// with no ACK in between keeps the first one's ssthresh. The harness goes
+    /// back to Open once everything sent before the timeout is ACKed.
     pub fn timeout(&mut self) {
-        let c = self.conn();
-        self.alg.cwnd_event(&mut self.w, &c, super::CaEvent::Loss);
-        let c = self.conn();
-        self.w.ssthresh = self.alg.ssthresh(&self.w, &c);
+        let high_seq = self.recover_at.unwrap_or(0);
+        if super::timeout_starts_episode(self.state, self.snd_una, high_seq, self.timeouts_in_a_row) {
+            let c = self.conn();
+            super::reduce_on_timeout(&mut self.alg, &mut self.w, &c);
+        }
+        self.timeouts_in_a_row += 1;
         self.w.cwnd = 1;
         self.w.cwnd_cnt = 0;
         self.in_flight = 0; // everything outstanding is marked lost
@@ -216,12 +227,28 @@ impl Harness {
         self.recover_at = Some(self.snd_nxt);
     }
 
-    /// The algorithm's traced state value `name`.
-    pub fn state(&self, name: &str) -> f64 {
+    /// The algorithm's traced state variable `name`.
+    fn state_value(&self, name: &str) -> super::StateValue {
         let info = self.alg.info();
-        let i = info.state.iter().position(|s| *s == name).expect("traced state name");
-        let mut out = [f64::NAN; MAX_STATE_VALUES];
-        self.alg.state(&mut out);
-        out[i]
+        let i = info.state.iter().position(|v| v.name == name).expect("traced state name");
+        let mut values = Vec::new();
+        self.alg.state(&mut super::StateOut::new(info.state, &mut values));
+        values[i]
+    }
+
+    /// The algorithm's traced number `name`.
+    pub fn state(&self, name: &str) -> f64 {
+        match self.state_value(name) {
+            super::StateValue::Number(v) => v,
+            super::StateValue::Mode(m) => panic!("{name} is a mode ({m})"),
+        }
+    }
+
+    /// The algorithm's traced mode `name`.
+    pub fn mode(&self, name: &str) -> &'static str {
+        match self.state_value(name) {
+            super::StateValue::Mode(m) => m,
+            super::StateValue::Number(v) => panic!("{name} is a number ({v})"),
+        }
     }
 }

@@ -15,18 +15,42 @@
 //! point, so the integer steps of the factor match the kernel's.
 
 use super::common::slow_start;
-use super::{AckSample, CaState, Conn, CongestionControl, Info, Param, Params, Window};
+use super::{AckSample, CaState, CongestionControl, Conn, Info, Param, Params, StateOut, Window};
+use crate::tcp::recovery::RecoveryPolicy;
 use crate::time::{Nanos, NS_PER_MS};
+
+/// The parameters (`cc_params`), read with `Params::{float, int, flag}`.
+pub mod param {
+    use crate::cc::BoolParam;
+    pub const RTT_SCALING: BoolParam =
+        BoolParam { name: "rtt_scaling", default: true, doc: "1: scale alpha by minRTT / 100 ms" };
+    pub const BANDWIDTH_SWITCH: BoolParam = BoolParam {
+        name: "bandwidth_switch",
+        default: true,
+        doc: "1: beta = 0.5 when the throughput changed by > 20%",
+    };
+}
+
+/// The traced state (series columns `cc_<name>`), written by `state()`.
+pub mod state {
+    use crate::cc::StateVar;
+    pub const ALPHA: StateVar = StateVar::float("alpha", "");
+    pub const BETA: StateVar = StateVar::float("beta", "");
+    pub const SINCE_CONGESTION_S: StateVar = StateVar::float("since_congestion_s", "s");
+    pub const MIN_RTT_MS: StateVar = StateVar::integer("min_rtt_ms", "ms");
+    pub const MAX_RTT_MS: StateVar = StateVar::integer("max_rtt_ms", "ms");
+}
 
 pub const INFO: Info = Info {
     name: "htcp",
     reference: "Leith & Shorten, PFLDnet 2004; Linux tcp_htcp.c",
     summary: "increase grows with the time since the last loss (1 + 10(D-1) + ((D-1)/2)^2), adaptive beta = minRTT/maxRTT in [0.5, 0.8]",
+    recovery: RecoveryPolicy::NewReno,
     params: &[
-        Param { name: "rtt_scaling", default: 1.0, min: 0.0, max: 1.0, doc: "1: scale alpha by minRTT / 100 ms" },
-        Param { name: "bandwidth_switch", default: 1.0, min: 0.0, max: 1.0, doc: "1: beta = 0.5 when the throughput changed by > 20%" },
+        Param::Bool(&param::RTT_SCALING),
+        Param::Bool(&param::BANDWIDTH_SWITCH),
     ],
-    state: &["alpha", "beta", "since_congestion_s", "min_rtt_ms", "max_rtt_ms"],
+    state: &[state::ALPHA, state::BETA, state::SINCE_CONGESTION_S, state::MIN_RTT_MS, state::MAX_RTT_MS],
 };
 
 /// 1.0, 0.5 and 0.8 in 1/128 (Linux ALPHA_BASE, BETA_MIN, BETA_MAX).
@@ -67,8 +91,8 @@ pub struct Htcp {
 impl Htcp {
     pub fn new(p: &Params) -> Htcp {
         Htcp {
-            use_rtt_scaling: p.get("rtt_scaling") != 0.0,
-            use_bandwidth_switch: p.get("bandwidth_switch") != 0.0,
+            use_rtt_scaling: p.flag(&param::RTT_SCALING),
+            use_bandwidth_switch: p.flag(&param::BANDWIDTH_SWITCH),
             alpha: ALPHA_BASE,
             beta: BETA_MIN,
             modeswitch: false,
@@ -252,12 +276,12 @@ impl CongestionControl for Htcp {
         w.cwnd.max(prior_cwnd)
     }
 
-    fn state(&self, out: &mut [f64]) {
-        out[0] = self.alpha as f64 / 128.0;
-        out[1] = self.beta as f64 / 128.0;
-        out[2] = self.cong_time() as f64 / HZ as f64;
-        out[3] = self.min_rtt as f64;
-        out[4] = self.max_rtt as f64;
+    fn state(&self, out: &mut StateOut) {
+        out.number(&state::ALPHA, self.alpha as f64 / 128.0);
+        out.number(&state::BETA, self.beta as f64 / 128.0);
+        out.number(&state::SINCE_CONGESTION_S, self.cong_time() as f64 / HZ as f64);
+        out.number(&state::MIN_RTT_MS, self.min_rtt as f64);
+        out.number(&state::MAX_RTT_MS, self.max_rtt as f64);
     }
 }
 
@@ -269,7 +293,11 @@ mod tests {
 
     /// H-TCP's increase factor after D seconds without congestion (Linux's integer steps).
     fn factor(d: f64) -> f64 {
-        if d <= 1.0 { 1.0 } else { 1.0 + (10.0 * (d - 1.0) + ((d - 1.0) / 2.0).powi(2)).floor() }
+        if d <= 1.0 {
+            1.0
+        } else {
+            1.0 + (10.0 * (d - 1.0) + ((d - 1.0) / 2.0).powi(2)).floor()
+        }
     }
 
     #[test]
@@ -320,7 +348,7 @@ mod tests {
         h.set_cwnd(100, 100);
         h.rounds(3);
         h.loss(); // first loss: beta 0.5, then adaptive
-        // The RTT rises to 130 ms in steps (maxRTT follows rises of <= 20 ms only).
+                  // The RTT rises to 130 ms in steps (maxRTT follows rises of <= 20 ms only).
         for q in [10, 20, 30] {
             h.queue_delay = q * NS_PER_MS;
             h.rounds(2);

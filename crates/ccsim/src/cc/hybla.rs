@@ -19,15 +19,31 @@
 //! from the first RTT samples.
 
 use super::common::reno_cong_avoid;
-use super::{CaState, Conn, CongestionControl, Info, Param, Params, Window};
+use super::{CaState, CongestionControl, Conn, Info, Param, Params, StateOut, Window};
+use crate::tcp::recovery::RecoveryPolicy;
 use crate::time::{Nanos, NS_PER_MS};
+
+/// The parameters (`cc_params`), read with `Params::{float, int, flag}`.
+pub mod param {
+    use crate::cc::FloatParam;
+    pub const RTT0_MS: FloatParam =
+        FloatParam { name: "rtt0_ms", default: 25.0, min: 1.0, max: 10_000.0, doc: "reference RTT, ms" };
+}
+
+/// The traced state (series columns `cc_<name>`), written by `state()`.
+pub mod state {
+    use crate::cc::StateVar;
+    pub const RHO: StateVar = StateVar::float("rho", "");
+    pub const MIN_SRTT_MS: StateVar = StateVar::float("min_srtt_ms", "ms");
+}
 
 pub const INFO: Info = Info {
     name: "hybla",
     reference: "Caini, Firrincieli, Int. J. Satellite Commun. Netw. 2004; Linux tcp_hybla.c",
     summary: "RTT-fair growth for long paths: rho = RTT/RTT0 (25 ms); slow start +2^rho-1, congestion avoidance +rho^2/cwnd per ACK",
-    params: &[Param { name: "rtt0_ms", default: 25.0, min: 1.0, max: 10_000.0, doc: "reference RTT, ms" }],
-    state: &["rho", "min_srtt_ms"],
+    recovery: RecoveryPolicy::NewReno,
+    params: &[Param::Float(&param::RTT0_MS)],
+    state: &[state::RHO, state::MIN_SRTT_MS],
 };
 
 /// 2^(i/8) * 128 for i in 0..8: the fractional part of 2^rho.
@@ -47,7 +63,7 @@ pub struct Hybla {
 impl Hybla {
     pub fn new(p: &Params) -> Hybla {
         Hybla {
-            rtt0_ns: (p.get("rtt0_ms") * NS_PER_MS as f64) as Nanos,
+            rtt0_ns: (p.float(&param::RTT0_MS) * NS_PER_MS as f64) as Nanos,
             enabled: true,
             cwnd_cents: 0,
             rho: 0,
@@ -121,9 +137,12 @@ impl CongestionControl for Hybla {
         w.cwnd = w.cwnd.min(w.cwnd_clamp);
     }
 
-    fn state(&self, out: &mut [f64]) {
-        out[0] = if self.rho_3ls == 0 { f64::NAN } else { self.rho_3ls as f64 / 8.0 };
-        out[1] = if self.min_srtt == Nanos::MAX { f64::NAN } else { self.min_srtt as f64 / 1e6 };
+    fn state(&self, out: &mut StateOut) {
+        out.number(&state::RHO, if self.rho_3ls == 0 { f64::NAN } else { self.rho_3ls as f64 / 8.0 });
+        out.number(
+            &state::MIN_SRTT_MS,
+            if self.min_srtt == Nanos::MAX { f64::NAN } else { self.min_srtt as f64 / 1e6 },
+        );
     }
 }
 

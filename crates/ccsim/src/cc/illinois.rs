@@ -20,17 +20,39 @@
 //! Differs from Linux: none intended.
 
 use super::common::slow_start;
-use super::{AckSample, CaState, Conn, CongestionControl, Info, Param, Params, Window};
+use super::{AckSample, CaState, CongestionControl, Conn, Info, Param, Params, StateOut, Window};
+use crate::tcp::recovery::RecoveryPolicy;
+
+/// The parameters (`cc_params`), read with `Params::{float, int, flag}`.
+pub mod param {
+    use crate::cc::IntParam;
+    pub const WIN_THRESH: IntParam =
+        IntParam { name: "win_thresh", default: 15, min: 0, max: 100_000, doc: "below this window, Reno (segments)" };
+    pub const THETA: IntParam = IntParam {
+        name: "theta",
+        default: 5,
+        min: 1,
+        max: 1000,
+        doc: "low-delay rounds before alpha returns to its maximum",
+    };
+}
+
+/// The traced state (series columns `cc_<name>`), written by `state()`.
+pub mod state {
+    use crate::cc::StateVar;
+    pub const ALPHA: StateVar = StateVar::float("alpha", "");
+    pub const BETA: StateVar = StateVar::float("beta", "");
+    pub const AVG_DELAY_MS: StateVar = StateVar::float("avg_delay_ms", "ms");
+    pub const MAX_DELAY_MS: StateVar = StateVar::float("max_delay_ms", "ms");
+}
 
 pub const INFO: Info = Info {
     name: "illinois",
     reference: "Liu, Basar, Srikant, VALUETOOLS 2006; Linux tcp_illinois.c",
     summary: "AIMD with alpha in [0.3, 10] and beta in [1/8, 1/2] set from the average queueing delay",
-    params: &[
-        Param { name: "win_thresh", default: 15.0, min: 0.0, max: 100_000.0, doc: "below this window, Reno (segments)" },
-        Param { name: "theta", default: 5.0, min: 1.0, max: 1000.0, doc: "low-delay rounds before alpha returns to its maximum" },
-    ],
-    state: &["alpha", "beta", "avg_delay_ms", "max_delay_ms"],
+    recovery: RecoveryPolicy::NewReno,
+    params: &[Param::Int(&param::WIN_THRESH), Param::Int(&param::THETA)],
+    state: &[state::ALPHA, state::BETA, state::AVG_DELAY_MS, state::MAX_DELAY_MS],
 };
 
 const ALPHA_SHIFT: u32 = 7;
@@ -66,8 +88,8 @@ pub struct Illinois {
 impl Illinois {
     pub fn new(p: &Params) -> Illinois {
         Illinois {
-            win_thresh: p.get("win_thresh") as u32,
-            theta: p.get("theta") as u32,
+            win_thresh: p.int(&param::WIN_THRESH) as u32,
+            theta: p.int(&param::THETA) as u32,
             sum_rtt_us: 0,
             cnt_rtt: 0,
             base_rtt_us: 0x7fff_ffff,
@@ -197,11 +219,18 @@ impl CongestionControl for Illinois {
         }
     }
 
-    fn state(&self, out: &mut [f64]) {
-        out[0] = self.alpha as f64 / ALPHA_SCALE as f64;
-        out[1] = self.beta as f64 / BETA_SCALE as f64;
-        out[2] = self.last_avg_delay_us / 1000.0;
-        out[3] = if self.max_rtt_us == 0 { f64::NAN } else { (self.max_rtt_us - self.base_rtt_us.min(self.max_rtt_us)) as f64 / 1000.0 };
+    fn state(&self, out: &mut StateOut) {
+        out.number(&state::ALPHA, self.alpha as f64 / ALPHA_SCALE as f64);
+        out.number(&state::BETA, self.beta as f64 / BETA_SCALE as f64);
+        out.number(&state::AVG_DELAY_MS, self.last_avg_delay_us / 1000.0);
+        out.number(
+            &state::MAX_DELAY_MS,
+            if self.max_rtt_us == 0 {
+                f64::NAN
+            } else {
+                (self.max_rtt_us - self.base_rtt_us.min(self.max_rtt_us)) as f64 / 1000.0
+            },
+        );
     }
 }
 

@@ -24,23 +24,78 @@
 //! - The window is kept in fractional segments inside the algorithm and the
 //!   sender sees its integer part.
 
-use super::{AckSample, Conn, CongestionControl, Info, Param, Params, Window};
+use super::{AckSample, CongestionControl, Conn, Info, Param, Params, StateOut, Window};
+use crate::tcp::recovery::RecoveryPolicy;
 use crate::time::{Nanos, NS_PER_MS, NS_PER_SEC};
+
+/// The parameters (`cc_params`), read with `Params::{float, int, flag}`.
+pub mod param {
+    use crate::cc::{BoolParam, FloatParam, IntParam};
+    pub const TARGET_MS: FloatParam = FloatParam {
+        name: "target_ms",
+        default: 100.0,
+        min: 1.0,
+        max: 10_000.0,
+        doc: "TARGET queuing delay (RFC 6817: at most 100 ms)",
+    };
+    pub const GAIN: FloatParam = FloatParam {
+        name: "gain",
+        default: 1.0,
+        min: 0.01,
+        max: 10.0,
+        doc: "GAIN: window change per RTT at full off-target, in segments",
+    };
+    pub const BASE_HISTORY: IntParam = IntParam {
+        name: "base_history",
+        default: 10,
+        min: 1,
+        max: 60,
+        doc: "BASE_HISTORY: one-minute minima kept for the base delay",
+    };
+    pub const CURRENT_FILTER: IntParam = IntParam {
+        name: "current_filter",
+        default: 4,
+        min: 1,
+        max: 32,
+        doc: "CURRENT_FILTER: recent delays whose minimum is the current delay",
+    };
+    pub const ALLOWED_INCREASE: FloatParam = FloatParam {
+        name: "allowed_increase",
+        default: 1.0,
+        min: 1.0,
+        max: 16.0,
+        doc: "ALLOWED_INCREASE: cwnd at most flightsize + this (segments)",
+    };
+    pub const MIN_CWND: FloatParam =
+        FloatParam { name: "min_cwnd", default: 2.0, min: 1.0, max: 16.0, doc: "MIN_CWND (segments)" };
+    pub const SLOW_START: BoolParam =
+        BoolParam { name: "slow_start", default: true, doc: "1: slow start until a loss or queuing delay >= TARGET/2" };
+}
+
+/// The traced state (series columns `cc_<name>`), written by `state()`.
+pub mod state {
+    use crate::cc::StateVar;
+    pub const QUEUING_DELAY_MS: StateVar = StateVar::float("queuing_delay_ms", "ms");
+    pub const BASE_DELAY_MS: StateVar = StateVar::float("base_delay_ms", "ms");
+    pub const OFF_TARGET: StateVar = StateVar::float("off_target", "");
+    pub const CURRENT_DELAY_MS: StateVar = StateVar::float("current_delay_ms", "ms");
+}
 
 pub const INFO: Info = Info {
     name: "ledbat",
     reference: "RFC 6817 (Shalunov et al. 2012)",
     summary: "scavenger: holds its queuing delay near TARGET (100 ms) from one-way delays, yields to standard TCP",
+    recovery: RecoveryPolicy::NewReno,
     params: &[
-        Param { name: "target_ms", default: 100.0, min: 1.0, max: 10_000.0, doc: "TARGET queuing delay (RFC 6817: at most 100 ms)" },
-        Param { name: "gain", default: 1.0, min: 0.01, max: 10.0, doc: "GAIN: window change per RTT at full off-target, in segments" },
-        Param { name: "base_history", default: 10.0, min: 1.0, max: 60.0, doc: "BASE_HISTORY: one-minute minima kept for the base delay" },
-        Param { name: "current_filter", default: 4.0, min: 1.0, max: 32.0, doc: "CURRENT_FILTER: recent delays whose minimum is the current delay" },
-        Param { name: "allowed_increase", default: 1.0, min: 1.0, max: 16.0, doc: "ALLOWED_INCREASE: cwnd at most flightsize + this (segments)" },
-        Param { name: "min_cwnd", default: 2.0, min: 1.0, max: 16.0, doc: "MIN_CWND (segments)" },
-        Param { name: "slow_start", default: 1.0, min: 0.0, max: 1.0, doc: "1: slow start until a loss or queuing delay >= TARGET/2" },
+        Param::Float(&param::TARGET_MS),
+        Param::Float(&param::GAIN),
+        Param::Int(&param::BASE_HISTORY),
+        Param::Int(&param::CURRENT_FILTER),
+        Param::Float(&param::ALLOWED_INCREASE),
+        Param::Float(&param::MIN_CWND),
+        Param::Bool(&param::SLOW_START),
     ],
-    state: &["queuing_delay_ms", "base_delay_ms", "off_target", "current_delay_ms"],
+    state: &[state::QUEUING_DELAY_MS, state::BASE_DELAY_MS, state::OFF_TARGET, state::CURRENT_DELAY_MS],
 };
 
 const MAX_HISTORY: usize = 60;
@@ -71,13 +126,13 @@ pub struct Ledbat {
 impl Ledbat {
     pub fn new(p: &Params) -> Ledbat {
         Ledbat {
-            target: (p.get("target_ms") * NS_PER_MS as f64) as Nanos,
-            gain: p.get("gain"),
-            base_history: (p.get("base_history").round() as usize).clamp(1, MAX_HISTORY),
-            current_filter: (p.get("current_filter").round() as usize).clamp(1, MAX_FILTER),
-            allowed_increase: p.get("allowed_increase"),
-            min_cwnd: p.get("min_cwnd"),
-            slow_start: p.get("slow_start") != 0.0,
+            target: (p.float(&param::TARGET_MS) * NS_PER_MS as f64) as Nanos,
+            gain: p.float(&param::GAIN),
+            base_history: (p.int(&param::BASE_HISTORY) as usize).clamp(1, MAX_HISTORY),
+            current_filter: (p.int(&param::CURRENT_FILTER) as usize).clamp(1, MAX_FILTER),
+            allowed_increase: p.float(&param::ALLOWED_INCREASE),
+            min_cwnd: p.float(&param::MIN_CWND),
+            slow_start: p.flag(&param::SLOW_START),
             base: [Nanos::MAX; MAX_HISTORY],
             base_len: 0,
             base_head: 0,
@@ -91,7 +146,8 @@ impl Ledbat {
     }
 
     fn base_delay(&self) -> Option<Nanos> {
-        (self.base_len > 0).then(|| (0..self.base_len).map(|i| self.base[(self.base_head + i) % self.base_history]).min().unwrap())
+        (self.base_len > 0)
+            .then(|| (0..self.base_len).map(|i| self.base[(self.base_head + i) % self.base_history]).min().unwrap())
     }
 
     fn current_delay(&self) -> Option<Nanos> {
@@ -176,12 +232,12 @@ impl CongestionControl for Ledbat {
         w.cwnd = (self.cwnd as u32).min(w.cwnd_clamp);
     }
 
-    fn state(&self, out: &mut [f64]) {
+    fn state(&self, out: &mut StateOut) {
         let ms = |t: Option<Nanos>| t.map_or(f64::NAN, |t| t as f64 / 1e6);
-        out[0] = ms(self.queuing_delay);
-        out[1] = ms(self.base_delay());
-        out[2] = self.off_target().unwrap_or(f64::NAN);
-        out[3] = ms(self.current_delay());
+        out.number(&state::QUEUING_DELAY_MS, ms(self.queuing_delay));
+        out.number(&state::BASE_DELAY_MS, ms(self.base_delay()));
+        out.number(&state::OFF_TARGET, self.off_target().unwrap_or(f64::NAN));
+        out.number(&state::CURRENT_DELAY_MS, ms(self.current_delay()));
     }
 }
 

@@ -38,25 +38,47 @@
 //! are in nanoseconds rather than Linux's milliseconds.
 
 use super::common::{reno_cong_avoid, reno_ssthresh};
-use super::{AckSample, Conn, CongestionControl, Info, Param, Params, Window};
+use super::{AckSample, CongestionControl, Conn, Info, Param, Params, StateOut, Window};
+use crate::tcp::recovery::RecoveryPolicy;
 use crate::time::Nanos;
+
+/// The parameters (`cc_params`), read with `Params::{float, int, flag}`.
+pub mod param {
+    use crate::cc::{BoolParam, FloatParam, IntParam};
+    pub const THRESHOLD: FloatParam = FloatParam {
+        name: "threshold",
+        default: 0.15,
+        min: 0.01,
+        max: 1.0,
+        doc: "early congestion when owd > min + threshold * (max - min)",
+    };
+    pub const INFERENCE_RTTS: IntParam = IntParam {
+        name: "inference_rtts",
+        default: 3,
+        min: 0,
+        max: 100,
+        doc: "RTTs after an indication without growth (second one: cwnd 1)",
+    };
+    pub const LINUX: BoolParam = BoolParam { name: "linux", default: false, doc: "1: Linux's delay (ACK TSval - TSecr) and ssthresh kept on an indication; 0: delay of the newest segment, additive increase after" };
+}
+
+/// The traced state (series columns `cc_<name>`), written by `state()`.
+pub mod state {
+    use crate::cc::StateVar;
+    pub const OWD_MS: StateVar = StateVar::float("owd_ms", "ms");
+    pub const OWD_MIN_MS: StateVar = StateVar::float("owd_min_ms", "ms");
+    pub const OWD_MAX_MS: StateVar = StateVar::float("owd_max_ms", "ms");
+    pub const THRESHOLD_MS: StateVar = StateVar::float("threshold_ms", "ms");
+    pub const PHASE: StateVar = StateVar::mode("phase", &["normal", "inference"]);
+}
 
 pub const INFO: Info = Info {
     name: "lp",
     reference: "Kuzmanovic & Knightly, INFOCOM 2003; Linux tcp_lp.c",
     summary: "low priority: Reno that halves (or drops to 1) when the one-way delay rises 15% into its observed range",
-    params: &[
-        Param { name: "threshold", default: 0.15, min: 0.01, max: 1.0, doc: "early congestion when owd > min + threshold * (max - min)" },
-        Param { name: "inference_rtts", default: 3.0, min: 0.0, max: 100.0, doc: "RTTs after an indication without growth (second one: cwnd 1)" },
-        Param {
-            name: "linux",
-            default: 0.0,
-            min: 0.0,
-            max: 1.0,
-            doc: "1: Linux's delay (ACK TSval - TSecr) and ssthresh kept on an indication; 0: delay of the newest segment, additive increase after",
-        },
-    ],
-    state: &["owd_ms", "owd_min_ms", "owd_max_ms", "threshold_ms", "phase"],
+    recovery: RecoveryPolicy::NewReno,
+    params: &[Param::Float(&param::THRESHOLD), Param::Int(&param::INFERENCE_RTTS), Param::Bool(&param::LINUX)],
+    state: &[state::OWD_MS, state::OWD_MIN_MS, state::OWD_MAX_MS, state::THRESHOLD_MS, state::PHASE],
 };
 
 pub struct Lp {
@@ -76,9 +98,9 @@ pub struct Lp {
 impl Lp {
     pub fn new(p: &Params) -> Lp {
         Lp {
-            threshold: p.get("threshold"),
-            inference_rtts: p.get("inference_rtts").round() as u64,
-            linux: p.get("linux") != 0.0,
+            threshold: p.float(&param::THRESHOLD),
+            inference_rtts: p.int(&param::INFERENCE_RTTS) as u64,
+            linux: p.flag(&param::LINUX),
             sowd8: 0,
             owd_min: Nanos::MAX,
             owd_max: 0,
@@ -196,13 +218,13 @@ impl CongestionControl for Lp {
         self.last_drop = Some(c.now);
     }
 
-    fn state(&self, out: &mut [f64]) {
+    fn state(&self, out: &mut StateOut) {
         let ms = |t: Nanos| if t == Nanos::MAX { f64::NAN } else { t as f64 / 1e6 };
-        out[0] = ms(self.sowd8 >> 3);
-        out[1] = ms(self.owd_min);
-        out[2] = ms(self.owd_max);
-        out[3] = if self.owd_min == Nanos::MAX { f64::NAN } else { ms(self.threshold_ns()) };
-        out[4] = self.within_inference as u32 as f64;
+        out.number(&state::OWD_MS, ms(self.sowd8 >> 3));
+        out.number(&state::OWD_MIN_MS, ms(self.owd_min));
+        out.number(&state::OWD_MAX_MS, ms(self.owd_max));
+        out.number(&state::THRESHOLD_MS, if self.owd_min == Nanos::MAX { f64::NAN } else { ms(self.threshold_ns()) });
+        out.mode(&state::PHASE, self.within_inference as usize);
     }
 }
 
@@ -231,7 +253,7 @@ mod tests {
         h.queue_delay = 10 * NS_PER_MS;
         h.rounds(1);
         assert!(h.w.cwnd <= grown / 2 + 1, "{grown} -> {}", h.w.cwnd);
-        assert_eq!(h.state("phase"), 1.0, "inference period after the cut");
+        assert_eq!(h.mode("phase"), "inference", "inference period after the cut");
         // No growth during the inference period.
         let cut = h.w.cwnd;
         h.queue_delay = 0;
@@ -246,13 +268,13 @@ mod tests {
         h.rounds(4);
         h.queue_delay = 10 * NS_PER_MS;
         h.rounds(1);
-        assert_eq!(h.state("phase"), 1.0);
+        assert_eq!(h.mode("phase"), "inference");
         h.queue_delay = 30 * NS_PER_MS;
         for _ in 0..10 {
             h.ack(NS_PER_MS);
         }
         assert_eq!(h.w.cwnd, 1);
-        assert_eq!(h.state("phase"), 1.0);
+        assert_eq!(h.mode("phase"), "inference");
     }
 
     #[test]

@@ -1,20 +1,46 @@
-//! TCP Reno (RFC 5681): slow start, congestion avoidance (+1 segment per RTT),
-//! fast retransmit and fast recovery (halve, inflate by duplicate ACKs,
-//! deflate on the first new ACK).
+//! The Reno window algorithm (RFC 5681; Linux tcp_cong.c tcp_reno): slow
+//! start, congestion avoidance (+1 segment per RTT), halve on loss.
 //!
-//! Without SACK, the sender ends fast recovery at the first ACK of new data
-//! (`LossResponse::Reno`), so several losses in one window usually cost a
-//! second halving or a timeout, which is what distinguishes Reno from NewReno.
-//! With SACK on, recovery is SACK-based (RFC 6675) as in Linux, whose "reno"
-//! module is this algorithm.
+//! It is registered under three names that differ only in the sender's
+//! loss recovery (`tcp::recovery::RecoveryPolicy`), which each entry declares:
+//! - `tahoe` (Jacobson, SIGCOMM 1988; 4.3BSD-Tahoe): any loss, detected by
+//!   three duplicate ACKs or by a timeout, restarts slow start from one
+//!   segment (with SACK the sender retransmits only the holes, but the window
+//!   still drops to 1);
+//! - `reno`: fast recovery ends at the first ACK of new data (without SACK);
+//! - `newreno` (RFC 6582): a partial ACK retransmits the next hole instead of
+//!   ending recovery, so several losses in one window cost one halving.
+//!
+//! With SACK, reno and newreno both recover by SACK (RFC 6675), as Linux,
+//! whose "reno" module is this algorithm.
 
 use super::common::{reno_cong_avoid, reno_ssthresh};
-use super::{Conn, CongestionControl, Info, LossResponse, Params, Window};
+use super::{CongestionControl, Conn, Info, Params, Window};
+use crate::tcp::recovery::RecoveryPolicy;
+
+pub const TAHOE: Info = Info {
+    name: "tahoe",
+    reference: "Jacobson, Congestion Avoidance and Control, SIGCOMM 1988",
+    summary: "slow start, congestion avoidance, fast retransmit; cwnd to 1 on any loss",
+    recovery: RecoveryPolicy::SlowStart,
+    params: &[],
+    state: &[],
+};
 
 pub const INFO: Info = Info {
     name: "reno",
     reference: "RFC 5681 (Allman, Paxson, Blanton 2009); Linux tcp_cong.c tcp_reno",
     summary: "AIMD: +1 segment per RTT, halve on loss; fast recovery ends at the first new ACK",
+    recovery: RecoveryPolicy::Reno,
+    params: &[],
+    state: &[],
+};
+
+pub const NEWRENO: Info = Info {
+    name: "newreno",
+    reference: "RFC 6582 (Henderson, Floyd, Gurtov, Nishida 2012)",
+    summary: "Reno whose fast recovery survives partial ACKs: one halving per window of losses",
+    recovery: RecoveryPolicy::NewReno,
     params: &[],
     state: &[],
 };
@@ -34,9 +60,5 @@ impl CongestionControl for Reno {
 
     fn cong_avoid(&mut self, w: &mut Window, c: &Conn, acked: u32) {
         reno_cong_avoid(w, c, acked)
-    }
-
-    fn loss_response(&self) -> LossResponse {
-        LossResponse::Reno
     }
 }

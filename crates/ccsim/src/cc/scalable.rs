@@ -13,17 +13,41 @@
 //! byte counting) it uses the paper's 100, and so do we.
 
 use super::common::{cong_avoid_ai, slow_start_if_limited};
-use super::{Conn, CongestionControl, Info, Param, Params, Window};
+use super::{CongestionControl, Conn, Info, Param, Params, StateOut, Window};
+use crate::tcp::recovery::RecoveryPolicy;
+
+/// The parameters (`cc_params`), read with `Params::{float, int, flag}`.
+pub mod param {
+    use crate::cc::IntParam;
+    pub const AI_CNT: IntParam = IntParam {
+        name: "ai_cnt",
+        default: 100,
+        min: 1,
+        max: 10_000,
+        doc: "ACKed segments per +1 segment at large windows (1/a)",
+    };
+    pub const MD_SHIFT: IntParam = IntParam {
+        name: "md_shift",
+        default: 3,
+        min: 1,
+        max: 8,
+        doc: "decrease by cwnd >> md_shift on loss (3: b = 1/8)",
+    };
+}
+
+/// The traced state (series columns `cc_<name>`), written by `state()`.
+pub mod state {
+    use crate::cc::StateVar;
+    pub const AI_CNT: StateVar = StateVar::integer("ai_cnt", "");
+}
 
 pub const INFO: Info = Info {
     name: "scalable",
     reference: "Kelly, CCR 2003; Linux tcp_scalable.c",
     summary: "MIMD: +1% of cwnd per RTT (one segment per 100 ACKed), cut by 1/8 on loss",
-    params: &[
-        Param { name: "ai_cnt", default: 100.0, min: 1.0, max: 10_000.0, doc: "ACKed segments per +1 segment at large windows (1/a)" },
-        Param { name: "md_shift", default: 3.0, min: 1.0, max: 8.0, doc: "decrease by cwnd >> md_shift on loss (3: b = 1/8)" },
-    ],
-    state: &["ai_cnt"],
+    recovery: RecoveryPolicy::NewReno,
+    params: &[Param::Int(&param::AI_CNT), Param::Int(&param::MD_SHIFT)],
+    state: &[state::AI_CNT],
 };
 
 pub struct Scalable {
@@ -33,7 +57,7 @@ pub struct Scalable {
 
 impl Scalable {
     pub fn new(p: &Params) -> Scalable {
-        Scalable { ai_cnt: p.get("ai_cnt").round() as u32, md_shift: p.get("md_shift").round() as u32 }
+        Scalable { ai_cnt: p.int(&param::AI_CNT) as u32, md_shift: p.int(&param::MD_SHIFT) as u32 }
     }
 }
 
@@ -51,8 +75,8 @@ impl CongestionControl for Scalable {
         cong_avoid_ai(w, per, acked);
     }
 
-    fn state(&self, out: &mut [f64]) {
-        out[0] = self.ai_cnt as f64;
+    fn state(&self, out: &mut StateOut) {
+        out.number(&state::AI_CNT, self.ai_cnt as f64);
     }
 }
 

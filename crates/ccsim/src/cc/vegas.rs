@@ -24,20 +24,52 @@
 //! start every RTT. Parameter `linux` = 1 selects both Linux behaviours.
 
 use super::common::{reno_cong_avoid, reno_ssthresh, slow_start};
-use super::{AckSample, CaEvent, CaState, Conn, CongestionControl, Info, Param, Params, Window};
+use super::{AckSample, CaEvent, CaState, CongestionControl, Conn, Info, Param, Params, StateOut, Window};
+use crate::tcp::recovery::RecoveryPolicy;
 use crate::time::Nanos;
+
+/// The parameters (`cc_params`), read with `Params::{float, int, flag}`.
+pub mod param {
+    use crate::cc::{BoolParam, IntParam};
+    pub const ALPHA: IntParam =
+        IntParam { name: "alpha", default: 2, min: 0, max: 1000, doc: "below this many queued segments, +1 per RTT" };
+    pub const BETA: IntParam =
+        IntParam { name: "beta", default: 4, min: 0, max: 1000, doc: "above this many queued segments, -1 per RTT" };
+    pub const GAMMA: IntParam = IntParam {
+        name: "gamma",
+        default: 1,
+        min: 0,
+        max: 1000,
+        doc: "slow start ends above this many queued segments",
+    };
+    pub const LINUX: BoolParam = BoolParam {
+        name: "linux",
+        default: false,
+        doc: "1: Linux's diff (divided by baseRTT) and slow start every RTT",
+    };
+}
+
+/// The traced state (series columns `cc_<name>`), written by `state()`.
+pub mod state {
+    use crate::cc::StateVar;
+    pub const DIFF: StateVar = StateVar::float("diff", "");
+    pub const BASE_RTT_MS: StateVar = StateVar::float("base_rtt_ms", "ms");
+    pub const ROUND_MIN_RTT_MS: StateVar = StateVar::float("round_min_rtt_ms", "ms");
+    pub const ENABLED: StateVar = StateVar::mode("enabled", &["reno", "vegas"]);
+}
 
 pub const INFO: Info = Info {
     name: "vegas",
     reference: "Brakmo, Peterson, IEEE JSAC 1995 (SIGCOMM 1994); Linux tcp_vegas.c",
     summary: "delay-based: keep alpha..beta (2..4) segments queued, diff=(expected-actual)*baseRTT once per RTT; gamma=1 ends slow start",
+    recovery: RecoveryPolicy::NewReno,
     params: &[
-        Param { name: "alpha", default: 2.0, min: 0.0, max: 1000.0, doc: "below this many queued segments, +1 per RTT" },
-        Param { name: "beta", default: 4.0, min: 0.0, max: 1000.0, doc: "above this many queued segments, -1 per RTT" },
-        Param { name: "gamma", default: 1.0, min: 0.0, max: 1000.0, doc: "slow start ends above this many queued segments" },
-        Param { name: "linux", default: 0.0, min: 0.0, max: 1.0, doc: "1: Linux's diff (divided by baseRTT) and slow start every RTT" },
+        Param::Int(&param::ALPHA),
+        Param::Int(&param::BETA),
+        Param::Int(&param::GAMMA),
+        Param::Bool(&param::LINUX),
     ],
-    state: &["diff", "base_rtt_ms", "round_min_rtt_ms", "enabled"],
+    state: &[state::DIFF, state::BASE_RTT_MS, state::ROUND_MIN_RTT_MS, state::ENABLED],
 };
 
 /// Vegas's RTT bookkeeping (Linux struct vegas, which tcp_yeah.c reuses):
@@ -106,10 +138,10 @@ pub struct Vegas {
 impl Vegas {
     pub fn new(p: &Params) -> Vegas {
         Vegas {
-            alpha: p.get("alpha") as u64,
-            beta: p.get("beta") as u64,
-            gamma: p.get("gamma") as u64,
-            linux: p.get("linux") != 0.0,
+            alpha: p.int(&param::ALPHA) as u64,
+            beta: p.int(&param::BETA) as u64,
+            gamma: p.int(&param::GAMMA) as u64,
+            linux: p.flag(&param::LINUX),
             doing_vegas_now: true,
             rtt: VegasRtt::new(),
             ss_grow_round: true,
@@ -203,12 +235,12 @@ impl CongestionControl for Vegas {
         }
     }
 
-    fn state(&self, out: &mut [f64]) {
+    fn state(&self, out: &mut StateOut) {
         let ms = |t: Nanos| if t == Nanos::MAX || t == 0 { f64::NAN } else { t as f64 / 1e6 };
-        out[0] = self.last_diff;
-        out[1] = ms(self.rtt.base_rtt);
-        out[2] = ms(self.last_round_min_rtt);
-        out[3] = self.doing_vegas_now as u8 as f64;
+        out.number(&state::DIFF, self.last_diff);
+        out.number(&state::BASE_RTT_MS, ms(self.rtt.base_rtt));
+        out.number(&state::ROUND_MIN_RTT_MS, ms(self.last_round_min_rtt));
+        out.mode(&state::ENABLED, self.doing_vegas_now as usize);
     }
 }
 

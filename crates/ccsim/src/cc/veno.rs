@@ -18,15 +18,37 @@
 //! every ACK and never resets the sample count; both kept.)
 
 use super::common::{cong_avoid_ai, reno_cong_avoid, slow_start};
-use super::{AckSample, CaEvent, CaState, Conn, CongestionControl, Info, Param, Params, Window};
+use super::{AckSample, CaEvent, CaState, CongestionControl, Conn, Info, Param, Params, StateOut, Window};
+use crate::tcp::recovery::RecoveryPolicy;
 use crate::time::Nanos;
+
+/// The parameters (`cc_params`), read with `Params::{float, int, flag}`.
+pub mod param {
+    use crate::cc::FloatParam;
+    pub const BETA: FloatParam = FloatParam {
+        name: "beta",
+        default: 3.0,
+        min: 0.0,
+        max: 1000.0,
+        doc: "backlog (segments) separating random from congestion loss",
+    };
+}
+
+/// The traced state (series columns `cc_<name>`), written by `state()`.
+pub mod state {
+    use crate::cc::StateVar;
+    pub const BACKLOG: StateVar = StateVar::float("backlog", "");
+    pub const BASE_RTT_MS: StateVar = StateVar::float("base_rtt_ms", "ms");
+    pub const CONGESTIVE: StateVar = StateVar::mode("congestive", &["random", "congestive"]);
+}
 
 pub const INFO: Info = Info {
     name: "veno",
     reference: "Fu, Liew, IEEE JSAC 2003; Linux tcp_veno.c",
     summary: "Reno with a backlog estimate N: random loss (N < 3) cuts to 4/5, congestion halves; +1 every other RTT when N >= 3",
-    params: &[Param { name: "beta", default: 3.0, min: 0.0, max: 1000.0, doc: "backlog (segments) separating random from congestion loss" }],
-    state: &["backlog", "base_rtt_ms", "congestive"],
+    recovery: RecoveryPolicy::NewReno,
+    params: &[Param::Float(&param::BETA)],
+    state: &[state::BACKLOG, state::BASE_RTT_MS, state::CONGESTIVE],
 };
 
 /// Veno variables are kept with one fractional bit (Linux V_PARAM_SHIFT).
@@ -45,7 +67,7 @@ pub struct Veno {
 impl Veno {
     pub fn new(p: &Params) -> Veno {
         Veno {
-            beta: (p.get("beta") * (1 << V_PARAM_SHIFT) as f64).round() as u64,
+            beta: (p.float(&param::BETA) * (1 << V_PARAM_SHIFT) as f64).round() as u64,
             doing_veno_now: true,
             cnt_rtt: 0,
             min_rtt: Nanos::MAX,
@@ -135,10 +157,13 @@ impl CongestionControl for Veno {
         self.min_rtt = Nanos::MAX;
     }
 
-    fn state(&self, out: &mut [f64]) {
-        out[0] = self.diff as f64 / (1 << V_PARAM_SHIFT) as f64;
-        out[1] = if self.base_rtt == Nanos::MAX { f64::NAN } else { self.base_rtt as f64 / 1e6 };
-        out[2] = (self.diff >= self.beta) as u8 as f64;
+    fn state(&self, out: &mut StateOut) {
+        out.number(&state::BACKLOG, self.diff as f64 / (1 << V_PARAM_SHIFT) as f64);
+        out.number(
+            &state::BASE_RTT_MS,
+            if self.base_rtt == Nanos::MAX { f64::NAN } else { self.base_rtt as f64 / 1e6 },
+        );
+        out.mode(&state::CONGESTIVE, (self.diff >= self.beta) as usize);
     }
 }
 

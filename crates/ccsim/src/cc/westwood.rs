@@ -30,18 +30,40 @@
 //! previous (possibly null) sample.
 
 use super::common::{bdp_segments, reno_cong_avoid, AckedBytes};
-use super::{AckSample, Conn, CongestionControl, Info, Param, Params, Window};
+use super::{AckSample, CongestionControl, Conn, Info, Param, Params, StateOut, Window};
+use crate::tcp::recovery::RecoveryPolicy;
 use crate::time::{Nanos, NS_PER_MS, NS_PER_SEC};
+
+/// The parameters (`cc_params`), read with `Params::{float, int, flag}`.
+pub mod param {
+    use crate::cc::FloatParam;
+    pub const TAU_MS: FloatParam = FloatParam {
+        name: "tau_ms",
+        default: 500.0,
+        min: 1.0,
+        max: 100_000.0,
+        doc: "time constant of the bandwidth filter, ms",
+    };
+    pub const M: FloatParam =
+        FloatParam { name: "m", default: 2.0, min: 1.0, max: 100.0, doc: "a null sample after tau/m without ACKs" };
+}
+
+/// The traced state (series columns `cc_<name>`), written by `state()`.
+pub mod state {
+    use crate::cc::StateVar;
+    pub const BWE_BPS: StateVar = StateVar::float("bwe_bps", "bit/s");
+    pub const RTT_MIN_MS: StateVar = StateVar::float("rtt_min_ms", "ms");
+    pub const BW_RTTMIN_PKTS: StateVar = StateVar::integer("bw_rttmin_pkts", "segments");
+}
 
 pub const INFO: Info = Info {
     name: "westwood",
     reference: "Mascolo, Casetti, Gerla, Sanadidi, Wang, ACM MobiCom 2001",
-    summary: "Reno growth; on loss ssthresh = BWE * RTTmin with BWE filtered from every ACK (the original, per-ACK Westwood)",
-    params: &[
-        Param { name: "tau_ms", default: 500.0, min: 1.0, max: 100_000.0, doc: "time constant of the bandwidth filter, ms" },
-        Param { name: "m", default: 2.0, min: 1.0, max: 100.0, doc: "a null sample after tau/m without ACKs" },
-    ],
-    state: &["bwe_bps", "rtt_min_ms", "bw_rttmin_pkts"],
+    summary:
+        "Reno growth; on loss ssthresh = BWE * RTTmin with BWE filtered from every ACK (the original, per-ACK Westwood)",
+    recovery: RecoveryPolicy::NewReno,
+    params: &[Param::Float(&param::TAU_MS), Param::Float(&param::M)],
+    state: &[state::BWE_BPS, state::RTT_MIN_MS, state::BW_RTTMIN_PKTS],
 };
 
 pub struct Westwood {
@@ -63,10 +85,10 @@ pub struct Westwood {
 
 impl Westwood {
     pub fn new(p: &Params) -> Westwood {
-        let tau_ns = p.get("tau_ms") * NS_PER_MS as f64;
+        let tau_ns = p.float(&param::TAU_MS) * NS_PER_MS as f64;
         Westwood {
             tau_s: tau_ns / NS_PER_SEC as f64,
-            null_gap_ns: (tau_ns / p.get("m")) as Nanos,
+            null_gap_ns: (tau_ns / p.float(&param::M)) as Nanos,
             bwe: 0.0,
             last_sample: 0.0,
             last_sample_at: 0,
@@ -75,7 +97,7 @@ impl Westwood {
             acked: AckedBytes::default(),
             started: false,
             rtt_min: 0,
-            mss: 1448,
+            mss: p.mss(),
         }
     }
 
@@ -130,10 +152,10 @@ impl CongestionControl for Westwood {
         self.last_ack_at = c.now;
     }
 
-    fn state(&self, out: &mut [f64]) {
-        out[0] = self.bwe * 8.0;
-        out[1] = if self.rtt_min == 0 { f64::NAN } else { self.rtt_min as f64 / 1e6 };
-        out[2] = self.bw_rttmin() as f64;
+    fn state(&self, out: &mut StateOut) {
+        out.number(&state::BWE_BPS, self.bwe * 8.0);
+        out.number(&state::RTT_MIN_MS, if self.rtt_min == 0 { f64::NAN } else { self.rtt_min as f64 / 1e6 });
+        out.number(&state::BW_RTTMIN_PKTS, self.bw_rttmin() as f64);
     }
 }
 

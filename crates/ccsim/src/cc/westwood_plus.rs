@@ -29,21 +29,37 @@
 //! jiffies and bytes per jiffy.
 
 use super::common::{bdp_segments, reno_cong_avoid, reno_ssthresh, AckedBytes};
-use super::{AckSample, CaEvent, Conn, CongestionControl, Info, Param, Params, Window};
+use super::{AckSample, CaEvent, CongestionControl, Conn, Info, Param, Params, StateOut, Window};
+use crate::tcp::recovery::RecoveryPolicy;
 use crate::time::{Nanos, NS_PER_MS, NS_PER_SEC};
 
-pub const INFO: Info = Info {
-    name: "westwood+",
-    reference: "Grieco, Mascolo, ACM CCR 2004; Linux tcp_westwood.c (named westwood there)",
-    summary: "Reno growth; on loss ssthresh = BWE * RTTmin, BWE sampled once per RTT and low-pass filtered (7/8)",
-    params: &[Param {
+/// The parameters (`cc_params`), read with `Params::{float, int, flag}`.
+pub mod param {
+    use crate::cc::FloatParam;
+    pub const MIN_INTERVAL_MS: FloatParam = FloatParam {
         name: "min_interval_ms",
         default: 50.0,
         min: 1.0,
         max: 10_000.0,
         doc: "shortest bandwidth sampling interval (Linux TCP_WESTWOOD_RTT_MIN), ms",
-    }],
-    state: &["bwe_bps", "rtt_min_ms", "bw_rttmin_pkts"],
+    };
+}
+
+/// The traced state (series columns `cc_<name>`), written by `state()`.
+pub mod state {
+    use crate::cc::StateVar;
+    pub const BWE_BPS: StateVar = StateVar::float("bwe_bps", "bit/s");
+    pub const RTT_MIN_MS: StateVar = StateVar::float("rtt_min_ms", "ms");
+    pub const BW_RTTMIN_PKTS: StateVar = StateVar::integer("bw_rttmin_pkts", "segments");
+}
+
+pub const INFO: Info = Info {
+    name: "westwood+",
+    reference: "Grieco, Mascolo, ACM CCR 2004; Linux tcp_westwood.c (named westwood there)",
+    summary: "Reno growth; on loss ssthresh = BWE * RTTmin, BWE sampled once per RTT and low-pass filtered (7/8)",
+    recovery: RecoveryPolicy::NewReno,
+    params: &[Param::Float(&param::MIN_INTERVAL_MS)],
+    state: &[state::BWE_BPS, state::RTT_MIN_MS, state::BW_RTTMIN_PKTS],
 };
 
 /// Linux TCP_WESTWOOD_INIT_RTT: a deliberately long first guess (20 s).
@@ -63,15 +79,13 @@ pub struct WestwoodPlus {
     rtt: Nanos,
     rtt_min: Nanos,
     reset_rtt_min: bool,
-    /// A retransmission timeout is being handled: ssthresh comes from the estimate.
-    timed_out: bool,
     mss: u32,
 }
 
 impl WestwoodPlus {
     pub fn new(p: &Params) -> WestwoodPlus {
         WestwoodPlus {
-            min_interval_ns: (p.get("min_interval_ms") * NS_PER_MS as f64) as Nanos,
+            min_interval_ns: (p.float(&param::MIN_INTERVAL_MS) * NS_PER_MS as f64) as Nanos,
             bw_ns_est: 0.0,
             bw_est: 0.0,
             rtt_win_sx: 0,
@@ -81,8 +95,7 @@ impl WestwoodPlus {
             rtt: INIT_RTT_NS,
             rtt_min: INIT_RTT_NS,
             reset_rtt_min: true,
-            timed_out: false,
-            mss: 1448,
+            mss: p.mss(),
         }
     }
 
@@ -129,13 +142,7 @@ impl CongestionControl for WestwoodPlus {
     }
 
     fn ssthresh(&mut self, w: &Window, _c: &Conn) -> u32 {
-        if self.timed_out {
-            // Linux sets it from the estimate on CA_EVENT_LOSS.
-            self.timed_out = false;
-            self.bw_rttmin()
-        } else {
-            reno_ssthresh(w)
-        }
+        reno_ssthresh(w)
     }
 
     fn cong_avoid(&mut self, w: &mut Window, c: &Conn, acked: u32) {
@@ -145,9 +152,10 @@ impl CongestionControl for WestwoodPlus {
     fn cwnd_event(&mut self, w: &mut Window, _c: &Conn, event: CaEvent) {
         match event {
             CaEvent::Loss => {
-                // Re-learn RTTmin from the next ACK (the path may have changed).
+                // After a timeout ssthresh comes from the estimate, and RTTmin
+                // is re-learned from the next ACK (the path may have changed).
+                w.ssthresh = self.bw_rttmin();
                 self.reset_rtt_min = true;
-                self.timed_out = true;
             }
             CaEvent::CompleteCwr => {
                 w.ssthresh = self.bw_rttmin();
@@ -174,10 +182,10 @@ impl CongestionControl for WestwoodPlus {
         }
     }
 
-    fn state(&self, out: &mut [f64]) {
-        out[0] = self.bw_est * 8.0;
-        out[1] = self.rtt_min as f64 / 1e6;
-        out[2] = self.bw_rttmin() as f64;
+    fn state(&self, out: &mut StateOut) {
+        out.number(&state::BWE_BPS, self.bw_est * 8.0);
+        out.number(&state::RTT_MIN_MS, self.rtt_min as f64 / 1e6);
+        out.number(&state::BW_RTTMIN_PKTS, self.bw_rttmin() as f64);
     }
 }
 
@@ -237,5 +245,25 @@ mod tests {
         h.rtt = 150 * NS_PER_MS;
         h.rounds(1);
         assert_eq!(h.state("rtt_min_ms"), 150.0);
+    }
+
+    #[test]
+    fn back_to_back_timeouts_leave_the_next_fast_recovery_a_reno_halving() {
+        let mut h = Harness::new("westwood+", 100);
+        h.set_cwnd(100, 50);
+        h.w.cwnd_clamp = 100;
+        h.rounds(60);
+        h.timeout();
+        let after_first = h.w.ssthresh;
+        assert!(after_first >= 97, "ssthresh {after_first}");
+        // The retransmission is lost too: the second timeout keeps the first's ssthresh.
+        h.timeout();
+        assert_eq!(h.w.ssthresh, after_first);
+        h.w.cwnd_clamp = 68;
+        h.rounds(20);
+        assert_eq!(h.w.cwnd, 68);
+        // Fast recovery aims at Reno's half (BWE * RTTmin comes when it completes).
+        let c = h.conn();
+        assert_eq!(h.alg.ssthresh(&h.w, &c), 34);
     }
 }

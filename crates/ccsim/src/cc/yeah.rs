@@ -18,24 +18,79 @@
 
 use super::common::{cong_avoid_ai, slow_start};
 use super::vegas::VegasRtt;
-use super::{AckSample, CaEvent, CaState, Conn, CongestionControl, Info, Param, Params, Window};
+use super::IntParam;
+use super::{AckSample, CaEvent, CaState, CongestionControl, Conn, Info, Param, Params, StateOut, Window};
+use crate::tcp::recovery::RecoveryPolicy;
 use crate::time::Nanos;
+
+/// The parameters (`cc_params`), read with `Params::{float, int, flag}`.
+pub mod param {
+    use crate::cc::IntParam;
+    pub const ALPHA: IntParam = IntParam {
+        name: "alpha",
+        default: 80,
+        min: 1,
+        max: 10_000,
+        doc: "queue (segments) above which YeAH slows down and decongests",
+    };
+    pub const GAMMA: IntParam = IntParam {
+        name: "gamma",
+        default: 1,
+        min: 1,
+        max: 64,
+        doc: "fraction 1/gamma of the queue removed by decongestion",
+    };
+    pub const DELTA: IntParam =
+        IntParam { name: "delta", default: 3, min: 1, max: 8, doc: "loss: remove at least cwnd >> delta" };
+    pub const EPSILON: IntParam =
+        IntParam { name: "epsilon", default: 1, min: 1, max: 8, doc: "decongestion removes at most cwnd >> epsilon" };
+    pub const PHY: IntParam =
+        IntParam { name: "phy", default: 8, min: 1, max: 64, doc: "slow mode when queuing delay > base RTT / phy" };
+    pub const RHO: IntParam = IntParam {
+        name: "rho",
+        default: 16,
+        min: 1,
+        max: 1000,
+        doc: "slow-mode RTTs in a row meaning Reno competition (loss halves)",
+    };
+    pub const ZETA: IntParam =
+        IntParam { name: "zeta", default: 50, min: 1, max: 1000, doc: "fast-mode RTTs after which reno_count resets" };
+    pub const SCALABLE_AI_CNT: IntParam = IntParam {
+        name: "scalable_ai_cnt",
+        default: 100,
+        min: 1,
+        max: 10_000,
+        doc: "fast mode: +1 per min(cwnd, this) ACKed",
+    };
+}
+
+/// The traced state (series columns `cc_<name>`), written by `state()`.
+pub mod state {
+    use crate::cc::StateVar;
+    pub const MODE: StateVar = StateVar::mode("mode", &["fast", "slow"]);
+    pub const QUEUE_PKTS: StateVar = StateVar::integer("queue_pkts", "segments");
+    pub const BASE_RTT_MS: StateVar = StateVar::float("base_rtt_ms", "ms");
+    pub const RENO_COUNT: StateVar = StateVar::integer("reno_count", "");
+    pub const DOING_RENO_RTTS: StateVar = StateVar::integer("doing_reno_rtts", "");
+}
 
 pub const INFO: Info = Info {
     name: "yeah",
     reference: "Baiocchi, Castellani, Vacirca, PFLDnet 2007; Linux tcp_yeah.c",
-    summary: "Scalable increase while the estimated queue is small, Reno with precautionary decongestion when it is not",
+    summary:
+        "Scalable increase while the estimated queue is small, Reno with precautionary decongestion when it is not",
+    recovery: RecoveryPolicy::NewReno,
     params: &[
-        Param { name: "alpha", default: 80.0, min: 1.0, max: 10_000.0, doc: "queue (segments) above which YeAH slows down and decongests" },
-        Param { name: "gamma", default: 1.0, min: 1.0, max: 64.0, doc: "fraction 1/gamma of the queue removed by decongestion" },
-        Param { name: "delta", default: 3.0, min: 1.0, max: 8.0, doc: "loss: remove at least cwnd >> delta" },
-        Param { name: "epsilon", default: 1.0, min: 1.0, max: 8.0, doc: "decongestion removes at most cwnd >> epsilon" },
-        Param { name: "phy", default: 8.0, min: 1.0, max: 64.0, doc: "slow mode when queuing delay > base RTT / phy" },
-        Param { name: "rho", default: 16.0, min: 1.0, max: 1000.0, doc: "slow-mode RTTs in a row meaning Reno competition (loss halves)" },
-        Param { name: "zeta", default: 50.0, min: 1.0, max: 1000.0, doc: "fast-mode RTTs after which reno_count resets" },
-        Param { name: "scalable_ai_cnt", default: 100.0, min: 1.0, max: 10_000.0, doc: "fast mode: +1 per min(cwnd, this) ACKed" },
+        Param::Int(&param::ALPHA),
+        Param::Int(&param::GAMMA),
+        Param::Int(&param::DELTA),
+        Param::Int(&param::EPSILON),
+        Param::Int(&param::PHY),
+        Param::Int(&param::RHO),
+        Param::Int(&param::ZETA),
+        Param::Int(&param::SCALABLE_AI_CNT),
     ],
-    state: &["mode", "queue_pkts", "base_rtt_ms", "reno_count", "doing_reno_rtts"],
+    state: &[state::MODE, state::QUEUE_PKTS, state::BASE_RTT_MS, state::RENO_COUNT, state::DOING_RENO_RTTS],
 };
 
 pub struct Yeah {
@@ -57,16 +112,16 @@ pub struct Yeah {
 
 impl Yeah {
     pub fn new(p: &Params) -> Yeah {
-        let u = |n: &str| p.get(n).round() as u32;
+        let u = |param: &IntParam| p.int(param) as u32;
         Yeah {
-            alpha: u("alpha"),
-            gamma: u("gamma"),
-            delta: u("delta"),
-            epsilon: u("epsilon"),
-            phy: u("phy") as u64,
-            rho: u("rho"),
-            zeta: u("zeta"),
-            ai_cnt: u("scalable_ai_cnt"),
+            alpha: u(&param::ALPHA),
+            gamma: u(&param::GAMMA),
+            delta: u(&param::DELTA),
+            epsilon: u(&param::EPSILON),
+            phy: u(&param::PHY) as u64,
+            rho: u(&param::RHO),
+            zeta: u(&param::ZETA),
+            ai_cnt: u(&param::SCALABLE_AI_CNT),
             rtt: VegasRtt::new(),
             last_q: 0,
             doing_reno_now: 0,
@@ -165,12 +220,15 @@ impl CongestionControl for Yeah {
         }
     }
 
-    fn state(&self, out: &mut [f64]) {
-        out[0] = (self.doing_reno_now > 0) as u32 as f64;
-        out[1] = self.last_q as f64;
-        out[2] = if self.rtt.base_rtt == Nanos::MAX { f64::NAN } else { self.rtt.base_rtt as f64 / 1e6 };
-        out[3] = self.reno_count as f64;
-        out[4] = self.doing_reno_now as f64;
+    fn state(&self, out: &mut StateOut) {
+        out.mode(&state::MODE, (self.doing_reno_now > 0) as usize);
+        out.number(&state::QUEUE_PKTS, self.last_q as f64);
+        out.number(
+            &state::BASE_RTT_MS,
+            if self.rtt.base_rtt == Nanos::MAX { f64::NAN } else { self.rtt.base_rtt as f64 / 1e6 },
+        );
+        out.number(&state::RENO_COUNT, self.reno_count as f64);
+        out.number(&state::DOING_RENO_RTTS, self.doing_reno_now as f64);
     }
 }
 
@@ -184,7 +242,7 @@ mod tests {
         let mut h = Harness::new("yeah", 100);
         h.set_cwnd(500, 500);
         h.rounds(3);
-        assert_eq!(h.state("mode"), 0.0, "fast mode on an empty queue");
+        assert_eq!(h.mode("mode"), "fast", "fast mode on an empty queue");
         // Fast mode is Scalable: about +1% per RTT at 500 segments (1 per 100 ACKed).
         let before = h.w.cwnd;
         h.rounds(1);
@@ -193,21 +251,26 @@ mod tests {
         // 10 ms < base/8 = 12.5 ms: still fast.
         h.queue_delay = 10 * NS_PER_MS;
         h.rounds(3);
-        assert_eq!(h.state("mode"), 0.0);
+        assert_eq!(h.mode("mode"), "fast");
         let q = h.state("queue_pkts");
         assert!((40.0..55.0).contains(&q), "Q {q}");
         // 20 ms: Q ~ 85 > alpha = 80: slow mode, and decongestion cuts the window by Q.
         h.queue_delay = 20 * NS_PER_MS;
         let before = h.w.cwnd;
         h.rounds(2);
-        assert_eq!(h.state("mode"), 1.0);
+        assert_eq!(h.mode("mode"), "slow");
         assert!(h.state("queue_pkts") > 80.0);
         assert!(h.w.cwnd + 60 < before, "decongestion: {} -> {}", before, h.w.cwnd);
-        assert!(h.w.ssthresh + 60 < before && h.w.cwnd - h.w.ssthresh <= 3, "ssthresh {} cwnd {}", h.w.ssthresh, h.w.cwnd);
+        assert!(
+            h.w.ssthresh + 60 < before && h.w.cwnd - h.w.ssthresh <= 3,
+            "ssthresh {} cwnd {}",
+            h.w.ssthresh,
+            h.w.cwnd
+        );
         // Back to an empty queue: fast again.
         h.queue_delay = 0;
         h.rounds(3);
-        assert_eq!(h.state("mode"), 0.0);
+        assert_eq!(h.mode("mode"), "fast");
     }
 
     #[test]

@@ -3,7 +3,7 @@
 //! state; per link the queue and its counters. Also the per-ACK RTT samples.
 
 use super::table::{Column, Table};
-use crate::cc::{CongestionControl, INFINITE_SSTHRESH, MAX_STATE_VALUES};
+use crate::cc::{StateOut, StateValue, StateVar, INFINITE_SSTHRESH};
 use crate::net::link::{Link, LinkCounters};
 use crate::tcp::sender::Sender;
 use crate::time::{secs, Nanos};
@@ -30,20 +30,33 @@ pub struct FlowSeries {
     ca_state: Vec<u32>,
     pacing_rate_bps: Vec<f64>,
     rwnd_bytes: Vec<u64>,
-    /// Union of the algorithms' state names, and one column each.
-    cc_names: Vec<&'static str>,
-    cc_columns: Vec<Vec<f64>>,
+    /// Union of the algorithms' state variables (by name), and one column each.
+    cc_vars: Vec<StateVar>,
+    cc_columns: Vec<StateColumn>,
+    /// The values of one sample (reused).
+    cc_values: Vec<StateValue>,
+}
+
+/// The column of one traced state variable: numbers, or mode names.
+enum StateColumn {
+    Number(Vec<f64>),
+    Mode(Vec<&'static str>),
 }
 
 impl FlowSeries {
-    /// `state_names`: every algorithm's state names, in flow order (for the column union).
-    pub fn new<'a>(state_names: impl Iterator<Item = &'a [&'static str]>) -> FlowSeries {
+    /// `state_vars`: every algorithm's state variables, in flow order (for
+    /// the column union; a name is a number column or a mode column for all).
+    pub fn new(state_vars: impl Iterator<Item = &'static [StateVar]>) -> FlowSeries {
         let mut s = FlowSeries::default();
-        for names in state_names {
-            for n in names {
-                if !s.cc_names.contains(n) {
-                    s.cc_names.push(n);
-                    s.cc_columns.push(Vec::new());
+        for vars in state_vars {
+            for v in vars {
+                if !s.cc_vars.iter().any(|known| known.name == v.name) {
+                    s.cc_vars.push(*v);
+                    s.cc_columns.push(if v.is_mode() {
+                        StateColumn::Mode(Vec::new())
+                    } else {
+                        StateColumn::Number(Vec::new())
+                    });
                 }
             }
         }
@@ -69,12 +82,16 @@ impl FlowSeries {
         self.pacing_rate_bps.push(sender.pacing_rate().map_or(f64::NAN, |r| r * 8.0));
         self.rwnd_bytes.push(rwnd_bytes);
         let alg = sender.algorithm();
-        let mut values = [f64::NAN; MAX_STATE_VALUES];
-        alg.state(&mut values);
-        let names = alg.info().state;
-        for (col, name) in self.cc_columns.iter_mut().zip(&self.cc_names) {
-            let v = names.iter().position(|n| n == name).map_or(f64::NAN, |i| values[i]);
-            col.push(v);
+        let vars = alg.info().state;
+        alg.state(&mut StateOut::new(vars, &mut self.cc_values));
+        for (col, var) in self.cc_columns.iter_mut().zip(&self.cc_vars) {
+            let value = vars.iter().position(|v| v.name == var.name).map(|i| self.cc_values[i]);
+            match (col, value) {
+                (StateColumn::Number(c), Some(StateValue::Number(v))) => c.push(v),
+                (StateColumn::Number(c), _) => c.push(f64::NAN),
+                (StateColumn::Mode(c), Some(StateValue::Mode(m))) => c.push(m),
+                (StateColumn::Mode(c), _) => c.push(""),
+            }
         }
     }
 
@@ -96,8 +113,12 @@ impl FlowSeries {
         t.add("ca_state", Column::U32(self.ca_state));
         t.add("pacing_rate_bps", Column::F64(self.pacing_rate_bps));
         t.add("rwnd_bytes", Column::U64(self.rwnd_bytes));
-        for (name, col) in self.cc_names.into_iter().zip(self.cc_columns) {
-            t.add(&format!("cc_{name}"), Column::F64(col));
+        for (var, col) in self.cc_vars.into_iter().zip(self.cc_columns) {
+            let column = match col {
+                StateColumn::Number(c) => Column::F64(c),
+                StateColumn::Mode(c) => Column::Str(c.into_iter().map(str::to_string).collect()),
+            };
+            t.add(&format!("cc_{}", var.name), column);
         }
         t
     }

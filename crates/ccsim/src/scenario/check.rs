@@ -10,30 +10,8 @@ use crate::units::{Bytes, Duration};
 pub(super) fn check_flow(path: &str, f: &FlowSpec, run: Duration) -> Result<(), ScenarioError> {
     let info = cc::lookup(&f.cc)
         .ok_or_else(|| ScenarioError { path: format!("{path}.cc"), message: unknown_algorithm_message(&f.cc) })?;
-    for (name, value) in &f.cc_params {
-        let param = info.params.iter().find(|p| p.name == name).ok_or_else(|| {
-            let known: Vec<&str> = info.params.iter().map(|p| p.name).collect();
-            ScenarioError {
-                path: format!("{path}.cc_params.{name}"),
-                message: if known.is_empty() {
-                    format!("{} has no parameters", info.name)
-                } else {
-                    format!(
-                        "{} has no parameter '{name}'{}; its parameters: {}",
-                        info.name,
-                        suggestion(name, &known),
-                        known.join(", ")
-                    )
-                },
-            }
-        })?;
-        if !(param.min..=param.max).contains(value) || value.is_nan() {
-            return err(
-                format!("{path}.cc_params.{name}"),
-                format!("{value} is out of range; allowed: {} to {}", param.min, param.max),
-            );
-        }
-    }
+    cc::check_params(info, &f.cc_params, suggestion)
+        .map_err(|e| ScenarioError { path: format!("{path}.cc_params.{}", e.name), message: e.message })?;
     if f.count == 0 {
         return err(format!("{path}.count"), "must be at least 1");
     }

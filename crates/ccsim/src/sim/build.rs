@@ -43,8 +43,7 @@ pub(super) fn make_flow(
     run_seed: u64,
 ) -> Flow {
     let t = &spec.tcp;
-    let algorithm = cc::build_for_flow(&spec.cc, &spec.cc_params, run_seed, id).expect("validated algorithm");
-    use crate::cc::CongestionControl;
+    let algorithm = cc::build_for_flow(&spec.cc, &spec.cc_params, t.mss, run_seed, id).expect("validated algorithm");
     let sender_cfg = SenderConfig {
         mss: t.mss,
         init_cwnd: t.init_cwnd,

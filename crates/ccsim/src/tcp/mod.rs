@@ -1,7 +1,10 @@
 //! TCP, segment-level and close to Linux: the sender (send loop, ACK
 //! processing, recovery, timers) split by concern, and the receiver.
+#[cfg(test)]
+pub mod driver;
 pub mod rate;
 pub mod receiver;
+pub mod recovery;
 pub mod rtt;
 pub mod scoreboard;
 pub mod sender;

@@ -116,3 +116,75 @@ impl RateSampler {
         self.app_limited_until = (self.delivered + in_flight as u64).max(1);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::time::NS_PER_MS;
+
+    /// Sends `n` segments at `at`, returning their snapshots.
+    fn send(r: &mut RateSampler, at: Nanos, n: u32, packets_out: u32) -> Vec<(Nanos, TxSnapshot)> {
+        (0..n).map(|i| (at, r.on_send(at, packets_out + i))).collect()
+    }
+
+    fn deliver(
+        r: &mut RateSampler,
+        now: Nanos,
+        segments: &[(Nanos, TxSnapshot)],
+        min_rtt: Option<Nanos>,
+    ) -> RateSample {
+        r.begin_ack();
+        for (sent_at, tx) in segments {
+            r.on_delivered(now, *sent_at, tx);
+        }
+        r.end_ack(segments.len() as u32, 0, 10, min_rtt)
+    }
+
+    #[test]
+    fn a_flight_acked_after_one_rtt_gives_its_size_per_rtt() {
+        let mut r = RateSampler::default();
+        let flight = send(&mut r, 0, 10, 0);
+        let rs = deliver(&mut r, 100 * NS_PER_MS, &flight, None);
+        assert_eq!((rs.delivered, rs.interval_ns), (10, 100 * NS_PER_MS));
+        assert_eq!(rs.rate_segments_per_sec(), Some(100.0));
+        assert_eq!(rs.rtt_ns, Some(100 * NS_PER_MS));
+        assert!(!rs.is_app_limited);
+    }
+
+    #[test]
+    fn the_interval_is_the_longer_of_the_send_and_ack_phases() {
+        let mut r = RateSampler::default();
+        // A flight leaves over 90 ms; its first segment is ACKed at 100 ms.
+        let flight: Vec<_> =
+            (0..10u64).map(|i| (i * 10 * NS_PER_MS, r.on_send(i * 10 * NS_PER_MS, i as u32))).collect();
+        deliver(&mut r, 100 * NS_PER_MS, &flight[..1], None);
+        // A segment sent then is ACKed 10 ms later (a compressed ACK): the
+        // send phase since the flight's start (100 ms) is the interval, not 10 ms.
+        let late = vec![(100 * NS_PER_MS, r.on_send(100 * NS_PER_MS, 9))];
+        let rs = deliver(&mut r, 110 * NS_PER_MS, &late, None);
+        assert_eq!(rs.delivered, 1);
+        assert_eq!(rs.interval_ns, 100 * NS_PER_MS);
+    }
+
+    #[test]
+    fn a_sample_shorter_than_the_minimum_rtt_is_not_valid() {
+        let mut r = RateSampler::default();
+        let flight = send(&mut r, 0, 10, 0);
+        let rs = deliver(&mut r, 50 * NS_PER_MS, &flight, Some(80 * NS_PER_MS));
+        assert_eq!(rs.delivered, -1);
+        assert_eq!(rs.rate_segments_per_sec(), None);
+    }
+
+    #[test]
+    fn samples_of_an_app_limited_phase_are_marked_until_it_is_delivered() {
+        let mut r = RateSampler::default();
+        r.on_app_limited(0);
+        let limited = send(&mut r, 0, 2, 0);
+        assert!(limited.iter().all(|(_, tx)| tx.app_limited));
+        let rs = deliver(&mut r, 100 * NS_PER_MS, &limited, None);
+        assert!(rs.is_app_limited);
+        // The phase ended with those deliveries: new data is not marked.
+        let next = send(&mut r, 100 * NS_PER_MS, 1, 0);
+        assert!(!next[0].1.app_limited);
+    }
+}

@@ -367,10 +367,6 @@ impl Scoreboard {
     pub fn reset_reno_sacks(&mut self) {
         self.sacked_out = 0;
     }
-
-    pub fn is_sacked(&self, seq: u64) -> bool {
-        seq >= self.una && seq < self.nxt() && self.get(seq).has(SACKED)
-    }
 }
 
 #[cfg(test)]

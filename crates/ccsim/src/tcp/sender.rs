@@ -8,14 +8,14 @@
 //! - Loss detection: with SACK, RFC 6675 IsLost (three SACKed segments above a
 //!   hole); without SACK, three duplicate ACKs (each counted as a segment that
 //!   left the network, which also gives limited transmit, RFC 3042).
-//! - Recovery: Linux's state machine (Open, Disorder, CWR, Recovery, Loss).
-//!   Entering recovery sets ssthresh from the algorithm; the window then falls
-//!   to ssthresh by proportional rate reduction (RFC 6937, Linux default) or
-//!   at once (RFC 6675 / 6582). Without SACK, NewReno (RFC 6582) partial ACKs
-//!   retransmit the next hole; Reno leaves recovery at the first new ACK;
-//!   Tahoe treats three duplicate ACKs like a timeout.
-//! - Timeout: RFC 6298 timer with backoff; everything outstanding is marked
-//!   lost, cwnd = 1, slow start (Linux tcp_enter_loss).
+//! - Recovery (recovery.rs): Linux's state machine (Open, Disorder, CWR,
+//!   Recovery, Loss). Entering recovery sets ssthresh from the algorithm; the
+//!   window then falls to ssthresh by proportional rate reduction (RFC 6937,
+//!   Linux default) or at once (RFC 6675 / 6582). Without SACK, NewReno (RFC
+//!   6582) partial ACKs retransmit the next hole; Reno leaves recovery at the
+//!   first new ACK; Tahoe treats three duplicate ACKs like a timeout.
+//! - Timeout (recovery.rs): RFC 6298 timer with backoff; everything
+//!   outstanding is marked lost, cwnd = 1, slow start (Linux tcp_enter_loss).
 //! - RTT: from the send time of the oldest newly ACKed segment never
 //!   retransmitted (Karn), else from the timestamp echo, as Linux.
 //! - ECN (RFC 3168): ECT on data, an ECE enters CWR once per window.
@@ -24,11 +24,10 @@
 //!   pacing, tcp_update_skb_after_send); a timer wakes the sender then.
 
 use super::rate::RateSampler;
+use super::recovery::{Episode, RecoveryPolicy};
 use super::rtt::{RtoStyle, RttEstimator};
 use super::scoreboard::{Scoreboard, Segment, EVER_RETRANS, SACKED};
-use crate::cc::{
-    AckSample, Algorithm, CaEvent, CaState, CongestionControl, Conn, LossResponse, Window, INFINITE_SSTHRESH,
-};
+use crate::cc::{AckSample, Algorithm, CaEvent, CaState, Conn, Window};
 use crate::net::packet::{tcp_header_bytes, Kind, Packet};
 use crate::time::{Nanos, NS_PER_SEC};
 
@@ -70,64 +69,47 @@ pub struct SenderStats {
     pub acks_received: u64,
 }
 
-/// When the sender next wants to be woken and why.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Wake {
-    Start,
-    Stop,
-    Pace,
-    Rto,
-}
-
 pub struct Sender {
     pub id: u32,
-    cfg: SenderConfig,
-    cc: Algorithm,
+    pub(super) cfg: SenderConfig,
+    pub(super) cc: Algorithm,
     pub w: Window,
     pub ca_state: CaState,
-    sb: Scoreboard,
+    pub(super) sb: Scoreboard,
     pub rtt: RttEstimator,
-    rate: RateSampler,
+    pub(super) rate: RateSampler,
     /// Segments of the transfer (None: unlimited) and the payload of the last one.
-    total_segments: Option<u64>,
-    last_segment_payload: u32,
-    app_active: bool,
-    started: bool,
-    /// Recovery point: segments below it were outstanding when the episode began.
-    high_seq: u64,
-    prior_cwnd: u32,
-    /// ssthresh before the reduction, restored by an undo (Linux prior_ssthresh; 0: none).
-    prior_ssthresh: u32,
-    /// The current fast recovery may still be undone (Linux undo_marker).
-    undo_possible: bool,
-    /// Time of the first retransmission of the episode (Linux retrans_stamp; 0: none).
-    retrans_stamp: Nanos,
-    prr_delivered: u32,
-    prr_out: u32,
+    pub(super) total_segments: Option<u64>,
+    pub(super) last_segment_payload: u32,
+    pub(super) app_active: bool,
+    pub(super) started: bool,
+    /// The current congestion episode (recovery, CWR or loss).
+    pub(super) episode: Episode,
     /// The receiver's advertised window, in segments.
-    rwnd: u32,
-    ts_recent: Nanos,
-    ece_seen_this_ack: bool,
-    cwr_pending: bool,
-    delivered_ce: u64,
-    /// The algorithm sets the window itself on every ACK (Linux `cong_control`,
-    /// bbr): recovery then leaves cwnd alone, as Linux's tcp_cong_control and
-    /// tcp_end_cwnd_reduction do.
-    cc_owns_window: bool,
+    pub(super) rwnd: u32,
+    pub(super) ts_recent: Nanos,
+    pub(super) ece_seen_this_ack: bool,
+    pub(super) cwr_pending: bool,
+    pub(super) delivered_ce: u64,
+    /// The algorithm declares that it sets the window itself on every ACK
+    /// (Linux `cong_control`, bbr): recovery then leaves cwnd alone, as
+    /// Linux's tcp_cong_control and tcp_end_cwnd_reduction do.
+    pub(super) cc_owns_window: bool,
+    /// How losses revealed by duplicate ACKs or SACK are recovered (declared by the registry entry).
+    pub(super) recovery: RecoveryPolicy,
     /// Linux tcp_cwnd_validate state.
-    is_cwnd_limited: bool,
-    max_packets_out: u32,
-    max_packets_seq: u64,
+    pub(super) is_cwnd_limited: bool,
+    pub(super) max_packets_out: u32,
+    pub(super) max_packets_seq: u64,
     /// Pacing: earliest time of the next transmission.
-    next_send_at: Nanos,
-    last_send_at: Option<Nanos>,
-    rto_at: Option<Nanos>,
+    pub(super) next_send_at: Nanos,
+    pub(super) rto_at: Option<Nanos>,
     /// Time the last byte of a transfer was ACKed (file transfers).
     pub completed_at: Option<Nanos>,
     pub stats: SenderStats,
     /// The latest RTT sample for the RTO estimator (for recording), per ACK.
     pub last_rtt_sample: Option<Nanos>,
-    scratch: Vec<(u64, Segment)>,
+    pub(super) scratch: Vec<(u64, Segment)>,
 }
 
 impl Sender {
@@ -140,6 +122,8 @@ impl Sender {
             }
             None => (None, cfg.mss),
         };
+        let cc_owns_window = cc.owns_window();
+        let recovery = cc.info().recovery;
         Sender {
             id,
             w: Window::new(cfg.init_cwnd),
@@ -153,24 +137,18 @@ impl Sender {
             last_segment_payload,
             app_active: false,
             started: false,
-            high_seq: 0,
-            prior_cwnd: 0,
-            prior_ssthresh: 0,
-            undo_possible: false,
-            retrans_stamp: 0,
-            prr_delivered: 0,
-            prr_out: 0,
+            episode: Episode::default(),
             rwnd: u32::MAX,
             ts_recent: 0,
             ece_seen_this_ack: false,
             cwr_pending: false,
             delivered_ce: 0,
-            cc_owns_window: false,
+            cc_owns_window,
+            recovery,
             is_cwnd_limited: false,
             max_packets_out: 0,
             max_packets_seq: 0,
             next_send_at: 0,
-            last_send_at: None,
             rto_at: None,
             completed_at: None,
             stats: SenderStats::default(),
@@ -190,12 +168,6 @@ impl Sender {
     }
     pub fn snd_nxt(&self) -> u64 {
         self.sb.nxt()
-    }
-    pub fn delivered_segments(&self) -> u64 {
-        self.rate.delivered
-    }
-    pub fn is_active(&self) -> bool {
-        self.started && self.completed_at.is_none()
     }
 
     /// Pacing rate in bytes per second, when pacing is on.
@@ -349,8 +321,8 @@ impl Sender {
         if retransmission {
             self.sb.on_retransmit(seq, now, tx);
             self.stats.retransmitted_segments += 1;
-            if self.retrans_stamp == 0 {
-                self.retrans_stamp = now;
+            if self.episode.retrans_stamp == 0 {
+                self.episode.retrans_stamp = now;
             }
             // Linux restarts the timer when it retransmits the head, so a
             // recovery that takes longer than one RTO does not time out.
@@ -361,7 +333,7 @@ impl Sender {
             self.sb.push_new(Segment { sent_at: now, tx, flags: 0, nxt_at_retransmit: 0 });
         }
         if matches!(self.ca_state, CaState::Recovery | CaState::Cwr) {
-            self.prr_out += 1;
+            self.episode.prr_out += 1;
         }
         let mut p = Packet::new(Kind::Data, self.id, payload + tcp_header_bytes(self.cfg.timestamps, 0));
         p.seq = seq;
@@ -383,7 +355,6 @@ impl Sender {
             let gap = (payload as f64 * NS_PER_SEC as f64 / rate.max(1.0)) as Nanos;
             self.next_send_at = self.next_send_at.max(now) + gap;
         }
-        self.last_send_at = Some(now);
         if self.rto_at.is_none() {
             self.rto_at = Some(now + self.rtt.rto());
         }
@@ -452,6 +423,10 @@ impl Sender {
         }
         self.scratch = scratch;
         let acked_new = self.sb.una() > prior_una;
+        if acked_new {
+            // Linux tcp_ack: an ACK of new data clears icsk_retransmits.
+            self.episode.timeouts_in_a_row = 0;
+        }
         let cum_acked = (self.sb.una() - prior_una) as u32;
 
         if !self.cfg.sack {
@@ -510,17 +485,15 @@ impl Sender {
         // Window update (Linux tcp_cong_control).
         let rs = self.rate.end_ack(delivered, newly_lost, prior_in_flight, self.rtt.min_rtt());
         let c = self.conn(now);
-        if self.cc.cong_control(&mut self.w, &c, &rs) {
-            self.cc_owns_window = true;
-        } else {
-            if matches!(self.ca_state, CaState::Recovery | CaState::Cwr) {
-                if self.cfg.prr {
-                    self.prr_reduce(delivered, acked_new && newly_lost == 0);
-                }
-            } else if acked_new && delivered > 0 {
-                // Linux tcp_may_raise_cwnd: grow only on in-order progress (RFC 5681).
-                self.cc.cong_avoid(&mut self.w, &c, delivered);
+        if self.cc_owns_window {
+            self.cc.cong_control(&mut self.w, &c, &rs);
+        } else if matches!(self.ca_state, CaState::Recovery | CaState::Cwr) {
+            if self.cfg.prr {
+                self.prr_reduce(delivered, acked_new && newly_lost == 0);
             }
+        } else if acked_new && delivered > 0 {
+            // Linux tcp_may_raise_cwnd: grow only on in-order progress (RFC 5681).
+            self.cc.cong_avoid(&mut self.w, &c, delivered);
         }
         self.w.cwnd = self.w.cwnd.max(1);
 
@@ -535,201 +508,6 @@ impl Sender {
             self.app_active = false;
         }
         self.send(now, out);
-    }
-
-    /// Linux tcp_fastretrans_alert, reduced to the states we model.
-    fn update_congestion_state(&mut self, now: Nanos, acked_new: bool, prior_una: u64, ack_tsecr: Nanos) {
-        let una = self.sb.una();
-        match self.ca_state {
-            // Linux tcp_try_undo_recovery: the recovery was spurious.
-            CaState::Recovery if una >= self.high_seq && acked_new && self.may_undo(ack_tsecr) => {
-                self.undo_recovery(now, prior_una);
-            }
-            // Linux tcp_try_undo_partial: the hole was filled by the original
-            // segment, not its retransmission, and no retransmission is out.
-            CaState::Recovery if self.cfg.sack && acked_new && self.may_undo(ack_tsecr) && self.sb.retrans_out == 0 => {
-                self.undo_recovery(now, prior_una);
-            }
-            CaState::Recovery | CaState::Loss | CaState::Cwr if una >= self.high_seq && acked_new => {
-                // End of the episode: the window settles at ssthresh (Linux
-                // tcp_end_cwnd_reduction), unless the algorithm sets it (cong_control).
-                if self.ca_state != CaState::Loss && !self.cc_owns_window && self.w.ssthresh < INFINITE_SSTHRESH {
-                    self.w.cwnd = self.w.ssthresh;
-                    let c = self.conn(now);
-                    self.cc.cwnd_event(&mut self.w, &c, CaEvent::CompleteCwr);
-                }
-                if !self.cfg.sack {
-                    self.sb.reset_reno_sacks();
-                }
-                self.set_state(now, CaState::Open);
-            }
-            CaState::Recovery if !self.cfg.sack && acked_new => {
-                if self.cc.loss_response() == LossResponse::Reno {
-                    // RFC 5681: deflate and leave recovery at the first new ACK.
-                    self.w.cwnd = self.w.ssthresh;
-                    self.sb.reset_reno_sacks();
-                    self.set_state(now, CaState::Open);
-                } else {
-                    // RFC 6582 partial ACK: retransmit the next hole.
-                    self.sb.mark_lost(una);
-                }
-            }
-            _ => {}
-        }
-        // Start of a loss episode.
-        if matches!(self.ca_state, CaState::Open | CaState::Disorder | CaState::Cwr) {
-            let loss =
-                if self.cfg.sack { self.sb.lost_out > 0 } else { self.sb.sacked_out >= super::scoreboard::DUPTHRESH };
-            if loss {
-                if self.cc.loss_response() == LossResponse::SlowStart {
-                    self.enter_loss(now);
-                    self.stats.fast_recoveries += 1;
-                } else {
-                    self.enter_recovery(now);
-                }
-                return;
-            }
-            // RFC 3168 6.1.2: at most one reduction per window: an ECE that only
-            // acknowledges data sent before the last reduction began is old news.
-            if self.ece_seen_this_ack && self.ca_state != CaState::Cwr && self.sb.una() > self.high_seq {
-                self.enter_cwr(now);
-                return;
-            }
-            if self.ca_state != CaState::Cwr {
-                let disorder = self.sb.sacked_out > 0 || self.sb.lost_out > 0;
-                let next = if disorder { CaState::Disorder } else { CaState::Open };
-                if next != self.ca_state {
-                    self.set_state(now, next);
-                }
-            }
-        }
-    }
-
-    /// Linux tcp_may_undo with timestamps (Eifel): the ACK echoes a
-    /// timestamp older than the episode's first retransmission, so an
-    /// original segment, not a retransmission, filled the hole. (Without
-    /// DSACK there is no other evidence.)
-    fn may_undo(&self, ack_tsecr: Nanos) -> bool {
-        self.undo_possible && self.retrans_stamp > 0 && ack_tsecr > 0 && ack_tsecr < self.retrans_stamp
-    }
-
-    /// Linux tcp_undo_cwnd_reduction: restore the window, note the
-    /// reordering that fooled the sender, and return to Open.
-    fn undo_recovery(&mut self, now: Nanos, prior_una: u64) {
-        self.stats.undone_recoveries += 1;
-        self.sb.note_reordering(prior_una);
-        self.sb.unmark_lost();
-        self.w.cwnd = self.cc.undo_cwnd(&self.w, self.prior_cwnd);
-        self.w.ssthresh = self.w.ssthresh.max(self.prior_ssthresh);
-        self.undo_possible = false;
-        if !self.cfg.sack {
-            self.sb.reset_reno_sacks();
-        }
-        self.set_state(now, CaState::Open);
-    }
-
-    fn set_state(&mut self, now: Nanos, new: CaState) {
-        let c = self.conn(now);
-        self.cc.set_state(&mut self.w, &c, new);
-        self.ca_state = new;
-    }
-
-    /// Linux tcp_init_cwnd_reduction: the start of Recovery or CWR.
-    fn init_cwnd_reduction(&mut self, now: Nanos) {
-        self.high_seq = self.sb.nxt();
-        self.prior_cwnd = self.w.cwnd;
-        self.prr_delivered = 0;
-        self.prr_out = 0;
-        let c = self.conn(now);
-        self.w.ssthresh = self.cc.ssthresh(&self.w, &c);
-        if !self.cfg.prr && !self.cc_owns_window {
-            self.w.cwnd = self.w.ssthresh.max(1);
-        }
-    }
-
-    fn enter_recovery(&mut self, now: Nanos) {
-        self.stats.fast_recoveries += 1;
-        if !self.cfg.sack {
-            self.sb.mark_lost(self.sb.una());
-        }
-        // What an undo restores (Linux tcp_enter_recovery: prior_ssthresh,
-        // undo_marker; retrans_stamp restarts once nothing is retransmitted).
-        self.prior_ssthresh = self.w.current_ssthresh();
-        self.undo_possible = true;
-        if self.sb.retrans_out == 0 {
-            self.retrans_stamp = 0;
-        }
-        self.init_cwnd_reduction(now);
-        self.set_state(now, CaState::Recovery);
-    }
-
-    fn enter_cwr(&mut self, now: Nanos) {
-        self.stats.ecn_reductions += 1;
-        self.undo_possible = false;
-        self.init_cwnd_reduction(now);
-        self.cwr_pending = true;
-        self.set_state(now, CaState::Cwr);
-    }
-
-    /// RFC 6937 proportional rate reduction (Linux tcp_cwnd_reduction).
-    fn prr_reduce(&mut self, newly_delivered: u32, una_advanced_without_loss: bool) {
-        if newly_delivered == 0 || self.prior_cwnd == 0 {
-            return;
-        }
-        self.prr_delivered += newly_delivered;
-        let in_flight = self.sb.in_flight() as i64;
-        let delta = self.w.ssthresh as i64 - in_flight;
-        let mut sndcnt = if delta < 0 {
-            let dividend = self.w.ssthresh as u64 * self.prr_delivered as u64 + self.prior_cwnd as u64 - 1;
-            (dividend / self.prior_cwnd as u64) as i64 - self.prr_out as i64
-        } else {
-            // Slow-start reduction bound (PRR-SSRB).
-            let mut s = (self.prr_delivered as i64 - self.prr_out as i64).max(newly_delivered as i64);
-            if una_advanced_without_loss {
-                s += 1;
-            }
-            s.min(delta)
-        };
-        // Force a fast retransmit on entering recovery.
-        sndcnt = sndcnt.max(if self.prr_out == 0 { 1 } else { 0 });
-        self.w.cwnd = (in_flight + sndcnt).max(1) as u32;
-    }
-
-    /// Linux tcp_enter_loss: after an RTO (or Tahoe's fast retransmit).
-    fn enter_loss(&mut self, now: Nanos) {
-        let first_timeout = self.ca_state <= CaState::Disorder
-            || self.sb.una() >= self.high_seq
-            || (self.ca_state == CaState::Loss && self.rtt.backoff() == 0);
-        if first_timeout {
-            self.prior_cwnd = self.w.cwnd;
-            let c = self.conn(now);
-            self.w.ssthresh = self.cc.ssthresh(&self.w, &c);
-        }
-        self.w.cwnd = 1;
-        self.w.cwnd_cnt = 0;
-        self.undo_possible = false;
-        self.sb.mark_all_lost();
-        if !self.cfg.sack {
-            self.sb.reset_reno_sacks();
-        }
-        self.high_seq = self.sb.nxt();
-        self.set_state(now, CaState::Loss);
-        self.next_send_at = now;
-    }
-
-    fn on_retransmission_timeout(&mut self, now: Nanos) {
-        if self.sb.packets_out() == 0 {
-            return;
-        }
-        self.stats.timeouts += 1;
-        if self.ca_state <= CaState::Disorder {
-            self.sb.on_timeout_without_recovery();
-        }
-        let c = self.conn(now);
-        self.cc.cwnd_event(&mut self.w, &c, CaEvent::Loss);
-        self.enter_loss(now);
-        self.rtt.on_timeout();
-        self.rto_at = Some(now + self.rtt.rto());
     }
 }
 
@@ -759,7 +537,8 @@ mod tests {
             stop: None,
             size: None,
         };
-        Sender::new(0, cfg, crate::cc::build("reno", &BTreeMap::new()).unwrap())
+        let algorithm = crate::cc::build("reno", &BTreeMap::new(), cfg.mss).unwrap();
+        Sender::new(0, cfg, algorithm)
     }
 
     fn ack(seq: u64, sack: &[(u64, u64)], ts_val: Nanos, ts_ecr: Nanos) -> Packet {

@@ -19,6 +19,16 @@ pub fn goodput_bps(r: &Results, i: usize) -> f64 {
     delivered * 8.0 / active
 }
 
+/// Samples (t, name) of a mode column (a string column) of the series for flow `i`.
+pub fn mode_series(r: &Results, i: u32, column: &str) -> Vec<(f64, String)> {
+    let t = r.series.f64("t");
+    use ccsim::record::table::Column;
+    let (Some(Column::U32(flow)), Some(Column::Str(values))) = (r.series.get("flow"), r.series.get(column)) else {
+        panic!("no mode column {column}")
+    };
+    (0..t.len()).filter(|&k| flow[k] == i).map(|k| (t[k], values[k].clone())).collect()
+}
+
 /// Samples (t, value) of a series column for flow `i`.
 pub fn series(r: &Results, i: u32, column: &str) -> Vec<(f64, f64)> {
     use ccsim::record::table::Column;

@@ -50,7 +50,7 @@ fn every_algorithm_completes_a_file_and_fills_a_short_path() {
         // path whose storage is 2 BDP (cwnd = Kp B / 3, see ccp.rs). lp backs
         // off when the delay rises 15% into its range, here about one packet
         // of queue, and then waits out 3 RTTs: it measured 0.44 on this path
-        // and 0.8 on longer ones (algorithms_part2.rs).
+        // and 0.8 on longer ones (algorithms_high_speed_rate_ecn_and_scavenger.rs).
         let floor = if name == "lp" { 0.3 } else { 0.5 };
         let util = goodput_bps(&bulk, 0) / (10e6 * PAYLOAD_SHARE);
         assert!(util > floor, "{name}: utilization {util:.3}");

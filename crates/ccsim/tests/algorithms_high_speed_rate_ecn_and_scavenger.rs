@@ -1,6 +1,7 @@
-//! Whole-simulator signature behaviour of the algorithms of issue 3, part 2:
-//! bbr, dctcp, htcp, highspeed, scalable, yeah, ledbat and lp. Each test
-//! checks what distinguishes the algorithm, on a path where it matters.
+//! Whole-simulator signature behaviour of the high-speed (htcp, highspeed,
+//! scalable, yeah), rate-based (bbr), ECN (dctcp) and scavenger (ledbat, lp)
+//! algorithms. Each test checks what distinguishes the algorithm, on a path
+//! where it matters.
 
 mod common;
 use ccsim::record::table::Column;
@@ -45,11 +46,12 @@ fn delivered_between(r: &Results, i: u32, t0: f64, t1: f64) -> f64 {
 }
 
 /// Times at which the traced BBR mode enters `mode`, and how long it stays.
-fn mode_entries(r: &Results, i: u32, mode: f64) -> Vec<(f64, f64)> {
-    let m = series(r, i, "cc_mode");
+fn mode_entries(r: &Results, i: u32, mode: &str) -> Vec<(f64, f64)> {
+    let m = mode_series(r, i, "cc_mode");
     let mut out = Vec::new();
     let mut start: Option<f64> = None;
-    for &(t, value) in &m {
+    for (t, value) in &m {
+        let t = *t;
         let inside = value == mode;
         match (start, inside) {
             (None, true) => start = Some(t),
@@ -89,7 +91,7 @@ fn bbr_measures_the_bottleneck_and_probes_rtt_every_ten_seconds() {
         if rate > 20e6 {
             continue;
         }
-        let probes = mode_entries(&r, 0, 3.0);
+        let probes = mode_entries(&r, 0, "probe_rtt");
         let n_expected = (duration / 10.5) as usize;
         assert!(
             probes.len() >= n_expected.max(2) && probes.len() <= n_expected + 1,
@@ -104,8 +106,8 @@ fn bbr_measures_the_bottleneck_and_probes_rtt_every_ten_seconds() {
         }
         // In PROBE_RTT the window is 4 segments.
         let cwnd = series(&r, 0, "cwnd");
-        let mode = series(&r, 0, "cc_mode");
-        assert!(cwnd.iter().zip(&mode).filter(|(_, m)| m.1 == 3.0).all(|(c, _)| c.1 <= 4.0));
+        let mode = mode_series(&r, 0, "cc_mode");
+        assert!(cwnd.iter().zip(&mode).filter(|(_, m)| m.1 == "probe_rtt").all(|(c, _)| c.1 <= 4.0));
     }
 }
 
@@ -117,8 +119,8 @@ fn bbr_gain_cycle_shows_the_eight_phases() {
     );
     let gains: Vec<f64> = series(&r, 0, "cc_pacing_gain")
         .iter()
-        .zip(series(&r, 0, "cc_mode"))
-        .filter(|(_, m)| m.1 == 2.0)
+        .zip(mode_series(&r, 0, "cc_mode"))
+        .filter(|(_, m)| m.1 == "probe_bw")
         .map(|(g, _)| g.1)
         .collect();
     let share = |g: f64| gains.iter().filter(|x| (**x - g).abs() < 0.01).count() as f64 / gains.len() as f64;
@@ -321,10 +323,10 @@ fn yeah_slows_down_when_its_queue_estimate_exceeds_alpha() {
         r#"{"duration": 40, "downlink": {"rate": "50Mbit", "delay": "20ms", "queue": {"size": "4bdp"}},
                         "flows": [{"cc": "yeah"}]}"#,
     );
-    let mode = series(&r, 0, "cc_mode");
+    let mode = mode_series(&r, 0, "cc_mode");
     let q = series(&r, 0, "cc_queue_pkts");
-    let slow: Vec<usize> = (0..mode.len()).filter(|&k| mode[k].1 == 1.0 && mode[k].0 > 2.0).collect();
-    let fast: Vec<usize> = (0..mode.len()).filter(|&k| mode[k].1 == 0.0 && mode[k].0 > 2.0).collect();
+    let slow: Vec<usize> = (0..mode.len()).filter(|&k| mode[k].1 == "slow" && mode[k].0 > 2.0).collect();
+    let fast: Vec<usize> = (0..mode.len()).filter(|&k| mode[k].1 == "fast" && mode[k].0 > 2.0).collect();
     // At 50 Mbit/s and 40 ms the phy rule (queuing delay > 5 ms) keeps YeAH in
     // slow mode once its queue exceeds 20 segments; precautionary
     // decongestion keeps the estimate near alpha = 80.
@@ -349,7 +351,7 @@ fn yeah_slows_down_when_its_queue_estimate_exceeds_alpha() {
     let calm: Vec<usize> = slow
         .iter()
         .copied()
-        .filter(|&k| state[k].1 == 0.0 && k > 0 && state[k - 1].1 == 0.0 && mode[k - 1].1 == 1.0)
+        .filter(|&k| state[k].1 == 0.0 && k > 0 && state[k - 1].1 == 0.0 && mode[k - 1].1 == "slow")
         .collect();
     let mut per_rtt = Vec::new();
     for &k in &calm {
@@ -418,7 +420,7 @@ fn lp_uses_an_empty_path_and_yields_to_reno() {
 }
 
 #[test]
-fn every_part_two_algorithm_survives_loss_tiny_buffers_and_short_transfers() {
+fn every_high_speed_rate_ecn_and_scavenger_algorithm_survives_loss_tiny_buffers_and_short_transfers() {
     for cc in ["bbr", "htcp", "highspeed", "scalable", "yeah", "ledbat", "dctcp", "lp"] {
         for (queue, p) in [("4pkt", 0.05), ("1bdp", 0.01), ("30KB", 0.0)] {
             let r = simulate(&format!(

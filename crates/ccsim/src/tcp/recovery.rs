@@ -1,0 +1,404 @@
+//! Loss recovery of the sender (Linux net/ipv4/tcp_input.c): the congestion
+//! state machine (Open, Disorder, CWR, Recovery, Loss) of
+//! tcp_fastretrans_alert, entering recovery, CWR and loss, proportional rate
+//! reduction (RFC 6937), undo of a spurious recovery (Eifel), and the
+//! retransmission timeout (tcp_enter_loss). The sender (sender.rs) calls it
+//! from its ACK and timer paths; the algorithm's hooks are called here in the
+//! order cc/mod.rs documents.
+//!
+//! How the sender answers a loss is its policy, not a congestion-control
+//! hook: the algorithm only says how far the window goes down (`ssthresh`),
+//! the `RecoveryPolicy` says how the sender gets there and when recovery
+//! ends. With SACK, `Reno` and `NewReno` both mean SACK-based recovery (RFC
+//! 6675, with PRR, as Linux); without SACK they differ in what a partial ACK
+//! does. `SlowStart` (Tahoe) applies with and without SACK.
+
+use super::sender::Sender;
+use crate::cc::{CaEvent, CaState, INFINITE_SSTHRESH};
+use crate::time::Nanos;
+
+/// The sender's answer to a loss detected by duplicate ACKs or SACK. Each
+/// registry entry declares one (`cc::Info::recovery`): `tahoe`, `reno` and
+/// `newreno` are one window algorithm with three policies; every other
+/// algorithm uses `NewReno`, Linux's behaviour.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RecoveryPolicy {
+    /// Tahoe (4.3BSD-Tahoe): fast retransmit, then slow start from one
+    /// segment, as after a timeout (Linux tcp_enter_loss).
+    SlowStart,
+    /// Reno (RFC 5681): without SACK, fast recovery ends at the first ACK of
+    /// new data, so several losses in one window cost a second halving or a timeout.
+    Reno,
+    /// NewReno (RFC 6582): without SACK, a partial ACK retransmits the next
+    /// hole and recovery lasts until everything outstanding at its start is ACKed.
+    NewReno,
+}
+
+/// The state of the current congestion episode (Linux tcp_sock fields of
+/// the same names).
+#[derive(Clone, Debug, Default)]
+pub(super) struct Episode {
+    /// Recovery point: segments below it were outstanding when the episode began.
+    pub high_seq: u64,
+    pub prior_cwnd: u32,
+    /// ssthresh before the reduction, restored by an undo (Linux prior_ssthresh; 0: none).
+    pub prior_ssthresh: u32,
+    /// The current fast recovery may still be undone (Linux undo_marker).
+    pub undo_possible: bool,
+    /// Time of the first retransmission of the episode (Linux retrans_stamp; 0: none).
+    pub retrans_stamp: Nanos,
+    /// PRR: segments delivered and sent since the reduction began.
+    pub prr_delivered: u32,
+    pub prr_out: u32,
+    /// Retransmission timeouts since the last ACK that advanced snd_una
+    /// (Linux icsk_retransmits).
+    pub timeouts_in_a_row: u32,
+}
+
+impl Sender {
+    /// Linux tcp_fastretrans_alert, reduced to the states we model.
+    pub(super) fn update_congestion_state(&mut self, now: Nanos, acked_new: bool, prior_una: u64, ack_tsecr: Nanos) {
+        let una = self.sb.una();
+        match self.ca_state {
+            // Linux tcp_try_undo_recovery: the recovery was spurious.
+            CaState::Recovery if una >= self.episode.high_seq && acked_new && self.may_undo(ack_tsecr) => {
+                self.undo_recovery(now, prior_una);
+            }
+            // Linux tcp_try_undo_partial: the hole was filled by the original
+            // segment, not its retransmission, and no retransmission is out.
+            CaState::Recovery if self.cfg.sack && acked_new && self.may_undo(ack_tsecr) && self.sb.retrans_out == 0 => {
+                self.undo_recovery(now, prior_una);
+            }
+            CaState::Recovery | CaState::Loss | CaState::Cwr if una >= self.episode.high_seq && acked_new => {
+                // End of the episode: the window settles at ssthresh (Linux
+                // tcp_end_cwnd_reduction), unless the algorithm sets it (cong_control).
+                if self.ca_state != CaState::Loss && !self.cc_owns_window && self.w.ssthresh < INFINITE_SSTHRESH {
+                    self.w.cwnd = self.w.ssthresh;
+                    let c = self.conn(now);
+                    self.cc.cwnd_event(&mut self.w, &c, CaEvent::CompleteCwr);
+                }
+                if !self.cfg.sack {
+                    self.sb.reset_reno_sacks();
+                }
+                self.set_state(now, CaState::Open);
+            }
+            CaState::Recovery if !self.cfg.sack && acked_new => {
+                if self.recovery == RecoveryPolicy::Reno {
+                    // RFC 5681: deflate and leave recovery at the first new ACK.
+                    self.w.cwnd = self.w.ssthresh;
+                    self.sb.reset_reno_sacks();
+                    self.set_state(now, CaState::Open);
+                } else {
+                    // RFC 6582 partial ACK: retransmit the next hole.
+                    self.sb.mark_lost(una);
+                }
+            }
+            _ => {}
+        }
+        // Start of a loss episode.
+        if matches!(self.ca_state, CaState::Open | CaState::Disorder | CaState::Cwr) {
+            let loss =
+                if self.cfg.sack { self.sb.lost_out > 0 } else { self.sb.sacked_out >= super::scoreboard::DUPTHRESH };
+            if loss {
+                if self.recovery == RecoveryPolicy::SlowStart {
+                    self.enter_loss(now);
+                    self.stats.fast_recoveries += 1;
+                } else {
+                    self.enter_recovery(now);
+                }
+                return;
+            }
+            // RFC 3168 6.1.2: at most one reduction per window: an ECE that only
+            // acknowledges data sent before the last reduction began is old news.
+            if self.ece_seen_this_ack && self.ca_state != CaState::Cwr && self.sb.una() > self.episode.high_seq {
+                self.enter_cwr(now);
+                return;
+            }
+            if self.ca_state != CaState::Cwr {
+                let disorder = self.sb.sacked_out > 0 || self.sb.lost_out > 0;
+                let next = if disorder { CaState::Disorder } else { CaState::Open };
+                if next != self.ca_state {
+                    self.set_state(now, next);
+                }
+            }
+        }
+    }
+
+    /// Linux tcp_may_undo with timestamps (Eifel): the ACK echoes a
+    /// timestamp older than the episode's first retransmission, so an
+    /// original segment, not a retransmission, filled the hole. (Without
+    /// DSACK there is no other evidence.)
+    fn may_undo(&self, ack_tsecr: Nanos) -> bool {
+        self.episode.undo_possible
+            && self.episode.retrans_stamp > 0
+            && ack_tsecr > 0
+            && ack_tsecr < self.episode.retrans_stamp
+    }
+
+    /// Linux tcp_undo_cwnd_reduction: restore the window, note the
+    /// reordering that fooled the sender, and return to Open.
+    fn undo_recovery(&mut self, now: Nanos, prior_una: u64) {
+        self.stats.undone_recoveries += 1;
+        self.sb.note_reordering(prior_una);
+        self.sb.unmark_lost();
+        self.w.cwnd = self.cc.undo_cwnd(&self.w, self.episode.prior_cwnd);
+        self.w.ssthresh = self.w.ssthresh.max(self.episode.prior_ssthresh);
+        self.episode.undo_possible = false;
+        if !self.cfg.sack {
+            self.sb.reset_reno_sacks();
+        }
+        self.set_state(now, CaState::Open);
+    }
+
+    fn set_state(&mut self, now: Nanos, new: CaState) {
+        let c = self.conn(now);
+        self.cc.set_state(&mut self.w, &c, new);
+        self.ca_state = new;
+    }
+
+    /// Linux tcp_init_cwnd_reduction: the start of Recovery or CWR.
+    fn init_cwnd_reduction(&mut self, now: Nanos) {
+        self.episode.high_seq = self.sb.nxt();
+        self.episode.prior_cwnd = self.w.cwnd;
+        self.episode.prr_delivered = 0;
+        self.episode.prr_out = 0;
+        let c = self.conn(now);
+        self.w.ssthresh = self.cc.ssthresh(&self.w, &c);
+        if !self.cfg.prr && !self.cc_owns_window {
+            self.w.cwnd = self.w.ssthresh.max(1);
+        }
+    }
+
+    fn enter_recovery(&mut self, now: Nanos) {
+        self.stats.fast_recoveries += 1;
+        if !self.cfg.sack {
+            self.sb.mark_lost(self.sb.una());
+        }
+        // What an undo restores (Linux tcp_enter_recovery: prior_ssthresh,
+        // undo_marker; retrans_stamp restarts once nothing is retransmitted).
+        self.episode.prior_ssthresh = self.w.current_ssthresh();
+        self.episode.undo_possible = true;
+        if self.sb.retrans_out == 0 {
+            self.episode.retrans_stamp = 0;
+        }
+        self.init_cwnd_reduction(now);
+        self.set_state(now, CaState::Recovery);
+    }
+
+    fn enter_cwr(&mut self, now: Nanos) {
+        self.stats.ecn_reductions += 1;
+        self.episode.undo_possible = false;
+        self.init_cwnd_reduction(now);
+        self.cwr_pending = true;
+        self.set_state(now, CaState::Cwr);
+    }
+
+    /// RFC 6937 proportional rate reduction (Linux tcp_cwnd_reduction).
+    pub(super) fn prr_reduce(&mut self, newly_delivered: u32, una_advanced_without_loss: bool) {
+        if newly_delivered == 0 || self.episode.prior_cwnd == 0 {
+            return;
+        }
+        self.episode.prr_delivered += newly_delivered;
+        let in_flight = self.sb.in_flight() as i64;
+        let delta = self.w.ssthresh as i64 - in_flight;
+        let mut sndcnt = if delta < 0 {
+            let dividend =
+                self.w.ssthresh as u64 * self.episode.prr_delivered as u64 + self.episode.prior_cwnd as u64 - 1;
+            (dividend / self.episode.prior_cwnd as u64) as i64 - self.episode.prr_out as i64
+        } else {
+            // Slow-start reduction bound (PRR-SSRB).
+            let mut s = (self.episode.prr_delivered as i64 - self.episode.prr_out as i64).max(newly_delivered as i64);
+            if una_advanced_without_loss {
+                s += 1;
+            }
+            s.min(delta)
+        };
+        // Force a fast retransmit on entering recovery.
+        sndcnt = sndcnt.max(if self.episode.prr_out == 0 { 1 } else { 0 });
+        self.w.cwnd = (in_flight + sndcnt).max(1) as u32;
+    }
+
+    /// Linux tcp_enter_loss: after an RTO (or Tahoe's fast retransmit).
+    fn enter_loss(&mut self, now: Nanos) {
+        let (una, high_seq, timeouts) = (self.sb.una(), self.episode.high_seq, self.episode.timeouts_in_a_row);
+        if crate::cc::timeout_starts_episode(self.ca_state, una, high_seq, timeouts) {
+            self.episode.prior_cwnd = self.w.cwnd;
+            let c = self.conn(now);
+            crate::cc::reduce_on_timeout(&mut self.cc, &mut self.w, &c);
+        }
+        self.w.cwnd = 1;
+        self.w.cwnd_cnt = 0;
+        self.episode.undo_possible = false;
+        self.sb.mark_all_lost();
+        if !self.cfg.sack {
+            self.sb.reset_reno_sacks();
+        }
+        self.episode.high_seq = self.sb.nxt();
+        self.set_state(now, CaState::Loss);
+        self.next_send_at = now;
+    }
+
+    pub(super) fn on_retransmission_timeout(&mut self, now: Nanos) {
+        if self.sb.packets_out() == 0 {
+            return;
+        }
+        self.stats.timeouts += 1;
+        if self.ca_state <= CaState::Disorder {
+            self.sb.on_timeout_without_recovery();
+        }
+        self.enter_loss(now);
+        self.episode.timeouts_in_a_row += 1;
+        self.rtt.on_timeout();
+        self.rto_at = Some(now + self.rtt.rto());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::cc::CaState;
+    use crate::tcp::driver::Driver;
+
+    /// 20 segments out, segment 0 lost: SACKs of 1..=k arrive one per ACK.
+    fn lose_the_first_of_twenty() -> Driver {
+        let mut d = Driver::new("reno", 20);
+        assert_eq!(d.start().len(), 20);
+        d
+    }
+
+    #[test]
+    fn prr_sends_one_segment_per_two_delivered_while_the_pipe_is_above_ssthresh() {
+        let mut d = lose_the_first_of_twenty();
+        let mut sent_in_recovery = 0;
+        for k in 1..=8u64 {
+            let sent = d.ack(1, 0, &[(1, k + 1)]);
+            if k < 3 {
+                // Disorder: each SACKed segment left the network, one new one goes.
+                assert_eq!(sent, [19 + k], "k {k}");
+                continue;
+            }
+            assert_eq!(d.s.ca_state, CaState::Recovery);
+            assert_eq!(d.s.w.ssthresh, 10);
+            if k == 3 {
+                assert_eq!(sent, [0], "the fast retransmit goes first");
+            }
+            sent_in_recovery += sent.len() as u64;
+            // RFC 6937: ceil(ssthresh * prr_delivered / prior_cwnd), prr_delivered = k - 2.
+            assert_eq!(sent_in_recovery, (10 * (k - 2)).div_ceil(20), "k {k}");
+        }
+    }
+
+    #[test]
+    fn recovery_ends_at_ssthresh_when_the_retransmission_is_acked() {
+        let mut d = lose_the_first_of_twenty();
+        for k in 1..=19u64 {
+            d.ack(1, 0, &[(1, k + 1)]);
+        }
+        let high = d.s.snd_nxt();
+        d.ack(50, high, &[]);
+        assert_eq!(d.s.ca_state, CaState::Open);
+        assert_eq!(d.s.w.ssthresh, 10);
+        // cwnd = ssthresh, then this ACK's congestion avoidance may add one.
+        assert!((10..=11).contains(&d.s.w.cwnd), "cwnd {}", d.s.w.cwnd);
+        assert_eq!(d.s.stats.undone_recoveries, 0);
+    }
+
+    #[test]
+    fn a_recovery_the_timestamps_show_spurious_is_undone() {
+        let mut d = lose_the_first_of_twenty();
+        for k in 1..=3u64 {
+            d.ack(100, 0, &[(1, k + 1)]);
+        }
+        assert_eq!(d.s.ca_state, CaState::Recovery);
+        // Segment 0 was only late: the ACK that covers it echoes its original
+        // timestamp, older than the retransmission.
+        d.ack_echo(1, 20, &[], 1);
+        assert_eq!(d.s.ca_state, CaState::Open);
+        assert_eq!(d.s.stats.undone_recoveries, 1);
+        // ssthresh is back to what it was (infinite: still in slow start), so
+        // the window before the reduction grows by what this ACK delivered.
+        assert_eq!(d.s.w.ssthresh, crate::cc::INFINITE_SSTHRESH);
+        assert!(d.s.w.cwnd > 20, "cwnd {}", d.s.w.cwnd);
+    }
+
+    #[test]
+    fn a_recovery_whose_retransmission_filled_the_hole_is_not_undone() {
+        let mut d = lose_the_first_of_twenty();
+        for k in 1..=3u64 {
+            d.ack(100, 0, &[(1, k + 1)]);
+        }
+        let retransmitted_at = d.now;
+        d.ack_echo(1, 20, &[], retransmitted_at);
+        assert_eq!(d.s.stats.undone_recoveries, 0);
+        assert_eq!(d.s.w.ssthresh, 10);
+    }
+
+    #[test]
+    fn a_timeout_halves_ssthresh_and_restarts_from_one_segment() {
+        let mut d = lose_the_first_of_twenty();
+        let sent = d.timeout();
+        assert_eq!(d.s.ca_state, CaState::Loss);
+        assert_eq!((d.s.w.cwnd, d.s.w.ssthresh), (1, 10));
+        assert_eq!(sent, [0], "the head goes again");
+        // The retransmission is lost too: the second timeout keeps ssthresh
+        // (it would be 2 if recomputed from cwnd 1).
+        d.timeout();
+        assert_eq!((d.s.w.cwnd, d.s.w.ssthresh), (1, 10));
+        assert_eq!(d.s.stats.timeouts, 2);
+    }
+
+    #[test]
+    fn a_timeout_after_the_loss_episode_ended_starts_a_new_one() {
+        let mut d = lose_the_first_of_twenty();
+        d.timeout();
+        let high = d.s.snd_nxt();
+        // Everything outstanding at the timeout is ACKed: back to Open.
+        d.ack(50, 20.max(high), &[]);
+        assert_eq!(d.s.ca_state, CaState::Open);
+        while d.s.w.cwnd < 8 {
+            let nxt = d.s.snd_nxt();
+            d.ack(50, nxt, &[]);
+        }
+        let cwnd = d.s.w.cwnd;
+        d.timeout();
+        assert_eq!(d.s.w.ssthresh, (cwnd / 2).max(2));
+    }
+
+    #[test]
+    fn a_timeout_after_an_ack_of_new_data_reduces_again_even_in_loss() {
+        // Linux counts the timeouts since the last ACK that advanced snd_una
+        // (icsk_retransmits), not since the last RTT sample: without
+        // timestamps the ACK of a retransmission gives no sample (Karn), yet
+        // a timeout after it starts a new reduction.
+        let mut d = Driver::with_timestamps("reno", 20, false);
+        d.start();
+        d.timeout();
+        assert_eq!(d.s.w.ssthresh, 10);
+        d.ack(100, 1, &[]);
+        assert_eq!(d.s.ca_state, CaState::Loss, "segments 1.. are still outstanding");
+        assert_eq!(d.s.w.cwnd, 2);
+        d.timeout();
+        assert_eq!(d.s.w.ssthresh, 2, "half of the window at the second timeout");
+    }
+
+    #[test]
+    fn back_to_back_timeouts_leave_the_next_fast_recovery_to_the_algorithm() {
+        // westwood+: a timeout sets ssthresh from the bandwidth estimate, a
+        // fast recovery aims at Reno's half. A second timeout before any ACK
+        // must not leave the first one's reaction armed.
+        let mut d = Driver::new("westwood+", 10);
+        assert_eq!(d.start().len(), 10);
+        d.timeout();
+        d.timeout();
+        assert_eq!(d.s.stats.timeouts, 2);
+        let timed_out_at = d.now;
+        d.ack_echo(100, 10, &[], timed_out_at);
+        assert_eq!(d.s.ca_state, CaState::Open);
+        // A window of 40, then segment 10 is lost: the fast recovery halves.
+        d.s.w.cwnd = 40;
+        let mut out = Vec::new();
+        d.s.send(d.now, &mut out);
+        d.ack(100, 10, &[(11, 15)]);
+        assert_eq!(d.s.ca_state, CaState::Recovery);
+        assert_eq!(d.s.w.ssthresh, 20);
+    }
+}
