@@ -1,0 +1,1 @@
+OBJECTIVES = ("throughput", "latency", "balanced", "goodput", "delay", "retransmissions", "fairness")

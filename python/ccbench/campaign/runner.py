@@ -1,0 +1,142 @@
+"""The campaign driver: plans the runs, skips the finished ones, hands the
+rest to an executor in batches, records each outcome in the index, and
+assembles the tidy tables at the end.
+
+Interrupted (Ctrl-C), it stops the workers, marks the runs in flight as not
+done and raises CampaignInterrupted; killed outright, the runs in flight stay
+'running' in the index and run again next time. Either way, rerunning the
+same command resumes.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ccbench.campaign import executors, storage
+from ccbench.campaign.spec import Campaign, parse
+
+
+class CampaignInterrupted(KeyboardInterrupt):
+    """Ctrl-C during a campaign: the index is consistent; rerun to resume."""
+
+    def __init__(self, done: int, total: int):
+        self.done, self.total = done, total
+        super().__init__(f"interrupted: {done} of {total} runs done")
+
+
+@dataclass
+class Progress:
+    total: int
+    done: int = 0
+    failed: int = 0
+    skipped: int = 0
+
+
+@dataclass
+class CampaignRun:
+    """What `run` returns: the directory, the campaign, counts and timings."""
+
+    directory: Path
+    campaign: Campaign
+    total: int
+    skipped: int
+    executed: int
+    failed: int
+    seconds: float
+    driver_seconds: float
+
+
+def default_jobs() -> int:
+    return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1))
+
+
+def default_out(campaign: Campaign) -> Path:
+    stem = Path(campaign.source).stem if not campaign.source.startswith("<") else campaign.name
+    safe = "".join(c if c.isalnum() or c in "-_." else "-" for c in stem).strip("-") or "campaign"
+    return Path("ccbench-out") / safe
+
+
+def run(
+    campaign: Campaign | str | Path | Mapping[str, Any],
+    out: str | Path | None = None,
+    jobs: int | None = None,
+    executor: str = "local",
+    address: str | None = None,
+    force: bool = False,
+    on_progress: Callable[[Progress], None] = lambda p: None,
+) -> CampaignRun:
+    """Runs (or resumes) a campaign into `out`; returns a CampaignRun. The
+    tidy tables are written at the end. Raises CampaignFileError (bad file),
+    CampaignDirectoryError (another campaign in `out`), CampaignInterrupted."""
+    from ccbench import _ccsim
+
+    started = time.perf_counter()
+    campaign = campaign if isinstance(campaign, Campaign) else parse(campaign)
+    out = Path(out) if out is not None else default_out(campaign)
+    jobs = jobs or default_jobs()
+    index = storage.prepare(out, campaign, force, _ccsim.__version__)
+    driver_seconds = time.perf_counter() - started
+    try:
+        todo_keys = index.keys("pending")
+        todo = [r for r in campaign.runs if r.key in todo_keys]
+        progress = Progress(total=len(campaign.runs), skipped=len(campaign.runs) - len(todo))
+        progress.done = progress.skipped
+        on_progress(progress)
+        in_flight: dict[str, None] = {}
+        if todo:
+            ex = executors.make(executor, jobs, address)
+            size = executors.batch_size(len(todo), ex.workers)
+            keep_all, keep_first = campaign.keep_tables == "all", campaign.keep_tables == "first"
+
+            def batches():
+                for i in range(0, len(todo), size):
+                    chunk = todo[i : i + size]
+                    t0 = time.perf_counter()
+                    index.mark_running([r.key for r in chunk])
+                    in_flight.update((r.key, None) for r in chunk)
+                    jobs_ = [
+                        executors.Job(r.key, r.scenario_json, str(out), keep_all or (keep_first and r.rep == 0))
+                        for r in chunk
+                    ]
+                    nonlocal driver_seconds
+                    driver_seconds += time.perf_counter() - t0
+                    yield jobs_
+
+            try:
+                for outcomes in ex.run(batches()):
+                    t0 = time.perf_counter()
+                    index.record(outcomes)
+                    for o in outcomes:
+                        in_flight.pop(o["key"], None)
+                        progress.done += 1
+                        progress.failed += o["status"] == "failed"
+                    driver_seconds += time.perf_counter() - t0
+                    on_progress(progress)
+            except KeyboardInterrupt:
+                ex.stop()
+                index.mark_pending(list(in_flight))
+                raise CampaignInterrupted(index.count("done"), len(campaign.runs)) from None
+            finally:
+                ex.stop()
+        t0 = time.perf_counter()
+        flows, runs = storage.assemble(out, campaign.factor_names, campaign.level_order())
+        storage.write_tidy(out, flows, runs)
+        driver_seconds += time.perf_counter() - t0
+    finally:
+        index.close()
+    return CampaignRun(
+        directory=out,
+        campaign=campaign,
+        total=len(campaign.runs),
+        skipped=progress.skipped,
+        executed=len(todo),
+        failed=progress.failed,
+        seconds=time.perf_counter() - started,
+        driver_seconds=driver_seconds,
+    )
+

@@ -1,0 +1,318 @@
+"""A campaign directory: a SQLite run index (WAL), per-run Parquet files
+written atomically, and the tidy tables assembled from them.
+
+Layout:
+    index.sqlite          meta (campaign text and hash, design, ccbench version) and one row per run:
+                          key, position, rep, seed, levels (JSON), scenario_hash, status
+                          (pending, running, done, failed), attempts, completions, started_at,
+                          finished_at, wall_s, worker, result_hash, error
+    campaign.toml         the campaign file as given (campaign.json for a dict)
+    runs/KEY.parquet      one row per flow of run KEY (written by the worker: temporary file + rename)
+    tables/KEY/           full tables of the run (series, rtt, links, ...) when kept (keep_tables)
+    flows.parquet/.csv    tidy: one row per flow per finished run, every factor a column, plus rep and seed
+    runs.parquet/.csv     tidy: one row per finished run
+    report.html, recommendations.json, plots/   written by `ccbench report`
+
+A run is done once the index says so; its file was renamed into place
+before. A run found 'running' when a campaign starts was interrupted and runs
+again; a finished run never does. Query the index with any SQLite client:
+    sqlite3 DIR/index.sqlite "select status, count(*) from runs group by status"
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from ccbench.campaign.spec import Campaign, Run, canonical_json
+from ccbench.metrics import jain_index
+
+INDEX = "index.sqlite"
+#: Layout version of a campaign directory.
+SCHEMA_VERSION = 2
+STATUSES = ("pending", "running", "done", "failed")
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS runs (
+    key TEXT PRIMARY KEY,
+    position INTEGER NOT NULL,
+    rep INTEGER NOT NULL,
+    seed INTEGER NOT NULL,
+    levels TEXT NOT NULL,
+    scenario_hash TEXT NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('pending', 'running', 'done', 'failed')),
+    attempts INTEGER NOT NULL DEFAULT 0,
+    completions INTEGER NOT NULL DEFAULT 0,
+    started_at REAL,
+    finished_at REAL,
+    wall_s REAL,
+    worker TEXT,
+    result_hash TEXT,
+    error TEXT
+);
+CREATE INDEX IF NOT EXISTS runs_status ON runs (status);
+"""
+
+
+class CampaignDirectoryError(RuntimeError):
+    """The directory holds another campaign (or is not a campaign directory)."""
+
+
+def run_file(directory: Path, key: str) -> Path:
+    return Path(directory) / "runs" / f"{key}.parquet"
+
+
+def tables_dir(directory: Path, key: str) -> Path:
+    return Path(directory) / "tables" / key
+
+
+class Index:
+    """The run index of one campaign directory."""
+
+    def __init__(self, directory: str | Path, create: bool = False):
+        self.directory = Path(directory)
+        path = self.directory / INDEX
+        if not create and not path.exists():
+            raise CampaignDirectoryError(f"{self.directory}: not a campaign directory (no {INDEX})")
+        self.db = sqlite3.connect(path, timeout=60, isolation_level=None)
+        self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.execute("PRAGMA synchronous=NORMAL")
+        if create:
+            self.db.executescript(_SCHEMA)
+
+    def close(self) -> None:
+        self.db.close()
+
+    def __enter__(self) -> Index:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def meta(self) -> dict[str, str]:
+        return dict(self.db.execute("SELECT key, value FROM meta"))
+
+    def set_meta(self, values: dict[str, str]) -> None:
+        with self.db:
+            self.db.execute("BEGIN")
+            self.db.executemany("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", values.items())
+
+    def sync_plan(self, campaign: Campaign) -> int:
+        """Makes the index hold exactly the campaign's runs: new runs pending,
+        runs no longer planned deleted (with their files), runs whose scenario
+        changed reset; a 'running' run (interrupted) becomes pending. Returns
+        the number of runs left to do."""
+        have = {k: h for k, h in self.db.execute("SELECT key, scenario_hash FROM runs")}
+        planned = {r.key for r in campaign.runs}
+        gone = [k for k in have if k not in planned]
+        with self.db:
+            self.db.execute("BEGIN")
+            for k in gone:
+                self.db.execute("DELETE FROM runs WHERE key = ?", (k,))
+            rows = []
+            for r in campaign.runs:
+                h = r.scenario_hash
+                if r.key not in have:
+                    rows.append((r.key, r.index, r.rep, r.seed, canonical_json(r.levels), h))
+                elif have[r.key] != h:
+                    self.db.execute(
+                        "UPDATE runs SET status='pending', scenario_hash=?, seed=?, result_hash=NULL WHERE key=?",
+                        (h, r.seed, r.key),
+                    )
+                    self.db.execute("UPDATE runs SET position=? WHERE key=?", (r.index, r.key))
+                else:
+                    self.db.execute("UPDATE runs SET position=? WHERE key=?", (r.index, r.key))
+            self.db.executemany(
+                "INSERT INTO runs (key, position, rep, seed, levels, scenario_hash, status) "
+                "VALUES (?, ?, ?, ?, ?, ?, 'pending')",
+                rows,
+            )
+            self.db.execute("UPDATE runs SET status='pending' WHERE status IN ('running', 'failed')")
+        for k in gone:
+            for p in (run_file(self.directory, k),):
+                p.unlink(missing_ok=True)
+        return self.count("pending")
+
+    def count(self, status: str | None = None) -> int:
+        if status is None:
+            return self.db.execute("SELECT count(*) FROM runs").fetchone()[0]
+        return self.db.execute("SELECT count(*) FROM runs WHERE status = ?", (status,)).fetchone()[0]
+
+    def keys(self, status: str) -> set[str]:
+        return {k for (k,) in self.db.execute("SELECT key FROM runs WHERE status = ?", (status,))}
+
+    def mark_running(self, keys: list[str]) -> None:
+        now = time.time()
+        with self.db:
+            self.db.execute("BEGIN")
+            self.db.executemany(
+                "UPDATE runs SET status='running', attempts=attempts+1, started_at=?, error=NULL WHERE key=?",
+                [(now, k) for k in keys],
+            )
+
+    def mark_pending(self, keys: list[str]) -> None:
+        with self.db:
+            self.db.execute("BEGIN")
+            self.db.executemany("UPDATE runs SET status='pending' WHERE key=? AND status='running'", [(k,) for k in keys])
+
+    def record(self, outcomes: list[dict]) -> None:
+        """Stores finished runs (status done or failed) in one transaction."""
+        with self.db:
+            self.db.execute("BEGIN")
+            self.db.executemany(
+                "UPDATE runs SET status=:status, completions=completions+(:status='done'), started_at=:started_at, "
+                "finished_at=:finished_at, wall_s=:wall_s, worker=:worker, result_hash=:result_hash, error=:error "
+                "WHERE key=:key",
+                outcomes,
+            )
+
+    def frame(self) -> pd.DataFrame:
+        """The runs of the index in plan order (levels as JSON text)."""
+        return pd.read_sql_query("SELECT * FROM runs ORDER BY position", self.db)
+
+
+def prepare(directory: str | Path, campaign: Campaign, force: bool, version: str) -> Index:
+    """Opens (or creates) the campaign directory for `campaign`. An existing
+    directory of another campaign file is refused unless `force`, which keeps
+    every run whose scenario is unchanged. Raises CampaignDirectoryError."""
+    d = Path(directory)
+    existing = d / INDEX
+    if existing.exists():
+        idx = Index(d)
+        old = idx.meta().get("campaign_hash")
+        if old != campaign.text_hash and not force:
+            idx.close()
+            raise CampaignDirectoryError(
+                f"{d} holds the results of another campaign file ({idx_name(d)}); "
+                "use another --out, or --force to switch it to this file (runs whose scenario is unchanged are kept)"
+            )
+    else:
+        if d.exists() and any(d.iterdir()):
+            raise CampaignDirectoryError(f"{d} exists and is not a campaign directory; choose another --out")
+        d.mkdir(parents=True, exist_ok=True)
+        idx = Index(d, create=True)
+    (d / "runs").mkdir(exist_ok=True)
+    from ccbench.results import atomic_write_bytes
+
+    file_name = "campaign.json" if campaign.source == "<dict>" else "campaign.toml"
+    for stale in ("campaign.json", "campaign.toml"):
+        if stale != file_name:
+            (d / stale).unlink(missing_ok=True)
+    atomic_write_bytes(d / file_name, campaign.text.encode("utf-8"))
+    idx.set_meta(
+        {
+            "schema_version": str(SCHEMA_VERSION),
+            "name": campaign.name,
+            "source": campaign.source,
+            "campaign_file": file_name,
+            "campaign_text": campaign.text,
+            "campaign_hash": campaign.text_hash,
+            "design": canonical_json(campaign.design()),
+            "ccbench_version": version,
+        }
+    )
+    idx.sync_plan(campaign)
+    return idx
+
+
+def idx_name(directory: Path) -> str:
+    try:
+        with Index(directory) as idx:
+            return idx.meta().get("source", "?")
+    except Exception:  # noqa: BLE001 - only for a message
+        return "?"
+
+
+def run_summary_frame(flows: pd.DataFrame) -> pd.DataFrame:
+    """One row per run from the tidy flows table (grouped by `run`, in order
+    of first appearance): per-flow means of the flow metrics, the data link's
+    utilization (of the run's first flow) and Jain's index over the flows' goodputs."""
+    g = flows.groupby("run", sort=False)
+    means = g[
+        [
+            "goodput_bps",
+            "throughput_bps",
+            "rtt_mean_ms",
+            "rtt_p95_ms",
+            "queuing_mean_ms",
+            "retrans_pct",
+            "timeouts_per_100s",
+        ]
+    ].mean()
+    out = pd.DataFrame(
+        {
+            "flows": g.size(),
+            "goodput_bps": means["goodput_bps"],
+            "throughput_bps": means["throughput_bps"],
+            "utilization": g["link_utilization"].first(),
+            "rtt_mean_ms": means["rtt_mean_ms"],
+            "rtt_p95_ms": means["rtt_p95_ms"],
+            "queuing_mean_ms": means["queuing_mean_ms"],
+            "retrans_pct": means["retrans_pct"],
+            "timeouts_per_100s": means["timeouts_per_100s"],
+        }
+    )
+    out["jain"] = [jain_index(v) if len(v) > 1 else float("nan") for v in g["goodput_bps"].apply(np.asarray)]
+    return out
+
+
+def assemble(directory: str | Path, campaign_factors: list[str], level_order: dict[str, dict]) -> tuple:
+    """(flows, runs): the tidy tables from the per-run files of every finished
+    run, sorted by the factors' levels in the file's order, then repetition."""
+    d = Path(directory)
+    with Index(d) as idx:
+        index = idx.frame()
+    done = index[index["status"] == "done"]
+    levels = [json.loads(s) for s in done["levels"]]
+    sort_keys = [tuple(level_order[f].get(lv[f], len(level_order[f])) for f in campaign_factors) for lv in levels]
+    order = sorted(range(len(done)), key=lambda i: (sort_keys[i], int(done["rep"].iloc[i])))
+    as_text = {f: len({type(v) for v in level_order[f]}) > 1 for f in campaign_factors}
+    tables = []
+    for i in order:
+        key = done["key"].iloc[i]
+        t = pq.read_table(run_file(d, key))
+        n = t.num_rows
+        front = {f: _column(str(levels[i][f]) if as_text[f] else levels[i][f], n) for f in campaign_factors}
+        front.update(
+            run=pa.array([key] * n), rep=pa.array([int(done["rep"].iloc[i])] * n, pa.int64()),
+            seed=pa.array([int(done["seed"].iloc[i])] * n, pa.int64()),
+        )
+        tables.append(pa.table({**front, **{c: t.column(c) for c in t.column_names}}))
+    if not tables:
+        return pd.DataFrame(), pd.DataFrame()
+    flows = pa.concat_tables(tables, promote_options="permissive").to_pandas()
+    head = flows.drop_duplicates("run")[["run", *campaign_factors, "rep", "seed"]].set_index("run")
+    runs = head.join(run_summary_frame(flows)).reset_index()
+    runs = runs[[*campaign_factors, "rep", "seed", "run", *[c for c in runs.columns if c not in (*campaign_factors, "rep", "seed", "run")]]]
+    return flows, runs
+
+
+def _column(value, n: int) -> pa.Array:
+    if isinstance(value, bool):
+        return pa.array([value] * n, pa.bool_())
+    if isinstance(value, int):
+        return pa.array([value] * n, pa.int64())
+    if isinstance(value, float):
+        return pa.array([value] * n, pa.float64())
+    return pa.array([str(value)] * n, pa.string())
+
+
+def write_tidy(directory: str | Path, flows: pd.DataFrame, runs: pd.DataFrame) -> None:
+    from ccbench.results import write_table
+
+    for name, df in (("flows", flows), ("runs", runs)):
+        write_table(Path(directory), name, df, csv=True)
+
+
+def index_size_bytes(directory: str | Path) -> int:
+    d = Path(directory)
+    return sum(os.path.getsize(p) for p in d.glob(INDEX + "*"))
