@@ -124,7 +124,7 @@ def run(
             finally:
                 ex.stop()
         t0 = time.perf_counter()
-        flows, runs = storage.assemble(out, campaign.factor_names, campaign.level_order())
+        flows, runs = storage.assemble(out, {f.name: list(f.levels) for f in campaign.factors})
         storage.write_tidy(out, flows, runs)
         driver_seconds += time.perf_counter() - t0
     finally:

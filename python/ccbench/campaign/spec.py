@@ -250,8 +250,7 @@ class Campaign:
         return [f.name for f in self.factors]
 
     def level_order(self) -> dict[str, dict]:
-        """Per factor: level -> its position (to sort tables in the file's order)."""
-        return {f.name: {v: i for i, v in enumerate(f.levels)} for f in self.factors}
+        return level_positions({f.name: list(f.levels) for f in self.factors})
 
     def design(self) -> dict:
         return {
@@ -266,6 +265,16 @@ class Campaign:
             "analysis": self.analysis,
             "runs": len(self.runs),
         }
+
+
+def level_positions(factors: Mapping[str, list]) -> dict[str, dict]:
+    """Per factor: level (and its text) -> position in the file, to sort tables in the file's order."""
+    out = {}
+    for name, levels in factors.items():
+        pos = {str(v): i for i, v in reversed(list(enumerate(levels)))}
+        pos.update({v: i for i, v in reversed(list(enumerate(levels)))})
+        out[name] = pos
+    return out
 
 
 def _quote(name: str) -> str:

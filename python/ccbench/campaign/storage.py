@@ -32,7 +32,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from ccbench.campaign.spec import Campaign, Run, canonical_json
+from ccbench.campaign.spec import Campaign, canonical_json, level_positions
 from ccbench.metrics import jain_index
 
 INDEX = "index.sqlite"
@@ -265,17 +265,19 @@ def run_summary_frame(flows: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def assemble(directory: str | Path, campaign_factors: list[str], level_order: dict[str, dict]) -> tuple:
+def assemble(directory: str | Path, factor_levels: dict[str, list]) -> tuple:
     """(flows, runs): the tidy tables from the per-run files of every finished
     run, sorted by the factors' levels in the file's order, then repetition."""
     d = Path(directory)
+    campaign_factors = list(factor_levels)
+    level_order = level_positions(factor_levels)
+    as_text = {f: len({type(v) for v in levels}) > 1 for f, levels in factor_levels.items()}
     with Index(d) as idx:
         index = idx.frame()
     done = index[index["status"] == "done"]
     levels = [json.loads(s) for s in done["levels"]]
     sort_keys = [tuple(level_order[f].get(lv[f], len(level_order[f])) for f in campaign_factors) for lv in levels]
     order = sorted(range(len(done)), key=lambda i: (sort_keys[i], int(done["rep"].iloc[i])))
-    as_text = {f: len({type(v) for v in level_order[f]}) > 1 for f in campaign_factors}
     tables = []
     for i in order:
         key = done["key"].iloc[i]
@@ -316,3 +318,39 @@ def write_tidy(directory: str | Path, flows: pd.DataFrame, runs: pd.DataFrame) -
 def index_size_bytes(directory: str | Path) -> int:
     d = Path(directory)
     return sum(os.path.getsize(p) for p in d.glob(INDEX + "*"))
+
+
+class CampaignData:
+    """A campaign directory read back: `flows` and `runs` (the tidy tables),
+    `index` (one row per run with status, times, worker, hashes), `design`
+    (factors and levels, repetitions, seed, ...), `text` (the campaign file)."""
+
+    def __init__(self, directory: str | Path):
+        self.directory = Path(directory)
+        with Index(self.directory) as idx:
+            self.meta = idx.meta()
+            self.index = idx.frame()
+        self.design = json.loads(self.meta["design"])
+        self.text = self.meta["campaign_text"]
+        self.name = self.meta.get("name", "")
+        self.flows = _read_or_empty(self.directory / "flows.parquet")
+        self.runs = _read_or_empty(self.directory / "runs.parquet")
+
+    @property
+    def factors(self) -> list[str]:
+        return list(self.design["factors"])
+
+    def level_order(self) -> dict[str, dict]:
+        return level_positions(self.design["factors"])
+
+    def __repr__(self) -> str:
+        return f"CampaignData({str(self.directory)!r}: {len(self.runs)} runs, {len(self.flows)} flows)"
+
+
+def _read_or_empty(path: Path) -> pd.DataFrame:
+    return pq.read_table(path).to_pandas() if path.exists() else pd.DataFrame()
+
+
+def load(directory: str | Path) -> CampaignData:
+    """The tidy tables, index and design of a campaign directory."""
+    return CampaignData(directory)
