@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ccbench.campaign import executors, storage
-from ccbench.campaign.spec import Campaign, parse
+from ccbench.campaigns import executors, storage
+from ccbench.campaigns.spec import Campaign, parse
 
 
 class CampaignInterrupted(KeyboardInterrupt):
@@ -139,4 +139,3 @@ def run(
         seconds=time.perf_counter() - started,
         driver_seconds=driver_seconds,
     )
-

@@ -32,7 +32,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from ccbench.campaign.spec import Campaign, canonical_json, level_positions
+from ccbench.campaigns.spec import Campaign, canonical_json, level_positions
 from ccbench.metrics import jain_index
 
 INDEX = "index.sqlite"
@@ -162,7 +162,9 @@ class Index:
     def mark_pending(self, keys: list[str]) -> None:
         with self.db:
             self.db.execute("BEGIN")
-            self.db.executemany("UPDATE runs SET status='pending' WHERE key=? AND status='running'", [(k,) for k in keys])
+            self.db.executemany(
+                "UPDATE runs SET status='pending' WHERE key=? AND status='running'", [(k,) for k in keys]
+            )
 
     def record(self, outcomes: list[dict]) -> None:
         """Stores finished runs (status done or failed) in one transaction."""
@@ -285,7 +287,8 @@ def assemble(directory: str | Path, factor_levels: dict[str, list]) -> tuple:
         n = t.num_rows
         front = {f: _column(str(levels[i][f]) if as_text[f] else levels[i][f], n) for f in campaign_factors}
         front.update(
-            run=pa.array([key] * n), rep=pa.array([int(done["rep"].iloc[i])] * n, pa.int64()),
+            run=pa.array([key] * n),
+            rep=pa.array([int(done["rep"].iloc[i])] * n, pa.int64()),
             seed=pa.array([int(done["seed"].iloc[i])] * n, pa.int64()),
         )
         tables.append(pa.table({**front, **{c: t.column(c) for c in t.column_names}}))
@@ -294,7 +297,15 @@ def assemble(directory: str | Path, factor_levels: dict[str, list]) -> tuple:
     flows = pa.concat_tables(tables, promote_options="permissive").to_pandas()
     head = flows.drop_duplicates("run")[["run", *campaign_factors, "rep", "seed"]].set_index("run")
     runs = head.join(run_summary_frame(flows)).reset_index()
-    runs = runs[[*campaign_factors, "rep", "seed", "run", *[c for c in runs.columns if c not in (*campaign_factors, "rep", "seed", "run")]]]
+    runs = runs[
+        [
+            *campaign_factors,
+            "rep",
+            "seed",
+            "run",
+            *[c for c in runs.columns if c not in (*campaign_factors, "rep", "seed", "run")],
+        ]
+    ]
     return flows, runs
 
 

@@ -15,10 +15,10 @@ from string import Template
 import numpy as np
 import pandas as pd
 
-from ccbench.campaign import analysis, figures
-from ccbench.campaign.analysis import METRICS, OBJECTIVES, ConditionResult, fmt
-from ccbench.campaign.storage import CampaignData, tables_dir
-from ccbench.campaign.storage import load as load_campaign
+from ccbench.campaigns import analysis, figures
+from ccbench.campaigns.analysis import METRICS, OBJECTIVES, ConditionResult, fmt
+from ccbench.campaigns.storage import CampaignData, tables_dir
+from ccbench.campaigns.storage import load as load_campaign
 
 TEMPLATE = Path(__file__).resolve().parents[1] / "report" / "template.html"
 #: At most this many candidates in the time-series and CDF figures.
@@ -56,7 +56,9 @@ def _vs_best(r: pd.Series, metric) -> str:
 def condition_table(c: ConditionResult, objective, several_flows: bool, factor: str) -> str:
     metric = METRICS[objective.metric]
     cols = [m for m in TABLE_METRICS if (several_flows or m != "jain") and m != objective.metric]
-    head = "".join(f"<th>{_e(METRICS[m].label)}{' (' + METRICS[m].unit + ')' if METRICS[m].unit else ''}</th>" for m in cols)
+    head = "".join(
+        f"<th>{_e(METRICS[m].label)}{' (' + METRICS[m].unit + ')' if METRICS[m].unit else ''}</th>" for m in cols
+    )
     obj_head = f"{metric.label}{' (' + metric.unit + ')' if metric.unit else ''}"
     body = []
     for _, r in c.table.iterrows():
@@ -64,7 +66,7 @@ def condition_table(c: ConditionResult, objective, several_flows: bool, factor: 
         cls = ' class="rank1"' if r["name"] == c.pick or r["verdict"] == "tied" else ""
         front = "◆" if r["pareto"] else ""
         body.append(
-            f"<tr{cls}><td>{rank}</td><td class=\"name\">{_e(r['name'])}</td>{_cell(r, objective.metric)}"
+            f'<tr{cls}><td>{rank}</td><td class="name">{_e(r["name"])}</td>{_cell(r, objective.metric)}'
             f"{_vs_best(r, metric)}{''.join(_cell(r, m) for m in cols)}<td>{front}</td><td>{int(r['n'])}</td></tr>"
         )
     return (
@@ -80,7 +82,8 @@ def recommendation_html(c: ConditionResult, objective, margin: float, factor: st
     r = c.table.set_index("name").loc[c.pick]
     facts = (
         f"goodput {fmt(r['goodput_bps'], METRICS['goodput_bps'])} Mbit/s, p95 RTT "
-        f"{fmt(r['rtt_p95_ms'], METRICS['rtt_p95_ms'])} ms, retransmissions {fmt(r['retrans_pct'], METRICS['retrans_pct'])}%"
+        f"{fmt(r['rtt_p95_ms'], METRICS['rtt_p95_ms'])} ms, "
+        f"retransmissions {fmt(r['retrans_pct'], METRICS['retrans_pct'])}%"
     )
     text = f"Pick <b>{_e(c.pick)}</b> ({facts}) for <i>{_e(objective.description)}</i>."
     if c.tied:
@@ -150,7 +153,7 @@ def condition_section(data: CampaignData, c: ConditionResult, objective, margin:
         "plane": figures.throughput_delay(c.table, "Throughput vs delay", highlight),
     }
     few = _few(c)
-    figs.update(figures.cdfs(flows, factor, few))
+    figs["cdfs"] = figures.cdfs(flows, factor, few)
     figs.update(time_series_figures(data, c, factor, few))
     for size_factor in [f for f in data.factors if f != factor and f.endswith("size")]:
         order = list(data.design["factors"][size_factor])
@@ -170,6 +173,21 @@ def condition_section(data: CampaignData, c: ConditionResult, objective, margin:
     )
 
 
+def _section_job(args) -> str:
+    directory, c, objective, margin, factor = args
+    return condition_section(load_campaign(directory), c, OBJECTIVES[objective], margin, factor)
+
+
+def _sections(data: CampaignData, conditions: list[ConditionResult], objective: str, margin, factor, jobs: int):
+    """The conditions' HTML sections (figures drawn in `jobs` processes)."""
+    if jobs <= 1 or len(conditions) <= 1:
+        return [condition_section(data, c, OBJECTIVES[objective], margin, factor) for c in conditions]
+    from concurrent.futures import ProcessPoolExecutor
+
+    with ProcessPoolExecutor(max_workers=min(jobs, len(conditions))) as pool:
+        return list(pool.map(_section_job, [(data.directory, c, objective, margin, factor) for c in conditions]))
+
+
 def design_html(data: CampaignData) -> str:
     d = data.design
     rows = "".join(
@@ -181,7 +199,7 @@ def design_html(data: CampaignData) -> str:
     excluded = "; ".join(", ".join(f"{k} = {v}" for k, v in rule.items()) for rule in d.get("excluded", [])) or "none"
     return (
         f'<table><thead><tr><th class="name">Factor</th><th class="name">Levels</th></tr></thead><tbody>{rows}</tbody>'
-        f"</table><p class=\"note\">{d['repetitions']} repetitions per combination; excluded: {_e(excluded)}; "
+        f'</table><p class="note">{d["repetitions"]} repetitions per combination; excluded: {_e(excluded)}; '
         f"{len(data.index)} runs planned, {int(status.get('done', 0))} done, {int(status.get('failed', 0))} failed. "
         f"Run seeds: BLAKE2b of (campaign seed {d['seed']}, the run's levels, its repetition)"
         + (f", the same for every level of {_e(', '.join(d['common_seeds']))}" if d.get("common_seeds") else "")
@@ -210,6 +228,7 @@ def build(
     factor: str | None = None,
     objective: str | None = None,
     margin: float | None = None,
+    jobs: int = 1,
 ) -> Path:
     """Writes DIR/report.html, DIR/recommendations.json and DIR/plots/ from the
     saved campaign in DIR; returns the report's path. `factor`, `objective`
@@ -230,7 +249,10 @@ def build(
     if data.runs.empty:
         raise ValueError(f"{data.directory}: no finished run to report on")
     factor, conditions = analysis.analyze(data.runs, data.factors, data.level_order(), factor, objective, margin)
-    sections = [condition_section(data, c, obj, margin, factor) for c in conditions]
+    names = data.design.get("level_names", {})
+    for c in conditions:
+        c.title = ", ".join(names.get(f, {}).get(str(v)) or f"{f} = {v}" for f, v in c.levels.items()) or c.title
+    sections = _sections(data, conditions, objective, margin, factor, jobs)
     rows = "".join(
         f'<tr><td class="name"><a href="#{c.key}">{_e(c.title)}</a></td><td class="name">{_e(c.pick or "–")}</td>'
         f'<td class="wrap">{_e(", ".join(c.tied) or "–")}</td>'

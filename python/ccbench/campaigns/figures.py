@@ -18,7 +18,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from ccbench import plots  # noqa: E402
-from ccbench.campaign.analysis import METRICS, Metric  # noqa: E402
+from ccbench.campaigns.analysis import Metric  # noqa: E402
 
 plt.rcParams["svg.hashsalt"] = "ccbench"
 SVG_METADATA = {"Date": None, "Creator": None}
@@ -124,24 +124,26 @@ def by_size(runs: pd.DataFrame, factor: str, size_factor: str, order: list, titl
     return fig
 
 
-def cdfs(flows: pd.DataFrame, factor: str, names: list[str]) -> dict[str, object]:
-    """CDFs over all flows of all repetitions: goodput, mean RTT, mean queuing delay."""
+def cdfs(flows: pd.DataFrame, factor: str, names: list[str]):
+    """CDFs over all flows of all repetitions, one panel each: goodput, mean
+    RTT and mean queuing delay per flow; one line per candidate."""
     sel = {n: flows[flows[factor].astype(str) == n] for n in names}
-    return {
-        "cdf_goodput": plots.cdf(
-            {n: f["goodput_bps"].to_numpy() / 1e6 for n, f in sel.items()},
-            "goodput per flow (Mbit/s)",
-            "CDF of flow goodput",
-        ),
-        "cdf_rtt": plots.cdf(
-            {n: f["rtt_mean_ms"].to_numpy() for n, f in sel.items()}, "mean RTT per flow (ms)", "CDF of flow RTT"
-        ),
-        "cdf_queuing": plots.cdf(
-            {n: f["queuing_mean_ms"].to_numpy() for n, f in sel.items()},
-            "mean queuing delay per flow (ms)",
-            "CDF of flow queuing delay",
-        ),
-    }
+    panels = (
+        ("goodput_bps", 1e-6, "goodput per flow (Mbit/s)"),
+        ("rtt_mean_ms", 1.0, "mean RTT per flow (ms)"),
+        ("queuing_mean_ms", 1.0, "mean queuing delay per flow (ms)"),
+    )
+    fig, axes = plt.subplots(1, 3, figsize=(11.5, 3.3), layout="constrained", sharey=True)
+    for ax, (col, scale, label) in zip(axes, panels):
+        for i, (name, f) in enumerate(sel.items()):
+            x, y = plots.ecdf(f[col].to_numpy(float) * scale)
+            ax.step(x, y, where="post", lw=1.2, color=f"C{i % 10}", label=name)
+        ax.set_xlabel(label)
+        ax.grid(True, alpha=0.3)
+    axes[0].set_ylabel("fraction of flows (CDF)")
+    axes[0].legend(fontsize=6)
+    fig.suptitle("CDFs over every flow of every repetition", fontsize=10)
+    return fig
 
 
-__all__ = ["save", "bars_with_points", "throughput_delay", "by_size", "cdfs", "METRICS"]
+__all__ = ["save", "bars_with_points", "throughput_delay", "by_size", "cdfs"]

@@ -43,7 +43,7 @@ def execute(job: Job) -> dict:
     import pandas as pd
 
     from ccbench import _ccsim, results
-    from ccbench.campaign.storage import run_file, tables_dir
+    from ccbench.campaigns.storage import run_file, tables_dir
     from ccbench.result import Result, flow_summary, link_summary
 
     started = time.time()

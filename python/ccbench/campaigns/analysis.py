@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
+from scipy import special
 
 from ccbench.stats import summarize, t_quantile
 
@@ -124,17 +125,25 @@ def mean_ci(values, nonnegative: bool = True) -> tuple[int, float, float, float]
 
 def difference_ci(a, b) -> tuple[float, float]:
     """Mean of b minus mean of a and the half-width of its 95% Welch interval (NaN with fewer than 2 each)."""
+    d, se, df = difference_se(a, b)
+    if not np.isfinite(se):
+        return d, math.nan
+    return d, (0.0 if se == 0 else float(t_quantile(0.975, df) * se))
+
+
+def difference_se(a, b) -> tuple[float, float, float]:
+    """Mean of b minus mean of a, its standard error and Welch's degrees of freedom."""
     a = np.asarray(a, float)
     b = np.asarray(b, float)
     a, b = a[np.isfinite(a)], b[np.isfinite(b)]
     if a.size < 2 or b.size < 2:
-        return (float(b.mean() - a.mean()) if a.size and b.size else math.nan), math.nan
+        return (float(b.mean() - a.mean()) if a.size and b.size else math.nan), math.nan, math.nan
     va, vb = a.var(ddof=1) / a.size, b.var(ddof=1) / b.size
     d = float(b.mean() - a.mean())
     if va + vb == 0:
-        return d, 0.0
+        return d, 0.0, math.inf
     df = (va + vb) ** 2 / (va**2 / (a.size - 1) + vb**2 / (b.size - 1))
-    return d, float(t_quantile(0.975, df) * math.sqrt(va + vb))
+    return d, math.sqrt(va + vb), df
 
 
 def verdict(diff: float, half: float, margin: float) -> str:
@@ -148,16 +157,21 @@ def verdict(diff: float, half: float, margin: float) -> str:
     return "undecided"
 
 
-def reps_to_decide(diff: float, half: float, margin: float, n: int) -> int | None:
-    """Repetitions per candidate after which the interval would likely be
-    narrow enough to decide (half-width ~ 1/sqrt(n)); None if it sits on the margin."""
-    if not np.isfinite(half) or n < 2:
-        return 3 if n < 2 else None
+def reps_to_decide(diff: float, se: float, margin: float, n: int) -> int | None:
+    """Repetitions per candidate after which the 95% interval of the
+    difference would likely be narrow enough to decide, if the means and
+    spreads stay as measured: the smallest n' with t(0.975, 2n'-2) * se *
+    sqrt(n/n') below the distance of the difference to the margin. None when
+    it sits on the margin or would need more than MAX_REPS_ESTIMATE."""
+    if n < 2 or not np.isfinite(se):
+        return 3
     gap = abs(margin - abs(diff))
     if gap <= 1e-12 * max(1.0, abs(margin)):
         return None
-    need = math.ceil(n * (half / gap) ** 2)
-    return min(max(need, n + 1), MAX_REPS_ESTIMATE)
+    candidates = np.arange(n + 1, MAX_REPS_ESTIMATE + 1)
+    half = special.stdtrit(2 * candidates - 2, 0.975) * se * np.sqrt(n / candidates)
+    ok = np.flatnonzero(half < gap)
+    return int(candidates[ok[0]]) if ok.size else None
 
 
 def pareto_front(goodput: np.ndarray, delay: np.ndarray) -> np.ndarray:
@@ -214,7 +228,8 @@ def compare_candidates(samples: dict[str, np.ndarray], metric: Metric, rel_margi
         if leader is None or not np.isfinite(mean):
             rows.append({**row, "diff": math.nan, "diff_half": math.nan, "verdict": "no data", "rank": math.nan})
             continue
-        d, half = difference_ci(samples[leader], samples[k])
+        d, se, df = difference_se(samples[leader], samples[k])
+        half = math.nan if not np.isfinite(se) else (0.0 if se == 0 else float(t_quantile(0.975, df) * se))
         v = "best" if k == leader else verdict(sign * d, half, margin)
         if group_leader is None:
             rank, group_leader = 1, k
@@ -230,7 +245,7 @@ def compare_candidates(samples: dict[str, np.ndarray], metric: Metric, rel_margi
                 "diff_half": half,
                 "verdict": v,
                 "rank": rank,
-                "reps_needed": reps_to_decide(sign * d, half, margin, n) if v == "undecided" else None,
+                "reps_needed": reps_to_decide(sign * d, se, margin, n) if v == "undecided" else None,
             }
         )
     out = pd.DataFrame(rows)
@@ -275,15 +290,20 @@ def analyze_condition(
                 f"not eligible (mean goodput below {objective.min_goodput_share:.0%} of the best): "
                 + ", ".join(k for k in groups if k not in eligible)
             )
-    table = compare_candidates(
-        {k: groups[k][objective.metric].to_numpy(float) for k in eligible}, metric, rel_margin
-    )
+    table = compare_candidates({k: groups[k][objective.metric].to_numpy(float) for k in eligible}, metric, rel_margin)
     margin = table.attrs.get("margin", math.nan)
     rest = [k for k in groups if k not in eligible]
     if rest:
         extra = pd.DataFrame(
-            [{"name": k, "n": len(groups[k]), "mean": float(groups[k][objective.metric].mean()), "verdict": "not eligible"}
-             for k in rest]
+            [
+                {
+                    "name": k,
+                    "n": len(groups[k]),
+                    "mean": float(groups[k][objective.metric].mean()),
+                    "verdict": "not eligible",
+                }
+                for k in rest
+            ]
         )
         table = pd.concat([table, extra], ignore_index=True)
     for col in METRICS:
@@ -296,7 +316,7 @@ def analyze_condition(
     pick = _pick(table, objective, rel_margin)
     tied = [n for n, v in zip(table["name"], table["verdict"]) if v in ("best", "tied") and n != pick]
     undecided = [n for n, v in zip(table["name"], table["verdict"]) if v == "undecided"]
-    needs = [int(x) for x in table.get("reps_needed", pd.Series(dtype=float)).dropna()] if undecided else []
+    needs = [table.loc[table["name"] == n, "reps_needed"].iloc[0] for n in undecided]
     reps = int(table["n"].min()) if len(table) else 0
     on_front = bool(table.loc[table["name"] == pick, "pareto"].iloc[0]) if pick else False
     table.attrs["margin"] = margin
@@ -309,7 +329,7 @@ def analyze_condition(
         tied=tied,
         undecided=undecided,
         reps=reps,
-        reps_needed=max(needs) if needs else (None if not undecided else None),
+        reps_needed=None if not needs or any(x is None or not np.isfinite(x) for x in needs) else int(max(needs)),
         on_front=on_front,
         notes=notes,
     )
@@ -360,7 +380,7 @@ def confidence_text(c: ConditionResult, margin: float) -> str:
     more = (
         f"about {c.reps_needed} repetitions per candidate would likely decide"
         if c.reps_needed
-        else "their difference sits on the margin, so no number of repetitions is likely to decide"
+        else f"deciding would take more than {MAX_REPS_ESTIMATE} repetitions (a difference close to the margin)"
     )
     return (
         f"Not decided with {c.reps} repetitions: {', '.join(c.undecided)} cannot yet be told apart from the best "

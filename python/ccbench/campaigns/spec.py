@@ -17,7 +17,7 @@ Also allowed: a named factor whose levels are tables merged into the scenario
 (every flow), `common_seeds = [...]` (factors whose levels share seeds: common
 random numbers), `[random]` (per-run values drawn from the run's seed),
 `keep_tables` ("first": full tables of repetition 0, "none", "all") and
-`[analysis]` (compare, objective, margin; see ccbench.campaign.analysis).
+`[analysis]` (compare, objective, margin; see ccbench.campaigns.analysis).
 
 A run's seed is a stable hash (BLAKE2b of canonical JSON) of the campaign
 seed, the run's levels and its repetition, so adding a level or a repetition
@@ -263,6 +263,11 @@ class Campaign:
             "random": {r.name: {"min": r.low, "max": r.high, "step": r.step, "unit": r.unit} for r in self.random},
             "keep_tables": self.keep_tables,
             "analysis": self.analysis,
+            "level_names": {
+                f.name: {lv: t["name"] for lv, t in zip(f.levels, f.tables) if isinstance(t.get("name"), str)}
+                for f in self.factors
+                if f.named
+            },
             "runs": len(self.runs),
         }
 
@@ -319,7 +324,7 @@ def _base(raw: dict, source: str, folder: Path) -> tuple[dict, Path]:
         raise CampaignFileError(
             source,
             "base",
-            "give exactly one base scenario: base = \"FILE.toml\" (relative to this file) or an inline [scenario] table"
+            'give exactly one base scenario: base = "FILE.toml" (relative to this file) or an inline [scenario] table'
             + ("; both are given" if has_base else ""),
         )
     if has_inline:
@@ -346,7 +351,9 @@ def _factors(raw: dict, source: str) -> list[Factor]:
         where = f"factors.{_quote(name)}"
         if name in RESERVED_COLUMNS:
             raise CampaignFileError(
-                source, where, f"'{name}' is a column of the result tables; allowed: a scenario field path or another name"
+                source,
+                where,
+                f"'{name}' is a column of the result tables; allowed: a scenario field path or another name",
             )
         if isinstance(levels, dict):
             if not levels or not all(isinstance(v, dict) for v in levels.values()):
@@ -356,7 +363,9 @@ def _factors(raw: dict, source: str) -> list[Factor]:
             out.append(Factor(name, tuple(levels), tables=tuple(levels.values())))
             continue
         if not isinstance(levels, list) or not levels:
-            raise CampaignFileError(source, where, f"{_show(levels)} is not allowed; expected a non-empty list of levels")
+            raise CampaignFileError(
+                source, where, f"{_show(levels)} is not allowed; expected a non-empty list of levels"
+            )
         try:
             path = tuple(parse_path(name))
         except ValueError as e:
@@ -387,7 +396,9 @@ def _excluded(raw: dict, factors: list[Factor], source: str) -> list[dict]:
                 )
             if v not in by_name[k].levels:
                 allowed = ", ".join(_show(x) for x in by_name[k].levels)
-                raise CampaignFileError(source, f"exclude[{i}].{_quote(k)}", f"{_show(v)} is not a level; levels: {allowed}")
+                raise CampaignFileError(
+                    source, f"exclude[{i}].{_quote(k)}", f"{_show(v)} is not a level; levels: {allowed}"
+                )
     return rules
 
 
@@ -396,7 +407,7 @@ def _random(raw: dict, source: str) -> list[RandomField]:
     out = []
     for name, spec in table.items():
         where = f"random.{_quote(name)}"
-        allowed = "expected { min = NUMBER, max = NUMBER, step = NUMBER, unit = \"ms\" } (step and unit optional)"
+        allowed = 'expected { min = NUMBER, max = NUMBER, step = NUMBER, unit = "ms" } (step and unit optional)'
         if not isinstance(spec, dict) or set(spec) - {"min", "max", "step", "unit"} or not {"min", "max"} <= set(spec):
             raise CampaignFileError(source, where, f"{_show(spec)} is not allowed; {allowed}")
         try:
@@ -411,7 +422,7 @@ def _random(raw: dict, source: str) -> list[RandomField]:
 
 
 def _analysis(raw: dict, factors: list[Factor], source: str) -> dict:
-    from ccbench.campaign.analysis import OBJECTIVES
+    from ccbench.campaigns.analysis import OBJECTIVES
 
     table = raw.get("analysis", {})
     allowed_keys = ("compare", "objective", "margin")
@@ -422,12 +433,16 @@ def _analysis(raw: dict, factors: list[Factor], source: str) -> dict:
     if "compare" in table:
         if table["compare"] not in [f.name for f in factors]:
             names = ", ".join(f.name for f in factors)
-            raise CampaignFileError(source, "analysis.compare", f"{_show(table['compare'])} is not a factor; factors: {names}")
+            raise CampaignFileError(
+                source, "analysis.compare", f"{_show(table['compare'])} is not a factor; factors: {names}"
+            )
         out["compare"] = table["compare"]
     if "objective" in table:
         if table["objective"] not in OBJECTIVES:
             raise CampaignFileError(
-                source, "analysis.objective", f"{_show(table['objective'])} is not allowed; one of {', '.join(OBJECTIVES)}"
+                source,
+                "analysis.objective",
+                f"{_show(table['objective'])} is not allowed; one of {', '.join(OBJECTIVES)}",
             )
         out["objective"] = table["objective"]
     if "margin" in table:
@@ -444,7 +459,9 @@ def _is_excluded(levels: dict, rules: list[dict]) -> bool:
     return any(all(levels[k] == v for k, v in rule.items()) for rule in rules)
 
 
-def _scenario_error(source: str, e: ScenarioFileError, factors: list[Factor], levels: dict, idx: tuple) -> CampaignFileError:
+def _scenario_error(
+    source: str, e: ScenarioFileError, factors: list[Factor], levels: dict, idx: tuple
+) -> CampaignFileError:
     """Names the factor level that made the scenario invalid when the field path is a factor's."""
     for f, i in zip(factors, idx):
         if not f.named and e.path:
@@ -458,14 +475,15 @@ def _scenario_error(source: str, e: ScenarioFileError, factors: list[Factor], le
     return CampaignFileError(source, where, f"{e.detail} (with {combo or 'the base scenario'})")
 
 
-def parse(campaign: str | Path | Mapping[str, Any], overrides: Mapping[str, Any] | None = None) -> Campaign:
-    """Reads and checks a campaign and plans every run (validating each
-    run's scenario with the simulator's own checks). `overrides` replaces
-    top-level fields after reading (used by `ccbench compare`). Raises CampaignFileError."""
-    raw, source, text, folder = read(campaign)
-    if overrides:
-        raw = {**raw, **overrides}
-        text = canonical_json(raw) if source == "<dict>" else text + "\n# overrides: " + canonical_json(dict(overrides))
+def parse(campaign: str | Path | Mapping[str, Any]) -> Campaign:
+    """Reads and checks a campaign (file path, TOML text or dict) and plans
+    every run, validating each run's scenario with the simulator's own
+    checks. Raises CampaignFileError."""
+    return parse_raw(*read(campaign))
+
+
+def parse_raw(raw: dict, source: str, text: str, folder: Path) -> Campaign:
+    """`parse` of a campaign already read (`read`), e.g. changed by `ccbench compare`."""
     for k in raw:
         if k not in TOP_LEVEL_KEYS:
             raise CampaignFileError(source, k, f"unknown field; allowed: {', '.join(TOP_LEVEL_KEYS)}")
@@ -519,4 +537,6 @@ def parse(campaign: str | Path | Mapping[str, Any], overrides: Mapping[str, Any]
             runs.append(Run(len(runs), run_key(levels, rep), levels, rep, s, normalized))
     if not runs:
         raise CampaignFileError(source, "exclude", "every combination is excluded: nothing to run")
-    return Campaign(name, source, text, repetitions, seed, factors, excluded, list(common), random_fields, keep, analysis, runs)
+    return Campaign(
+        name, source, text, repetitions, seed, factors, excluded, list(common), random_fields, keep, analysis, runs
+    )
