@@ -81,53 +81,54 @@ def run(
     jobs = jobs or default_jobs()
     index = storage.prepare(out, campaign, force, _ccsim.__version__)
     driver_seconds = time.perf_counter() - started
+    in_flight: dict[str, None] = {}
+    ex = None
     try:
         todo_keys = index.keys("pending")
         todo = [r for r in campaign.runs if r.key in todo_keys]
         progress = Progress(total=len(campaign.runs), skipped=len(campaign.runs) - len(todo))
         progress.done = progress.skipped
         on_progress(progress)
-        in_flight: dict[str, None] = {}
         if todo:
             ex = executors.make(executor, jobs, address)
             size = executors.batch_size(len(todo), ex.workers)
             keep_all, keep_first = campaign.keep_tables == "all", campaign.keep_tables == "first"
 
             def batches():
+                nonlocal driver_seconds
                 for i in range(0, len(todo), size):
-                    chunk = todo[i : i + size]
                     t0 = time.perf_counter()
+                    chunk = todo[i : i + size]
                     index.mark_running([r.key for r in chunk])
                     in_flight.update((r.key, None) for r in chunk)
                     jobs_ = [
                         executors.Job(r.key, r.scenario_json, str(out), keep_all or (keep_first and r.rep == 0))
                         for r in chunk
                     ]
-                    nonlocal driver_seconds
                     driver_seconds += time.perf_counter() - t0
                     yield jobs_
 
-            try:
-                for outcomes in ex.run(batches()):
-                    t0 = time.perf_counter()
-                    index.record(outcomes)
-                    for o in outcomes:
-                        in_flight.pop(o["key"], None)
-                        progress.done += 1
-                        progress.failed += o["status"] == "failed"
-                    driver_seconds += time.perf_counter() - t0
-                    on_progress(progress)
-            except KeyboardInterrupt:
-                ex.stop()
-                index.mark_pending(list(in_flight))
-                raise CampaignInterrupted(index.count("done"), len(campaign.runs)) from None
-            finally:
-                ex.stop()
+            for outcomes in ex.run(batches()):
+                t0 = time.perf_counter()
+                index.record(outcomes)
+                for o in outcomes:
+                    in_flight.pop(o["key"], None)
+                    progress.done += 1
+                    progress.failed += o["status"] == "failed"
+                driver_seconds += time.perf_counter() - t0
+                on_progress(progress)
         t0 = time.perf_counter()
         flows, runs = storage.assemble(out, {f.name: list(f.levels) for f in campaign.factors})
         storage.write_tidy(out, flows, runs)
         driver_seconds += time.perf_counter() - t0
+    except KeyboardInterrupt:
+        if ex is not None:
+            ex.stop()
+        index.mark_pending(list(in_flight))
+        raise CampaignInterrupted(index.count("done"), len(campaign.runs)) from None
     finally:
+        if ex is not None:
+            ex.stop()
         index.close()
     return CampaignRun(
         directory=out,

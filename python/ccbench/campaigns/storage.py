@@ -218,7 +218,7 @@ def prepare(directory: str | Path, campaign: Campaign, force: bool, version: str
             "campaign_file": file_name,
             "campaign_text": campaign.text,
             "campaign_hash": campaign.text_hash,
-            "design": canonical_json(campaign.design()),
+            "design": json.dumps(campaign.design()),  # keeps the factors in the file's order
             "ccbench_version": version,
         }
     )
