@@ -97,7 +97,7 @@ def throughput_delay(table: pd.DataFrame, title: str, highlight: set[str]):
     if front.any():
         order = np.argsort(p95[front])
         ax.plot(p95[front][order], g[front][order], "--", color=FRONT, lw=1, label="Pareto front (goodput vs p95)")
-        ax.legend(fontsize=7, loc="lower left")
+        ax.legend(fontsize=7, loc="best")
     ax.invert_xaxis()
     ax.set_xlabel("RTT (ms): ● 95th percentile, ○ mean (axis reversed: better to the right)")
     ax.set_ylabel("goodput (Mbit/s)")
@@ -106,21 +106,30 @@ def throughput_delay(table: pd.DataFrame, title: str, highlight: set[str]):
     return fig
 
 
-def by_size(runs: pd.DataFrame, factor: str, size_factor: str, order: list, title: str):
-    """Mean goodput against the level of a size factor, one line per candidate."""
-    fig, ax = plt.subplots(figsize=(6.2, 3.6), layout="constrained")
-    levels = [lv for lv in order if lv in set(runs[size_factor])]
-    x = np.arange(len(levels))
-    for i, (name, g) in enumerate(runs.groupby(factor, sort=False)):
-        m = g.groupby(size_factor)["goodput_bps"].mean()
-        ax.plot(x, [m.get(lv, np.nan) / 1e6 for lv in levels], "o-", ms=3, lw=1, color=f"C{i % 10}", label=str(name))
-    ax.set_xticks(x, [str(lv) for lv in levels], fontsize=7)
-    ax.set_xlabel(f"{size_factor} (level)")
-    ax.set_ylabel("goodput (Mbit/s)")
-    ax.set_ylim(bottom=0)
-    ax.set_title(title, fontsize=10)
-    ax.grid(True, alpha=0.3)
-    ax.legend(fontsize=6, ncol=2)
+def by_size(runs: pd.DataFrame, factor: str, size_factor: str, order: list, others: list[str]):
+    """Mean goodput against the levels of a size factor, one line per
+    candidate, one panel per combination of the other factors (at most 6)."""
+    groups = list(runs.groupby(others, sort=False)) if others else [((), runs)]
+    groups = groups[:6]
+    fig, axes = plt.subplots(
+        1, len(groups), figsize=(3.4 * len(groups) + 0.6, 3.4), layout="constrained", squeeze=False, sharey=True
+    )
+    for ax, (key, sub) in zip(axes[0], groups):
+        key = key if isinstance(key, tuple) else (key,)
+        levels = [lv for lv in order if lv in set(sub[size_factor])]
+        x = np.arange(len(levels))
+        for i, (name, g) in enumerate(sub.groupby(factor, sort=False)):
+            m = g.groupby(size_factor)["goodput_bps"].mean()
+            ax.plot(
+                x, [m.get(lv, np.nan) / 1e6 for lv in levels], "o-", ms=3, lw=1, color=f"C{i % 10}", label=str(name)
+            )
+        ax.set_xticks(x, [str(lv) for lv in levels], fontsize=7)
+        ax.set_xlabel(f"{size_factor} (bytes, as written)")
+        ax.set_title(", ".join(f"{f} = {v}" for f, v in zip(others, key)) or "all runs", fontsize=8)
+        ax.set_ylim(bottom=0)
+        ax.grid(True, alpha=0.3)
+    axes[0][0].set_ylabel("goodput (Mbit/s)")
+    axes[0][0].legend(fontsize=6)
     return fig
 
 

@@ -155,9 +155,6 @@ def condition_section(data: CampaignData, c: ConditionResult, objective, margin:
     few = _few(c)
     figs["cdfs"] = figures.cdfs(flows, factor, few)
     figs.update(time_series_figures(data, c, factor, few))
-    for size_factor in [f for f in data.factors if f != factor and f.endswith("size")]:
-        order = list(data.design["factors"][size_factor])
-        figs[f"by_{size_factor}"] = figures.by_size(runs, factor, size_factor, order, f"Goodput against {size_factor}")
     imgs = [
         _img(figures.save(fig, plots_dir, f"{c.key}_{name.replace('.', '_').replace('[', '_').replace(']', '')}"), name)
         for name, fig in figs.items()
@@ -171,6 +168,19 @@ def condition_section(data: CampaignData, c: ConditionResult, objective, margin:
         f"difference to the best with its 95% Welch interval; ◆: on the Pareto front of goodput vs p95 RTT.</p>"
         f'<div class="figs">{"".join(imgs)}</div>'
     )
+
+
+def size_sections(data: CampaignData, factor: str) -> list[str]:
+    """Goodput against each factor that varies a size (a path ending in 'size'), per other condition."""
+    out = []
+    for size_factor in [f for f in data.factors if f != factor and f.endswith("size")]:
+        order = list(data.design["factors"][size_factor])
+        others = [f for f in data.factors if f not in (factor, size_factor)]
+        fig = figures.by_size(data.runs, factor, size_factor, order, others)
+        name = "goodput_by_" + "".join(ch if ch.isalnum() else "_" for ch in size_factor)
+        png = figures.save(fig, data.directory / "plots", name)
+        out.append(f'<h2>Goodput against {_e(size_factor)}</h2><div class="figs">{_img(png, name)}</div>')
+    return out
 
 
 def _section_job(args) -> str:
@@ -252,7 +262,7 @@ def build(
     names = data.design.get("level_names", {})
     for c in conditions:
         c.title = ", ".join(names.get(f, {}).get(str(v)) or f"{f} = {v}" for f, v in c.levels.items()) or c.title
-    sections = _sections(data, conditions, objective, margin, factor, jobs)
+    sections = _sections(data, conditions, objective, margin, factor, jobs) + size_sections(data, factor)
     rows = "".join(
         f'<tr><td class="name"><a href="#{c.key}">{_e(c.title)}</a></td><td class="name">{_e(c.pick or "–")}</td>'
         f'<td class="wrap">{_e(", ".join(c.tied) or "–")}</td>'
