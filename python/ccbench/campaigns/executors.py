@@ -4,8 +4,9 @@ process pool (--jobs N, the default on all cores), or Ray (--executor ray).
 Every executor runs the same `execute_batch` on batches of jobs. A worker
 runs the simulator, writes the run's per-flow Parquet file into the campaign
 directory itself (temporary file + rename) and returns only a small record
-(status, hash of the file, worker, times), so the driver never handles
-results and is not the bottleneck. The file's bytes depend only on the
+(status, hash of the file, worker, times) and the run's per-flow rows as
+compact Arrow IPC bytes, so the driver assembles the tidy tables without
+reading every file back and is not the bottleneck. The file's bytes depend only on the
 scenario and seed, so the result never depends on where a run ran. On Ray
 with --address, the campaign directory must be on a filesystem every node
 sees (same path).
@@ -60,14 +61,32 @@ def execute(job: Job) -> dict:
             links = link_summary(pd.DataFrame(dict(raw["links"])), flows, scenario)
         utilization = dict(zip(links["link"], links["utilization"]))
         flows = flows.assign(link_utilization=[float(utilization[link]) for link in flows["link"]])
+        table = results.arrow_table(flows)
         data = results.parquet_bytes(flows)
         results.atomic_write_bytes(run_file(Path(job.directory), job.key), data)
         record.update(status="done", result_hash=hashlib.blake2b(data, digest_size=16).hexdigest(), error=None)
+        record["table"] = ipc_bytes(table)
     except Exception as e:  # noqa: BLE001 - a failed run is recorded, the campaign goes on
         record.update(status="failed", result_hash=None, error=f"{type(e).__name__}: {e}")
     record["finished_at"] = time.time()
     record["wall_s"] = record["finished_at"] - started
     return record
+
+
+def ipc_bytes(table) -> bytes:
+    """An Arrow table as compact IPC stream bytes (what a worker returns beside its file)."""
+    import pyarrow as pa
+
+    sink = pa.BufferOutputStream()
+    with pa.ipc.new_stream(sink, table.schema) as writer:
+        writer.write_table(table)
+    return sink.getvalue().to_pybytes()
+
+
+def table_from_ipc(data: bytes):
+    import pyarrow as pa
+
+    return pa.ipc.open_stream(data).read_all()
 
 
 def execute_batch(jobs: list[Job]) -> list[dict]:

@@ -82,6 +82,7 @@ def run(
     index = storage.prepare(out, campaign, force, _ccsim.__version__)
     driver_seconds = time.perf_counter() - started
     in_flight: dict[str, None] = {}
+    fresh: dict = {}  # key -> the run's rows as returned by its worker
     ex = None
     try:
         todo_keys = index.keys("pending")
@@ -110,6 +111,10 @@ def run(
 
             for outcomes in ex.run(batches()):
                 t0 = time.perf_counter()
+                for o in outcomes:
+                    table = o.pop("table", None)
+                    if table is not None:
+                        fresh[o["key"]] = executors.table_from_ipc(table)
                 index.record(outcomes)
                 for o in outcomes:
                     in_flight.pop(o["key"], None)
@@ -118,7 +123,7 @@ def run(
                 driver_seconds += time.perf_counter() - t0
                 on_progress(progress)
         t0 = time.perf_counter()
-        flows, runs = storage.assemble(out, {f.name: list(f.levels) for f in campaign.factors})
+        flows, runs = storage.assemble(out, {f.name: list(f.levels) for f in campaign.factors}, fresh)
         storage.write_tidy(out, flows, runs)
         driver_seconds += time.perf_counter() - t0
     except KeyboardInterrupt:

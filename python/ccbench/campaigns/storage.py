@@ -33,7 +33,6 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from ccbench.campaigns.spec import Campaign, canonical_json, level_positions
-from ccbench.metrics import jain_index
 
 INDEX = "index.sqlite"
 #: Layout version of a campaign directory.
@@ -234,89 +233,79 @@ def idx_name(directory: Path) -> str:
         return "?"
 
 
+RUN_MEANS = (
+    "goodput_bps",
+    "throughput_bps",
+    "rtt_mean_ms",
+    "rtt_p95_ms",
+    "queuing_mean_ms",
+    "retrans_pct",
+    "timeouts_per_100s",
+)
+
+
 def run_summary_frame(flows: pd.DataFrame) -> pd.DataFrame:
     """One row per run from the tidy flows table (grouped by `run`, in order
     of first appearance): per-flow means of the flow metrics, the data link's
-    utilization (of the run's first flow) and Jain's index over the flows' goodputs."""
+    utilization (of the run's first flow) and Jain's index over the flows'
+    goodputs (ccbench.metrics.jain_index, vectorized over runs; NaN for one flow)."""
     g = flows.groupby("run", sort=False)
-    means = g[
-        [
-            "goodput_bps",
-            "throughput_bps",
-            "rtt_mean_ms",
-            "rtt_p95_ms",
-            "queuing_mean_ms",
-            "retrans_pct",
-            "timeouts_per_100s",
-        ]
-    ].mean()
-    out = pd.DataFrame(
-        {
-            "flows": g.size(),
-            "goodput_bps": means["goodput_bps"],
-            "throughput_bps": means["throughput_bps"],
-            "utilization": g["link_utilization"].first(),
-            "rtt_mean_ms": means["rtt_mean_ms"],
-            "rtt_p95_ms": means["rtt_p95_ms"],
-            "queuing_mean_ms": means["queuing_mean_ms"],
-            "retrans_pct": means["retrans_pct"],
-            "timeouts_per_100s": means["timeouts_per_100s"],
-        }
-    )
-    out["jain"] = [jain_index(v) if len(v) > 1 else float("nan") for v in g["goodput_bps"].apply(np.asarray)]
+    out = g[list(RUN_MEANS)].mean()
+    out.insert(0, "flows", g.size())
+    out.insert(3, "utilization", g["link_utilization"].first())
+    goodput = flows["goodput_bps"].where(np.isfinite(flows["goodput_bps"]))
+    parts = pd.DataFrame({"run": flows["run"], "x": goodput, "xx": goodput * goodput, "n": goodput.notna()})
+    sums = parts.groupby("run", sort=False)[["x", "xx", "n"]].sum()
+    with np.errstate(divide="ignore", invalid="ignore"):
+        jain = sums["x"] ** 2 / (sums["n"] * sums["xx"])
+    out["jain"] = jain.where((out["flows"] > 1) & (sums["xx"] > 0))
     return out
 
 
-def assemble(directory: str | Path, factor_levels: dict[str, list]) -> tuple:
-    """(flows, runs): the tidy tables from the per-run files of every finished
-    run, sorted by the factors' levels in the file's order, then repetition."""
+def _read_run(path: Path) -> pa.Table:
+    return pq.read_table(path)
+
+
+def assemble(directory: str | Path, factor_levels: dict[str, list], fresh: dict | None = None) -> tuple:
+    """(flows, runs): the tidy tables of every finished run, sorted by the
+    factors' levels in the file's order, then repetition. A run's rows come
+    from `fresh` (key -> Arrow table returned by its worker in this session)
+    or else from its Parquet file (read in threads)."""
+    from concurrent.futures import ThreadPoolExecutor
+
     d = Path(directory)
-    campaign_factors = list(factor_levels)
+    fresh = fresh or {}
+    factors = list(factor_levels)
     level_order = level_positions(factor_levels)
     as_text = {f: len({type(v) for v in levels}) > 1 for f, levels in factor_levels.items()}
     with Index(d) as idx:
         index = idx.frame()
     done = index[index["status"] == "done"]
     levels = [json.loads(s) for s in done["levels"]]
-    sort_keys = [tuple(level_order[f].get(lv[f], len(level_order[f])) for f in campaign_factors) for lv in levels]
-    order = sorted(range(len(done)), key=lambda i: (sort_keys[i], int(done["rep"].iloc[i])))
-    tables = []
-    for i in order:
-        key = done["key"].iloc[i]
-        t = pq.read_table(run_file(d, key))
-        n = t.num_rows
-        front = {f: _column(str(levels[i][f]) if as_text[f] else levels[i][f], n) for f in campaign_factors}
-        front.update(
-            run=pa.array([key] * n),
-            rep=pa.array([int(done["rep"].iloc[i])] * n, pa.int64()),
-            seed=pa.array([int(done["seed"].iloc[i])] * n, pa.int64()),
-        )
-        tables.append(pa.table({**front, **{c: t.column(c) for c in t.column_names}}))
-    if not tables:
+    keys, reps, seeds = list(done["key"]), [int(x) for x in done["rep"]], [int(x) for x in done["seed"]]
+    sort_keys = [tuple(level_order[f].get(lv[f], len(level_order[f])) for f in factors) for lv in levels]
+    order = sorted(range(len(done)), key=lambda i: (sort_keys[i], reps[i]))
+    if not order:
         return pd.DataFrame(), pd.DataFrame()
-    flows = pa.concat_tables(tables, promote_options="permissive").to_pandas()
-    head = flows.drop_duplicates("run")[["run", *campaign_factors, "rep", "seed"]].set_index("run")
+    missing = [keys[i] for i in order if keys[i] not in fresh]
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        read = dict(zip(missing, pool.map(_read_run, [run_file(d, k) for k in missing])))
+    tables = [fresh[keys[i]] if keys[i] in fresh else read[keys[i]] for i in order]
+    counts = [t.num_rows for t in tables]
+
+    def repeated(values: list) -> list:
+        return [v for v, c in zip(values, counts) for _ in range(c)]
+
+    front = {f: pa.array(repeated([str(levels[i][f]) if as_text[f] else levels[i][f] for i in order])) for f in factors}
+    front["run"] = pa.array(repeated([keys[i] for i in order]), pa.string())
+    front["rep"] = pa.array(repeated([reps[i] for i in order]), pa.int64())
+    front["seed"] = pa.array(repeated([seeds[i] for i in order]), pa.int64())
+    body = pa.concat_tables(tables, promote_options="permissive")
+    flows = pa.table({**front, **{c: body.column(c) for c in body.column_names}}).to_pandas()
+    head = flows.drop_duplicates("run")[["run", *factors, "rep", "seed"]].set_index("run")
     runs = head.join(run_summary_frame(flows)).reset_index()
-    runs = runs[
-        [
-            *campaign_factors,
-            "rep",
-            "seed",
-            "run",
-            *[c for c in runs.columns if c not in (*campaign_factors, "rep", "seed", "run")],
-        ]
-    ]
-    return flows, runs
-
-
-def _column(value, n: int) -> pa.Array:
-    if isinstance(value, bool):
-        return pa.array([value] * n, pa.bool_())
-    if isinstance(value, int):
-        return pa.array([value] * n, pa.int64())
-    if isinstance(value, float):
-        return pa.array([value] * n, pa.float64())
-    return pa.array([str(value)] * n, pa.string())
+    rest = [c for c in runs.columns if c not in (*factors, "rep", "seed", "run")]
+    return flows, runs[[*factors, "rep", "seed", "run", *rest]]
 
 
 def write_tidy(directory: str | Path, flows: pd.DataFrame, runs: pd.DataFrame) -> None:
