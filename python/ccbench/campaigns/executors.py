@@ -62,7 +62,7 @@ def execute(job: Job) -> dict:
         utilization = dict(zip(links["link"], links["utilization"]))
         flows = flows.assign(link_utilization=[float(utilization[link]) for link in flows["link"]])
         table = results.arrow_table(flows)
-        data = results.parquet_bytes(flows)
+        data = parquet_bytes(table)
         results.atomic_write_bytes(run_file(Path(job.directory), job.key), data)
         record.update(status="done", result_hash=hashlib.blake2b(data, digest_size=16).hexdigest(), error=None)
         record["table"] = ipc_bytes(table)
@@ -71,6 +71,19 @@ def execute(job: Job) -> dict:
     record["finished_at"] = time.time()
     record["wall_s"] = record["finished_at"] - started
     return record
+
+
+def parquet_bytes(table) -> bytes:
+    """An Arrow table as Parquet bytes with ccbench's pinned writer options (as results.parquet_bytes)."""
+    import io
+
+    import pyarrow.parquet as pq
+
+    from ccbench.results import PARQUET_OPTIONS
+
+    buf = io.BytesIO()
+    pq.write_table(table, buf, **PARQUET_OPTIONS)
+    return buf.getvalue()
 
 
 def ipc_bytes(table) -> bytes:
