@@ -63,9 +63,8 @@ def main() -> None:
         f"driver overhead per run: {1e3 * done.driver_seconds / n:.3f} ms in the run loop and assembly, "
         f"{1e3 * plan_s / n:.3f} ms planning"
     )
-    print(
-        f"index size: {storage.index_size_bytes(out) / 1024:.0f} KiB ({storage.index_size_bytes(out) / n:.0f} bytes/run)"
-    )
+    size = storage.index_size_bytes(out)
+    print(f"index size: {size / 1024:.0f} KiB ({size / n:.0f} bytes/run)")
     print(
         f"tidy tables: flows.parquet {(out / 'flows.parquet').stat().st_size / 1024:.0f} KiB, "
         f"runs.parquet {(out / 'runs.parquet').stat().st_size / 1024:.0f} KiB"

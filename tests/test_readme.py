@@ -34,3 +34,15 @@ def test_the_traffic_and_pcap_examples_validate(tmp_path):
     link = '[downlink]\nrate = "1Gbit"\ndelay = "10ms"\n'
     load('duration = "120s"\n' + link + '[[flows]]\ncc = "cubic"\n' + traffic)
     load(BASE + link + pcap)
+
+
+def test_the_campaign_example_plans_every_combination_but_the_excluded(tmp_path):
+    from ccbench.campaigns import spec
+
+    block = next(b for b in toml_blocks() if "[factors]" in b and "[[exclude]]" in b)
+    (tmp_path / "path.toml").write_text(BASE)
+    (tmp_path / "c.toml").write_text(block)
+    c = spec.parse(tmp_path / "c.toml")
+    assert c.repetitions == 5 and len(c.runs) == (2 * 2 * 2 - 2) * 5
+    assert not any(r.levels["profile"] == "umts" and r.levels["downlink.rate"] == "100Mbit" for r in c.runs)
+    assert {r.scenario["downlink"]["rate"] for r in c.runs} == {10_000_000, 100_000_000}
