@@ -295,6 +295,75 @@ def compare(
     console.print(f"{len(algs)} algorithms × {conditions} conditions × {reps} repetitions = {done.total} runs")
 
 
+@app.command()
+def recommend(
+    profile: str = typer.Option(..., help="Your network: a profile name (`ccbench profiles`) or trace:PATH."),
+    direction: str = typer.Option("down", help="Direction of your data: down or up."),
+    flows: int = typer.Option(1, help="Flows of the same algorithm sharing the path."),
+    workload: str = typer.Option("bulk", help="bulk, or file:SIZE (e.g. file:2MB) for file transfers."),
+    duration: str = typer.Option("20s", help="Simulated time of each run."),
+    max_reps: int = typer.Option(12, help="At most this many repetitions per algorithm."),
+    jobs: int | None = typer.Option(None, help="Parallel processes (default: all cores)."),
+    out: Path | None = typer.Option(None, help="Campaign directory (default: ccbench-out/recommend-...)."),
+):
+    """Which congestion control for my network? Every algorithm, repeated until the leaders are separated or tied."""
+    from ccbench.campaigns import recommend as rec
+    from ccbench.campaigns import runner
+
+    try:
+        raw = rec.campaign_dict(profile, direction, flows, workload, duration=duration)
+        rec.parse({**raw, "factors": {"flows[0].cc": raw["factors"]["flows[0].cc"][:1]}, "repetitions": 1})
+    except rec.RecommendError as e:
+        typer.echo(f"error: {e}", err=True)
+        raise typer.Exit(EXIT_BAD_SCENARIO) from None
+    except Exception as e:  # a CampaignFileError not tied to one option
+        typer.echo(f"error: {e}", err=True)
+        raise typer.Exit(EXIT_BAD_SCENARIO) from None
+    slug = "".join(ch if ch.isalnum() else "-" for ch in f"{profile}-{direction}-{flows}-{workload}")
+    out = out or Path("ccbench-out") / f"recommend-{slug}"
+    jobs = jobs or runner.default_jobs()
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    try:
+        with Progress(*columns, console=console) as progress:
+            bars = {}
+
+            def on_round(reps):
+                bars[reps] = progress.add_task(f"{reps} repetitions per algorithm", total=None)
+
+                def show(p):
+                    progress.update(bars[reps], total=p.total, completed=p.done)
+
+                return show
+
+            c, reps = rec.run_until_decided(raw, out, jobs, max_reps=max_reps, on_round=on_round)
+    except runner.CampaignInterrupted as e:
+        typer.echo(f"interrupted: {e.done} of {e.total} runs done; run the same command again to resume", err=True)
+        raise typer.Exit(130) from None
+    t = Table(title=f"{raw['name']} ({reps} repetitions)", title_justify="left", box=box.SIMPLE_HEAD)
+    for h in ("rank", "algorithm", "goodput Mbit/s", "p95 RTT ms", "retx %", "vs best"):
+        t.add_column(h, justify="left" if h in ("algorithm", "vs best") else "right")
+    for _, r in c.table.iterrows():
+        rank = "–" if r["rank"] != r["rank"] else str(int(r["rank"]))
+        t.add_row(
+            rank,
+            r["name"],
+            _mbps(r["goodput_bps"]),
+            _num(r["rtt_p95_ms"]),
+            _num(r["retrans_pct"], ".2f"),
+            r["verdict"],
+        )
+    console.print(t)
+    console.print(
+        f"Pick [bold]{escape(c.pick or '–')}[/bold]"
+        + (f"; no practical difference (within 5%): {escape(', '.join(c.tied))}" if c.tied else "")
+        + "."
+    )
+    from ccbench.campaigns.analysis import confidence_text
+
+    console.print(confidence_text(c, 0.05), soft_wrap=True)
+    console.print(f"Report: [bold]{escape(str(out / 'report.html'))}[/bold]", soft_wrap=True)
+
+
 @app.command("algorithms")
 def algorithms_cmd():
     """Every algorithm with its reference and parameters (defaults)."""
