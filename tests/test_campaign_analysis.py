@@ -125,8 +125,9 @@ def test_pareto_front_by_hand():
 def test_confidence_intervals_of_non_negative_quantities_stop_at_zero():
     n, mean, low, high = analysis.mean_ci([0.0, 0.0, 0.3])
     assert mean == pytest.approx(0.1) and low == 0.0 and high > 0.3
-    c = one({"a": {"goodput_bps": mbps(1, 1.1, 0.9), "retrans_pct": [0.0, 0.0, 0.3]}})
+    c = one({"a": {"goodput_bps": mbps(1, 1.1, 0.9), "retrans_pct": [0.0, 0.0, 0.3], "jain": [0.9, 1.0, 1.0]}})
     assert (c.table["retrans_pct_low"] >= 0).all()
+    assert c.table["jain_high"].iloc[0] == 1.0 and c.table["jain_low"].iloc[0] < 0.95  # Jain's index is at most 1
 
 
 def test_default_compared_factor_is_the_one_setting_the_congestion_control():

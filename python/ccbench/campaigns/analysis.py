@@ -93,6 +93,8 @@ OBJECTIVES = {
     ),
     "fairness": Objective("fairness", "jain", ("goodput_bps", "rtt_p95_ms"), "highest Jain's index between flows"),
 }
+#: Quantities that cannot exceed a bound (their CIs are clipped there).
+UPPER_BOUNDS = {"jain": 1.0}
 DEFAULT_OBJECTIVE = "throughput"
 DEFAULT_MARGIN = 0.05
 #: Repetitions estimate beyond this is reported as "many".
@@ -114,13 +116,14 @@ def with_power(runs: pd.DataFrame) -> pd.DataFrame:
     return runs.assign(power=np.where(np.isfinite(p), p, np.nan))
 
 
-def mean_ci(values, nonnegative: bool = True) -> tuple[int, float, float, float]:
-    """(n, mean, low, high) of the 95% t interval; low clipped at 0 for a non-negative quantity."""
+def mean_ci(values, nonnegative: bool = True, upper: float = math.inf) -> tuple[int, float, float, float]:
+    """(n, mean, low, high) of the 95% t interval; low clipped at 0 for a
+    non-negative quantity, high at `upper` for a bounded one (Jain's index: 1)."""
     s = summarize(values)
     if not np.isfinite(s.ci95):
         return s.n, s.mean, math.nan, math.nan
     low = max(0.0, s.low) if nonnegative else s.low
-    return s.n, s.mean, low, s.high
+    return s.n, s.mean, low, min(upper, s.high)
 
 
 def difference_ci(a, b) -> tuple[float, float]:
@@ -308,7 +311,8 @@ def analyze_condition(
         table = pd.concat([table, extra], ignore_index=True)
     for col in METRICS:
         if col in runs.columns:
-            stats = [mean_ci(groups[k][col].to_numpy(float)) for k in table["name"]]
+            upper = UPPER_BOUNDS.get(col, math.inf)
+            stats = [mean_ci(groups[k][col].to_numpy(float), upper=upper) for k in table["name"]]
             table[col] = [s[1] for s in stats]
             table[f"{col}_low"] = [s[2] for s in stats]
             table[f"{col}_high"] = [s[3] for s in stats]

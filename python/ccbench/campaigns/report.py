@@ -70,9 +70,10 @@ def condition_table(c: ConditionResult, objective, several_flows: bool, factor: 
             f"{_vs_best(r, metric)}{''.join(_cell(r, m) for m in cols)}<td>{front}</td><td>{int(r['n'])}</td></tr>"
         )
     return (
-        f'<table class="cond"><thead><tr><th>Rank</th><th class="name">{_e(factor)}</th><th>{_e(obj_head)}</th>'
+        '<div class="wide"><table class="cond"><thead>'
+        f'<tr><th>Rank</th><th class="name">{_e(factor)}</th><th>{_e(obj_head)}</th>'
         f"<th>vs best ({_e(metric.unit or 'value')})</th>{head}<th>Pareto</th><th>n</th></tr></thead>"
-        f"<tbody>{''.join(body)}</tbody></table>"
+        f"<tbody>{''.join(body)}</tbody></table></div>"
     )
 
 

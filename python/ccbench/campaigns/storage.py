@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import sqlite3
 import time
 from pathlib import Path
@@ -137,8 +138,8 @@ class Index:
             )
             self.db.execute("UPDATE runs SET status='pending' WHERE status IN ('running', 'failed')")
         for k in gone:
-            for p in (run_file(self.directory, k),):
-                p.unlink(missing_ok=True)
+            run_file(self.directory, k).unlink(missing_ok=True)
+            shutil.rmtree(tables_dir(self.directory, k), ignore_errors=True)
         return self.count("pending")
 
     def count(self, status: str | None = None) -> int:
