@@ -38,8 +38,8 @@ def test_quick_compare_end_to_end(quick_campaign):
         assert title in html
     assert html.count('<div class="pick">Pick <b>') == len(titles)
     assert "http://" not in html and "https://" not in html and "<link" not in html  # self-contained
-    assert html.count('src="data:image/png;base64,') == 5 * len(titles)
-    assert len(list((out / "plots").glob("*.svg"))) == 5 * len(titles)
+    assert html.count('src="data:image/png;base64,') == 6 * len(titles)
+    assert len(list((out / "plots").glob("*.svg"))) == 6 * len(titles)
     runs = pd.read_parquet(out / "runs.parquet")
     assert len(runs) == len(algs) * len(titles) * 2
     assert (out / "flows.csv").exists() and (out / "campaign.toml").exists()

@@ -111,7 +111,8 @@ def _few(c: ConditionResult) -> list[str]:
 
 
 def time_series_figures(data: CampaignData, c: ConditionResult, factor: str, names: list[str]):
-    """Goodput over time and cwnd of repetition 0 of the chosen candidates, where their tables were kept."""
+    """Goodput over time of repetition 0 of the chosen candidates, and cwnd/ssthresh and RTT of the
+    first of them (the pick), where their tables were kept."""
     from ccbench import plots
     from ccbench.results import load as load_run
 
@@ -132,6 +133,7 @@ def time_series_figures(data: CampaignData, c: ConditionResult, factor: str, nam
         out["goodput_over_time"] = plots.runs_rate_over_time(series, 0.5, "Goodput over time (repetition 0, all flows)")
         name, run = first
         out["cwnd"] = plots.cwnd_over_time(run.series, run.flows, title=f"Congestion window of {name} (repetition 0)")
+        out["rtt"] = plots.rtt_over_time(run.rtt, run.flows, title=f"RTT of {name} (repetition 0, per-ACK samples)")
     return out
 
 
