@@ -77,6 +77,13 @@ def test_rerun_skips_finished_runs_and_another_file_is_refused(tmp_path):
     assert more.executed == 6 and more.skipped == 12  # the new repetition only
     idx = ccbench.load(out).index
     assert len(idx) == 18 and (idx["completions"] == 1).all()
+    # a level dropped with --force: its runs leave the index, the tables and the directory
+    fewer = {**grown, "factors": {**SMALL["factors"], "flows[0].cc": ["reno", "cubic"]}}
+    kept = campaign_runner.run(fewer, out, jobs=1, force=True)
+    assert kept.executed == 0 and kept.skipped == 12
+    assert len(list((out / "runs").glob("*.parquet"))) == 12
+    assert len(list((out / "tables").iterdir())) == 2 * 2  # repetition 0 of each combination
+    assert set(ccbench.load(out).runs["flows[0].cc"]) == {"reno", "cubic"}
 
 
 def test_cli_refuses_another_campaign_in_a_directory(tmp_path, runner):
