@@ -191,3 +191,35 @@ def test_api_campaign_and_load(tmp_path):
     assert "flows[0].cc" in data.text
     loaded = ccbench.load(tmp_path / "api")
     pd.testing.assert_frame_equal(loaded.flows, data.flows)
+
+
+NOISY = """
+name = "noisy"
+repetitions = 2
+seed = 4
+[scenario]
+duration = "2s"
+downlink = { rate = "10Mbit", delay = "20ms", loss = { model = "bernoulli", p = 0.01 } }
+flows = [{ cc = "reno" }]
+[factors]
+"flows[0].cc" = ["reno", "cubic", "bbr"]
+"""
+
+
+def test_until_decided_adds_repetitions_and_a_plain_rerun_keeps_them(tmp_path, runner):
+    f = tmp_path / "noisy.toml"
+    f.write_text(NOISY)
+    out = tmp_path / "out"
+    args = ["campaign", str(f), "--out", str(out), "--jobs", "2"]
+    first = runner.invoke(app, args + ["--until-decided", "--max-reps", "4"], terminal_width=200)
+    assert first.exit_code == 0, first.output
+    index = ccbench.load(out).index
+    reps = int(index["rep"].max()) + 1
+    recs = __import__("json").loads((out / "recommendations.json").read_text())
+    assert 2 < reps <= 4 and (recs[0]["decided"] or reps == 4)  # two repetitions cannot decide this one
+    assert (index["completions"] == 1).all()
+    tables = tidy_bytes(out)
+    again = runner.invoke(app, args, terminal_width=200)
+    assert again.exit_code == 0, again.output
+    assert "0 run now" in again.output
+    assert tidy_bytes(out) == tables

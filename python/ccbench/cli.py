@@ -156,11 +156,20 @@ def _campaign_summary(directory: Path) -> Table:
 
 
 def _run_campaign(
-    campaign, out: Path | None, jobs: int | None, executor: str, address: str | None, force: bool, resume_hint: str
+    campaign,
+    out: Path | None,
+    jobs: int | None,
+    executor: str,
+    address: str | None,
+    force: bool,
+    resume_hint: str,
+    until_decided: tuple | None = None,
 ):
-    """Runs a parsed campaign with a progress bar, builds the report and prints
-    the summary; a clear message and exit 2 for a directory of another
-    campaign; Ctrl-C stops cleanly and says how to resume (exit 130)."""
+    """Runs a parsed campaign with a progress bar (one per round with
+    `until_decided` = ((raw, source, text, folder), max_reps)), builds the
+    report and prints the summary; a clear message and exit 2 for a
+    directory of another campaign; Ctrl-C stops cleanly and says how to
+    resume (exit 130)."""
     from rich.progress import TimeRemainingColumn
 
     from ccbench import report
@@ -180,12 +189,23 @@ def _run_campaign(
     where = f"{jobs} processes" if executor == "local" else f"ray{' at ' + address if address else ', local'}"
     try:
         with Progress(*columns, console=console, transient=False) as progress:
-            bar = progress.add_task(f"{len(campaign.runs)} runs ({where})", total=len(campaign.runs), failed=0)
 
-            def show(p):
-                progress.update(bar, completed=p.done, failed=p.failed)
+            def on_round(reps):
+                label = f"{len(campaign.runs)} runs ({where})" if reps is None else f"{reps} repetitions ({where})"
+                bar = progress.add_task(label, total=len(campaign.runs), failed=0)
 
-            done = runner.run(campaign, out, jobs, executor, address, force, on_progress=show)
+                def show(p):
+                    progress.update(bar, total=p.total, completed=p.done, failed=p.failed)
+
+                return show
+
+            if until_decided:
+                (raw, source, text, folder), max_reps = until_decided
+                done, _, _ = runner.run_until_decided(
+                    raw, source, text, folder, out, jobs, executor, address, force, max_reps, on_round
+                )
+            else:
+                done = runner.run(campaign, out, jobs, executor, address, force, on_progress=on_round(None))
             rep_task = progress.add_task("building the report", total=1, failed=0)
             path = report.build(out, jobs=jobs)
             progress.advance(rep_task)
@@ -229,6 +249,10 @@ def campaign(
     executor: str = typer.Option("local", help=EXECUTOR_HELP),
     address: str | None = typer.Option(None, help="Address of a running Ray cluster (default: start a local Ray)."),
     force: bool = typer.Option(False, help="Switch a directory of another campaign file to this one."),
+    until_decided: bool = typer.Option(
+        False, help="Add repetitions while the recommendation is undecided (up to --max-reps)."
+    ),
+    max_reps: int = typer.Option(12, help="With --until-decided: at most this many repetitions."),
 ):
     """Run (or resume) a campaign: every combination of levels, repeated; tables, plots and report.html."""
     from ccbench.campaigns import executors, spec
@@ -237,7 +261,9 @@ def campaign(
         typer.echo(f"error: --executor: '{executor}' is not allowed; one of {', '.join(executors.EXECUTORS)}", err=True)
         raise typer.Exit(EXIT_BAD_SCENARIO)
     parsed = _parse_or_exit(lambda: spec.parse(file))
-    _run_campaign(parsed, out, jobs, executor, address, force, f"ccbench campaign {file}")
+    rounds = (spec.read(file), max_reps) if until_decided else None
+    hint = f"ccbench campaign {file}" + (" --until-decided" if until_decided else "")
+    _run_campaign(parsed, out, jobs, executor, address, force, hint, until_decided=rounds)
 
 
 @app.command("report")

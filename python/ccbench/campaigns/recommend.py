@@ -13,7 +13,7 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
-from ccbench.campaigns import analysis, runner, spec, storage
+from ccbench.campaigns import analysis, runner, spec
 from ccbench.campaigns.report import build
 
 WORKLOAD = re.compile(r"^(bulk|file:(.+))$")
@@ -86,18 +86,13 @@ def run_until_decided(
     max_reps: int = MAX_REPS,
     on_round: Callable[[int], Callable] = lambda reps: lambda p: None,
 ) -> tuple[analysis.ConditionResult, int]:
-    """Runs the campaign, then adds repetitions while the analysis says more
-    would decide (at most `max_reps`); returns the final analysis and the
-    repetitions run. The report is (re)built at the end."""
-    reps = raw["repetitions"]
-    while True:
-        raw = {**raw, "repetitions": reps}
-        runner.run(parse(raw), out, jobs, executor, address, force=True, on_progress=on_round(reps))
-        data = storage.load(out)
-        _, conditions = analysis.analyze(data.runs, data.factors, data.level_order(), "flows[0].cc")
-        c = conditions[0]
-        if c.decided or reps >= max_reps:
-            break
-        reps = min(max_reps, max(reps + 1, c.reps_needed or max_reps))
+    """Runs the campaign, adding repetitions while more would decide (at
+    most `max_reps`); returns the analysis and the repetitions reached. The
+    report is (re)built at the end."""
+    parse(raw)  # errors named by option
+    _, source, text, folder = spec.read(raw)
+    _, conditions, reps = runner.run_until_decided(
+        raw, source, text, folder, out, jobs, executor, address, force=True, max_reps=max_reps, on_round=on_round
+    )
     build(out, jobs=1)
-    return c, reps
+    return conditions[0], reps

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ccbench.campaigns import executors, storage
+from ccbench.campaigns import executors, spec, storage
 from ccbench.campaigns.spec import Campaign, parse
 
 
@@ -145,3 +145,46 @@ def run(
         seconds=time.perf_counter() - started,
         driver_seconds=driver_seconds,
     )
+
+
+def run_until_decided(
+    raw: dict,
+    source: str,
+    text: str,
+    folder: Path,
+    out: str | Path | None = None,
+    jobs: int | None = None,
+    executor: str = "local",
+    address: str | None = None,
+    force: bool = False,
+    max_reps: int = 12,
+    on_round: Callable[[int], Callable[[Progress], None]] = lambda reps: lambda p: None,
+) -> tuple[CampaignRun, list, int]:
+    """Runs a campaign (as read by spec.read), then raises its repetitions
+    while the analysis (the file's [analysis] settings) has a condition it
+    cannot decide yet, to the number it estimates, at most `max_reps`. The
+    file's text (and so the directory's campaign) stays the same; only the
+    new repetitions run. Returns the last CampaignRun, the conditions'
+    analyses and the repetitions reached."""
+    from ccbench.campaigns import analysis, storage
+
+    reps = int(raw.get("repetitions", 1))
+    first = True
+    while True:
+        campaign = spec.parse_raw({**raw, "repetitions": reps}, source, text, folder)
+        done = run(campaign, out, jobs, executor, address, force and first, on_progress=on_round(reps))
+        out, first = done.directory, False
+        data = storage.load(out)
+        conf = campaign.analysis
+        _, conditions = analysis.analyze(
+            data.runs,
+            data.factors,
+            data.level_order(),
+            conf.get("compare"),
+            conf.get("objective", analysis.DEFAULT_OBJECTIVE),
+            conf.get("margin", analysis.DEFAULT_MARGIN),
+        )
+        undecided = [c for c in conditions if not c.decided]
+        if not undecided or reps >= max_reps:
+            return done, conditions, reps
+        reps = min(max_reps, max(reps + 1, *(c.reps_needed or max_reps for c in undecided)))

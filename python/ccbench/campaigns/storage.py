@@ -106,14 +106,15 @@ class Index:
             self.db.execute("BEGIN")
             self.db.executemany("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", values.items())
 
-    def sync_plan(self, campaign: Campaign) -> int:
-        """Makes the index hold exactly the campaign's runs: new runs pending,
-        runs no longer planned deleted (with their files), runs whose scenario
-        changed reset; a 'running' run (interrupted) becomes pending. Returns
-        the number of runs left to do."""
+    def sync_plan(self, campaign: Campaign, drop_unplanned: bool = True) -> int:
+        """Makes the index hold the campaign's runs: new runs pending, runs
+        whose scenario changed reset, a 'running' run (interrupted) pending
+        again; runs no longer planned are deleted with their files when
+        `drop_unplanned` (another campaign file), else kept (repetitions
+        added by --until-decided to the same file). Returns the number of runs pending."""
         have = {k: h for k, h in self.db.execute("SELECT key, scenario_hash FROM runs")}
         planned = {r.key for r in campaign.runs}
-        gone = [k for k in have if k not in planned]
+        gone = [k for k in have if k not in planned] if drop_unplanned else []
         with self.db:
             self.db.execute("BEGIN")
             for k in gone:
@@ -188,6 +189,7 @@ def prepare(directory: str | Path, campaign: Campaign, force: bool, version: str
     every run whose scenario is unchanged. Raises CampaignDirectoryError."""
     d = Path(directory)
     existing = d / INDEX
+    old = None
     if existing.exists():
         idx = Index(d)
         old = idx.meta().get("campaign_hash")
@@ -222,7 +224,7 @@ def prepare(directory: str | Path, campaign: Campaign, force: bool, version: str
             "ccbench_version": version,
         }
     )
-    idx.sync_plan(campaign)
+    idx.sync_plan(campaign, drop_unplanned=old != campaign.text_hash)
     return idx
 
 
