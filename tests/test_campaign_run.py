@@ -223,3 +223,18 @@ def test_until_decided_adds_repetitions_and_a_plain_rerun_keeps_them(tmp_path, r
     assert again.exit_code == 0, again.output
     assert "0 run now" in again.output
     assert tidy_bytes(out) == tables
+
+
+def test_report_is_rebuilt_from_saved_results_with_another_objective(tmp_path, runner):
+    out = tmp_path / "out"
+    campaign_runner.run(SMALL, out, jobs=1)
+    (out / "runs").rename(tmp_path / "moved")  # the report needs only the tidy tables and the index
+    result = runner.invoke(app, ["report", str(out), "--objective", "latency", "--margin", "0.1"], terminal_width=200)
+    assert result.exit_code == 0, result.output
+    html = (out / "report.html").read_text()
+    assert "objective: latency" in html and "margin 10%" in html
+    assert html.count('<div class="pick">Pick <b>') == 2  # two delays: the conditions
+    bad = runner.invoke(app, ["report", str(tmp_path / "moved")], terminal_width=200)
+    assert bad.exit_code == 2 and "not a campaign directory" in bad.output
+    bad = runner.invoke(app, ["report", str(out), "--compare", "nope"], terminal_width=200)
+    assert bad.exit_code == 2 and "not a factor" in bad.output

@@ -34,17 +34,26 @@ def campaign(
     address: str | None = None,
     force: bool = False,
     report: bool = True,
+    until_decided: int | None = None,
 ):
     """Runs (or resumes) a campaign (a campaign file path, TOML text or a
     dict) into `out` (default ccbench-out/<name>) and returns its results as
     `ccbench.load(out)` does; with `report`, report.html is (re)built too.
     `executor`: "local" (`jobs` processes, default all cores) or "ray"
     (`address` of a cluster, or a local Ray). Raises
-    ccbench.CampaignFileError before anything runs if the file is invalid."""
-    from ccbench.campaigns import runner
+    ccbench.CampaignFileError before anything runs if the file is invalid.
+    `until_decided=N` adds repetitions (up to N) while the recommendation is
+    undecided, as `ccbench campaign --until-decided --max-reps N`."""
+    from ccbench.campaigns import runner, spec
     from ccbench.campaigns.report import build
 
-    done = runner.run(campaign, out, jobs, executor, address, force)
+    if until_decided:
+        raw, source, text, folder = spec.read(campaign)
+        done, _, _ = runner.run_until_decided(
+            raw, source, text, folder, out, jobs, executor, address, force, max_reps=until_decided
+        )
+    else:
+        done = runner.run(campaign, out, jobs, executor, address, force)
     if report:
         build(done.directory, jobs=jobs or runner.default_jobs())
     return load(done.directory)

@@ -208,11 +208,12 @@ def design_html(data: CampaignData) -> str:
         for f, levels in d["factors"].items()
     )
     status = data.index["status"].value_counts()
+    reps = int(data.index["rep"].max()) + 1 if len(data.index) else d["repetitions"]  # with --until-decided
     seeds = data.index["seed"]
     excluded = "; ".join(", ".join(f"{k} = {v}" for k, v in rule.items()) for rule in d.get("excluded", [])) or "none"
     return (
         f'<table><thead><tr><th class="name">Factor</th><th class="name">Levels</th></tr></thead><tbody>{rows}</tbody>'
-        f'</table><p class="note">{d["repetitions"]} repetitions per combination; excluded: {_e(excluded)}; '
+        f'</table><p class="note">{reps} repetitions per combination; excluded: {_e(excluded)}; '
         f"{len(data.index)} runs planned, {int(status.get('done', 0))} done, {int(status.get('failed', 0))} failed. "
         f"Run seeds: BLAKE2b of (campaign seed {d['seed']}, the run's levels, its repetition)"
         + (f", the same for every level of {_e(', '.join(d['common_seeds']))}" if d.get("common_seeds") else "")
