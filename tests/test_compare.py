@@ -1,27 +1,28 @@
-"""`ccbench compare`: serial and parallel give identical tables; the quick
-campaign over every algorithm writes a complete report."""
+"""`ccbench compare`: the shipped campaign file run by the campaign engine;
+the quick campaign over every algorithm writes a complete report."""
 
 import pandas as pd
 from ccbench import _ccsim, compare
+from ccbench.campaigns import spec
 
 
-def test_serial_and_parallel_tables_are_identical(tmp_path):
-    algs = ["reno", "cubic"]
-    tables = {}
-    for jobs in (1, 2):
-        out = tmp_path / f"j{jobs}"
-        tables[jobs] = compare.run_all(compare.tasks(out, algs, reps=2, quick=True), jobs)
-    for a, b in zip(tables[1], tables[2]):
-        pd.testing.assert_frame_equal(a, b, check_exact=True)
-    runs = tables[1][1]
-    assert len(runs) == len(compare.CONDITIONS) * len(algs) * 2
-    assert sorted(set(runs["seed"])) == [1, 2]
-    # repetitions differ (distinct seeds), algorithms differ
-    lossy = runs[(runs["scenario"] == "lossy") & (runs["algorithm"] == "reno")]
-    assert lossy["goodput_bps"].nunique() == 2
-    for out in ("j1", "j2"):
-        a = (tmp_path / "j1" / "runs" / "lossy" / "cubic" / "rep0" / "series.parquet").read_bytes()
-        assert a == (tmp_path / out / "runs" / "lossy" / "cubic" / "rep0" / "series.parquet").read_bytes()
+def test_the_shipped_campaign_file_lists_every_algorithm_and_runs_as_it_is():
+    c = spec.parse(compare.CAMPAIGN_FILE)
+    assert list(c.factors[1].levels) == compare.algorithm_names()
+    assert c.factor_names == [compare.CONDITION_FACTOR, compare.ALGORITHM_FACTOR]
+    assert len(c.runs) == 4 * len(compare.algorithm_names()) * 4
+
+
+def test_options_are_applied_to_the_campaign():
+    c = compare.campaign(["reno", "cubic"], reps=3, seed=9, quick=True)
+    assert c.repetitions == 3 and c.seed == 9
+    assert {r.levels[compare.ALGORITHM_FACTOR] for r in c.runs} == {"reno", "cubic"}
+    durations = {r.levels["condition"]: r.scenario["duration"] for r in c.runs}
+    assert durations == {"clean": 6.0, "lossy": 6.0, "long_rtt": 9.0, "cellular": 6.0}
+    # common random numbers: within a condition and repetition, every algorithm has the same seed
+    seeds = {(r.levels["condition"], r.rep, r.levels[compare.ALGORITHM_FACTOR]): r.seed for r in c.runs}
+    assert seeds[("lossy", 0, "reno")] == seeds[("lossy", 0, "cubic")] != seeds[("lossy", 1, "reno")]
+    assert "applied by ccbench compare" in c.text
 
 
 def test_quick_compare_end_to_end(quick_campaign):
@@ -32,12 +33,14 @@ def test_quick_compare_end_to_end(quick_campaign):
     html = report.read_text()
     for a in algs:
         assert f">{a}<" in html
-    for c in compare.CONDITIONS:
-        assert c.title in html
-    assert html.count("Under these conditions") == len(compare.CONDITIONS)
+    titles = spec.parse(compare.CAMPAIGN_FILE).design()["level_names"]["condition"].values()
+    for title in titles:
+        assert title in html
+    assert html.count('<div class="pick">Pick <b>') == len(titles)
     assert "http://" not in html and "https://" not in html and "<link" not in html  # self-contained
-    assert html.count('src="data:image/png;base64,') == 4 * len(compare.CONDITIONS)
+    assert html.count('src="data:image/png;base64,') == 6 * len(titles)
+    assert len(list((out / "plots").glob("*.svg"))) == 6 * len(titles)
     runs = pd.read_parquet(out / "runs.parquet")
-    assert len(runs) == len(algs) * len(compare.CONDITIONS) * 2
-    assert (out / "flows.csv").exists() and (out / "campaign.json").exists()
+    assert len(runs) == len(algs) * len(titles) * 2
+    assert (out / "flows.csv").exists() and (out / "campaign.toml").exists()
     assert (runs["utilization"] <= 1.0 + 1e-9).all()

@@ -42,3 +42,15 @@ def test_the_routes_example_validates():
     assert [link["name"] for link in scenario["links"]] == ["hop1", "hop2", "back"]
     assert scenario["flows"][0]["route"] == ["hop1", "hop2"]
     assert scenario["udp"][0]["route"] == ["hop1"]
+
+
+def test_the_campaign_example_plans_every_combination_but_the_excluded(tmp_path):
+    from ccbench.campaigns import spec
+
+    block = next(b for b in toml_blocks() if "[factors]" in b and "[[exclude]]" in b)
+    (tmp_path / "path.toml").write_text(BASE)
+    (tmp_path / "c.toml").write_text(block)
+    c = spec.parse(tmp_path / "c.toml")
+    assert c.repetitions == 5 and len(c.runs) == (2 * 2 * 2 - 2) * 5
+    assert not any(r.levels["profile"] == "umts" and r.levels["downlink.rate"] == "100Mbit" for r in c.runs)
+    assert {r.scenario["downlink"]["rate"] for r in c.runs} == {10_000_000, 100_000_000}

@@ -1,6 +1,8 @@
-"""report.html in a real browser (headless Chromium): the page renders, the
-tables are in the DOM and every embedded image decodes. Skipped only when
-Chromium is absent outside CI; under CI=true a missing Chromium fails."""
+"""report.html in a real browser (headless Chromium): the page renders
+without console errors, the tables are in the DOM and every embedded image
+decodes; for `ccbench compare` and for a user's campaign with a file-size
+factor. Skipped only when Chromium is absent outside CI; under CI=true a
+missing Chromium fails."""
 
 import os
 import re
@@ -38,17 +40,22 @@ def browser(exe: str, profile, *args: str) -> subprocess.CompletedProcess:
     return subprocess.run(cmd, capture_output=True, text=True, timeout=120)
 
 
-def test_report_renders_in_chromium(quick_campaign, tmp_path):
-    exe = chromium()
-    out, _, algs = quick_campaign
-    url = (out / "report.html").resolve().as_uri()
-    dom = browser(exe, tmp_path / "p1", "--dump-dom", url).stdout
+def check_report(exe: str, report, tmp_path, conditions: int) -> None:
+    url = report.resolve().as_uri()
+    run = browser(exe, tmp_path / "p1", "--enable-logging=stderr", "--v=0", "--dump-dom", url)
+    dom = run.stdout
+    console_errors = [
+        line for line in run.stderr.splitlines() if "CONSOLE" in line and ("Error" in line or "Uncaught" in line)
+    ]
+    assert not console_errors, console_errors
     m = re.search(r'data-images-ok="(\d+)/(\d+)"', dom)
     assert m, dom[:2000]
     ok, total = map(int, m.groups())
-    assert total >= 3 and ok == total, m.group(0)
-    assert dom.count("<table") >= 4
-    assert "Under these conditions" in dom
+    assert total >= 3 * conditions and ok == total, m.group(0)
+    # the summary, the design and one table per condition
+    assert dom.count("<table") == 2 + conditions
+    assert dom.count('<div class="pick">Pick <b>') == conditions
+    assert '<pre class="campaign">' in dom
     shot = tmp_path / "report.png"
     browser(exe, tmp_path / "p2", f"--screenshot={shot}", url)
     data = shot.read_bytes()
@@ -56,3 +63,35 @@ def test_report_renders_in_chromium(quick_campaign, tmp_path):
     keep = os.environ.get("CCBENCH_KEEP_SCREENSHOT")
     if keep:
         shutil.copy(shot, keep)
+
+
+def test_compare_report_renders_in_chromium(quick_campaign, tmp_path):
+    exe = chromium()
+    out, _, _ = quick_campaign
+    check_report(exe, out / "report.html", tmp_path, conditions=4)
+
+
+CAMPAIGN = """
+name = "file sizes"
+repetitions = 2
+[scenario]
+duration = "3s"
+downlink = { rate = "10Mbit", delay = "20ms" }
+flows = [{ cc = "reno", size = "100KB" }]
+[factors]
+"flows[0].cc" = ["reno", "cubic", "vegas"]
+"flows[0].size" = ["50KB", "200KB"]
+"downlink.rate" = ["5Mbit", "10Mbit"]
+"""
+
+
+def test_campaign_report_renders_in_chromium(tmp_path, runner):
+    exe = chromium()
+    from ccbench.cli import app
+
+    f = tmp_path / "sizes.toml"
+    f.write_text(CAMPAIGN)
+    out = tmp_path / "out"
+    result = runner.invoke(app, ["campaign", str(f), "--out", str(out), "--jobs", "2"], terminal_width=200)
+    assert result.exit_code == 0, result.output
+    check_report(exe, out / "report.html", tmp_path, conditions=4)

@@ -3,11 +3,14 @@
 import ccbench
 r = ccbench.run("examples/clean_path.toml", seed=3)
 r.flows[["cc", "goodput_bps", "rtt_mean_ms"]]
+c = ccbench.campaign("my-campaign.toml")   # factors x levels x repetitions; resumable
+c.runs                                      # one row per run, every factor a column
 """
 
 from ccbench._ccsim import __version__
-from ccbench.api import algorithms, run
+from ccbench.api import algorithms, campaign, load, run
+from ccbench.campaigns.spec import CampaignFileError
 from ccbench.result import Result
 from ccbench.scenario import ScenarioFileError
 
-__all__ = ["__version__", "run", "algorithms", "Result", "ScenarioFileError"]
+__all__ = ["__version__", "run", "campaign", "load", "algorithms", "Result", "ScenarioFileError", "CampaignFileError"]

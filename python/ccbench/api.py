@@ -9,14 +9,14 @@ from typing import Any
 
 from ccbench import _ccsim
 from ccbench.result import Result
-from ccbench.scenario import load
+from ccbench.scenario import load as load_scenario
 
 
 def run(scenario: str | Path | Mapping[str, Any], seed: int | None = None) -> Result:
     """Runs a scenario (a TOML file path, TOML text, or a dict) and returns its
     Result; `seed` overrides the scenario's seed. Raises
     ccbench.ScenarioFileError before anything runs if a field is invalid."""
-    normalized = load(scenario, seed=seed)
+    normalized = load_scenario(scenario, seed=seed)
     raw = _ccsim.run(json.dumps(normalized))
     return Result.from_raw(raw, json.loads(raw["scenario"]), _ccsim.__version__)
 
@@ -24,3 +24,45 @@ def run(scenario: str | Path | Mapping[str, Any], seed: int | None = None) -> Re
 def algorithms() -> list[dict]:
     """Every implemented algorithm: name, reference, summary, params, state."""
     return list(_ccsim.algorithms())
+
+
+def campaign(
+    campaign: str | Path | Mapping[str, Any],
+    out: str | Path | None = None,
+    jobs: int | None = None,
+    executor: str = "local",
+    address: str | None = None,
+    force: bool = False,
+    report: bool = True,
+    until_decided: int | None = None,
+):
+    """Runs (or resumes) a campaign (a campaign file path, TOML text or a
+    dict) into `out` (default ccbench-out/<name>) and returns its results as
+    `ccbench.load(out)` does; with `report`, report.html is (re)built too.
+    `executor`: "local" (`jobs` processes, default all cores) or "ray"
+    (`address` of a cluster, or a local Ray). Raises
+    ccbench.CampaignFileError before anything runs if the file is invalid.
+    `until_decided=N` adds repetitions (up to N) while the recommendation is
+    undecided, as `ccbench campaign --until-decided --max-reps N`."""
+    from ccbench.campaigns import runner, spec
+    from ccbench.campaigns.report import build
+
+    if until_decided:
+        raw, source, text, folder = spec.read(campaign)
+        done, _, _ = runner.run_until_decided(
+            raw, source, text, folder, out, jobs, executor, address, force, max_reps=until_decided
+        )
+    else:
+        done = runner.run(campaign, out, jobs, executor, address, force)
+    if report:
+        build(done.directory, jobs=jobs or runner.default_jobs())
+    return load(done.directory)
+
+
+def load(directory: str | Path):
+    """A campaign directory read back: `.flows` (one row per flow per run),
+    `.runs` (one row per run), `.index` (every run's status, seed, times,
+    worker), `.design` and `.text` (the campaign file)."""
+    from ccbench.campaigns.storage import load as load_directory
+
+    return load_directory(directory)

@@ -1,4 +1,4 @@
-"""The `ccbench` command line: run, compare, algorithms, profiles, validate.
+"""The `ccbench` command line: run, campaign, report, compare, algorithms, profiles, validate.
 
 A bad scenario file prints one message (field path, bad value, what is
 allowed) and exits with code 2 before anything runs or any file is written.
@@ -6,7 +6,6 @@ allowed) and exits with code 2 before anything runs or any file is written.
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import typer
@@ -141,18 +140,171 @@ def run(
     )
 
 
+def _campaign_summary(directory: Path) -> Table:
+    from ccbench.campaigns.report import recommendations
+
+    t = Table(title="Recommendations (details in the report)", title_justify="left")
+    for h in ("conditions", "pick", "no practical difference", "confidence"):
+        t.add_column(h)
+    for r in recommendations(directory):
+        if r["decided"]:
+            conf = "decided"
+        else:
+            more = f"; ~{r['repetitions_to_decide']} reps would decide" if r["repetitions_to_decide"] else ""
+            conf = f"undecided: {', '.join(r['undecided'])}{more}"
+        t.add_row(r["title"], r["pick"] or "–", ", ".join(r["tied"]) or "–", conf)
+    return t
+
+
+def _run_campaign(
+    campaign,
+    out: Path | None,
+    jobs: int | None,
+    executor: str,
+    address: str | None,
+    force: bool,
+    resume_hint: str,
+    until_decided: tuple | None = None,
+):
+    """Runs a parsed campaign with a progress bar (one per round with
+    `until_decided` = ((raw, source, text, folder), max_reps)), builds the
+    report and prints the summary; a clear message and exit 2 for a
+    directory of another campaign; Ctrl-C stops cleanly and says how to
+    resume (exit 130)."""
+    from rich.progress import TimeRemainingColumn
+
+    from ccbench import report
+    from ccbench.campaigns import runner, storage
+
+    out = out or runner.default_out(campaign)
+    jobs = jobs or runner.default_jobs()
+    columns = (
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("failed {task.fields[failed]}"),
+        TimeElapsedColumn(),
+        TextColumn("ETA"),
+        TimeRemainingColumn(),
+    )
+    where = f"{jobs} processes" if executor == "local" else f"ray{' at ' + address if address else ', local'}"
+    try:
+        with Progress(*columns, console=console, transient=False) as progress:
+
+            def on_round(reps):
+                label = f"{len(campaign.runs)} runs ({where})" if reps is None else f"{reps} repetitions ({where})"
+                bar = progress.add_task(label, total=len(campaign.runs), failed=0)
+
+                def show(p):
+                    progress.update(bar, total=p.total, completed=p.done, failed=p.failed)
+
+                return show
+
+            if until_decided:
+                (raw, source, text, folder), max_reps = until_decided
+                done, _, _ = runner.run_until_decided(
+                    raw, source, text, folder, out, jobs, executor, address, force, max_reps, on_round
+                )
+            else:
+                done = runner.run(campaign, out, jobs, executor, address, force, on_progress=on_round(None))
+            rep_task = progress.add_task("building the report", total=1, failed=0)
+            path = report.build(out, jobs=jobs)
+            progress.advance(rep_task)
+    except storage.CampaignDirectoryError as e:
+        typer.echo(f"error: {e}", err=True)
+        raise typer.Exit(EXIT_BAD_SCENARIO) from None
+    except runner.CampaignInterrupted as e:
+        typer.echo(
+            f"interrupted: {e.done} of {e.total} runs done, the index is consistent; "
+            f"resume with: {resume_hint} --out {out}",
+            err=True,
+        )
+        raise typer.Exit(130) from None
+    console.print(_campaign_summary(out))
+    console.print(
+        f"{done.total} runs: {done.executed} run now, {done.skipped} already done, {done.failed} failed, "
+        f"in {done.seconds:.1f} s"
+    )
+    console.print(f"Report: [bold]{escape(str(path))}[/bold]", soft_wrap=True)
+    return done
+
+
+def _parse_or_exit(source):
+    from ccbench.campaigns.spec import CampaignFileError
+
+    try:
+        return source()
+    except CampaignFileError as e:
+        typer.echo(f"error: {e}", err=True)
+        raise typer.Exit(EXIT_BAD_SCENARIO) from None
+
+
+EXECUTOR_HELP = "Where runs execute: local (a process pool) or ray."
+
+
+@app.command()
+def campaign(
+    file: Path = typer.Argument(..., help="Campaign file (TOML)."),
+    out: Path | None = typer.Option(None, help="Campaign directory (default: ccbench-out/<file name>)."),
+    jobs: int | None = typer.Option(None, help="Parallel processes (default: all cores); Ray: CPUs of a local Ray."),
+    executor: str = typer.Option("local", help=EXECUTOR_HELP),
+    address: str | None = typer.Option(None, help="Address of a running Ray cluster (default: start a local Ray)."),
+    force: bool = typer.Option(False, help="Switch a directory of another campaign file to this one."),
+    until_decided: bool = typer.Option(
+        False, help="Add repetitions while the recommendation is undecided (up to --max-reps)."
+    ),
+    max_reps: int = typer.Option(12, help="With --until-decided: at most this many repetitions."),
+):
+    """Run (or resume) a campaign: every combination of levels, repeated; tables, plots and report.html."""
+    from ccbench.campaigns import executors, spec
+
+    if executor not in executors.EXECUTORS:
+        typer.echo(f"error: --executor: '{executor}' is not allowed; one of {', '.join(executors.EXECUTORS)}", err=True)
+        raise typer.Exit(EXIT_BAD_SCENARIO)
+    parsed = _parse_or_exit(lambda: spec.parse(file))
+    rounds = (spec.read(file), max_reps) if until_decided else None
+    hint = f"ccbench campaign {file}" + (" --until-decided" if until_decided else "")
+    _run_campaign(parsed, out, jobs, executor, address, force, hint, until_decided=rounds)
+
+
+@app.command("report")
+def report_cmd(
+    directory: Path = typer.Argument(..., help="Campaign directory."),
+    compare: str | None = typer.Option(None, "--compare", help="The factor compared (default: the one setting cc)."),
+    objective: str | None = typer.Option(
+        None, help="throughput, latency, balanced, goodput, delay, retransmissions or fairness."
+    ),
+    margin: float | None = typer.Option(None, help="Practical-equivalence margin, a fraction (default 0.05)."),
+):
+    """(Re)build report.html of a campaign directory from its saved results, without running anything."""
+    from ccbench import report
+    from ccbench.campaigns import storage
+
+    if margin is not None and not 0 <= margin < 1:
+        typer.echo(f"error: --margin: {margin} is not allowed; a fraction from 0 to below 1", err=True)
+        raise typer.Exit(EXIT_BAD_SCENARIO)
+    try:
+        path = report.build(directory, factor=compare, objective=objective, margin=margin)
+    except (storage.CampaignDirectoryError, ValueError) as e:
+        typer.echo(f"error: {e}", err=True)
+        raise typer.Exit(EXIT_BAD_SCENARIO) from None
+    console.print(_campaign_summary(directory))
+    console.print(f"Report: [bold]{escape(str(path))}[/bold]", soft_wrap=True)
+
+
 @app.command()
 def compare(
     out: Path = typer.Option(Path("ccbench-out/compare"), help="Output directory."),
     reps: int | None = typer.Option(None, help="Repetitions with distinct seeds (default 4; 2 with --quick)."),
     jobs: int | None = typer.Option(None, help="Parallel processes (default: all cores)."),
     quick: bool = typer.Option(False, help="Short runs (for a first look and for tests)."),
-    seed: int = typer.Option(1, help="Seed of the first repetition; repetition r uses seed + r."),
+    seed: int = typer.Option(1, help="Campaign seed (each run's seed is derived from it)."),
     algorithms: str | None = typer.Option(None, help="Comma-separated subset (default: every algorithm)."),
+    executor: str = typer.Option("local", help=EXECUTOR_HELP),
+    address: str | None = typer.Option(None, help="Address of a running Ray cluster (default: start a local Ray)."),
 ):
-    """Every algorithm over built-in network conditions; writes report.html."""
+    """Every algorithm over built-in network conditions (the shipped campaign compare.toml); writes report.html."""
     from ccbench import compare as cmp
-    from ccbench import report
 
     known = cmp.algorithm_names()
     algs = known if not algorithms else [a.strip() for a in algorithms.split(",") if a.strip()]
@@ -164,30 +316,79 @@ def compare(
     if reps < 1:
         typer.echo(f"error: --reps: {reps} is not allowed; at least 1", err=True)
         raise typer.Exit(EXIT_BAD_SCENARIO)
-    jobs = jobs or cmp.default_jobs()
-    started = time.perf_counter()
-    out.mkdir(parents=True, exist_ok=True)
-    task_list = cmp.tasks(out, algs, reps, quick, base_seed=seed)
+    parsed = _parse_or_exit(lambda: cmp.campaign(algs, reps, seed, quick))
+    done = _run_campaign(parsed, out, jobs, executor, address, True, "ccbench compare (same options)")
+    conditions = len(parsed.factors[0].levels)
+    console.print(f"{len(algs)} algorithms × {conditions} conditions × {reps} repetitions = {done.total} runs")
+
+
+@app.command()
+def recommend(
+    profile: str = typer.Option(..., help="Your network: a profile name (`ccbench profiles`) or trace:PATH."),
+    direction: str = typer.Option("down", help="Direction of your data: down or up."),
+    flows: int = typer.Option(1, help="Flows of the same algorithm sharing the path."),
+    workload: str = typer.Option("bulk", help="bulk, or file:SIZE (e.g. file:2MB) for file transfers."),
+    duration: str = typer.Option("20s", help="Simulated time of each run."),
+    max_reps: int = typer.Option(12, help="At most this many repetitions per algorithm."),
+    jobs: int | None = typer.Option(None, help="Parallel processes (default: all cores)."),
+    out: Path | None = typer.Option(None, help="Campaign directory (default: ccbench-out/recommend-...)."),
+):
+    """Which congestion control for my network? Every algorithm, repeated until the leaders are separated or tied."""
+    from ccbench.campaigns import recommend as rec
+    from ccbench.campaigns import runner
+
+    try:
+        raw = rec.campaign_dict(profile, direction, flows, workload, duration=duration)
+        rec.parse({**raw, "factors": {"flows[0].cc": raw["factors"]["flows[0].cc"][:1]}, "repetitions": 1})
+    except rec.RecommendError as e:
+        typer.echo(f"error: {e}", err=True)
+        raise typer.Exit(EXIT_BAD_SCENARIO) from None
+    except Exception as e:  # a CampaignFileError not tied to one option
+        typer.echo(f"error: {e}", err=True)
+        raise typer.Exit(EXIT_BAD_SCENARIO) from None
+    slug = "".join(ch if ch.isalnum() else "-" for ch in f"{profile}-{direction}-{flows}-{workload}")
+    out = out or Path("ccbench-out") / f"recommend-{slug}"
+    jobs = jobs or runner.default_jobs()
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
-    with Progress(*columns, console=console, transient=False) as progress:
-        bar = progress.add_task(f"simulating ({jobs} processes)", total=len(task_list))
-        flows, runs = cmp.run_all(task_list, jobs, on_done=lambda: progress.advance(bar))
-        cmp.save_campaign(out, flows, runs, cmp.campaign_info(algs, reps, quick, seed))
-        rep_task = progress.add_task("building the report", total=1)
-        path = report.build(out)
-        progress.advance(rep_task)
-    elapsed = time.perf_counter() - started
-    summary = Table(title="Recommendations (details in the report)", title_justify="left")
-    for h in ("conditions", "pick", "statistically tied"):
-        summary.add_column(h)
-    for _key, title, pick, tied in report.builder.recommendations(out):
-        summary.add_row(title, pick, ", ".join(tied) or "–")
-    console.print(summary)
+    try:
+        with Progress(*columns, console=console) as progress:
+            bars = {}
+
+            def on_round(reps):
+                bars[reps] = progress.add_task(f"{reps} repetitions per algorithm", total=None)
+
+                def show(p):
+                    progress.update(bars[reps], total=p.total, completed=p.done)
+
+                return show
+
+            c, reps = rec.run_until_decided(raw, out, jobs, max_reps=max_reps, on_round=on_round)
+    except runner.CampaignInterrupted as e:
+        typer.echo(f"interrupted: {e.done} of {e.total} runs done; run the same command again to resume", err=True)
+        raise typer.Exit(130) from None
+    t = Table(title=f"{raw['name']} ({reps} repetitions)", title_justify="left", box=box.SIMPLE_HEAD)
+    for h in ("rank", "algorithm", "goodput Mbit/s", "p95 RTT ms", "retx %", "vs best"):
+        t.add_column(h, justify="left" if h in ("algorithm", "vs best") else "right")
+    for _, r in c.table.iterrows():
+        rank = "–" if r["rank"] != r["rank"] else str(int(r["rank"]))
+        t.add_row(
+            rank,
+            r["name"],
+            _mbps(r["goodput_bps"]),
+            _num(r["rtt_p95_ms"]),
+            _num(r["retrans_pct"], ".2f"),
+            r["verdict"],
+        )
+    console.print(t)
     console.print(
-        f"{len(algs)} algorithms × {len(cmp.CONDITIONS)} conditions × {reps} repetitions = "
-        f"{len(task_list)} runs in {elapsed:.1f} s"
+        f"Pick [bold]{escape(c.pick or '–')}[/bold]"
+        + (f"; no practical difference (within 5%): {escape(', '.join(c.tied))}" if c.tied else "")
+        + "."
     )
-    console.print(f"Report: [bold]{escape(str(path))}[/bold]", soft_wrap=True)
+    from ccbench.campaigns.analysis import confidence_text
+
+    console.print(confidence_text(c, 0.05), soft_wrap=True)
+    console.print(f"Report: [bold]{escape(str(out / 'report.html'))}[/bold]", soft_wrap=True)
 
 
 def _param_line(p: dict) -> str:

@@ -111,11 +111,14 @@ def _jsonable(value: Any, path: str, source: str) -> Any:
     raise ScenarioFileError(source, path, f"{value!r} ({type(value).__name__}) is not allowed here")
 
 
-def load(scenario: str | Path | Mapping[str, Any], seed: int | None = None) -> dict:
+def load(scenario: str | Path | Mapping[str, Any], seed: int | None = None, base_dir: Path | None = None) -> dict:
     """Reads, expands and validates a scenario; returns the normalized scenario
-    (every default filled in) as a dict. Raises ScenarioFileError."""
+    (every default filled in) as a dict. Relative files (traces) are looked up
+    in `base_dir`, by default the scenario file's folder (the working directory
+    for text or a dict). Raises ScenarioFileError."""
     raw, source = read(scenario)
-    base_dir = Path(source).parent if not source.startswith("<") else Path.cwd()
+    if base_dir is None:
+        base_dir = Path(source).parent if not source.startswith("<") else Path.cwd()
     try:
         raw = expand_presets(raw, base_dir)
     except ValueError as e:  # ccbench.profiles.ProfileError: names the field

@@ -1,0 +1,230 @@
+"""Where a campaign's runs execute: in this process (--jobs 1), a local
+process pool (--jobs N, the default on all cores), or Ray (--executor ray).
+
+Every executor runs the same `execute_batch` on batches of jobs. A worker
+runs the simulator, writes the run's per-flow Parquet file into the campaign
+directory itself (temporary file + rename) and returns only a small record
+(status, hash of the file, worker, times) and the run's per-flow rows as
+compact Arrow IPC bytes, so the driver assembles the tidy tables without
+reading every file back and is not the bottleneck. The file's bytes depend only on the
+scenario and seed, so the result never depends on where a run ran. On Ray
+with --address, the campaign directory must be on a filesystem every node
+sees (same path).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import signal
+import socket
+import time
+from collections.abc import Iterator
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from dataclasses import dataclass
+from pathlib import Path
+
+EXECUTORS = ("local", "ray")
+#: Most runs handed to one worker task: small enough that an interrupt loses little.
+MAX_BATCH = 8
+
+
+@dataclass(frozen=True)
+class Job:
+    key: str
+    scenario_json: str
+    directory: str
+    keep_tables: bool
+
+
+def execute(job: Job) -> dict:
+    """Runs one job; writes runs/KEY.parquet (and tables/KEY/ when kept);
+    returns the record the index stores."""
+    import pandas as pd
+
+    from ccbench import _ccsim, results
+    from ccbench.campaigns.storage import run_file, tables_dir
+    from ccbench.result import Result, flow_summary, link_summary
+
+    started = time.time()
+    record = {"key": job.key, "started_at": started, "worker": f"{socket.gethostname()}:{os.getpid()}"}
+    try:
+        raw = _ccsim.run(job.scenario_json)
+        scenario = json.loads(raw["scenario"])
+        if job.keep_tables:
+            result = Result.from_raw(raw, scenario, _ccsim.__version__)
+            results.save(result, tables_dir(Path(job.directory), job.key), csv=False)
+            flows, links = result.flows, result.links
+        else:
+            flows = flow_summary(raw["flows"], raw["rtt"])
+            links = link_summary(pd.DataFrame(dict(raw["links"])), flows, scenario)
+        utilization = dict(zip(links["link"], links["utilization"]))
+        flows = flows.assign(link_utilization=[float(utilization[link]) for link in flows["link"]])
+        table = results.arrow_table(flows)
+        data = parquet_bytes(table)
+        results.atomic_write_bytes(run_file(Path(job.directory), job.key), data)
+        record.update(status="done", result_hash=hashlib.blake2b(data, digest_size=16).hexdigest(), error=None)
+        record["table"] = ipc_bytes(table)
+    except Exception as e:  # noqa: BLE001 - a failed run is recorded, the campaign goes on
+        record.update(status="failed", result_hash=None, error=f"{type(e).__name__}: {e}")
+    record["finished_at"] = time.time()
+    record["wall_s"] = record["finished_at"] - started
+    return record
+
+
+def parquet_bytes(table) -> bytes:
+    """An Arrow table as Parquet bytes with ccbench's pinned writer options (as results.parquet_bytes)."""
+    import io
+
+    import pyarrow.parquet as pq
+
+    from ccbench.results import PARQUET_OPTIONS
+
+    buf = io.BytesIO()
+    pq.write_table(table, buf, **PARQUET_OPTIONS)
+    return buf.getvalue()
+
+
+def ipc_bytes(table) -> bytes:
+    """An Arrow table as compact IPC stream bytes (what a worker returns beside its file)."""
+    import pyarrow as pa
+
+    sink = pa.BufferOutputStream()
+    with pa.ipc.new_stream(sink, table.schema) as writer:
+        writer.write_table(table)
+    return sink.getvalue().to_pybytes()
+
+
+def table_from_ipc(data: bytes):
+    import pyarrow as pa
+
+    return pa.ipc.open_stream(data).read_all()
+
+
+def execute_batch(jobs: list[Job]) -> list[dict]:
+    return [execute(j) for j in jobs]
+
+
+def _ignore_sigint() -> None:
+    """Pool workers leave Ctrl-C to the driver, which stops them."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def batch_size(pending: int, workers: int) -> int:
+    return max(1, min(MAX_BATCH, pending // (max(1, workers) * 16)))
+
+
+class SerialExecutor:
+    """--jobs 1: every run in this process, one after the other."""
+
+    workers = 1
+
+    def run(self, batches: Iterator[list[Job]]) -> Iterator[list[dict]]:
+        for b in batches:
+            yield execute_batch(b)
+
+    def stop(self) -> None:
+        pass
+
+
+class LocalExecutor:
+    """A pool of `jobs` processes; at most two batches per process in flight."""
+
+    def __init__(self, jobs: int):
+        self.workers = jobs
+        self.pool: ProcessPoolExecutor | None = None
+
+    def run(self, batches: Iterator[list[Job]]) -> Iterator[list[dict]]:
+        self.pool = ProcessPoolExecutor(max_workers=self.workers, initializer=_ignore_sigint)
+        in_flight = set()
+        source = iter(batches)
+        exhausted = False
+        while True:
+            while not exhausted and len(in_flight) < 2 * self.workers:
+                b = next(source, None)
+                if b is None:
+                    exhausted = True
+                else:
+                    in_flight.add(self.pool.submit(execute_batch, b))
+            if not in_flight:
+                break
+            done, in_flight = wait(in_flight, return_when=FIRST_COMPLETED)
+            for f in done:
+                yield f.result()
+        self.pool.shutdown()
+        self.pool = None
+
+    def stop(self) -> None:
+        """Stops the workers now (runs in flight are lost and rerun on resume)."""
+        if self.pool is None:
+            return
+        processes = list(getattr(self.pool, "_processes", {}).values())
+        self.pool.shutdown(wait=False, cancel_futures=True)
+        for p in processes:
+            if p.is_alive():
+                p.terminate()
+        for p in processes:
+            p.join(timeout=10)
+        self.pool = None
+
+
+class RayExecutor:
+    """Ray tasks of batches of runs. Without `address` a local Ray is started
+    on loopback with `jobs` CPUs (and shut down at the end)."""
+
+    def __init__(self, jobs: int, address: str | None):
+        try:
+            import ray
+        except ImportError:
+            raise RuntimeError("--executor ray needs Ray: pip install 'ccbench[ray]'") from None
+        self.ray = ray
+        self.started_here = False
+        if not ray.is_initialized():
+            if address:
+                ray.init(address=address, log_to_driver=False, configure_logging=False)
+            else:
+                ray.init(
+                    num_cpus=jobs,
+                    include_dashboard=False,
+                    _node_ip_address="127.0.0.1",
+                    log_to_driver=False,
+                    configure_logging=False,
+                )
+            self.started_here = True
+        self.workers = max(1, int(ray.cluster_resources().get("CPU", jobs)))
+        self.remote = ray.remote(num_cpus=1, max_retries=0)(execute_batch)
+        self.in_flight: list = []
+
+    def run(self, batches: Iterator[list[Job]]) -> Iterator[list[dict]]:
+        source = iter(batches)
+        exhausted = False
+        while True:
+            while not exhausted and len(self.in_flight) < 2 * self.workers:
+                b = next(source, None)
+                if b is None:
+                    exhausted = True
+                else:
+                    self.in_flight.append(self.remote.remote(b))
+            if not self.in_flight:
+                break
+            done, self.in_flight = self.ray.wait(self.in_flight, num_returns=1)
+            for ref in done:
+                yield self.ray.get(ref)
+        self.stop()
+
+    def stop(self) -> None:
+        for ref in self.in_flight:
+            self.ray.cancel(ref, force=True)
+        self.in_flight = []
+        if self.started_here and self.ray.is_initialized():
+            self.ray.shutdown()
+            self.started_here = False
+
+
+def make(executor: str, jobs: int, address: str | None = None):
+    if executor == "ray":
+        return RayExecutor(jobs, address)
+    if executor != "local":
+        raise ValueError(f"executor {executor!r}: one of {', '.join(EXECUTORS)}")
+    return SerialExecutor() if jobs <= 1 else LocalExecutor(jobs)

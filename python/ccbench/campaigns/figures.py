@@ -1,0 +1,158 @@
+"""The campaign report's figures (matplotlib), each saved as PNG and SVG with
+units on every axis: bars with 95% CI and per-repetition points, the
+throughput vs delay plane with the Pareto front (as Pantheon draws it: mean
+and 95th-percentile delay per candidate, delay axis reversed so better is up
+and to the right), CDFs and time series (ccbench.plots), goodput against a
+varied size. Same data, same bytes.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+
+from ccbench import plots  # noqa: E402
+from ccbench.campaigns.analysis import Metric  # noqa: E402
+
+plt.rcParams["svg.hashsalt"] = "ccbench"
+SVG_METADATA = {"Date": None, "Creator": None}
+ACCENT, GREY, FRONT = "#1f77b4", "#9aa4b1", "#d62728"
+
+
+def save(fig, directory: Path, name: str) -> bytes:
+    """Writes NAME.png and NAME.svg into `directory`; returns the PNG bytes."""
+    import io
+
+    from ccbench.results import atomic_write_bytes
+
+    directory.mkdir(parents=True, exist_ok=True)
+    svg = io.BytesIO()
+    fig.savefig(svg, format="svg", metadata=SVG_METADATA)
+    atomic_write_bytes(directory / f"{name}.svg", svg.getvalue())
+    png = plots.png_bytes(fig)  # closes the figure
+    atomic_write_bytes(directory / f"{name}.png", png)
+    return png
+
+
+def bars_with_points(
+    table: pd.DataFrame, samples: dict[str, np.ndarray], metric: Metric, title: str, highlight: set[str]
+):
+    """Horizontal bars of the mean per candidate (table order, best on top),
+    95% CI as error bars clipped at 0, and each repetition as a dot."""
+    n = len(table)
+    fig, ax = plt.subplots(figsize=(6.2, 1.0 + 0.24 * n), layout="constrained")
+    y = np.arange(n)[::-1]
+    s = metric.scale
+    mean = table[metric.column].to_numpy(float) * s
+    low = table[f"{metric.column}_low"].to_numpy(float) * s
+    high = table[f"{metric.column}_high"].to_numpy(float) * s
+    err = np.vstack([np.nan_to_num(mean - low), np.nan_to_num(high - mean)])
+    colors = [ACCENT if name in highlight else GREY for name in table["name"]]
+    ax.barh(y, np.nan_to_num(mean), xerr=err, color=colors, capsize=2, error_kw={"lw": 0.8}, alpha=0.85)
+    for yi, name in zip(y, table["name"]):
+        v = np.asarray(samples.get(name, []), float) * s
+        v = v[np.isfinite(v)]
+        jitter = np.linspace(-0.18, 0.18, v.size) if v.size > 1 else np.zeros(v.size)
+        ax.plot(v, yi + jitter, "o", ms=2.2, color="#222222", alpha=0.7)
+    ax.set_yticks(y, table["name"], fontsize=7)
+    unit = f" ({metric.unit})" if metric.unit else ""
+    ax.set_xlabel(f"{metric.label}{unit}: mean, 95% CI, repetitions")
+    ax.set_xlim(left=0)
+    ax.set_title(title, fontsize=10)
+    ax.grid(True, axis="x", alpha=0.3)
+    return fig
+
+
+def throughput_delay(table: pd.DataFrame, title: str, highlight: set[str]):
+    """Per candidate: mean goodput against p95 RTT (filled) and mean RTT
+    (hollow, joined by a line); the Pareto front (goodput vs p95) in red."""
+    fig, ax = plt.subplots(figsize=(6.2, 4.3), layout="constrained")
+    g = table["goodput_bps"].to_numpy(float) / 1e6
+    p95 = table["rtt_p95_ms"].to_numpy(float)
+    mean = table["rtt_mean_ms"].to_numpy(float)
+    for i, name in enumerate(table["name"]):
+        hot = name in highlight
+        c = ACCENT if hot else GREY
+        ax.plot([mean[i], p95[i]], [g[i], g[i]], "-", color=c, lw=0.8)
+        ax.plot(mean[i], g[i], "o", mfc="white", mec=c, ms=4)
+        ax.plot(p95[i], g[i], "o", color=c, ms=5 if hot else 4)
+    keep = plots._spread_labels(p95, g)  # noqa: SLF001 - the same label placement as the run plots
+    for i, name in enumerate(table["name"]):
+        if keep[i] and np.isfinite(p95[i]) and np.isfinite(g[i]):
+            ax.annotate(
+                name,
+                (p95[i], g[i]),
+                fontsize=6.5,
+                xytext=(3, 2),
+                textcoords="offset points",
+                fontweight="bold" if name in highlight else "normal",
+            )
+    front = table["pareto"].to_numpy(bool)
+    if front.any():
+        order = np.argsort(p95[front])
+        ax.plot(p95[front][order], g[front][order], "--", color=FRONT, lw=1, label="Pareto front (goodput vs p95)")
+        ax.legend(fontsize=7, loc="best")
+    ax.invert_xaxis()
+    ax.set_xlabel("RTT (ms): ● 95th percentile, ○ mean (axis reversed: better to the right)")
+    ax.set_ylabel("goodput (Mbit/s)")
+    ax.set_title(title, fontsize=10)
+    ax.grid(True, alpha=0.3)
+    return fig
+
+
+def by_size(runs: pd.DataFrame, factor: str, size_factor: str, order: list, others: list[str]):
+    """Mean goodput against the levels of a size factor, one line per
+    candidate, one panel per combination of the other factors (at most 6)."""
+    groups = list(runs.groupby(others, sort=False)) if others else [((), runs)]
+    groups = groups[:6]
+    fig, axes = plt.subplots(
+        1, len(groups), figsize=(3.4 * len(groups) + 0.6, 3.4), layout="constrained", squeeze=False, sharey=True
+    )
+    for ax, (key, sub) in zip(axes[0], groups):
+        key = key if isinstance(key, tuple) else (key,)
+        levels = [lv for lv in order if lv in set(sub[size_factor])]
+        x = np.arange(len(levels))
+        for i, (name, g) in enumerate(sub.groupby(factor, sort=False)):
+            m = g.groupby(size_factor)["goodput_bps"].mean()
+            ax.plot(
+                x, [m.get(lv, np.nan) / 1e6 for lv in levels], "o-", ms=3, lw=1, color=f"C{i % 10}", label=str(name)
+            )
+        ax.set_xticks(x, [str(lv) for lv in levels], fontsize=7)
+        ax.set_xlabel(f"{size_factor} (bytes, as written)")
+        ax.set_title(", ".join(f"{f} = {v}" for f, v in zip(others, key)) or "all runs", fontsize=8)
+        ax.set_ylim(bottom=0)
+        ax.grid(True, alpha=0.3)
+    axes[0][0].set_ylabel("goodput (Mbit/s)")
+    axes[0][0].legend(fontsize=6)
+    return fig
+
+
+def cdfs(flows: pd.DataFrame, factor: str, names: list[str]):
+    """CDFs over all flows of all repetitions, one panel each: goodput, mean
+    RTT and mean queuing delay per flow; one line per candidate."""
+    sel = {n: flows[flows[factor].astype(str) == n] for n in names}
+    panels = (
+        ("goodput_bps", 1e-6, "goodput per flow (Mbit/s)"),
+        ("rtt_mean_ms", 1.0, "mean RTT per flow (ms)"),
+        ("queuing_mean_ms", 1.0, "mean queuing delay per flow (ms)"),
+    )
+    fig, axes = plt.subplots(1, 3, figsize=(11.5, 3.3), layout="constrained", sharey=True)
+    for ax, (col, scale, label) in zip(axes, panels):
+        for i, (name, f) in enumerate(sel.items()):
+            x, y = plots.ecdf(f[col].to_numpy(float) * scale)
+            ax.step(x, y, where="post", lw=1.2, color=f"C{i % 10}", label=name)
+        ax.set_xlabel(label)
+        ax.grid(True, alpha=0.3)
+    axes[0].set_ylabel("fraction of flows (CDF)")
+    axes[0].legend(fontsize=6)
+    fig.suptitle("CDFs over every flow of every repetition", fontsize=10)
+    return fig
+
+
+__all__ = ["save", "bars_with_points", "throughput_delay", "by_size", "cdfs"]

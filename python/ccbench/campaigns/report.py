@@ -1,0 +1,332 @@
+"""report.html of a campaign directory, built from its saved results only:
+the design, per condition the recommendation with its confidence, a table
+sorted by the objective, figures (also written as PNG and SVG to plots/), the
+method, and the campaign file itself (how to reproduce). Self-contained:
+images are embedded, nothing is fetched.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+from pathlib import Path
+from string import Template
+
+import numpy as np
+import pandas as pd
+
+from ccbench.campaigns import analysis, figures
+from ccbench.campaigns.analysis import METRICS, OBJECTIVES, ConditionResult, fmt
+from ccbench.campaigns.storage import CampaignData, tables_dir
+from ccbench.campaigns.storage import load as load_campaign
+
+TEMPLATE = Path(__file__).resolve().parents[1] / "report" / "template.html"
+#: At most this many candidates in the time-series and CDF figures.
+FEW = 6
+TABLE_METRICS = ("goodput_bps", "rtt_p95_ms", "rtt_mean_ms", "retrans_pct", "timeouts_per_100s", "jain")
+
+
+def _e(x) -> str:
+    return html.escape(str(x))
+
+
+def _img(png: bytes, alt: str) -> str:
+    return f'<img alt="{_e(alt)}" src="data:image/png;base64,{base64.b64encode(png).decode()}">'
+
+
+def _cell(r: pd.Series, col: str) -> str:
+    m = METRICS[col]
+    v, lo, hi = r.get(col, np.nan), r.get(f"{col}_low", np.nan), r.get(f"{col}_high", np.nan)
+    rng = f' <span class="pm">({fmt(lo, m)}–{fmt(hi, m)})</span>' if np.isfinite(lo) and np.isfinite(hi) else ""
+    return f"<td>{fmt(v, m)}{rng}</td>"
+
+
+def _vs_best(r: pd.Series, metric) -> str:
+    d, h, v = r.get("diff", np.nan), r.get("diff_half", np.nan), r["verdict"]
+    if v in ("best", "no data", "not eligible"):
+        return f"<td>{_e(v)}</td>"
+    sign = "+" if d >= 0 else "−"
+    amount = f"{sign}{fmt(abs(d), metric)}" + (f" ± {fmt(h, metric)}" if np.isfinite(h) else "")
+    extra = ""
+    if v == "undecided" and np.isfinite(r.get("reps_needed", np.nan)):
+        extra = f"; ~{int(r['reps_needed'])} reps"
+    return f'<td class="{_e(v)}">{_e(v)} ({amount}{extra})</td>'
+
+
+def condition_table(c: ConditionResult, objective, several_flows: bool, factor: str) -> str:
+    metric = METRICS[objective.metric]
+    cols = [m for m in TABLE_METRICS if (several_flows or m != "jain") and m != objective.metric]
+    head = "".join(
+        f"<th>{_e(METRICS[m].label)}{' (' + METRICS[m].unit + ')' if METRICS[m].unit else ''}</th>" for m in cols
+    )
+    obj_head = f"{metric.label}{' (' + metric.unit + ')' if metric.unit else ''}"
+    body = []
+    for _, r in c.table.iterrows():
+        rank = "–" if not np.isfinite(r.get("rank", np.nan)) else str(int(r["rank"]))
+        cls = ' class="rank1"' if r["name"] == c.pick or r["verdict"] == "tied" else ""
+        front = "◆" if r["pareto"] else ""
+        body.append(
+            f'<tr{cls}><td>{rank}</td><td class="name">{_e(r["name"])}</td>{_cell(r, objective.metric)}'
+            f"{_vs_best(r, metric)}{''.join(_cell(r, m) for m in cols)}<td>{front}</td><td>{int(r['n'])}</td></tr>"
+        )
+    return (
+        '<div class="wide"><table class="cond"><thead>'
+        f'<tr><th>Rank</th><th class="name">{_e(factor)}</th><th>{_e(obj_head)}</th>'
+        f"<th>vs best ({_e(metric.unit or 'value')})</th>{head}<th>Pareto</th><th>n</th></tr></thead>"
+        f"<tbody>{''.join(body)}</tbody></table></div>"
+    )
+
+
+def recommendation_html(c: ConditionResult, objective, margin: float, factor: str) -> str:
+    if c.pick is None:
+        return "No candidate finished a run under these conditions."
+    r = c.table.set_index("name").loc[c.pick]
+    facts = (
+        f"goodput {fmt(r['goodput_bps'], METRICS['goodput_bps'])} Mbit/s, p95 RTT "
+        f"{fmt(r['rtt_p95_ms'], METRICS['rtt_p95_ms'])} ms, "
+        f"retransmissions {fmt(r['retrans_pct'], METRICS['retrans_pct'])}%"
+    )
+    text = f"Pick <b>{_e(c.pick)}</b> ({facts}) for <i>{_e(objective.description)}</i>."
+    if c.tied:
+        names = ", ".join(f"<b>{_e(t)}</b>" for t in c.tied)
+        text += f" No practical difference (within {margin:.0%} on {_e(METRICS[objective.metric].label)}): {names}."
+    else:
+        text += f" No other {_e(factor)} comes within {margin:.0%} of it."
+    if c.on_front:
+        text += " It lies on the Pareto front of goodput vs p95 RTT."
+    text += f' <br><span class="conf">{_e(analysis.confidence_text(c, margin))}</span>'
+    for note in c.notes:
+        text += f' <br><span class="note">{_e(note)}</span>'
+    return text
+
+
+def _few(c: ConditionResult) -> list[str]:
+    names = list(c.table["name"])
+    wanted = [c.pick] + c.tied[:2] + [n for n in ("cubic", "reno") if n in names] + names[-1:]
+    out = []
+    for n in wanted:
+        if n and n not in out:
+            out.append(n)
+    return out[:FEW]
+
+
+def time_series_figures(data: CampaignData, c: ConditionResult, factor: str, names: list[str]):
+    """Goodput over time of repetition 0 of the chosen candidates, and cwnd/ssthresh and RTT of the
+    first of them (the pick), where their tables were kept."""
+    from ccbench import plots
+    from ccbench.results import load as load_run
+
+    idx = data.runs
+    sub = idx[(idx["rep"] == 0) & idx[factor].astype(str).isin(names)]
+    for f, v in c.levels.items():
+        sub = sub[sub[f].astype(str) == str(v)]
+    series, first = {}, None
+    for n in names:
+        row = sub[sub[factor].astype(str) == n]
+        if row.empty or not (tables_dir(data.directory, row["run"].iloc[0]) / "meta.json").exists():
+            continue
+        run = load_run(tables_dir(data.directory, row["run"].iloc[0]))
+        series[n] = run.series
+        first = first or (n, run)
+    out = {}
+    if series:
+        out["goodput_over_time"] = plots.runs_rate_over_time(series, 0.5, "Goodput over time (repetition 0, all flows)")
+        name, run = first
+        out["cwnd"] = plots.cwnd_over_time(run.series, run.flows, title=f"Congestion window of {name} (repetition 0)")
+        out["rtt"] = plots.rtt_over_time(run.rtt, run.flows, title=f"RTT of {name} (repetition 0, per-ACK samples)")
+    return out
+
+
+def condition_section(data: CampaignData, c: ConditionResult, objective, margin: float, factor: str) -> str:
+    plots_dir = data.directory / "plots"
+    runs = analysis.with_power(data.runs)
+    for f, v in c.levels.items():
+        runs = runs[runs[f].astype(str) == str(v)]
+    flows = data.flows
+    for f, v in c.levels.items():
+        flows = flows[flows[f].astype(str) == str(v)]
+    metric = METRICS[objective.metric]
+    highlight = {c.pick, *c.tied} - {None}
+    samples = {str(n): g[objective.metric].to_numpy(float) for n, g in runs.groupby(factor, sort=False)}
+    samples = {str(k): v for k, v in samples.items()}
+    figs = {
+        "bars": figures.bars_with_points(
+            c.table, samples, metric, f"{metric.label} per {factor} (blue: pick and ties)", highlight
+        ),
+        "plane": figures.throughput_delay(c.table, "Throughput vs delay", highlight),
+    }
+    few = _few(c)
+    figs["cdfs"] = figures.cdfs(flows, factor, few)
+    figs.update(time_series_figures(data, c, factor, few))
+    imgs = [
+        _img(figures.save(fig, plots_dir, f"{c.key}_{name.replace('.', '_').replace('[', '_').replace(']', '')}"), name)
+        for name, fig in figs.items()
+    ]
+    several = bool((runs["flows"] > 1).any()) if "flows" in runs else False
+    return (
+        f'<h2 id="{c.key}">{_e(c.title)}</h2>'
+        f'<div class="pick">{recommendation_html(c, objective, margin, factor)}</div>'
+        f"{condition_table(c, objective, several, factor)}"
+        f'<p class="note">Sorted by {_e(metric.label)}; cells: mean (95% CI, clipped at 0); "vs best": '
+        f"difference to the best with its 95% Welch interval; ◆: on the Pareto front of goodput vs p95 RTT.</p>"
+        f'<div class="figs">{"".join(imgs)}</div>'
+    )
+
+
+def size_sections(data: CampaignData, factor: str) -> list[str]:
+    """Goodput against each factor that varies a size (a path ending in 'size'), per other condition."""
+    out = []
+    for size_factor in [f for f in data.factors if f != factor and f.endswith("size")]:
+        order = list(data.design["factors"][size_factor])
+        others = [f for f in data.factors if f not in (factor, size_factor)]
+        fig = figures.by_size(data.runs, factor, size_factor, order, others)
+        name = "goodput_by_" + "".join(ch if ch.isalnum() else "_" for ch in size_factor)
+        png = figures.save(fig, data.directory / "plots", name)
+        out.append(f'<h2>Goodput against {_e(size_factor)}</h2><div class="figs">{_img(png, name)}</div>')
+    return out
+
+
+def _section_job(args) -> str:
+    directory, c, objective, margin, factor = args
+    return condition_section(load_campaign(directory), c, OBJECTIVES[objective], margin, factor)
+
+
+def _sections(data: CampaignData, conditions: list[ConditionResult], objective: str, margin, factor, jobs: int):
+    """The conditions' HTML sections (figures drawn in `jobs` processes)."""
+    if jobs <= 1 or len(conditions) <= 1:
+        return [condition_section(data, c, OBJECTIVES[objective], margin, factor) for c in conditions]
+    from concurrent.futures import ProcessPoolExecutor
+
+    with ProcessPoolExecutor(max_workers=min(jobs, len(conditions))) as pool:
+        return list(pool.map(_section_job, [(data.directory, c, objective, margin, factor) for c in conditions]))
+
+
+def design_html(data: CampaignData) -> str:
+    d = data.design
+    rows = "".join(
+        f'<tr><td class="name">{_e(f)}</td><td class="wrap">{_e(", ".join(map(str, levels)))}</td></tr>'
+        for f, levels in d["factors"].items()
+    )
+    status = data.index["status"].value_counts()
+    reps = int(data.index["rep"].max()) + 1 if len(data.index) else d["repetitions"]  # with --until-decided
+    seeds = data.index["seed"]
+    excluded = "; ".join(", ".join(f"{k} = {v}" for k, v in rule.items()) for rule in d.get("excluded", [])) or "none"
+    return (
+        f'<table><thead><tr><th class="name">Factor</th><th class="name">Levels</th></tr></thead><tbody>{rows}</tbody>'
+        f'</table><p class="note">{reps} repetitions per combination; excluded: {_e(excluded)}; '
+        f"{len(data.index)} runs planned, {int(status.get('done', 0))} done, {int(status.get('failed', 0))} failed. "
+        f"Run seeds: BLAKE2b of (campaign seed {d['seed']}, the run's levels, its repetition)"
+        + (f", the same for every level of {_e(', '.join(d['common_seeds']))}" if d.get("common_seeds") else "")
+        + (f"; range {int(seeds.min())}…{int(seeds.max())}" if len(seeds) else "")
+        + ".</p>"
+    )
+
+
+METHOD = """<p class="note">Each run is one simulation (ccsim $version) with its own seed. Goodput: unique
+payload bytes delivered in order over the flow's active time, averaged over the flows of a run; RTT from
+every per-ACK sample (p95 = 95th percentile per flow, averaged over flows); retransmissions: retransmitted /
+sent segments; Jain's index (Σx)²/(N·Σx²) over the flows' goodputs; power: goodput / p95 RTT.
+Per condition the candidates are compared with the best on the objective ($objective: $description) by the 95%
+Welch confidence interval of the difference of means. A practical-equivalence margin of $margin of the best
+(never less than a small absolute floor per metric: 1 ms, 0.1 percentage points, 0.01 of Jain's index)
+says what does not matter: <b>tied</b> means the whole interval lies inside ±margin (no practical
+difference), <b>worse</b> that it lies beyond it, <b>undecided</b> that the data cannot tell yet, with the
+repetitions likely to decide it (the interval narrows with the square root of the repetitions).
+Ranks are dense over the table sorted by the objective. The pick is the best or one tied with it, preferring
+in turn the best on $secondary (within the same margin). Tidy tables: <code>flows.parquet</code>,
+<code>runs.parquet</code>; every run in <code>index.sqlite</code>; figures as PNG and SVG in <code>plots/</code>.</p>"""
+
+
+def build(
+    directory: str | Path,
+    factor: str | None = None,
+    objective: str | None = None,
+    margin: float | None = None,
+    jobs: int = 1,
+) -> Path:
+    """Writes DIR/report.html, DIR/recommendations.json and DIR/plots/ from the
+    saved campaign in DIR; returns the report's path. `factor`, `objective`
+    and `margin` default to the campaign file's [analysis] table, then to the
+    factor that sets the congestion control, throughput and 5%."""
+    from ccbench.results import atomic_write_bytes, json_bytes
+
+    data = load_campaign(directory)
+    conf = data.design.get("analysis", {})
+    objective = objective or conf.get("objective", analysis.DEFAULT_OBJECTIVE)
+    margin = margin if margin is not None else conf.get("margin", analysis.DEFAULT_MARGIN)
+    factor = factor or conf.get("compare")
+    if objective not in OBJECTIVES:
+        raise ValueError(f"objective {objective!r}: one of {', '.join(OBJECTIVES)}")
+    if factor is not None and factor not in data.factors:
+        raise ValueError(f"factor {factor!r} is not a factor of this campaign: {', '.join(data.factors)}")
+    obj = OBJECTIVES[objective]
+    if data.runs.empty:
+        raise ValueError(f"{data.directory}: no finished run to report on")
+    factor, conditions = analysis.analyze(data.runs, data.factors, data.level_order(), factor, objective, margin)
+    names = data.design.get("level_names", {})
+    for c in conditions:
+        c.title = ", ".join(names.get(f, {}).get(str(v)) or f"{f} = {v}" for f, v in c.levels.items()) or c.title
+    sections = _sections(data, conditions, objective, margin, factor, jobs) + size_sections(data, factor)
+    rows = "".join(
+        f'<tr><td class="name"><a href="#{c.key}">{_e(c.title)}</a></td><td class="name">{_e(c.pick or "–")}</td>'
+        f'<td class="wrap">{_e(", ".join(c.tied) or "–")}</td>'
+        f'<td class="wrap">{"decided" if c.decided else _e("undecided: " + ", ".join(c.undecided))}</td></tr>'
+        for c in conditions
+    )
+    summary = (
+        f'<table><thead><tr><th class="name">Conditions</th><th class="name">Pick</th>'
+        f'<th class="name">No practical difference</th><th class="name">Confidence</th></tr></thead>'
+        f"<tbody>{rows}</tbody></table>"
+    )
+    text_name = data.meta.get("campaign_file", "campaign.toml")
+    reproduce = (
+        f'<p class="note">Rerun (or resume) with <code>ccbench campaign {_e(text_name)} --out DIR</code>; rebuild '
+        f"this page from the saved results with <code>ccbench report DIR</code>. The campaign file:</p>"
+        f'<pre class="campaign">{_e(data.text)}</pre>'
+    )
+    secondary = " then ".join(METRICS[s].label for s in obj.secondary)
+    page = Template(TEMPLATE.read_text(encoding="utf-8")).substitute(
+        title=_e(f"ccbench campaign: {data.name}"),
+        subtitle=_e(
+            f"{len(data.runs)} runs; compared: {factor}; objective: {objective} ({obj.description}); "
+            f"margin {margin:.0%}"
+        ),
+        summary=summary,
+        design=design_html(data),
+        sections="\n".join(sections),
+        method=Template(METHOD).substitute(
+            version=_e(data.meta.get("ccbench_version", "?")),
+            objective=_e(objective),
+            description=_e(obj.description),
+            margin=f"{margin:.0%}",
+            secondary=_e(secondary),
+        ),
+        reproduce=reproduce,
+    )
+    recs = [
+        {
+            "condition": c.key,
+            "title": c.title,
+            "levels": {k: (v.item() if hasattr(v, "item") else v) for k, v in c.levels.items()},
+            "pick": c.pick,
+            "tied": c.tied,
+            "undecided": c.undecided,
+            "decided": c.decided,
+            "repetitions": c.reps,
+            "repetitions_to_decide": c.reps_needed,
+            "objective": objective,
+            "margin": margin,
+            "factor": factor,
+        }
+        for c in conditions
+    ]
+    atomic_write_bytes(data.directory / "recommendations.json", json_bytes(recs))
+    path = data.directory / "report.html"
+    atomic_write_bytes(path, page.encode("utf-8"))
+    return path
+
+
+def recommendations(directory: str | Path) -> list[dict]:
+    import json
+
+    return json.loads((Path(directory) / "recommendations.json").read_text(encoding="utf-8"))

@@ -1,0 +1,190 @@
+"""The campaign driver: plans the runs, skips the finished ones, hands the
+rest to an executor in batches, records each outcome in the index, and
+assembles the tidy tables at the end.
+
+Interrupted (Ctrl-C), it stops the workers, marks the runs in flight as not
+done and raises CampaignInterrupted; killed outright, the runs in flight stay
+'running' in the index and run again next time. Either way, rerunning the
+same command resumes.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ccbench.campaigns import executors, spec, storage
+from ccbench.campaigns.spec import Campaign, parse
+
+
+class CampaignInterrupted(KeyboardInterrupt):
+    """Ctrl-C during a campaign: the index is consistent; rerun to resume."""
+
+    def __init__(self, done: int, total: int):
+        self.done, self.total = done, total
+        super().__init__(f"interrupted: {done} of {total} runs done")
+
+
+@dataclass
+class Progress:
+    total: int
+    done: int = 0
+    failed: int = 0
+    skipped: int = 0
+
+
+@dataclass
+class CampaignRun:
+    """What `run` returns: the directory, the campaign, counts and timings."""
+
+    directory: Path
+    campaign: Campaign
+    total: int
+    skipped: int
+    executed: int
+    failed: int
+    seconds: float
+    driver_seconds: float
+
+
+def default_jobs() -> int:
+    return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1))
+
+
+def default_out(campaign: Campaign) -> Path:
+    stem = Path(campaign.source).stem if not campaign.source.startswith("<") else campaign.name
+    safe = "".join(c if c.isalnum() or c in "-_." else "-" for c in stem).strip("-") or "campaign"
+    return Path("ccbench-out") / safe
+
+
+def run(
+    campaign: Campaign | str | Path | Mapping[str, Any],
+    out: str | Path | None = None,
+    jobs: int | None = None,
+    executor: str = "local",
+    address: str | None = None,
+    force: bool = False,
+    on_progress: Callable[[Progress], None] = lambda p: None,
+) -> CampaignRun:
+    """Runs (or resumes) a campaign into `out`; returns a CampaignRun. The
+    tidy tables are written at the end. Raises CampaignFileError (bad file),
+    CampaignDirectoryError (another campaign in `out`), CampaignInterrupted."""
+    from ccbench import _ccsim
+
+    started = time.perf_counter()
+    campaign = campaign if isinstance(campaign, Campaign) else parse(campaign)
+    out = Path(out) if out is not None else default_out(campaign)
+    jobs = jobs or default_jobs()
+    index = storage.prepare(out, campaign, force, _ccsim.__version__)
+    driver_seconds = time.perf_counter() - started
+    in_flight: dict[str, None] = {}
+    fresh: dict = {}  # key -> the run's rows as returned by its worker
+    ex = None
+    try:
+        todo_keys = index.keys("pending")
+        todo = [r for r in campaign.runs if r.key in todo_keys]
+        progress = Progress(total=len(campaign.runs), skipped=len(campaign.runs) - len(todo))
+        progress.done = progress.skipped
+        on_progress(progress)
+        if todo:
+            ex = executors.make(executor, jobs, address)
+            size = executors.batch_size(len(todo), ex.workers)
+            keep_all, keep_first = campaign.keep_tables == "all", campaign.keep_tables == "first"
+
+            def batches():
+                nonlocal driver_seconds
+                for i in range(0, len(todo), size):
+                    t0 = time.perf_counter()
+                    chunk = todo[i : i + size]
+                    index.mark_running([r.key for r in chunk])
+                    in_flight.update((r.key, None) for r in chunk)
+                    jobs_ = [
+                        executors.Job(r.key, r.scenario_json, str(out), keep_all or (keep_first and r.rep == 0))
+                        for r in chunk
+                    ]
+                    driver_seconds += time.perf_counter() - t0
+                    yield jobs_
+
+            for outcomes in ex.run(batches()):
+                t0 = time.perf_counter()
+                for o in outcomes:
+                    table = o.pop("table", None)
+                    if table is not None:
+                        fresh[o["key"]] = executors.table_from_ipc(table)
+                index.record(outcomes)
+                for o in outcomes:
+                    in_flight.pop(o["key"], None)
+                    progress.done += 1
+                    progress.failed += o["status"] == "failed"
+                driver_seconds += time.perf_counter() - t0
+                on_progress(progress)
+        t0 = time.perf_counter()
+        flows, runs = storage.assemble(out, {f.name: list(f.levels) for f in campaign.factors}, fresh)
+        storage.write_tidy(out, flows, runs)
+        driver_seconds += time.perf_counter() - t0
+    except KeyboardInterrupt:
+        if ex is not None:
+            ex.stop()
+        index.mark_pending(list(in_flight))
+        raise CampaignInterrupted(index.count("done"), len(campaign.runs)) from None
+    finally:
+        if ex is not None:
+            ex.stop()
+        index.close()
+    return CampaignRun(
+        directory=out,
+        campaign=campaign,
+        total=len(campaign.runs),
+        skipped=progress.skipped,
+        executed=len(todo),
+        failed=progress.failed,
+        seconds=time.perf_counter() - started,
+        driver_seconds=driver_seconds,
+    )
+
+
+def run_until_decided(
+    raw: dict,
+    source: str,
+    text: str,
+    folder: Path,
+    out: str | Path | None = None,
+    jobs: int | None = None,
+    executor: str = "local",
+    address: str | None = None,
+    force: bool = False,
+    max_reps: int = 12,
+    on_round: Callable[[int], Callable[[Progress], None]] = lambda reps: lambda p: None,
+) -> tuple[CampaignRun, list, int]:
+    """Runs a campaign (as read by spec.read), then raises its repetitions
+    while the analysis (the file's [analysis] settings) has a condition it
+    cannot decide yet, to the number it estimates, at most `max_reps`. The
+    file's text (and so the directory's campaign) stays the same; only the
+    new repetitions run. Returns the last CampaignRun, the conditions'
+    analyses and the repetitions reached."""
+    from ccbench.campaigns import analysis, storage
+
+    reps = int(raw.get("repetitions", 1))
+    first = True
+    while True:
+        campaign = spec.parse_raw({**raw, "repetitions": reps}, source, text, folder)
+        done = run(campaign, out, jobs, executor, address, force and first, on_progress=on_round(reps))
+        out, first = done.directory, False
+        data = storage.load(out)
+        conf = campaign.analysis
+        _, conditions = analysis.analyze(
+            data.runs,
+            data.factors,
+            data.level_order(),
+            conf.get("compare"),
+            conf.get("objective", analysis.DEFAULT_OBJECTIVE),
+            conf.get("margin", analysis.DEFAULT_MARGIN),
+        )
+        undecided = [c for c in conditions if not c.decided]
+        if not undecided or reps >= max_reps:
+            return done, conditions, reps
+        reps = min(max_reps, max(reps + 1, *(c.reps_needed or max_reps for c in undecided)))

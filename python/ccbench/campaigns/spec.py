@@ -1,0 +1,542 @@
+"""A campaign file (TOML or a dict): factors x levels x repetitions over a base
+scenario, checked completely before anything runs.
+
+    name = "reno vs cubic on two rates"
+    repetitions = 5
+    seed = 1
+    base = "path.toml"            # relative to the campaign file; or an inline [scenario] table
+    [factors]                     # a key is a scenario field path; every combination of levels runs
+    "flows[0].cc" = ["reno", "cubic"]
+    "downlink.rate" = ["10Mbit", "100Mbit"]
+    [[exclude]]                   # combinations not to run
+    "flows[0].cc" = "reno"
+    "downlink.rate" = "100Mbit"
+
+Also allowed: a named factor whose levels are tables merged into the scenario
+(`[factors.condition]` with `clean = { duration = "20s", ... }`), `flows[*].cc`
+(every flow), `common_seeds = [...]` (factors whose levels share seeds: common
+random numbers), `[random]` (per-run values drawn from the run's seed),
+`keep_tables` ("first": full tables of repetition 0, "none", "all") and
+`[analysis]` (compare, objective, margin; see ccbench.campaigns.analysis).
+
+A run's seed is a stable hash (BLAKE2b of canonical JSON) of the campaign
+seed, the run's levels and its repetition, so adding a level or a repetition
+never changes an existing run. Every problem raises one CampaignFileError that
+names the file, the field path, the value and what is allowed.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import itertools
+import json
+import math
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import tomllib
+
+from ccbench.scenario import ScenarioFileError
+from ccbench.scenario import load as load_scenario
+from ccbench.scenario import read as read_scenario
+
+TOP_LEVEL_KEYS = (
+    "name",
+    "repetitions",
+    "seed",
+    "base",
+    "scenario",
+    "factors",
+    "exclude",
+    "common_seeds",
+    "random",
+    "keep_tables",
+    "analysis",
+)
+KEEP_TABLES = ("first", "none", "all")
+#: Column names of the tidy tables that a factor may not take.
+RESERVED_COLUMNS = ("run", "rep", "seed", "flow", "cc", "group", "direction", "link")
+_SEGMENT = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)((?:\[(?:\d+|\*)\])*)$")
+_INDEX = re.compile(r"\[(\d+|\*)\]")
+
+
+class CampaignFileError(ValueError):
+    """A campaign that cannot run: `source` (file or '<dict>'), `path` (field
+    path in the campaign file, such as 'factors."flows[0].cc"[1]') and `detail`."""
+
+    def __init__(self, source: str, path: str, detail: str):
+        self.source, self.path, self.detail = source, path, detail
+        super().__init__(f"{source}: {path + ': ' if path else ''}{detail}")
+
+
+def canonical_json(obj: Any) -> str:
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+
+
+def stable_hash(obj: Any, digest_bytes: int = 8) -> bytes:
+    return hashlib.blake2b(canonical_json(obj).encode("ascii"), digest_size=digest_bytes).digest()
+
+
+def run_seed(campaign_seed: int, levels: Mapping[str, Any], rep: int) -> int:
+    """The seed of one run: 53 bits of BLAKE2b over the campaign seed, the
+    run's levels (by factor name) and its repetition (exact in JSON and float64)."""
+    digest = stable_hash({"seed": campaign_seed, "levels": dict(levels), "rep": rep})
+    return int.from_bytes(digest, "big") >> 11
+
+
+def run_key(levels: Mapping[str, Any], rep: int) -> str:
+    """A run's identity in the index and its file name: 16 hex digits."""
+    return stable_hash({"levels": dict(levels), "rep": rep}).hex()
+
+
+def parse_path(text: str) -> list[str | int]:
+    """'flows[0].cc' -> ['flows', 0, 'cc']; '[*]' is the string '*'. ValueError if malformed."""
+    tokens: list[str | int] = []
+    for part in text.split("."):
+        m = _SEGMENT.match(part)
+        if not m:
+            raise ValueError(f'"{text}" is not a field path such as "downlink.rate" or "flows[0].cc"')
+        tokens.append(m.group(1))
+        for idx in _INDEX.findall(m.group(2)):
+            tokens.append("*" if idx == "*" else int(idx))
+    return tokens
+
+
+def set_path(target: dict, tokens: list[str | int], value: Any, where: str = "") -> None:
+    """Sets a field path in a raw scenario, creating missing tables; '*'
+    sets every element of a list. ValueError naming the missing element."""
+    head, rest = tokens[0], tokens[1:]
+    where = f"{where}[{head}]" if isinstance(head, int) or head == "*" else (f"{where}.{head}" if where else head)
+    if head == "*" or isinstance(head, int):
+        if not isinstance(target, list):
+            raise ValueError(f"{where}: the base scenario has no list here")
+        if head == "*":
+            indices = range(len(target))
+        elif head < len(target):
+            indices = range(head, head + 1)
+        else:
+            raise ValueError(f"{where}: the base scenario has only {len(target)} element(s) here")
+        for i in indices:
+            if rest:
+                set_path(target[i], rest, value, f"{where[: where.rfind('[')]}[{i}]")
+            else:
+                target[i] = copy.deepcopy(value)
+        return
+    if not isinstance(target, dict):
+        raise ValueError(f"{where}: the base scenario has no table here")
+    if not rest:
+        target[head] = copy.deepcopy(value)
+        return
+    nxt = rest[0]
+    if head not in target or target[head] is None:
+        if isinstance(nxt, int) or nxt == "*":
+            raise ValueError(f"{where}: the base scenario has no list '{head}'")
+        target[head] = {}
+    set_path(target[head], rest, value, where)
+
+
+def deep_merge(base: dict, overlay: Mapping) -> dict:
+    """`overlay` merged into a copy of `base`: tables recursively, anything else replaced."""
+    out = copy.deepcopy(base)
+    for k, v in overlay.items():
+        if isinstance(v, Mapping) and isinstance(out.get(k), dict):
+            out[k] = deep_merge(out[k], v)
+        else:
+            out[k] = copy.deepcopy(v)
+    return out
+
+
+@dataclass(frozen=True)
+class Factor:
+    """One factor: `name` (its key in [factors], the column name), `levels`
+    (scalars for a field factor, labels for a named factor), `tables` (the
+    scenario fields each level of a named factor sets)."""
+
+    name: str
+    levels: tuple
+    path: tuple | None = None
+    tables: tuple | None = None
+
+    @property
+    def named(self) -> bool:
+        return self.tables is not None
+
+    def apply(self, raw: dict, level_index: int) -> dict:
+        if self.named:
+            return deep_merge(raw, self.tables[level_index])
+        set_path(raw, list(self.path), self.levels[level_index])
+        return raw
+
+
+@dataclass(frozen=True)
+class RandomField:
+    """A per-run value drawn uniformly from [low, high] in `step`s, with an optional unit suffix."""
+
+    name: str
+    path: tuple
+    low: float
+    high: float
+    step: float
+    unit: str
+
+    def draw(self, raw: dict, rng: np.random.Generator) -> None:
+        count = 1
+        if "*" in self.path:
+            i = self.path.index("*")
+            lst = raw
+            for t in self.path[:i]:
+                lst = lst[t] if isinstance(lst, (dict, list)) else None
+            count = len(lst) if isinstance(lst, list) else 1
+        values = rng.uniform(self.low, self.high, count)
+        if self.step > 0:
+            values = np.round(np.round(values / self.step) * self.step, 9)
+        converted = [float(v) if not self.unit else f"{float(v):g}{self.unit}" for v in values]
+        if "*" in self.path:
+            i = self.path.index("*")
+            for j, v in enumerate(converted):
+                set_path(raw, list(self.path[:i]) + [j] + list(self.path[i + 1 :]), v)
+        else:
+            set_path(raw, list(self.path), converted[0])
+
+
+@dataclass(frozen=True)
+class Run:
+    """One planned run: position in the plan, key, levels (factor name -> level), rep, seed, normalized scenario."""
+
+    index: int
+    key: str
+    levels: dict
+    rep: int
+    seed: int
+    scenario: dict = field(repr=False)
+
+    @property
+    def scenario_json(self) -> str:
+        return json.dumps(self.scenario, sort_keys=True)
+
+    @property
+    def scenario_hash(self) -> str:
+        return hashlib.blake2b(self.scenario_json.encode("utf-8"), digest_size=16).hexdigest()
+
+
+@dataclass
+class Campaign:
+    """A checked campaign: its design and every run it makes."""
+
+    name: str
+    source: str
+    text: str
+    repetitions: int
+    seed: int
+    factors: list[Factor]
+    excluded: list[dict]
+    common_seeds: list[str]
+    random: list[RandomField]
+    keep_tables: str
+    analysis: dict
+    runs: list[Run] = field(repr=False)
+
+    @property
+    def text_hash(self) -> str:
+        return hashlib.blake2b(self.text.encode("utf-8"), digest_size=16).hexdigest()
+
+    @property
+    def factor_names(self) -> list[str]:
+        return [f.name for f in self.factors]
+
+    def level_order(self) -> dict[str, dict]:
+        return level_positions({f.name: list(f.levels) for f in self.factors})
+
+    def design(self) -> dict:
+        return {
+            "name": self.name,
+            "repetitions": self.repetitions,
+            "seed": self.seed,
+            "factors": {f.name: list(f.levels) for f in self.factors},
+            "excluded": self.excluded,
+            "common_seeds": self.common_seeds,
+            "random": {r.name: {"min": r.low, "max": r.high, "step": r.step, "unit": r.unit} for r in self.random},
+            "keep_tables": self.keep_tables,
+            "analysis": self.analysis,
+            "level_names": {
+                f.name: {lv: t["name"] for lv, t in zip(f.levels, f.tables) if isinstance(t.get("name"), str)}
+                for f in self.factors
+                if f.named
+            },
+            "runs": len(self.runs),
+        }
+
+
+def level_positions(factors: Mapping[str, list]) -> dict[str, dict]:
+    """Per factor: level (and its text) -> position in the file, to sort tables in the file's order."""
+    out = {}
+    for name, levels in factors.items():
+        pos = {str(v): i for i, v in reversed(list(enumerate(levels)))}
+        pos.update({v: i for i, v in reversed(list(enumerate(levels)))})
+        out[name] = pos
+    return out
+
+
+def _quote(name: str) -> str:
+    return f'"{name}"' if not re.match(r"^[A-Za-z0-9_-]+$", name) else name
+
+
+def _show(value: Any) -> str:
+    return json.dumps(value) if isinstance(value, (str, int, float, bool)) else repr(value)
+
+
+def read(campaign: str | Path | Mapping[str, Any]) -> tuple[dict, str, str, Path]:
+    """(raw dict, source name, text, folder for relative paths) of a campaign file, TOML text or dict."""
+    if isinstance(campaign, Mapping):
+        raw = dict(campaign)
+        return raw, "<dict>", canonical_json(raw), Path.cwd()
+    if isinstance(campaign, Path) or (isinstance(campaign, str) and "\n" not in campaign):
+        path = Path(campaign)
+        try:
+            text = path.read_text(encoding="utf-8")
+        except OSError as e:
+            raise CampaignFileError(str(path), "", f"cannot read the file: {e.strerror}") from None
+        source, folder = str(path), path.resolve().parent
+    else:
+        text, source, folder = str(campaign), "<text>", Path.cwd()
+    try:
+        return tomllib.loads(text), source, text, folder
+    except tomllib.TOMLDecodeError as e:
+        msg, _, where = str(e).rpartition(" (at ")
+        raise CampaignFileError(source, where[:-1] if msg else "", f"TOML syntax error: {msg or e}") from None
+
+
+def _int_field(raw: dict, key: str, default: int, minimum: int, source: str) -> int:
+    v = raw.get(key, default)
+    if isinstance(v, bool) or not isinstance(v, int) or v < minimum:
+        raise CampaignFileError(source, key, f"{_show(v)} is not allowed; expected an integer >= {minimum}")
+    return v
+
+
+def _base(raw: dict, source: str, folder: Path) -> tuple[dict, Path]:
+    has_base, has_inline = "base" in raw, "scenario" in raw
+    if has_base == has_inline:
+        raise CampaignFileError(
+            source,
+            "base",
+            'give exactly one base scenario: base = "FILE.toml" (relative to this file) or an inline [scenario] table'
+            + ("; both are given" if has_base else ""),
+        )
+    if has_inline:
+        if not isinstance(raw["scenario"], dict):
+            raise CampaignFileError(source, "scenario", f"{_show(raw['scenario'])} is not allowed; expected a table")
+        return copy.deepcopy(raw["scenario"]), folder
+    name = raw["base"]
+    if not isinstance(name, str):
+        raise CampaignFileError(source, "base", f"{_show(name)} is not allowed; expected a file name")
+    path = Path(name) if Path(name).is_absolute() else folder / name
+    try:
+        scenario, _ = read_scenario(path)
+    except ScenarioFileError as e:
+        raise CampaignFileError(source, "base", f'"{name}": {e.path + ": " if e.path else ""}{e.detail}') from None
+    return scenario, path.resolve().parent
+
+
+def _factors(raw: dict, source: str) -> list[Factor]:
+    table = raw.get("factors", {})
+    if not isinstance(table, dict):
+        raise CampaignFileError(source, "factors", "expected a table of field path = [levels]")
+    out = []
+    for name, levels in table.items():
+        where = f"factors.{_quote(name)}"
+        if name in RESERVED_COLUMNS:
+            raise CampaignFileError(
+                source,
+                where,
+                f"'{name}' is a column of the result tables; allowed: a scenario field path or another name",
+            )
+        if isinstance(levels, dict):
+            if not levels or not all(isinstance(v, dict) for v in levels.values()):
+                raise CampaignFileError(
+                    source, where, "a named factor is a table of level = { scenario fields }, with at least one level"
+                )
+            out.append(Factor(name, tuple(levels), tables=tuple(levels.values())))
+            continue
+        if not isinstance(levels, list) or not levels:
+            raise CampaignFileError(
+                source, where, f"{_show(levels)} is not allowed; expected a non-empty list of levels"
+            )
+        try:
+            path = tuple(parse_path(name))
+        except ValueError as e:
+            raise CampaignFileError(source, where, str(e)) from None
+        for i, v in enumerate(levels):
+            if not isinstance(v, (str, int, float, bool)) or isinstance(v, float) and not math.isfinite(v):
+                raise CampaignFileError(
+                    source, f"{where}[{i}]", f"{_show(v)} is not allowed; a level is a string, number or boolean"
+                )
+        if len(set(map(canonical_json, levels))) != len(levels):
+            raise CampaignFileError(source, where, f"{_show(levels)}: a level is repeated")
+        out.append(Factor(name, tuple(levels), path=path))
+    return out
+
+
+def _excluded(raw: dict, factors: list[Factor], source: str) -> list[dict]:
+    rules = raw.get("exclude", [])
+    if not isinstance(rules, list):
+        raise CampaignFileError(source, "exclude", "expected [[exclude]] tables of factor = level")
+    by_name = {f.name: f for f in factors}
+    for i, rule in enumerate(rules):
+        if not isinstance(rule, dict) or not rule:
+            raise CampaignFileError(source, f"exclude[{i}]", "expected a table of factor = level")
+        for k, v in rule.items():
+            if k not in by_name:
+                raise CampaignFileError(
+                    source, f"exclude[{i}].{_quote(k)}", f"not a factor; factors: {', '.join(by_name) or 'none'}"
+                )
+            if v not in by_name[k].levels:
+                allowed = ", ".join(_show(x) for x in by_name[k].levels)
+                raise CampaignFileError(
+                    source, f"exclude[{i}].{_quote(k)}", f"{_show(v)} is not a level; levels: {allowed}"
+                )
+    return rules
+
+
+def _random(raw: dict, source: str) -> list[RandomField]:
+    table = raw.get("random", {})
+    out = []
+    for name, spec in table.items():
+        where = f"random.{_quote(name)}"
+        allowed = 'expected { min = NUMBER, max = NUMBER, step = NUMBER, unit = "ms" } (step and unit optional)'
+        if not isinstance(spec, dict) or set(spec) - {"min", "max", "step", "unit"} or not {"min", "max"} <= set(spec):
+            raise CampaignFileError(source, where, f"{_show(spec)} is not allowed; {allowed}")
+        try:
+            path = tuple(parse_path(name))
+            low, high, step = float(spec["min"]), float(spec["max"]), float(spec.get("step", 0))
+        except (ValueError, TypeError) as e:
+            raise CampaignFileError(source, where, f"{e}; {allowed}") from None
+        if not (low <= high and step >= 0):
+            raise CampaignFileError(source, where, f"min {low:g} .. max {high:g}, step {step:g}: {allowed}, min <= max")
+        out.append(RandomField(name, path, low, high, step, str(spec.get("unit", ""))))
+    return out
+
+
+def _analysis(raw: dict, factors: list[Factor], source: str) -> dict:
+    from ccbench.campaigns.analysis import OBJECTIVES
+
+    table = raw.get("analysis", {})
+    allowed_keys = ("compare", "objective", "margin")
+    for k in table:
+        if k not in allowed_keys:
+            raise CampaignFileError(source, f"analysis.{k}", f"unknown field; allowed: {', '.join(allowed_keys)}")
+    out = {}
+    if "compare" in table:
+        if table["compare"] not in [f.name for f in factors]:
+            names = ", ".join(f.name for f in factors)
+            raise CampaignFileError(
+                source, "analysis.compare", f"{_show(table['compare'])} is not a factor; factors: {names}"
+            )
+        out["compare"] = table["compare"]
+    if "objective" in table:
+        if table["objective"] not in OBJECTIVES:
+            raise CampaignFileError(
+                source,
+                "analysis.objective",
+                f"{_show(table['objective'])} is not allowed; one of {', '.join(OBJECTIVES)}",
+            )
+        out["objective"] = table["objective"]
+    if "margin" in table:
+        m = table["margin"]
+        if isinstance(m, bool) or not isinstance(m, (int, float)) or not 0 <= m < 1:
+            raise CampaignFileError(
+                source, "analysis.margin", f"{_show(m)} is not allowed; a fraction from 0 to below 1 (0.05 = 5%)"
+            )
+        out["margin"] = float(m)
+    return out
+
+
+def _is_excluded(levels: dict, rules: list[dict]) -> bool:
+    return any(all(levels[k] == v for k, v in rule.items()) for rule in rules)
+
+
+def _scenario_error(
+    source: str, e: ScenarioFileError, factors: list[Factor], levels: dict, idx: tuple
+) -> CampaignFileError:
+    """Names the factor level that made the scenario invalid when the field path is a factor's."""
+    for f, i in zip(factors, idx):
+        if not f.named and e.path:
+            pattern = re.escape(f.name).replace(r"\[\*\]", r"\[\d+\]")
+            if re.match(f"^{pattern}(\\.|\\[|$)", e.path):
+                return CampaignFileError(
+                    source, f"factors.{_quote(f.name)}[{i}]", f"level {_show(f.levels[i])}: {e.path}: {e.detail}"
+                )
+    combo = ", ".join(f"{k} = {_show(v)}" for k, v in levels.items())
+    where = f"scenario.{e.path}" if e.path else "scenario"
+    return CampaignFileError(source, where, f"{e.detail} (with {combo or 'the base scenario'})")
+
+
+def parse(campaign: str | Path | Mapping[str, Any]) -> Campaign:
+    """Reads and checks a campaign (file path, TOML text or dict) and plans
+    every run, validating each run's scenario with the simulator's own
+    checks. Raises CampaignFileError."""
+    return parse_raw(*read(campaign))
+
+
+def parse_raw(raw: dict, source: str, text: str, folder: Path) -> Campaign:
+    """`parse` of a campaign already read (`read`), e.g. changed by `ccbench compare`."""
+    for k in raw:
+        if k not in TOP_LEVEL_KEYS:
+            raise CampaignFileError(source, k, f"unknown field; allowed: {', '.join(TOP_LEVEL_KEYS)}")
+    name = raw.get("name", Path(source).stem if not source.startswith("<") else "campaign")
+    if not isinstance(name, str):
+        raise CampaignFileError(source, "name", f"{_show(name)} is not allowed; expected a string")
+    repetitions = _int_field(raw, "repetitions", 1, 1, source)
+    seed = _int_field(raw, "seed", 1, 0, source)
+    base, base_dir = _base(raw, source, folder)
+    factors = _factors(raw, source)
+    excluded = _excluded(raw, factors, source)
+    common = raw.get("common_seeds", [])
+    for i, c in enumerate(common if isinstance(common, list) else [common]):
+        if c not in [f.name for f in factors]:
+            raise CampaignFileError(source, f"common_seeds[{i}]", f"{_show(c)} is not a factor")
+    random_fields = _random(raw, source)
+    keep = raw.get("keep_tables", "first")
+    if keep not in KEEP_TABLES:
+        raise CampaignFileError(source, "keep_tables", f"{_show(keep)} is not allowed; one of {', '.join(KEEP_TABLES)}")
+    analysis = _analysis(raw, factors, source)
+
+    ordered = [f for f in factors if f.named] + [f for f in factors if not f.named]
+    runs: list[Run] = []
+    for idx in itertools.product(*(range(len(f.levels)) for f in factors)):
+        levels = {f.name: f.levels[i] for f, i in zip(factors, idx)}
+        if _is_excluded(levels, excluded):
+            continue
+        combo = copy.deepcopy(base)
+        combo.setdefault("seed", seed)
+        for f in ordered:
+            try:
+                combo = f.apply(combo, idx[factors.index(f)])
+            except ValueError as e:
+                raise CampaignFileError(source, f"factors.{_quote(f.name)}", str(e)) from None
+        seed_levels = {k: v for k, v in levels.items() if k not in common}
+        for rep in range(repetitions):
+            s = run_seed(seed, seed_levels, rep)
+            scenario_raw = combo
+            if random_fields:
+                scenario_raw = copy.deepcopy(combo)
+                rng = np.random.default_rng([s, 7])
+                for r in random_fields:
+                    try:
+                        r.draw(scenario_raw, rng)
+                    except (ValueError, KeyError, TypeError) as e:
+                        raise CampaignFileError(source, f"random.{_quote(r.name)}", str(e)) from None
+            try:
+                normalized = load_scenario(copy.deepcopy(scenario_raw), seed=s, base_dir=base_dir)
+            except ScenarioFileError as e:
+                raise _scenario_error(source, e, factors, levels, idx) from None
+            runs.append(Run(len(runs), run_key(levels, rep), levels, rep, s, normalized))
+    if not runs:
+        raise CampaignFileError(source, "exclude", "every combination is excluded: nothing to run")
+    return Campaign(
+        name, source, text, repetitions, seed, factors, excluded, list(common), random_fields, keep, analysis, runs
+    )

@@ -1,0 +1,359 @@
+"""A campaign directory: a SQLite run index (WAL), per-run Parquet files
+written atomically, and the tidy tables assembled from them.
+
+Layout:
+    index.sqlite          meta (campaign text and hash, design, ccbench version) and one row per run:
+                          key, position, rep, seed, levels (JSON), scenario_hash, status
+                          (pending, running, done, failed), attempts, completions, started_at,
+                          finished_at, wall_s, worker, result_hash, error
+    campaign.toml         the campaign file as given (campaign.json for a dict)
+    runs/KEY.parquet      one row per flow of run KEY (written by the worker: temporary file + rename)
+    tables/KEY/           full tables of the run (series, rtt, links, ...) when kept (keep_tables)
+    flows.parquet/.csv    tidy: one row per flow per finished run, every factor a column, plus rep and seed
+    runs.parquet/.csv     tidy: one row per finished run
+    report.html, recommendations.json, plots/   written by `ccbench report`
+
+A run is done once the index says so; its file was renamed into place
+before. A run found 'running' when a campaign starts was interrupted and runs
+again; a finished run never does. Query the index with any SQLite client:
+    sqlite3 DIR/index.sqlite "select status, count(*) from runs group by status"
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sqlite3
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from ccbench.campaigns.spec import Campaign, canonical_json, level_positions
+
+INDEX = "index.sqlite"
+#: Layout version of a campaign directory.
+SCHEMA_VERSION = 2
+STATUSES = ("pending", "running", "done", "failed")
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS runs (
+    key TEXT PRIMARY KEY,
+    position INTEGER NOT NULL,
+    rep INTEGER NOT NULL,
+    seed INTEGER NOT NULL,
+    levels TEXT NOT NULL,
+    scenario_hash TEXT NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('pending', 'running', 'done', 'failed')),
+    attempts INTEGER NOT NULL DEFAULT 0,
+    completions INTEGER NOT NULL DEFAULT 0,
+    started_at REAL,
+    finished_at REAL,
+    wall_s REAL,
+    worker TEXT,
+    result_hash TEXT,
+    error TEXT
+);
+CREATE INDEX IF NOT EXISTS runs_status ON runs (status);
+"""
+
+
+class CampaignDirectoryError(RuntimeError):
+    """The directory holds another campaign (or is not a campaign directory)."""
+
+
+def run_file(directory: Path, key: str) -> Path:
+    return Path(directory) / "runs" / f"{key}.parquet"
+
+
+def tables_dir(directory: Path, key: str) -> Path:
+    return Path(directory) / "tables" / key
+
+
+class Index:
+    """The run index of one campaign directory."""
+
+    def __init__(self, directory: str | Path, create: bool = False):
+        self.directory = Path(directory)
+        path = self.directory / INDEX
+        if not create and not path.exists():
+            raise CampaignDirectoryError(f"{self.directory}: not a campaign directory (no {INDEX})")
+        self.db = sqlite3.connect(path, timeout=60, isolation_level=None)
+        self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.execute("PRAGMA synchronous=NORMAL")
+        if create:
+            self.db.executescript(_SCHEMA)
+
+    def close(self) -> None:
+        self.db.close()
+
+    def __enter__(self) -> Index:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def meta(self) -> dict[str, str]:
+        return dict(self.db.execute("SELECT key, value FROM meta"))
+
+    def set_meta(self, values: dict[str, str]) -> None:
+        with self.db:
+            self.db.execute("BEGIN")
+            self.db.executemany("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", values.items())
+
+    def sync_plan(self, campaign: Campaign, drop_unplanned: bool = True) -> int:
+        """Makes the index hold the campaign's runs: new runs pending, runs
+        whose scenario changed reset, a 'running' run (interrupted) pending
+        again; runs no longer planned are deleted with their files when
+        `drop_unplanned` (another campaign file), else kept (repetitions
+        added by --until-decided to the same file). Returns the number of runs pending."""
+        have = {k: h for k, h in self.db.execute("SELECT key, scenario_hash FROM runs")}
+        planned = {r.key for r in campaign.runs}
+        gone = [k for k in have if k not in planned] if drop_unplanned else []
+        with self.db:
+            self.db.execute("BEGIN")
+            for k in gone:
+                self.db.execute("DELETE FROM runs WHERE key = ?", (k,))
+            rows = []
+            for r in campaign.runs:
+                h = r.scenario_hash
+                if r.key not in have:
+                    rows.append((r.key, r.index, r.rep, r.seed, canonical_json(r.levels), h))
+                elif have[r.key] != h:
+                    self.db.execute(
+                        "UPDATE runs SET status='pending', scenario_hash=?, seed=?, result_hash=NULL WHERE key=?",
+                        (h, r.seed, r.key),
+                    )
+                    self.db.execute("UPDATE runs SET position=? WHERE key=?", (r.index, r.key))
+                else:
+                    self.db.execute("UPDATE runs SET position=? WHERE key=?", (r.index, r.key))
+            self.db.executemany(
+                "INSERT INTO runs (key, position, rep, seed, levels, scenario_hash, status) "
+                "VALUES (?, ?, ?, ?, ?, ?, 'pending')",
+                rows,
+            )
+            self.db.execute("UPDATE runs SET status='pending' WHERE status IN ('running', 'failed')")
+        for k in gone:
+            run_file(self.directory, k).unlink(missing_ok=True)
+            shutil.rmtree(tables_dir(self.directory, k), ignore_errors=True)
+        return self.count("pending")
+
+    def count(self, status: str | None = None) -> int:
+        if status is None:
+            return self.db.execute("SELECT count(*) FROM runs").fetchone()[0]
+        return self.db.execute("SELECT count(*) FROM runs WHERE status = ?", (status,)).fetchone()[0]
+
+    def keys(self, status: str) -> set[str]:
+        return {k for (k,) in self.db.execute("SELECT key FROM runs WHERE status = ?", (status,))}
+
+    def mark_running(self, keys: list[str]) -> None:
+        now = time.time()
+        with self.db:
+            self.db.execute("BEGIN")
+            self.db.executemany(
+                "UPDATE runs SET status='running', attempts=attempts+1, started_at=?, error=NULL WHERE key=?",
+                [(now, k) for k in keys],
+            )
+
+    def mark_pending(self, keys: list[str]) -> None:
+        with self.db:
+            self.db.execute("BEGIN")
+            self.db.executemany(
+                "UPDATE runs SET status='pending' WHERE key=? AND status='running'", [(k,) for k in keys]
+            )
+
+    def record(self, outcomes: list[dict]) -> None:
+        """Stores finished runs (status done or failed) in one transaction."""
+        with self.db:
+            self.db.execute("BEGIN")
+            self.db.executemany(
+                "UPDATE runs SET status=:status, completions=completions+(:status='done'), started_at=:started_at, "
+                "finished_at=:finished_at, wall_s=:wall_s, worker=:worker, result_hash=:result_hash, error=:error "
+                "WHERE key=:key",
+                outcomes,
+            )
+
+    def frame(self) -> pd.DataFrame:
+        """The runs of the index in plan order (levels as JSON text)."""
+        return pd.read_sql_query("SELECT * FROM runs ORDER BY position", self.db)
+
+
+def prepare(directory: str | Path, campaign: Campaign, force: bool, version: str) -> Index:
+    """Opens (or creates) the campaign directory for `campaign`. An existing
+    directory of another campaign file is refused unless `force`, which keeps
+    every run whose scenario is unchanged. Raises CampaignDirectoryError."""
+    d = Path(directory)
+    existing = d / INDEX
+    old = None
+    if existing.exists():
+        idx = Index(d)
+        old = idx.meta().get("campaign_hash")
+        if old != campaign.text_hash and not force:
+            idx.close()
+            raise CampaignDirectoryError(
+                f"{d} holds the results of another campaign file ({idx_name(d)}); "
+                "use another --out, or --force to switch it to this file (runs whose scenario is unchanged are kept)"
+            )
+    else:
+        if d.exists() and any(d.iterdir()):
+            raise CampaignDirectoryError(f"{d} exists and is not a campaign directory; choose another --out")
+        d.mkdir(parents=True, exist_ok=True)
+        idx = Index(d, create=True)
+    (d / "runs").mkdir(exist_ok=True)
+    from ccbench.results import atomic_write_bytes
+
+    file_name = "campaign.json" if campaign.source == "<dict>" else "campaign.toml"
+    for stale in ("campaign.json", "campaign.toml"):
+        if stale != file_name:
+            (d / stale).unlink(missing_ok=True)
+    atomic_write_bytes(d / file_name, campaign.text.encode("utf-8"))
+    idx.set_meta(
+        {
+            "schema_version": str(SCHEMA_VERSION),
+            "name": campaign.name,
+            "source": campaign.source,
+            "campaign_file": file_name,
+            "campaign_text": campaign.text,
+            "campaign_hash": campaign.text_hash,
+            "design": json.dumps(campaign.design()),  # keeps the factors in the file's order
+            "ccbench_version": version,
+        }
+    )
+    idx.sync_plan(campaign, drop_unplanned=old != campaign.text_hash)
+    return idx
+
+
+def idx_name(directory: Path) -> str:
+    try:
+        with Index(directory) as idx:
+            return idx.meta().get("source", "?")
+    except Exception:  # noqa: BLE001 - only for a message
+        return "?"
+
+
+RUN_MEANS = (
+    "goodput_bps",
+    "throughput_bps",
+    "rtt_mean_ms",
+    "rtt_p95_ms",
+    "queuing_mean_ms",
+    "retrans_pct",
+    "timeouts_per_100s",
+)
+
+
+def run_summary_frame(flows: pd.DataFrame) -> pd.DataFrame:
+    """One row per run from the tidy flows table (grouped by `run`, in order
+    of first appearance): per-flow means of the flow metrics, the data link's
+    utilization (of the run's first flow) and Jain's index over the flows'
+    goodputs (ccbench.metrics.jain_index, vectorized over runs; NaN for one flow)."""
+    g = flows.groupby("run", sort=False)
+    out = g[list(RUN_MEANS)].mean()
+    out.insert(0, "flows", g.size())
+    out.insert(3, "utilization", g["link_utilization"].first())
+    goodput = flows["goodput_bps"].where(np.isfinite(flows["goodput_bps"]))
+    parts = pd.DataFrame({"run": flows["run"], "x": goodput, "xx": goodput * goodput, "n": goodput.notna()})
+    sums = parts.groupby("run", sort=False)[["x", "xx", "n"]].sum()
+    with np.errstate(divide="ignore", invalid="ignore"):
+        jain = sums["x"] ** 2 / (sums["n"] * sums["xx"])
+    out["jain"] = jain.where((out["flows"] > 1) & (sums["xx"] > 0))
+    return out
+
+
+def _read_run(path: Path) -> pa.Table:
+    return pq.read_table(path)
+
+
+def assemble(directory: str | Path, factor_levels: dict[str, list], fresh: dict | None = None) -> tuple:
+    """(flows, runs): the tidy tables of every finished run, sorted by the
+    factors' levels in the file's order, then repetition. A run's rows come
+    from `fresh` (key -> Arrow table returned by its worker in this session)
+    or else from its Parquet file (read in threads)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    d = Path(directory)
+    fresh = fresh or {}
+    factors = list(factor_levels)
+    level_order = level_positions(factor_levels)
+    as_text = {f: len({type(v) for v in levels}) > 1 for f, levels in factor_levels.items()}
+    with Index(d) as idx:
+        index = idx.frame()
+    done = index[index["status"] == "done"]
+    levels = [json.loads(s) for s in done["levels"]]
+    keys, reps, seeds = list(done["key"]), [int(x) for x in done["rep"]], [int(x) for x in done["seed"]]
+    sort_keys = [tuple(level_order[f].get(lv[f], len(level_order[f])) for f in factors) for lv in levels]
+    order = sorted(range(len(done)), key=lambda i: (sort_keys[i], reps[i]))
+    if not order:
+        return pd.DataFrame(), pd.DataFrame()
+    missing = [keys[i] for i in order if keys[i] not in fresh]
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        read = dict(zip(missing, pool.map(_read_run, [run_file(d, k) for k in missing])))
+    tables = [fresh[keys[i]] if keys[i] in fresh else read[keys[i]] for i in order]
+    counts = [t.num_rows for t in tables]
+
+    def repeated(values: list) -> list:
+        return [v for v, c in zip(values, counts) for _ in range(c)]
+
+    front = {f: pa.array(repeated([str(levels[i][f]) if as_text[f] else levels[i][f] for i in order])) for f in factors}
+    front["run"] = pa.array(repeated([keys[i] for i in order]), pa.string())
+    front["rep"] = pa.array(repeated([reps[i] for i in order]), pa.int64())
+    front["seed"] = pa.array(repeated([seeds[i] for i in order]), pa.int64())
+    body = pa.concat_tables(tables, promote_options="permissive")
+    flows = pa.table({**front, **{c: body.column(c) for c in body.column_names}}).to_pandas()
+    head = flows.drop_duplicates("run")[["run", *factors, "rep", "seed"]].set_index("run")
+    runs = head.join(run_summary_frame(flows)).reset_index()
+    rest = [c for c in runs.columns if c not in (*factors, "rep", "seed", "run")]
+    return flows, runs[[*factors, "rep", "seed", "run", *rest]]
+
+
+def write_tidy(directory: str | Path, flows: pd.DataFrame, runs: pd.DataFrame) -> None:
+    from ccbench.results import write_table
+
+    for name, df in (("flows", flows), ("runs", runs)):
+        write_table(Path(directory), name, df, csv=True)
+
+
+def index_size_bytes(directory: str | Path) -> int:
+    d = Path(directory)
+    return sum(os.path.getsize(p) for p in d.glob(INDEX + "*"))
+
+
+class CampaignData:
+    """A campaign directory read back: `flows` and `runs` (the tidy tables),
+    `index` (one row per run with status, times, worker, hashes), `design`
+    (factors and levels, repetitions, seed, ...), `text` (the campaign file)."""
+
+    def __init__(self, directory: str | Path):
+        self.directory = Path(directory)
+        with Index(self.directory) as idx:
+            self.meta = idx.meta()
+            self.index = idx.frame()
+        self.design = json.loads(self.meta["design"])
+        self.text = self.meta["campaign_text"]
+        self.name = self.meta.get("name", "")
+        self.flows = _read_or_empty(self.directory / "flows.parquet")
+        self.runs = _read_or_empty(self.directory / "runs.parquet")
+
+    @property
+    def factors(self) -> list[str]:
+        return list(self.design["factors"])
+
+    def level_order(self) -> dict[str, dict]:
+        return level_positions(self.design["factors"])
+
+    def __repr__(self) -> str:
+        return f"CampaignData({str(self.directory)!r}: {len(self.runs)} runs, {len(self.flows)} flows)"
+
+
+def _read_or_empty(path: Path) -> pd.DataFrame:
+    return pq.read_table(path).to_pandas() if path.exists() else pd.DataFrame()
+
+
+def load(directory: str | Path) -> CampaignData:
+    """The tidy tables, index and design of a campaign directory."""
+    return CampaignData(directory)

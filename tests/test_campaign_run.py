@@ -1,0 +1,240 @@
+"""Running campaigns: the tidy tables do not depend on where runs ran (--jobs
+1, --jobs 2, Ray), and a campaign killed (SIGKILL) or interrupted (SIGINT)
+part-way resumes to the same tables without running a finished run again."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+
+import ccbench
+import pandas as pd
+import pytest
+from ccbench.campaigns import runner as campaign_runner
+from ccbench.campaigns import storage
+from ccbench.cli import app
+
+SMALL = {
+    "name": "small",
+    "repetitions": 2,
+    "seed": 3,
+    "scenario": {
+        "duration": "1s",
+        "downlink": {"rate": "10Mbit", "delay": "10ms", "loss": {"model": "bernoulli", "p": 0.005}},
+        "flows": [{"cc": "reno"}, {"cc": "reno", "size": "100KB"}],
+    },
+    "factors": {"flows[0].cc": ["reno", "cubic", "bbr"], "downlink.delay": ["10ms", "30ms"]},
+}
+
+
+def tidy_bytes(directory) -> dict[str, bytes]:
+    return {n: (directory / n).read_bytes() for n in ("flows.parquet", "runs.parquet", "flows.csv", "runs.csv")}
+
+
+def test_tables_are_bit_identical_with_one_and_two_processes(tmp_path):
+    for jobs in (1, 2):
+        campaign_runner.run(SMALL, tmp_path / f"j{jobs}", jobs=jobs)
+    assert tidy_bytes(tmp_path / "j1") == tidy_bytes(tmp_path / "j2")
+    data = ccbench.load(tmp_path / "j1")
+    assert len(data.runs) == 3 * 2 * 2 and len(data.flows) == 2 * len(data.runs)
+    assert list(data.runs.columns[:5]) == ["flows[0].cc", "downlink.delay", "rep", "seed", "run"]
+    assert list(data.runs["flows[0].cc"]) == ["reno"] * 4 + ["cubic"] * 4 + ["bbr"] * 4
+    assert set(data.index["status"]) == {"done"} and (data.index["completions"] == 1).all()
+
+
+def ray_or_skip():
+    try:
+        import ray  # noqa: F401
+    except ImportError:
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail("Ray is required under CI (scripts/test installs ccbench[ray])")
+        pytest.skip("Ray is not installed (pip install 'ccbench[ray]')")
+
+
+def test_tables_from_ray_are_bit_identical_to_local(tmp_path):
+    ray_or_skip()
+    campaign_runner.run(SMALL, tmp_path / "local", jobs=2)
+    campaign_runner.run(SMALL, tmp_path / "ray", jobs=2, executor="ray")
+    assert tidy_bytes(tmp_path / "local") == tidy_bytes(tmp_path / "ray")
+    workers = set(ccbench.load(tmp_path / "ray").index["worker"])
+    assert len(workers) >= 1 and all(":" in w for w in workers)
+
+
+def test_rerun_skips_finished_runs_and_another_file_is_refused(tmp_path):
+    out = tmp_path / "out"
+    first = campaign_runner.run(SMALL, out, jobs=1)
+    assert first.executed == 12
+    again = campaign_runner.run(SMALL, out, jobs=1)
+    assert again.executed == 0 and again.skipped == 12
+    grown = {**SMALL, "repetitions": 3}
+    with pytest.raises(storage.CampaignDirectoryError, match="another campaign file"):
+        campaign_runner.run(grown, out, jobs=1)
+    more = campaign_runner.run(grown, out, jobs=1, force=True)
+    assert more.executed == 6 and more.skipped == 12  # the new repetition only
+    idx = ccbench.load(out).index
+    assert len(idx) == 18 and (idx["completions"] == 1).all()
+    # a level dropped with --force: its runs leave the index, the tables and the directory
+    fewer = {**grown, "factors": {**SMALL["factors"], "flows[0].cc": ["reno", "cubic"]}}
+    kept = campaign_runner.run(fewer, out, jobs=1, force=True)
+    assert kept.executed == 0 and kept.skipped == 12
+    assert len(list((out / "runs").glob("*.parquet"))) == 12
+    assert len(list((out / "tables").iterdir())) == 2 * 2  # repetition 0 of each combination
+    assert set(ccbench.load(out).runs["flows[0].cc"]) == {"reno", "cubic"}
+
+
+def test_cli_refuses_another_campaign_in_a_directory(tmp_path, runner):
+    a, b = tmp_path / "a.toml", tmp_path / "b.toml"
+    body = '[scenario]\nduration = "0.5s"\ndownlink = { rate = "5Mbit", delay = "5ms" }\nflows = [{ cc = "reno" }]\n'
+    a.write_text(body + '[factors]\n"flows[0].cc" = ["reno", "cubic"]\n')
+    b.write_text(body + '[factors]\n"flows[0].cc" = ["reno", "vegas"]\n')
+    out = tmp_path / "out"
+    ok = runner.invoke(app, ["campaign", str(a), "--out", str(out), "--jobs", "1"], terminal_width=200)
+    assert ok.exit_code == 0, ok.output
+    assert "Report:" in ok.output and "runs:" in ok.output
+    refused = runner.invoke(app, ["campaign", str(b), "--out", str(out), "--jobs", "1"], terminal_width=200)
+    assert refused.exit_code == 2
+    assert "another campaign file" in refused.output and "--force" in refused.output
+    forced = runner.invoke(app, ["campaign", str(b), "--out", str(out), "--jobs", "1", "--force"], terminal_width=200)
+    assert forced.exit_code == 0, forced.output
+    assert "1 run now, 1 already done" in forced.output
+
+
+# A campaign long enough to be stopped part-way: 96 runs of a few tens of ms each.
+LONG = """
+name = "long enough to interrupt"
+repetitions = 8
+seed = 5
+keep_tables = "none"
+[scenario]
+duration = "4s"
+downlink = { rate = "20Mbit", delay = "20ms", loss = { model = "bernoulli", p = 0.002 } }
+flows = [{ cc = "reno" }]
+[factors]
+"flows[0].cc" = ["reno", "cubic", "bbr", "vegas"]
+"downlink.rate" = ["10Mbit", "20Mbit", "30Mbit"]
+"""
+
+
+def _start(campaign_file, out):
+    return subprocess.Popen(
+        [sys.executable, "-m", "ccbench.cli", "campaign", str(campaign_file), "--out", str(out), "--jobs", "2"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+
+
+def _done_runs(out) -> dict[str, float]:
+    path = out / storage.INDEX
+    if not path.exists():
+        return {}
+    try:
+        with sqlite3.connect(path, timeout=30) as db:
+            return dict(db.execute("SELECT key, finished_at FROM runs WHERE status = 'done'"))
+    except sqlite3.OperationalError:
+        return {}
+
+
+def _interrupt_part_way(campaign_file, out, sig) -> tuple[subprocess.CompletedProcess, dict]:
+    proc = _start(campaign_file, out)
+    while len(_done_runs(out)) < 10 and proc.poll() is None:
+        time.sleep(0.02)
+    os.killpg(proc.pid, sig)  # the whole process group, as a terminal's Ctrl-C (or a crash) would
+    stdout, stderr = proc.communicate(timeout=120)
+    return subprocess.CompletedProcess(proc.args, proc.returncode, stdout, stderr), _done_runs(out)
+
+
+@pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGINT], ids=["SIGKILL", "SIGINT"])
+def test_an_interrupted_campaign_resumes_to_identical_tables(tmp_path, sig):
+    f = tmp_path / "long.toml"
+    f.write_text(LONG)
+    reference = tmp_path / "reference"
+    campaign_runner.run(f, reference, jobs=2)
+
+    out = tmp_path / "out"
+    stopped, done_before = _interrupt_part_way(f, out, sig)
+    assert 10 <= len(done_before) < 96, "the campaign must be stopped part-way"
+    if sig == signal.SIGINT:
+        assert stopped.returncode == 130, stopped.stderr
+        assert "resume with: ccbench campaign" in stopped.stderr and str(out) in stopped.stderr
+        with sqlite3.connect(out / storage.INDEX) as db:
+            assert db.execute("SELECT count(*) FROM runs WHERE status = 'running'").fetchone()[0] == 0
+    else:
+        assert stopped.returncode == -signal.SIGKILL
+
+    resumed = subprocess.run(
+        [sys.executable, "-m", "ccbench.cli", "campaign", str(f), "--out", str(out), "--jobs", "2"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert resumed.returncode == 0, resumed.stderr
+    assert f"{len(done_before)} already done" in resumed.stdout.replace("\n", " ")
+    assert tidy_bytes(out) == tidy_bytes(reference)
+    index = ccbench.load(out).index.set_index("key")
+    assert (index["status"] == "done").all() and (index["completions"] == 1).all()
+    # a run finished before the interruption was not run again
+    for key, finished in done_before.items():
+        assert index.loc[key, "attempts"] == 1 and index.loc[key, "finished_at"] == finished
+
+
+def test_api_campaign_and_load(tmp_path):
+    data = ccbench.campaign(SMALL, out=tmp_path / "api", jobs=1)
+    assert (tmp_path / "api" / "report.html").exists()
+    assert isinstance(data.runs, pd.DataFrame) and len(data.runs) == 12
+    assert data.factors == ["flows[0].cc", "downlink.delay"]
+    assert "flows[0].cc" in data.text
+    loaded = ccbench.load(tmp_path / "api")
+    pd.testing.assert_frame_equal(loaded.flows, data.flows)
+
+
+NOISY = """
+name = "noisy"
+repetitions = 2
+seed = 4
+[scenario]
+duration = "2s"
+downlink = { rate = "10Mbit", delay = "20ms", loss = { model = "bernoulli", p = 0.01 } }
+flows = [{ cc = "reno" }]
+[factors]
+"flows[0].cc" = ["reno", "cubic", "bbr"]
+"""
+
+
+def test_until_decided_adds_repetitions_and_a_plain_rerun_keeps_them(tmp_path, runner):
+    f = tmp_path / "noisy.toml"
+    f.write_text(NOISY)
+    out = tmp_path / "out"
+    args = ["campaign", str(f), "--out", str(out), "--jobs", "2"]
+    first = runner.invoke(app, args + ["--until-decided", "--max-reps", "4"], terminal_width=200)
+    assert first.exit_code == 0, first.output
+    index = ccbench.load(out).index
+    reps = int(index["rep"].max()) + 1
+    recs = __import__("json").loads((out / "recommendations.json").read_text())
+    assert 2 < reps <= 4 and (recs[0]["decided"] or reps == 4)  # two repetitions cannot decide this one
+    assert (index["completions"] == 1).all()
+    tables = tidy_bytes(out)
+    again = runner.invoke(app, args, terminal_width=200)
+    assert again.exit_code == 0, again.output
+    assert "0 run now" in again.output
+    assert tidy_bytes(out) == tables
+
+
+def test_report_is_rebuilt_from_saved_results_with_another_objective(tmp_path, runner):
+    out = tmp_path / "out"
+    campaign_runner.run(SMALL, out, jobs=1)
+    (out / "runs").rename(tmp_path / "moved")  # the report needs only the tidy tables and the index
+    result = runner.invoke(app, ["report", str(out), "--objective", "latency", "--margin", "0.1"], terminal_width=200)
+    assert result.exit_code == 0, result.output
+    html = (out / "report.html").read_text()
+    assert "objective: latency" in html and "margin 10%" in html
+    assert html.count('<div class="pick">Pick <b>') == 2  # two delays: the conditions
+    bad = runner.invoke(app, ["report", str(tmp_path / "moved")], terminal_width=200)
+    assert bad.exit_code == 2 and "not a campaign directory" in bad.output
+    bad = runner.invoke(app, ["report", str(out), "--compare", "nope"], terminal_width=200)
+    assert bad.exit_code == 2 and "not a factor" in bad.output

@@ -1,0 +1,33 @@
+"""`ccbench recommend`: one command from a network profile to a ranked answer."""
+
+from ccbench.campaigns import recommend
+from ccbench.cli import app
+
+
+def test_recommend_ranks_every_algorithm_and_adds_repetitions_only_while_undecided(tmp_path, runner):
+    out = tmp_path / "rec"
+    args = ["recommend", "--profile", "lte-edge", "--duration", "2s", "--max-reps", "3", "--out", str(out)]
+    result = runner.invoke(app, args + ["--jobs", "2"], terminal_width=200)
+    assert result.exit_code == 0, result.output
+    assert "Pick " in result.output and f"Report: {out / 'report.html'}" in result.output
+    for name in ("cubic", "bbr", "vegas"):
+        assert f" {name} " in result.output
+    import ccbench
+
+    index = ccbench.load(out).index
+    assert set(index["rep"]) <= {0, 1, 2} and (index["completions"] == 1).all()
+
+
+def test_recommend_names_the_bad_option(runner):
+    result = runner.invoke(app, ["recommend", "--profile", "lte-edg"], terminal_width=200)
+    assert result.exit_code == 2
+    assert result.output.startswith("error: --profile: ") and "did you mean 'lte-edge'" in result.output
+    bad = runner.invoke(app, ["recommend", "--profile", "umts", "--workload", "files"], terminal_width=200)
+    assert bad.exit_code == 2 and bad.output.startswith("error: --workload: ")
+
+
+def test_campaign_has_every_algorithm_with_the_users_flows():
+    c = recommend.parse(recommend.campaign_dict("hsdpa", "up", 2, "file:1MB", reps=1, algorithms=["reno", "cubic"]))
+    flows = c.runs[0].scenario["flows"]
+    assert [r.levels["flows[0].cc"] for r in c.runs] == ["reno", "cubic"]
+    assert flows[0]["count"] == 2 and flows[0]["direction"] == "up" and flows[0]["size"] == 1_000_000
