@@ -57,7 +57,7 @@ def execute(job: Job) -> dict:
             results.save(result, tables_dir(Path(job.directory), job.key), csv=False)
             flows, links = result.flows, result.links
         else:
-            flows = flow_summary(raw["flows"], raw["rtt"])
+            flows = flow_summary(raw["flows"], raw["rtt"], scenario, raw["links"])
             links = link_summary(pd.DataFrame(dict(raw["links"])), flows, scenario)
         utilization = dict(zip(links["link"], links["utilization"]))
         flows = flows.assign(link_utilization=[float(utilization[link]) for link in flows["link"]])
