@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-SHARED = ROOT.parent / "shared" / "traces" / "cellular"
+SHIPPED = ROOT / "python" / "ccbench" / "presets" / "traces"
 
 
 def _load_module():
@@ -82,9 +82,8 @@ def test_mean_rate_rejects_nonsense():
 
 
 def test_a_real_cellular_trace():
-    path = SHARED / "TMobile-LTE-short.down"
-    ops = traces.load_mahimahi(path)
-    assert len(ops) == 194846 and ops[-1] == 139986
-    # The README's 16.70 Mbit/s counts 1500 bytes per opportunity.
-    assert traces.mean_rate_bps(ops, 1500) / 1e6 == pytest.approx(16.70, abs=0.005)
-    assert traces.mean_rate_bps(ops) / 1e6 == pytest.approx(16.747, abs=0.001)
+    ops = traces.load_mahimahi(SHIPPED / "ATT-LTE-driving-2016.down")
+    assert len(ops) == 45604 and ops[-1] == 120002
+    # The traces' own README (4.56 Mbit/s) counts 1500 bytes per opportunity.
+    assert traces.mean_rate_bps(ops, 1500) / 1e6 == pytest.approx(4.56, abs=0.005)
+    assert traces.mean_rate_bps(ops) / 1e6 == pytest.approx(4.5725, abs=0.0001)

@@ -263,7 +263,7 @@ def _trace_profile(spec: str, base_dir: Path | None) -> dict:
     )
     path = next((c for c in candidates if c.is_file()), path)
     if not path.is_file():
-        shipped = sorted(p.name for p in TRACE_DIR.glob("*") if p.is_file())
+        shipped = sorted(p.name for p in TRACE_DIR.glob("*") if p.is_file() and p.suffix != ".md")
         hint = f"; shipped traces: {', '.join(shipped)}" if shipped else ""
         raise ProfileError("profile", f"no trace file '{raw}'{hint}")
     fragment = {"downlink": _trace_link(path)}
