@@ -1,23 +1,11 @@
 """report.html in a real browser (headless Chromium): the page renders, the
-tables are in the DOM and every embedded image decodes. Skipped only when
-Chromium is absent outside CI; under CI=true a missing Chromium fails."""
+tables are in the DOM and every embedded image decodes. Skipped (saying why)
+when Chromium is absent outside CI; under CI=true a missing Chromium fails."""
 
 import os
 import re
 import shutil
 import subprocess
-
-import pytest
-
-
-def chromium() -> str | None:
-    for name in ("chromium", "chromium-browser", "google-chrome"):
-        path = shutil.which(name)
-        if path:
-            return path
-    if os.environ.get("CI", "").lower() == "true":
-        pytest.fail("Chromium is required under CI (apt-get install chromium)")
-    pytest.skip("Chromium is not installed")
 
 
 def browser(exe: str, profile, *args: str) -> subprocess.CompletedProcess:
@@ -38,8 +26,8 @@ def browser(exe: str, profile, *args: str) -> subprocess.CompletedProcess:
     return subprocess.run(cmd, capture_output=True, text=True, timeout=120)
 
 
-def test_report_renders_in_chromium(quick_campaign, tmp_path):
-    exe = chromium()
+def test_report_renders_in_chromium(require_tool, quick_campaign, tmp_path):
+    exe = require_tool("chromium", "chromium-browser", "google-chrome", install="apt-get install chromium")
     out, _, algs = quick_campaign
     url = (out / "report.html").resolve().as_uri()
     dom = browser(exe, tmp_path / "p1", "--dump-dom", url).stdout
