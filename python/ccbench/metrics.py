@@ -1,7 +1,8 @@
 """The metrics of the measurement studies, as pure functions (SPEC section 5).
 
 Inputs are plain arrays or DataFrames of the simulator's tables; nothing here
-runs a simulation or reads a file, so every function can be checked by hand.
+runs a simulation or reads a file, so every function can be checked by hand
+(the header sizes behind the payload share are the simulator core's).
 
 Definitions:
 - goodput: unique payload bytes delivered in order to the application over the
@@ -22,10 +23,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-#: IPv4 + TCP header bytes of a data segment, and the TCP timestamp option
-#: (the simulator's crates/ccsim/src/net/packet.rs: 40 + 12).
-TCP_IP_HEADER_BYTES = 40
-TIMESTAMP_OPTION_BYTES = 12
+from ccbench import _ccsim
 
 
 def rate_bps(num_bytes, seconds):
@@ -119,9 +117,9 @@ def jain_index(values) -> float:
 
 
 def payload_share(mss_bytes: int, timestamps: bool) -> float:
-    """Fraction of a full data segment's wire bytes that is payload."""
-    header = TCP_IP_HEADER_BYTES + (TIMESTAMP_OPTION_BYTES if timestamps else 0)
-    return mss_bytes / (mss_bytes + header)
+    """Fraction of a full data segment's wire bytes that is payload, with the
+    simulator's own header sizes (crates/ccsim/src/net/packet.rs)."""
+    return _ccsim.payload_share(mss_bytes, timestamps)
 
 
 def utilization(goodputs_bps, capacity_bps: float) -> float:
