@@ -7,7 +7,7 @@ r.flows[["cc", "goodput_bps", "rtt_mean_ms"]]
 
 from ccbench._ccsim import __version__
 from ccbench.api import algorithms, run
-from ccbench.result import Result
+from ccbench.run_result import Result
 from ccbench.scenario import ScenarioFileError
 
 __all__ = ["__version__", "run", "algorithms", "Result", "ScenarioFileError"]

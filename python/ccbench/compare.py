@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ccbench import _ccsim, results
+from ccbench import _ccsim, run_files
 from ccbench.api import run
 from ccbench.metrics import jain_index
 
@@ -181,7 +181,7 @@ def execute(task: Task) -> tuple[pd.DataFrame, dict]:
     time series would cost more than simulating it."""
     r = run(task.scenario, seed=task.seed)
     if task.rep == 0:
-        results.save(r, task.run_dir, csv=False)
+        run_files.save(r, task.run_dir, csv=False)
     factors = {"scenario": task.path, "algorithm": task.cc, "rep": task.rep, "seed": task.seed}
     flows = r.flows.copy()
     for i, (k, v) in enumerate(factors.items()):
@@ -212,8 +212,8 @@ def run_all(task_list: list[Task], jobs: int, on_done: Callable[[], None] = lamb
 
 def save_campaign(out: Path, flows: pd.DataFrame, runs: pd.DataFrame, info: dict) -> None:
     for name, df in (("flows", flows), ("runs", runs)):
-        results.write_table(out, name, df, csv=True)
-    results.atomic_write_bytes(out / "campaign.json", results.json_bytes(info))
+        run_files.write_table(out, name, df, csv=True)
+    run_files.atomic_write_bytes(out / "campaign.json", run_files.json_bytes(info))
 
 
 def campaign_info(algorithms: list[str], reps: int, quick: bool, base_seed: int, conditions=CONDITIONS) -> dict:

@@ -17,8 +17,8 @@ import pandas as pd
 
 from ccbench import plots, stats
 from ccbench.compare import load_campaign
-from ccbench.results import atomic_write_bytes, json_bytes
-from ccbench.results import load as load_run
+from ccbench.run_files import atomic_write_bytes, json_bytes
+from ccbench.run_files import load as load_run
 
 ALPHA = 0.05
 #: (column of the runs table, header, scale for display, decimals)

@@ -28,7 +28,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from ccbench.result import SCHEMA_VERSION, Result
+from ccbench.run_result import SCHEMA_VERSION, Result
 
 TABLES = ("flows", "series", "rtt", "links", "link_series", "sources", "source_series")
 CSV_TABLES = ("flows", "series", "links", "sources")
