@@ -17,7 +17,7 @@ from typing import Any
 
 import tomllib
 
-from ccbench import _ccsim
+from ccbench import _ccsim, traces
 
 
 class ScenarioFileError(ValueError):
@@ -44,10 +44,6 @@ def load_trace_files(raw: dict, base_dir: Path, source: str) -> dict:
     source}) read with ccbench.traces.load_mahimahi: the simulator core reads no
     files. A relative FILE is taken from the scenario file's folder first, then
     from the working directory."""
-    try:
-        from ccbench import traces  # type: ignore[attr-defined]
-    except ImportError:
-        return raw  # the core then says clearly that it needs the trace as data
     for key in ("downlink", "uplink"):
         link = raw.get(key)
         if not (isinstance(link, dict) and isinstance(link.get("trace"), str)):

@@ -10,7 +10,6 @@
 /// Stable identifiers of the random streams of a run (the "component id").
 pub mod stream {
     pub const LINK_BASE: u64 = 0x1000;
-    pub const FLOW_BASE: u64 = 0x2000;
     pub const TRAFFIC_BASE: u64 = 0x3000;
 }
 

@@ -68,13 +68,11 @@ pub struct PcapWriter {
     error: Option<String>,
 }
 
-const TCP_FIN: u8 = 0x01;
 const TCP_SYN: u8 = 0x02;
 const TCP_PSH: u8 = 0x08;
 const TCP_ACK: u8 = 0x10;
 const TCP_ECE: u8 = 0x40;
 const TCP_CWR: u8 = 0x80;
-const _: u8 = TCP_FIN;
 
 const PROTO_TCP: u8 = 6;
 const PROTO_UDP: u8 = 17;
