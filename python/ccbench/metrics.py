@@ -26,12 +26,17 @@ import pandas as pd
 from ccbench import _ccsim
 
 
+def _scaled_ratio(scale: float, numerator, denominator):
+    """scale * numerator / denominator, elementwise; NaN where the denominator is not positive."""
+    n = np.asarray(numerator, dtype=float)
+    d = np.asarray(denominator, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(d > 0, scale * n / d, np.nan)
+
+
 def rate_bps(num_bytes, seconds):
     """bytes over seconds, in bit/s; NaN where the time is not positive."""
-    b = np.asarray(num_bytes, dtype=float)
-    s = np.asarray(seconds, dtype=float)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(s > 0, b * 8.0 / s, np.nan)
+    return _scaled_ratio(8.0, num_bytes, seconds)
 
 
 def active_seconds(start_s, end_s, completion_s):
@@ -44,18 +49,12 @@ def active_seconds(start_s, end_s, completion_s):
 
 def retransmission_pct(retransmitted_segments, segments_sent):
     """Retransmitted / sent segments, in percent (NaN for a flow that sent nothing)."""
-    r = np.asarray(retransmitted_segments, dtype=float)
-    s = np.asarray(segments_sent, dtype=float)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(s > 0, 100.0 * r / s, np.nan)
+    return _scaled_ratio(100.0, retransmitted_segments, segments_sent)
 
 
 def per_100s(count, seconds):
-    """A count per 100 s of active time."""
-    c = np.asarray(count, dtype=float)
-    s = np.asarray(seconds, dtype=float)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(s > 0, 100.0 * c / s, np.nan)
+    """A count per 100 s of active time (NaN where the time is not positive)."""
+    return _scaled_ratio(100.0, count, seconds)
 
 
 RTT_STAT_COLUMNS = [
