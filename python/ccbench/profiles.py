@@ -222,17 +222,16 @@ def _named_profile(name: str, options: dict) -> tuple[dict, dict]:
     return fragment, flow_defaults
 
 
-def _trace_data(path: Path, field: str) -> dict:
-    """The core's trace value ({opportunities_ms, source}) of a Mahimahi file."""
+def _trace_data(path: Path) -> dict:
+    """The core's trace value of a Mahimahi file; a bad file is an error of `profile`."""
     try:
-        opportunities = traces.load_mahimahi(path)
+        return traces.trace_value(path)
     except traces.TraceError as e:
-        raise ProfileError(field, str(e)) from None
-    return {"opportunities_ms": opportunities, "source": path.name}
+        raise ProfileError("profile", str(e)) from None
 
 
 def _trace_link(path: Path) -> dict:
-    return {"trace": _trace_data(path, "profile"), "queue": {"size": "1000pkt"}}
+    return {"trace": _trace_data(path), "queue": {"size": "1000pkt"}}
 
 
 def _trace_profile(spec: str, base_dir: Path | None) -> dict:
@@ -266,7 +265,7 @@ def _load_shipped_traces(name: str, fragment: dict) -> None:
                     f"profile '{name}' names the trace '{spec['trace']}', "
                     f"which is not in {TRACE_DIR} (a broken installation?)",
                 )
-            spec["trace"] = _trace_data(file, "profile")
+            spec["trace"] = _trace_data(file)
 
 
 def _drop_replaced_rates(fragment: dict, scenario: dict) -> None:

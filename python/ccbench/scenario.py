@@ -41,7 +41,7 @@ def expand_presets(raw: dict, base_dir: Path | None = None) -> dict:
 
 def load_trace_files(raw: dict, base_dir: Path, source: str) -> dict:
     """`trace = "FILE"` on a link becomes the trace's data ({opportunities_ms,
-    source}) read with ccbench.traces.load_mahimahi: the simulator core reads no
+    source}) read with ccbench.traces.trace_value: the simulator core reads no
     files. A relative FILE is taken from the scenario file's folder first, then
     from the working directory."""
     for key in ("downlink", "uplink"):
@@ -53,11 +53,9 @@ def load_trace_files(raw: dict, base_dir: Path, source: str) -> dict:
         if not path.is_absolute() and (base_dir / path).exists():
             path = base_dir / path
         try:
-            opportunities = traces.load_mahimahi(path)
-        except (OSError, ValueError) as e:
-            detail = e.strerror if isinstance(e, OSError) and e.strerror else str(e)
-            raise ScenarioFileError(source, f"{key}.trace", f'cannot use the trace "{name}": {detail}') from None
-        raw[key] = {**link, "trace": {"opportunities_ms": opportunities, "source": path.name}}
+            raw[key] = {**link, "trace": traces.trace_value(path)}
+        except traces.TraceError as e:
+            raise ScenarioFileError(source, f"{key}.trace", f'cannot use the trace "{name}": {e}') from None
     return raw
 
 

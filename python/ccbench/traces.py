@@ -26,7 +26,7 @@ from ccbench import _ccsim
 #: Bytes one opportunity carries in Mahimahi (its largest TUN payload).
 MAHIMAHI_BYTES_PER_OPPORTUNITY: int = _ccsim.MAHIMAHI_BYTES_PER_OPPORTUNITY
 
-__all__ = ["TraceError", "load_mahimahi", "mean_rate_bps", "MAHIMAHI_BYTES_PER_OPPORTUNITY"]
+__all__ = ["TraceError", "load_mahimahi", "trace_value", "mean_rate_bps", "MAHIMAHI_BYTES_PER_OPPORTUNITY"]
 
 
 class TraceError(ValueError):
@@ -59,6 +59,12 @@ def load_mahimahi(path: str | os.PathLike[str]) -> list[int]:
         return _ccsim.parse_mahimahi_trace(text)
     except _ccsim.TraceError as e:
         raise _core_error(e, str(path)) from None
+
+
+def trace_value(path: str | os.PathLike[str]) -> dict:
+    """A scenario link's `trace` as the core takes it, from a Mahimahi file:
+    ``{opportunities_ms, source}`` (source: the file's name, for reports)."""
+    return {"opportunities_ms": load_mahimahi(path), "source": os.path.basename(path)}
 
 
 def mean_rate_bps(
