@@ -7,7 +7,7 @@ libns3-dev) and prints aggregate goodput, retransmitted segments and mean RTT
 side by side with the relative differences. Rows where goodput differs by more
 than 10% or mean RTT by more than 25% are flagged with '!' for investigation.
 
-Scenarios (issue 3):
+Scenarios:
   A: 1 flow, 10 Mbit/s, 100 ms one-way, 1 BDP drop-tail buffer, 100 s
   B: 4 flows, 100 Mbit/s, 50 ms one-way, 1 BDP drop-tail buffer, 60 s
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Simulator speed: simulated bottleneck packets per wall-clock second.
 
-Runs the issue's two reference scenarios in ccbench's simulator and, with
+Runs two reference scenarios in ccbench's simulator and, with
 --ns3, the same scenarios in ns-3 3.37 (bench/ns3/dumbbell.cc) in the same
 invocation, and prints the wall-time ratio and both sides' aggregate goodput.
 

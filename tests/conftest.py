@@ -1,6 +1,11 @@
-"""Shared fixtures: a small scenario and one quick campaign reused by several tests."""
+"""Shared fixtures: a small scenario, one quick campaign reused by several
+tests, and `require_tool` for tests that need a program on the PATH."""
 
 from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Callable
 
 import pytest
 from ccbench import compare
@@ -31,3 +36,30 @@ def quick_campaign(tmp_path_factory):
     result = CliRunner().invoke(app, ["compare", "--quick", "--out", str(out), "--jobs", "2"], terminal_width=250)
     assert result.exit_code == 0, result.output
     return out, result.output, compare.algorithm_names()
+
+
+def find_tool(names: tuple[str, ...], install: str, ci: bool) -> str:
+    """The path of the first program of `names` on the PATH. Without any of
+    them the test fails when `ci` (CI installs every tool, so a missing one is
+    a broken setup, not a reason to pass) and is skipped otherwise, the
+    reason naming the tool and how to install it."""
+    for name in names:
+        path = shutil.which(name)
+        if path:
+            return path
+    reason = f"needs {' or '.join(names)} on the PATH ({install})"
+    if ci:
+        pytest.fail(f"{reason}; required under CI=true")
+    pytest.skip(reason)
+
+
+@pytest.fixture
+def require_tool() -> Callable[..., str]:
+    """`require_tool("chromium", "chromium-browser", install="apt-get install
+    chromium")` returns the tool's path, or fails under CI=true, or skips with
+    the reason."""
+
+    def require(*names: str, install: str) -> str:
+        return find_tool(names, install, ci=os.environ.get("CI", "").lower() == "true")
+
+    return require

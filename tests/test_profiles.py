@@ -3,14 +3,13 @@ shipped profile building a scenario the core accepts and runs."""
 
 from __future__ import annotations
 
+import hashlib
 import json
-from pathlib import Path
+import re
 
 import pytest
-from ccbench import profiles, traces
+from ccbench import _ccsim, profiles, traces
 from ccbench.profiles import ProfileError, expand, list_profiles
-
-SHARED_TRACES = Path(__file__).resolve().parents[1] / ".." / "shared" / "traces" / "cellular"
 
 NAMES = profiles.profile_names()
 
@@ -92,9 +91,6 @@ def test_lte_driving_ships_its_trace_pair():
         assert shipped.is_file()
         s = expand({"profile": "lte-driving"})
         assert s[link]["trace"]["opportunities_ms"] == traces.load_mahimahi(shipped)
-        original = SHARED_TRACES / shipped.name
-        if original.exists():
-            assert original.read_bytes() == shipped.read_bytes()
     listed = {p["name"]: p for p in list_profiles()}["lte-driving"]
     assert "mean 4.57 Mbit/s" in listed["parameters"]["downlink.trace"]
     assert "mean 1.92 Mbit/s" in listed["parameters"]["uplink.trace"]
@@ -158,8 +154,6 @@ def test_shipped_profile_files_are_well_formed():
 
 
 # --- with the simulator core --------------------------------------------------
-
-_ccsim = pytest.importorskip("ccbench._ccsim")
 
 
 def test_scenario_loader_expands_profiles_and_reports_errors(tmp_path):
@@ -260,11 +254,25 @@ def test_lte_driving_capacity_is_the_traces_and_drives_the_background():
         assert offered_bps == pytest.approx(load * b["links"]["rate_bps"][down], rel=0.15)
 
 
-@pytest.mark.skipif(not (SHARED_TRACES / "Verizon-LTE-short.down").exists(), reason="shared traces not present")
 def test_trace_profile_reads_a_mahimahi_pair():
-    s = expand({"profile": f"trace:{SHARED_TRACES / 'Verizon-LTE-short.down'}"})
-    assert len(s["downlink"]["trace"]["opportunities_ms"]) > 1000
-    assert s["uplink"]["trace"]["source"] == "Verizon-LTE-short.up"
+    s = expand({"profile": f"trace:{profiles.TRACE_DIR / 'ATT-LTE-driving-2016.down'}"})
+    assert len(s["downlink"]["trace"]["opportunities_ms"]) == 45604
+    assert s["uplink"]["trace"]["source"] == "ATT-LTE-driving-2016.up"
+
+
+def test_shipped_traces_are_the_published_files():
+    """Every shipped trace is listed in the traces' README (source, licence)
+    with the checksum of the published file, and is that file unchanged."""
+    readme = (profiles.TRACE_DIR / "README.md").read_text(encoding="utf-8")
+    listed = dict(re.findall(r"^\| `([^`]+)` \|.*\| `([0-9a-f]{64})` \|$", readme, flags=re.M))
+    shipped = {p.name for p in profiles.TRACE_DIR.iterdir() if p.name != "README.md"}
+    assert shipped and set(listed) == shipped
+    for name, sha256 in listed.items():
+        assert hashlib.sha256((profiles.TRACE_DIR / name).read_bytes()).hexdigest() == sha256, name
+    assert "Winstein" in readme and "General Public License" in readme
+    with pytest.raises(ProfileError) as e:
+        expand({"profile": "trace:no-such.down"})
+    assert "ATT-LTE-driving-2016.up" in e.value.detail and "README" not in e.value.detail
 
 
 def test_cli_lists_the_profiles(runner):

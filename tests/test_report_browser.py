@@ -1,25 +1,13 @@
 """report.html in a real browser (headless Chromium): the page renders
 without console errors, the tables are in the DOM and every embedded image
 decodes; for `ccbench compare` and for a user's campaign with a file-size
-factor. Skipped only when Chromium is absent outside CI; under CI=true a
+factor. Skipped (saying why) when Chromium is absent outside CI; under CI=true a
 missing Chromium fails."""
 
 import os
 import re
 import shutil
 import subprocess
-
-import pytest
-
-
-def chromium() -> str | None:
-    for name in ("chromium", "chromium-browser", "google-chrome"):
-        path = shutil.which(name)
-        if path:
-            return path
-    if os.environ.get("CI", "").lower() == "true":
-        pytest.fail("Chromium is required under CI (apt-get install chromium)")
-    pytest.skip("Chromium is not installed")
 
 
 def browser(exe: str, profile, *args: str) -> subprocess.CompletedProcess:
@@ -65,8 +53,8 @@ def check_report(exe: str, report, tmp_path, conditions: int) -> None:
         shutil.copy(shot, keep)
 
 
-def test_compare_report_renders_in_chromium(quick_campaign, tmp_path):
-    exe = chromium()
+def test_compare_report_renders_in_chromium(require_tool, quick_campaign, tmp_path):
+    exe = require_tool("chromium", "chromium-browser", "google-chrome", install="apt-get install chromium")
     out, _, _ = quick_campaign
     check_report(exe, out / "report.html", tmp_path, conditions=4)
 
@@ -85,8 +73,8 @@ flows = [{ cc = "reno", size = "100KB" }]
 """
 
 
-def test_campaign_report_renders_in_chromium(tmp_path, runner):
-    exe = chromium()
+def test_campaign_report_renders_in_chromium(require_tool, tmp_path, runner):
+    exe = require_tool("chromium", "chromium-browser", "google-chrome", install="apt-get install chromium")
     from ccbench.cli import app
 
     f = tmp_path / "sizes.toml"

@@ -9,7 +9,7 @@ import ccbench
 import pandas as pd
 import pytest
 from ccbench.cli import app
-from ccbench.result import flow_routes, route_links
+from ccbench.run_result import flow_routes, route_links
 from ccbench.scenario import ScenarioFileError, read
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"

@@ -1,12 +1,9 @@
 """`trace = "FILE"` in a scenario: the front end reads the Mahimahi file and
 hands the simulator its data; a bad file is a scenario error naming the field."""
 
+import ccbench
 import pytest
-
-pytest.importorskip("ccbench.traces", reason="the Mahimahi trace loader is not on this branch yet")
-
-import ccbench  # noqa: E402
-from ccbench.cli import app  # noqa: E402
+from ccbench.cli import app
 
 SCENARIO = """
 duration = "3s"

@@ -1,23 +1,8 @@
 """Tests of ccbench.traces: Mahimahi trace loading and mean capacity."""
 
-import importlib.util
-from pathlib import Path
-
 import pytest
-
-ROOT = Path(__file__).resolve().parents[1]
-SHARED = ROOT.parent / "shared" / "traces" / "cellular"
-
-
-def _load_module():
-    # Loaded from its file so the test does not need the compiled extension.
-    spec = importlib.util.spec_from_file_location("ccbench_traces", ROOT / "python" / "ccbench" / "traces.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-traces = _load_module()
+from ccbench import traces
+from ccbench.profiles import TRACE_DIR
 
 
 def write(tmp_path, text, name="t.trace"):
@@ -82,9 +67,8 @@ def test_mean_rate_rejects_nonsense():
 
 
 def test_a_real_cellular_trace():
-    path = SHARED / "TMobile-LTE-short.down"
-    ops = traces.load_mahimahi(path)
-    assert len(ops) == 194846 and ops[-1] == 139986
-    # The README's 16.70 Mbit/s counts 1500 bytes per opportunity.
-    assert traces.mean_rate_bps(ops, 1500) / 1e6 == pytest.approx(16.70, abs=0.005)
-    assert traces.mean_rate_bps(ops) / 1e6 == pytest.approx(16.747, abs=0.001)
+    ops = traces.load_mahimahi(TRACE_DIR / "ATT-LTE-driving-2016.down")
+    assert len(ops) == 45604 and ops[-1] == 120002
+    # The traces' own README (4.56 Mbit/s) counts 1500 bytes per opportunity.
+    assert traces.mean_rate_bps(ops, 1500) / 1e6 == pytest.approx(4.56, abs=0.005)
+    assert traces.mean_rate_bps(ops) / 1e6 == pytest.approx(4.5725, abs=0.0001)

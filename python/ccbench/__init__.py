@@ -10,7 +10,7 @@ c.runs                                      # one row per run, every factor a co
 from ccbench._ccsim import __version__
 from ccbench.api import algorithms, campaign, load, run
 from ccbench.campaigns.spec import CampaignFileError
-from ccbench.result import Result
+from ccbench.run_result import Result
 from ccbench.scenario import ScenarioFileError
 
 __all__ = ["__version__", "run", "campaign", "load", "algorithms", "Result", "ScenarioFileError", "CampaignFileError"]

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from ccbench import _ccsim
-from ccbench.result import Result
+from ccbench.run_result import Result
 from ccbench.scenario import load as load_scenario
 
 

@@ -77,9 +77,9 @@ def flows_table(flows, title: str) -> Table:
 
 def write_run_plots(run_dir: Path) -> list[Path]:
     """The run's PNGs, drawn from its saved tables."""
-    from ccbench import plots, results
+    from ccbench import plots, run_files
 
-    r = results.load(run_dir)
+    r = run_files.load(run_dir)
     rtt_groups = {
         f"flow {k} ({r.flows.loc[r.flows['flow'] == k, 'cc'].iloc[0]})": g["rtt_ms"].to_numpy()
         for k, g in r.rtt.groupby("flow", sort=True)
@@ -103,13 +103,13 @@ def run(
 ):
     """Run one scenario: print per-flow results, save tables and plots."""
     normalized = _load_or_exit(scenario, seed)
-    from ccbench import results
+    from ccbench import run_files
     from ccbench.api import run as run_scenario
 
     out = out or Path("ccbench-out") / scenario.stem
     with console.status("simulating..."):
         r = run_scenario(normalized)
-    results.save(r, out)
+    run_files.save(r, out)
     pngs = write_run_plots(out) if plots else []
     console.print(
         flows_table(
@@ -133,7 +133,7 @@ def run(
     if len(r.flows) > 1:
         console.print(f"Jain's fairness index: {r.jain_index():.3f}")
     console.print(
-        f"Results in [bold]{escape(str(out))}[/bold] ({len(results.TABLES)} tables, meta.json"
+        f"Results in [bold]{escape(str(out))}[/bold] ({len(run_files.TABLES)} tables, meta.json"
         + (f", {len(pngs)} plots" if pngs else "")
         + ")",
         soft_wrap=True,

@@ -1,7 +1,8 @@
 """The metrics of the measurement studies, as pure functions (SPEC section 5).
 
 Inputs are plain arrays or DataFrames of the simulator's tables; nothing here
-runs a simulation or reads a file, so every function can be checked by hand.
+runs a simulation or reads a file, so every function can be checked by hand
+(the header sizes behind the payload share are the simulator core's).
 
 Definitions:
 - goodput: unique payload bytes delivered in order to the application over the
@@ -22,18 +23,20 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-#: IPv4 + TCP header bytes of a data segment, and the TCP timestamp option
-#: (the simulator's crates/ccsim/src/net/packet.rs: 40 + 12).
-TCP_IP_HEADER_BYTES = 40
-TIMESTAMP_OPTION_BYTES = 12
+from ccbench import _ccsim
+
+
+def _scaled_ratio(scale: float, numerator, denominator):
+    """scale * numerator / denominator, elementwise; NaN where the denominator is not positive."""
+    n = np.asarray(numerator, dtype=float)
+    d = np.asarray(denominator, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(d > 0, scale * n / d, np.nan)
 
 
 def rate_bps(num_bytes, seconds):
     """bytes over seconds, in bit/s; NaN where the time is not positive."""
-    b = np.asarray(num_bytes, dtype=float)
-    s = np.asarray(seconds, dtype=float)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(s > 0, b * 8.0 / s, np.nan)
+    return _scaled_ratio(8.0, num_bytes, seconds)
 
 
 def active_seconds(start_s, end_s, completion_s):
@@ -46,18 +49,12 @@ def active_seconds(start_s, end_s, completion_s):
 
 def retransmission_pct(retransmitted_segments, segments_sent):
     """Retransmitted / sent segments, in percent (NaN for a flow that sent nothing)."""
-    r = np.asarray(retransmitted_segments, dtype=float)
-    s = np.asarray(segments_sent, dtype=float)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(s > 0, 100.0 * r / s, np.nan)
+    return _scaled_ratio(100.0, retransmitted_segments, segments_sent)
 
 
 def per_100s(count, seconds):
-    """A count per 100 s of active time."""
-    c = np.asarray(count, dtype=float)
-    s = np.asarray(seconds, dtype=float)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(s > 0, 100.0 * c / s, np.nan)
+    """A count per 100 s of active time (NaN where the time is not positive)."""
+    return _scaled_ratio(100.0, count, seconds)
 
 
 RTT_STAT_COLUMNS = [
@@ -119,9 +116,9 @@ def jain_index(values) -> float:
 
 
 def payload_share(mss_bytes: int, timestamps: bool) -> float:
-    """Fraction of a full data segment's wire bytes that is payload."""
-    header = TCP_IP_HEADER_BYTES + (TIMESTAMP_OPTION_BYTES if timestamps else 0)
-    return mss_bytes / (mss_bytes + header)
+    """Fraction of a full data segment's wire bytes that is payload, with the
+    simulator's own header sizes (crates/ccsim/src/net/packet.rs)."""
+    return _ccsim.payload_share(mss_bytes, timestamps)
 
 
 def utilization(goodputs_bps, capacity_bps: float) -> float:

@@ -33,7 +33,7 @@ def png_bytes(fig) -> bytes:
 
 
 def save_png(fig, path: str | Path) -> Path:
-    from ccbench.results import atomic_write_bytes
+    from ccbench.run_files import atomic_write_bytes
 
     atomic_write_bytes(Path(path), png_bytes(fig))
     return Path(path)

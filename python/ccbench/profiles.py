@@ -44,6 +44,7 @@ from typing import Any
 import tomllib
 
 from ccbench import traces
+from ccbench._ccsim import did_you_mean
 
 __all__ = ["ProfileError", "list_profiles", "expand", "profile_names", "PROFILE_DIR", "TRACE_DIR"]
 
@@ -75,23 +76,6 @@ def deep_merge(base: dict, over: dict) -> dict:
         else:
             out[key] = copy.deepcopy(value)
     return out
-
-
-def _edit_distance(a: str, b: str) -> int:
-    row = list(range(len(b) + 1))
-    for i, ca in enumerate(a, 1):
-        prev, row[0] = row[0], i
-        for j, cb in enumerate(b, 1):
-            cur = row[j]
-            row[j] = min(prev + (ca != cb), row[j - 1] + 1, cur + 1)
-            prev = cur
-    return row[len(b)]
-
-
-def _suggest(name: str, known: list[str]) -> str:
-    scored = sorted((_edit_distance(name.lower(), k), k) for k in known)
-    scored = [(d, k) for d, k in scored if d <= max(2, len(k) // 3) or k.startswith(name.lower())]
-    return f"; did you mean '{scored[0][1]}'?" if scored else ""
 
 
 def _read_file(name: str) -> dict:
@@ -194,7 +178,7 @@ def _apply_option(p: dict, opt: str, value: Any) -> dict:
         if value not in values:
             raise ProfileError(
                 f"profile.{opt}",
-                f"unknown value '{value}'{_suggest(value, list(values))}; allowed: {', '.join(values)} or a number",
+                f"unknown value '{value}'{did_you_mean(value, list(values))}; allowed: {', '.join(values)} or a number",
             )
         number = values[value]
     elif isinstance(value, (int, float)) and not isinstance(value, bool):
@@ -218,10 +202,8 @@ def _named_profile(name: str, options: dict) -> tuple[dict, dict]:
     """(scenario fragment, flow defaults) of a shipped profile with `options`."""
     known = profile_names()
     if name not in known:
-        raise ProfileError(
-            "profile",
-            f"unknown profile '{name}'{_suggest(name, known + ['trace:PATH'])}; known: {', '.join(known)}, trace:PATH",
-        )
+        hint = did_you_mean(name, known + ["trace:PATH"])
+        raise ProfileError("profile", f"unknown profile '{name}'{hint}; known: {', '.join(known)}, trace:PATH")
     p = _resolve(name)
     fragment = copy.deepcopy(p.get("scenario", {}))
     flow_defaults = copy.deepcopy(p.get("flow_defaults", {}))
@@ -231,7 +213,7 @@ def _named_profile(name: str, options: dict) -> tuple[dict, dict]:
             allowed = ", ".join(["name"] + list(declared))
             raise ProfileError(
                 f"profile.{opt}",
-                f"profile '{name}' has no option '{opt}'{_suggest(opt, list(declared))}; allowed: {allowed}",
+                f"profile '{name}' has no option '{opt}'{did_you_mean(opt, list(declared))}; allowed: {allowed}",
             )
     for opt, spec in declared.items():
         extra = _apply_option(p, opt, options.get(opt, spec.get("default")))
@@ -240,17 +222,16 @@ def _named_profile(name: str, options: dict) -> tuple[dict, dict]:
     return fragment, flow_defaults
 
 
-def _trace_data(path: Path, field: str) -> dict:
-    """The core's trace value ({opportunities_ms, source}) of a Mahimahi file."""
+def _trace_data(path: Path) -> dict:
+    """The core's trace value of a Mahimahi file; a bad file is an error of `profile`."""
     try:
-        opportunities = traces.load_mahimahi(path)
+        return traces.trace_value(path)
     except traces.TraceError as e:
-        raise ProfileError(field, str(e)) from None
-    return {"opportunities_ms": opportunities, "source": path.name}
+        raise ProfileError("profile", str(e)) from None
 
 
 def _trace_link(path: Path) -> dict:
-    return {"trace": _trace_data(path, "profile"), "queue": {"size": "1000pkt"}}
+    return {"trace": _trace_data(path), "queue": {"size": "1000pkt"}}
 
 
 def _trace_profile(spec: str, base_dir: Path | None) -> dict:
@@ -263,7 +244,7 @@ def _trace_profile(spec: str, base_dir: Path | None) -> dict:
     )
     path = next((c for c in candidates if c.is_file()), path)
     if not path.is_file():
-        shipped = sorted(p.name for p in TRACE_DIR.glob("*") if p.is_file())
+        shipped = sorted(p.name for p in TRACE_DIR.glob("*") if p.is_file() and p.suffix != ".md")
         hint = f"; shipped traces: {', '.join(shipped)}" if shipped else ""
         raise ProfileError("profile", f"no trace file '{raw}'{hint}")
     fragment = {"downlink": _trace_link(path)}
@@ -284,7 +265,7 @@ def _load_shipped_traces(name: str, fragment: dict) -> None:
                     f"profile '{name}' names the trace '{spec['trace']}', "
                     f"which is not in {TRACE_DIR} (a broken installation?)",
                 )
-            spec["trace"] = _trace_data(file, "profile")
+            spec["trace"] = _trace_data(file)
 
 
 def _drop_replaced_rates(fragment: dict, scenario: dict) -> None:

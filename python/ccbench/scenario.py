@@ -17,7 +17,7 @@ from typing import Any
 
 import tomllib
 
-from ccbench import _ccsim
+from ccbench import _ccsim, traces
 
 
 class ScenarioFileError(ValueError):
@@ -41,13 +41,9 @@ def expand_presets(raw: dict, base_dir: Path | None = None) -> dict:
 
 def load_trace_files(raw: dict, base_dir: Path, source: str) -> dict:
     """`trace = "FILE"` on a link (downlink, uplink or one of [[links]]) becomes the trace's data ({opportunities_ms,
-    source}) read with ccbench.traces.load_mahimahi: the simulator core reads no
+    source}) read with ccbench.traces.trace_value: the simulator core reads no
     files. A relative FILE is taken from the scenario file's folder first, then
     from the working directory."""
-    try:
-        from ccbench import traces  # type: ignore[attr-defined]
-    except ImportError:
-        return raw  # the core then says clearly that it needs the trace as data
     named = raw.get("links")
     places = [(key, raw, key) for key in ("downlink", "uplink")]
     if isinstance(named, list):
@@ -61,11 +57,9 @@ def load_trace_files(raw: dict, base_dir: Path, source: str) -> dict:
         if not path.is_absolute() and (base_dir / path).exists():
             path = base_dir / path
         try:
-            opportunities = traces.load_mahimahi(path)
-        except (OSError, ValueError) as e:
-            detail = e.strerror if isinstance(e, OSError) and e.strerror else str(e)
-            raise ScenarioFileError(source, f"{key}.trace", f'cannot use the trace "{name}": {detail}') from None
-        holder[index] = {**link, "trace": {"opportunities_ms": opportunities, "source": path.name}}
+            holder[index] = {**link, "trace": traces.trace_value(path)}
+        except traces.TraceError as e:
+            raise ScenarioFileError(source, f"{key}.trace", f'cannot use the trace "{name}": {e}') from None
     return raw
 
 

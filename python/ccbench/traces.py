@@ -10,7 +10,10 @@ file holding just ``1`` is a 12 Mbit/s link (12.032 Mbit/s at 1504 bytes).
 
 The simulator core reads no files: the scenario loader turns
 ``trace = "path/file"`` into ``trace = {opportunities_ms = load_mahimahi(path)}``
-before handing the scenario over.
+before handing the scenario over. Reading the file is done here; parsing and
+checking its text, and the mean rate, are the core's
+(crates/ccsim/src/net/channel/trace.rs), so Python and the simulator agree on
+what a usable trace is.
 """
 
 from __future__ import annotations
@@ -18,14 +21,21 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 
-#: Bytes one opportunity carries in Mahimahi (its largest TUN payload).
-MAHIMAHI_BYTES_PER_OPPORTUNITY = 1504
+from ccbench import _ccsim
 
-__all__ = ["TraceError", "load_mahimahi", "mean_rate_bps", "MAHIMAHI_BYTES_PER_OPPORTUNITY"]
+#: Bytes one opportunity carries in Mahimahi (its largest TUN payload).
+MAHIMAHI_BYTES_PER_OPPORTUNITY: int = _ccsim.MAHIMAHI_BYTES_PER_OPPORTUNITY
+
+__all__ = ["TraceError", "load_mahimahi", "trace_value", "mean_rate_bps", "MAHIMAHI_BYTES_PER_OPPORTUNITY"]
 
 
 class TraceError(ValueError):
     """A trace file that cannot be used; the message names the file and line."""
+
+
+def _core_error(e: _ccsim.TraceError, source: str) -> TraceError:
+    where = source if e.entry is None else f"{source}:{e.entry + 1}"
+    return TraceError(f"{where}: {e.detail}")
 
 
 def load_mahimahi(path: str | os.PathLike[str]) -> list[int]:
@@ -45,42 +55,25 @@ def load_mahimahi(path: str | os.PathLike[str]) -> list[int]:
         raise TraceError(f"{path}: not a text trace (byte {e.start} is not ASCII)") from None
     except OSError as e:
         raise TraceError(f"{path}: cannot read the trace: {e.strerror}") from None
+    try:
+        return _ccsim.parse_mahimahi_trace(text)
+    except _ccsim.TraceError as e:
+        raise _core_error(e, str(path)) from None
 
-    lines = text.split("\n")
-    if lines and lines[-1].strip() == "":
-        lines.pop()  # the newline that ends the last line
-    opportunities: list[int] = []
-    previous = 0
-    for number, raw in enumerate(lines, start=1):
-        line = raw.strip()
-        if not line:
-            raise TraceError(f"{path}:{number}: empty line; every line must be one millisecond timestamp")
-        if not line.isdigit():
-            raise TraceError(
-                f"{path}:{number}: {raw.strip()!r} is not a timestamp; "
-                "expected a non-negative integer number of milliseconds"
-            )
-        ms = int(line)
-        if ms < previous:
-            raise TraceError(f"{path}:{number}: {ms} comes after {previous}; timestamps must not decrease")
-        opportunities.append(ms)
-        previous = ms
-    if not opportunities:
-        raise TraceError(f"{path}: the trace is empty; it needs at least one millisecond timestamp")
-    if opportunities[-1] == 0:
-        raise TraceError(f"{path}: the last timestamp is 0; a trace must last at least 1 ms (its period)")
-    return opportunities
+
+def trace_value(path: str | os.PathLike[str]) -> dict:
+    """A scenario link's `trace` as the core takes it, from a Mahimahi file:
+    ``{opportunities_ms, source}`` (source: the file's name, for reports)."""
+    return {"opportunities_ms": load_mahimahi(path), "source": os.path.basename(path)}
 
 
 def mean_rate_bps(
     opportunities_ms: Sequence[int], bytes_per_opportunity: int = MAHIMAHI_BYTES_PER_OPPORTUNITY
 ) -> float:
     """Mean capacity of a trace over one period, in bit/s."""
-    if not opportunities_ms:
-        raise TraceError("the trace is empty")
-    period_ms = opportunities_ms[-1]
-    if period_ms <= 0:
-        raise TraceError("the last timestamp is 0; a trace must last at least 1 ms (its period)")
-    if bytes_per_opportunity <= 0:
-        raise TraceError(f"bytes_per_opportunity must be positive (got {bytes_per_opportunity})")
-    return len(opportunities_ms) * bytes_per_opportunity * 8 * 1000.0 / period_ms
+    try:
+        return _ccsim.trace_mean_rate_bps(list(opportunities_ms), bytes_per_opportunity)
+    except _ccsim.TraceError as e:
+        raise _core_error(e, "trace") from None
+    except OverflowError:
+        raise TraceError(f"trace: bytes_per_opportunity {bytes_per_opportunity} is out of range") from None

@@ -1,8 +1,12 @@
 //! Python bindings of ccsim, the `ccbench._ccsim` module. Deliberately thin:
 //! one call runs one scenario (with the GIL released) and returns its tables
-//! as dicts of NumPy arrays. Everything a person touches lives in Python.
+//! as dicts of NumPy arrays; a few more hand Python the facts the core owns
+//! (Mahimahi trace parsing and checks, the payload share of a segment, "did
+//! you mean" hints) so they are defined once. Everything a person touches
+//! lives in Python.
 
 use ccsim::cc::{Param, StateKind};
+use ccsim::net::channel::trace::{self, TraceConfig, MAHIMAHI_BYTES_PER_OPPORTUNITY};
 use ccsim::record::table::{Column, Table};
 use ccsim::Scenario;
 use numpy::IntoPyArray;
@@ -11,12 +15,24 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 
 pyo3::create_exception!(_ccsim, ScenarioError, PyValueError, "A scenario field is invalid.");
+pyo3::create_exception!(_ccsim, TraceError, PyValueError, "A trace that cannot be used.");
 
 fn scenario_error(e: ccsim::ScenarioError) -> PyErr {
     let err = ScenarioError::new_err(e.to_string());
     Python::with_gil(|py| {
         let v = err.value(py);
         let _ = v.setattr("path", e.path.clone());
+        let _ = v.setattr("detail", e.message.clone());
+    });
+    err
+}
+
+/// `entry`: index of the offending timestamp (a file's line entry + 1) or None; `detail`: what is wrong.
+fn trace_error(e: trace::TraceError) -> PyErr {
+    let err = TraceError::new_err(e.to_string());
+    Python::with_gil(|py| {
+        let v = err.value(py);
+        let _ = v.setattr("entry", e.entry);
         let _ = v.setattr("detail", e.message.clone());
     });
     err
@@ -136,12 +152,45 @@ fn algorithms<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
     Ok(out)
 }
 
+/// The millisecond timestamps of a Mahimahi trace file's text, checked;
+/// raises TraceError.
+#[pyfunction]
+fn parse_mahimahi_trace(text: &str) -> PyResult<Vec<u64>> {
+    trace::parse_mahimahi(text).map_err(trace_error)
+}
+
+/// Mean capacity of a trace over one period, in bit/s; raises TraceError.
+#[pyfunction]
+#[pyo3(signature = (opportunities_ms, bytes_per_opportunity = MAHIMAHI_BYTES_PER_OPPORTUNITY))]
+fn trace_mean_rate_bps(opportunities_ms: Vec<u64>, bytes_per_opportunity: u32) -> PyResult<f64> {
+    Ok(TraceConfig::checked(opportunities_ms, bytes_per_opportunity).map_err(trace_error)?.mean_rate_bps())
+}
+
+/// Share of a full data segment's wire bytes that is payload: mss / (mss + headers).
+#[pyfunction]
+fn payload_share(mss_bytes: u32, timestamps: bool) -> f64 {
+    ccsim::net::packet::payload_share(mss_bytes, timestamps)
+}
+
+/// "; did you mean 'x'?" for the known name closest to `name`, or "".
+#[pyfunction]
+fn did_you_mean(name: &str, known: Vec<String>) -> String {
+    let known: Vec<&str> = known.iter().map(String::as_str).collect();
+    ccsim::suggest::did_you_mean(name, &known)
+}
+
 #[pymodule]
 fn _ccsim(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(algorithms, m)?)?;
+    m.add_function(wrap_pyfunction!(parse_mahimahi_trace, m)?)?;
+    m.add_function(wrap_pyfunction!(trace_mean_rate_bps, m)?)?;
+    m.add_function(wrap_pyfunction!(payload_share, m)?)?;
+    m.add_function(wrap_pyfunction!(did_you_mean, m)?)?;
+    m.add("MAHIMAHI_BYTES_PER_OPPORTUNITY", MAHIMAHI_BYTES_PER_OPPORTUNITY)?;
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
+    m.add("TraceError", m.py().get_type::<TraceError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

@@ -97,11 +97,6 @@ impl EventQueue {
         Some(((top.key >> 64) as Nanos, top.event))
     }
 
-    #[inline]
-    pub fn peek_time(&self) -> Option<Nanos> {
-        self.heap.first().map(|e| (e.key >> 64) as Nanos)
-    }
-
     /// Number of events popped so far (a cost measure for benchmarks).
     pub fn processed(&self) -> u64 {
         self.processed

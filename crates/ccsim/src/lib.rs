@@ -11,6 +11,7 @@ pub mod record;
 pub mod rng;
 pub mod scenario;
 pub mod sim;
+pub mod suggest;
 pub mod tcp;
 pub mod time;
 pub mod traffic;

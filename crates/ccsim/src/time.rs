@@ -16,12 +16,6 @@ pub fn secs(t: Nanos) -> f64 {
     t as f64 / NS_PER_SEC as f64
 }
 
-/// Nanoseconds from seconds, rounded to the nearest nanosecond.
-#[inline]
-pub fn from_secs(s: f64) -> Nanos {
-    (s * NS_PER_SEC as f64).round().max(0.0) as Nanos
-}
-
 /// Time to serialize `bytes` at `rate_bps`, split into whole nanoseconds and a
 /// remainder carried to the next packet so a long run does not drift.
 ///

@@ -1,4 +1,4 @@
-//! Whole-simulator and link-level checks of the channel (issue 4): bursty
+//! Whole-simulator and link-level checks of the channel: bursty
 //! loss keeps its rate, link-layer ARQ turns frame loss p into p^(K+1) and
 //! spreads the RTT, in-order ARQ blocks the frames behind a retried one, and
 //! reordering jitter gives a Reno flow spurious fast retransmits while

@@ -1,4 +1,4 @@
-//! Whole-simulator checks of the queue disciplines (issue 4): with a
+//! Whole-simulator checks of the queue disciplines: with a
 //! saturating set of cubic flows, drop-tail fills its buffer while RED keeps the
 //! average queue between its thresholds and CoDel keeps the sojourn time near
 //! its 5 ms target; with ECN on, both mark instead of dropping.

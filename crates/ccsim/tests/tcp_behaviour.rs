@@ -1,6 +1,6 @@
 //! Whole-simulator behaviour of the TCP model and the first algorithms:
-//! the checks issue 2 lists (utilization and sawtooth, the Mathis model,
-//! timeouts with backoff, fairness, determinism).
+//! utilization and sawtooth, the Mathis model, timeouts with backoff,
+//! fairness, determinism.
 
 mod common;
 use common::*;

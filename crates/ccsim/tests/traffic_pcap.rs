@@ -2,8 +2,8 @@
 //! kinds (SACK, no SACK with a file transfer, ECN) and UDP cross traffic
 //! writes a pcap that tshark reads without errors, and whose counts of
 //! segments, retransmissions, SACK blocks and ECN flags match the run's own
-//! counters. Needs tshark (Debian package `tshark`); without it the test
-//! says so and passes.
+//! counters. Needs tshark (Debian package `tshark`): without it the test
+//! fails under CI=true and elsewhere says it is skipped.
 
 mod common;
 use common::*;
@@ -95,14 +95,9 @@ fn set(v: &str) -> bool {
     !v.is_empty() && v != "0" && v != "False"
 }
 
-fn tshark_available() -> bool {
-    Command::new("tshark").arg("--version").output().is_ok_and(|o| o.status.success())
-}
-
 #[test]
 fn tshark_reads_the_capture_and_agrees_with_the_counters() {
-    if !tshark_available() {
-        eprintln!("SKIPPED: tshark is not installed (apt-get install tshark)");
+    if !require_tool("tshark", "apt-get install tshark") {
         return;
     }
     let dir = std::env::temp_dir().join(format!("ccsim-pcap-{}", std::process::id()));

@@ -43,9 +43,9 @@ def execute(job: Job) -> dict:
     returns the record the index stores."""
     import pandas as pd
 
-    from ccbench import _ccsim, results
+    from ccbench import _ccsim, run_files
     from ccbench.campaigns.storage import run_file, tables_dir
-    from ccbench.result import Result, flow_summary, link_summary
+    from ccbench.run_result import Result, flow_summary, link_summary
 
     started = time.time()
     record = {"key": job.key, "started_at": started, "worker": f"{socket.gethostname()}:{os.getpid()}"}
@@ -54,16 +54,16 @@ def execute(job: Job) -> dict:
         scenario = json.loads(raw["scenario"])
         if job.keep_tables:
             result = Result.from_raw(raw, scenario, _ccsim.__version__)
-            results.save(result, tables_dir(Path(job.directory), job.key), csv=False)
+            run_files.save(result, tables_dir(Path(job.directory), job.key), csv=False)
             flows, links = result.flows, result.links
         else:
             flows = flow_summary(raw["flows"], raw["rtt"], scenario, raw["links"])
             links = link_summary(pd.DataFrame(dict(raw["links"])), flows, scenario)
         utilization = dict(zip(links["link"], links["utilization"]))
         flows = flows.assign(link_utilization=[float(utilization[link]) for link in flows["link"]])
-        table = results.arrow_table(flows)
-        data = parquet_bytes(table)
-        results.atomic_write_bytes(run_file(Path(job.directory), job.key), data)
+        table = run_files.arrow_table(flows)
+        data = run_files.arrow_parquet_bytes(table)
+        run_files.atomic_write_bytes(run_file(Path(job.directory), job.key), data)
         record.update(status="done", result_hash=hashlib.blake2b(data, digest_size=16).hexdigest(), error=None)
         record["table"] = ipc_bytes(table)
     except Exception as e:  # noqa: BLE001 - a failed run is recorded, the campaign goes on
@@ -71,19 +71,6 @@ def execute(job: Job) -> dict:
     record["finished_at"] = time.time()
     record["wall_s"] = record["finished_at"] - started
     return record
-
-
-def parquet_bytes(table) -> bytes:
-    """An Arrow table as Parquet bytes with ccbench's pinned writer options (as results.parquet_bytes)."""
-    import io
-
-    import pyarrow.parquet as pq
-
-    from ccbench.results import PARQUET_OPTIONS
-
-    buf = io.BytesIO()
-    pq.write_table(table, buf, **PARQUET_OPTIONS)
-    return buf.getvalue()
 
 
 def ipc_bytes(table) -> bytes:

@@ -29,7 +29,7 @@ def save(fig, directory: Path, name: str) -> bytes:
     """Writes NAME.png and NAME.svg into `directory`; returns the PNG bytes."""
     import io
 
-    from ccbench.results import atomic_write_bytes
+    from ccbench.run_files import atomic_write_bytes
 
     directory.mkdir(parents=True, exist_ok=True)
     svg = io.BytesIO()

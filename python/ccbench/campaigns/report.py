@@ -114,7 +114,7 @@ def time_series_figures(data: CampaignData, c: ConditionResult, factor: str, nam
     """Goodput over time of repetition 0 of the chosen candidates, and cwnd/ssthresh and RTT of the
     first of them (the pick), where their tables were kept."""
     from ccbench import plots
-    from ccbench.results import load as load_run
+    from ccbench.run_files import load as load_run
 
     idx = data.runs
     sub = idx[(idx["rep"] == 0) & idx[factor].astype(str).isin(names)]
@@ -248,7 +248,7 @@ def build(
     saved campaign in DIR; returns the report's path. `factor`, `objective`
     and `margin` default to the campaign file's [analysis] table, then to the
     factor that sets the congestion control, throughput and 5%."""
-    from ccbench.results import atomic_write_bytes, json_bytes
+    from ccbench.run_files import atomic_write_bytes, json_bytes
 
     data = load_campaign(directory)
     conf = data.design.get("analysis", {})

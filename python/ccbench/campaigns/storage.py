@@ -205,7 +205,7 @@ def prepare(directory: str | Path, campaign: Campaign, force: bool, version: str
         d.mkdir(parents=True, exist_ok=True)
         idx = Index(d, create=True)
     (d / "runs").mkdir(exist_ok=True)
-    from ccbench.results import atomic_write_bytes
+    from ccbench.run_files import atomic_write_bytes
 
     file_name = "campaign.json" if campaign.source == "<dict>" else "campaign.toml"
     for stale in ("campaign.json", "campaign.toml"):
@@ -312,7 +312,7 @@ def assemble(directory: str | Path, factor_levels: dict[str, list], fresh: dict 
 
 
 def write_tidy(directory: str | Path, flows: pd.DataFrame, runs: pd.DataFrame) -> None:
-    from ccbench.results import write_table
+    from ccbench.run_files import write_table
 
     for name, df in (("flows", flows), ("runs", runs)):
         write_table(Path(directory), name, df, csv=True)

@@ -103,3 +103,29 @@ pub fn tcp_header_bytes(timestamps: bool, sack_blocks: usize) -> u32 {
     }
     h
 }
+
+/// The share of a full data segment's wire bytes that is payload, mss / (mss
+/// + headers): what turns a link's rate into its payload capacity.
+pub fn payload_share(mss_bytes: u32, timestamps: bool) -> f64 {
+    mss_bytes as f64 / (mss_bytes + tcp_header_bytes(timestamps, 0)) as f64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn header_bytes_of_segments() {
+        assert_eq!(tcp_header_bytes(false, 0), 40);
+        assert_eq!(tcp_header_bytes(true, 0), 52);
+        // SACK: 2 + 8 per block, padded to 4.
+        assert_eq!(tcp_header_bytes(true, 1), 64);
+        assert_eq!(tcp_header_bytes(true, 3), 80);
+    }
+
+    #[test]
+    fn payload_share_of_a_full_segment() {
+        assert_eq!(payload_share(1448, true), 1448.0 / 1500.0);
+        assert_eq!(payload_share(1460, false), 1460.0 / 1500.0);
+    }
+}

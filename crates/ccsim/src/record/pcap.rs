@@ -22,7 +22,7 @@
 //! with x.y = i + 1, sender port 32768 + i mod 28000, receiver port 5201;
 //! UDP source s from 10.3.x.y port 40000 + s to 10.4.x.y port 5001.
 
-use crate::net::packet::{Kind, Packet};
+use crate::net::packet::{Kind, Packet, TCP_IP_HEADER_BYTES, TIMESTAMP_OPTION_BYTES};
 use crate::time::Nanos;
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -68,13 +68,11 @@ pub struct PcapWriter {
     error: Option<String>,
 }
 
-const TCP_FIN: u8 = 0x01;
 const TCP_SYN: u8 = 0x02;
 const TCP_PSH: u8 = 0x08;
 const TCP_ACK: u8 = 0x10;
 const TCP_ECE: u8 = 0x40;
 const TCP_CWR: u8 = 0x80;
-const _: u8 = TCP_FIN;
 
 const PROTO_TCP: u8 = 6;
 const PROTO_UDP: u8 = 17;
@@ -299,6 +297,8 @@ impl PcapWriter {
                 }
             }
         }
+        // The bytes written are the bytes the simulator sent (net::packet::tcp_header_bytes).
+        debug_assert_eq!(TCP_IP_HEADER_BYTES + n as u32 + p.payload, p.wire_bytes);
         self.tcp_segment(now, (src, dst), (seq, ack), flags, window as u16, &opts[..n], p.payload, tos);
     }
 
@@ -338,7 +338,7 @@ impl PcapWriter {
         let m = &st.meta;
         let snd = (host(1, flow), 32_768 + (flow % 28_000) as u16);
         let rcv = (host(2, flow), 5201u16);
-        let mss_opt = (m.mss + if m.timestamps { 12 } else { 0 }).min(65_535) as u16;
+        let mss_opt = (m.mss + if m.timestamps { TIMESTAMP_OPTION_BYTES } else { 0 }).min(65_535) as u16;
         let ts_now = (now / 1_000_000) as u32 + 1;
         for syn_ack in [false, true] {
             // MSS, SACK-permitted, timestamps, NOP, window scale (Linux's SYN layout).

@@ -1,5 +1,5 @@
 //! Helpers shared by the integration tests: build a scenario from JSON, run
-//! it, and read the columns the tests check.
+//! it, read the columns the tests check, and require an outside tool.
 #![allow(dead_code)]
 
 use ccsim::{run, Results, Scenario};
@@ -44,4 +44,20 @@ pub fn series(r: &Results, i: u32, column: &str) -> Vec<(f64, f64)> {
         _ => panic!("no column {column}"),
     };
     (0..t.len()).filter(|&k| flow[k] == i).map(|k| (t[k], values[k])).collect()
+}
+
+/// Whether `program` runs (`program --version` succeeds). Without it a test
+/// that needs it panics under CI=true (CI installs every tool, so a missing
+/// one is a broken setup) and otherwise prints why it is skipped; the test
+/// then returns early, as cargo test has no skip at run time.
+pub fn require_tool(program: &str, install: &str) -> bool {
+    let runs = std::process::Command::new(program).arg("--version").output().is_ok_and(|o| o.status.success());
+    if !runs {
+        let reason = format!("needs {program} on the PATH ({install})");
+        if std::env::var("CI").is_ok_and(|v| v.eq_ignore_ascii_case("true")) {
+            panic!("{reason}; required under CI=true");
+        }
+        eprintln!("SKIPPED: {reason}");
+    }
+    runs
 }

@@ -14,8 +14,90 @@
 //!   - a packet leaves at the time of the opportunity that completes it.
 //!
 //! So the trace "1" is one 1504-byte opportunity per ms: 12.032 Mbit/s.
+//!
+//! The text of a trace file is read by `parse_mahimahi` and checked by
+//! `check_opportunities` (the one definition of a usable trace: the Python
+//! front end reads files through them, via the binding).
 
 use crate::time::{Nanos, NS_PER_MS};
+
+/// Bytes one delivery opportunity carries in Mahimahi (its largest TUN payload).
+pub const MAHIMAHI_BYTES_PER_OPPORTUNITY: u32 = 1504;
+
+/// Why a trace cannot be used. `entry`: the index of the offending timestamp
+/// (in a file, line `entry + 1`), or None when the trace as a whole is wrong.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TraceError {
+    pub entry: Option<usize>,
+    pub message: String,
+}
+
+impl TraceError {
+    fn at(entry: usize, message: String) -> TraceError {
+        TraceError { entry: Some(entry), message }
+    }
+
+    fn whole(message: &str) -> TraceError {
+        TraceError { entry: None, message: message.to_string() }
+    }
+}
+
+impl std::fmt::Display for TraceError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.entry {
+            Some(i) => write!(f, "line {}: {}", i + 1, self.message),
+            None => f.write_str(&self.message),
+        }
+    }
+}
+
+/// What Mahimahi's link queue needs of a trace: at least one timestamp, none
+/// smaller than the one before it, and a last one above 0 (the period).
+pub fn check_opportunities(opportunities_ms: &[u64]) -> Result<(), TraceError> {
+    let Some(&last) = opportunities_ms.last() else {
+        return Err(TraceError::whole("the trace is empty; it needs at least one millisecond timestamp"));
+    };
+    if let Some(i) = opportunities_ms.windows(2).position(|w| w[1] < w[0]) {
+        let (before, after) = (opportunities_ms[i], opportunities_ms[i + 1]);
+        return Err(TraceError::at(i + 1, format!("{after} comes after {before}; timestamps must not decrease")));
+    }
+    if last == 0 {
+        return Err(TraceError::whole(
+            "the last timestamp is 0; a trace must last at least 1 ms (its period is the last timestamp)",
+        ));
+    }
+    Ok(())
+}
+
+/// The timestamps of a trace file's text (Mahimahi `mm-link` format): one
+/// non-negative integer per line; spaces around a number and the newline
+/// ending the last line are fine, blank lines are not (a text of only white
+/// space is an empty trace). Checked with `check_opportunities`.
+pub fn parse_mahimahi(text: &str) -> Result<Vec<u64>, TraceError> {
+    let mut opportunities_ms = Vec::new();
+    if !text.trim().is_empty() {
+        let mut lines: Vec<&str> = text.split('\n').collect();
+        if lines.last().is_some_and(|l| l.trim().is_empty()) {
+            lines.pop(); // what follows the newline that ends the last line
+        }
+        for (i, raw) in lines.into_iter().enumerate() {
+            let line = raw.trim();
+            if line.is_empty() {
+                return Err(TraceError::at(i, "empty line; every line must be one millisecond timestamp".into()));
+            }
+            if !line.bytes().all(|b| b.is_ascii_digit()) {
+                return Err(TraceError::at(
+                    i,
+                    format!("'{line}' is not a timestamp; expected a non-negative integer number of milliseconds"),
+                ));
+            }
+            let ms = line.parse().map_err(|_| TraceError::at(i, format!("{line} ms is too large a timestamp")))?;
+            opportunities_ms.push(ms);
+        }
+    }
+    check_opportunities(&opportunities_ms)?;
+    Ok(opportunities_ms)
+}
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TraceConfig {
@@ -24,6 +106,16 @@ pub struct TraceConfig {
 }
 
 impl TraceConfig {
+    /// A trace checked with `check_opportunities`, with opportunities of at
+    /// least one byte.
+    pub fn checked(opportunities_ms: Vec<u64>, bytes_per_opportunity: u32) -> Result<TraceConfig, TraceError> {
+        check_opportunities(&opportunities_ms)?;
+        if bytes_per_opportunity == 0 {
+            return Err(TraceError::whole("bytes_per_opportunity must be at least 1 byte (Mahimahi: 1504)"));
+        }
+        Ok(TraceConfig { opportunities_ms, bytes_per_opportunity })
+    }
+
     /// Mean capacity over one period, in bit/s.
     pub fn mean_rate_bps(&self) -> f64 {
         let period_ms = *self.opportunities_ms.last().unwrap_or(&1) as f64;
@@ -121,6 +213,40 @@ mod tests {
 
     fn trace(ops: &[u64]) -> TraceRate {
         TraceRate::new(TraceConfig { opportunities_ms: ops.to_vec(), bytes_per_opportunity: 1504 })
+    }
+
+    fn parse_error(text: &str) -> String {
+        parse_mahimahi(text).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn trace_files_parse_to_their_timestamps() {
+        assert_eq!(parse_mahimahi("1\n"), Ok(vec![1]));
+        assert_eq!(parse_mahimahi("0\n2\n2\n 5 \r\n"), Ok(vec![0, 2, 2, 5]));
+        assert_eq!(parse_mahimahi("3\n4"), Ok(vec![3, 4]));
+        assert_eq!(parse_mahimahi("3\n4\n  "), Ok(vec![3, 4]));
+    }
+
+    #[test]
+    fn bad_trace_files_name_the_line_and_the_value() {
+        assert_eq!(parse_error(""), "the trace is empty; it needs at least one millisecond timestamp");
+        assert_eq!(parse_error(" \n\n"), parse_error(""));
+        assert_eq!(parse_error("1\n\n2\n"), "line 2: empty line; every line must be one millisecond timestamp");
+        assert_eq!(parse_error("1\n\n"), "line 2: empty line; every line must be one millisecond timestamp");
+        assert!(parse_error("1\nabc\n").starts_with("line 2: 'abc' is not a timestamp"));
+        assert!(parse_error("1\n-3\n").starts_with("line 2: '-3' is not"));
+        assert!(parse_error("1.5\n").starts_with("line 1: '1.5' is not"));
+        assert_eq!(parse_error("99999999999999999999\n"), "line 1: 99999999999999999999 ms is too large a timestamp");
+        assert_eq!(parse_error("5\n3\n"), "line 2: 3 comes after 5; timestamps must not decrease");
+        assert!(parse_error("0\n0\n").starts_with("the last timestamp is 0"));
+    }
+
+    #[test]
+    fn a_checked_trace_needs_opportunities_of_at_least_a_byte() {
+        assert_eq!(TraceConfig::checked(vec![1], 1504).map(|c| c.mean_rate_bps()), Ok(12_032_000.0));
+        assert!(TraceConfig::checked(vec![1], 0).unwrap_err().message.contains("at least 1 byte"));
+        assert_eq!(TraceConfig::checked(vec![], 1504).unwrap_err().entry, None);
+        assert_eq!(TraceConfig::checked(vec![4, 2, 1], 1504).unwrap_err().entry, Some(1));
     }
 
     #[test]

@@ -69,11 +69,6 @@ impl Red {
         }
     }
 
-    /// The moving average of the queue length, in packets.
-    pub fn average_pkts(&self) -> f64 {
-        self.avg_pkts
-    }
-
     fn update_average(&mut self, now: Nanos) {
         let w = self.params.w_q;
         match self.idle_since.take() {
@@ -162,13 +157,13 @@ mod tests {
         assert!(q.enqueue(0, p));
         assert!(q.enqueue(0, p));
         assert!(q.enqueue(0, p));
-        assert!((q.average_pkts() - 1.25).abs() < 1e-12);
+        assert!((q.avg_pkts - 1.25).abs() < 1e-12);
         for _ in 0..3 {
             q.dequeue(0);
         }
         // Idle for 2 packet times: avg * 0.5^2.
         q.enqueue(2_000_000, p);
-        assert!((q.average_pkts() - 1.25 * 0.25).abs() < 1e-12);
+        assert!((q.avg_pkts - 1.25 * 0.25).abs() < 1e-12);
     }
 
     #[test]

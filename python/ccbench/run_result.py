@@ -2,7 +2,7 @@
 
 `Result.from_raw` turns the simulator's columnar output into DataFrames and adds
 the metrics of ccbench.metrics (per flow, per link, per sample). The same
-object is rebuilt from a saved run directory by ccbench.results.load, so plots
+object is rebuilt from a saved run directory by ccbench.run_files.load, so plots
 and reports work from saved results only.
 """
 

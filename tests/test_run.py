@@ -6,7 +6,7 @@ import math
 import ccbench
 import numpy as np
 import pytest
-from ccbench import results
+from ccbench import run_files
 
 
 def test_result_tables_and_metrics(small_scenario):
@@ -41,7 +41,7 @@ def test_result_tables_and_metrics(small_scenario):
 
 
 def test_same_scenario_and_seed_give_byte_identical_files(tmp_path, small_scenario):
-    dirs = [results.save(ccbench.run(small_scenario, seed=9), tmp_path / f"r{i}") for i in range(2)]
+    dirs = [run_files.save(ccbench.run(small_scenario, seed=9), tmp_path / f"r{i}") for i in range(2)]
     names = sorted(p.name for p in dirs[0].iterdir())
     assert names == sorted(p.name for p in dirs[1].iterdir())
     assert {
@@ -60,18 +60,18 @@ def test_same_scenario_and_seed_give_byte_identical_files(tmp_path, small_scenar
     } == set(names)
     for n in names:
         assert (dirs[0] / n).read_bytes() == (dirs[1] / n).read_bytes(), n
-    other = results.save(ccbench.run(small_scenario, seed=10), tmp_path / "other")
+    other = run_files.save(ccbench.run(small_scenario, seed=10), tmp_path / "other")
     assert (other / "flows.parquet").read_bytes() != (dirs[0] / "flows.parquet").read_bytes()
 
 
 def test_saved_run_describes_itself_and_loads_back(tmp_path, small_scenario):
     r = ccbench.run(small_scenario)
-    d = results.save(r, tmp_path / "run")
+    d = run_files.save(r, tmp_path / "run")
     meta = json.loads((d / "meta.json").read_text())
     assert {"schema_version", "ccbench_version", "seed", "scenario"} <= set(meta)
     assert "wall_seconds" not in meta
-    back = results.load(d)
-    for name in results.TABLES:
+    back = run_files.load(d)
+    for name in run_files.TABLES:
         a, b = getattr(r, name), getattr(back, name)
         assert list(a.columns) == list(b.columns), name
         assert a.equals(b), name
@@ -93,7 +93,7 @@ def test_cross_traffic_sources_are_kept(tmp_path, small_scenario):
     small_scenario["udp"] = [{"rate": "1Mbit", "start": "1s", "stop": "2s"}]
     r = ccbench.run(small_scenario)
     assert len(r.sources) == 1 and r.sources["bytes_delivered"].iloc[0] > 0
-    back = results.load(results.save(r, tmp_path / "run"))
+    back = run_files.load(run_files.save(r, tmp_path / "run"))
     assert back.sources.equals(r.sources)
     assert len(back.source_series) == len(r.source_series) > 0
 
@@ -108,7 +108,7 @@ def test_algorithm_modes_are_names_in_the_series(tmp_path):
     assert "probe_bw" in set(bbr["cc_mode"])
     assert set(r.series[r.series["flow"] == 1]["cc_mode"]) == {""}
     assert r.series["cc_btl_bw_bps"].dtype == np.float64
-    back = results.load(results.save(r, tmp_path / "run"))
+    back = run_files.load(run_files.save(r, tmp_path / "run"))
     assert back.series["cc_mode"].equals(r.series["cc_mode"])
     state = {a["name"]: a["state"] for a in ccbench.algorithms()}
     mode = next(v for v in state["bbr"] if v["name"] == "mode")

@@ -28,7 +28,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from ccbench.result import SCHEMA_VERSION, Result
+from ccbench.run_result import SCHEMA_VERSION, Result
 
 TABLES = ("flows", "series", "rtt", "links", "link_series", "sources", "source_series")
 CSV_TABLES = ("flows", "series", "links", "sources")
@@ -71,7 +71,11 @@ def arrow_table(df: pd.DataFrame) -> pa.Table:
 
 
 def parquet_bytes(df: pd.DataFrame) -> bytes:
-    table = arrow_table(df)
+    return arrow_parquet_bytes(arrow_table(df))
+
+
+def arrow_parquet_bytes(table) -> bytes:
+    """An Arrow table as Parquet bytes with ccbench's pinned writer options."""
     buf = io.BytesIO()
     pq.write_table(table, buf, **PARQUET_OPTIONS)
     return buf.getvalue()
