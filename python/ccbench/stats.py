@@ -31,6 +31,14 @@ class Summary:
     std: float
     ci95: float  # half-width of the 95% confidence interval
 
+    @property
+    def low(self) -> float:
+        return self.mean - self.ci95
+
+    @property
+    def high(self) -> float:
+        return self.mean + self.ci95
+
 
 def t_quantile(q: float, df: float) -> float:
     """Quantile of Student's t distribution (scipy.special: much lighter to
