@@ -9,6 +9,7 @@ use super::{
     ScenarioError,
 };
 use crate::net::build::{codel_params, red_params};
+use crate::net::channel::trace::check_opportunities;
 use crate::units::{Duration, QueueSize};
 
 fn ms(d: Duration) -> String {
@@ -37,23 +38,9 @@ pub fn check_link(path: &str, l: &LinkSpec) -> Result<(), ScenarioError> {
         );
     }
     if let Some(t) = &l.trace {
-        let p = format!("{path}.trace.opportunities_ms");
-        if t.opportunities_ms.is_empty() {
-            return err(p, "the trace is empty; it needs at least one millisecond timestamp");
-        }
-        for (i, w) in t.opportunities_ms.windows(2).enumerate() {
-            if w[1] < w[0] {
-                return err(
-                    format!("{p}[{}]", i + 1),
-                    format!("{} comes after {}; timestamps must not decrease", w[1], w[0]),
-                );
-            }
-        }
-        if *t.opportunities_ms.last().unwrap() == 0 {
-            return err(
-                p,
-                "the last timestamp is 0; a trace must last at least 1 ms (its period is the last timestamp)",
-            );
+        if let Err(e) = check_opportunities(&t.opportunities_ms) {
+            let p = format!("{path}.trace.opportunities_ms");
+            return err(e.entry.map_or(p.clone(), |i| format!("{p}[{i}]")), e.message);
         }
         if t.bytes_per_opportunity == 0 {
             return err(format!("{path}.trace.bytes_per_opportunity"), "must be at least 1 byte (Mahimahi: 1504)");

@@ -15,7 +15,7 @@ mod error;
 mod schema;
 pub mod topology;
 
-pub use error::{edit_distance, unknown_algorithm_message, ScenarioError};
+pub use error::{unknown_algorithm_message, ScenarioError};
 pub use schema::*;
 
 use crate::units::Duration;

@@ -61,7 +61,7 @@ pub struct TraceSpec {
 }
 
 fn d_bytes_per_opportunity() -> u32 {
-    1504
+    crate::net::channel::trace::MAHIMAHI_BYTES_PER_OPPORTUNITY
 }
 
 /// `trace` must be data by the time it reaches the core; a path gets a clear error.
