@@ -6,8 +6,8 @@ r.flows[["cc", "goodput_bps", "rtt_mean_ms"]]
 """
 
 from ccbench._ccsim import __version__
-from ccbench.api import algorithms, run
+from ccbench.api import algorithms, emulate, run
 from ccbench.result import Result
 from ccbench.scenario import ScenarioFileError
 
-__all__ = ["__version__", "run", "algorithms", "Result", "ScenarioFileError"]
+__all__ = ["__version__", "run", "emulate", "algorithms", "Result", "ScenarioFileError"]

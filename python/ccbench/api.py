@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from ccbench import _ccsim
+from ccbench.emulate.runner import emulate as _emulate_kernel
 from ccbench.result import Result
 from ccbench.scenario import load
 
@@ -24,3 +25,12 @@ def run(scenario: str | Path | Mapping[str, Any], seed: int | None = None) -> Re
 def algorithms() -> list[dict]:
     """Every implemented algorithm: name, reference, summary, params, state."""
     return list(_ccsim.algorithms())
+
+
+def emulate(
+    scenario: str | Path | Mapping[str, Any], seed: int | None = None, packets_file: str | Path | None = None
+) -> Result:
+    """Runs a scenario through the real Linux kernel's TCP over links emulated
+    by ccemu (root, /dev/net/tun and `ip netns` needed) and returns the same
+    Result as `run` (meta["mode"] == "emulate"). See ccbench.emulate."""
+    return _emulate_kernel(scenario, seed=seed, packets_file=packets_file)

@@ -15,6 +15,15 @@ pub fn monotonic_ns() -> u64 {
     ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
 }
 
+/// Puts the calling thread in SCHED_FIFO at `priority`, so that compiles
+/// and other load on a shared machine do not delay the forwarding loop (it
+/// sleeps between deadlines, and the kernel's RT throttling keeps a share of
+/// CPU for others). Returns false if not permitted.
+pub fn make_realtime(priority: i32) -> bool {
+    let param = libc::sched_param { sched_priority: priority };
+    unsafe { libc::sched_setscheduler(0, libc::SCHED_FIFO, &param) == 0 }
+}
+
 /// Waits on file descriptors and deadlines: epoll over the inputs and a timerfd.
 pub struct Waiter {
     epoll: RawFd,

@@ -8,7 +8,8 @@
 //! uplink, each a `ccsim::net::link::Link` driven from CLOCK_MONOTONIC.
 //!
 //! Protocol on stdin/stdout (one JSON or text line each):
-//!   stdin  <- {"scenario": {...normalized...}, "tuns": [A, B], "packets_file": PATH|null, "spin_us": 50}
+//!   stdin  <- {"scenario": {...normalized...}, "tuns": [A, B], "packets_file": PATH|null,
+//!              "spin_us": 50, "realtime_priority": 10}
 //!   stdout -> {"ready": true, "pool_slots": [..]}          (devices exist)
 //!   stdin  <- go T0_NS                                      (CLOCK_MONOTONIC of the run's time 0)
 //!   stdin  <- stop   (or end of input, SIGTERM, SIGINT)
@@ -49,6 +50,8 @@ struct Config {
     tuns: [String; 2],
     packets_file: Option<String>,
     spin_ns: u64,
+    /// SCHED_FIFO priority of the forwarding thread (0: stay a normal process).
+    realtime_priority: i32,
 }
 
 fn parse_config(line: &str) -> Result<Config, String> {
@@ -61,6 +64,7 @@ fn parse_config(line: &str) -> Result<Config, String> {
         tuns: [name(0)?, name(1)?],
         packets_file: v.get("packets_file").and_then(|p| p.as_str()).map(str::to_string),
         spin_ns: v.get("spin_us").and_then(|s| s.as_u64()).unwrap_or(50) * 1000,
+        realtime_priority: v.get("realtime_priority").and_then(|s| s.as_i64()).unwrap_or(10) as i32,
     })
 }
 
@@ -113,6 +117,7 @@ fn main() {
         std::thread::sleep(std::time::Duration::from_micros(200));
     }
     let t0 = t0.load(Ordering::Acquire);
+    let realtime = config.realtime_priority > 0 && clock::make_realtime(config.realtime_priority);
     let clock = move || clock::monotonic_ns().saturating_sub(t0);
     let waiter = clock::Waiter::new(&[tuns[0].fd(), tuns[1].fd()]).unwrap_or_else(|e| fail(format!("epoll: {e}")));
     let mut series = LinkSeries::default();
@@ -155,7 +160,7 @@ fn main() {
         series.push(end, d.index as usize, d.name, &d.link);
     }
     let records_ok = records.map(|r| r.finish().map_err(|e| e.to_string()));
-    let result = output::results(&dirs, series, end, loops, sleeps, records_ok);
+    let result = output::results(&dirs, series, end, loops, sleeps, realtime, records_ok);
     println!("{result}");
     std::io::stdout().flush().ok();
 }

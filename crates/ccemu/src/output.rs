@@ -71,6 +71,7 @@ pub fn results(
     end_ns: u64,
     loops: u64,
     sleeps: u64,
+    realtime: bool,
     records: Option<Result<(), String>>,
 ) -> Value {
     let per_link: Vec<Value> = dirs
@@ -101,6 +102,7 @@ pub fn results(
             "duration_s": end_ns as f64 / 1e9,
             "loops": loops,
             "sleeps": sleeps,
+            "realtime": realtime,
             "per_link": per_link,
             "packet_records_error": match records { Some(Err(e)) => Value::String(e), _ => Value::Null },
         },

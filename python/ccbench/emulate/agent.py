@@ -36,6 +36,8 @@ except ImportError:  # run as a script inside the namespace
 PR_SET_PDEATHSIG = 1
 CHUNK_BYTES = 1 << 16
 UDP_HEADER_BYTES = 28
+#: How long receivers wait for the senders' last data after the end of the run.
+RECEIVER_GRACE_S = 2.0
 #: TCP_CONGESTION from linux/tcp.h (Python 3.11 has no constant for it on every build).
 TCP_CONGESTION = getattr(socket, "TCP_CONGESTION", 13)
 
@@ -116,16 +118,25 @@ class TcpSender:
                             break
                     except TimeoutError:
                         continue
-            self.end_s = min(now_s(t0_ns), stop_s)
-            with self.lock:
-                self.final = tcp_info.read(sock)
-                self.samples.append((now_s(t0_ns), self.final))
-                self.done = True
-            sock.close()
+            self.finish(sock, min(now_s(t0_ns), stop_s), t0_ns)
         except OSError as e:
             self.error = f"flow {s['flow']}: {e}"
-            with self.lock:
-                self.done = True
+            if self.sock is not None:
+                self.finish(self.sock, min(now_s(t0_ns), duration_s), t0_ns)
+
+    def finish(self, sock: socket.socket, end_s: float, t0_ns: int) -> None:
+        """The last sample and the flow's final counters, then the socket is closed."""
+        with self.lock:
+            if self.done:
+                return
+            self.end_s = end_s
+            try:
+                self.final = tcp_info.read(sock)
+                self.samples.append((now_s(t0_ns), self.final))
+            except OSError:
+                pass
+            self.done = True
+        sock.close()
 
     def result(self) -> dict:
         return {
@@ -170,7 +181,8 @@ class TcpReceiver:
                 return
             conn.settimeout(0.05)
             buf = bytearray(CHUNK_BYTES * 4)
-            while now_s(t0_ns) < duration_s:
+            # Until the sender closes (it stops at the end of the run), with a grace period.
+            while now_s(t0_ns) < duration_s + RECEIVER_GRACE_S:
                 try:
                     n = conn.recv_into(buf)
                 except TimeoutError:

@@ -95,14 +95,14 @@ def tun_devices() -> list[str]:
     return sorted(n for n in os.listdir("/sys/class/net") if n.startswith(PREFIX))
 
 
-def _alive(pid: int) -> bool:
+def alive(pid: int) -> bool:
+    """The process exists and is not a zombie (a killed process whose parent
+    is gone waits as a zombie until init reaps it; it holds nothing)."""
     try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
         return False
-    except PermissionError:
-        return True
-    return True
+    return stat.rpartition(")")[2].split()[0] != "Z"
 
 
 def namespace_pids(ns: str) -> list[int]:
@@ -133,7 +133,7 @@ def _kill(pids: list[int]) -> None:
         except ProcessLookupError:
             pass
     deadline = time.monotonic() + 2
-    while any(_alive(p) for p in pids) and time.monotonic() < deadline:
+    while any(alive(p) for p in pids) and time.monotonic() < deadline:
         time.sleep(0.02)
 
 
@@ -164,12 +164,12 @@ def cleanup(all_runs: bool = True) -> list[str]:
             continue
         tags.add(m.group(1))
     for pid in emulator_pids():
-        argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0") if _alive(pid) else []
+        argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0") if alive(pid) else []
         if len(argv) >= 3:
             tags.add(argv[2].decode(errors="replace").removeprefix(PREFIX))
     removed = []
     for tag in sorted(tags):
-        if not all_runs and _alive(int(tag, 16)) and int(tag, 16) != os.getpid():
+        if not all_runs and alive(int(tag, 16)) and int(tag, 16) != os.getpid():
             continue
         before = set(namespaces())
         remove_run(tag)

@@ -106,9 +106,13 @@ def compare(scenario, reps: int = 1, algorithms: list[str] | None = None, seed: 
 
 def overlay_figure(sim: Result, kern: Result, title: str):
     """cwnd of every flow, simulator (solid) and kernel (dashed), on one plot."""
-    from ccbench import plots
+    import matplotlib.pyplot as plt
 
-    fig, ax = plots.time_figure(title, "cwnd (segments)")
+    fig, ax = plt.subplots(figsize=(8, 3.2), layout="constrained")
+    ax.set_title(title, fontsize=10)
+    ax.set_xlabel("time (s)")
+    ax.set_ylabel("cwnd (segments)")
+    ax.grid(True, alpha=0.3)
     for fid in sim.flows["flow"]:
         for r, style, mode in ((sim, "-", "sim"), (kern, "--", "kernel")):
             s = r.series[r.series["flow"] == fid]
