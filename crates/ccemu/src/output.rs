@@ -95,6 +95,9 @@ pub fn results(
             })
         })
         .collect();
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut usage) };
+    let cpu_s = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
     json!({
         "links": table(&links_table(dirs)),
         "link_series": table(&series.into_table()),
@@ -103,6 +106,8 @@ pub fn results(
             "loops": loops,
             "sleeps": sleeps,
             "realtime": realtime,
+            "cpu_user_s": cpu_s(usage.ru_utime),
+            "cpu_system_s": cpu_s(usage.ru_stime),
             "per_link": per_link,
             "packet_records_error": match records { Some(Err(e)) => Value::String(e), _ => Value::Null },
         },

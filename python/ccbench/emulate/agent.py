@@ -40,6 +40,17 @@ UDP_HEADER_BYTES = 28
 RECEIVER_GRACE_S = 2.0
 #: TCP_CONGESTION from linux/tcp.h (Python 3.11 has no constant for it on every build).
 TCP_CONGESTION = getattr(socket, "TCP_CONGESTION", 13)
+#: SO_TIMESTAMPNS (asm-generic/socket.h): kernel receive time as a struct timespec.
+SO_TIMESTAMPNS = getattr(socket, "SO_TIMESTAMPNS", 35)
+#: Agents run above normal priority so a busy machine delays the flows' applications less.
+AGENT_NICE = -10
+
+
+def raise_priority() -> None:
+    try:
+        os.nice(AGENT_NICE)
+    except OSError:
+        pass
 
 
 def die_with_parent() -> None:
@@ -234,7 +245,7 @@ class UdpSource:
                     time.sleep(min(next_s - now, 0.001))
                     continue
                 while next_s <= now and next_s < stop_s:
-                    struct.pack_into("=QQ", payload, 0, self.sent, time.monotonic_ns())
+                    struct.pack_into("=QQ", payload, 0, self.sent, time.clock_gettime_ns(time.CLOCK_REALTIME))
                     try:
                         sock.sendto(payload, (s["dst"], s["port"]))
                         self.sent += 1
@@ -250,12 +261,15 @@ class UdpSource:
 
 
 class UdpSink:
-    """Counts a UDP source's datagrams and their one-way delays (same clock on both ends)."""
+    """Counts a UDP source's datagrams and their one-way delays: the source's
+    CLOCK_REALTIME stamp to the kernel's receive timestamp (SO_TIMESTAMPNS,
+    the same clock), so the sink's own scheduling delay does not count."""
 
     def __init__(self, spec: dict):
         self.spec = spec
         self.sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
         self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 8 << 20)
+        self.sock.setsockopt(socket.SOL_SOCKET, SO_TIMESTAMPNS, 1)
         self.sock.bind((spec["addr"], spec["port"]))
         self.sock.settimeout(0.05)
         self.received = 0
@@ -264,12 +278,17 @@ class UdpSink:
 
     def run(self, t0_ns: int, duration_s: float) -> None:
         buf = bytearray(65536)
+        cmsg_space = socket.CMSG_SPACE(16)
         while now_s(t0_ns) < duration_s + 0.2:
             try:
-                n = self.sock.recv_into(buf)
+                n, ancillary, _, _ = self.sock.recvmsg_into([buf], cmsg_space)
             except TimeoutError:
                 continue
-            arrived = time.monotonic_ns()
+            arrived = time.clock_gettime_ns(time.CLOCK_REALTIME)
+            for level, kind, data in ancillary:
+                if level == socket.SOL_SOCKET and kind == SO_TIMESTAMPNS and len(data) >= 16:
+                    sec, nsec = struct.unpack_from("=qq", data)
+                    arrived = sec * 1_000_000_000 + nsec
             _, sent_ns = struct.unpack_from("=QQ", buf, 0)
             self.received += 1
             self.bytes += n + UDP_HEADER_BYTES
@@ -300,6 +319,7 @@ def sampler(parts: list, t0_ns: int, duration_s: float, interval_s: float, stop:
 
 def main() -> None:
     die_with_parent()
+    raise_priority()
     signal.signal(signal.SIGTERM, lambda *_: os._exit(143))
     plan = json.loads(sys.stdin.readline())
     senders = [TcpSender(s) for s in plan.get("tcp_senders", [])]
