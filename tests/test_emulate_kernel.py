@@ -123,3 +123,16 @@ def test_a_killed_orchestrator_leaves_nothing_after_cleanup(tmp_path):
     time.sleep(0.2)
     alive = [p for p in pids if host.alive(p)]
     assert not alive, f"processes left: {alive}"
+
+
+def test_compare_sim_reports_differences_and_overlaid_plots(tmp_path):
+    from ccbench.emulate import sidebyside
+
+    s = {"duration": "3s", "downlink": {"rate": "10Mbit", "delay": "10ms"}, "flows": [{"cc": "cubic"}]}
+    table, pairs = sidebyside.compare(s, reps=1, algorithms=["reno"])
+    assert list(table["cc"]) == ["reno"]
+    row = table.iloc[0]
+    assert row["sim_goodput_mbps"] > 5 and row["kernel_goodput_mbps"] > 5
+    page = sidebyside.write_report(table, pairs, tmp_path)
+    assert (tmp_path / "cwnd-sim-vs-kernel-reno.png").stat().st_size > 0
+    assert "goodput_diff_pct" in page.read_text()

@@ -107,3 +107,14 @@ def test_names_fit_interface_names_and_carry_the_prefix():
     n = host.Names(f"{4194304:x}")
     assert len(n.sender_tun) <= 15 and n.sender_tun.startswith("ccbench-")
     assert n.sender_ns.startswith("ccbench-") and n.receiver_ns.endswith("-rcv")
+
+
+def test_cwnd_distance_is_zero_for_equal_traces_and_relative_otherwise():
+    import pandas as pd
+    from ccbench.emulate.sidebyside import cwnd_distance
+
+    t = [0.0, 1.0, 2.0]
+    a = pd.DataFrame({"t": t, "cwnd": [10, 10, 10]})
+    assert cwnd_distance(a, a, 0.0, 2.0) == 0.0
+    b = pd.DataFrame({"t": t, "cwnd": [15, 15, 15]})
+    assert cwnd_distance(a, b, 0.0, 2.0) == pytest.approx(0.5)
