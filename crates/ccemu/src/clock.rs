@@ -24,6 +24,44 @@ pub fn make_realtime(priority: i32) -> bool {
     unsafe { libc::sched_setscheduler(0, libc::SCHED_FIFO, &param) == 0 }
 }
 
+/// Keeps the forwarding thread's share of a CPU under the kernel's real-time
+/// throttle (sched_rt_runtime_us: 95% of each second by default; beyond it
+/// the thread is stopped for the rest of the second, a 50 ms stall). On a
+/// busy link the next deadline is nearly always within the spin margin, so
+/// spinning alone would run it at 100%: once the thread has run for
+/// `MAX_RUN_SHARE` of the current window, it waits on the timer only
+/// (microsecond timers, no spin) until the next window.
+pub struct DutyCycle {
+    window_start_ns: u64,
+    slept_ns: u64,
+}
+
+const WINDOW_NS: u64 = 100_000_000;
+const MAX_RUN_SHARE: f64 = 0.8;
+
+impl DutyCycle {
+    pub fn new(now_ns: u64) -> DutyCycle {
+        DutyCycle { window_start_ns: now_ns, slept_ns: 0 }
+    }
+
+    /// Whether the loop may spin now.
+    #[inline]
+    pub fn may_spin(&mut self, now_ns: u64) -> bool {
+        let elapsed = now_ns.saturating_sub(self.window_start_ns);
+        if elapsed >= WINDOW_NS {
+            self.window_start_ns = now_ns;
+            self.slept_ns = 0;
+            return true;
+        }
+        ((elapsed - self.slept_ns.min(elapsed)) as f64) < MAX_RUN_SHARE * WINDOW_NS as f64
+    }
+
+    #[inline]
+    pub fn slept(&mut self, ns: u64) {
+        self.slept_ns += ns;
+    }
+}
+
 /// Waits on file descriptors and deadlines: epoll over the inputs and a timerfd.
 pub struct Waiter {
     epoll: RawFd,
@@ -84,6 +122,16 @@ impl Drop for Waiter {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn spinning_stops_at_the_run_share_until_the_next_window() {
+        let mut d = DutyCycle::new(0);
+        assert!(d.may_spin(10_000_000));
+        d.slept(5_000_000);
+        assert!(d.may_spin(80_000_000)); // ran 75 ms of 80
+        assert!(!d.may_spin(90_000_000)); // ran 85 ms of 90
+        assert!(d.may_spin(100_000_000)); // a new window
+    }
 
     #[test]
     fn waits_at_least_until_the_deadline() {

@@ -125,6 +125,7 @@ fn main() {
     let mut next_sample = 0u64;
     let mut loops = 0u64;
     let mut sleeps = 0u64;
+    let mut duty = clock::DutyCycle::new(clock());
     while !STOP.load(Ordering::Relaxed) {
         loops += 1;
         for (d, input) in dirs.iter_mut().zip([&tuns[0], &tuns[1]]) {
@@ -149,9 +150,12 @@ fn main() {
                 deadline = deadline.min(w);
             }
         }
-        if deadline > clock() + config.spin_ns {
+        let spin_ns = if duty.may_spin(clock()) { config.spin_ns } else { 0 };
+        if deadline > clock() + spin_ns {
             sleeps += 1;
-            waiter.wait_until(t0 + deadline - config.spin_ns);
+            let before = clock();
+            waiter.wait_until(t0 + deadline - spin_ns);
+            duty.slept(clock() - before);
         }
     }
     let end = clock();
