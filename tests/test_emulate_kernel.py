@@ -92,7 +92,8 @@ def test_bernoulli_loss_is_within_its_binomial_interval(probed):
     assert probed.links.loc[0, "residual_losses"] >= lost - 2  # the emulator's own count agrees
 
 
-def test_a_killed_orchestrator_leaves_nothing_after_cleanup(tmp_path):
+def start_long_run(tmp_path) -> tuple[subprocess.Popen, host.Names, list[int]]:
+    """`ccbench emulate` of a 60 s scenario, once its namespaces, agents and emulator run."""
     scenario = tmp_path / "long.toml"
     scenario.write_text(
         'duration = "60s"\n[downlink]\nrate = "10Mbit"\ndelay = "10ms"\n[[flows]]\ncc = "cubic"\n', encoding="utf-8"
@@ -113,6 +114,11 @@ def test_a_killed_orchestrator_leaves_nothing_after_cleanup(tmp_path):
         time.sleep(0.2)
     pids += host.emulator_pids(names.tag)
     assert len(pids) >= 3, "the run did not get going"
+    return proc, names, pids
+
+
+def test_a_killed_orchestrator_leaves_nothing_after_cleanup(tmp_path):
+    proc, names, pids = start_long_run(tmp_path)
     proc.send_signal(signal.SIGKILL)
     proc.wait()
     out = subprocess.run(
@@ -123,6 +129,15 @@ def test_a_killed_orchestrator_leaves_nothing_after_cleanup(tmp_path):
     time.sleep(0.2)
     alive = [p for p in pids if host.alive(p)]
     assert not alive, f"processes left: {alive}"
+
+
+def test_sigterm_tears_the_run_down_by_itself(tmp_path):
+    proc, names, pids = start_long_run(tmp_path)
+    proc.send_signal(signal.SIGTERM)
+    assert proc.wait(timeout=30) != 0
+    no_leftovers(names.tag)
+    time.sleep(0.2)
+    assert not [p for p in pids if host.alive(p)]
 
 
 def test_compare_sim_reports_differences_and_overlaid_plots(tmp_path):
