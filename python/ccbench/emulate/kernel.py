@@ -71,6 +71,10 @@ def kernel_algorithm(name: str, available: list[str], path: str = "") -> str:
 
 def check(scenario: dict, available: list[str]) -> None:
     """Refuses what kernel mode cannot run, naming the field."""
+    if scenario.get("links"):
+        raise KernelModeError(
+            "links", "kernel mode emulates the downlink/uplink dumbbell; [[links]] topologies are simulator-only"
+        )
     if scenario.get("background"):
         raise KernelModeError("background", "background traffic is simulator-only; use [[udp]] sources instead")
     pcap = scenario.get("record", {}).get("pcap")
