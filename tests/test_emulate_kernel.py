@@ -45,13 +45,13 @@ def no_leftovers(tag: str) -> None:
     assert names.sender_tun not in host.tun_devices()
 
 
-@pytest.mark.parametrize("rate_mbit", [10, 100])
+@pytest.mark.parametrize("rate_mbit", [10, 100, 1000])
 def test_delivered_rate_is_the_configured_rate(rate_mbit):
     r = runner.emulate(
         {
             "duration": "4s",
             "downlink": {"rate": f"{rate_mbit}Mbit", "delay": "5ms", "queue": {"size": "2bdp"}},
-            "flows": [{"cc": "cubic"}],
+            "flows": [{"cc": "cubic", "tcp": {"rmem_max": "32MB", "wmem_max": "32MB"}}],
         }
     )
     s = r.series[r.series["flow"] == 0]

@@ -50,7 +50,8 @@ struct Config {
     tuns: [String; 2],
     packets_file: Option<String>,
     spin_ns: u64,
-    /// SCHED_FIFO priority of the forwarding thread (0: stay a normal process).
+    /// SCHED_FIFO priority of the forwarding thread (0, the default: a normal
+    /// process at nice -20; see `clock::raise_priority`).
     realtime_priority: i32,
 }
 
@@ -64,7 +65,7 @@ fn parse_config(line: &str) -> Result<Config, String> {
         tuns: [name(0)?, name(1)?],
         packets_file: v.get("packets_file").and_then(|p| p.as_str()).map(str::to_string),
         spin_ns: v.get("spin_us").and_then(|s| s.as_u64()).unwrap_or(50) * 1000,
-        realtime_priority: v.get("realtime_priority").and_then(|s| s.as_i64()).unwrap_or(10) as i32,
+        realtime_priority: v.get("realtime_priority").and_then(|s| s.as_i64()).unwrap_or(0) as i32,
     })
 }
 
@@ -117,7 +118,12 @@ fn main() {
         std::thread::sleep(std::time::Duration::from_micros(200));
     }
     let t0 = t0.load(Ordering::Acquire);
-    let realtime = config.realtime_priority > 0 && clock::make_realtime(config.realtime_priority);
+    let realtime = if config.realtime_priority > 0 {
+        clock::make_realtime(config.realtime_priority)
+    } else {
+        clock::raise_priority();
+        false
+    };
     let clock = move || clock::monotonic_ns().saturating_sub(t0);
     let waiter = clock::Waiter::new(&[tuns[0].fd(), tuns[1].fd()]).unwrap_or_else(|e| fail(format!("epoll: {e}")));
     let mut series = LinkSeries::default();
