@@ -55,7 +55,7 @@ def measure(seconds: float, flows: int, rate: str) -> dict:
         "link_packets": int(down["delivered"]),
         "emulator_cpu_s": cpu,
         "emulator_cpu_share_of_one_core": cpu / wall,
-        "realtime": stats["realtime"],
+        "priority_switches": stats["priority_switches"],
         "lateness_p99_us": stats["per_link"][0]["lateness_p99_us"],
         "overruns": stats["per_link"][0]["overruns"],
         "write_failures": stats["per_link"][0]["write_failures"],

@@ -45,7 +45,24 @@ def no_leftovers(tag: str) -> None:
     assert names.sender_tun not in host.tun_devices()
 
 
-@pytest.mark.parametrize("rate_mbit", [10, 100, 1000])
+GIGABIT = os.environ.get("CI", "").lower() == "true" or os.environ.get("CCBENCH_EMULATE_1G") == "1"
+
+
+@pytest.mark.parametrize(
+    "rate_mbit",
+    [
+        10,
+        100,
+        pytest.param(
+            1000,
+            marks=pytest.mark.skipif(
+                not GIGABIT,
+                reason="1 Gbit/s needs an otherwise idle machine (2 cores here are shared): "
+                "set CCBENCH_EMULATE_1G=1 (always on under CI=true)",
+            ),
+        ),
+    ],
+)
 def test_delivered_rate_is_the_configured_rate(rate_mbit):
     r = runner.emulate(
         {

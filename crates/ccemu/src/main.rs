@@ -9,7 +9,7 @@
 //!
 //! Protocol on stdin/stdout (one JSON or text line each):
 //!   stdin  <- {"scenario": {...normalized...}, "tuns": [A, B], "packets_file": PATH|null,
-//!              "spin_us": 50, "realtime_priority": 10}
+//!              "spin_us": 50, "realtime_priority": 10}  (0: nice -20 only)
 //!   stdout -> {"ready": true, "pool_slots": [..]}          (devices exist)
 //!   stdin  <- go T0_NS                                      (CLOCK_MONOTONIC of the run's time 0)
 //!   stdin  <- stop   (or end of input, SIGTERM, SIGINT)
@@ -50,8 +50,8 @@ struct Config {
     tuns: [String; 2],
     packets_file: Option<String>,
     spin_ns: u64,
-    /// SCHED_FIFO priority of the forwarding thread (0, the default: a normal
-    /// process at nice -20; see `clock::raise_priority`).
+    /// SCHED_FIFO priority of the forwarding thread while it uses little CPU
+    /// (see `clock::PriorityGovernor`); 0: always a normal process at nice -20.
     realtime_priority: i32,
 }
 
@@ -65,7 +65,7 @@ fn parse_config(line: &str) -> Result<Config, String> {
         tuns: [name(0)?, name(1)?],
         packets_file: v.get("packets_file").and_then(|p| p.as_str()).map(str::to_string),
         spin_ns: v.get("spin_us").and_then(|s| s.as_u64()).unwrap_or(50) * 1000,
-        realtime_priority: v.get("realtime_priority").and_then(|s| s.as_i64()).unwrap_or(0) as i32,
+        realtime_priority: v.get("realtime_priority").and_then(|s| s.as_i64()).unwrap_or(10) as i32,
     })
 }
 
@@ -118,12 +118,7 @@ fn main() {
         std::thread::sleep(std::time::Duration::from_micros(200));
     }
     let t0 = t0.load(Ordering::Acquire);
-    let realtime = if config.realtime_priority > 0 {
-        clock::make_realtime(config.realtime_priority)
-    } else {
-        clock::raise_priority();
-        false
-    };
+    let mut governor = clock::PriorityGovernor::new(config.realtime_priority, clock::monotonic_ns());
     let clock = move || clock::monotonic_ns().saturating_sub(t0);
     let waiter = clock::Waiter::new(&[tuns[0].fd(), tuns[1].fd()]).unwrap_or_else(|e| fail(format!("epoll: {e}")));
     let mut series = LinkSeries::default();
@@ -134,6 +129,7 @@ fn main() {
     let mut duty = clock::DutyCycle::new(clock());
     while !STOP.load(Ordering::Relaxed) {
         loops += 1;
+        governor.tick(clock::monotonic_ns());
         for (d, input) in dirs.iter_mut().zip([&tuns[0], &tuns[1]]) {
             if let Err(e) = d.receive(input, &clock, &mut records) {
                 fail(format!("reading {}: {e}", input.name));
@@ -170,7 +166,7 @@ fn main() {
         series.push(end, d.index as usize, d.name, &d.link);
     }
     let records_ok = records.map(|r| r.finish().map_err(|e| e.to_string()));
-    let result = output::results(&dirs, series, end, loops, sleeps, realtime, records_ok);
+    let result = output::results(&dirs, series, end, loops, sleeps, &governor, records_ok);
     println!("{result}");
     std::io::stdout().flush().ok();
 }

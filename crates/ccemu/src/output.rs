@@ -71,7 +71,7 @@ pub fn results(
     end_ns: u64,
     loops: u64,
     sleeps: u64,
-    realtime: bool,
+    governor: &crate::clock::PriorityGovernor,
     records: Option<Result<(), String>>,
 ) -> Value {
     let per_link: Vec<Value> = dirs
@@ -105,7 +105,8 @@ pub fn results(
             "duration_s": end_ns as f64 / 1e9,
             "loops": loops,
             "sleeps": sleeps,
-            "realtime": realtime,
+            "realtime_at_end": governor.realtime(),
+            "priority_switches": governor.switches,
             "cpu_user_s": cpu_s(usage.ru_utime),
             "cpu_system_s": cpu_s(usage.ru_stime),
             "per_link": per_link,
