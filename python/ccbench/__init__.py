@@ -8,9 +8,9 @@ c.runs                                      # one row per run, every factor a co
 """
 
 from ccbench._ccsim import __version__
-from ccbench.api import algorithms, campaign, load, run
+from ccbench.api import algorithms, campaign, emulate, load, run
 from ccbench.campaigns.spec import CampaignFileError
 from ccbench.run_result import Result
 from ccbench.scenario import ScenarioFileError
 
-__all__ = ["__version__", "run", "campaign", "load", "algorithms", "Result", "ScenarioFileError", "CampaignFileError"]
+__all__ = ["__version__", "run", "emulate", "campaign", "load", "algorithms", "Result", "ScenarioFileError", "CampaignFileError"]

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from ccbench import _ccsim
+from ccbench.emulate.runner import emulate as _emulate_kernel
 from ccbench.run_result import Result
 from ccbench.scenario import load as load_scenario
 
@@ -66,3 +67,12 @@ def load(directory: str | Path):
     from ccbench.campaigns.storage import load as load_directory
 
     return load_directory(directory)
+
+
+def emulate(
+    scenario: str | Path | Mapping[str, Any], seed: int | None = None, packets_file: str | Path | None = None
+) -> Result:
+    """Runs a scenario through the real Linux kernel's TCP over links emulated
+    by ccemu (root, /dev/net/tun and `ip netns` needed) and returns the same
+    Result as `run` (meta["mode"] == "emulate"). See ccbench.emulate."""
+    return _emulate_kernel(scenario, seed=seed, packets_file=packets_file)

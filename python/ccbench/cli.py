@@ -449,6 +449,27 @@ def validate(scenario: Path = typer.Argument(..., help="Scenario file (TOML)."))
     )
 
 
+@app.command("emulate")
+def emulate_cmd(
+    scenario: Path | None = typer.Argument(None, help="Scenario file (TOML)."),
+    out: Path | None = typer.Option(None, help="Output directory (default: ccbench-out/<scenario name>-kernel)."),
+    seed: int | None = typer.Option(None, help="Override the scenario's seed."),
+    compare_sim: bool = typer.Option(False, "--compare-sim", help="Run in the simulator too and compare."),
+    reps: int = typer.Option(1, help="With --compare-sim: repetitions per mode (seeds seed, seed+1, ...)."),
+    cc: str | None = typer.Option(None, help="With --compare-sim: algorithms (a,b,c), one run each for every flow."),
+    packets: bool = typer.Option(False, help="Also save the emulator's per-packet records (packets.parquet)."),
+    cleanup: bool = typer.Option(False, "--cleanup", help="Remove what killed runs left (namespaces, devices)."),
+    plots: bool = typer.Option(True, help="Write PNG plots."),
+):
+    """Run a scenario through the real Linux kernel's TCP over emulated links (needs root)."""
+    from ccbench.emulate.command import main as emulate_main
+
+    code = emulate_main(
+        scenario, out, seed, compare_sim, reps, cc, packets, cleanup, plots, console, flows_table, write_run_plots
+    )
+    raise typer.Exit(code)
+
+
 def main() -> None:
     app()
 

@@ -1,0 +1,79 @@
+//! The one place where the emulator touches ccsim's scenario and
+//! link-building API: from a normalized scenario (JSON) to the links to
+//! emulate, each with the name, configuration and seed the simulator gives it.
+//!
+//! Everything else in this crate sees only `EmulatedLink` and ccsim's `Link`,
+//! so a change of the scenario schema (named links, routes) is fixed here.
+
+use ccsim::net::build::link_config;
+use ccsim::net::link::LinkConfig;
+use ccsim::net::topology::Topology;
+use ccsim::rng::stream;
+use ccsim::time::Nanos;
+use ccsim::Scenario;
+
+/// One direction of the emulated path, as the simulator would build it.
+pub struct EmulatedLink {
+    /// "downlink" (sender namespace to receiver namespace) or "uplink".
+    pub name: &'static str,
+    pub config: LinkConfig,
+    pub seed: u64,
+    /// Random-stream component of the link (the simulator's, so draws match).
+    pub component: u64,
+}
+
+/// The links of a scenario and its sampling interval.
+pub struct EmulatedPath {
+    pub links: Vec<EmulatedLink>,
+    pub record_interval_ns: Nanos,
+}
+
+/// Parses and checks the scenario, then builds its links exactly as
+/// `ccsim::sim` does (`Topology::of`: the dumbbell's two links, BDP-sized
+/// queues from each link's base RTT, streams LINK_BASE + link index).
+/// Kernel mode emulates the dumbbell only: a `[[links]]` topology is refused.
+pub fn path_from_scenario(scenario_json: &str) -> Result<EmulatedPath, String> {
+    let s = Scenario::from_json(scenario_json).map_err(|e| e.to_string())?;
+    if !s.links.is_empty() {
+        return Err(
+            "links: kernel mode emulates the downlink/uplink dumbbell; [[links]] topologies run in the simulator only"
+                .into(),
+        );
+    }
+    let topology = Topology::of(&s);
+    let names: [&'static str; 2] = ["downlink", "uplink"];
+    let links = names
+        .iter()
+        .enumerate()
+        .map(|(l, name)| EmulatedLink {
+            name,
+            config: link_config(&topology.specs[l], topology.base_rtt_ns(l, &s.flows)),
+            seed: s.seed,
+            component: stream::LINK_BASE + l as u64,
+        })
+        .collect();
+    Ok(EmulatedPath { links, record_interval_ns: s.record.interval.ns() })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn builds_both_directions_with_bdp_queues() {
+        let json = r#"{"duration":"1s","downlink":{"rate":"12Mbit","delay":"10ms","queue":{"size":"1bdp"}},
+                       "flows":[{"cc":"cubic"}]}"#;
+        let p = path_from_scenario(json).unwrap();
+        assert_eq!(p.links.len(), 2);
+        assert_eq!(p.links[0].config.delay_ns, 10_000_000);
+        // 12 Mbit/s x 20 ms = 30 000 bytes = 20 packets.
+        assert_eq!(p.links[0].config.queue.capacity(), ccsim::net::queue::Capacity::Packets(20));
+        assert_eq!(p.links[1].component, stream::LINK_BASE + 1);
+    }
+
+    #[test]
+    fn a_bad_scenario_names_the_field() {
+        let e = path_from_scenario(r#"{"duration":"1s","downlink":{},"flows":[{"cc":"cubic"}]}"#).err().unwrap();
+        assert!(e.contains("downlink"), "{e}");
+    }
+}

@@ -1,0 +1,172 @@
+//! ccemu: the kernel-mode link emulator of ccbench (Mahimahi's design, with
+//! ccsim's link model).
+//!
+//! It opens two TUN devices, `tuns[0]` on the sender side and `tuns[1]` on
+//! the receiver side (the orchestrator moves them into their namespaces),
+//! and forwards IPv4 packets between them: what the sender side sends goes
+//! through the scenario's downlink, what the receiver side sends through its
+//! uplink, each a `ccsim::net::link::Link` driven from CLOCK_MONOTONIC.
+//!
+//! Protocol on stdin/stdout (one JSON or text line each):
+//!   stdin  <- {"scenario": {...normalized...}, "tuns": [A, B], "packets_file": PATH|null,
+//!              "spin_us": 50, "realtime_priority": 10}  (0: nice -20 only)
+//!   stdout -> {"ready": true, "pool_slots": [..]}          (devices exist)
+//!   stdin  <- go T0_NS                                      (CLOCK_MONOTONIC of the run's time 0)
+//!   stdin  <- stop   (or end of input, SIGTERM, SIGINT)
+//!   stdout -> {"links": {...}, "link_series": {...}, "stats": {...}}
+//! The emulator also stops when its parent dies (PR_SET_PDEATHSIG), and its
+//! TUN devices disappear with it.
+
+mod adapter;
+mod clock;
+mod forwarder;
+mod ip;
+mod output;
+mod pool;
+mod records;
+mod tun;
+
+use ccsim::net::link::Link;
+use ccsim::record::series::LinkSeries;
+use forwarder::Direction;
+use records::PacketRecords;
+use std::io::{BufRead, Write};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+
+static STOP: AtomicBool = AtomicBool::new(false);
+
+extern "C" fn on_signal(_: libc::c_int) {
+    STOP.store(true, Ordering::Relaxed);
+}
+
+fn fail(message: String) -> ! {
+    eprintln!("ccemu: {message}");
+    std::process::exit(1)
+}
+
+struct Config {
+    scenario_json: String,
+    tuns: [String; 2],
+    packets_file: Option<String>,
+    spin_ns: u64,
+    /// SCHED_FIFO priority of the forwarding thread while it uses little CPU
+    /// (see `clock::PriorityGovernor`); 0: always a normal process at nice -20.
+    realtime_priority: i32,
+}
+
+fn parse_config(line: &str) -> Result<Config, String> {
+    let v: serde_json::Value = serde_json::from_str(line).map_err(|e| format!("config is not JSON: {e}"))?;
+    let scenario = v.get("scenario").ok_or("config has no \"scenario\"")?;
+    let tuns = v.get("tuns").and_then(|t| t.as_array()).ok_or("config has no \"tuns\" list")?;
+    let name = |i: usize| tuns.get(i).and_then(|t| t.as_str()).map(str::to_string).ok_or("\"tuns\" needs two names");
+    Ok(Config {
+        scenario_json: scenario.to_string(),
+        tuns: [name(0)?, name(1)?],
+        packets_file: v.get("packets_file").and_then(|p| p.as_str()).map(str::to_string),
+        spin_ns: v.get("spin_us").and_then(|s| s.as_u64()).unwrap_or(50) * 1000,
+        realtime_priority: v.get("realtime_priority").and_then(|s| s.as_i64()).unwrap_or(10) as i32,
+    })
+}
+
+fn main() {
+    unsafe {
+        libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM as libc::c_ulong);
+        libc::signal(libc::SIGTERM, on_signal as extern "C" fn(libc::c_int) as libc::sighandler_t);
+        libc::signal(libc::SIGINT, on_signal as extern "C" fn(libc::c_int) as libc::sighandler_t);
+    }
+    let mut first = String::new();
+    if std::io::stdin().read_line(&mut first).unwrap_or(0) == 0 {
+        fail("expected a JSON config line on stdin".into());
+    }
+    let config = parse_config(&first).unwrap_or_else(|e| fail(e));
+    let path = adapter::path_from_scenario(&config.scenario_json).unwrap_or_else(|e| fail(format!("scenario: {e}")));
+    let tuns = [&config.tuns[0], &config.tuns[1]]
+        .map(|n| tun::Tun::open(n).unwrap_or_else(|e| fail(format!("cannot create TUN device {n}: {e}"))));
+    let mut dirs: Vec<Direction> = path
+        .links
+        .into_iter()
+        .enumerate()
+        .map(|(i, l)| Direction::new(l.name, i as u8, Link::new(l.config, l.seed, l.component)))
+        .collect();
+    let mut records = config
+        .packets_file
+        .as_deref()
+        .map(|p| PacketRecords::create(p).unwrap_or_else(|e| fail(format!("cannot create {p}: {e}"))));
+    let ready =
+        serde_json::json!({"ready": true, "pool_slots": dirs.iter().map(|d| d.pool_slots()).collect::<Vec<_>>()});
+    println!("{ready}");
+    std::io::stdout().flush().ok();
+
+    // The control thread: "go T0" then "stop" (or end of input).
+    let t0 = Arc::new(AtomicU64::new(0));
+    {
+        let t0 = Arc::clone(&t0);
+        std::thread::spawn(move || {
+            for line in std::io::stdin().lock().lines().map_while(Result::ok) {
+                let line = line.trim();
+                if let Some(t) = line.strip_prefix("go ") {
+                    t0.store(t.trim().parse().unwrap_or_else(|_| clock::monotonic_ns()), Ordering::Release);
+                } else if line == "stop" {
+                    break;
+                }
+            }
+            STOP.store(true, Ordering::Relaxed);
+        });
+    }
+    while t0.load(Ordering::Acquire) == 0 && !STOP.load(Ordering::Relaxed) {
+        std::thread::sleep(std::time::Duration::from_micros(200));
+    }
+    let t0 = t0.load(Ordering::Acquire);
+    let mut governor = clock::PriorityGovernor::new(config.realtime_priority, clock::monotonic_ns());
+    let clock = move || clock::monotonic_ns().saturating_sub(t0);
+    let waiter = clock::Waiter::new(&[tuns[0].fd(), tuns[1].fd()]).unwrap_or_else(|e| fail(format!("epoll: {e}")));
+    let mut series = LinkSeries::default();
+    let interval = path.record_interval_ns.max(1_000_000);
+    let mut next_sample = 0u64;
+    let mut loops = 0u64;
+    let mut sleeps = 0u64;
+    let mut duty = clock::DutyCycle::new(clock());
+    while !STOP.load(Ordering::Relaxed) {
+        loops += 1;
+        governor.tick(clock::monotonic_ns());
+        for (d, input) in dirs.iter_mut().zip([&tuns[0], &tuns[1]]) {
+            if let Err(e) = d.receive(input, &clock, &mut records) {
+                fail(format!("reading {}: {e}", input.name));
+            }
+        }
+        let now = clock();
+        for (d, output) in dirs.iter_mut().zip([&tuns[1], &tuns[0]]) {
+            d.deliver(now, output, &mut records);
+        }
+        if now >= next_sample {
+            for d in dirs.iter_mut() {
+                d.link.sync(now);
+                series.push(now, d.index as usize, d.name, &d.link);
+            }
+            next_sample += interval * ((now - next_sample) / interval + 1);
+        }
+        let mut deadline = next_sample.min(now + 20_000_000);
+        for d in &dirs {
+            if let Some(w) = d.link.next_wakeup() {
+                deadline = deadline.min(w);
+            }
+        }
+        let spin_ns = if duty.may_spin(clock()) { config.spin_ns } else { 0 };
+        if deadline > clock() + spin_ns {
+            sleeps += 1;
+            let before = clock();
+            waiter.wait_until(t0 + deadline - spin_ns);
+            duty.slept(clock() - before);
+        }
+    }
+    let end = clock();
+    for d in dirs.iter_mut() {
+        d.link.sync(end);
+        series.push(end, d.index as usize, d.name, &d.link);
+    }
+    let records_ok = records.map(|r| r.finish().map_err(|e| e.to_string()));
+    let result = output::results(&dirs, series, end, loops, sleeps, &governor, records_ok);
+    println!("{result}");
+    std::io::stdout().flush().ok();
+}

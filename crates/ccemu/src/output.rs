@@ -1,0 +1,116 @@
+//! The emulator's results as one JSON object: the `links` and `link_series`
+//! tables with the simulator's columns (so ccbench builds the same Result),
+//! and the emulator's own statistics (timer lateness, anomalies).
+
+use crate::forwarder::Direction;
+use ccsim::net::queue::Capacity;
+use ccsim::record::series::LinkSeries;
+use ccsim::record::table::{Column, Table};
+use serde_json::{json, Map, Value};
+
+fn column(c: &Column) -> Value {
+    match c {
+        Column::F64(v) => Value::Array(v.iter().map(|x| if x.is_finite() { json!(x) } else { Value::Null }).collect()),
+        Column::U64(v) => json!(v),
+        Column::U32(v) => json!(v),
+        Column::Str(v) => json!(v),
+    }
+}
+
+pub fn table(t: &Table) -> Value {
+    Value::Object(t.columns.iter().map(|(n, c)| (n.clone(), column(c))).collect::<Map<_, _>>())
+}
+
+/// The links table, column for column as `ccsim::sim` reports it.
+pub fn links_table(dirs: &[Direction]) -> Table {
+    let mut t = Table::new();
+    let counters: Vec<_> = dirs.iter().map(|d| d.link.counters()).collect();
+    t.add("link", Column::Str(dirs.iter().map(|d| d.name.to_string()).collect()));
+    t.add("rate_bps", Column::F64(dirs.iter().map(|d| d.link.mean_rate_bps()).collect()));
+    t.add("delay_s", Column::F64(dirs.iter().map(|d| d.link.config().delay_ns as f64 / 1e9).collect()));
+    t.add("queue_kind", Column::Str(dirs.iter().map(|d| d.link.config().queue.kind().to_string()).collect()));
+    t.add(
+        "queue_capacity",
+        Column::Str(
+            dirs.iter()
+                .map(|d| match d.link.config().queue.capacity() {
+                    Capacity::Packets(p) => format!("{p}pkt"),
+                    Capacity::Bytes(b) => format!("{b}B"),
+                })
+                .collect(),
+        ),
+    );
+    let lc = |f: &dyn Fn(&ccsim::net::link::LinkCounters) -> u64| Column::U64(counters.iter().map(f).collect());
+    t.add("arrivals", lc(&|c| c.arrivals));
+    t.add("queue_drops", lc(&|c| c.queue_drops));
+    t.add("aqm_drops", lc(&|c| c.aqm_drops));
+    t.add("ecn_marks", lc(&|c| c.ecn_marks));
+    t.add("departures", lc(&|c| c.departures));
+    t.add("departure_bytes", lc(&|c| c.departure_bytes));
+    t.add("channel_losses", lc(&|c| c.channel_losses));
+    t.add("arq_retries", lc(&|c| c.arq_retries));
+    t.add("residual_losses", lc(&|c| c.residual_losses));
+    t.add("outages", lc(&|c| c.outages));
+    t.add("delivered", lc(&|c| c.delivered));
+    t.add("delivered_bytes", lc(&|c| c.delivered_bytes));
+    t.add(
+        "mean_sojourn_ms",
+        Column::F64(
+            counters
+                .iter()
+                .map(|c| if c.dequeued == 0 { f64::NAN } else { c.sojourn_ns as f64 / c.dequeued as f64 / 1e6 })
+                .collect(),
+        ),
+    );
+    t
+}
+
+pub fn results(
+    dirs: &[Direction],
+    series: LinkSeries,
+    end_ns: u64,
+    loops: u64,
+    sleeps: u64,
+    governor: &crate::clock::PriorityGovernor,
+    records: Option<Result<(), String>>,
+) -> Value {
+    let per_link: Vec<Value> = dirs
+        .iter()
+        .map(|d| {
+            let a = d.anomalies;
+            let l = &d.lateness;
+            let nan = |x: f64| if x.is_finite() { json!(x) } else { Value::Null };
+            json!({
+                "link": d.name,
+                "pool_slots": d.pool_slots(),
+                "not_ipv4": a.not_ipv4,
+                "overruns": a.overruns,
+                "write_failures": a.write_failures,
+                "oversize": a.oversize,
+                "deliveries": l.count(),
+                "lateness_mean_us": nan(l.mean_us()),
+                "lateness_p50_us": nan(l.quantile_us(0.5)),
+                "lateness_p99_us": nan(l.quantile_us(0.99)),
+                "lateness_max_us": nan(l.max_us()),
+            })
+        })
+        .collect();
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut usage) };
+    let cpu_s = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+    json!({
+        "links": table(&links_table(dirs)),
+        "link_series": table(&series.into_table()),
+        "stats": {
+            "duration_s": end_ns as f64 / 1e9,
+            "loops": loops,
+            "sleeps": sleeps,
+            "realtime_at_end": governor.realtime(),
+            "priority_switches": governor.switches,
+            "cpu_user_s": cpu_s(usage.ru_utime),
+            "cpu_system_s": cpu_s(usage.ru_stime),
+            "per_link": per_link,
+            "packet_records_error": match records { Some(Err(e)) => Value::String(e), _ => Value::Null },
+        },
+    })
+}

@@ -1,0 +1,361 @@
+"""The flow agent: runs inside one network namespace (started with `ip netns
+exec NS python agent.py`) and plays the ends of the flows that live there,
+as real kernel sockets: TCP senders (TCP_CONGESTION set per socket, bulk
+until a stop time or a file of a given size, staggered starts), TCP
+receivers, UDP constant-bit-rate sources and their sinks.
+
+Protocol (one JSON or text line each): stdin <- plan; stdout -> {"ready": true}
+once every listening socket is bound; stdin <- "go T0_NS" (CLOCK_MONOTONIC of
+the run's time 0, the clock every namespace shares); stdout -> results when
+the run's duration is over. Senders' TCP_INFO is sampled every
+`sample_interval_s`; receivers' byte counts too, so the orchestrator can
+line delivered bytes up with the senders' samples.
+
+Kept free of ccbench's heavy imports (it starts in every run); it dies with
+its parent (PR_SET_PDEATHSIG), so a killed orchestrator leaves no agent.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import json
+import os
+import signal
+import socket
+import struct
+import sys
+import threading
+import time
+
+try:
+    from ccbench.emulate import tcp_info
+except ImportError:  # run as a script inside the namespace
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import tcp_info  # type: ignore[no-redef]
+
+PR_SET_PDEATHSIG = 1
+CHUNK_BYTES = 1 << 16
+UDP_HEADER_BYTES = 28
+#: How long receivers wait for the senders' last data after the end of the run.
+RECEIVER_GRACE_S = 2.0
+#: TCP_CONGESTION from linux/tcp.h (Python 3.11 has no constant for it on every build).
+TCP_CONGESTION = getattr(socket, "TCP_CONGESTION", 13)
+#: SO_TIMESTAMPNS (asm-generic/socket.h): kernel receive time as a struct timespec.
+SO_TIMESTAMPNS = getattr(socket, "SO_TIMESTAMPNS", 35)
+#: Agents run above normal priority so a busy machine delays the flows' applications less.
+AGENT_NICE = -10
+
+
+def raise_priority() -> None:
+    try:
+        os.nice(AGENT_NICE)
+    except OSError:
+        pass
+
+
+def die_with_parent() -> None:
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+    except (OSError, AttributeError):
+        pass
+    if os.getppid() == 1:
+        sys.exit(1)
+
+
+def now_s(t0_ns: int) -> float:
+    return (time.monotonic_ns() - t0_ns) / 1e9
+
+
+def sleep_until(t0_ns: int, t_s: float) -> None:
+    while True:
+        left = t_s - now_s(t0_ns)
+        if left <= 0:
+            return
+        time.sleep(min(left, 0.05))
+
+
+class TcpSender:
+    """One TCP flow's sending end."""
+
+    def __init__(self, spec: dict):
+        self.spec = spec
+        self.sock: socket.socket | None = None
+        self.lock = threading.Lock()
+        self.done = False
+        self.samples: list[tuple[float, dict]] = []
+        self.final: dict | None = None
+        self.end_s = float("nan")
+        self.error: str | None = None
+
+    def sample(self, t: float) -> None:
+        with self.lock:
+            if self.sock is not None and not self.done:
+                try:
+                    self.samples.append((t, tcp_info.read(self.sock)))
+                except OSError:
+                    pass
+
+    def run(self, t0_ns: int, duration_s: float) -> None:
+        s = self.spec
+        try:
+            sleep_until(t0_ns, s["start_s"])
+            sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            sock.setsockopt(socket.IPPROTO_TCP, TCP_CONGESTION, s["cc"].encode())
+            if s.get("snd_buf"):
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, int(s["snd_buf"]))
+            if s.get("rcv_buf"):
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, int(s["rcv_buf"]))
+            sock.settimeout(0.05)
+            sock.connect((s["dst"], s["port"]))
+            with self.lock:
+                self.sock = sock
+            stop_s = min(s["stop_s"] if s.get("stop_s") is not None else duration_s, duration_s)
+            left = s.get("size")
+            payload = memoryview(bytes(CHUNK_BYTES))
+            while now_s(t0_ns) < stop_s and (left is None or left > 0):
+                n = CHUNK_BYTES if left is None else min(CHUNK_BYTES, left)
+                try:
+                    sent = sock.send(payload[:n])
+                except (TimeoutError, BlockingIOError):
+                    continue
+                if left is not None:
+                    left -= sent
+            if left == 0:
+                sock.shutdown(socket.SHUT_WR)
+                # The receiver closes once it has everything: wait for that (or the end).
+                while now_s(t0_ns) < duration_s:
+                    try:
+                        if not sock.recv(1):
+                            break
+                    except TimeoutError:
+                        continue
+            self.finish(sock, min(now_s(t0_ns), stop_s), t0_ns)
+        except OSError as e:
+            self.error = f"flow {s['flow']}: {e}"
+            if self.sock is not None:
+                self.finish(self.sock, min(now_s(t0_ns), duration_s), t0_ns)
+
+    def finish(self, sock: socket.socket, end_s: float, t0_ns: int) -> None:
+        """The last sample and the flow's final counters, then the socket is closed."""
+        with self.lock:
+            if self.done:
+                return
+            self.end_s = end_s
+            try:
+                self.final = tcp_info.read(sock)
+                self.samples.append((now_s(t0_ns), self.final))
+            except OSError:
+                pass
+            self.done = True
+        sock.close()
+
+    def result(self) -> dict:
+        return {
+            "flow": self.spec["flow"],
+            "end_s": self.end_s,
+            "final": self.final,
+            "samples": self.samples,
+            "error": self.error,
+        }
+
+
+class TcpReceiver:
+    """One TCP flow's receiving end: counts in-order bytes delivered to the application."""
+
+    def __init__(self, spec: dict):
+        self.spec = spec
+        self.listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self.listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        if spec.get("rcv_buf"):
+            self.listener.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, int(spec["rcv_buf"]))
+        self.listener.bind((spec["addr"], spec["port"]))
+        self.listener.listen(1)
+        self.listener.settimeout(0.05)
+        self.received = 0
+        self.samples: list[tuple[float, int]] = []
+        self.completed_s = float("nan")
+        self.error: str | None = None
+
+    def sample(self, t: float) -> None:
+        self.samples.append((t, self.received))
+
+    def run(self, t0_ns: int, duration_s: float) -> None:
+        size = self.spec.get("size")
+        conn = None
+        try:
+            while conn is None and now_s(t0_ns) < duration_s:
+                try:
+                    conn, _ = self.listener.accept()
+                except TimeoutError:
+                    continue
+            if conn is None:
+                return
+            conn.settimeout(0.05)
+            buf = bytearray(CHUNK_BYTES * 4)
+            # Until the sender closes (it stops at the end of the run), with a grace period.
+            while now_s(t0_ns) < duration_s + RECEIVER_GRACE_S:
+                try:
+                    n = conn.recv_into(buf)
+                except TimeoutError:
+                    continue
+                if n == 0:
+                    break
+                self.received += n
+                if size is not None and self.received >= size and self.completed_s != self.completed_s:
+                    self.completed_s = now_s(t0_ns)
+                    break
+            conn.close()
+        except OSError as e:
+            self.error = f"flow {self.spec['flow']}: {e}"
+        finally:
+            self.listener.close()
+
+    def result(self) -> dict:
+        return {
+            "flow": self.spec["flow"],
+            "received": self.received,
+            "completed_s": self.completed_s,
+            "samples": self.samples,
+            "error": self.error,
+        }
+
+
+class UdpSource:
+    """A constant-bit-rate UDP source: datagrams of `packet_size` bytes on the
+    wire carrying a sequence number and the CLOCK_MONOTONIC send time."""
+
+    def __init__(self, spec: dict):
+        self.spec = spec
+        self.sent = 0
+        self.error: str | None = None
+
+    def run(self, t0_ns: int, duration_s: float) -> None:
+        s = self.spec
+        payload = bytearray(max(16, s["packet_size"] - UDP_HEADER_BYTES))
+        interval_s = s["packet_size"] * 8 / s["rate_bps"]
+        stop_s = min(s["stop_s"] if s.get("stop_s") is not None else duration_s, duration_s)
+        sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4 << 20)
+        sleep_until(t0_ns, s["start_s"])
+        next_s = s["start_s"]
+        try:
+            while next_s < stop_s:
+                now = now_s(t0_ns)
+                if now < next_s:
+                    time.sleep(min(next_s - now, 0.001))
+                    continue
+                while next_s <= now and next_s < stop_s:
+                    struct.pack_into("=QQ", payload, 0, self.sent, time.clock_gettime_ns(time.CLOCK_REALTIME))
+                    try:
+                        sock.sendto(payload, (s["dst"], s["port"]))
+                        self.sent += 1
+                    except BlockingIOError:
+                        pass
+                    next_s += interval_s
+        except OSError as e:
+            self.error = f"udp source {s['source']}: {e}"
+        sock.close()
+
+    def result(self) -> dict:
+        return {"source": self.spec["source"], "sent": self.sent, "error": self.error}
+
+
+class UdpSink:
+    """Counts a UDP source's datagrams and their one-way delays: the source's
+    CLOCK_REALTIME stamp to the kernel's receive timestamp (SO_TIMESTAMPNS,
+    the same clock), so the sink's own scheduling delay does not count."""
+
+    def __init__(self, spec: dict):
+        self.spec = spec
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 8 << 20)
+        self.sock.setsockopt(socket.SOL_SOCKET, SO_TIMESTAMPNS, 1)
+        self.sock.bind((spec["addr"], spec["port"]))
+        self.sock.settimeout(0.05)
+        self.received = 0
+        self.bytes = 0
+        self.delays_ms: list[float] = []
+
+    def run(self, t0_ns: int, duration_s: float) -> None:
+        buf = bytearray(65536)
+        cmsg_space = socket.CMSG_SPACE(16)
+        while now_s(t0_ns) < duration_s + 0.2:
+            try:
+                n, ancillary, _, _ = self.sock.recvmsg_into([buf], cmsg_space)
+            except TimeoutError:
+                continue
+            arrived = time.clock_gettime_ns(time.CLOCK_REALTIME)
+            for level, kind, data in ancillary:
+                if level == socket.SOL_SOCKET and kind == SO_TIMESTAMPNS and len(data) >= 16:
+                    sec, nsec = struct.unpack_from("=qq", data)
+                    arrived = sec * 1_000_000_000 + nsec
+            _, sent_ns = struct.unpack_from("=QQ", buf, 0)
+            self.received += 1
+            self.bytes += n + UDP_HEADER_BYTES
+            self.delays_ms.append((arrived - sent_ns) / 1e6)
+        self.sock.close()
+
+    def result(self) -> dict:
+        return {
+            "source": self.spec["source"],
+            "received": self.received,
+            "wire_bytes": self.bytes,
+            "delays_ms": self.delays_ms,
+        }
+
+
+def sampler(parts: list, t0_ns: int, duration_s: float, interval_s: float, stop: threading.Event) -> None:
+    k = 0
+    while not stop.is_set():
+        t = k * interval_s
+        if t > duration_s:
+            return
+        sleep_until(t0_ns, t)
+        now = now_s(t0_ns)
+        for p in parts:
+            p.sample(now)
+        k += 1
+
+
+def main() -> None:
+    die_with_parent()
+    raise_priority()
+    signal.signal(signal.SIGTERM, lambda *_: os._exit(143))
+    plan = json.loads(sys.stdin.readline())
+    senders = [TcpSender(s) for s in plan.get("tcp_senders", [])]
+    receivers = [TcpReceiver(s) for s in plan.get("tcp_receivers", [])]
+    sources = [UdpSource(s) for s in plan.get("udp_sources", [])]
+    sinks = [UdpSink(s) for s in plan.get("udp_sinks", [])]
+    print(json.dumps({"ready": True}), flush=True)
+    line = sys.stdin.readline().split()
+    if len(line) != 2 or line[0] != "go":
+        sys.exit(f"agent: expected 'go T0_NS', got {line!r}")
+    t0_ns, duration_s = int(line[1]), float(plan["duration_s"])
+    stop = threading.Event()
+    threads = [
+        threading.Thread(target=p.run, args=(t0_ns, duration_s), daemon=True)
+        for p in [*senders, *receivers, *sources, *sinks]
+    ]
+    sample_thread = threading.Thread(
+        target=sampler,
+        args=([*senders, *receivers], t0_ns, duration_s, plan.get("sample_interval_s", 0.01), stop),
+        daemon=True,
+    )
+    for t in [*threads, sample_thread]:
+        t.start()
+    for t in threads:
+        t.join()
+    stop.set()
+    sample_thread.join()
+    out = {
+        "tcp_senders": [p.result() for p in senders],
+        "tcp_receivers": [p.result() for p in receivers],
+        "udp_sources": [p.result() for p in sources],
+        "udp_sinks": [p.result() for p in sinks],
+    }
+    sys.stdout.write(json.dumps(out) + "\n")
+    sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()

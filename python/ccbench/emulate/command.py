@@ -1,0 +1,112 @@
+"""`ccbench emulate`: the command behind the CLI entry (kept here so the CLI
+module only declares the options)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from ccbench.emulate import host, kernel, sidebyside
+from ccbench.emulate.runner import emulate, read_packet_records
+from ccbench.emulate.tables import result_files
+from ccbench.scenario import ScenarioFileError, load
+
+EXIT_BAD_SCENARIO = 2
+EXIT_CANNOT_RUN = 3
+
+
+def _compare_table(table) -> Table:
+    t = Table(title="simulator vs kernel (differences: kernel minus simulator)")
+    cols = [
+        ("cc", "cc", "{}"),
+        ("goodput sim/kern Mbit/s", None, None),
+        ("goodput diff %", "goodput_diff_pct", "{:+.1f}"),
+        ("RTT sim/kern ms", None, None),
+        ("RTT diff %", "rtt_diff_pct", "{:+.1f}"),
+        ("retrans sim/kern %", None, None),
+        ("cwnd distance", "cwnd_distance", "{:.2f}"),
+    ]
+    for name, *_ in cols:
+        t.add_column(name, justify="right")
+    for _, r in table.iterrows():
+        t.add_row(
+            str(r["cc"]),
+            f"{r['sim_goodput_mbps']:.2f} / {r['kernel_goodput_mbps']:.2f}",
+            f"{r['goodput_diff_pct']:+.1f}",
+            f"{r['sim_rtt_mean_ms']:.1f} / {r['kernel_rtt_mean_ms']:.1f}",
+            f"{r['rtt_diff_pct']:+.1f}",
+            f"{r['sim_retrans_pct']:.2f} / {r['kernel_retrans_pct']:.2f}",
+            f"{r['cwnd_distance']:.2f}",
+        )
+    return t
+
+
+def main(
+    scenario: Path | None,
+    out: Path | None,
+    seed: int | None,
+    compare_sim: bool,
+    reps: int,
+    algorithms: str | None,
+    packets: bool,
+    cleanup: bool,
+    plots: bool,
+    console: Console,
+    flows_table,
+    write_run_plots,
+) -> int:
+    """Runs the command; returns the exit code."""
+    if cleanup:
+        try:
+            host.preflight()
+        except host.PreflightError as e:
+            console.print(f"error: {escape(str(e))}")
+            return EXIT_CANNOT_RUN
+        removed = host.cleanup(all_runs=True)
+        console.print(f"removed {len(removed)} namespace(s): {', '.join(removed) or 'none left'}")
+        return 0
+    if scenario is None:
+        console.print("error: give a scenario file (or --cleanup)")
+        return EXIT_BAD_SCENARIO
+    try:
+        normalized = load(scenario, seed=seed)
+        out = out or Path("ccbench-out") / f"{scenario.stem}-kernel"
+        if compare_sim:
+            cc_list = [c.strip() for c in algorithms.split(",")] if algorithms else None
+            with console.status("running in the simulator and through the kernel..."):
+                table, pairs = sidebyside.compare(normalized, reps=reps, algorithms=cc_list)
+            page = sidebyside.write_report(table, pairs, out)
+            console.print(_compare_table(table))
+            console.print(f"Report in [bold]{escape(str(page))}[/bold]", soft_wrap=True)
+            return 0
+        packets_file = out / "packets.bin" if packets else None
+        out.mkdir(parents=True, exist_ok=True)
+        with console.status(f"emulating {normalized['duration']:g} s through the kernel..."):
+            r = emulate(normalized, packets_file=packets_file)
+    except ScenarioFileError as e:
+        console.print(f"error: {escape(str(e))}")
+        return EXIT_BAD_SCENARIO
+    except kernel.KernelModeError as e:
+        console.print(f"error: {escape(str(scenario))}: {escape(str(e))}")
+        return EXIT_BAD_SCENARIO
+    except host.PreflightError as e:
+        console.print(f"error: {escape(str(e))}")
+        return EXIT_CANNOT_RUN
+    result_files.save(r, out)
+    if packets_file is not None:
+        result_files.write_table(out, "packets", read_packet_records(packets_file), csv=False)
+        packets_file.unlink()
+    pngs = write_run_plots(out) if plots else []
+    console.print(flows_table(r.flows, f"{normalized['name'] or scenario.stem}: Linux {r.meta['kernel']}"))
+    for link in r.meta["emulator"]["per_link"]:
+        console.print(
+            f"{link['link']}: delivery lateness p50 {link['lateness_p50_us']} us, p99 {link['lateness_p99_us']} us; "
+            f"{link['overruns']} overruns, {link['write_failures']} write failures"
+        )
+    console.print(
+        f"Results in [bold]{escape(str(out))}[/bold]" + (f" ({len(pngs)} plots)" if pngs else ""), soft_wrap=True
+    )
+    return 0

@@ -1,0 +1,197 @@
+"""The host side of kernel mode: preflight checks, the names of everything a
+run creates (all start with `ccbench-`), the namespaces' set-up, and their
+removal, including what a killed run left behind.
+
+A run with tag T (the orchestrator's pid in hex) creates the namespaces
+ccbench-T-snd (the senders of downlink flows) and ccbench-T-rcv, and the
+emulator's TUN devices ccbench-Ta (moved into -snd) and ccbench-Tb (into
+-rcv). The devices die with the emulator; the emulator and the flow agents
+die with the orchestrator (PR_SET_PDEATHSIG); the namespaces are what a
+SIGKILL leaves, and `cleanup` removes those whose run is gone.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import signal
+import subprocess
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+PREFIX = "ccbench-"
+#: Address plan: the sender namespace's network and the receiver's (one /24 each).
+SENDER_NET, RECEIVER_NET = "10.201.1", "10.201.2"
+_NAMESPACE = re.compile(r"^ccbench-([0-9a-f]+)-(snd|rcv)$")
+
+
+class PreflightError(RuntimeError):
+    """What is missing to run in kernel mode, said exactly."""
+
+
+def run_cmd(*args: str, check: bool = True) -> subprocess.CompletedProcess:
+    return subprocess.run(list(args), capture_output=True, text=True, check=check)
+
+
+def preflight() -> None:
+    """Checks root, /dev/net/tun and `ip netns` before anything is created."""
+    if os.geteuid() != 0:
+        raise PreflightError(
+            "kernel mode needs root: it creates network namespaces and TUN devices (run it as root, e.g. with sudo)"
+        )
+    if not os.path.exists("/dev/net/tun"):
+        raise PreflightError(
+            "/dev/net/tun is missing: load the tun module (modprobe tun), or give the container the device "
+            "(docker run --device /dev/net/tun --cap-add NET_ADMIN)"
+        )
+    if shutil.which("ip") is None:
+        raise PreflightError("the ip command is missing: install iproute2 (apt-get install iproute2)")
+    probe = f"{PREFIX}{os.getpid():x}-probe"
+    r = run_cmd("ip", "netns", "add", probe, check=False)
+    if r.returncode != 0:
+        raise PreflightError(
+            f"cannot create network namespaces (ip netns add: {r.stderr.strip()}); "
+            "a container needs CAP_SYS_ADMIN (docker run --privileged)"
+        )
+    run_cmd("ip", "netns", "del", probe, check=False)
+
+
+@dataclass(frozen=True)
+class Names:
+    tag: str
+
+    @property
+    def sender_ns(self) -> str:
+        return f"{PREFIX}{self.tag}-snd"
+
+    @property
+    def receiver_ns(self) -> str:
+        return f"{PREFIX}{self.tag}-rcv"
+
+    @property
+    def sender_tun(self) -> str:
+        return f"{PREFIX}{self.tag}a"
+
+    @property
+    def receiver_tun(self) -> str:
+        return f"{PREFIX}{self.tag}b"
+
+    @classmethod
+    def for_this_process(cls) -> Names:
+        return cls(f"{os.getpid():x}")
+
+
+def namespaces() -> list[str]:
+    """Every ccbench namespace on the host."""
+    r = run_cmd("ip", "netns", "list", check=False)
+    names = [line.split()[0] for line in r.stdout.splitlines() if line.strip()]
+    return [n for n in names if n.startswith(PREFIX)]
+
+
+def tun_devices() -> list[str]:
+    """ccbench devices in the root namespace (a run's devices live in its namespaces)."""
+    return sorted(n for n in os.listdir("/sys/class/net") if n.startswith(PREFIX))
+
+
+def alive(pid: int) -> bool:
+    """The process exists and is not a zombie (a killed process whose parent
+    is gone waits as a zombie until init reaps it; it holds nothing)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rpartition(")")[2].split()[0] != "Z"
+
+
+def namespace_pids(ns: str) -> list[int]:
+    r = run_cmd("ip", "netns", "pids", ns, check=False)
+    return [int(p) for p in r.stdout.split() if p.isdigit()]
+
+
+def emulator_pids(tag: str | None = None) -> list[int]:
+    """Emulator processes (`ccemu --tag ccbench-T`), of one run or all."""
+    pids = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            argv = Path(f"/proc/{entry}/cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if len(argv) >= 3 and argv[0].endswith(b"ccemu") and argv[1] == b"--tag":
+            if tag is None or argv[2].decode(errors="replace") == f"{PREFIX}{tag}":
+                pids.append(int(entry))
+    return pids
+
+
+def _kill(pids: list[int]) -> None:
+    for pid in pids:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    deadline = time.monotonic() + 2
+    while any(alive(p) for p in pids) and time.monotonic() < deadline:
+        time.sleep(0.02)
+
+
+def remove_run(tag: str) -> None:
+    """Removes a run's processes, devices and namespaces (idempotent)."""
+    names = Names(tag)
+    for ns in (names.sender_ns, names.receiver_ns):
+        if ns in namespaces():
+            _kill(namespace_pids(ns))
+    _kill(emulator_pids(tag))
+    for ns in (names.sender_ns, names.receiver_ns):
+        run_cmd("ip", "netns", "del", ns, check=False)
+    for dev in (names.sender_tun, names.receiver_tun):
+        if dev in tun_devices():
+            run_cmd("ip", "link", "del", dev, check=False)
+
+
+def cleanup(all_runs: bool = True) -> list[str]:
+    """Removes what runs left behind: with `all_runs`, every ccbench
+    namespace, device and emulator; otherwise only those of runs whose
+    orchestrator is dead. Returns the namespaces removed."""
+    tags = set()
+    for ns in namespaces():
+        m = _NAMESPACE.match(ns)
+        if m is None:
+            _kill(namespace_pids(ns))
+            run_cmd("ip", "netns", "del", ns, check=False)
+            continue
+        tags.add(m.group(1))
+    for pid in emulator_pids():
+        argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0") if alive(pid) else []
+        if len(argv) >= 3:
+            tags.add(argv[2].decode(errors="replace").removeprefix(PREFIX))
+    removed = []
+    for tag in sorted(tags):
+        if not all_runs and alive(int(tag, 16)) and int(tag, 16) != os.getpid():
+            continue
+        before = set(namespaces())
+        remove_run(tag)
+        removed += sorted(before - set(namespaces()))
+    for dev in tun_devices():
+        run_cmd("ip", "link", "del", dev, check=False)
+    return removed
+
+
+def ns_exec(ns: str, *args: str) -> list[str]:
+    return ["ip", "netns", "exec", ns, *args]
+
+
+def sysctl(ns: str, settings: dict[str, str], optional: tuple[str, ...] = ()) -> list[str]:
+    """Sets sysctls inside `ns`; those in `optional` may be absent or global
+    (returned, to report), the others must succeed."""
+    skipped = []
+    for key, value in settings.items():
+        r = run_cmd(*ns_exec(ns, "sysctl", "-q", "-w", f"{key}={value}"), check=False)
+        if r.returncode != 0:
+            if key in optional:
+                skipped.append(key)
+                continue
+            raise RuntimeError(f"sysctl {key}={value} in {ns} failed: {r.stderr.strip()}")
+    return skipped

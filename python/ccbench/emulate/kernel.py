@@ -1,0 +1,170 @@
+"""What kernel mode can run, and how a scenario's TCP settings become the
+kernel's: the algorithm names, the refusals (each naming the field and why),
+the per-namespace sysctls and the route options.
+
+Linux sets most TCP knobs per network namespace (sysctl) or per route
+(`ip route ... initcwnd N rto_min T advmss M quickack 1`), not per socket, so
+the flows that send from one namespace must agree on them; the algorithm is
+set per socket (TCP_CONGESTION), buffer sizes too when fixed.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+#: Simulator algorithms whose kernel module has another name.
+KERNEL_NAME = {"westwood_plus": "westwood"}
+#: Simulator algorithms without a Linux kernel module, and why.
+SIMULATOR_ONLY = {
+    "newreno": "RFC 6582 NewReno as its own algorithm (Linux builds its recovery into the stack; use reno)",
+    "tahoe": "Tahoe (no Linux module)",
+    "westwood": "the original per-ACK Westwood (Linux's westwood is westwood_plus)",
+    "ccp": "a simulator-only controller",
+    "ccpd": "a simulator-only controller",
+    "compound": "Compound TCP (Windows; no Linux module)",
+    "ledbat": "LEDBAT (no Linux module)",
+}
+#: Linux's values of the TCP settings it does not let us change per run.
+FIXED_IN_KERNEL = {
+    "delack_segments": (2, "Linux ACKs every second full segment"),
+    "delack_timeout": (0.04, "Linux's delayed-ACK timer is not configurable (40 ms minimum)"),
+    "initial_rto": (1.0, "Linux's initial RTO is 1 s (not configurable per route)"),
+    "max_rto": (120.0, "Linux's maximum RTO is 120 s"),
+    "prr": (True, "Linux always uses proportional rate reduction"),
+    "rto_style": ("linux", "the kernel computes the RTO its own way"),
+}
+#: TCP settings the kernel applies per namespace: flows sending from one namespace must agree.
+PER_NAMESPACE = ("sack", "timestamps", "ecn", "rmem_default", "rmem_max", "wmem_max", "mss", "init_cwnd", "min_rto")
+MAX_MSS_WITH_TIMESTAMPS = 1448
+
+
+class KernelModeError(ValueError):
+    """A scenario kernel mode cannot run: `path` is the field, the message says why."""
+
+    def __init__(self, path: str, message: str):
+        self.path, self.detail = path, message
+        super().__init__(f"{path}: {message}" if path else message)
+
+
+def available_algorithms() -> list[str]:
+    text = Path("/proc/sys/net/ipv4/tcp_available_congestion_control").read_text()
+    return text.split()
+
+
+def kernel_algorithm(name: str, available: list[str], path: str = "") -> str:
+    """The kernel module for the simulator's algorithm `name`, or a refusal."""
+    if name in SIMULATOR_ONLY:
+        raise KernelModeError(
+            path,
+            f'"{name}" is {SIMULATOR_ONLY[name]}: it runs in the simulator only, not in kernel mode '
+            f"(kernel algorithms here: {', '.join(available)})",
+        )
+    kernel = KERNEL_NAME.get(name, name)
+    if kernel not in available:
+        raise KernelModeError(
+            path,
+            f'the running kernel lacks "{kernel}"; it has: {", ".join(available)} '
+            f"(net.ipv4.tcp_available_congestion_control; try modprobe tcp_{kernel})",
+        )
+    return kernel
+
+
+def check(scenario: dict, available: list[str]) -> None:
+    """Refuses what kernel mode cannot run, naming the field."""
+    if scenario.get("links"):
+        raise KernelModeError(
+            "links", "kernel mode emulates the downlink/uplink dumbbell; [[links]] topologies are simulator-only"
+        )
+    if scenario.get("background"):
+        raise KernelModeError("background", "background traffic is simulator-only; use [[udp]] sources instead")
+    pcap = scenario.get("record", {}).get("pcap")
+    if pcap:
+        raise KernelModeError("record.pcap", "packet captures are simulator-only (run tcpdump in the namespaces)")
+    by_namespace: dict[str, tuple[int, dict]] = {}
+    for i, f in enumerate(scenario["flows"]):
+        p = f"flows[{i}]"
+        kernel_algorithm(f["cc"], available, f"{p}.cc")
+        if f.get("cc_params"):
+            raise KernelModeError(
+                f"{p}.cc_params", "kernel algorithms take their module's parameters, not per-flow ones"
+            )
+        if f.get("access_delay", 0):
+            raise KernelModeError(f"{p}.access_delay", "per-flow access delays are simulator-only")
+        tcp = f["tcp"]
+        for key, (value, why) in FIXED_IN_KERNEL.items():
+            if tcp[key] != value:
+                raise KernelModeError(f"{p}.tcp.{key}", f"{tcp[key]!r} cannot be set: {why}")
+        if tcp["pacing"] and KERNEL_NAME.get(f["cc"], f["cc"]) != "bbr":
+            raise KernelModeError(
+                f"{p}.tcp.pacing", "the kernel paces only bbr here (pacing others needs the fq qdisc)"
+            )
+        limit = MAX_MSS_WITH_TIMESTAMPS + (0 if tcp["timestamps"] else 12)
+        if tcp["mss"] > limit:
+            raise KernelModeError(f"{p}.tcp.mss", f"{tcp['mss']} does not fit the 1500-byte MTU (at most {limit})")
+        side = "snd" if f["direction"] == "down" else "rcv"
+        if side in by_namespace:
+            j, other = by_namespace[side]
+            for key in PER_NAMESPACE:
+                if tcp[key] != other[key]:
+                    raise KernelModeError(
+                        f"{p}.tcp.{key}",
+                        f"{tcp[key]!r} differs from flows[{j}] ({other[key]!r}); the kernel sets it "
+                        "per namespace, so flows in one direction must agree",
+                    )
+        else:
+            by_namespace[side] = (i, tcp)
+    receivers: dict[str, tuple[int, dict]] = {}
+    for i, f in enumerate(scenario["flows"]):
+        side = "rcv" if f["direction"] == "down" else "snd"
+        if side in receivers:
+            j, other = receivers[side]
+            for key in ("delayed_ack", "mss", "timestamps"):
+                if f["tcp"][key] != other[key]:
+                    raise KernelModeError(
+                        f"flows[{i}].tcp.{key}",
+                        f"differs from flows[{j}]; the receivers' kernel sets it per route (quickack, advmss)",
+                    )
+        receivers.setdefault(side, (i, f["tcp"]))
+
+
+def namespace_sysctls(tcp: dict | None) -> dict[str, str]:
+    """sysctls of one namespace; `tcp` is the settings of the flows sending from it (None: defaults)."""
+    s = {
+        "net.ipv6.conf.all.disable_ipv6": "1",
+        "net.ipv6.conf.default.disable_ipv6": "1",
+        "net.ipv4.conf.all.rp_filter": "0",
+        "net.ipv4.conf.default.rp_filter": "0",
+        "net.ipv4.tcp_no_metrics_save": "1",
+    }
+    if tcp is not None:
+        s.update(
+            {
+                "net.ipv4.tcp_sack": "1" if tcp["sack"] else "0",
+                "net.ipv4.tcp_timestamps": "1" if tcp["timestamps"] else "0",
+                "net.ipv4.tcp_ecn": "1" if tcp["ecn"] else "2",
+                "net.ipv4.tcp_rmem": f"4096 {tcp['rmem_default']} {tcp['rmem_max']}",
+                "net.ipv4.tcp_wmem": f"4096 16384 {tcp['wmem_max']}",
+                "net.core.rmem_max": str(tcp["rmem_max"]),
+                "net.core.wmem_max": str(tcp["wmem_max"]),
+            }
+        )
+    return s
+
+
+#: Global (not per-namespace) on some kernels: skipped with a note if they cannot be set.
+OPTIONAL_SYSCTLS = ("net.core.rmem_max", "net.core.wmem_max", "net.ipv4.conf.default.rp_filter")
+
+
+def route_options(sending: dict | None, receiving: dict | None) -> list[str]:
+    """`ip route` options toward the other namespace: initial window and
+    minimum RTO of the flows sending from here; the MSS to advertise (payload
+    plus the timestamp option, as Linux counts advmss) and quickack (no
+    delayed ACKs) for the flows received here."""
+    opts: list[str] = []
+    if sending is not None:
+        opts += ["initcwnd", str(sending["init_cwnd"]), "rto_min", f"{round(sending['min_rto'] * 1000)}ms"]
+    if receiving is not None:
+        opts += ["advmss", str(receiving["mss"] + (12 if receiving["timestamps"] else 0))]
+        if not receiving["delayed_ack"]:
+            opts += ["quickack", "1"]
+    return opts

@@ -1,0 +1,217 @@
+"""From what the flow agents and the emulator report to the simulator's raw
+tables (flows, series, rtt, links, link_series, sources), so an emulated run
+becomes the same `Result` as a simulated one and every metric, plot and
+report works unchanged.
+
+This is the only module of kernel mode that imports the result classes.
+
+Where the kernel has no counterpart of a simulator column the value is NaN
+(fast_recoveries, undone_recoveries, ecn_reductions, duplicate_segments),
+never a made-up zero. `rtt_ms` and the `rtt` table hold the kernel's
+smoothed RTT (tcpi_rtt) sampled with TCP_INFO, since the kernel does not
+expose each ACK's sample; `timeouts` is tcpi_total_rto (Linux 6.7 and later,
+NaN before). Columns `tcpi_*` add what the running kernel reports besides.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ccbench import run_files as result_files
+from ccbench.run_result import Result
+
+__all__ = ["Result", "build_raw", "result_files", "PACKET_RECORD_DTYPE"]
+
+NAN = float("nan")
+#: One record of the emulator's packet file (crates/ccemu/src/records.rs).
+PACKET_RECORD_DTYPE = np.dtype(
+    [
+        ("t_in_ns", "<u8"),
+        ("t_out_ns", "<u8"),
+        ("flow", "<u4"),
+        ("bytes", "<u2"),
+        ("link", "u1"),
+        ("outcome", "u1"),
+        ("ce", "u1"),
+        ("pad", "V3"),
+    ]
+)
+#: tcp_info fields added to the series as tcpi_<name> (scaled where named so).
+EXTRA_TCPI = (
+    "delivery_rate",
+    "bytes_acked",
+    "rto",
+    "lost",
+    "sacked",
+    "retrans",
+    "backoff",
+    "delivered_ce",
+    "notsent_bytes",
+    "rwnd_limited",
+    "sndbuf_limited",
+    "busy_time",
+    "reord_seen",
+    "dsack_dups",
+)
+
+
+def _ms(us) -> float:
+    return us / 1000.0 if us else NAN
+
+
+def series_row(t: float, flow: int, info: dict) -> dict:
+    ssthresh = info.get("snd_ssthresh", 0)
+    row = {
+        "t": t,
+        "flow": flow,
+        "cwnd": info.get("snd_cwnd", 0),
+        "ssthresh": NAN if ssthresh >= 0x7FFFFFFF or ssthresh == 0 else float(ssthresh),
+        "srtt_ms": _ms(info.get("rtt")),
+        "rttvar_ms": _ms(info.get("rttvar")) if info.get("rtt") else NAN,
+        "min_rtt_ms": _ms(info.get("min_rtt")),
+        "rtt_ms": _ms(info.get("rtt")),
+        "in_flight": max(
+            0, info.get("unacked", 0) - info.get("sacked", 0) - info.get("lost", 0) + info.get("retrans", 0)
+        ),
+        "bytes_sent": info.get("bytes_sent", 0),
+        "retransmitted": info.get("total_retrans", 0),
+        "timeouts": info["total_rto"] if "total_rto" in info else NAN,
+        "ca_state": info.get("ca_state", 0),
+        "pacing_rate_bps": info.get("pacing_rate", 0) * 8.0,
+        "rwnd_bytes": info.get("snd_wnd", 0),
+    }
+    for k in EXTRA_TCPI:
+        v = info.get(k, NAN)
+        if k == "delivery_rate":
+            row["tcpi_delivery_rate_bps"] = v * 8.0
+        elif k == "rto":
+            row["tcpi_rto_ms"] = v / 1000.0
+        else:
+            row[f"tcpi_{k}"] = v
+    return row
+
+
+def _columns(rows: list[dict], names: list[str]) -> dict:
+    return {n: np.asarray([r[n] for r in rows]) if rows else np.asarray([]) for n in names}
+
+
+def build_raw(scenario: dict, flows: list[dict], agents: list[dict], emulator: dict, duration_s: float) -> dict:
+    """The raw tables of `Result.from_raw`. `flows`: the plan's flows (flow,
+    group, cc, direction, start_s, stop_s, size); `agents`: both agents' results."""
+    senders = {s["flow"]: s for a in agents for s in a["tcp_senders"]}
+    receivers = {r["flow"]: r for a in agents for r in a["tcp_receivers"]}
+    series_rows, rtt_rows, flow_rows = [], [], []
+    for f in flows:
+        fid = f["flow"]
+        snd, rcv = senders.get(fid, {}), receivers.get(fid, {})
+        rs = rcv.get("samples") or [(0.0, 0)]
+        rt, rb = np.asarray([s[0] for s in rs], float), np.asarray([s[1] for s in rs], float)
+        for t, info in snd.get("samples", []):
+            row = series_row(t, fid, info)
+            row["delivered_bytes"] = int(np.interp(t, rt, rb))
+            series_rows.append(row)
+            if info.get("rtt"):
+                rtt_rows.append({"t": t, "flow": fid, "rtt_ms": info["rtt"] / 1000.0})
+        final = snd.get("final") or {}
+        completed = rcv.get("completed_s", NAN)
+        if f["size"] is not None and math.isfinite(completed):
+            end_s = completed
+        else:
+            end_s = min(f["stop_s"] if f["stop_s"] is not None else duration_s, duration_s)
+        received_total = rcv.get("received", 0)
+        flow_rows.append(
+            {
+                "flow": fid,
+                "group": f["group"],
+                "cc": f["cc"],
+                "direction": f["direction"],
+                "start_s": f["start_s"],
+                "end_s": end_s,
+                "size_bytes": float(f["size"]) if f["size"] is not None else NAN,
+                "completion_s": completed - f["start_s"] if math.isfinite(completed) else NAN,
+                "base_rtt_ms": _ms(final.get("min_rtt")),
+                "delivered_bytes": int(min(received_total, np.interp(end_s, rt, rb))),
+                "bytes_sent": final.get("bytes_sent", 0),
+                "delivered_bytes_total": received_total,
+                "segments_sent": final.get("data_segs_out", 0),
+                "retransmitted_segments": final.get("total_retrans", 0),
+                "timeouts": final["total_rto"] if "total_rto" in final else NAN,
+                "fast_recoveries": NAN,
+                "undone_recoveries": NAN,
+                "ecn_reductions": NAN,
+                "acks_received": final.get("segs_in", 0),
+                "duplicate_segments": NAN,
+            }
+        )
+    series_names = list(series_rows[0]) if series_rows else list(series_row(0.0, 0, {})) + ["delivered_bytes"]
+    flows_cols = _columns(flow_rows, list(flow_rows[0]) if flow_rows else [])
+    for c in ("cc", "direction"):
+        flows_cols[c] = [r[c] for r in flow_rows]
+    return {
+        "flows": flows_cols,
+        "series": _columns(series_rows, series_names),
+        "rtt": _columns(rtt_rows, ["t", "flow", "rtt_ms"]),
+        "links": _table(emulator["links"]),
+        "link_series": _table(emulator["link_series"]),
+        "sources": _sources(scenario, agents, emulator, duration_s),
+        "source_series": {},
+        "events": sum(emulator["links"]["arrivals"]),
+        "duration_s": duration_s,
+        "wall_seconds": emulator["stats"]["duration_s"],
+    }
+
+
+def _table(columns: dict) -> dict:
+    return {
+        k: (list(v) if v and isinstance(v[0], str) else np.asarray([NAN if x is None else x for x in v]))
+        for k, v in columns.items()
+    }
+
+
+def _sources(scenario: dict, agents: list[dict], emulator: dict, duration_s: float) -> dict:
+    sent = {s["source"]: s for a in agents for s in a["udp_sources"]}
+    got = {s["source"]: s for a in agents for s in a["udp_sinks"]}
+    rows = []
+    for i, u in enumerate(scenario.get("udp", [])):
+        s, r = sent.get(i, {}), got.get(i, {})
+        n_sent, n_got = s.get("sent", 0), r.get("received", 0)
+        size = u["packet_size"]
+        stop = min(u["stop"] if u.get("stop") is not None else duration_s, duration_s)
+        delays = np.asarray(r.get("delays_ms", []), float)
+        rows.append(
+            {
+                "source": i,
+                "kind": "udp",
+                "transport": "udp",
+                "direction": u["direction"],
+                "start_s": u["start"],
+                "stop_s": stop,
+                "packets_sent": n_sent,
+                "wire_bytes_sent": n_sent * size,
+                "bytes_sent": n_sent * (size - 28),
+                "packets_delivered": n_got,
+                "bytes_delivered": n_got * (size - 28),
+                "packets_lost": max(0, n_sent - n_got),
+                "queue_drops": NAN,
+                "transfers_started": 1,
+                "transfers_completed": 0,
+                "delivered_bps": n_got * (size - 28) * 8 / (stop - u["start"]) if stop > u["start"] else NAN,
+                "owd_mean_ms": float(delays.mean()) if delays.size else NAN,
+                "owd_p50_ms": float(np.percentile(delays, 50)) if delays.size else NAN,
+                "owd_p99_ms": float(np.percentile(delays, 99)) if delays.size else NAN,
+            }
+        )
+    if not rows:
+        return {}
+    cols = _columns(rows, list(rows[0]))
+    for c in ("kind", "transport", "direction"):
+        cols[c] = [r[c] for r in rows]
+    return cols
+
+
+def to_result(raw: dict, scenario: dict, version: str, extra_meta: dict) -> Result:
+    r = Result.from_raw(raw, scenario, version)
+    r.meta.update(extra_meta)
+    return r

@@ -1,0 +1,120 @@
+"""Kernel mode without the kernel: refusals, settings, TCP_INFO parsing and
+the preflight messages (these run everywhere, root or not)."""
+
+from __future__ import annotations
+
+import struct
+
+import pytest
+from ccbench.emulate import host, kernel, tcp_info
+from ccbench.emulate.runner import agent_plans, plan_flows
+from ccbench.scenario import load
+
+AVAILABLE = ["reno", "cubic", "bbr"]
+
+
+def scenario(**flow) -> dict:
+    flows = flow.pop("flows", None) or [{"cc": "cubic", **flow}]
+    return load({"duration": "2s", "downlink": {"rate": "10Mbit", "delay": "10ms"}, "flows": flows})
+
+
+def test_simulator_only_algorithm_is_refused_with_the_reason_and_the_kernel_list():
+    with pytest.raises(kernel.KernelModeError) as e:
+        kernel.check(scenario(cc="ledbat"), AVAILABLE)
+    assert e.value.path == "flows[0].cc"
+    assert "simulator only" in str(e.value) and "reno, cubic, bbr" in str(e.value)
+
+
+def test_algorithm_missing_from_the_kernel_lists_what_it_has():
+    with pytest.raises(kernel.KernelModeError, match=r'lacks "vegas"; it has: reno, cubic, bbr'):
+        kernel.check(scenario(cc="vegas"), AVAILABLE)
+
+
+def test_westwood_plus_is_the_kernels_westwood():
+    assert kernel.kernel_algorithm("westwood_plus", ["westwood"]) == "westwood"
+
+
+def test_settings_the_kernel_fixes_are_refused_by_field():
+    with pytest.raises(kernel.KernelModeError) as e:
+        kernel.check(scenario(tcp={"delack_segments": 3}), AVAILABLE)
+    assert e.value.path == "flows[0].tcp.delack_segments"
+    with pytest.raises(kernel.KernelModeError, match="fq qdisc"):
+        kernel.check(scenario(tcp={"pacing": True}), AVAILABLE)
+
+
+def test_flows_of_one_namespace_must_agree_on_namespace_settings():
+    s = scenario(flows=[{"cc": "cubic"}, {"cc": "reno", "tcp": {"sack": False}}])
+    with pytest.raises(kernel.KernelModeError) as e:
+        kernel.check(s, AVAILABLE)
+    assert e.value.path == "flows[1].tcp.sack"
+    # In opposite directions they may differ.
+    kernel.check(
+        scenario(flows=[{"cc": "cubic"}, {"cc": "reno", "direction": "up", "tcp": {"sack": False}}]), AVAILABLE
+    )
+
+
+def test_route_options_carry_initcwnd_rto_min_advmss_and_quickack():
+    tcp = scenario(tcp={"init_cwnd": 4, "min_rto": "50ms", "delayed_ack": False})["flows"][0]["tcp"]
+    assert kernel.route_options(tcp, tcp) == [
+        "initcwnd",
+        "4",
+        "rto_min",
+        "50ms",
+        "advmss",
+        "1460",
+        "quickack",
+        "1",
+    ]
+    assert kernel.namespace_sysctls(tcp)["net.ipv4.tcp_rmem"] == "4096 131072 6291456"
+
+
+def test_plans_put_each_end_in_its_namespace():
+    s = scenario(flows=[{"cc": "cubic", "count": 2}, {"cc": "bbr", "direction": "up"}])
+    plans = agent_plans(s, plan_flows(s, AVAILABLE))
+    assert [f["flow"] for f in plans["snd"]["tcp_senders"]] == [0, 1]
+    assert [f["flow"] for f in plans["rcv"]["tcp_senders"]] == [2]
+    assert plans["snd"]["tcp_receivers"][0]["addr"] == f"{host.SENDER_NET}.1"
+    assert plans["rcv"]["tcp_senders"][0]["dst"] == f"{host.SENDER_NET}.1"
+
+
+def test_tcp_info_keeps_only_the_fields_the_kernel_returned():
+    values = [0] * len(tcp_info.FIELDS)
+    names = [n for n, _ in tcp_info.FIELDS]
+    values[names.index("snd_cwnd")] = 42
+    values[names.index("total_rto")] = 3
+    raw = struct.pack("=" + "".join(c for _, c in tcp_info.FIELDS), *values)
+    assert tcp_info.parse(raw)["snd_cwnd"] == 42
+    assert tcp_info.parse(raw)["total_rto"] == 3
+    short = tcp_info.parse(raw[:232])  # a kernel before tcpi_rcv_wnd
+    assert "snd_wnd" in short and "rcv_wnd" not in short and "total_rto" not in short
+
+
+def test_preflight_says_root_is_needed(monkeypatch):
+    monkeypatch.setattr(host.os, "geteuid", lambda: 1000)
+    with pytest.raises(host.PreflightError, match="kernel mode needs root"):
+        host.preflight()
+
+
+def test_preflight_says_tun_is_missing(monkeypatch):
+    monkeypatch.setattr(host.os, "geteuid", lambda: 0)
+    real = host.os.path.exists
+    monkeypatch.setattr(host.os.path, "exists", lambda p: False if p == "/dev/net/tun" else real(p))
+    with pytest.raises(host.PreflightError, match="/dev/net/tun is missing: load the tun module"):
+        host.preflight()
+
+
+def test_names_fit_interface_names_and_carry_the_prefix():
+    n = host.Names(f"{4194304:x}")
+    assert len(n.sender_tun) <= 15 and n.sender_tun.startswith("ccbench-")
+    assert n.sender_ns.startswith("ccbench-") and n.receiver_ns.endswith("-rcv")
+
+
+def test_cwnd_distance_is_zero_for_equal_traces_and_relative_otherwise():
+    import pandas as pd
+    from ccbench.emulate.sidebyside import cwnd_distance
+
+    t = [0.0, 1.0, 2.0]
+    a = pd.DataFrame({"t": t, "cwnd": [10, 10, 10]})
+    assert cwnd_distance(a, a, 0.0, 2.0) == 0.0
+    b = pd.DataFrame({"t": t, "cwnd": [15, 15, 15]})
+    assert cwnd_distance(a, b, 0.0, 2.0) == pytest.approx(0.5)
