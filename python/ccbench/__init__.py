@@ -13,4 +13,14 @@ from ccbench.campaigns.spec import CampaignFileError
 from ccbench.run_result import Result
 from ccbench.scenario import ScenarioFileError
 
-__all__ = ["__version__", "run", "emulate", "campaign", "load", "algorithms", "Result", "ScenarioFileError", "CampaignFileError"]
+__all__ = [
+    "__version__",
+    "run",
+    "emulate",
+    "campaign",
+    "load",
+    "algorithms",
+    "Result",
+    "ScenarioFileError",
+    "CampaignFileError",
+]
