@@ -3,7 +3,6 @@
 //! and the emulator's own statistics (timer lateness, anomalies).
 
 use crate::forwarder::Direction;
-use ccsim::net::queue::Capacity;
 use ccsim::record::series::LinkSeries;
 use ccsim::record::table::{Column, Table};
 use serde_json::{json, Map, Value};
@@ -23,46 +22,7 @@ pub fn table(t: &Table) -> Value {
 
 /// The links table, column for column as `ccsim::sim` reports it.
 pub fn links_table(dirs: &[Direction]) -> Table {
-    let mut t = Table::new();
-    let counters: Vec<_> = dirs.iter().map(|d| d.link.counters()).collect();
-    t.add("link", Column::Str(dirs.iter().map(|d| d.name.to_string()).collect()));
-    t.add("rate_bps", Column::F64(dirs.iter().map(|d| d.link.mean_rate_bps()).collect()));
-    t.add("delay_s", Column::F64(dirs.iter().map(|d| d.link.config().delay_ns as f64 / 1e9).collect()));
-    t.add("queue_kind", Column::Str(dirs.iter().map(|d| d.link.config().queue.kind().to_string()).collect()));
-    t.add(
-        "queue_capacity",
-        Column::Str(
-            dirs.iter()
-                .map(|d| match d.link.config().queue.capacity() {
-                    Capacity::Packets(p) => format!("{p}pkt"),
-                    Capacity::Bytes(b) => format!("{b}B"),
-                })
-                .collect(),
-        ),
-    );
-    let lc = |f: &dyn Fn(&ccsim::net::link::LinkCounters) -> u64| Column::U64(counters.iter().map(f).collect());
-    t.add("arrivals", lc(&|c| c.arrivals));
-    t.add("queue_drops", lc(&|c| c.queue_drops));
-    t.add("aqm_drops", lc(&|c| c.aqm_drops));
-    t.add("ecn_marks", lc(&|c| c.ecn_marks));
-    t.add("departures", lc(&|c| c.departures));
-    t.add("departure_bytes", lc(&|c| c.departure_bytes));
-    t.add("channel_losses", lc(&|c| c.channel_losses));
-    t.add("arq_retries", lc(&|c| c.arq_retries));
-    t.add("residual_losses", lc(&|c| c.residual_losses));
-    t.add("outages", lc(&|c| c.outages));
-    t.add("delivered", lc(&|c| c.delivered));
-    t.add("delivered_bytes", lc(&|c| c.delivered_bytes));
-    t.add(
-        "mean_sojourn_ms",
-        Column::F64(
-            counters
-                .iter()
-                .map(|c| if c.dequeued == 0 { f64::NAN } else { c.sojourn_ns as f64 / c.dequeued as f64 / 1e6 })
-                .collect(),
-        ),
-    );
-    t
+    ccsim::record::link_table::links_table(dirs.iter().map(|d| (d.name, &d.link)))
 }
 
 pub fn results(

@@ -2,9 +2,8 @@
 //! and link series (one row per link, by name), traffic sources.
 
 use super::{Flow, World};
-use crate::net::link::LinkCounters;
-use crate::net::queue::Capacity;
-use crate::net::topology::{Direction, Topology};
+use crate::net::topology::Direction;
+use crate::record::link_table::links_table;
 use crate::record::pcap::{PcapSummary, PcapWriter};
 use crate::record::table::{Column, Table};
 use crate::scenario::Scenario;
@@ -109,47 +108,7 @@ impl World {
         flows.add("acks_received", u(&|f| f.sender.stats.acks_received));
         flows.add("duplicate_segments", u(&|f| f.receiver.duplicate_segments));
 
-        let mut links = Table::new();
-        let specs = Topology::of(s).specs;
-        links.add("link", Column::Str(self.link_names.clone()));
-        links.add("rate_bps", Column::F64(self.links.iter().map(|l| l.mean_rate_bps()).collect()));
-        links.add("delay_s", Column::F64(specs.iter().map(|s| secs(s.delay.ns())).collect()));
-        links.add("queue_kind", Column::Str(self.links.iter().map(|l| l.config().queue.kind().to_string()).collect()));
-        links.add(
-            "queue_capacity",
-            Column::Str(
-                self.links
-                    .iter()
-                    .map(|l| match l.config().queue.capacity() {
-                        Capacity::Packets(p) => format!("{p}pkt"),
-                        Capacity::Bytes(b) => format!("{b}B"),
-                    })
-                    .collect(),
-            ),
-        );
-        let counters: Vec<_> = self.links.iter().map(|l| l.counters()).collect();
-        let lc = |f: &dyn Fn(&LinkCounters) -> u64| Column::U64(counters.iter().map(f).collect());
-        links.add("arrivals", lc(&|c| c.arrivals));
-        links.add("queue_drops", lc(&|c| c.queue_drops));
-        links.add("aqm_drops", lc(&|c| c.aqm_drops));
-        links.add("ecn_marks", lc(&|c| c.ecn_marks));
-        links.add("departures", lc(&|c| c.departures));
-        links.add("departure_bytes", lc(&|c| c.departure_bytes));
-        links.add("channel_losses", lc(&|c| c.channel_losses));
-        links.add("arq_retries", lc(&|c| c.arq_retries));
-        links.add("residual_losses", lc(&|c| c.residual_losses));
-        links.add("outages", lc(&|c| c.outages));
-        links.add("delivered", lc(&|c| c.delivered));
-        links.add("delivered_bytes", lc(&|c| c.delivered_bytes));
-        links.add(
-            "mean_sojourn_ms",
-            Column::F64(
-                counters
-                    .iter()
-                    .map(|c| if c.dequeued == 0 { f64::NAN } else { c.sojourn_ns as f64 / c.dequeued as f64 / 1e6 })
-                    .collect(),
-            ),
-        );
+        let links = links_table(self.link_names.iter().map(String::as_str).zip(self.links.iter()));
 
         Results {
             flows,
