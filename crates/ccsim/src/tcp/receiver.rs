@@ -94,6 +94,10 @@ pub struct Receiver {
     // Autotuning (dynamic right-sizing).
     rcv_buf: u64,
     rtt_estimate: Option<Nanos>,
+    /// Without timestamps (Linux tcp_rcv_rtt_measure): the segment number that
+    /// ends the window being timed, and when its timing began.
+    rtt_window_end: u64,
+    rtt_window_start: Option<Nanos>,
     space_time: Nanos,
     space_bytes: u64,
     /// Bytes copied in the last measured RTT that grew the buffer (Linux rcvq_space.space).
@@ -132,6 +136,8 @@ impl Receiver {
             acks_sent: 0,
             right_edge: 0,
             rtt_estimate: None,
+            rtt_window_end: 0,
+            rtt_window_start: None,
             space_time: 0,
             space_bytes: 0,
         }
@@ -213,6 +219,9 @@ impl Receiver {
                 // Linux tcp_grow_window.
                 self.rcv_ssthresh = (self.rcv_ssthresh + 2 * self.cfg.mss as u64).min(self.rcv_buf);
             }
+            if !self.cfg.timestamps {
+                self.measure_rtt_by_window(now);
+            }
             self.autotune(now);
             if had_holes || !self.cfg.delayed_ack {
                 return AckAction::Send(self.make_ack(now));
@@ -268,6 +277,26 @@ impl Receiver {
             self.ooo.insert(i, Range { start: seq, end: seq + 1, bytes });
             self.latest_range_start = Some(seq);
         }
+    }
+
+    /// The receiver's RTT without timestamps (Linux tcp_rcv_rtt_measure and
+    /// tcp_rcv_rtt_update with win_dep): the time to receive one advertised
+    /// window's worth of data past the point where the timing began; the
+    /// estimate keeps the smallest such time (a window the sender did not fill
+    /// at once takes longer than an RTT, never less).
+    fn measure_rtt_by_window(&mut self, now: Nanos) {
+        if let Some(start) = self.rtt_window_start {
+            if self.rcv_nxt < self.rtt_window_end {
+                return;
+            }
+            let sample = now.saturating_sub(start).max(1);
+            self.rtt_estimate = Some(self.rtt_estimate.map_or(sample, |rtt| rtt.min(sample)));
+        }
+        // One past the offered window: the segment that ends it can only be
+        // sent after the sender hears a later ACK (Linux times rcv_nxt +
+        // rcv_wnd in bytes, past the right edge by what is not yet ACKed).
+        self.rtt_window_end = self.rcv_nxt + self.window_segments() as u64 + 1;
+        self.rtt_window_start = Some(now);
     }
 
     /// Receive-buffer autotuning, once per receiver-side RTT (Linux
@@ -451,6 +480,39 @@ mod tests {
         }
         // tcp_rcv_space_adjust grew the buffer with the flights (from 128 KB).
         assert!(r.rcv_buf() >= flight * 1000, "buffer {} for a next flight of {}", r.rcv_buf(), flight);
+    }
+
+    #[test]
+    fn autotuning_without_timestamps_times_a_window_of_data() {
+        let mut r = Receiver::new(
+            0,
+            ReceiverConfig {
+                mss: 1000,
+                sack: true,
+                timestamps: false,
+                delayed_ack: false,
+                delack_segments: 2,
+                delack_timeout: 40,
+                rcv_buf: 131_072,
+                rcv_buf_max: 6_291_456,
+                autotune: true,
+                ecn_echo: EcnEcho::Classic,
+            },
+        );
+        // A sender limited by the offered window: each RTT (100 ns) it sends
+        // what the receiver last offered, with no timestamps to echo.
+        let (mut seq, mut now) = (0u64, 100);
+        for _ in 0..12 {
+            let flight = r.window_segments() as u64;
+            for _ in 0..flight {
+                r.on_data(now, &data(seq));
+                seq += 1;
+            }
+            now += 100;
+        }
+        // The window-timed RTT lets tcp_rcv_space_adjust grow the buffer past
+        // the 128 KB it started from.
+        assert!(r.rcv_buf() > 1_000_000, "buffer {} never grew", r.rcv_buf());
     }
 }
 
