@@ -373,6 +373,15 @@ pub struct TcpSpec {
     pub rmem_default: Bytes,
     #[serde(default = "d_rmem_max")]
     pub rmem_max: Bytes,
+    /// How much of the receive buffer is offered as window (Linux
+    /// tcp_adv_win_scale: buffer - buffer/2^scale); omitted: all of it, with
+    /// payload alone counted against the buffer (ccbench's modern default).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub adv_win_scale: Option<i32>,
+    /// Bytes each received segment takes in the receive buffer beyond its
+    /// payload (skb truesize overhead); 0: payload only.
+    #[serde(default = "d_zero_bytes")]
+    pub skb_overhead: Bytes,
     /// Send buffer: bytes, or "auto" (grows with cwnd up to wmem_max).
     #[serde(default = "d_auto")]
     pub snd_buf: BufferSpec,
@@ -417,6 +426,9 @@ fn d_auto() -> BufferSpec {
 }
 fn d_rmem_default() -> Bytes {
     Bytes(131_072)
+}
+fn d_zero_bytes() -> Bytes {
+    Bytes(0)
 }
 fn d_rmem_max() -> Bytes {
     Bytes(6_291_456)

@@ -18,7 +18,7 @@ use crate::scenario::{
     TransportSpec, PCAP_EVERY_LINK,
 };
 use crate::tcp::kernel;
-use crate::tcp::receiver::{EcnEcho, Receiver, ReceiverConfig};
+use crate::tcp::receiver::{BufferAccounting, EcnEcho, Receiver, ReceiverConfig};
 use crate::tcp::rtt::RtoStyle;
 use crate::tcp::sender::{Sender, SenderConfig};
 use crate::traffic::intensity::{Intensity, Interpolation};
@@ -87,6 +87,7 @@ pub(super) fn make_flow(
         autotune,
         // Algorithms that need ECN (dctcp) get the accurate echo of RFC 8257 3.2.
         ecn_echo: if algorithm.needs_ecn() { EcnEcho::Dctcp } else { EcnEcho::Classic },
+        accounting: BufferAccounting { adv_win_scale: t.adv_win_scale, skb_overhead_bytes: t.skb_overhead.0 },
     };
     let pcap_meta = FlowMeta {
         mss: t.mss,

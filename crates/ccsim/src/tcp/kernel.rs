@@ -81,6 +81,16 @@ const RMEM_MAX_4MB: PresetValue =
 const WMEM_MAX_4MB: PresetValue =
     v("wmem_max", Int(4_194_304), "tcp.c tcp_init sysctl_tcp_wmem[2] = max(64 KB, min(4 MB, limit))");
 
+/// tcp_adv_win_scale 2 (a quarter of the buffer is overhead) until 3.4's
+/// "tcp: change tcp_adv_win_scale and tcp_rmem[2]" made it 1.
+const ADV_WIN_SCALE_2: PresetValue =
+    v("adv_win_scale", Int(2), "sysctl_tcp_adv_win_scale = 2 (tcp_input.c), tcp_win_from_space");
+/// The per-segment buffer cost tcp_rcv_space_adjust assumes (rcvmem =
+/// advmss + MAX_TCP_HEADER + 16 + sizeof(struct sk_buff)): 272 + 16 + 232 on
+/// x86-64 with a distribution's MAX_HEADER (ours: the config-dependent sizes).
+const SKB_OVERHEAD_2_6: PresetValue =
+    v("skb_overhead", Int(520), "tcp_input.c tcp_rcv_space_adjust rcvmem (ours: x86-64 sizes)");
+
 /// CUBIC before 2.6.29 had no HyStart (tcp_cubic.c v2.2; HyStart came with v2.3).
 const CUBIC_NO_HYSTART: (&str, &str, f64, &str) =
     ("cubic", "hystart", 0.0, "tcp_cubic.c before 2.6.29 (CUBIC 2.2) has no HyStart");
@@ -89,17 +99,47 @@ const CUBIC_NO_HYSTART: (&str, &str, f64, &str) =
 pub const PRESETS: &[KernelPreset] = &[
     KernelPreset {
         name: "2.6.24",
-        tcp: &[IW3, RTO_INIT_3S, RTO_MIN, NO_PRR, RMEM_DEFAULT_2_6, RMEM_MAX_4MB, WMEM_MAX_4MB],
+        tcp: &[
+            IW3,
+            RTO_INIT_3S,
+            RTO_MIN,
+            NO_PRR,
+            RMEM_DEFAULT_2_6,
+            RMEM_MAX_4MB,
+            WMEM_MAX_4MB,
+            ADV_WIN_SCALE_2,
+            SKB_OVERHEAD_2_6,
+        ],
         cc_params: &[CUBIC_NO_HYSTART],
     },
     KernelPreset {
         name: "2.6.26",
-        tcp: &[IW3, RTO_INIT_3S, RTO_MIN, NO_PRR, RMEM_DEFAULT_2_6, RMEM_MAX_4MB, WMEM_MAX_4MB],
+        tcp: &[
+            IW3,
+            RTO_INIT_3S,
+            RTO_MIN,
+            NO_PRR,
+            RMEM_DEFAULT_2_6,
+            RMEM_MAX_4MB,
+            WMEM_MAX_4MB,
+            ADV_WIN_SCALE_2,
+            SKB_OVERHEAD_2_6,
+        ],
         cc_params: &[CUBIC_NO_HYSTART],
     },
     KernelPreset {
         name: "2.6.32",
-        tcp: &[IW3, RTO_INIT_3S, RTO_MIN, NO_PRR, RMEM_DEFAULT_2_6, RMEM_MAX_4MB, WMEM_MAX_4MB],
+        tcp: &[
+            IW3,
+            RTO_INIT_3S,
+            RTO_MIN,
+            NO_PRR,
+            RMEM_DEFAULT_2_6,
+            RMEM_MAX_4MB,
+            WMEM_MAX_4MB,
+            ADV_WIN_SCALE_2,
+            SKB_OVERHEAD_2_6,
+        ],
         cc_params: &[],
     },
     KernelPreset {
@@ -112,6 +152,12 @@ pub const PRESETS: &[KernelPreset] = &[
             v("rmem_default", Int(87_380), "tcp.c tcp_init sysctl_tcp_rmem[1] = 87380"),
             v("rmem_max", Int(6_291_456), "tcp.c tcp_init sysctl_tcp_rmem[2] = max(87380, min(6 MB, limit))"),
             WMEM_MAX_4MB,
+            v("adv_win_scale", Int(1), "tcp_input.c sysctl_tcp_adv_win_scale = 1 (since 3.4)"),
+            v(
+                "skb_overhead",
+                Int(848),
+                "tcp_input.c tcp_rcv_space_adjust rcvmem = SKB_TRUESIZE(advmss + MAX_TCP_HEADER) (ours: x86-64 sizes)",
+            ),
         ],
         cc_params: &[],
     },
@@ -125,6 +171,8 @@ pub const NOT_MODELLED: &[(&str, &str)] = &[
     ("RACK-TLP", "4.4+ (TLP 3.10+): absent from 2.6.x and 3.5, and not modelled for 6.x either"),
     ("FACK", "on by default before 4.15 (sysctl_tcp_fack); ccbench counts SACKed segments only"),
     ("CUBIC/BIC version", "ccbench's cubic is today's tcp_cubic.c (HyStart aside); bic is unchanged since 2.6.13"),
+    ("sender buffer accounting", "the send buffer counts payload only in every preset (Linux counts skb truesize)"),
+    ("window_clamp", "before 4.x autotuning also clamped the window to twice the last RTT's data; not modelled"),
     ("initial receive window", "4 segments before 2.6.39, 10 after; ccbench offers about 64 KB (4.19+)"),
 ];
 
