@@ -169,6 +169,11 @@ pub const PRESETS: &[KernelPreset] = &[
 pub const NOT_MODELLED: &[(&str, &str)] = &[
     ("F-RTO", "on since 2.6.24 (sysctl_tcp_frto); ccbench has no F-RTO in any preset"),
     ("RACK-TLP", "4.4+ (TLP 3.10+): absent from 2.6.x and 3.5, and not modelled for 6.x either"),
+    (
+        "reordering without SACK",
+        "tcp_check_reno_reordering (every release here) is not modelled: without SACK only a timestamp undo learns it",
+    ),
+    ("DSACK undo", "tcp_try_undo_dsack (every release here) is not modelled; undo uses timestamps (Eifel) only"),
     ("FACK", "on by default before 4.15 (sysctl_tcp_fack); ccbench counts SACKed segments only"),
     ("CUBIC/BIC version", "ccbench's cubic is today's tcp_cubic.c (HyStart aside); bic is unchanged since 2.6.13"),
     ("sender buffer accounting", "the send buffer counts payload only in every preset (Linux counts skb truesize)"),
