@@ -1,5 +1,6 @@
 """The CLI commands: run, algorithms, validate."""
 
+import json
 from pathlib import Path
 
 from ccbench import _ccsim
@@ -38,6 +39,34 @@ def test_algorithms_lists_every_algorithm_with_reference_and_defaults(runner):
             assert p["name"] in result.stdout
             assert p["kind"] in ("float", "integer", "boolean")
     assert "RFC 9438" in result.stdout
+
+
+def test_kernels_lists_each_preset_with_what_it_sets_and_its_source(runner):
+    result = runner.invoke(app, ["kernels"], terminal_width=250)
+    assert result.exit_code == 0, result.output
+    for k in _ccsim.kernels()["presets"]:
+        assert k["name"] in result.stdout
+    assert "init_cwnd = 3" in result.stdout and "tcp_init_cwnd" in result.stdout
+    assert "RACK-TLP" in result.stdout
+
+
+def test_a_kernel_preset_reaches_the_core_with_its_initial_window():
+    def completion_s(tcp: dict) -> float:
+        scenario = {
+            "duration": 5,
+            "downlink": {"rate": "100Mbit", "delay": "50ms"},
+            "flows": [{"cc": "reno", "size": "14480B", "tcp": tcp}],
+        }
+        return float(_ccsim.run(json.dumps(scenario))["flows"]["completion_s"][0])
+
+    # Ten segments: one round trip with Linux 6.x's window of 10, more with 2.6.24's 3.
+    assert completion_s({"kernel": "2.6.24"}) > completion_s({"kernel": "6.x"}) + 0.09
+
+
+def test_algorithms_say_that_linux_westwood_is_westwood_plus():
+    summaries = {a["name"]: a["summary"] for a in _ccsim.algorithms()}
+    assert "Linux's `westwood` module" in summaries["westwood+"]
+    assert "not Linux's `westwood` module" in summaries["westwood"]
 
 
 def test_algorithms_shows_each_parameter_with_its_kind():

@@ -412,6 +412,29 @@ def algorithms_cmd():
     console.print(t)
 
 
+@app.command("kernels")
+def kernels_cmd():
+    """Kernel presets (tcp = { kernel = "2.6.24" }): what each sets, with its kernel source."""
+    from rich.markup import escape
+
+    info = _ccsim.kernels()
+    t = Table(show_lines=True)
+    t.add_column("kernel", style="bold", no_wrap=True)
+    t.add_column("sets")
+    t.add_column("source (Linux source of that release)")
+    for k in info["presets"]:
+        sets = "\n".join(escape(f"{field} = {value}") for field, value, _ in k["sets"])
+        sources = "\n".join(escape(source) for _, _, source in k["sets"])
+        t.add_row(k["name"], sets or "nothing: ccbench's defaults are today's Linux", sources or "–")
+    console.print(t)
+    n = Table(title="Not modelled (every preset runs ccbench's modern behaviour there)", show_lines=True)
+    n.add_column("behaviour", style="bold", no_wrap=True)
+    n.add_column("what the releases did")
+    for name, note in info["not_modelled"]:
+        n.add_row(escape(name), escape(note))
+    console.print(n)
+
+
 @app.command("profiles")
 def profiles_cmd():
     """Named network profiles (profile = "NAME" in a scenario): parameters, options and sources."""

@@ -152,6 +152,31 @@ fn algorithms<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
     Ok(out)
 }
 
+/// Every kernel preset (`tcp.kernel`): name, the `tcp` fields and cc
+/// parameters it sets with their kernel sources, and what ccbench does not
+/// model of those releases.
+#[pyfunction]
+fn kernels<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+    let presets = PyList::empty(py);
+    for k in ccsim::tcp::kernel::PRESETS {
+        let d = PyDict::new(py);
+        d.set_item("name", k.name)?;
+        let sets = PyList::empty(py);
+        for v in k.tcp {
+            sets.append((v.field, v.value.display(), v.source))?;
+        }
+        for &(cc, param, value, source) in k.cc_params {
+            sets.append((format!("{cc}.{param}"), format!("{value}"), source))?;
+        }
+        d.set_item("sets", sets)?;
+        presets.append(d)?;
+    }
+    let out = PyDict::new(py);
+    out.set_item("presets", presets)?;
+    out.set_item("not_modelled", ccsim::tcp::kernel::NOT_MODELLED.to_vec())?;
+    Ok(out)
+}
+
 /// The millisecond timestamps of a Mahimahi trace file's text, checked;
 /// raises TraceError.
 #[pyfunction]
@@ -184,6 +209,7 @@ fn _ccsim(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(algorithms, m)?)?;
+    m.add_function(wrap_pyfunction!(kernels, m)?)?;
     m.add_function(wrap_pyfunction!(parse_mahimahi_trace, m)?)?;
     m.add_function(wrap_pyfunction!(trace_mean_rate_bps, m)?)?;
     m.add_function(wrap_pyfunction!(payload_share, m)?)?;

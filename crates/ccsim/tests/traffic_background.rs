@@ -94,3 +94,24 @@ fn on_off_udp_load_follows_a_linear_profile_and_slows_a_tcp_flow() {
     let g = goodput_bps(&r, 0);
     assert!(g < g_alone - 3e6, "tcp {g} with background, {g_alone} alone");
 }
+
+#[test]
+fn tcp_background_rows_count_segments_on_the_wire_delivered_and_dropped() {
+    let r = simulate(
+        r#"{"duration": 20, "seed": 3,
+            "downlink": {"rate": "10Mbit", "delay": "25ms", "queue": {"size": 8}},
+            "flows": [{"cc": "reno"}],
+            "background": {"kind": "poisson-web", "load": 0.4, "size": {"dist": "lognormal", "mean": "100KB", "sigma": 1.0}}}"#,
+    );
+    let col = |name: &str| r.sources.u64(name)[0];
+    let (sent, delivered, lost, drops) =
+        (col("packets_sent"), col("packets_delivered"), col("packets_lost"), col("queue_drops"));
+    assert!(delivered > 0 && delivered <= sent, "{delivered} of {sent} delivered");
+    assert_eq!(lost, sent - delivered);
+    // Every segment carries headers on the wire.
+    assert!(col("wire_bytes_sent") > col("bytes_sent") && col("bytes_delivered") > 0);
+    // The small queue drops some of the transfers' segments: counted for the
+    // source, within the link's drops and the segments not received.
+    let link_drops: u64 = r.links.u64("queue_drops").iter().sum();
+    assert!(drops > 0 && drops <= link_drops && drops <= lost, "{drops} drops, {link_drops} at the link, {lost} lost");
+}

@@ -60,7 +60,7 @@ pub const INFO: Info = Info {
     name: "westwood",
     reference: "Mascolo, Casetti, Gerla, Sanadidi, Wang, ACM MobiCom 2001",
     summary:
-        "Reno growth; on loss ssthresh = BWE * RTTmin with BWE filtered from every ACK (the original, per-ACK Westwood)",
+        "The original per-ACK Westwood, not Linux's `westwood` module (that one is Westwood+: use `westwood+`); Reno growth; on loss ssthresh = BWE * RTTmin with BWE filtered from every ACK, which bunched ACKs inflate",
     recovery: RecoveryPolicy::NewReno,
     params: &[Param::Float(&param::TAU_MS), Param::Float(&param::M)],
     state: &[state::BWE_BPS, state::RTT_MIN_MS, state::BW_RTTMIN_PKTS],

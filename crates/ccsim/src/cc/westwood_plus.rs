@@ -56,7 +56,7 @@ pub mod state {
 pub const INFO: Info = Info {
     name: "westwood+",
     reference: "Grieco, Mascolo, ACM CCR 2004; Linux tcp_westwood.c (named westwood there)",
-    summary: "Reno growth; on loss ssthresh = BWE * RTTmin, BWE sampled once per RTT and low-pass filtered (7/8)",
+    summary: "Linux's `westwood` module (tcp_westwood.c) is this Westwood+; Reno growth; on loss ssthresh = BWE * RTTmin, BWE sampled once per RTT and low-pass filtered (7/8)",
     recovery: RecoveryPolicy::NewReno,
     params: &[Param::Float(&param::MIN_INTERVAL_MS)],
     state: &[state::BWE_BPS, state::RTT_MIN_MS, state::BW_RTTMIN_PKTS],

@@ -20,6 +20,8 @@ pub struct FlowSeries {
     ssthresh: Vec<f64>,
     srtt_ms: Vec<f64>,
     rttvar_ms: Vec<f64>,
+    /// The retransmission timeout the sender would arm now, backoff included.
+    rto_ms: Vec<f64>,
     min_rtt_ms: Vec<f64>,
     rtt_ms: Vec<f64>,
     in_flight: Vec<u32>,
@@ -71,6 +73,7 @@ impl FlowSeries {
         self.ssthresh.push(if sender.w.ssthresh >= INFINITE_SSTHRESH { f64::NAN } else { sender.w.ssthresh as f64 });
         self.srtt_ms.push(ms(sender.rtt.srtt()));
         self.rttvar_ms.push(if sender.rtt.srtt().is_some() { sender.rtt.rttvar() as f64 / 1e6 } else { f64::NAN });
+        self.rto_ms.push(ms(Some(sender.rtt.rto())));
         self.min_rtt_ms.push(ms(sender.rtt.min_rtt()));
         self.rtt_ms.push(ms(sender.rtt.latest()));
         self.in_flight.push(sender.in_flight());
@@ -103,6 +106,7 @@ impl FlowSeries {
         t.add("ssthresh", Column::F64(self.ssthresh));
         t.add("srtt_ms", Column::F64(self.srtt_ms));
         t.add("rttvar_ms", Column::F64(self.rttvar_ms));
+        t.add("rto_ms", Column::F64(self.rto_ms));
         t.add("min_rtt_ms", Column::F64(self.min_rtt_ms));
         t.add("rtt_ms", Column::F64(self.rtt_ms));
         t.add("in_flight", Column::U32(self.in_flight));
@@ -232,5 +236,24 @@ impl RttSamples {
         t.add("flow", Column::U32(self.flow));
         t.add("rtt_ms", Column::F64(self.rtt_ms));
         t
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tcp::driver::Driver;
+
+    #[test]
+    fn flow_rows_carry_the_rto_with_its_backoff() {
+        let mut d = Driver::new("reno", 10);
+        d.start();
+        let mut series = FlowSeries::new(std::iter::empty());
+        series.push(d.now, &d.s, 0, 0);
+        d.timeout();
+        series.push(d.now, &d.s, 0, 0);
+        let table = series.into_table();
+        // The initial RTO (1 s), then doubled by the timeout.
+        assert_eq!(table.f64("rto_ms"), &[1000.0, 2000.0]);
     }
 }

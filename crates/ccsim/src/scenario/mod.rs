@@ -155,6 +155,21 @@ mod tests {
     }
 
     #[test]
+    fn a_kernel_preset_sets_its_release_and_explicit_fields_win() {
+        let s = Scenario::from_json(&minimal(r#", "tcp": {"kernel": "2.6.24", "rmem_max": "8MB"}"#)).unwrap();
+        let t = &s.flows[1].tcp;
+        assert_eq!((t.init_cwnd, t.prr, t.initial_rto.ns()), (3, false, 3_000_000_000));
+        assert_eq!((t.rmem_default.0, t.rmem_max.0), (87_380, 8_000_000));
+        let modern = Scenario::from_json(&minimal(r#", "tcp": {"kernel": "6.x"}"#)).unwrap();
+        let default = Scenario::from_json(&minimal("")).unwrap();
+        let mut modern_tcp = modern.flows[1].tcp.clone();
+        modern_tcp.kernel = None;
+        assert_eq!(format!("{modern_tcp:?}"), format!("{:?}", default.flows[1].tcp));
+        let e = Scenario::from_json(&minimal(r#", "tcp": {"kernel": "2.6.24", "msss": 3}"#)).unwrap_err();
+        assert!(e.path.starts_with("flows[1].tcp") && e.message.contains("msss"), "{e}");
+    }
+
+    #[test]
     fn errors_name_the_field_value_and_choices() {
         let e = Scenario::from_json(&minimal(r#", "cc": "cubc""#).replace(r#""cc": "cubic" ,"#, "")).unwrap_err();
         assert_eq!(e.path, "flows[1].cc");

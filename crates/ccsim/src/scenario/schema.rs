@@ -302,7 +302,8 @@ pub struct FlowSpec {
     /// One-way delay of the flow's own access link, added in both directions.
     #[serde(default)]
     pub access_delay: Duration,
-    #[serde(default)]
+    /// TCP settings, over the kernel preset `tcp.kernel` names (if any).
+    #[serde(default, deserialize_with = "crate::tcp::kernel::deserialize_tcp_with_preset")]
     pub tcp: TcpSpec,
 }
 
@@ -328,6 +329,11 @@ pub enum AutoWord {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TcpSpec {
+    /// The Linux release whose defaults the other fields start from
+    /// ("2.6.24", "2.6.26", "2.6.32", "3.5", "6.x"; omitted: "6.x", today's
+    /// Linux). See `tcp/kernel.rs` for what each sets and its source.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kernel: Option<String>,
     /// Payload bytes per segment (1448 = a 1500-byte packet with timestamps).
     #[serde(default = "d_mss")]
     pub mss: u32,
@@ -367,6 +373,15 @@ pub struct TcpSpec {
     pub rmem_default: Bytes,
     #[serde(default = "d_rmem_max")]
     pub rmem_max: Bytes,
+    /// How much of the receive buffer is offered as window (Linux
+    /// tcp_adv_win_scale: buffer - buffer/2^scale); omitted: all of it, with
+    /// payload alone counted against the buffer (ccbench's modern default).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub adv_win_scale: Option<i32>,
+    /// Bytes each received segment takes in the receive buffer beyond its
+    /// payload (skb truesize overhead); 0: payload only.
+    #[serde(default = "d_zero_bytes")]
+    pub skb_overhead: Bytes,
     /// Send buffer: bytes, or "auto" (grows with cwnd up to wmem_max).
     #[serde(default = "d_auto")]
     pub snd_buf: BufferSpec,
@@ -411,6 +426,9 @@ fn d_auto() -> BufferSpec {
 }
 fn d_rmem_default() -> Bytes {
     Bytes(131_072)
+}
+fn d_zero_bytes() -> Bytes {
+    Bytes(0)
 }
 fn d_rmem_max() -> Bytes {
     Bytes(6_291_456)
@@ -626,7 +644,8 @@ pub struct BackgroundSpec {
     pub cc: String,
     #[serde(default)]
     pub cc_params: BTreeMap<String, f64>,
-    #[serde(default)]
+    /// TCP settings, over the kernel preset `tcp.kernel` names (if any).
+    #[serde(default, deserialize_with = "crate::tcp::kernel::deserialize_tcp_with_preset")]
     pub tcp: TcpSpec,
     /// poisson-web over UDP: sending rate of one transfer (omitted: a tenth
     /// of the bottleneck rate). On-off sources derive their rate from `load`.

@@ -17,7 +17,8 @@ use crate::scenario::{
     BackgroundKind, BackgroundSpec, BufferSpec, FlowSpec, InterpolationSpec, RtoStyleSpec, Scenario, SizeDistSpec,
     TransportSpec, PCAP_EVERY_LINK,
 };
-use crate::tcp::receiver::{EcnEcho, Receiver, ReceiverConfig};
+use crate::tcp::kernel;
+use crate::tcp::receiver::{BufferAccounting, EcnEcho, Receiver, ReceiverConfig};
 use crate::tcp::rtt::RtoStyle;
 use crate::tcp::sender::{Sender, SenderConfig};
 use crate::traffic::intensity::{Intensity, Interpolation};
@@ -27,6 +28,7 @@ use crate::traffic::series::SourceSeries;
 use crate::traffic::sizes::SizeDist;
 use crate::traffic::udp::UdpCbr;
 use crate::traffic::{Source, SourceCounters};
+use std::collections::BTreeMap;
 
 /// The flow entry background TCP transfers are made from, their source's index and their route.
 pub(super) type BackgroundFlow = (u32, FlowSpec, Route);
@@ -43,7 +45,8 @@ pub(super) fn make_flow(
     run_seed: u64,
 ) -> Flow {
     let t = &spec.tcp;
-    let algorithm = cc::build_for_flow(&spec.cc, &spec.cc_params, t.mss, run_seed, id).expect("validated algorithm");
+    let cc_params = kernel_cc_params(spec);
+    let algorithm = cc::build_for_flow(&spec.cc, &cc_params, t.mss, run_seed, id).expect("validated algorithm");
     let sender_cfg = SenderConfig {
         mss: t.mss,
         init_cwnd: t.init_cwnd,
@@ -84,6 +87,7 @@ pub(super) fn make_flow(
         autotune,
         // Algorithms that need ECN (dctcp) get the accurate echo of RFC 8257 3.2.
         ecn_echo: if algorithm.needs_ecn() { EcnEcho::Dctcp } else { EcnEcho::Classic },
+        accounting: BufferAccounting { adv_win_scale: t.adv_win_scale, skb_overhead_bytes: t.skb_overhead.0 },
     };
     let pcap_meta = FlowMeta {
         mss: t.mss,
@@ -115,6 +119,21 @@ pub(super) fn make_flow(
         source,
         pcap_meta,
     }
+}
+
+/// The flow's cc parameters: the scenario's, plus those its kernel preset
+/// changes for its algorithm (HyStart off in CUBIC before 2.6.29) where the
+/// scenario does not set them.
+fn kernel_cc_params(spec: &FlowSpec) -> BTreeMap<String, f64> {
+    let mut params = spec.cc_params.clone();
+    if let Some(preset) = spec.tcp.kernel.as_deref().and_then(kernel::preset) {
+        for &(cc, name, value, _source) in preset.cc_params {
+            if cc == spec.cc {
+                params.entry(name.to_string()).or_insert(value);
+            }
+        }
+    }
+    params
 }
 
 /// The traffic sources of a scenario: its [[udp]] entries, then its
@@ -285,5 +304,27 @@ impl World {
         }
         w.events.schedule(0, Event::Sample);
         w
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_old_kernel_turns_cubic_hystart_off_unless_the_scenario_sets_it() {
+        let scenario = |params: &str| {
+            Scenario::from_json(&format!(
+                r#"{{"duration": 1, "downlink": {{"rate": "10Mbit", "delay": "10ms"}},
+                   "flows": [{{"cc": "cubic", "tcp": {{"kernel": "2.6.24"}} {params}}},
+                             {{"cc": "cubic", "tcp": {{"kernel": "2.6.32"}}}}]}}"#
+            ))
+            .unwrap()
+        };
+        let s = scenario("");
+        assert_eq!(kernel_cc_params(&s.flows[0]).get("hystart"), Some(&0.0));
+        assert_eq!(kernel_cc_params(&s.flows[1]).get("hystart"), None);
+        let s = scenario(r#", "cc_params": {"hystart": 1}"#);
+        assert_eq!(kernel_cc_params(&s.flows[0]).get("hystart"), Some(&1.0));
     }
 }

@@ -285,8 +285,15 @@ impl World {
         if let Some(&l) = route.get(next) {
             p.hop = next as u8;
             let l = l as usize;
-            if !self.links[l].enqueue(self.now, p) && p.kind == Kind::Udp {
-                self.source_counters[i].queue_drops += 1;
+            let source = match p.kind {
+                Kind::Udp => Some(i),
+                Kind::Data => self.flows[i].source.map(|k| k as usize),
+                Kind::Ack => None,
+            };
+            if !self.links[l].enqueue(self.now, p) {
+                if let Some(k) = source {
+                    self.source_counters[k].queue_drops += 1;
+                }
             }
             self.arm_link(l);
             return;
@@ -336,7 +343,9 @@ impl World {
                 self.on_ack_at_sender(i, p);
             } else {
                 let l = self.flows[i].data_link();
-                self.links[l].enqueue(self.now, p);
+                if !self.links[l].enqueue(self.now, p) {
+                    self.count_background_drop(i);
+                }
                 self.arm_link(l);
             }
         }
@@ -391,6 +400,10 @@ impl World {
         for p in out.iter_mut() {
             p.hop = 0;
         }
+        if let Some(k) = f.source {
+            let c = &mut self.source_counters[k as usize];
+            c.wire_bytes_sent += out.iter().map(|p| p.wire_bytes as u64).sum::<u64>();
+        }
         if f.access_delay > 0 {
             for p in out.drain(..) {
                 f.line_out.push(self.now + f.access_delay, p);
@@ -399,9 +412,19 @@ impl World {
         } else {
             let l = f.data_link();
             for p in out.drain(..) {
-                self.links[l].enqueue(self.now, p);
+                if !self.links[l].enqueue(self.now, p) {
+                    self.count_background_drop(i);
+                }
             }
             self.arm_link(l);
+        }
+    }
+
+    /// A data segment of flow `i` was refused by a queue: a drop of its
+    /// background source, if it is a background transfer.
+    fn count_background_drop(&mut self, i: usize) {
+        if let Some(k) = self.flows[i].source {
+            self.source_counters[k as usize].queue_drops += 1;
         }
     }
 
@@ -411,7 +434,9 @@ impl World {
         let delivered_before = f.receiver.delivered_bytes;
         let action = f.receiver.on_data(now, &p);
         if let Some(k) = f.source {
-            self.source_counters[k as usize].bytes_delivered += f.receiver.delivered_bytes - delivered_before;
+            let c = &mut self.source_counters[k as usize];
+            c.packets_delivered += 1;
+            c.bytes_delivered += f.receiver.delivered_bytes - delivered_before;
         }
         if let Some(early) = f.receiver.take_early_ack() {
             f.delack_timer.cancel();

@@ -2,6 +2,7 @@
 //! processing, recovery, timers) split by concern, and the receiver.
 #[cfg(test)]
 pub mod driver;
+pub mod kernel;
 pub mod rate;
 pub mod receiver;
 pub mod recovery;

@@ -31,6 +31,53 @@ pub struct ReceiverConfig {
     pub rcv_buf_max: u64,
     pub autotune: bool,
     pub ecn_echo: EcnEcho,
+    pub accounting: BufferAccounting,
+}
+
+/// How receive-buffer space is counted. ccbench's default counts payload
+/// only; Linux before 6.6 counted each segment's skb truesize against the
+/// buffer and offered as window the share tcp_adv_win_scale leaves of it
+/// (tcp_win_from_space: space - space/2^scale).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BufferAccounting {
+    /// None: the whole buffer is window (payload accounting).
+    pub adv_win_scale: Option<i32>,
+    /// Bytes a segment takes in the buffer beyond its payload (skb truesize - payload).
+    pub skb_overhead_bytes: u64,
+}
+
+impl BufferAccounting {
+    pub const PAYLOAD: BufferAccounting = BufferAccounting { adv_win_scale: None, skb_overhead_bytes: 0 };
+
+    /// The window (payload bytes) `space` bytes of buffer allow (Linux tcp_win_from_space).
+    fn window_from_space(self, space: u64) -> u64 {
+        match self.adv_win_scale {
+            None => space,
+            Some(scale) if scale > 0 => space - (space >> scale),
+            Some(scale) => space >> (-scale),
+        }
+    }
+
+    /// The buffer space `payload` bytes take in segments of `mss` bytes.
+    fn space_of(self, payload: u64, mss: u64) -> u64 {
+        payload + payload * self.skb_overhead_bytes / mss
+    }
+
+    /// The buffer that holds a window of `window` payload bytes: their
+    /// truesize, and enough that its window share is the whole window (Linux
+    /// tcp_rcv_space_adjust: rcvbuf = segments x rcvmem, rcvmem grown until
+    /// tcp_win_from_space(rcvmem) >= advmss).
+    fn space_for_window(self, window: u64, mss: u64) -> u64 {
+        let share = match self.adv_win_scale {
+            None => window,
+            Some(scale) if scale > 0 => {
+                let whole = 1u64 << scale.min(62);
+                (window * whole).div_ceil(whole - 1)
+            }
+            Some(scale) => window << (-scale).min(62),
+        };
+        self.space_of(window, mss).max(share)
+    }
 }
 
 /// How the receiver echoes CE marks.
@@ -94,6 +141,10 @@ pub struct Receiver {
     // Autotuning (dynamic right-sizing).
     rcv_buf: u64,
     rtt_estimate: Option<Nanos>,
+    /// Without timestamps (Linux tcp_rcv_rtt_measure): the segment number that
+    /// ends the window being timed, and when its timing began.
+    rtt_window_end: u64,
+    rtt_window_start: Option<Nanos>,
     space_time: Nanos,
     space_bytes: u64,
     /// Bytes copied in the last measured RTT that grew the buffer (Linux rcvq_space.space).
@@ -108,7 +159,8 @@ pub struct Receiver {
 impl Receiver {
     pub fn new(flow: u32, cfg: ReceiverConfig) -> Receiver {
         // Linux since 4.19 offers about 64 KB in the SYN (rmem_default 128 KB).
-        let rcv_ssthresh = if cfg.autotune { cfg.rcv_buf.min(INITIAL_WINDOW_BYTES) } else { cfg.rcv_buf };
+        let offer = cfg.accounting.window_from_space(cfg.rcv_buf);
+        let rcv_ssthresh = if cfg.autotune { offer.min(INITIAL_WINDOW_BYTES) } else { offer };
         let space = INITIAL_SPACE_SEGMENTS * cfg.mss as u64;
         Receiver {
             rcv_ssthresh,
@@ -132,6 +184,8 @@ impl Receiver {
             acks_sent: 0,
             right_edge: 0,
             rtt_estimate: None,
+            rtt_window_end: 0,
+            rtt_window_start: None,
             space_time: 0,
             space_bytes: 0,
         }
@@ -148,9 +202,17 @@ impl Receiver {
     /// tcp_select_window does the same), so out-of-order data does not make
     /// duplicate ACKs look like window updates.
     pub fn window_segments(&self) -> u32 {
-        let free = self.rcv_buf.saturating_sub(self.ooo_bytes).min(self.rcv_ssthresh) / self.cfg.mss as u64;
+        let free = self.free_window_bytes() / self.cfg.mss as u64;
         let promised = self.right_edge.saturating_sub(self.rcv_nxt);
         free.max(promised).min(u32::MAX as u64) as u32
+    }
+
+    /// The window the free buffer space allows (out-of-order data holds its
+    /// share), at most rcv_ssthresh.
+    fn free_window_bytes(&self) -> u64 {
+        let acc = self.cfg.accounting;
+        let free_space = self.rcv_buf.saturating_sub(acc.space_of(self.ooo_bytes, self.cfg.mss as u64));
+        acc.window_from_space(free_space).min(self.rcv_ssthresh)
     }
 
     pub fn rcv_buf(&self) -> u64 {
@@ -211,7 +273,11 @@ impl Receiver {
             }
             if self.cfg.autotune {
                 // Linux tcp_grow_window.
-                self.rcv_ssthresh = (self.rcv_ssthresh + 2 * self.cfg.mss as u64).min(self.rcv_buf);
+                let most = self.cfg.accounting.window_from_space(self.rcv_buf);
+                self.rcv_ssthresh = (self.rcv_ssthresh + 2 * self.cfg.mss as u64).min(most);
+            }
+            if !self.cfg.timestamps {
+                self.measure_rtt_by_window(now);
             }
             self.autotune(now);
             if had_holes || !self.cfg.delayed_ack {
@@ -270,6 +336,26 @@ impl Receiver {
         }
     }
 
+    /// The receiver's RTT without timestamps (Linux tcp_rcv_rtt_measure and
+    /// tcp_rcv_rtt_update with win_dep): the time to receive one advertised
+    /// window's worth of data past the point where the timing began; the
+    /// estimate keeps the smallest such time (a window the sender did not fill
+    /// at once takes longer than an RTT, never less).
+    fn measure_rtt_by_window(&mut self, now: Nanos) {
+        if let Some(start) = self.rtt_window_start {
+            if self.rcv_nxt < self.rtt_window_end {
+                return;
+            }
+            let sample = now.saturating_sub(start).max(1);
+            self.rtt_estimate = Some(self.rtt_estimate.map_or(sample, |rtt| rtt.min(sample)));
+        }
+        // One past the offered window: the segment that ends it can only be
+        // sent after the sender hears a later ACK (Linux times rcv_nxt +
+        // rcv_wnd in bytes, past the right edge by what is not yet ACKed).
+        self.rtt_window_end = self.rcv_nxt + self.window_segments() as u64 + 1;
+        self.rtt_window_start = Some(now);
+    }
+
     /// Receive-buffer autotuning, once per receiver-side RTT (Linux
     /// tcp_rcv_space_adjust): when more was copied in the last RTT than in the
     /// last one that grew the buffer, the buffer becomes twice that plus 16
@@ -287,6 +373,8 @@ impl Receiver {
         if copied > self.space {
             let mut want = 2 * copied + 16 * self.cfg.mss as u64;
             want += 2 * (want * (copied - self.space) / self.space);
+            // The buffer that holds `want` payload bytes (and their window share).
+            let want = self.cfg.accounting.space_for_window(want, self.cfg.mss as u64);
             if want > self.rcv_buf {
                 self.rcv_buf = want.min(self.cfg.rcv_buf_max);
             }
@@ -354,6 +442,7 @@ mod tests {
                 rcv_buf_max: 100_000,
                 autotune: false,
                 ecn_echo: EcnEcho::Classic,
+                accounting: BufferAccounting::PAYLOAD,
             },
         )
     }
@@ -398,6 +487,7 @@ mod tests {
                 rcv_buf_max: 10_000,
                 autotune: false,
                 ecn_echo: EcnEcho::Classic,
+                accounting: BufferAccounting::PAYLOAD,
             },
         );
         let AckAction::Send(a) = r.on_data(1, &data(0)) else { panic!() };
@@ -425,6 +515,7 @@ mod tests {
                 rcv_buf_max: 6_291_456,
                 autotune: true,
                 ecn_echo: EcnEcho::Classic,
+                accounting: BufferAccounting::PAYLOAD,
             },
         );
         // About 64 KB offered at first (Linux since 4.19).
@@ -451,6 +542,91 @@ mod tests {
         }
         // tcp_rcv_space_adjust grew the buffer with the flights (from 128 KB).
         assert!(r.rcv_buf() >= flight * 1000, "buffer {} for a next flight of {}", r.rcv_buf(), flight);
+    }
+
+    #[test]
+    fn autotuning_without_timestamps_times_a_window_of_data() {
+        let mut r = Receiver::new(
+            0,
+            ReceiverConfig {
+                mss: 1000,
+                sack: true,
+                timestamps: false,
+                delayed_ack: false,
+                delack_segments: 2,
+                delack_timeout: 40,
+                rcv_buf: 131_072,
+                rcv_buf_max: 6_291_456,
+                autotune: true,
+                ecn_echo: EcnEcho::Classic,
+                accounting: BufferAccounting::PAYLOAD,
+            },
+        );
+        // A sender limited by the offered window: each RTT (100 ns) it sends
+        // what the receiver last offered, with no timestamps to echo.
+        let (mut seq, mut now) = (0u64, 100);
+        for _ in 0..12 {
+            let flight = r.window_segments() as u64;
+            for _ in 0..flight {
+                r.on_data(now, &data(seq));
+                seq += 1;
+            }
+            now += 100;
+        }
+        // The window-timed RTT lets tcp_rcv_space_adjust grow the buffer past
+        // the 128 KB it started from.
+        assert!(r.rcv_buf() > 1_000_000, "buffer {} never grew", r.rcv_buf());
+    }
+}
+
+#[cfg(test)]
+mod accounting_tests {
+    use super::*;
+
+    fn receiver(accounting: BufferAccounting, rcv_buf: u64) -> Receiver {
+        Receiver::new(
+            0,
+            ReceiverConfig {
+                mss: 1448,
+                sack: true,
+                timestamps: true,
+                delayed_ack: false,
+                delack_segments: 2,
+                delack_timeout: 40,
+                rcv_buf,
+                rcv_buf_max: rcv_buf,
+                autotune: false,
+                ecn_echo: EcnEcho::Classic,
+                accounting,
+            },
+        )
+    }
+
+    #[test]
+    fn the_window_is_the_adv_win_scale_share_of_the_buffer() {
+        // Linux 2.6.32's default tcp_rmem[1] = 87380 offers 65535 bytes (scale 2).
+        let old = BufferAccounting { adv_win_scale: Some(2), skb_overhead_bytes: 520 };
+        assert_eq!(receiver(old, 87_380).window_segments(), 65_535 / 1448);
+        assert_eq!(receiver(BufferAccounting::PAYLOAD, 87_380).window_segments(), 87_380 / 1448);
+        // A 4 MB buffer offers 3 MB; the buffer for a window holds its truesize.
+        assert_eq!(old.window_from_space(4 << 20), 3 << 20);
+        assert_eq!(old.space_for_window(1448 * 1000, 1448), 1968 * 1000);
+        let half = BufferAccounting { adv_win_scale: Some(1), skb_overhead_bytes: 0 };
+        assert_eq!(half.space_for_window(1000, 1000), 2000);
+    }
+
+    #[test]
+    fn out_of_order_segments_take_their_truesize() {
+        let old = BufferAccounting { adv_win_scale: Some(2), skb_overhead_bytes: 552 };
+        let mut r = receiver(old, 200_000);
+        let mut p = Packet::new(Kind::Data, 0, 1500);
+        p.payload = 1448;
+        for seq in 1..=10 {
+            p.seq = seq;
+            r.on_data(1, &p);
+        }
+        // 10 held segments take 20000 bytes of the buffer: (200000 - 20000) * 3/4 offered.
+        assert_eq!(r.free_window_bytes(), (200_000 - 20_000) * 3 / 4);
     }
 }
 
@@ -481,6 +657,7 @@ mod dctcp_echo_tests {
                 rcv_buf_max: 100_000,
                 autotune: false,
                 ecn_echo: echo,
+                accounting: BufferAccounting::PAYLOAD,
             },
         )
     }

@@ -35,16 +35,17 @@ pub struct Transfer {
 /// the source (transfers).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct SourceCounters {
-    /// UDP datagrams handed to the link, and their bytes on the wire.
+    /// UDP datagrams (TCP transfers: data segments) handed to the link, and their bytes on the wire.
     pub packets_sent: u64,
     pub wire_bytes_sent: u64,
     /// Payload bytes sent (UDP payload; TCP: bytes sent, retransmissions included).
     pub bytes_sent: u64,
     /// UDP datagrams the sink received and their payload bytes; for TCP
-    /// transfers, payload bytes delivered in order to the receiving application.
+    /// transfers, data segments that reached the receiver (duplicates
+    /// included) and payload bytes delivered in order to its application.
     pub packets_delivered: u64,
     pub bytes_delivered: u64,
-    /// UDP datagrams the bottleneck queue refused.
+    /// UDP datagrams (TCP transfers: data segments) a queue refused.
     pub queue_drops: u64,
     /// Transfers (web objects, on periods) begun and finished.
     pub transfers_started: u64,
