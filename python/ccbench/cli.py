@@ -351,8 +351,11 @@ def campaign(
     from ccbench.campaigns import executors, spec
 
     if executor not in executors.EXECUTORS:
-        typer.echo(f"error: --executor: '{executor}' is not allowed; one of {', '.join(executors.EXECUTORS)}", err=True)
+        typer.echo(
+            f"error: --executor: '{shown(executor)}' is not allowed; one of {', '.join(executors.EXECUTORS)}", err=True
+        )
         raise typer.Exit(EXIT_BAD_SCENARIO)
+    _check_jobs(jobs)
     parsed = _parse_or_exit(lambda: spec.parse(file))
     rounds = (spec.read(file), max_reps) if until_decided else None
     hint = f"ccbench campaign {file}" + (" --until-decided" if until_decided else "")
