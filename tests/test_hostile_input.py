@@ -317,3 +317,16 @@ def test_ctrl_c_stops_a_simulation_and_writes_nothing(tmp_path):
     assert proc.returncode == 130, stderr
     assert "interrupted: nothing written" in stderr and "Traceback" not in stderr
     assert not out.exists() and not any(p.name.endswith(".partial") for p in tmp_path.iterdir())
+
+
+@pytest.mark.parametrize(
+    "link_line, field",
+    [
+        ('outages = [{start = "0s", duration = "5s"}]', "downlink.outages[0]"),
+        ('queue = { size = "100B" }', "downlink.queue.size"),
+    ],
+)
+def test_scenarios_certain_to_deliver_nothing_are_errors(tmp_path, runner, link_line, field):
+    text = SMALL.replace('delay = "10ms"', f'delay = "10ms"\n{link_line}')
+    line = one_error_line(invoke(runner, "validate", write(tmp_path, text)))
+    assert field in line and "nothing" in line
