@@ -330,3 +330,51 @@ def test_scenarios_certain_to_deliver_nothing_are_errors(tmp_path, runner, link_
     text = SMALL.replace('delay = "10ms"', f'delay = "10ms"\n{link_line}')
     line = one_error_line(invoke(runner, "validate", write(tmp_path, text)))
     assert field in line and "nothing" in line
+
+
+@pytest.mark.skipif(not os.sys.platform.startswith("linux"), reason="parent-death signal is Linux only")
+def test_pool_workers_die_with_a_killed_parent(tmp_path):
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    script = tmp_path / "driver.py"
+    script.write_text(
+        textwrap.dedent(
+            """
+            import os, sys, time
+            from concurrent.futures import ProcessPoolExecutor
+            from ccbench.campaigns.executors import _ignore_sigint
+
+            def work(_):
+                print(os.getpid(), flush=True)
+                time.sleep(120)
+
+            if __name__ == "__main__":
+                pool = ProcessPoolExecutor(max_workers=1, initializer=_ignore_sigint, initargs=(os.getpid(),))
+                pool.submit(work, 0)
+                time.sleep(120)
+            """
+        )
+    )
+    driver = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True)
+    worker = int(driver.stdout.readline())
+    driver.send_signal(signal.SIGKILL)
+    driver.wait()
+    for _ in range(600):  # the worker is gone at once; allow a slow machine up to a minute
+        if not _running(worker):
+            break
+        time.sleep(0.1)
+    else:
+        os.kill(worker, signal.SIGKILL)
+        pytest.fail("the pool worker outlived its parent")
+
+
+def _running(pid: int) -> bool:
+    """Whether `pid` runs (a killed process may linger as a zombie until reaped)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[-1].split()[0] not in ("Z", "X")
+    except FileNotFoundError:
+        return False
