@@ -114,16 +114,14 @@ fn tshark_reads_the_capture_and_agrees_with_the_counters() {
     let run = |snaplen: u32| {
         let path = dir.join(format!("run-{snaplen}.pcap")).to_str().unwrap().to_string();
         let r = simulate_with_capture(
-            &format!(
-                r#"{{"duration": 8, "seed": 3,
-                "downlink": {{"rate": "20Mbit", "delay": "20ms", "queue": {{"size": "0.5bdp", "ecn_threshold": 8}},
-                              "loss": {{"model": "bernoulli", "p": 0.005}}}},
-                "uplink": {{"rate": "20Mbit", "delay": "20ms"}},
-                "flows": [{{"cc": "cubic"}},
-                          {{"cc": "reno", "size": "1MB", "start": "1s", "tcp": {{"sack": false}}}},
-                          {{"cc": "newreno", "start": "2s", "access_delay": "5ms", "tcp": {{"ecn": true}}}}],
-                "udp": [{{"rate": "2Mbit", "start": "3s", "stop": "5s"}}]}}"#
-            ),
+            r#"{"duration": 8, "seed": 3,
+                "downlink": {"rate": "20Mbit", "delay": "20ms", "queue": {"size": "0.5bdp", "ecn_threshold": 8},
+                              "loss": {"model": "bernoulli", "p": 0.005}},
+                "uplink": {"rate": "20Mbit", "delay": "20ms"},
+                "flows": [{"cc": "cubic"},
+                          {"cc": "reno", "size": "1MB", "start": "1s", "tcp": {"sack": false}},
+                          {"cc": "newreno", "start": "2s", "access_delay": "5ms", "tcp": {"ecn": true}}],
+                "udp": [{"rate": "2Mbit", "start": "3s", "stop": "5s"}]}"#,
             &format!(r#"{{"path": {path:?}, "snaplen": {snaplen}}}"#),
         );
         (r, path)
