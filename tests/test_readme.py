@@ -28,12 +28,16 @@ def test_the_link_example_validates():
     assert scenario["downlink"]["arq"]["max_retries"] == 3
 
 
-def test_the_traffic_and_pcap_examples_validate(tmp_path):
+def test_the_traffic_and_pcap_examples_validate():
     traffic = next(b for b in toml_blocks() if "[[udp]]" in b and "[background]" in b)
-    pcap = next(b for b in toml_blocks() if "[record.pcap]" in b).replace('"run.pcap"', f'"{tmp_path / "run.pcap"}"')
+    pcap = next(b for b in toml_blocks() if "[record.pcap]" in b)
     link = '[downlink]\nrate = "1Gbit"\ndelay = "10ms"\n'
-    load('duration = "120s"\n' + link + '[[flows]]\ncc = "cubic"\n' + traffic)
-    load(BASE + link + pcap)
+    s = load('duration = "120s"\n' + link + '[[flows]]\ncc = "cubic"\n' + traffic)
+    assert s["udp"][0]["rate"] == 200_000_000 and s["udp"][0]["start"] == 50
+    assert s["background"]["load"] == 0.3 and s["background"]["cc"] == "cubic"
+    assert s["background"]["profile"] == [[0.0, 0.5], [60.0, 1.5]]
+    s = load(BASE + link + pcap)
+    assert s["record"]["pcap"]["path"] == "run.pcap" and s["record"]["pcap"]["snaplen"] == 128
 
 
 def test_the_routes_example_validates():

@@ -13,11 +13,13 @@ from ccbench.run_result import Result
 from ccbench.scenario import load as load_scenario
 
 
-def run(scenario: str | Path | Mapping[str, Any], seed: int | None = None) -> Result:
+def run(scenario: str | Path | Mapping[str, Any], seed: int | None = None, allow_large: bool = False) -> Result:
     """Runs a scenario (a TOML file path, TOML text, or a dict) and returns its
     Result; `seed` overrides the scenario's seed. Raises
-    ccbench.ScenarioFileError before anything runs if a field is invalid."""
-    normalized = load_scenario(scenario, seed=seed)
+    ccbench.ScenarioFileError before anything runs if a field is invalid or
+    beyond a limit of ccbench.limits (`allow_large` lifts those). Ctrl-C
+    stops the simulation (KeyboardInterrupt)."""
+    normalized = load_scenario(scenario, seed=seed, allow_large=allow_large)
     raw = _ccsim.run(json.dumps(normalized))
     return Result.from_raw(raw, json.loads(raw["scenario"]), _ccsim.__version__)
 

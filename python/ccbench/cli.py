@@ -6,6 +6,7 @@ allowed) and exits with code 2 before anything runs or any file is written.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import typer
@@ -16,6 +17,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from ccbench import _ccsim
+from ccbench.limits import one_line, shown
 from ccbench.scenario import ScenarioFileError, load
 
 app = typer.Typer(
@@ -30,12 +32,32 @@ EXIT_BAD_SCENARIO = 2
 DEFAULT_REPS = 4
 
 
-def _load_or_exit(path: Path, seed: int | None = None) -> dict:
+def _load_or_exit(path: Path, seed: int | None = None, allow_large: bool = False) -> dict:
     try:
-        return load(path, seed=seed)
+        return load(path, seed=seed, allow_large=allow_large)
     except ScenarioFileError as e:
         typer.echo(f"error: {e}", err=True)
         raise typer.Exit(EXIT_BAD_SCENARIO) from None
+
+
+#: Seeds are unsigned 64-bit integers in the core; a campaign seed is hashed
+#: through canonical JSON, so it stays an integer JSON readers keep exactly.
+MAX_SEED = 2**64 - 1
+MAX_CAMPAIGN_SEED = 2**53 - 1
+#: Repetitions of `compare`: each is a full set of runs (the task list is built in memory).
+MAX_REPS = 1000
+
+
+def _check_jobs(jobs: int | None) -> None:
+    if jobs is not None and jobs < 1:
+        typer.echo(f"error: --jobs: {jobs} is not allowed; at least 1", err=True)
+        raise typer.Exit(EXIT_BAD_SCENARIO)
+
+
+def _check_seed(seed: int | None, largest: int = MAX_SEED) -> None:
+    if seed is not None and not 0 <= seed <= largest:
+        typer.echo(f"error: --seed: {shown(str(seed))} is not allowed; an integer from 0 to {largest}", err=True)
+        raise typer.Exit(EXIT_BAD_SCENARIO)
 
 
 def _mbps(v: float) -> str:
@@ -80,10 +102,8 @@ def write_run_plots(run_dir: Path) -> list[Path]:
     from ccbench import plots, run_files
 
     r = run_files.load(run_dir)
-    rtt_groups = {
-        f"flow {k} ({r.flows.loc[r.flows['flow'] == k, 'cc'].iloc[0]})": g["rtt_ms"].to_numpy()
-        for k, g in r.rtt.groupby("flow", sort=True)
-    }
+    # Background transfers have RTT samples but no row in the flows table.
+    rtt_groups = {plots.flow_label(r.flows, k): g["rtt_ms"].to_numpy() for k, g in r.rtt.groupby("flow", sort=True)}
     figures = {
         "cwnd.png": plots.cwnd_over_time(r.series, r.flows),
         "rtt.png": plots.rtt_over_time(r.rtt, r.flows),
@@ -94,36 +114,105 @@ def write_run_plots(run_dir: Path) -> list[Path]:
     return [plots.save_png(fig, run_dir / name) for name, fig in figures.items()]
 
 
+ALLOW_LARGE_HELP = "Lift the limits on duration, delay, rate, flows and estimated work (see the README)."
+
+
+def _stage_pcap(normalized: dict, stage: Path) -> None:
+    """Creates the scenario's packet capture (a relative name without '..',
+    the core refuses others) in the staging directory, so a capture that
+    cannot be written fails before the run starts."""
+    pcap = (normalized.get("record") or {}).get("pcap")
+    if not pcap:
+        return
+    target = stage / pcap["path"]
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.open("wb").close()
+    except OSError as e:
+        from ccbench.run_directory import OutputDirectoryError
+
+        raise OutputDirectoryError(f"record.pcap.path: cannot create {shown(pcap['path'])}: {e.strerror}") from None
+
+
+def result_warnings(r) -> list[str]:
+    """Results that cannot be trusted as they stand, each with its likely cause."""
+    out = []
+    for _, f in r.flows.iterrows():
+        if not f["goodput_bps"] > 0:
+            out.append(
+                f"flow {f['flow']} ({f['cc']}) delivered nothing: the link may be out or its queue too small "
+                "for the whole run, or the flow too short"
+            )
+        elif f["rtt_mean_ms"] != f["rtt_mean_ms"]:
+            out.append(f"flow {f['flow']} ({f['cc']}) has no RTT sample (record.rtt_samples off, or no ACK arrived)")
+    for _, link in r.links.iterrows():
+        if link["utilization"] > 1.0 + 1e-9:
+            out.append(
+                f"link {link['link']}: utilization {link['utilization']:.2f} is above 1: its capacity "
+                "(a trace's mean over its period, or a rate process) underestimates what it carried in this run"
+            )
+    return out
+
+
 @app.command()
 def run(
     scenario: Path = typer.Argument(..., help="Scenario file (TOML)."),
     out: Path | None = typer.Option(None, help="Output directory (default: ccbench-out/<scenario name>)."),
     seed: int | None = typer.Option(None, help="Override the scenario's seed."),
     plots: bool = typer.Option(True, help="Write PNG plots."),
+    force: bool = typer.Option(False, help="Replace an output directory that is not empty."),
+    allow_large: bool = typer.Option(False, help=ALLOW_LARGE_HELP),
 ):
     """Run one scenario: print per-flow results, save tables and plots."""
-    normalized = _load_or_exit(scenario, seed)
     from ccbench import run_files
     from ccbench.api import run as run_scenario
+    from ccbench.run_directory import OutputDirectoryError, staged
 
+    _check_seed(seed)
+    normalized = _load_or_exit(scenario, seed, allow_large)
     out = out or Path("ccbench-out") / scenario.stem
-    with console.status("simulating..."):
-        r = run_scenario(normalized)
-    run_files.save(r, out)
-    pngs = write_run_plots(out) if plots else []
+    try:
+        with staged(out, force) as stage:
+            _stage_pcap(normalized, stage)
+            # The core writes the capture relative to the working directory:
+            # the staging directory for the run (the scenario's files are read).
+            here = os.getcwd()
+            os.chdir(stage)
+            try:
+                with console.status("simulating..."):
+                    r = run_scenario(normalized, allow_large=allow_large)
+            finally:
+                os.chdir(here)
+            if (r.meta.get("pcap") or {}).get("error"):
+                raise OutputDirectoryError(f"record.pcap.path: {r.meta['pcap']['error']}")
+            run_files.save(r, stage)
+            pngs = write_run_plots(stage) if plots else []
+    except OutputDirectoryError as e:
+        typer.echo(f"error: {one_line(str(e))}", err=True)
+        raise typer.Exit(EXIT_BAD_SCENARIO) from None
+    except OSError as e:
+        typer.echo(f"error: cannot write the results to {shown(str(out))}: {e.strerror}; nothing written", err=True)
+        raise typer.Exit(EXIT_BAD_SCENARIO) from None
+    except KeyboardInterrupt:
+        typer.echo("interrupted: nothing written", err=True)
+        raise typer.Exit(130) from None
     console.print(
         flows_table(
             r.flows,
-            f"{normalized['name'] or scenario.stem}: seed {r.meta['seed']}, "
-            f"{r.meta['duration_s']:g} s simulated in {r.meta['wall_seconds']:.2f} s",
+            escape(
+                f"{shown(normalized['name']) or scenario.stem}: seed {r.meta['seed']}, "
+                f"{r.meta['duration_s']:g} s simulated in {r.meta['wall_seconds']:.2f} s"
+            ),
         )
     )
     for _, link in r.links.iterrows():
         if link["goodput_bps"] > 0:
             console.print(
-                f"{link['link']}: utilization {100 * link['utilization']:.1f}% (sum of goodputs over "
-                f"{link['capacity_bps'] / 1e6:.2f} Mbit/s payload capacity), {link['queue_drops']} queue drops, "
-                f"{link['channel_losses']} channel losses"
+                escape(
+                    f"{link['link']}: utilization {100 * link['utilization']:.1f}% (sum of goodputs over "
+                    f"{link['capacity_bps'] / 1e6:.2f} Mbit/s payload capacity), {link['queue_drops']} queue drops, "
+                    f"{link['channel_losses']} channel losses"
+                )
             )
     if r.flows["active_s"].nunique() > 1:
         console.print(
@@ -132,6 +221,8 @@ def run(
         )
     if len(r.flows) > 1:
         console.print(f"Jain's fairness index: {r.jain_index():.3f}")
+    for w in result_warnings(r):
+        console.print(f"warning: {escape(w)}", soft_wrap=True, highlight=False)
     console.print(
         f"Results in [bold]{escape(str(out))}[/bold] ({len(run_files.TABLES)} tables, meta.json"
         + (f", {len(pngs)} plots" if pngs else "")
@@ -177,7 +268,8 @@ def _run_campaign(
     from ccbench.campaigns import runner, storage
 
     out = out or runner.default_out(campaign)
-    jobs = jobs or runner.default_jobs()
+    # No more processes than runs (64 jobs for 8 runs would fork idle workers).
+    jobs = max(1, min(jobs or runner.default_jobs(), len(campaign.runs)))
     columns = (
         TextColumn("{task.description}"),
         BarColumn(),
@@ -259,8 +351,11 @@ def campaign(
     from ccbench.campaigns import executors, spec
 
     if executor not in executors.EXECUTORS:
-        typer.echo(f"error: --executor: '{executor}' is not allowed; one of {', '.join(executors.EXECUTORS)}", err=True)
+        typer.echo(
+            f"error: --executor: '{shown(executor)}' is not allowed; one of {', '.join(executors.EXECUTORS)}", err=True
+        )
         raise typer.Exit(EXIT_BAD_SCENARIO)
+    _check_jobs(jobs)
     parsed = _parse_or_exit(lambda: spec.parse(file))
     rounds = (spec.read(file), max_reps) if until_decided else None
     hint = f"ccbench campaign {file}" + (" --until-decided" if until_decided else "")
@@ -307,15 +402,18 @@ def compare(
     from ccbench import compare as cmp
 
     known = cmp.algorithm_names()
-    algs = known if not algorithms else [a.strip() for a in algorithms.split(",") if a.strip()]
+    algs = known if algorithms is None else [a.strip() for a in algorithms.split(",") if a.strip()]
     bad = [a for a in algs if a not in known]
-    if bad:
-        typer.echo(f"error: --algorithms: unknown algorithm '{bad[0]}'; known: {', '.join(known)}", err=True)
+    if bad or not algs:
+        what = f"unknown algorithm '{shown(bad[0])}'" if bad else "no algorithm named"
+        typer.echo(f"error: --algorithms: {what}; known: {', '.join(known)}", err=True)
         raise typer.Exit(EXIT_BAD_SCENARIO)
     reps = reps if reps is not None else (2 if quick else DEFAULT_REPS)
-    if reps < 1:
-        typer.echo(f"error: --reps: {reps} is not allowed; at least 1", err=True)
+    if not 1 <= reps <= MAX_REPS:
+        typer.echo(f"error: --reps: {reps} is not allowed; from 1 to {MAX_REPS}", err=True)
         raise typer.Exit(EXIT_BAD_SCENARIO)
+    _check_seed(seed, MAX_CAMPAIGN_SEED)
+    _check_jobs(jobs)
     parsed = _parse_or_exit(lambda: cmp.campaign(algs, reps, seed, quick))
     done = _run_campaign(parsed, out, jobs, executor, address, True, "ccbench compare (same options)")
     conditions = len(parsed.factors[0].levels)
@@ -461,12 +559,21 @@ def profiles_cmd():
 
 
 @app.command()
-def validate(scenario: Path = typer.Argument(..., help="Scenario file (TOML).")):
-    """Check a scenario file without running it."""
-    s = _load_or_exit(scenario)
+def validate(
+    scenario: Path = typer.Argument(..., help="Scenario file (TOML)."),
+    allow_large: bool = typer.Option(False, help=ALLOW_LARGE_HELP),
+):
+    """Check a scenario file without running it (limits and the work estimate included)."""
+    from ccbench.limits import estimate
+
+    s = _load_or_exit(scenario, allow_large=allow_large)
     flows = sum(f["count"] for f in s["flows"])
+    work = estimate(s)
     console.print(
-        f"{scenario}: OK ({s['name'] or 'unnamed'}: {flows} flow(s), {s['duration']:g} s, seed {s['seed']})",
+        escape(
+            f"{scenario}: OK ({shown(s['name']) or 'unnamed'}: {flows} flow(s), {s['duration']:g} s, seed {s['seed']}; "
+            f"about {work['packets']:.3g} packets)"
+        ),
         soft_wrap=True,
         highlight=False,
     )

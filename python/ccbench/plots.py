@@ -39,7 +39,8 @@ def save_png(fig, path: str | Path) -> Path:
     return Path(path)
 
 
-def _flow_label(flows: pd.DataFrame, fid: int) -> str:
+def flow_label(flows: pd.DataFrame, fid: int) -> str:
+    """ "flow 3 (cubic)"; a flow without a row in `flows` (a background transfer) is "flow 3"."""
     row = flows[flows["flow"] == fid]
     return f"flow {fid} ({row['cc'].iloc[0]})" if len(row) else f"flow {fid}"
 
@@ -58,7 +59,7 @@ def cwnd_over_time(series: pd.DataFrame, flows: pd.DataFrame, title: str = "Cong
     fig, ax = _time_figure(title, "segments")
     for i, (fid, s) in enumerate(series.groupby("flow", sort=True)):
         color = f"C{i % 10}"
-        ax.plot(s["t"], s["cwnd"], color=color, lw=1, label=f"{_flow_label(flows, fid)} cwnd")
+        ax.plot(s["t"], s["cwnd"], color=color, lw=1, label=f"{flow_label(flows, fid)} cwnd")
         ax.plot(s["t"], s["ssthresh"], color=color, lw=0.8, ls="--", label="ssthresh")
     ax.legend(fontsize=7, ncol=2)
     return fig
@@ -67,7 +68,7 @@ def cwnd_over_time(series: pd.DataFrame, flows: pd.DataFrame, title: str = "Cong
 def rtt_over_time(rtt: pd.DataFrame, flows: pd.DataFrame, title: str = "RTT (per-ACK samples)"):
     fig, ax = _time_figure(title, "RTT (ms)")
     for i, (fid, s) in enumerate(rtt.groupby("flow", sort=True)):
-        ax.plot(s["t"], s["rtt_ms"], ".", ms=1.5, color=f"C{i % 10}", label=_flow_label(flows, fid))
+        ax.plot(s["t"], s["rtt_ms"], ".", ms=1.5, color=f"C{i % 10}", label=flow_label(flows, fid))
     if len(rtt):
         ax.legend(fontsize=7, markerscale=5)
     return fig
@@ -91,7 +92,7 @@ def rate_over_time(series: pd.DataFrame, flows: pd.DataFrame, window_s: float = 
     fig, ax = _time_figure(title, "Mbit/s")
     for i, (fid, s) in enumerate(series.groupby("flow", sort=True)):
         t, r = smooth_rate(s, "delivered_bytes", window_s)
-        ax.plot(t, r / 1e6, color=f"C{i % 10}", lw=1.2, label=_flow_label(flows, fid))
+        ax.plot(t, r / 1e6, color=f"C{i % 10}", lw=1.2, label=flow_label(flows, fid))
     ax.set_ylim(bottom=0)
     ax.legend(fontsize=7)
     return fig

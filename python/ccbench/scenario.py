@@ -11,13 +11,15 @@ from __future__ import annotations
 
 import json
 import math
+import os
+import stat
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import tomllib
 
-from ccbench import _ccsim, traces
+from ccbench import _ccsim, limits, traces
 
 
 class ScenarioFileError(ValueError):
@@ -25,9 +27,9 @@ class ScenarioFileError(ValueError):
     path such as 'flows[0].cc', or 'line 3, column 7' for TOML syntax) and `detail`."""
 
     def __init__(self, source: str, path: str, detail: str):
-        self.source, self.path, self.detail = source, path, detail
+        self.source, self.path, self.detail = source, path, limits.one_line(detail)
         where = f"{path}: " if path else ""
-        super().__init__(f"{source}: {where}{detail}")
+        super().__init__(limits.one_line(f"{source}: {where}{detail}"))
 
 
 def expand_presets(raw: dict, base_dir: Path | None = None) -> dict:
@@ -39,7 +41,7 @@ def expand_presets(raw: dict, base_dir: Path | None = None) -> dict:
     return profiles.expand(raw, base_dir=base_dir)
 
 
-def load_trace_files(raw: dict, base_dir: Path, source: str) -> dict:
+def load_trace_files(raw: dict, base_dir: Path, source: str, allow_large: bool = False) -> dict:
     """`trace = "FILE"` on a link (downlink, uplink or one of [[links]]) becomes the trace's data ({opportunities_ms,
     source}) read with ccbench.traces.trace_value: the simulator core reads no
     files. A relative FILE is taken from the scenario file's folder first, then
@@ -54,18 +56,25 @@ def load_trace_files(raw: dict, base_dir: Path, source: str) -> dict:
             continue
         name = link["trace"]
         path = Path(name)
-        if not path.is_absolute() and (base_dir / path).exists():
-            path = base_dir / path
         try:
-            holder[index] = {**link, "trace": traces.trace_value(path)}
-        except traces.TraceError as e:
-            raise ScenarioFileError(source, f"{key}.trace", f'cannot use the trace "{name}": {e}') from None
+            if not path.is_absolute() and (base_dir / path).exists():
+                path = base_dir / path
+            holder[index] = {**link, "trace": traces.trace_value(path, allow_large)}
+        except (traces.TraceError, OSError, ValueError) as e:  # OSError: a name too long; ValueError: a NUL
+            detail = e if isinstance(e, traces.TraceError) else getattr(e, "strerror", None) or "not a file name"
+            raise ScenarioFileError(
+                source,
+                f"{key}.trace",
+                f'cannot use the trace "{limits.shown(name, limits.SHOWN_PATH_CHARS)}": {detail}',
+            ) from None
     return raw
 
 
 def _read_toml(text: str, source: str) -> dict:
     try:
-        return tomllib.loads(text)
+        raw = tomllib.loads(text)
+    except RecursionError:
+        raise ScenarioFileError(source, "", f"nested deeper than {limits.MAX_NESTING} levels") from None
     except tomllib.TOMLDecodeError as e:
         msg = str(e)
         path = ""
@@ -73,9 +82,11 @@ def _read_toml(text: str, source: str) -> dict:
             msg, _, where = msg.rpartition(" (at ")
             path = where[:-1]
         raise ScenarioFileError(source, path, f"TOML syntax error: {msg}") from None
+    _check_nesting(raw, source)
+    return raw
 
 
-def read(scenario: str | Path | Mapping[str, Any]) -> tuple[dict, str]:
+def read(scenario: str | Path | Mapping[str, Any], allow_large: bool = False) -> tuple[dict, str]:
     """The raw scenario dict and a name for its source (file path or '<text>').
     `scenario` is a path to a TOML file, TOML text, or a dict."""
     if isinstance(scenario, Mapping):
@@ -84,12 +95,74 @@ def read(scenario: str | Path | Mapping[str, Any]) -> tuple[dict, str]:
         isinstance(scenario, str) and "\n" not in scenario and scenario.endswith(".toml")
     ):
         path = Path(scenario)
-        try:
-            text = path.read_text(encoding="utf-8")
-        except OSError as e:
-            raise ScenarioFileError(str(path), "", f"cannot read the file: {e.strerror}") from None
+        text = _decode(_read_bytes(path, allow_large), str(path))
         return _read_toml(text, str(path)), str(path)
-    return _read_toml(str(scenario), "<text>"), "<text>"
+    text = str(scenario)
+    if len(text) > _max_bytes(allow_large):
+        raise ScenarioFileError(
+            "<text>", "", f"{len(text)} characters is more than the limit of {_max_bytes(allow_large)}"
+        )
+    return _read_toml(_decode(text.encode("utf-8", "surrogatepass"), "<text>"), "<text>"), "<text>"
+
+
+def _max_bytes(allow_large: bool) -> int:
+    return limits.MAX_SCENARIO_BYTES * (limits.LARGE_FACTOR if allow_large else 1)
+
+
+def _read_bytes(path: Path, allow_large: bool) -> bytes:
+    """A scenario file's bytes: a regular file (opened without waiting on a
+    FIFO) of at most MAX_SCENARIO_BYTES."""
+    source, limit = str(path), _max_bytes(allow_large)
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except OSError as e:
+        raise ScenarioFileError(source, "", f"cannot read the file: {e.strerror}") from None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise ScenarioFileError(source, "", "not a regular file")
+    with os.fdopen(fd, "rb") as f:
+        try:
+            data = f.read(limit + 1)
+        except OSError as e:
+            raise ScenarioFileError(source, "", f"cannot read the file: {e.strerror}") from None
+    if len(data) > limit:
+        hint = "" if allow_large else " (--allow-large raises it)"
+        raise ScenarioFileError(source, "", f"the file is larger than the limit of {limit} bytes{hint}")
+    return data
+
+
+def _decode(data: bytes, source: str) -> str:
+    """UTF-8 text (a leading byte-order mark is skipped); a clean error naming
+    the line for other bytes or a NUL."""
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = data.count(b"\n", 0, e.start) + 1
+        raise ScenarioFileError(
+            source, f"line {line}", "not a UTF-8 text file (a TOML scenario is UTF-8 text)"
+        ) from None
+    nul = text.find("\0")
+    if nul >= 0:
+        raise ScenarioFileError(
+            source, f"line {text.count(chr(10), 0, nul) + 1}", "a NUL character; a scenario is text"
+        )
+    return text
+
+
+def _check_nesting(value: Any, source: str) -> None:
+    """Refuses tables and arrays nested deeper than MAX_NESTING (checked
+    without recursion, before anything recursive walks the value)."""
+    stack = [(value, 0, "")]
+    while stack:
+        v, depth, path = stack.pop()
+        if depth > limits.MAX_NESTING:
+            raise ScenarioFileError(source, limits.shown(path), f"nested deeper than {limits.MAX_NESTING} levels")
+        if isinstance(v, dict):
+            stack.extend((x, depth + 1, f"{path}.{k}" if path else str(k)) for k, x in v.items())
+        elif isinstance(v, list):
+            stack.extend((x, depth + 1, f"{path}[{i}]") for i, x in enumerate(v))
 
 
 def _jsonable(value: Any, path: str, source: str) -> Any:
@@ -105,12 +178,20 @@ def _jsonable(value: Any, path: str, source: str) -> Any:
     raise ScenarioFileError(source, path, f"{value!r} ({type(value).__name__}) is not allowed here")
 
 
-def load(scenario: str | Path | Mapping[str, Any], seed: int | None = None, base_dir: Path | None = None) -> dict:
+def load(
+    scenario: str | Path | Mapping[str, Any],
+    seed: int | None = None,
+    base_dir: Path | None = None,
+    allow_large: bool = False,
+) -> dict:
     """Reads, expands and validates a scenario; returns the normalized scenario
     (every default filled in) as a dict. Relative files (traces) are looked up
     in `base_dir`, by default the scenario file's folder (the working directory
-    for text or a dict). Raises ScenarioFileError."""
-    raw, source = read(scenario)
+    for text or a dict). The limits of ccbench.limits apply (lifted with
+    `allow_large`). Raises ScenarioFileError."""
+    raw, source = read(scenario, allow_large)
+    if source == "<dict>":
+        _check_nesting(raw, source)
     if base_dir is None:
         base_dir = Path(source).parent if not source.startswith("<") else Path.cwd()
     try:
@@ -119,12 +200,17 @@ def load(scenario: str | Path | Mapping[str, Any], seed: int | None = None, base
         if hasattr(e, "path") and hasattr(e, "detail"):
             raise ScenarioFileError(source, e.path, e.detail) from None
         raise
-    raw = load_trace_files(raw, base_dir, source)
+    raw = load_trace_files(raw, base_dir, source, allow_large)
     if seed is not None:
         raw["seed"] = int(seed)
     text = json.dumps(_jsonable(raw, "", source))
     try:
-        return json.loads(_ccsim.validate(text))
+        normalized = json.loads(_ccsim.validate(text))
     except _ccsim.ScenarioError as e:
         path = getattr(e, "path", "")
         raise ScenarioFileError(source, "" if path == "." else path, getattr(e, "detail", str(e))) from None
+    try:
+        limits.check(normalized, allow_large)
+    except limits.LimitError as e:
+        raise ScenarioFileError(source, e.path, e.detail) from None
+    return normalized

@@ -19,9 +19,11 @@ what a usable trace is.
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Sequence
 
 from ccbench import _ccsim
+from ccbench.limits import LARGE_FACTOR, MAX_TRACE_BYTES, SHOWN_PATH_CHARS, shown
 
 #: Bytes one opportunity carries in Mahimahi (its largest TUN payload).
 MAHIMAHI_BYTES_PER_OPPORTUNITY: int = _ccsim.MAHIMAHI_BYTES_PER_OPPORTUNITY
@@ -38,33 +40,57 @@ def _core_error(e: _ccsim.TraceError, source: str) -> TraceError:
     return TraceError(f"{where}: {e.detail}")
 
 
-def load_mahimahi(path: str | os.PathLike[str]) -> list[int]:
+def load_mahimahi(path: str | os.PathLike[str], allow_large: bool = False) -> list[int]:
     """Reads a Mahimahi trace file into its list of millisecond timestamps.
 
     Checks what Mahimahi's link queue checks: every line is a non-negative
     integer (surrounding spaces and a final newline are fine; blank lines are
     not), timestamps never decrease, there is at least one, and the last is
-    above 0 (it is the period).
+    above 0 (it is the period). Only a regular file of at most
+    MAX_TRACE_BYTES (LARGE_FACTOR times more with `allow_large`) is read.
+    Errors name the file and the line, never the file's content.
     """
+    name = shown(str(path), SHOWN_PATH_CHARS)
+    max_bytes = MAX_TRACE_BYTES * (LARGE_FACTOR if allow_large else 1)
     try:
-        with open(path, encoding="ascii", errors="strict") as f:
-            text = f.read()
+        # O_NONBLOCK: opening a FIFO must not wait for a writer; only a regular
+        # file is read (not a FIFO, a device such as /dev/zero, a directory).
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     except FileNotFoundError:
-        raise TraceError(f"{path}: no such trace file") from None
-    except UnicodeDecodeError as e:
-        raise TraceError(f"{path}: not a text trace (byte {e.start} is not ASCII)") from None
+        raise TraceError(f"{name}: no such trace file") from None
     except OSError as e:
-        raise TraceError(f"{path}: cannot read the trace: {e.strerror}") from None
+        raise TraceError(f"{name}: cannot read the trace: {e.strerror}") from None
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode):
+        os.close(fd)
+        raise TraceError(f"{name}: not a regular file (a trace is a text file)")
+    with os.fdopen(fd, "rb") as f:
+        if info.st_size > max_bytes:
+            raise TraceError(
+                f"{name}: {info.st_size} bytes is more than the limit of {max_bytes} bytes for a trace"
+                + ("" if allow_large else " (--allow-large raises it)")
+            )
+        try:
+            data = f.read(max_bytes + 1)
+        except OSError as e:
+            raise TraceError(f"{name}: cannot read the trace: {e.strerror}") from None
+    if len(data) > max_bytes:
+        raise TraceError(f"{name}: more than the limit of {max_bytes} bytes for a trace")
+    try:
+        text = data.decode("ascii")
+    except UnicodeDecodeError as e:
+        line = data.count(b"\n", 0, e.start) + 1
+        raise TraceError(f"{name}:{line}: not a text trace (byte {e.start} is not ASCII)") from None
     try:
         return _ccsim.parse_mahimahi_trace(text)
     except _ccsim.TraceError as e:
-        raise _core_error(e, str(path)) from None
+        raise _core_error(e, name) from None
 
 
-def trace_value(path: str | os.PathLike[str]) -> dict:
+def trace_value(path: str | os.PathLike[str], allow_large: bool = False) -> dict:
     """A scenario link's `trace` as the core takes it, from a Mahimahi file:
     ``{opportunities_ms, source}`` (source: the file's name, for reports)."""
-    return {"opportunities_ms": load_mahimahi(path), "source": os.path.basename(path)}
+    return {"opportunities_ms": load_mahimahi(path, allow_large), "source": os.path.basename(path)}
 
 
 def mean_rate_bps(

@@ -10,7 +10,7 @@ use ccsim::net::channel::trace::{self, TraceConfig, MAHIMAHI_BYTES_PER_OPPORTUNI
 use ccsim::record::table::{Column, Table};
 use ccsim::Scenario;
 use numpy::IntoPyArray;
-use pyo3::exceptions::PyValueError;
+use pyo3::exceptions::{PyKeyboardInterrupt, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 
@@ -64,7 +64,19 @@ fn validate(json: &str) -> PyResult<String> {
 fn run<'py>(py: Python<'py>, json: &str) -> PyResult<Bound<'py, PyDict>> {
     let s = Scenario::from_json(json).map_err(scenario_error)?;
     let started = std::time::Instant::now();
-    let r = py.allow_threads(|| ccsim::run(&s));
+    // Every INTERRUPT_CHECK_EVENTS events the core asks whether to stop: the
+    // GIL is taken briefly to run Python's signal handlers, so Ctrl-C raises
+    // KeyboardInterrupt here instead of waiting for the end of the run.
+    let mut pending: Option<PyErr> = None;
+    let finished = py.allow_threads(|| {
+        ccsim::run_unless_interrupted(&s, &mut || {
+            Python::with_gil(|py| py.check_signals()).map_err(|e| pending = Some(e)).is_err()
+        })
+    });
+    let r = match (finished, pending) {
+        (Some(r), _) => r,
+        (None, pending) => return Err(pending.unwrap_or_else(|| PyKeyboardInterrupt::new_err("run interrupted"))),
+    };
     let wall = started.elapsed().as_secs_f64();
     let d = PyDict::new(py);
     d.set_item("flows", table(py, r.flows)?)?;

@@ -18,4 +18,4 @@ pub mod traffic;
 pub mod units;
 
 pub use scenario::{Scenario, ScenarioError};
-pub use sim::{run, Results};
+pub use sim::{run, run_unless_interrupted, Results};

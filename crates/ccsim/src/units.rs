@@ -43,9 +43,33 @@ impl<'de, T, F: Fn(f64, &str) -> Result<T, String>> Visitor<'de> for QuantityVis
         self.visit_f64(v as f64)
     }
     fn visit_str<E: de::Error>(self, v: &str) -> Result<T, E> {
-        let bad = |m: String| E::custom(format!("{m} (got \"{v}\"); expected {}", self.expecting));
+        let bad = |m: String| E::custom(format!("{m} (got \"{}\"); expected {}", shown(v), self.expecting));
         let (number, unit) = split_number(v).ok_or_else(|| bad("not a number with a unit".into()))?;
         (self.parse)(number, &unit).map_err(bad)
+    }
+}
+
+/// `v` in the base unit as a u64, refused (never wrapped or clamped) when it
+/// does not fit: `duration = 1e300` is an error, not 1.8e10 s.
+fn fit_u64(v: f64, unit_name: &str) -> Result<u64, String> {
+    let rounded = v.round();
+    // u64::MAX as f64 rounds up to 2^64, which does not fit: refuse it too.
+    if rounded >= u64::MAX as f64 {
+        return Err(format!("is too large (at most {:e} {unit_name})", u64::MAX as f64));
+    }
+    Ok(rounded as u64)
+}
+
+/// A value as an error message shows it: at most 40 characters, control
+/// characters escaped, a longer value as its prefix and its length.
+pub fn shown(v: &str) -> String {
+    const MAX_CHARS: usize = 40;
+    let escaped: String = v.chars().take(MAX_CHARS).flat_map(|c| c.escape_debug()).collect();
+    let count = v.chars().count();
+    if count > MAX_CHARS {
+        format!("{escaped}... ({count} characters)")
+    } else {
+        escaped
     }
 }
 
@@ -75,7 +99,7 @@ impl Duration {
             "h" => 3600e9,
             other => return Err(format!("unknown time unit '{other}'")),
         };
-        Ok(Duration((v * scale).round() as Nanos))
+        Ok(Duration(fit_u64(v * scale, "ns")?))
     }
     pub fn ns(self) -> Nanos {
         self.0
@@ -111,11 +135,11 @@ impl Rate {
             "g" | "gb" | "gbit" | "gbits" => 1e9,
             other => return Err(format!("unknown rate unit '{other}'")),
         };
-        let bps = (v * scale).round();
-        if bps < 1.0 {
+        let bps = fit_u64(v * scale, "bit/s")?;
+        if bps < 1 {
             return Err("must be positive".into());
         }
-        Ok(Rate(bps as u64))
+        Ok(Rate(bps))
     }
     pub fn bps(self) -> u64 {
         self.0
@@ -158,7 +182,7 @@ impl Bytes {
     pub fn parse(v: f64, unit: &str) -> Result<Bytes, String> {
         check_finite_nonnegative(v)?;
         let scale = bytes_scale(unit).ok_or_else(|| format!("unknown size unit '{unit}'"))?;
-        Ok(Bytes((v * scale).round() as u64))
+        Ok(Bytes(fit_u64(v * scale, "bytes")?))
     }
 }
 
@@ -189,10 +213,10 @@ impl QueueSize {
     pub fn parse(v: f64, unit: &str) -> Result<QueueSize, String> {
         check_finite_nonnegative(v)?;
         match unit {
-            "" | "p" | "pkt" | "pkts" | "packet" | "packets" => Ok(QueueSize::Packets(v.round() as u64)),
+            "" | "p" | "pkt" | "pkts" | "packet" | "packets" => Ok(QueueSize::Packets(fit_u64(v, "packets")?)),
             "bdp" | "xbdp" => Ok(QueueSize::Bdp(v)),
             u => match bytes_scale(u) {
-                Some(scale) => Ok(QueueSize::Bytes((v * scale).round() as u64)),
+                Some(scale) => Ok(QueueSize::Bytes(fit_u64(v * scale, "bytes")?)),
                 None => Err(format!("unknown queue size unit '{u}'")),
             },
         }
@@ -241,5 +265,25 @@ mod tests {
         assert_eq!(r.bps(), 100_000_000);
         let e = serde_json::from_str::<Rate>("-3").unwrap_err().to_string();
         assert!(e.contains("must not be negative"), "{e}");
+    }
+
+    #[test]
+    fn values_beyond_u64_are_refused_not_wrapped() {
+        for (v, unit) in [(1e300, ""), (2f64.powi(64), "ns"), (99_999_999_999.0, "h")] {
+            let e = Duration::parse(v, unit).unwrap_err();
+            assert!(e.contains("too large"), "{e}");
+        }
+        assert!(Rate::parse(1e20, "").unwrap_err().contains("too large"));
+        assert!(Bytes::parse(1e30, "gb").unwrap_err().contains("too large"));
+        assert!(QueueSize::parse(1e20, "pkt").is_err());
+        assert_eq!(Duration::parse(18e9, "").unwrap().ns(), 18_000_000_000_000_000_000);
+    }
+
+    #[test]
+    fn echoed_values_are_capped_and_escaped() {
+        let long = "9".repeat(100_000) + "parsec";
+        let e = serde_json::from_str::<Duration>(&format!("\"{long}\"")).unwrap_err().to_string();
+        assert!(e.len() < 300 && e.contains("(100006 characters)"), "{e}");
+        assert_eq!(shown("a\u{1b}]0;pwned\u{7}"), "a\\u{1b}]0;pwned\\u{7}");
     }
 }

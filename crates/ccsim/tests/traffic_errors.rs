@@ -63,7 +63,11 @@ fn traffic_entries_that_are_wrong_name_their_field() {
             "background.profile",
             "nothing",
         ),
-        (r#", "background": {"kind": "poisson-web", "load": 0.2, "profile": [[0]]}"#, "background.profile[0]", ""),
+        (
+            r#", "background": {"kind": "poisson-web", "load": 0.2, "profile": [[0]]}"#,
+            "background.profile[0]",
+            "expected a tuple of size 2",
+        ),
         (
             r#", "background": {"kind": "poisson-web", "load": 0.2, "interpolation": "cubic"}"#,
             "background.interpolation",
@@ -76,6 +80,8 @@ fn traffic_entries_that_are_wrong_name_their_field() {
             "after start",
         ),
         (r#", "record": {"pcap": {"path": ""}}"#, "record.pcap.path", "file name"),
+        (r#", "record": {"pcap": {"path": "/etc/passwd"}}"#, "record.pcap.path", "relative name"),
+        (r#", "record": {"pcap": {"path": "a/../../x.pcap"}}"#, "record.pcap.path", "without '..'"),
         (r#", "record": {"pcap": {"path": "x.pcap", "snaplen": 40}}"#, "record.pcap.snaplen", "40"),
         (r#", "record": {"pcap": {"path": "x.pcap", "link": "sidelink"}}"#, "record.pcap.link", "sidelink"),
         (r#", "record": {"pcap": {"link": "downlink"}}"#, "record.pcap", "path"),

@@ -95,6 +95,15 @@ fn set(v: &str) -> bool {
     !v.is_empty() && v != "0" && v != "False"
 }
 
+/// Runs `json` with the capture `pcap_spec` set after validation: scenarios
+/// may only name a relative capture path (the front end puts it in the run's
+/// output directory), while these tests write to a temporary directory.
+fn simulate_with_capture(json: &str, pcap_spec: &str) -> ccsim::Results {
+    let mut s = scenario(json);
+    s.record.pcap = Some(serde_json::from_str(pcap_spec).unwrap());
+    ccsim::run(&s)
+}
+
 #[test]
 fn tshark_reads_the_capture_and_agrees_with_the_counters() {
     if !require_tool("tshark", "apt-get install tshark") {
@@ -104,17 +113,17 @@ fn tshark_reads_the_capture_and_agrees_with_the_counters() {
     std::fs::create_dir_all(&dir).unwrap();
     let run = |snaplen: u32| {
         let path = dir.join(format!("run-{snaplen}.pcap")).to_str().unwrap().to_string();
-        let r = simulate(&format!(
-            r#"{{"duration": 8, "seed": 3,
-                "downlink": {{"rate": "20Mbit", "delay": "20ms", "queue": {{"size": "0.5bdp", "ecn_threshold": 8}},
-                              "loss": {{"model": "bernoulli", "p": 0.005}}}},
-                "uplink": {{"rate": "20Mbit", "delay": "20ms"}},
-                "flows": [{{"cc": "cubic"}},
-                          {{"cc": "reno", "size": "1MB", "start": "1s", "tcp": {{"sack": false}}}},
-                          {{"cc": "newreno", "start": "2s", "access_delay": "5ms", "tcp": {{"ecn": true}}}}],
-                "udp": [{{"rate": "2Mbit", "start": "3s", "stop": "5s"}}],
-                "record": {{"pcap": {{"path": "{path}", "snaplen": {snaplen}}}}}}}"#
-        ));
+        let r = simulate_with_capture(
+            r#"{"duration": 8, "seed": 3,
+                "downlink": {"rate": "20Mbit", "delay": "20ms", "queue": {"size": "0.5bdp", "ecn_threshold": 8},
+                              "loss": {"model": "bernoulli", "p": 0.005}},
+                "uplink": {"rate": "20Mbit", "delay": "20ms"},
+                "flows": [{"cc": "cubic"},
+                          {"cc": "reno", "size": "1MB", "start": "1s", "tcp": {"sack": false}},
+                          {"cc": "newreno", "start": "2s", "access_delay": "5ms", "tcp": {"ecn": true}}],
+                "udp": [{"rate": "2Mbit", "start": "3s", "stop": "5s"}]}"#,
+            &format!(r#"{{"path": {path:?}, "snaplen": {snaplen}}}"#),
+        );
         (r, path)
     };
     let (r, file) = run(128);
@@ -202,9 +211,9 @@ fn tshark_reads_the_capture_and_agrees_with_the_counters() {
 
 #[test]
 fn an_unwritable_path_is_reported_and_the_run_still_completes() {
-    let r = simulate(
-        r#"{"duration": 1, "downlink": {"rate": "10Mbit", "delay": "10ms"}, "flows": [{"cc": "cubic"}],
-            "record": {"pcap": {"path": "/nonexistent-dir/x.pcap"}}}"#,
+    let r = simulate_with_capture(
+        r#"{"duration": 1, "downlink": {"rate": "10Mbit", "delay": "10ms"}, "flows": [{"cc": "cubic"}]}"#,
+        r#"{"path": "/nonexistent-dir/x.pcap"}"#,
     );
     let p = r.pcap.expect("summary");
     assert!(p.error.as_deref().is_some_and(|e| e.contains("/nonexistent-dir/x.pcap")), "{p:?}");

@@ -19,6 +19,7 @@ import json
 import os
 import signal
 import socket
+import sys
 import time
 from collections.abc import Iterator
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
@@ -93,9 +94,28 @@ def execute_batch(jobs: list[Job]) -> list[dict]:
     return [execute(j) for j in jobs]
 
 
-def _ignore_sigint() -> None:
-    """Pool workers leave Ctrl-C to the driver, which stops them."""
+#: prctl(2) option: the signal a process gets when its parent dies (Linux).
+PR_SET_PDEATHSIG = 1
+
+
+def _die_with_parent(parent_pid: int) -> None:
+    """On Linux, a worker is killed when the driver dies (even by SIGKILL),
+    instead of running on as an orphan; elsewhere nothing changes."""
+    if not sys.platform.startswith("linux"):
+        return
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    if os.getppid() != parent_pid:  # the driver died before prctl took effect
+        os._exit(1)
+
+
+def _ignore_sigint(parent_pid: int | None = None) -> None:
+    """Pool workers leave Ctrl-C to the driver, which stops them, and die with it."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if parent_pid is not None:
+        _die_with_parent(parent_pid)
 
 
 def batch_size(pending: int, workers: int) -> int:
@@ -123,7 +143,7 @@ class LocalExecutor:
         self.pool: ProcessPoolExecutor | None = None
 
     def run(self, batches: Iterator[list[Job]]) -> Iterator[list[dict]]:
-        self.pool = ProcessPoolExecutor(max_workers=self.workers, initializer=_ignore_sigint)
+        self.pool = ProcessPoolExecutor(max_workers=self.workers, initializer=_ignore_sigint, initargs=(os.getpid(),))
         in_flight = set()
         source = iter(batches)
         exhausted = False

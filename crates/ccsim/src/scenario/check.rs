@@ -7,6 +7,10 @@ use super::schema::*;
 use crate::cc;
 use crate::units::{Bytes, Duration};
 
+/// The most flows one `[[flows]]` entry may start (each flow owns its sender
+/// state; a million of them would exhaust memory before the run starts).
+pub const MAX_FLOWS_PER_ENTRY: u32 = 100_000;
+
 pub(super) fn check_flow(path: &str, f: &FlowSpec, run: Duration) -> Result<(), ScenarioError> {
     let info = cc::lookup(&f.cc)
         .ok_or_else(|| ScenarioError { path: format!("{path}.cc"), message: unknown_algorithm_message(&f.cc) })?;
@@ -30,6 +34,9 @@ pub(super) fn check_flow(path: &str, f: &FlowSpec, run: Duration) -> Result<(), 
         if size.0 == 0 {
             return err(format!("{path}.size"), "a transfer needs at least one byte");
         }
+    }
+    if f.count > MAX_FLOWS_PER_ENTRY {
+        return err(format!("{path}.count"), format!("{} is more than {MAX_FLOWS_PER_ENTRY} flows", f.count));
     }
     let t = &f.tcp;
     let p = |field: &str| format!("{path}.tcp.{field}");
@@ -182,6 +189,19 @@ pub(super) fn check_background(path: &str, b: &BackgroundSpec, run: Duration) ->
 pub(super) fn check_pcap(path: &str, p: &PcapSpec) -> Result<(), ScenarioError> {
     if p.path.trim().is_empty() {
         return err(format!("{path}.path"), "needs a file name");
+    }
+    let file = std::path::Path::new(&p.path);
+    let escapes =
+        file.components().any(|c| !matches!(c, std::path::Component::Normal(_) | std::path::Component::CurDir));
+    if escapes || p.path.contains('\0') {
+        return err(
+            format!("{path}.path"),
+            format!(
+                "\"{}\" is not allowed: the capture goes into the run's output directory, so give a relative name \
+                 without '..' (such as \"capture.pcap\")",
+                crate::units::shown(&p.path)
+            ),
+        );
     }
     if !(80..=262_144).contains(&p.snaplen) {
         return err(

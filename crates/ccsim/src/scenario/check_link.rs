@@ -93,6 +93,12 @@ fn check_queue(path: &str, q: &QueueSpec) -> Result<(), ScenarioError> {
         QueueSize::Packets(0) | QueueSize::Bytes(0) => {
             return err(format!("{path}.size"), "must hold at least one packet")
         }
+        QueueSize::Bytes(b) if b < FULL_PACKET_BYTES => {
+            return err(
+                format!("{path}.size"),
+                format!("{b} bytes holds no full-size packet ({FULL_PACKET_BYTES} bytes): nothing could pass"),
+            )
+        }
         QueueSize::Bdp(m) if m <= 0.0 => return err(format!("{path}.size"), format!("{m}bdp must be positive")),
         _ => {}
     }
@@ -251,6 +257,10 @@ fn check_jitter(path: &str, j: &JitterSpec) -> Result<(), ScenarioError> {
     }
     Ok(())
 }
+
+/// A full-size packet on the wire (a 1448-byte segment and its headers): a
+/// byte-sized queue must hold one.
+pub const FULL_PACKET_BYTES: u64 = 1500;
 
 fn check_outage_process(path: &str, o: &OutageProcessSpec) -> Result<(), ScenarioError> {
     if o.mean_interval.ns() == 0 {

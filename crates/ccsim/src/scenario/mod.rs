@@ -102,12 +102,36 @@ impl Scenario {
         }))
     }
 
+    /// An outage from the start to the end of the run makes every result
+    /// zero: that is a mistake in the scenario, not a measurement.
+    fn check_outages_leave_time(&self) -> Result<(), ScenarioError> {
+        let named = self.links.iter().enumerate().map(|(i, l)| (format!("links[{i}]"), l));
+        let shorthand = [("downlink", &self.downlink), ("uplink", &self.uplink)]
+            .into_iter()
+            .filter_map(|(k, l)| l.as_ref().map(|l| (k.to_string(), l)));
+        for (path, link) in named.chain(shorthand) {
+            for (i, o) in link.outages.iter().enumerate() {
+                if o.start.ns() == 0 && o.duration >= self.duration {
+                    return err(
+                        format!("{path}.outages[{i}]"),
+                        format!(
+                            "covers the whole run ({} s): nothing could be delivered",
+                            self.duration.ns() as f64 / 1e9
+                        ),
+                    );
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// Checks every value; the first problem found is returned.
     pub fn validate(&self) -> Result<(), ScenarioError> {
         if self.duration.ns() == 0 {
             return err("duration", "must be longer than zero");
         }
         topology::check_links(self)?;
+        self.check_outages_leave_time()?;
         if self.flows.is_empty() {
             return err("flows", "at least one flow is needed ([[flows]] with cc = \"cubic\", say)");
         }
@@ -183,6 +207,17 @@ mod tests {
         let e = Scenario::from_json(bad).unwrap_err();
         assert_eq!(e.path, "downlink.rate");
         assert!(e.message.contains("negative"), "{e}");
+
+        let bad = r#"{"duration": 10, "downlink": {"rate": 5, "outages": [{"start": 0, "duration": 10}]},
+                      "flows": [{"cc": "reno"}]}"#;
+        let e = Scenario::from_json(bad).unwrap_err();
+        assert_eq!(e.path, "downlink.outages[0]");
+        assert!(e.message.contains("whole run"), "{e}");
+
+        let bad = r#"{"duration": 10, "downlink": {"rate": 5, "queue": {"size": "100B"}}, "flows": [{"cc": "reno"}]}"#;
+        let e = Scenario::from_json(bad).unwrap_err();
+        assert_eq!(e.path, "downlink.queue.size");
+        assert!(e.message.contains("no full-size packet"), "{e}");
 
         let bad = r#"{"duration": "ten", "downlink": {"rate": 5}, "flows": [{"cc": "reno"}]}"#;
         let e = Scenario::from_json(bad).unwrap_err();

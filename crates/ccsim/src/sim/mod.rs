@@ -141,6 +141,14 @@ fn fires(
 impl World {
     /// Runs to the end of the scenario.
     pub fn run(&mut self) {
+        self.run_unless_interrupted(&mut || false);
+    }
+
+    /// Runs to the end of the scenario unless `interrupted` (asked once every
+    /// INTERRUPT_CHECK_EVENTS events, so the loop pays only a counter) says
+    /// stop; returns whether the run reached its end.
+    pub fn run_unless_interrupted(&mut self, interrupted: &mut dyn FnMut() -> bool) -> bool {
+        let mut until_check = INTERRUPT_CHECK_EVENTS;
         while let Some((t, event)) = self.events.pop() {
             if t > self.end {
                 break;
@@ -154,8 +162,16 @@ impl World {
                 Event::Source { source, generation } => self.on_source_event(source as usize, generation),
                 Event::Sample => self.on_sample(),
             }
+            until_check -= 1;
+            if until_check == 0 {
+                until_check = INTERRUPT_CHECK_EVENTS;
+                if interrupted() {
+                    return false;
+                }
+            }
         }
         self.now = self.end;
+        true
     }
 
     /// Schedules the event a timer asked for, if `arm` asked for one.
@@ -509,9 +525,53 @@ impl World {
     }
 }
 
+/// Events between two calls of the interrupt check of
+/// `run_unless_interrupted` (a few milliseconds of simulation).
+pub const INTERRUPT_CHECK_EVENTS: u32 = 1 << 16;
+
 /// Runs a validated scenario.
 pub fn run(s: &Scenario) -> Results {
     let mut w = World::new(s);
     w.run();
     w.results(s)
+}
+
+/// Runs a validated scenario unless `interrupted` (asked every
+/// INTERRUPT_CHECK_EVENTS events) says stop: then None, with no results.
+pub fn run_unless_interrupted(s: &Scenario, interrupted: &mut dyn FnMut() -> bool) -> Option<Results> {
+    let mut w = World::new(s);
+    w.run_unless_interrupted(interrupted).then(|| w.results(s))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn long_run() -> Scenario {
+        let json = r#"{"duration": 30, "downlink": {"rate": "50Mbit", "delay": "10ms"}, "flows": [{"cc": "cubic"}]}"#;
+        Scenario::from_json(json).unwrap()
+    }
+
+    #[test]
+    fn an_interrupt_stops_the_run_at_the_next_check() {
+        let mut checks = 0;
+        let stopped = run_unless_interrupted(&long_run(), &mut || {
+            checks += 1;
+            true
+        });
+        assert!(stopped.is_none());
+        assert_eq!(checks, 1);
+    }
+
+    #[test]
+    fn an_uninterrupted_run_asks_every_few_thousand_events_and_finishes() {
+        let mut checks = 0u64;
+        let r = run_unless_interrupted(&long_run(), &mut || {
+            checks += 1;
+            false
+        })
+        .expect("not interrupted");
+        // `events` also counts the one event popped past the end.
+        assert!(checks > 0 && checks.abs_diff(r.events / INTERRUPT_CHECK_EVENTS as u64) <= 1, "{checks} checks");
+    }
 }

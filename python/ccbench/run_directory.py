@@ -1,0 +1,80 @@
+"""The output directory of `ccbench run`: never mixed, never half-written.
+
+A directory that is not empty (another run's results, or anything else) is
+refused unless `force`; while a run writes, a lock (`.NAME.lock` beside the
+directory, flock) refuses a second run into the same directory; everything
+(tables, plots, the packet capture) is written into a temporary sibling
+(`.NAME.*.partial`) that is renamed into place only when complete, so a run
+that fails or is interrupted leaves the old directory as it was and writes
+nothing. The lock file stays (removing it would let a waiting run lock a
+deleted file).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+from ccbench.limits import shown
+
+
+class OutputDirectoryError(Exception):
+    """An output directory that cannot be used; the message says why."""
+
+
+def _describe(out: Path) -> str:
+    return "another run" if (out / "meta.json").exists() else "other files"
+
+
+@contextlib.contextmanager
+def staged(out: str | Path, force: bool = False) -> Iterator[Path]:
+    """Yields a temporary directory to write a run into; on success it
+    replaces `out` (created with its parents if needed). Raises
+    OutputDirectoryError before anything is written if `out` cannot be used."""
+    out = Path(out)
+    name = shown(str(out))
+    try:
+        if out.exists() and not out.is_dir():
+            raise OutputDirectoryError(f"{name} exists and is not a directory")
+        if out.is_dir() and any(out.iterdir()) and not force:
+            raise OutputDirectoryError(f"{name} is not empty (it holds {_describe(out)}); --force replaces it")
+        out.parent.mkdir(parents=True, exist_ok=True)
+        lock = os.open(out.parent / f".{out.name}.lock", os.O_CREAT | os.O_RDWR, 0o644)
+    except OSError as e:
+        raise OutputDirectoryError(f"cannot use the output directory {name}: {e.strerror}") from None
+    try:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise OutputDirectoryError(f"another ccbench run is writing to {name}") from None
+        try:
+            stage = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".partial", dir=out.parent))
+        except OSError as e:
+            raise OutputDirectoryError(f"cannot write in {shown(str(out.parent))}: {e.strerror}") from None
+        try:
+            yield stage
+            _replace(stage, out)
+        finally:
+            shutil.rmtree(stage, ignore_errors=True)
+    finally:
+        os.close(lock)  # releases the flock
+
+
+def _replace(stage: Path, out: Path) -> None:
+    """Moves the finished `stage` to `out`; an existing `out` (empty, or
+    replaced with --force) is moved aside first and removed after."""
+    old = None
+    if out.is_dir():
+        if any(out.iterdir()):
+            old = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".old", dir=out.parent))
+            os.replace(out, old / "run")
+        else:
+            out.rmdir()
+    os.replace(stage, out)
+    if old is not None:
+        shutil.rmtree(old, ignore_errors=True)
