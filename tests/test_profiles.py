@@ -124,6 +124,20 @@ def test_wan_tuned_buffers_reach_every_flow():
     assert default["downlink"]["delay"] == "100ms" and default["uplink"]["delay"] == "100ms"
 
 
+def test_highspeed_states_and_varies_its_buffers_and_queue():
+    default = expand({"profile": "highspeed-200ms", "flows": [{"cc": "cubic"}]})
+    # Tuned buffers by default: a 4 MiB window would cap every algorithm at 200 ms.
+    assert default["flows"][0]["tcp"] == {"rmem_max": 134217728, "wmem_max": 134217728}
+    assert default["downlink"]["queue"]["size"] == "1bdp" and default["uplink"]["queue"]["size"] == "1bdp"
+    kernel = expand({"profile": {"name": "highspeed-200ms", "buffer": "kernel", "queue": 0.2}, "flows": [{}]})
+    assert kernel["flows"][0]["tcp"] == {"rmem_max": 4194304, "wmem_max": 4194304}
+    assert kernel["downlink"]["queue"]["size"] == "0.2bdp" and kernel["uplink"]["queue"]["size"] == "0.2bdp"
+    own = expand({"profile": {"name": "highspeed-20ms", "buffer": 8e6}, "downlink": {"queue": {"size": "500pkt"}}})
+    assert own["downlink"]["queue"]["size"] == "500pkt"  # the scenario's own field wins
+    with pytest.raises(ProfileError, match="out of range"):
+        expand({"profile": {"name": "highspeed-20ms", "queue": 20}})
+
+
 @pytest.mark.parametrize(
     "profile, path, needle",
     [
