@@ -36,8 +36,8 @@ def test_every_study_network_is_there_with_sources():
     for p in listed.values():
         assert p["description"] and p["sources"], p["name"]
     umts = listed["umts"]
-    assert umts["parameters"]["downlink.rate"] == "384kbit"
-    assert umts["parameters"]["uplink.rate"] == "64kbit"
+    assert umts["parameters"]["downlink.rate"] == "345.6kbit"
+    assert umts["parameters"]["uplink.rate"] == "57.6kbit"
     assert any("S1" in s for s in umts["sources"])
     assert "load" in listed["lte-edge"]["options"] and "evening" in listed["lte-edge"]["options"]["load"]["allowed"]
 
@@ -45,10 +45,10 @@ def test_every_study_network_is_there_with_sources():
 def test_expansion_gives_ordinary_fields_and_explicit_fields_win():
     s = expand({"profile": "umts", "duration": 10, "downlink": {"delay": "200ms"}, "flows": [{"cc": "newreno"}]})
     assert "profile" not in s
-    assert s["downlink"]["rate"] == "384kbit" and s["downlink"]["delay"] == "200ms"
+    assert s["downlink"]["rate"] == "345.6kbit" and s["downlink"]["delay"] == "200ms"
     assert s["downlink"]["arq"] == {"max_retries": 4, "retry_delay": "80ms", "in_order": True}
-    assert s["downlink"]["outage_process"]["mean_interval"] == "18s" and "outage_process" not in s["uplink"]
-    assert s["uplink"]["rate"] == "64kbit"
+    assert s["downlink"]["outage_process"]["mean_interval"] == "12s" and "outage_process" not in s["uplink"]
+    assert s["uplink"]["rate"] == "57.6kbit"
     # A scenario without a profile is untouched.
     plain = {"duration": 1, "downlink": {"rate": 5}, "flows": []}
     assert expand(plain) == plain
@@ -124,6 +124,20 @@ def test_wan_tuned_buffers_reach_every_flow():
     assert default["downlink"]["delay"] == "100ms" and default["uplink"]["delay"] == "100ms"
 
 
+def test_highspeed_states_and_varies_its_buffers_and_queue():
+    default = expand({"profile": "highspeed-200ms", "flows": [{"cc": "cubic"}]})
+    # Tuned buffers by default: a 4 MiB window would cap every algorithm at 200 ms.
+    assert default["flows"][0]["tcp"] == {"rmem_max": 134217728, "wmem_max": 134217728}
+    assert default["downlink"]["queue"]["size"] == "1bdp" and default["uplink"]["queue"]["size"] == "1bdp"
+    kernel = expand({"profile": {"name": "highspeed-200ms", "buffer": "kernel", "queue": 0.2}, "flows": [{}]})
+    assert kernel["flows"][0]["tcp"] == {"rmem_max": 4194304, "wmem_max": 4194304}
+    assert kernel["downlink"]["queue"]["size"] == "0.2bdp" and kernel["uplink"]["queue"]["size"] == "0.2bdp"
+    own = expand({"profile": {"name": "highspeed-20ms", "buffer": 8e6}, "downlink": {"queue": {"size": "500pkt"}}})
+    assert own["downlink"]["queue"]["size"] == "500pkt"  # the scenario's own field wins
+    with pytest.raises(ProfileError, match="out of range"):
+        expand({"profile": {"name": "highspeed-20ms", "queue": 20}})
+
+
 @pytest.mark.parametrize(
     "profile, path, needle",
     [
@@ -162,7 +176,7 @@ def test_scenario_loader_expands_profiles_and_reports_errors(tmp_path):
     f = tmp_path / "s.toml"
     f.write_text('profile = { name = "lte-edge", load = "forenoon" }\nduration = 5\n[[flows]]\ncc = "cubic"\n')
     s = load(f)
-    assert s["downlink"]["rate"] == 5_000_000 and s["background"]["load"] == 0.25
+    assert s["downlink"]["rate"] == 24_600_000 and s["background"]["load"] == 0.03
     f.write_text('profile = "umst"\nduration = 5\n[[flows]]\ncc = "cubic"\n')
     with pytest.raises(ScenarioFileError) as e:
         load(f)
@@ -214,6 +228,23 @@ def test_umts_has_channel_losses_arq_retries_and_outage_timeouts():
     assert 2.5 <= outages <= 8, with_outages
     assert 2.5 <= timeouts <= 10, with_outages
     assert sum(without) / len(without) < 1, without
+
+
+def test_umts_stalls_a_bulk_download_but_not_the_acks_of_an_upload():
+    # The study's uplink flow kept a steady window of about 10 KB (RTT std 113 ms, no losses):
+    # the downlink's RLC stalls must not hold its ACKs (a trickle never fills the RLC window).
+    tcp = {"init_cwnd": 3, "snd_buf": "10KB"}
+    for seed in range(1, 5):
+        r = _run(
+            {
+                "profile": "umts",
+                "duration": "100s",
+                "seed": seed,
+                "flows": [{"cc": "newreno", "direction": "up", "tcp": tcp}],
+            }
+        )
+        assert r["flows"]["timeouts"][0] == 0, seed
+        assert r["flows"]["retransmitted_segments"][0] == 0, seed
 
 
 @pytest.mark.parametrize("rtt", ["100ms", "200ms"])

@@ -34,6 +34,8 @@ def test_result_tables_and_metrics(small_scenario):
     down = r.links.set_index("link").loc["downlink"]
     assert down["capacity_bps"] == pytest.approx(5e6 * 1448 / 1500)
     assert down["utilization"] == pytest.approx(r.flows["goodput_bps"].sum() / down["capacity_bps"])
+    # and the studies' utilization against the nominal rate, headers counted as overhead
+    assert down["nominal_utilization"] == pytest.approx(r.flows["goodput_bps"].sum() / 5e6)
     assert 0 < r.jain_index() <= 1
     w = r.window_throughput(0.0, 3.0, what="goodput")
     assert w[0] == pytest.approx(f.loc[0, "delivered_bytes"] * 8 / 3.0)

@@ -75,10 +75,13 @@ def flows_table(flows, title: str) -> Table:
         box=box.SIMPLE_HEAD,
         padding=(0, 0),
         pad_edge=False,
-        caption="rates in Mbit/s, times in ms; dir: down, up or the data route; done: completion time of a file (s)",
+        caption=(
+            "rates in Mbit/s (sending: payload sent, retransmissions included), times in ms; "
+            "dir: down, up or the data route; done: completion time of a file (s)"
+        ),
         caption_justify="left",
     )
-    for h in ("flow", "cc", "dir", "goodput", "thruput", "retx %", "RTOs", "RTT", "p95", "queuing", "done"):
+    for h in ("flow", "cc", "dir", "goodput", "sending", "retx %", "RTOs", "RTT", "p95", "queuing", "done"):
         t.add_column(h, justify="left" if h in ("cc", "dir") else "right", no_wrap=True)
     for _, f in flows.iterrows():
         t.add_row(
@@ -210,7 +213,10 @@ def run(
             console.print(
                 escape(
                     f"{link['link']}: utilization {100 * link['utilization']:.1f}% (sum of goodputs over "
-                    f"{link['capacity_bps'] / 1e6:.2f} Mbit/s payload capacity), {link['queue_drops']} queue drops, "
+                    f"{link['capacity_bps'] / 1e6:.2f} Mbit/s payload capacity; "
+                    f"{100 * link['nominal_utilization']:.1f}% of the "
+                    f"{link['rate_bps'] / 1e6:.3g} Mbit/s nominal rate), "
+                    f"{link['queue_drops']} queue drops, "
                     f"{link['channel_losses']} channel losses"
                 )
             )

@@ -7,13 +7,15 @@ runs a simulation or reads a file, so every function can be checked by hand
 Definitions:
 - goodput: unique payload bytes delivered in order to the application over the
   flow's active time (for a file transfer: over its completion time);
-- throughput: payload bytes sent, retransmissions included, over the same time;
+- throughput (shown as "sending rate"): payload bytes sent, retransmissions
+  included, over the same time; it can exceed the link rate;
 - retransmission percentage: retransmitted segments / sent segments * 100;
 - timeouts per 100 s: RTO expirations / active time * 100 s;
 - RTT statistics from the per-ACK samples; base RTT = minimum sample;
   queuing time = RTT sample - minimum RTT;
 - Jain's fairness index: (sum x)^2 / (N * sum x^2);
-- channel utilization: sum of goodputs / payload capacity of the link;
+- channel utilization: sum of goodputs / payload capacity of the link (and,
+  as the studies report it, sum of goodputs / the nominal link rate);
 - mean rate in a window [a, b) from cumulative byte counters; recovery ratio =
   rate(after) / rate(before).
 """

@@ -1,6 +1,6 @@
 """Plots (matplotlib, Agg backend, PNG), drawn only from saved results.
 
-Per run: cwnd/ssthresh over time, RTT over time, throughput over time per
+Per run: cwnd/ssthresh over time, RTT over time, goodput over time per
 flow, CDFs of RTT; queue and delivered rate over time of every link. Per
 campaign: bars per algorithm with 95% CI error bars, goodput against delay,
 CDFs of goodput, rate over time of chosen runs.

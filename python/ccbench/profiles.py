@@ -19,7 +19,9 @@ Profiles are data: one TOML file each in ``presets/profiles/`` with
   background's TCP transfers), such as tuned buffers;
 - ``[options.NAME]``: named knobs (``doc``, ``default``, and either
   ``when_true`` for a switch or ``values`` + ``target`` + ``template`` for a
-  level such as the LTE cell load);
+  level such as the LTE cell load; ``targets`` sets one number at several
+  places, ``unit`` appends a unit to it (``"pkt"``), ``range = [lo, hi]``
+  bounds it, 0 to 10 when not given);
 - ``extends = "_base"``: start from a shared base file (names beginning with
   ``_`` are bases, not profiles).
 
@@ -185,16 +187,20 @@ def _apply_option(p: dict, opt: str, value: Any) -> dict:
         number = value
     else:
         raise ProfileError(f"profile.{opt}", f"{value!r} is not allowed; allowed: {', '.join(values)} or a number")
-    if not (0 <= number <= 10):
-        raise ProfileError(f"profile.{opt}", f"{number} is out of range; allowed: 0 to 10")
+    if isinstance(number, float) and number.is_integer():
+        number = int(number)  # byte counts written as 8e6
+    lo, hi = spec.get("range", [0, 10])
+    if not (lo <= number <= hi):
+        raise ProfileError(f"profile.{opt}", f"{number} is out of range; allowed: {lo:g} to {hi:g}")
     if number == 0:
         return {}
     fragment = copy.deepcopy(spec.get("template", {}))
-    node = fragment
-    *parents, leaf = spec["target"].split(".")
-    for key in parents:
-        node = node.setdefault(key, {})
-    node[leaf] = number
+    for target in spec.get("targets", [spec.get("target")]):
+        node = fragment
+        *parents, leaf = target.split(".")
+        for key in parents:
+            node = node.setdefault(key, {})
+        node[leaf] = f"{number}{spec['unit']}" if "unit" in spec else number
     return fragment
 
 

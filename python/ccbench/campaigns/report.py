@@ -153,7 +153,7 @@ def condition_section(data: CampaignData, c: ConditionResult, objective, margin:
         "bars": figures.bars_with_points(
             c.table, samples, metric, f"{metric.label} per {factor} (blue: pick and ties)", highlight
         ),
-        "plane": figures.throughput_delay(c.table, "Throughput vs delay", highlight),
+        "plane": figures.throughput_delay(c.table, "Goodput vs delay", highlight),
     }
     few = _few(c)
     figs["cdfs"] = figures.cdfs(flows, factor, few)

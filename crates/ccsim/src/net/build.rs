@@ -131,6 +131,11 @@ pub fn link_config(spec: &LinkSpec, rtt_ns: Nanos) -> LinkConfig {
             in_order: a.in_order,
         }),
         jitter,
-        outages: OutageConfig { scheduled, process },
+        outages: OutageConfig {
+            scheduled,
+            process,
+            discard: spec.outage_process.as_ref().is_some_and(|o| o.discard),
+            min_backlog_bytes: spec.outage_process.as_ref().and_then(|o| o.min_backlog).map_or(0, |b| b.0),
+        },
     }
 }

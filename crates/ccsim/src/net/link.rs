@@ -12,7 +12,8 @@
 //!
 //! Pipeline of a packet:
 //!   enqueue -> queue (drop-tail / RED / CoDel: drops counted as queue drops, AQM drops apart)
-//!   -> transmitter (constant rate, trace of opportunities or Markov rate; nothing starts in an outage)
+//!   -> transmitter (constant rate, trace of opportunities or Markov rate; nothing starts in an
+//!      outage, and an outage that resets the link layer loses the queue: residual losses)
 //!   -> channel: each try of the frame on the air may be lost (channel losses); ARQ retries
 //!      it up to K times (retries), and a frame lost on every try is a residual loss
 //!   -> jitter (optional) -> propagation delay line -> delivered.
@@ -259,8 +260,13 @@ impl Link {
     /// Starts sending the head of the queue at `t`, unless an outage holds it.
     #[inline(always)]
     fn start_transmission(&mut self, t: Nanos) {
-        if self.has_outages && !self.queue.is_empty() {
+        if self.has_outages && !self.queue.is_empty() && self.queue.len_bytes() >= self.config.outages.min_backlog_bytes
+        {
+            let known = self.outages.count;
             if let Some(end) = self.outages.blocked_until(t) {
+                if self.config.outages.discard && self.outages.count != known {
+                    self.discard_queue(t);
+                }
                 self.resume_at = Some(end);
                 return;
             }
@@ -270,6 +276,15 @@ impl Link {
             self.counters.sojourn_ns += t - p.enqueued_at;
             let end = self.tx.finish_time(t, p.wire_bytes, self.back_to_back);
             self.in_service = Some((end, p));
+        }
+    }
+
+    /// A link-layer reset at the start of an outage: what the queue holds is
+    /// lost for good (counted as residual losses).
+    #[inline(never)]
+    fn discard_queue(&mut self, t: Nanos) {
+        while self.queue.dequeue(t).is_some() {
+            self.counters.residual_losses += 1;
         }
     }
 
@@ -385,6 +400,53 @@ mod tests {
         assert_eq!(out.len(), 1);
         assert_eq!(out[0].0, 61 * NS_PER_MS);
         assert_eq!(l.counters().outages, 1);
+    }
+
+    #[test]
+    fn an_outage_that_resets_the_link_layer_loses_the_queue() {
+        for discard in [false, true] {
+            let mut config = LinkConfig::simple(12_000_000, 10 * NS_PER_MS, Capacity::Packets(10));
+            config.outages.scheduled = vec![(NS_PER_MS / 2, 50 * NS_PER_MS)];
+            config.outages.discard = discard;
+            let mut l = Link::new(config, 1, 1);
+            for _ in 0..4 {
+                l.enqueue(0, Packet::new(Kind::Data, 0, 1500));
+            }
+            // During the outage: queued behind it, whether or not the queue was reset.
+            l.enqueue(20 * NS_PER_MS, Packet::new(Kind::Data, 0, 1500));
+            let mut out = Vec::new();
+            run_until(&mut l, u64::MAX, &mut out);
+            let times: Vec<Nanos> = out.iter().map(|(t, _)| *t / NS_PER_MS).collect();
+            if discard {
+                // The first frame was on the air and completes; the three queued are lost.
+                assert_eq!(times, vec![11, 61]);
+                assert_eq!(l.counters().residual_losses, 3);
+            } else {
+                assert_eq!(times, vec![11, 61, 62, 63, 64]);
+                assert_eq!(l.counters().residual_losses, 0);
+            }
+        }
+    }
+
+    #[test]
+    fn an_outage_with_a_minimum_backlog_spares_a_trickle() {
+        let mut config = LinkConfig::simple(12_000_000, 10 * NS_PER_MS, Capacity::Packets(10));
+        config.outages.scheduled = vec![(0, 50 * NS_PER_MS)];
+        config.outages.min_backlog_bytes = 3000;
+        let mut l = Link::new(config, 1, 1);
+        // A lone packet (1500 bytes queued) goes through the outage.
+        l.enqueue(0, Packet::new(Kind::Data, 0, 1500));
+        let mut out = Vec::new();
+        run_until(&mut l, 20 * NS_PER_MS, &mut out);
+        assert_eq!(out.iter().map(|(t, _)| *t / NS_PER_MS).collect::<Vec<_>>(), vec![11]);
+        // A burst of three: the first finds the queue below the backlog and
+        // goes; the other two (3000 bytes) are held until the outage ends.
+        for _ in 0..3 {
+            l.enqueue(20 * NS_PER_MS, Packet::new(Kind::Data, 0, 1500));
+        }
+        run_until(&mut l, u64::MAX, &mut out);
+        let times: Vec<Nanos> = out.iter().map(|(t, _)| *t / NS_PER_MS).collect();
+        assert_eq!(times, vec![11, 31, 61, 62]);
     }
 
     #[test]

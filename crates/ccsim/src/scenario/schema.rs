@@ -257,6 +257,10 @@ pub enum OutageDistribution {
 
 /// Random outages: exponential up times with mean `mean_interval`; durations
 /// `fixed` (`duration`), `uniform` (`min`, `max`) or `exponential` (mean `duration`).
+/// `discard = true`: every outage of the link (these and the scheduled ones)
+/// resets the link layer, losing what its queue holds (a UMTS RLC reset).
+/// `min_backlog`: every outage of the link holds it only while its queue holds
+/// at least this much (a link layer stalls when its window is full of data).
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct OutageProcessSpec {
@@ -269,6 +273,14 @@ pub struct OutageProcessSpec {
     pub min: Option<Duration>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max: Option<Duration>,
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub discard: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_backlog: Option<Bytes>,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]

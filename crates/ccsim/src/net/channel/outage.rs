@@ -8,6 +8,18 @@
 //! the first counted from time 0) and whose durations are fixed, uniform or
 //! exponential. The process is generated lazily, in time order, from its own
 //! seeded stream, so it is the same whatever traffic the link carries.
+//!
+//! With `discard`, each outage also resets the link layer: the packets the
+//! link's queue holds when the outage is found are lost, as a UMTS RLC reset
+//! discards the SDUs of both peer entities (3GPP TS 25.322, 11.4 "Reset
+//! procedure") and a radio link failure ends the bearer's buffers. Without
+//! it, they wait for the link to come back.
+//!
+//! With `min_backlog_bytes`, an outage holds the link only while its queue
+//! holds at least that much when a transmission would start: a link layer
+//! stalls when its transmission window is full of unacknowledged data (UMTS
+//! RLC acknowledged mode, 3GPP TS 25.322 9.2.2.3 and 11.3.2: no PDU outside
+//! the window), which bulk data does and a trickle of ACKs never does.
 
 use crate::rng::Rng;
 use crate::time::Nanos;
@@ -48,6 +60,10 @@ pub struct OutageConfig {
     /// [start, end) intervals, sorted by start.
     pub scheduled: Vec<(Nanos, Nanos)>,
     pub process: Option<OutageProcessConfig>,
+    /// Each outage loses what the queue holds (a link-layer reset).
+    pub discard: bool,
+    /// Outages hold the link only while its queue holds at least this many bytes (0: always).
+    pub min_backlog_bytes: u64,
 }
 
 struct Process {
@@ -147,7 +163,12 @@ mod tests {
 
     #[test]
     fn scheduled_outages_merge_when_they_touch() {
-        let config = OutageConfig { scheduled: vec![(10, 20), (15, 30), (30, 40), (50, 60)], process: None };
+        let config = OutageConfig {
+            scheduled: vec![(10, 20), (15, 30), (30, 40), (50, 60)],
+            process: None,
+            discard: false,
+            min_backlog_bytes: 0,
+        };
         let mut o = Outages::new(&config, Rng::for_component(1, 1));
         assert_eq!(o.blocked_until(5), None);
         assert_eq!(o.blocked_until(12), Some(40));
@@ -166,6 +187,8 @@ mod tests {
                 mean_interval_ns: mean_interval,
                 duration: DurationDist::Exponential { mean_ns: 250_000_000 },
             }),
+            discard: false,
+            min_backlog_bytes: 0,
         };
         let mut o = Outages::new(&config, Rng::for_component(4, 2));
         // Sample the state every ms over 2000 s: the down fraction is 0.25 / 1.25.
