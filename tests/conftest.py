@@ -63,3 +63,13 @@ def require_tool() -> Callable[..., str]:
         return find_tool(names, install, ci=os.environ.get("CI", "").lower() == "true")
 
     return require
+
+
+def default_sigint() -> None:
+    """`preexec_fn` for a child that a test interrupts with SIGINT: a shell
+    that starts a job in the background (`cmd &`) ignores SIGINT in it, and
+    the child would inherit that; the child gets the default action back, so
+    Python turns SIGINT into KeyboardInterrupt as it does in a terminal."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_DFL)

@@ -17,6 +17,7 @@ import pytest
 from ccbench.campaigns import runner as campaign_runner
 from ccbench.campaigns import storage
 from ccbench.cli import app
+from conftest import default_sigint
 
 SMALL = {
     "name": "small",
@@ -126,6 +127,7 @@ def _start(campaign_file, out):
         stderr=subprocess.PIPE,
         text=True,
         start_new_session=True,
+        preexec_fn=default_sigint,
     )
 
 

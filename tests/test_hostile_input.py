@@ -9,6 +9,7 @@ import textwrap
 
 import pytest
 from ccbench.cli import app
+from conftest import default_sigint
 
 BACKGROUND = """
 name = "background"
@@ -307,7 +308,7 @@ def test_ctrl_c_stops_a_simulation_and_writes_nothing(tmp_path):
     scenario = write(tmp_path, SMALL.replace('"1s"', '"600s"').replace('"5Mbit"', '"100Mbit"'))
     out = tmp_path / "out"
     cmd = [sys.executable, "-m", "ccbench.cli", "run", str(scenario), "--out", str(out)]
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=default_sigint)
     # The staging directory exists once the scenario is checked and the run is starting.
     while not any(p.name.endswith(".partial") for p in tmp_path.iterdir()) and proc.poll() is None:
         time.sleep(0.05)
