@@ -266,7 +266,11 @@ def build(
     names = data.design.get("level_names", {})
     for c in conditions:
         c.title = ", ".join(names.get(f, {}).get(str(v)) or f"{f} = {v}" for f, v in c.levels.items()) or c.title
-    sections = _sections(data, conditions, objective, margin, factor, jobs) + size_sections(data, factor)
+    from ccbench.campaigns import study_report
+
+    study = study_report.section(data)
+    sections = [study] if study else []
+    sections += _sections(data, conditions, objective, margin, factor, jobs) + size_sections(data, factor)
     rows = "".join(
         f'<tr><td class="name"><a href="#{c.key}">{_e(c.title)}</a></td><td class="name">{_e(c.pick or "–")}</td>'
         f'<td class="wrap">{_e(", ".join(c.tied) or "–")}</td>'
