@@ -48,8 +48,9 @@ def _vs_best(r: pd.Series, metric) -> str:
     sign = "+" if d >= 0 else "−"
     amount = f"{sign}{fmt(abs(d), metric)}" + (f" ± {fmt(h, metric)}" if np.isfinite(h) else "")
     extra = ""
-    if v == "undecided" and np.isfinite(r.get("reps_needed", np.nan)):
-        extra = f"; ~{int(r['reps_needed'])} reps"
+    needed = r.get("reps_needed")
+    if v == "undecided" and needed is not None and np.isfinite(float(needed)):
+        extra = f"; ~{int(needed)} reps"
     return f'<td class="{_e(v)}">{_e(v)} ({amount}{extra})</td>'
 
 
