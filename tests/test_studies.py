@@ -132,22 +132,21 @@ def test_shipped_study_file_validates_like_a_user_file(name, tmp_path, runner):
     assert full.study == name and full.design()["study"] == name
     small = spec.parse_study(f, quick=True)
     assert len(small.runs) < len(full.runs)
-    assert {r.key for r in small.runs} <= {r.key for r in full.runs} or name in ("highspeed", "lte")
+    assert small.repetitions <= full.repetitions and small.factor_names == full.factor_names
     printed = runner.invoke(app, ["study", name, "--print"])
     assert printed.exit_code == 0 and printed.output == text
 
 
 def test_copy_of_a_study_with_one_factor_changed_runs(tmp_path, runner):
-    raw = tomllib.loads(STUDIES["umts"].text())
-    assert raw["factors"]["flows[*].cc"] == ["newreno", "bic", "westwood+"]
-    text = STUDIES["umts"].text().replace('["newreno", "bic", "westwood+"]', '["cubic"]')
+    text = STUDIES["wan"].text()
+    assert tomllib.loads(text)["factors"]["flows[*].cc"] == ["reno", "cubic", "vegas"]
     f = tmp_path / "mine.toml"
-    f.write_text(text, encoding="utf-8")
+    f.write_text(text.replace('["reno", "cubic", "vegas"]', '["cubic", "bbr"]'), encoding="utf-8")
     out = tmp_path / "out"
     result = runner.invoke(app, ["campaign", str(f), "--quick", "--out", str(out), "--jobs", "2"], terminal_width=250)
     assert result.exit_code == 0, result.output
     page = (out / "report.html").read_text(encoding="utf-8")
-    assert 'id="umts-downlink"' in page and "<td>cubic</td>" in page and "<td>bic</td>" not in page
+    assert 'id="wan-mean-throughput"' in page and "bbr (Mbit/s)" in page and "vegas (Mbit/s)" not in page
 
 
 def test_quick_reduction_scales_times_and_keeps_levels():
@@ -215,7 +214,7 @@ def test_unknown_study_exits_2(runner):
 def test_estimate_weighs_runs_by_packets_and_speaks_once():
     fast = {"duration": 10.0, "downlink": {"rate": 1e6}}
     slow = {"duration": 10.0, "downlink": {"rate": 100e6}}
-    assert run_cost(slow) > 50 * run_cost(fast)
+    assert run_cost(slow) > 20 * run_cost(fast)
 
     class Plan:
         runs = [type("R", (), {"scenario": s})() for s in [fast] * 4 + [slow] * 4]

@@ -138,7 +138,11 @@ def time_series_figures(data: CampaignData, c: ConditionResult, factor: str, nam
     return out
 
 
-def condition_section(data: CampaignData, c: ConditionResult, objective, margin: float, factor: str) -> str:
+def condition_section(
+    data: CampaignData, c: ConditionResult, objective, margin: float, factor: str, time_series: bool = True
+) -> str:
+    """One condition's section; `time_series`: also goodput, cwnd and RTT over time of repetition 0
+    (a study's report draws its own, laid out like the study's figures)."""
     plots_dir = data.directory / "plots"
     runs = analysis.with_power(data.runs)
     for f, v in c.levels.items():
@@ -158,7 +162,8 @@ def condition_section(data: CampaignData, c: ConditionResult, objective, margin:
     }
     few = _few(c)
     figs["cdfs"] = figures.cdfs(flows, factor, few)
-    figs.update(time_series_figures(data, c, factor, few))
+    if time_series:
+        figs.update(time_series_figures(data, c, factor, few))
     imgs = [
         _img(figures.save(fig, plots_dir, f"{c.key}_{name.replace('.', '_').replace('[', '_').replace(']', '')}"), name)
         for name, fig in figs.items()
@@ -188,18 +193,21 @@ def size_sections(data: CampaignData, factor: str) -> list[str]:
 
 
 def _section_job(args) -> str:
-    directory, c, objective, margin, factor = args
-    return condition_section(load_campaign(directory), c, OBJECTIVES[objective], margin, factor)
+    directory, c, objective, margin, factor, time_series = args
+    return condition_section(load_campaign(directory), c, OBJECTIVES[objective], margin, factor, time_series)
 
 
-def _sections(data: CampaignData, conditions: list[ConditionResult], objective: str, margin, factor, jobs: int):
+def _sections(
+    data: CampaignData, conditions: list[ConditionResult], objective: str, margin, factor, jobs: int, time_series=True
+):
     """The conditions' HTML sections (figures drawn in `jobs` processes)."""
     if jobs <= 1 or len(conditions) <= 1:
-        return [condition_section(data, c, OBJECTIVES[objective], margin, factor) for c in conditions]
+        return [condition_section(data, c, OBJECTIVES[objective], margin, factor, time_series) for c in conditions]
     from concurrent.futures import ProcessPoolExecutor
 
     with ProcessPoolExecutor(max_workers=min(jobs, len(conditions))) as pool:
-        return list(pool.map(_section_job, [(data.directory, c, objective, margin, factor) for c in conditions]))
+        jobs_ = [(data.directory, c, objective, margin, factor, time_series) for c in conditions]
+        return list(pool.map(_section_job, jobs_))
 
 
 def design_html(data: CampaignData) -> str:
@@ -271,7 +279,8 @@ def build(
 
     study = study_report.section(data)
     sections = [study] if study else []
-    sections += _sections(data, conditions, objective, margin, factor, jobs) + size_sections(data, factor)
+    sections += _sections(data, conditions, objective, margin, factor, jobs, time_series=not study)
+    sections += size_sections(data, factor)
     rows = "".join(
         f'<tr><td class="name"><a href="#{c.key}">{_e(c.title)}</a></td><td class="name">{_e(c.pick or "–")}</td>'
         f'<td class="wrap">{_e(", ".join(c.tied) or "–")}</td>'
