@@ -139,10 +139,11 @@ def time_series_figures(data: CampaignData, c: ConditionResult, factor: str, nam
 
 
 def condition_section(
-    data: CampaignData, c: ConditionResult, objective, margin: float, factor: str, time_series: bool = True
+    data: CampaignData, c: ConditionResult, objective, margin: float, factor: str, all_figures: bool = True
 ) -> str:
-    """One condition's section; `time_series`: also goodput, cwnd and RTT over time of repetition 0
-    (a study's report draws its own, laid out like the study's figures)."""
+    """One condition's section; `all_figures`: besides the bars, the throughput vs delay plane, CDFs and
+    goodput, cwnd and RTT over time of repetition 0 (a study's report draws its own, laid out like the
+    study's figures, and keeps only the bars here)."""
     plots_dir = data.directory / "plots"
     runs = analysis.with_power(data.runs)
     for f, v in c.levels.items():
@@ -157,12 +158,12 @@ def condition_section(
     figs = {
         "bars": figures.bars_with_points(
             c.table, samples, metric, f"{metric.label} per {factor} (blue: pick and ties)", highlight
-        ),
-        "plane": figures.throughput_delay(c.table, "Throughput vs delay", highlight),
+        )
     }
-    few = _few(c)
-    figs["cdfs"] = figures.cdfs(flows, factor, few)
-    if time_series:
+    if all_figures:
+        figs["plane"] = figures.throughput_delay(c.table, "Throughput vs delay", highlight)
+        few = _few(c)
+        figs["cdfs"] = figures.cdfs(flows, factor, few)
         figs.update(time_series_figures(data, c, factor, few))
     imgs = [
         _img(figures.save(fig, plots_dir, f"{c.key}_{name.replace('.', '_').replace('[', '_').replace(']', '')}"), name)
@@ -193,20 +194,20 @@ def size_sections(data: CampaignData, factor: str) -> list[str]:
 
 
 def _section_job(args) -> str:
-    directory, c, objective, margin, factor, time_series = args
-    return condition_section(load_campaign(directory), c, OBJECTIVES[objective], margin, factor, time_series)
+    directory, c, objective, margin, factor, all_figures = args
+    return condition_section(load_campaign(directory), c, OBJECTIVES[objective], margin, factor, all_figures)
 
 
 def _sections(
-    data: CampaignData, conditions: list[ConditionResult], objective: str, margin, factor, jobs: int, time_series=True
+    data: CampaignData, conditions: list[ConditionResult], objective: str, margin, factor, jobs: int, all_figures=True
 ):
     """The conditions' HTML sections (figures drawn in `jobs` processes)."""
     if jobs <= 1 or len(conditions) <= 1:
-        return [condition_section(data, c, OBJECTIVES[objective], margin, factor, time_series) for c in conditions]
+        return [condition_section(data, c, OBJECTIVES[objective], margin, factor, all_figures) for c in conditions]
     from concurrent.futures import ProcessPoolExecutor
 
     with ProcessPoolExecutor(max_workers=min(jobs, len(conditions))) as pool:
-        jobs_ = [(data.directory, c, objective, margin, factor, time_series) for c in conditions]
+        jobs_ = [(data.directory, c, objective, margin, factor, all_figures) for c in conditions]
         return list(pool.map(_section_job, jobs_))
 
 
@@ -279,7 +280,7 @@ def build(
 
     study = study_report.section(data)
     sections = [study] if study else []
-    sections += _sections(data, conditions, objective, margin, factor, jobs, time_series=not study)
+    sections += _sections(data, conditions, objective, margin, factor, jobs, all_figures=not study)
     sections += size_sections(data, factor)
     rows = "".join(
         f'<tr><td class="name"><a href="#{c.key}">{_e(c.title)}</a></td><td class="name">{_e(c.pick or "–")}</td>'
