@@ -142,3 +142,14 @@ def test_conditions_are_the_other_factors_in_file_order():
     factor, conditions = analysis.analyze(runs, ["cc", "rate"], order)
     assert factor == "cc"
     assert [c.levels for c in conditions] == [{"rate": "1Mbit"}, {"rate": "10Mbit"}]
+
+
+def test_an_undecided_row_without_a_repetition_count_renders():
+    """reps_to_decide may give None (no estimate); the report's table cell then names no count."""
+    from ccbench.campaigns import report
+
+    row = pd.Series({"diff": -1e6, "diff_half": 2e6, "verdict": "undecided", "reps_needed": None}, dtype=object)
+    cell = report._vs_best(row, analysis.METRICS["goodput_bps"])
+    assert "undecided" in cell and "reps" not in cell
+    row["reps_needed"] = 7
+    assert "~7 reps" in report._vs_best(row, analysis.METRICS["goodput_bps"])

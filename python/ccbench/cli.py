@@ -1,4 +1,5 @@
-"""The `ccbench` command line: run, campaign, report, compare, algorithms, profiles, validate.
+"""The `ccbench` command line: run, campaign, report, compare, recommend, studies, study, algorithms,
+profiles, validate.
 
 A bad scenario file prints one message (field path, bad value, what is
 allowed) and exits with code 2 before anything runs or any file is written.
@@ -262,12 +263,14 @@ def _run_campaign(
     force: bool,
     resume_hint: str,
     until_decided: tuple | None = None,
+    estimate: bool = False,
 ):
     """Runs a parsed campaign with a progress bar (one per round with
     `until_decided` = ((raw, source, text, folder), max_reps)), builds the
     report and prints the summary; a clear message and exit 2 for a
     directory of another campaign; Ctrl-C stops cleanly and says how to
-    resume (exit 130)."""
+    resume (exit 130). `estimate`: print the expected running time once the
+    first runs have finished (ccbench.campaigns.estimate)."""
     from rich.progress import TimeRemainingColumn
 
     from ccbench import report
@@ -295,9 +298,16 @@ def _run_campaign(
 
                 def show(p):
                     progress.update(bar, total=p.total, completed=p.done, failed=p.failed)
+                    if guess is not None and (line := guess.update(p.done - p.skipped, p.done)):
+                        progress.console.print(line, highlight=False)
 
                 return show
 
+            guess = None
+            if estimate:
+                from ccbench.campaigns.estimate import Estimate
+
+                guess = Estimate(campaign, jobs)
             if until_decided:
                 (raw, source, text, folder), max_reps = until_decided
                 done, _, _ = runner.run_until_decided(
@@ -352,6 +362,7 @@ def campaign(
         False, help="Add repetitions while the recommendation is undecided (up to --max-reps)."
     ),
     max_reps: int = typer.Option(12, help="With --until-decided: at most this many repetitions."),
+    quick: bool = typer.Option(False, "--quick", help="Run the file's [quick] reduction of the design."),
 ):
     """Run (or resume) a campaign: every combination of levels, repeated; tables, plots and report.html."""
     from ccbench.campaigns import executors, spec
@@ -362,10 +373,65 @@ def campaign(
         )
         raise typer.Exit(EXIT_BAD_SCENARIO)
     _check_jobs(jobs)
-    parsed = _parse_or_exit(lambda: spec.parse(file))
+    parsed = _parse_or_exit(lambda: spec.parse_study(file, quick))
     rounds = (spec.read(file), max_reps) if until_decided else None
-    hint = f"ccbench campaign {file}" + (" --until-decided" if until_decided else "")
+    if until_decided and quick:
+        typer.echo("error: --quick and --until-decided: give one of them", err=True)
+        raise typer.Exit(EXIT_BAD_SCENARIO)
+    hint = f"ccbench campaign {file}" + (" --until-decided" if until_decided else "") + (" --quick" if quick else "")
     _run_campaign(parsed, out, jobs, executor, address, force, hint, until_decided=rounds)
+
+
+@app.command("studies")
+def studies_cmd():
+    """The five shipped studies: what each measured, its network and source, and what --quick and --full run."""
+    from ccbench.campaigns.studies import STUDIES
+
+    for s in STUDIES.values():
+        console.print(f"[bold]{s.name}[/bold]: {escape(s.title)}", soft_wrap=True, highlight=False)
+        console.print(
+            f"  Measured: {escape(s.measured)}.\n  Network: {escape(s.network)}.\n  Source: {escape(s.source)}."
+            f"\n  --quick: {escape(s.quick)}.\n  --full: {escape(s.full)}.\n"
+            f"  Run: ccbench study {s.name} [--quick]; the campaign file: ccbench study {s.name} --print\n",
+            soft_wrap=True,
+            highlight=False,
+        )
+
+
+@app.command("study")
+def study_cmd(
+    name: str = typer.Argument(..., help="umts, hsdpa, lte, highspeed or wan (see ccbench studies)."),
+    quick: bool = typer.Option(False, "--quick", help="The small seeded form (the file's [quick] table)."),
+    full: bool = typer.Option(False, "--full", help="The study's whole design (the default)."),
+    out: Path | None = typer.Option(None, help="Campaign directory (default: ccbench-out/study-NAME[-quick])."),
+    jobs: int | None = typer.Option(None, help="Parallel processes (default: all cores); Ray: CPUs of a local Ray."),
+    executor: str = typer.Option("local", help=EXECUTOR_HELP),
+    address: str | None = typer.Option(None, help="Address of a running Ray cluster (default: start a local Ray)."),
+    print_file: bool = typer.Option(
+        False, "--print", help="Write the campaign file to stdout (edit it, run it with ccbench campaign)."
+    ),
+):
+    """Run (or resume) one of the five studies as a campaign; its report has the study's tables and plots."""
+    from ccbench.campaigns import executors, spec
+    from ccbench.campaigns.studies import STUDIES
+
+    if name not in STUDIES:
+        typer.echo(f"error: study '{name}' is not known; one of {', '.join(STUDIES)}", err=True)
+        raise typer.Exit(EXIT_BAD_SCENARIO)
+    if quick and full:
+        typer.echo("error: --quick and --full: give one of them", err=True)
+        raise typer.Exit(EXIT_BAD_SCENARIO)
+    study = STUDIES[name]
+    if print_file:
+        typer.echo(study.text(), nl=False)
+        return
+    if executor not in executors.EXECUTORS:
+        typer.echo(f"error: --executor: '{executor}' is not allowed; one of {', '.join(executors.EXECUTORS)}", err=True)
+        raise typer.Exit(EXIT_BAD_SCENARIO)
+    parsed = _parse_or_exit(lambda: spec.parse_study(study.path, quick))
+    out = out or Path("ccbench-out") / f"study-{name}{'-quick' if quick else ''}"
+    hint = f"ccbench study {name}{' --quick' if quick else ' --full'}"
+    _run_campaign(parsed, out, jobs, executor, address, False, hint, estimate=not quick)
 
 
 @app.command("report")

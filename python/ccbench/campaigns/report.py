@@ -48,8 +48,9 @@ def _vs_best(r: pd.Series, metric) -> str:
     sign = "+" if d >= 0 else "−"
     amount = f"{sign}{fmt(abs(d), metric)}" + (f" ± {fmt(h, metric)}" if np.isfinite(h) else "")
     extra = ""
-    if v == "undecided" and np.isfinite(r.get("reps_needed", np.nan)):
-        extra = f"; ~{int(r['reps_needed'])} reps"
+    needed = r.get("reps_needed")
+    if v == "undecided" and needed is not None and np.isfinite(float(needed)):
+        extra = f"; ~{int(needed)} reps"
     return f'<td class="{_e(v)}">{_e(v)} ({amount}{extra})</td>'
 
 
@@ -137,7 +138,12 @@ def time_series_figures(data: CampaignData, c: ConditionResult, factor: str, nam
     return out
 
 
-def condition_section(data: CampaignData, c: ConditionResult, objective, margin: float, factor: str) -> str:
+def condition_section(
+    data: CampaignData, c: ConditionResult, objective, margin: float, factor: str, all_figures: bool = True
+) -> str:
+    """One condition's section; `all_figures`: besides the bars, the throughput vs delay plane, CDFs and
+    goodput, cwnd and RTT over time of repetition 0 (a study's report draws its own, laid out like the
+    study's figures, and keeps only the bars here)."""
     plots_dir = data.directory / "plots"
     runs = analysis.with_power(data.runs)
     for f, v in c.levels.items():
@@ -152,12 +158,13 @@ def condition_section(data: CampaignData, c: ConditionResult, objective, margin:
     figs = {
         "bars": figures.bars_with_points(
             c.table, samples, metric, f"{metric.label} per {factor} (blue: pick and ties)", highlight
-        ),
-        "plane": figures.throughput_delay(c.table, "Goodput vs delay", highlight),
+        )
     }
-    few = _few(c)
-    figs["cdfs"] = figures.cdfs(flows, factor, few)
-    figs.update(time_series_figures(data, c, factor, few))
+    if all_figures:
+        figs["plane"] = figures.throughput_delay(c.table, "Goodput vs delay", highlight)
+        few = _few(c)
+        figs["cdfs"] = figures.cdfs(flows, factor, few)
+        figs.update(time_series_figures(data, c, factor, few))
     imgs = [
         _img(figures.save(fig, plots_dir, f"{c.key}_{name.replace('.', '_').replace('[', '_').replace(']', '')}"), name)
         for name, fig in figs.items()
@@ -187,18 +194,21 @@ def size_sections(data: CampaignData, factor: str) -> list[str]:
 
 
 def _section_job(args) -> str:
-    directory, c, objective, margin, factor = args
-    return condition_section(load_campaign(directory), c, OBJECTIVES[objective], margin, factor)
+    directory, c, objective, margin, factor, all_figures = args
+    return condition_section(load_campaign(directory), c, OBJECTIVES[objective], margin, factor, all_figures)
 
 
-def _sections(data: CampaignData, conditions: list[ConditionResult], objective: str, margin, factor, jobs: int):
+def _sections(
+    data: CampaignData, conditions: list[ConditionResult], objective: str, margin, factor, jobs: int, all_figures=True
+):
     """The conditions' HTML sections (figures drawn in `jobs` processes)."""
     if jobs <= 1 or len(conditions) <= 1:
-        return [condition_section(data, c, OBJECTIVES[objective], margin, factor) for c in conditions]
+        return [condition_section(data, c, OBJECTIVES[objective], margin, factor, all_figures) for c in conditions]
     from concurrent.futures import ProcessPoolExecutor
 
     with ProcessPoolExecutor(max_workers=min(jobs, len(conditions))) as pool:
-        return list(pool.map(_section_job, [(data.directory, c, objective, margin, factor) for c in conditions]))
+        jobs_ = [(data.directory, c, objective, margin, factor, all_figures) for c in conditions]
+        return list(pool.map(_section_job, jobs_))
 
 
 def design_html(data: CampaignData) -> str:
@@ -266,7 +276,12 @@ def build(
     names = data.design.get("level_names", {})
     for c in conditions:
         c.title = ", ".join(names.get(f, {}).get(str(v)) or f"{f} = {v}" for f, v in c.levels.items()) or c.title
-    sections = _sections(data, conditions, objective, margin, factor, jobs) + size_sections(data, factor)
+    from ccbench.campaigns import study_report
+
+    study = study_report.section(data)
+    sections = [study] if study else []
+    sections += _sections(data, conditions, objective, margin, factor, jobs, all_figures=not study)
+    sections += size_sections(data, factor)
     rows = "".join(
         f'<tr><td class="name"><a href="#{c.key}">{_e(c.title)}</a></td><td class="name">{_e(c.pick or "–")}</td>'
         f'<td class="wrap">{_e(", ".join(c.tied) or "–")}</td>'

@@ -16,8 +16,10 @@ Also allowed: a named factor whose levels are tables merged into the scenario
 (`[factors.condition]` with `clean = { duration = "20s", ... }`), `flows[*].cc`
 (every flow), `common_seeds = [...]` (factors whose levels share seeds: common
 random numbers), `[random]` (per-run values drawn from the run's seed),
-`keep_tables` ("first": full tables of repetition 0, "none", "all") and
-`[analysis]` (compare, objective, margin; see ccbench.campaigns.analysis).
+`keep_tables` ("first": full tables of repetition 0, "none", "all"),
+`[analysis]` (compare, objective, margin; see ccbench.campaigns.analysis),
+`study` (a shipped study's name: its report section, ccbench.campaigns.study_report)
+and `[quick]` (a documented reduction of the design, ccbench.campaigns.quick).
 
 A run's seed is a stable hash (BLAKE2b of canonical JSON) of the campaign
 seed, the run's levels and its repetition, so adding a level or a repetition
@@ -57,6 +59,8 @@ TOP_LEVEL_KEYS = (
     "random",
     "keep_tables",
     "analysis",
+    "study",
+    "quick",
 )
 KEEP_TABLES = ("first", "none", "all")
 #: Column names of the tidy tables that a factor may not take.
@@ -240,6 +244,7 @@ class Campaign:
     keep_tables: str
     analysis: dict
     runs: list[Run] = field(repr=False)
+    study: str | None = None
 
     @property
     def text_hash(self) -> str:
@@ -263,6 +268,7 @@ class Campaign:
             "random": {r.name: {"min": r.low, "max": r.high, "step": r.step, "unit": r.unit} for r in self.random},
             "keep_tables": self.keep_tables,
             "analysis": self.analysis,
+            "study": self.study,
             "level_names": {
                 f.name: {lv: t["name"] for lv, t in zip(f.levels, f.tables) if isinstance(t.get("name"), str)}
                 for f in self.factors
@@ -455,6 +461,16 @@ def _analysis(raw: dict, factors: list[Factor], source: str) -> dict:
     return out
 
 
+def _study(raw: dict, source: str) -> str | None:
+    from ccbench.campaigns.studies import STUDIES
+
+    if "study" not in raw:
+        return None
+    if raw["study"] not in STUDIES:
+        raise CampaignFileError(source, "study", f"{_show(raw['study'])} is not allowed; one of {', '.join(STUDIES)}")
+    return raw["study"]
+
+
 def _is_excluded(levels: dict, rules: list[dict]) -> bool:
     return any(all(levels[k] == v for k, v in rule.items()) for rule in rules)
 
@@ -482,6 +498,21 @@ def parse(campaign: str | Path | Mapping[str, Any]) -> Campaign:
     return parse_raw(*read(campaign))
 
 
+#: Appended to the stored text of a quick form, so its directory is not the full form's.
+QUICK_NOTE = "\n# (run with --quick: the [quick] table above applies)\n"
+
+
+def parse_study(campaign: str | Path | Mapping[str, Any], quick: bool = False) -> Campaign:
+    """`parse`, or with `quick` the file's [quick] reduction (ccbench.campaigns.quick) of the design."""
+    if not quick:
+        return parse(campaign)
+    from ccbench.campaigns.quick import reduce
+
+    parse(campaign)  # checks the whole file, [quick] included
+    raw, source, text, folder = read(campaign)
+    return parse_raw(reduce(raw), source, text + QUICK_NOTE, folder)
+
+
 def parse_raw(raw: dict, source: str, text: str, folder: Path) -> Campaign:
     """`parse` of a campaign already read (`read`), e.g. changed by `ccbench compare`."""
     for k in raw:
@@ -504,6 +535,10 @@ def parse_raw(raw: dict, source: str, text: str, folder: Path) -> Campaign:
     if keep not in KEEP_TABLES:
         raise CampaignFileError(source, "keep_tables", f"{_show(keep)} is not allowed; one of {', '.join(KEEP_TABLES)}")
     analysis = _analysis(raw, factors, source)
+    study = _study(raw, source)
+    from ccbench.campaigns.quick import check as check_quick
+
+    check_quick(raw, factors, source)
 
     ordered = [f for f in factors if f.named] + [f for f in factors if not f.named]
     runs: list[Run] = []
@@ -538,5 +573,17 @@ def parse_raw(raw: dict, source: str, text: str, folder: Path) -> Campaign:
     if not runs:
         raise CampaignFileError(source, "exclude", "every combination is excluded: nothing to run")
     return Campaign(
-        name, source, text, repetitions, seed, factors, excluded, list(common), random_fields, keep, analysis, runs
+        name,
+        source,
+        text,
+        repetitions,
+        seed,
+        factors,
+        excluded,
+        list(common),
+        random_fields,
+        keep,
+        analysis,
+        runs,
+        study,
     )

@@ -1,0 +1,116 @@
+"""The `[quick]` table of a campaign file: a documented, seeded reduction of
+its design for a fast first look (`ccbench study NAME --quick`).
+
+    [quick]
+    repetitions = 1                              # fewer repetitions
+    time_scale = 0.1                             # every duration, start and stop times 0.1
+    levels = { "flows[*].cc" = ["reno"] }        # keep only these levels of a factor
+    tables.direction = { down = { ... } }        # replace a named factor's level tables
+    scenario = { downlink = { rate = "100Mbit" } }   # merged into the base scenario
+
+The full form ignores the table. `reduce` returns the campaign with the
+reduction applied (and the table removed), so the quick form is an ordinary
+campaign: same seeds for the same levels and repetitions.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from typing import Any
+
+QUICK_KEYS = ("repetitions", "time_scale", "levels", "tables", "scenario")
+#: Scenario fields that are times and scale with `time_scale`.
+TIME_KEYS = ("duration", "start", "stop")
+_TIME = re.compile(r"^\s*([0-9]*\.?[0-9]+)\s*(ms|s)?\s*$")
+
+
+def _error(source: str, path: str, detail: str):
+    from ccbench.campaigns.spec import CampaignFileError
+
+    return CampaignFileError(source, path, detail)
+
+
+def check(raw: dict, factors: list, source: str) -> None:
+    """Raises CampaignFileError naming the field if `[quick]` cannot apply to this campaign."""
+    quick = raw.get("quick")
+    if quick is None:
+        return
+    if not isinstance(quick, dict):
+        raise _error(source, "quick", f"expected a table with any of {', '.join(QUICK_KEYS)}")
+    for k in quick:
+        if k not in QUICK_KEYS:
+            raise _error(source, f"quick.{k}", f"unknown field; allowed: {', '.join(QUICK_KEYS)}")
+    reps = quick.get("repetitions", 1)
+    if isinstance(reps, bool) or not isinstance(reps, int) or reps < 1:
+        raise _error(source, "quick.repetitions", f"{reps!r} is not allowed; expected an integer >= 1")
+    scale = quick.get("time_scale", 1.0)
+    if isinstance(scale, bool) or not isinstance(scale, (int, float)) or not 0 < scale <= 1:
+        raise _error(source, "quick.time_scale", f"{scale!r} is not allowed; a number in (0, 1]")
+    by_name = {f.name: f for f in factors}
+    for name, keep in quick.get("levels", {}).items():
+        if name not in by_name:
+            raise _error(source, f'quick.levels."{name}"', f"not a factor; factors: {', '.join(by_name)}")
+        if not isinstance(keep, list) or not keep:
+            raise _error(source, f'quick.levels."{name}"', "expected a non-empty list of the factor's levels")
+        for i, v in enumerate(keep):
+            if v not in by_name[name].levels:
+                allowed = ", ".join(map(str, by_name[name].levels))
+                raise _error(source, f'quick.levels."{name}"[{i}]', f"{v!r} is not a level; levels: {allowed}")
+    for name, tables in quick.get("tables", {}).items():
+        if name not in by_name or not by_name[name].named:
+            named = ", ".join(f.name for f in factors if f.named) or "none"
+            raise _error(source, f'quick.tables."{name}"', f"not a named factor; named factors: {named}")
+        if not isinstance(tables, dict) or not all(isinstance(t, dict) for t in tables.values()):
+            raise _error(source, f'quick.tables."{name}"', "expected a table of level = { scenario fields }")
+    if not isinstance(quick.get("scenario", {}), dict):
+        raise _error(source, "quick.scenario", "expected a table of scenario fields")
+
+
+def scale_time(value: Any, scale: float) -> Any:
+    """'100s' * 0.1 -> '10s' (a number of seconds stays a number); anything else unchanged."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return value * scale
+    if isinstance(value, str):
+        m = _TIME.match(value)
+        if m:
+            return f"{float(m.group(1)) * scale:g}{m.group(2) or 's'}"
+    return value
+
+
+def scale_times(obj: Any, scale: float) -> Any:
+    """A copy of a scenario (or part) with every duration, start and stop scaled."""
+    if isinstance(obj, dict):
+        return {k: scale_time(v, scale) if k in TIME_KEYS else scale_times(v, scale) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [scale_times(v, scale) for v in obj]
+    return obj
+
+
+def reduce(raw: dict) -> dict:
+    """The quick form of a campaign (a raw campaign dict, already checked by `check`)."""
+    from ccbench.campaigns.spec import deep_merge, parse_path
+
+    quick = raw.get("quick") or {}
+    out = {k: copy.deepcopy(v) for k, v in raw.items() if k != "quick"}
+    out["repetitions"] = quick.get("repetitions", 1)
+    scale = float(quick.get("time_scale", 1.0))
+    scenario = deep_merge(out.get("scenario", {}), quick.get("scenario", {}))
+    if "scenario" in out:
+        out["scenario"] = scale_times(scenario, scale)
+    factors = out.get("factors", {})
+    for name, tables in quick.get("tables", {}).items():
+        factors[name] = {lv: {**factors[name].get(lv, {}), **t} for lv, t in tables.items()}
+    for name, keep in quick.get("levels", {}).items():
+        levels = factors[name]
+        factors[name] = {k: levels[k] for k in keep} if isinstance(levels, dict) else [v for v in levels if v in keep]
+    for name, levels in factors.items():
+        if isinstance(levels, dict):
+            factors[name] = {lv: scale_times(t, scale) for lv, t in levels.items()}
+        elif str(parse_path(name)[-1]) in TIME_KEYS:
+            factors[name] = [scale_time(v, scale) for v in levels]
+    kept = {n: set(map(str, lv)) for n, lv in factors.items()}
+    out["exclude"] = [r for r in out.get("exclude", []) if all(str(v) in kept.get(k, ()) for k, v in r.items())]
+    if not out["exclude"]:
+        del out["exclude"]
+    return out

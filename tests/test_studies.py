@@ -1,0 +1,227 @@
+"""The five shipped studies: each runs end to end in its --quick form and its
+report section holds every table and figure the study published (by name in
+the HTML, and rendered in headless Chromium without console errors); each
+shipped file validates like a user file and a copy with one factor changed
+runs; the [quick] reduction and the `study` field are checked like any field."""
+
+import html
+import re
+
+import pytest
+import tomllib
+from ccbench.campaigns import quick, spec
+from ccbench.campaigns.estimate import Estimate, run_cost
+from ccbench.campaigns.studies import STUDIES
+from ccbench.cli import app
+from typer.testing import CliRunner
+
+#: Per study, the ids (tables) and alt texts (figures) its report section must hold.
+PARTS = {
+    "umts": [
+        'id="umts-downlink"',
+        'id="umts-uplink"',
+        'id="umts-goodput-vs-file-size"',
+        'alt="umts-goodput-vs-file-size"',
+        'alt="umts-cdfs-downlink"',
+        'alt="umts-cdfs-uplink"',
+        "Jain&#x27;s index",
+        "RTT mean (ms)",
+        "RTT std (ms)",
+        "queuing time mean (ms)",
+        "timeouts per 100 s",
+        "retransmitted mean (%)",
+        "retransmitted std (%)",
+        "channel utilization (%)",
+        "(study 122.0; Δ",
+    ],
+    "hsdpa": [
+        'id="hsdpa-downlink"',
+        'id="hsdpa-uplink"',
+        'id="hsdpa-goodput-vs-file-size"',
+        'alt="hsdpa-goodput-vs-file-size"',
+        'alt="hsdpa-cdfs-downlink"',
+        'alt="hsdpa-cwnd-over-time"',
+        'alt="hsdpa-rtt-over-time"',
+    ],
+    "lte": [
+        'id="lte-speed-per-period-and-place"',
+        'id="lte-speed-per-algorithm-down"',
+        'id="lte-speed-per-algorithm-up"',
+        "<b>order</b>",
+        'alt="lte-throughput-over-time"',
+        "20.20–24.62",
+    ],
+    "highspeed": [
+        'id="highspeed-throughput-windows"',
+        'id="highspeed-tcp-tcp"',
+        "recovery",
+        "flow 2, 100-125 s",
+        'alt="highspeed-throughput-over-time-highspeed-20ms"',
+        'alt="highspeed-tcp-tcp-over-time-highspeed-200ms"',
+    ],
+    "wan": [
+        'id="wan-mean-throughput"',
+        'id="wan-fill-early"',
+        'id="wan-default-vs-tuned"',
+        'alt="wan-throughput-over-time"',
+        'alt="wan-cwnd-ssthresh-vegas"',
+    ],
+}
+
+
+@pytest.fixture(scope="session")
+def quick_study(tmp_path_factory):
+    """`ccbench study NAME --quick` once per session and study: its directory and output."""
+    done = {}
+
+    def run(name: str):
+        if name not in done:
+            out = tmp_path_factory.mktemp(f"study-{name}") / "out"
+            args = ["study", name, "--quick", "--out", str(out), "--jobs", "2"]
+            result = CliRunner().invoke(app, args, terminal_width=250)
+            assert result.exit_code == 0, result.output
+            done[name] = (out, result.output)
+        return done[name]
+
+    return run
+
+
+@pytest.mark.parametrize("name", list(STUDIES))
+def test_quick_study_report_has_every_table_and_figure(quick_study, name):
+    out, output = quick_study(name)
+    page = (out / "report.html").read_text(encoding="utf-8")
+    assert f'id="study-{name}"' in page
+    missing = [p for p in PARTS[name] if p not in page]
+    assert not missing, missing
+    assert html.escape(STUDIES[name].source) in page  # cites the study
+    assert "report.html" in output
+
+
+def test_umts_quick_tables_hold_numbers(quick_study):
+    out, _ = quick_study("umts")
+    page = (out / "report.html").read_text(encoding="utf-8")
+    table = re.search(r'<table class="study" id="umts-downlink">(.*?)</table>', page, re.S).group(1)
+    rows = re.findall(r"<tr><td>(\d)</td><td>([^<]+)</td><td>([0-9.]+)", table)
+    assert {(n, cc) for n, cc, _ in rows} == {(n, cc) for n in "12" for cc in ("newreno", "bic", "westwood+")}
+    assert all(float(g) > 0 for _, _, g in rows)
+
+
+@pytest.mark.parametrize("name", list(STUDIES))
+def test_quick_study_report_renders_in_chromium(require_tool, quick_study, name, tmp_path):
+    from tests.test_report_browser import browser
+
+    exe = require_tool("chromium", "chromium-browser", "google-chrome", install="apt-get install chromium")
+    out, _ = quick_study(name)
+    run = browser(
+        exe, tmp_path / "p", "--enable-logging=stderr", "--v=0", "--dump-dom", out.joinpath("report.html").as_uri()
+    )
+    errors = [line for line in run.stderr.splitlines() if "CONSOLE" in line and ("Error" in line or "Uncaught" in line)]
+    assert not errors, errors
+    m = re.search(r'data-images-ok="(\d+)/(\d+)"', run.stdout)
+    assert m, run.stdout[:2000]
+    ok, total = map(int, m.groups())
+    assert ok == total and total > 0
+    assert all(p.replace("&#x27;", "'") in run.stdout or p in run.stdout for p in PARTS[name] if p.startswith("id="))
+
+
+@pytest.mark.parametrize("name", list(STUDIES))
+def test_shipped_study_file_validates_like_a_user_file(name, tmp_path, runner):
+    text = STUDIES[name].text()
+    f = tmp_path / f"{name}.toml"
+    f.write_text(text, encoding="utf-8")
+    full = spec.parse(f)
+    assert full.study == name and full.design()["study"] == name
+    small = spec.parse_study(f, quick=True)
+    assert len(small.runs) < len(full.runs)
+    assert small.repetitions <= full.repetitions and small.factor_names == full.factor_names
+    printed = runner.invoke(app, ["study", name, "--print"])
+    assert printed.exit_code == 0 and printed.output == text
+
+
+def test_copy_of_a_study_with_one_factor_changed_runs(tmp_path, runner):
+    text = STUDIES["wan"].text()
+    assert tomllib.loads(text)["factors"]["flows[*].cc"] == ["reno", "cubic", "vegas"]
+    f = tmp_path / "mine.toml"
+    f.write_text(text.replace('["reno", "cubic", "vegas"]', '["cubic", "bbr"]'), encoding="utf-8")
+    out = tmp_path / "out"
+    result = runner.invoke(app, ["campaign", str(f), "--quick", "--out", str(out), "--jobs", "2"], terminal_width=250)
+    assert result.exit_code == 0, result.output
+    page = (out / "report.html").read_text(encoding="utf-8")
+    assert 'id="wan-mean-throughput"' in page and "bbr (Mbit/s)" in page and "vegas (Mbit/s)" not in page
+
+
+def test_quick_reduction_scales_times_and_keeps_levels():
+    raw = {
+        "scenario": {"duration": "100s", "udp": [{"start": "50s", "stop": 100}], "flows": [{"cc": "reno"}]},
+        "factors": {
+            "experiment": {"a": {"duration": "125s", "flows": [{"cc": "reno", "start": "25s"}]}, "b": {}},
+            "duration": ["100s", "300s"],
+            "flows[*].cc": ["reno", "cubic"],
+        },
+        "exclude": [{"flows[*].cc": "cubic", "duration": "300s"}],
+        "quick": {"repetitions": 2, "time_scale": 0.1, "levels": {"experiment": ["a"], "duration": ["100s"]}},
+    }
+    out = quick.reduce(raw)
+    assert "quick" not in out and out["repetitions"] == 2
+    assert out["scenario"]["duration"] == "10s" and out["scenario"]["udp"] == [{"start": "5s", "stop": 10.0}]
+    assert out["factors"]["experiment"] == {"a": {"duration": "12.5s", "flows": [{"cc": "reno", "start": "2.5s"}]}}
+    assert out["factors"]["duration"] == ["10s"] and out["factors"]["flows[*].cc"] == ["reno", "cubic"]
+    assert "exclude" not in out  # the rule named a level the quick form drops
+    assert raw["scenario"]["duration"] == "100s"  # the input is not changed
+
+
+@pytest.mark.parametrize(
+    ("quick_table", "path"),
+    [
+        ({"levels": {"flows[0].cc": ["bbr"]}}, 'quick.levels."flows[0].cc"[0]'),
+        ({"levels": {"nope": ["reno"]}}, 'quick.levels."nope"'),
+        ({"time_scale": 2}, "quick.time_scale"),
+        ({"repetitions": 0}, "quick.repetitions"),
+        ({"tables": {"flows[0].cc": {}}}, 'quick.tables."flows[0].cc"'),
+        ({"speed": 1}, "quick.speed"),
+    ],
+)
+def test_bad_quick_table_names_the_field(quick_table, path):
+    raw = {
+        "scenario": {"duration": "1s", "downlink": {"rate": "1Mbit", "delay": "10ms"}, "flows": [{"cc": "reno"}]},
+        "factors": {"flows[0].cc": ["reno", "cubic"]},
+        "quick": quick_table,
+    }
+    with pytest.raises(spec.CampaignFileError) as e:
+        spec.parse(raw)
+    assert e.value.path == path
+
+
+def test_unknown_study_names_the_field():
+    raw = {"study": "gprs", "scenario": {"duration": "1s", "downlink": {"rate": "1Mbit"}, "flows": [{"cc": "reno"}]}}
+    with pytest.raises(spec.CampaignFileError) as e:
+        spec.parse(raw)
+    assert e.value.path == "study" and "umts" in e.value.detail
+
+
+def test_studies_lists_the_five_with_sources(runner):
+    result = runner.invoke(app, ["studies"], terminal_width=250)
+    assert result.exit_code == 0
+    for s in STUDIES.values():
+        assert s.name in result.output and s.source[:20] in result.output
+        assert "--quick" in result.output and "--full" in result.output
+
+
+def test_unknown_study_exits_2(runner):
+    result = runner.invoke(app, ["study", "gprs"])
+    assert result.exit_code == 2 and "umts" in result.output
+
+
+def test_estimate_weighs_runs_by_packets_and_speaks_once():
+    fast = {"duration": 10.0, "downlink": {"rate": 1e6}}
+    slow = {"duration": 10.0, "downlink": {"rate": 100e6}}
+    assert run_cost(slow) > 20 * run_cost(fast)
+
+    class Plan:
+        runs = [type("R", (), {"scenario": s})() for s in [fast] * 4 + [slow] * 4]
+
+    e = Estimate(Plan(), jobs=1)
+    assert e.update(1) is None  # too few runs yet
+    line = e.update(3)
+    assert line and line.startswith("expected running time")
+    assert e.update(4) is None
