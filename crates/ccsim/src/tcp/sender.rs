@@ -516,29 +516,10 @@ mod tests {
     use super::*;
     use crate::net::packet::SackBlock;
     use crate::time::NS_PER_MS;
-    use std::collections::BTreeMap;
 
+    /// The driver's sender (reno, SACK, timestamps, PRR, MSS 1000), driven by hand here.
     fn sender() -> Sender {
-        let cfg = SenderConfig {
-            mss: 1000,
-            init_cwnd: 10,
-            sack: true,
-            timestamps: true,
-            prr: true,
-            pacing: false,
-            ecn: false,
-            rto_style: RtoStyle::Linux,
-            initial_rto: 1000 * NS_PER_MS,
-            min_rto: 200 * NS_PER_MS,
-            max_rto: 120_000 * NS_PER_MS,
-            snd_buf: None,
-            wmem_max: 4 << 20,
-            start: 0,
-            stop: None,
-            size: None,
-        };
-        let algorithm = crate::cc::build("reno", &BTreeMap::new(), cfg.mss).unwrap();
-        Sender::new(0, cfg, algorithm)
+        crate::tcp::driver::Driver::new("reno", 10).s
     }
 
     fn ack(seq: u64, sack: &[(u64, u64)], ts_val: Nanos, ts_ecr: Nanos) -> Packet {
