@@ -16,6 +16,7 @@ import sys
 import time
 
 import numpy as np
+import pandas as pd
 import pytest
 from ccbench.emulate import host, runner
 from scipy import stats
@@ -168,3 +169,43 @@ def test_compare_sim_reports_differences_and_overlaid_plots(tmp_path):
     page = sidebyside.write_report(table, pairs, tmp_path)
     assert (tmp_path / "cwnd-sim-vs-kernel-reno.png").stat().st_size > 0
     assert "goodput_diff_pct" in page.read_text()
+
+
+KERNEL_CAMPAIGN = """
+name = "kernel campaign"
+repetitions = 1
+seed = 4
+[scenario]
+duration = "2s"
+downlink = { rate = "20Mbit", delay = "10ms", queue = { size = "1bdp" } }
+flows = [{ cc = "cubic" }]
+[factors]
+"flows[*].cc" = LEVELS
+"""
+
+
+def test_a_campaign_runs_through_the_kernel_with_mode_emulate(tmp_path):
+    f = tmp_path / "c.toml"
+    f.write_text(KERNEL_CAMPAIGN.replace("LEVELS", '["reno", "cubic"]'), encoding="utf-8")
+    out = tmp_path / "out"
+    cmd = [sys.executable, "-m", "ccbench.cli", "campaign", str(f), "--out", str(out), "--mode", "emulate"]
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert "real kernel, one at a time" in done.stdout
+    flows = pd.read_parquet(out / "flows.parquet")
+    assert sorted(flows["flows[*].cc"]) == ["cubic", "reno"]
+    # Real kernel flows on an emulated 20 Mbit/s path: most of its payload capacity, measured.
+    assert (flows["goodput_bps"] > 0.7 * 20e6 * PAYLOAD_SHARE).all(), flows["goodput_bps"].tolist()
+    # The kept tables are the kernel's (TCP_INFO columns), not the simulator's.
+    series = pd.read_parquet(next((out / "tables").iterdir()) / "series.parquet")
+    assert any(c.startswith("tcpi_") for c in series.columns)
+
+
+def test_mode_emulate_refuses_an_algorithm_the_kernel_lacks_before_anything_runs(tmp_path):
+    f = tmp_path / "c.toml"
+    f.write_text(KERNEL_CAMPAIGN.replace("LEVELS", '["reno", "vegas"]'), encoding="utf-8")
+    out = tmp_path / "out"
+    cmd = [sys.executable, "-m", "ccbench.cli", "campaign", str(f), "--out", str(out), "--mode", "emulate"]
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and "flows[0].cc" in done.stderr and "vegas" in done.stderr, done.stderr
+    assert not out.exists()

@@ -288,7 +288,10 @@ def _run_campaign(
         TextColumn("ETA"),
         TimeRemainingColumn(),
     )
-    where = f"{jobs} processes" if executor == "local" else f"ray{' at ' + address if address else ', local'}"
+    if executor == "kernel":
+        where = "real kernel, one at a time"
+    else:
+        where = f"{jobs} processes" if executor == "local" else f"ray{' at ' + address if address else ', local'}"
     try:
         with Progress(*columns, console=console, transient=False) as progress:
 
@@ -363,6 +366,9 @@ def campaign(
     ),
     max_reps: int = typer.Option(12, help="With --until-decided: at most this many repetitions."),
     quick: bool = typer.Option(False, "--quick", help="Run the file's [quick] reduction of the design."),
+    mode: str = typer.Option(
+        "simulate", help="simulate, or emulate: every run through the real kernel's TCP (root), one at a time."
+    ),
 ):
     """Run (or resume) a campaign: every combination of levels, repeated; tables, plots and report.html."""
     from ccbench.campaigns import executors, spec
@@ -379,7 +385,39 @@ def campaign(
         typer.echo("error: --quick and --until-decided: give one of them", err=True)
         raise typer.Exit(EXIT_BAD_SCENARIO)
     hint = f"ccbench campaign {file}" + (" --until-decided" if until_decided else "") + (" --quick" if quick else "")
+    if mode not in ("simulate", "emulate"):
+        typer.echo(f"error: --mode: '{shown(mode)}' is not allowed; one of simulate, emulate", err=True)
+        raise typer.Exit(EXIT_BAD_SCENARIO)
+    if mode == "emulate":
+        executor, jobs = _kernel_mode_executor(parsed, executor), 1
+        hint += " --mode emulate"
     _run_campaign(parsed, out, jobs, executor, address, force, hint, until_decided=rounds)
+
+
+def _kernel_mode_executor(parsed, executor: str) -> str:
+    """--mode emulate: checks the machine and every run before anything
+    runs (exit 2 naming the run and the field), and returns the executor
+    that runs them through the kernel one after the other."""
+    import json
+
+    from ccbench.emulate import host, kernel
+
+    if executor != "local":
+        typer.echo("error: --mode emulate runs on this machine only; --executor must be local", err=True)
+        raise typer.Exit(EXIT_BAD_SCENARIO)
+    try:
+        host.preflight()
+        available = kernel.available_algorithms()
+        for r in parsed.runs:
+            try:
+                kernel.check(json.loads(r.scenario_json), available)
+            except kernel.KernelModeError as e:
+                typer.echo(f"error: run {shown(json.dumps(r.levels))}: {e}", err=True)
+                raise typer.Exit(EXIT_BAD_SCENARIO) from None
+    except host.PreflightError as e:
+        typer.echo(f"error: kernel mode: {e}", err=True)
+        raise typer.Exit(EXIT_BAD_SCENARIO) from None
+    return "kernel"
 
 
 @app.command("studies")
