@@ -95,53 +95,24 @@ const SKB_OVERHEAD_2_6: PresetValue =
 const CUBIC_NO_HYSTART: (&str, &str, f64, &str) =
     ("cubic", "hystart", 0.0, "tcp_cubic.c before 2.6.29 (CUBIC 2.2) has no HyStart");
 
+/// What the 2.6 releases of the studies (2.6.24, 2.6.26, 2.6.32) share.
+const LINUX_2_6: &[PresetValue] = &[
+    IW3,
+    RTO_INIT_3S,
+    RTO_MIN,
+    NO_PRR,
+    RMEM_DEFAULT_2_6,
+    RMEM_MAX_4MB,
+    WMEM_MAX_4MB,
+    ADV_WIN_SCALE_2,
+    SKB_OVERHEAD_2_6,
+];
+
 /// The presets, oldest first; "6.x" is ccbench's default and sets nothing.
 pub const PRESETS: &[KernelPreset] = &[
-    KernelPreset {
-        name: "2.6.24",
-        tcp: &[
-            IW3,
-            RTO_INIT_3S,
-            RTO_MIN,
-            NO_PRR,
-            RMEM_DEFAULT_2_6,
-            RMEM_MAX_4MB,
-            WMEM_MAX_4MB,
-            ADV_WIN_SCALE_2,
-            SKB_OVERHEAD_2_6,
-        ],
-        cc_params: &[CUBIC_NO_HYSTART],
-    },
-    KernelPreset {
-        name: "2.6.26",
-        tcp: &[
-            IW3,
-            RTO_INIT_3S,
-            RTO_MIN,
-            NO_PRR,
-            RMEM_DEFAULT_2_6,
-            RMEM_MAX_4MB,
-            WMEM_MAX_4MB,
-            ADV_WIN_SCALE_2,
-            SKB_OVERHEAD_2_6,
-        ],
-        cc_params: &[CUBIC_NO_HYSTART],
-    },
-    KernelPreset {
-        name: "2.6.32",
-        tcp: &[
-            IW3,
-            RTO_INIT_3S,
-            RTO_MIN,
-            NO_PRR,
-            RMEM_DEFAULT_2_6,
-            RMEM_MAX_4MB,
-            WMEM_MAX_4MB,
-            ADV_WIN_SCALE_2,
-            SKB_OVERHEAD_2_6,
-        ],
-        cc_params: &[],
-    },
+    KernelPreset { name: "2.6.24", tcp: LINUX_2_6, cc_params: &[CUBIC_NO_HYSTART] },
+    KernelPreset { name: "2.6.26", tcp: LINUX_2_6, cc_params: &[CUBIC_NO_HYSTART] },
+    KernelPreset { name: "2.6.32", tcp: LINUX_2_6, cc_params: &[] },
     KernelPreset {
         name: "3.5",
         tcp: &[
