@@ -31,24 +31,17 @@ use super::{AckSample, CaState, CongestionControl, Conn, Info, Param, Params, St
 use crate::tcp::recovery::RecoveryPolicy;
 use crate::time::{Nanos, NS_PER_US};
 
-/// The parameters (`cc_params`), read with `Params::{float, int, flag}`.
+/// The parameters (`cc_params`), read with `Params::{float, int, flag}`: ccp's
+/// gain and headroom, plus the derivative gain.
 pub mod param {
+    pub use crate::cc::ccp::param::{HEADROOM, KP};
     use crate::cc::FloatParam;
-    pub const KP: FloatParam =
-        FloatParam { name: "kp", default: 1.0, min: 0.01, max: 100.0, doc: "proportional gain Kp" };
     pub const KD: FloatParam = FloatParam {
         name: "kd",
         default: 1000.0,
         min: 0.0,
         max: 1e7,
         doc: "derivative gain Kd, microseconds (divided by the round time in us)",
-    };
-    pub const HEADROOM: FloatParam = FloatParam {
-        name: "headroom",
-        default: 1.0,
-        min: 0.1,
-        max: 100.0,
-        doc: "B = headroom * largest storage (rate * RTT) observed",
     };
 }
 
