@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import copy
 import os
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -69,11 +70,11 @@ class ProfileError(ValueError):
         super().__init__(f"{path}: {detail}")
 
 
-def deep_merge(base: dict, over: dict) -> dict:
+def deep_merge(base: dict, over: Mapping) -> dict:
     """A new dict: `base` with `over` merged in; `over` wins, tables merge key by key."""
     out = copy.deepcopy(base)
     for key, value in over.items():
-        if isinstance(value, dict) and isinstance(out.get(key), dict):
+        if isinstance(value, Mapping) and isinstance(out.get(key), dict):
             out[key] = deep_merge(out[key], value)
         else:
             out[key] = copy.deepcopy(value)

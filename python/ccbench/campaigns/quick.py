@@ -89,7 +89,8 @@ def scale_times(obj: Any, scale: float) -> Any:
 
 def reduce(raw: dict) -> dict:
     """The quick form of a campaign (a raw campaign dict, already checked by `check`)."""
-    from ccbench.campaigns.spec import deep_merge, parse_path
+    from ccbench.campaigns.spec import parse_path
+    from ccbench.profiles import deep_merge
 
     quick = raw.get("quick") or {}
     out = {k: copy.deepcopy(v) for k, v in raw.items() if k != "quick"}

@@ -43,6 +43,7 @@ from typing import Any
 import numpy as np
 import tomllib
 
+from ccbench.profiles import deep_merge
 from ccbench.scenario import ScenarioFileError
 from ccbench.scenario import load as load_scenario
 from ccbench.scenario import read as read_scenario
@@ -142,17 +143,6 @@ def set_path(target: dict, tokens: list[str | int], value: Any, where: str = "")
             raise ValueError(f"{where}: the base scenario has no list '{head}'")
         target[head] = {}
     set_path(target[head], rest, value, where)
-
-
-def deep_merge(base: dict, overlay: Mapping) -> dict:
-    """`overlay` merged into a copy of `base`: tables recursively, anything else replaced."""
-    out = copy.deepcopy(base)
-    for k, v in overlay.items():
-        if isinstance(v, Mapping) and isinstance(out.get(k), dict):
-            out[k] = deep_merge(out[k], v)
-        else:
-            out[k] = copy.deepcopy(v)
-    return out
 
 
 @dataclass(frozen=True)
