@@ -75,26 +75,38 @@ impl Jitter {
 mod tests {
     use super::*;
 
-    fn stats(dist: JitterDist) -> (f64, f64, f64) {
+    /// Mean, standard deviation, smallest and largest of 200,000 draws, and the share of draws that are zero.
+    fn stats(dist: JitterDist) -> (f64, f64, f64, f64, f64) {
         let mut j = Jitter::new(JitterConfig { dist, reorder: true }, Rng::for_component(8, 8));
         let xs: Vec<f64> = (0..200_000).map(|_| j.sample_ns() as f64).collect();
-        let mean = xs.iter().sum::<f64>() / xs.len() as f64;
-        let var = xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / xs.len() as f64;
-        (mean, var.sqrt(), xs.iter().cloned().fold(f64::MAX, f64::min))
+        let n = xs.len() as f64;
+        let mean = xs.iter().sum::<f64>() / n;
+        let var = xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / n;
+        let lo = xs.iter().cloned().fold(f64::MAX, f64::min);
+        let hi = xs.iter().cloned().fold(f64::MIN, f64::max);
+        let zero_share = xs.iter().filter(|&&x| x == 0.0).count() as f64 / n;
+        (mean, var.sqrt(), lo, hi, zero_share)
     }
 
     #[test]
     fn distributions_have_their_moments() {
-        let (m, s, lo) = stats(JitterDist::Uniform { min_ns: 1_000_000, max_ns: 3_000_000 });
-        assert!((m - 2e6).abs() < 1e4 && (s - 2e6 / 12f64.sqrt()).abs() < 1e4 && lo >= 1e6, "{m} {s}");
-        let (m, s, _) = stats(JitterDist::Exponential { mean_ns: 2e6 });
+        let (m, s, lo, hi, _) = stats(JitterDist::Uniform { min_ns: 1_000_000, max_ns: 3_000_000 });
+        assert!((m - 2e6).abs() < 1e4 && (s - 2e6 / 12f64.sqrt()).abs() < 1e4, "{m} {s}");
+        assert!(lo >= 1e6 && lo < 1.001e6 && hi <= 3e6 && hi > 2.999e6, "uniform range [{lo}, {hi}]");
+        let (m, s, ..) = stats(JitterDist::Exponential { mean_ns: 2e6 });
         assert!((m - 2e6).abs() < 2e4 && (s - 2e6).abs() < 4e4, "{m} {s}");
-        let (m, s, lo) = stats(JitterDist::Normal { mean_ns: 10e6, std_ns: 1e6 });
+        let (m, s, ..) = stats(JitterDist::Normal { mean_ns: 10e6, std_ns: 1e6 });
         assert!((m - 10e6).abs() < 1e4 && (s - 1e6).abs() < 1e4, "{m} {s}");
-        // Truncated at zero: no negative draws, and the mean moves up.
-        let (m, _, lo2) = stats(JitterDist::Normal { mean_ns: 0.0, std_ns: 1e6 });
-        assert!(lo2 >= 0.0 && (m - 1e6 * (2.0 / std::f64::consts::PI).sqrt()).abs() < 1e4, "{m}");
-        assert!(lo >= 0.0);
+    }
+
+    /// Negative normal draws are redrawn, not clamped: clamping would put half of
+    /// N(0, 1 ms) at exactly zero and give the mean of a clamped normal (0.40 ms);
+    /// redrawing gives the half-normal's mean std * sqrt(2 / pi) (0.80 ms).
+    #[test]
+    fn normal_jitter_is_truncated_by_redrawing() {
+        let (m, _, _, _, zero_share) = stats(JitterDist::Normal { mean_ns: 0.0, std_ns: 1e6 });
+        assert!(zero_share < 1e-3, "{zero_share} of the draws are zero");
+        assert!((m - 1e6 * (2.0 / std::f64::consts::PI).sqrt()).abs() < 1e4, "{m}");
     }
 
     #[test]
