@@ -59,6 +59,14 @@ pub fn rate_config(spec: &LinkSpec) -> RateConfig {
     }
 }
 
+/// A queue of `multiple` bandwidth-delay products on a link of this rate with
+/// base RTT `rtt_ns`, in full-size packets (before rounding; validation
+/// refuses a queue that rounds to no packet).
+pub fn bdp_queue_packets(rate: &RateConfig, multiple: f64, rtt_ns: Nanos) -> f64 {
+    let bdp_bytes = rate.mean_rate_bps() * secs(rtt_ns) / 8.0;
+    multiple * bdp_bytes / MTU_BYTES as f64
+}
+
 /// Resolves a checked link; `rtt_ns` sizes queues given in BDP multiples
 /// (at the link's mean rate).
 pub fn link_config(spec: &LinkSpec, rtt_ns: Nanos) -> LinkConfig {
@@ -66,10 +74,7 @@ pub fn link_config(spec: &LinkSpec, rtt_ns: Nanos) -> LinkConfig {
     let capacity = match spec.queue.size {
         QueueSize::Packets(p) => Capacity::Packets(p),
         QueueSize::Bytes(b) => Capacity::Bytes(b),
-        QueueSize::Bdp(m) => {
-            let bdp_bytes = rate.mean_rate_bps() * secs(rtt_ns) / 8.0;
-            Capacity::Packets(((m * bdp_bytes / MTU_BYTES as f64).round() as u64).max(1))
-        }
+        QueueSize::Bdp(m) => Capacity::Packets((bdp_queue_packets(&rate, m, rtt_ns).round() as u64).max(1)),
     };
     let q = &spec.queue;
     let queue = match q.kind {

@@ -148,6 +148,7 @@ impl Scenario {
             check_pcap("record.pcap", p)?;
         }
         topology::check_routes(self)?;
+        topology::check_bdp_queues(self)?;
         if self.record.interval.ns() < 1_000_000 {
             return err(
                 "record.interval",

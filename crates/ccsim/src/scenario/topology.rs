@@ -7,6 +7,9 @@
 use super::check_link::check_link;
 use super::error::{err, suggestion};
 use super::{Direction, Scenario, ScenarioError, TransportSpec, PCAP_EVERY_LINK};
+use crate::net::build::{bdp_queue_packets, rate_config};
+use crate::net::topology::Topology;
+use crate::units::QueueSize;
 
 /// Random streams are numbered per link (see `crate::rng::stream::LINK_BASE`
 /// and the offsets in `crate::net::link`): 256 links keep them apart.
@@ -76,6 +79,35 @@ fn check_name(path: &str, name: &str) -> Result<(), ScenarioError> {
     }
     if PCAP_EVERY_LINK.contains(&name) {
         return err(path, format!("\"{name}\" is reserved (record.pcap.link = \"{name}\" means every link)"));
+    }
+    Ok(())
+}
+
+/// A queue given in bandwidth-delay products must come to at least one packet
+/// on its link (rate x the base RTT of the flows that cross it): rounded up
+/// silently, "0.0001bdp" would run with a one-packet queue nobody asked for.
+/// A path without any delay has no BDP; its queue holds one packet (the
+/// README says so), so minimal scenarios without delays still run.
+/// Needs checked routes.
+pub(super) fn check_bdp_queues(s: &Scenario) -> Result<(), ScenarioError> {
+    let topology = Topology::of(s);
+    for (l, spec) in topology.specs.iter().enumerate() {
+        let QueueSize::Bdp(multiple) = spec.queue.size else { continue };
+        let rate = rate_config(spec);
+        let rtt_ns = topology.base_rtt_ns(l, &s.flows);
+        let packets = bdp_queue_packets(&rate, multiple, rtt_ns);
+        if rtt_ns > 0 && packets.round() < 1.0 {
+            let path = if s.links.is_empty() { topology.names[l].clone() } else { format!("links[{l}]") };
+            return err(
+                format!("{path}.queue.size"),
+                format!(
+                    "{multiple}bdp is {packets:.3} packets here ({:.4} Mbit/s x {} ms base RTT): a queue must hold \
+                     at least one packet; give a larger multiple or a size such as \"20pkt\"",
+                    rate.mean_rate_bps() / 1e6,
+                    rtt_ns as f64 / 1e6
+                ),
+            );
+        }
     }
     Ok(())
 }
@@ -269,6 +301,23 @@ mod tests {
                 vec!["\"a\"", "links[0]", "unique"],
             ),
             (named(r#""links": [{"name": "a", "rate": "-1Mbit"}]"#, FLOW, ""), "links[0].rate", vec!["negative"]),
+            (
+                r#"{"duration": 10, "downlink": {"rate": "5Mbit", "delay": "10ms", "queue": {"size": "0.0001bdp"}},
+                    "flows": [{"cc": "reno"}]}"#
+                    .into(),
+                "downlink.queue.size",
+                vec!["0.0001bdp", "0.001 packets", "5.0000 Mbit/s x 20 ms", "at least one packet"],
+            ),
+            (
+                named(
+                    r#""links": [{"name": "a", "rate": "10Mbit", "delay": "5ms"}, {"name": "b", "rate": "10Mbit"},
+                                 {"name": "u", "rate": "10Mbit", "delay": "1ms", "queue": {"size": "0.05bdp"}}]"#,
+                    FLOW,
+                    r#", "udp": [{"rate": "1Mbit", "route": ["u"]}]"#,
+                ),
+                "links[2].queue.size",
+                vec!["0.05bdp is 0.083 packets", "x 2 ms base RTT"],
+            ),
             (named(r#""links": [{"name": "a"}]"#, FLOW, ""), "links[0]", vec!["exactly one of rate"]),
             (
                 named(LINKS, r#"{"cc": "reno", "ack_route": ["b"]}"#, ""),
