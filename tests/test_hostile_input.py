@@ -152,6 +152,19 @@ def test_extreme_numbers_are_refused_before_the_run(tmp_path, runner, field, val
     assert not (tmp_path / "out").exists()
 
 
+def test_an_access_delay_beyond_the_delay_limit_is_refused(tmp_path, runner):
+    text = SMALL + 'access_delay = "1000s"\n'
+    line = one_error_line(invoke(runner, "validate", write(tmp_path, text)))
+    assert "flows[0].access_delay" in line and "--allow-large" in line
+    assert invoke(runner, "validate", write(tmp_path, text), "--allow-large").exit_code == 0
+
+
+def test_a_bdp_queue_below_one_packet_is_an_error_saying_what_it_comes_to(tmp_path, runner):
+    text = SMALL.replace('delay = "10ms"', 'delay = "10ms"\nqueue = { size = "0.0001bdp" }')
+    line = one_error_line(invoke(runner, "validate", write(tmp_path, text)))
+    assert "downlink.queue.size" in line and "0.001 packets" in line and "at least one packet" in line
+
+
 def test_the_work_estimate_refuses_a_huge_run_and_allow_large_lifts_it(tmp_path, runner):
     text = SMALL.replace('duration = "1s"', 'duration = "20000s"').replace('"5Mbit"', '"10Gbit"')
     line = one_error_line(invoke(runner, "validate", write(tmp_path, text)))

@@ -28,7 +28,7 @@ MAX_TRACE_BYTES = 16 << 20
 LARGE_FACTOR = 16
 #: Simulated time: one day.
 MAX_DURATION_S = 86_400.0
-#: One-way delay of a link (or access line): one minute.
+#: One-way delay of a link or of a flow's access line: one minute.
 MAX_DELAY_S = 60.0
 #: A link or UDP rate: 100 Gbit/s.
 MAX_RATE_BPS = 100e9
@@ -136,6 +136,12 @@ def check(s: dict, allow_large: bool = False) -> None:
         if _link_rate_bps(link) > MAX_RATE_BPS:
             raise LimitError(
                 f"{path}.rate", f"{_link_rate_bps(link):g} bit/s is above {MAX_RATE_BPS:g}{ALLOW_LARGE_HINT}"
+            )
+    for i, f in enumerate(s["flows"]):
+        if float(f.get("access_delay", 0)) > MAX_DELAY_S:
+            raise LimitError(
+                f"flows[{i}].access_delay",
+                f"{float(f['access_delay']):g} s is longer than {MAX_DELAY_S:g} s{ALLOW_LARGE_HINT}",
             )
     for i, u in enumerate(s.get("udp") or []):
         if float(u["rate"]) > MAX_RATE_BPS:
