@@ -37,3 +37,19 @@ def test_missing_trace_file_is_a_scenario_error(tmp_path, runner):
     assert result.exit_code == 2
     assert "downlink.trace" in result.stderr and "nope.trace" in result.stderr
     assert not out.exists()
+
+
+def test_crlf_and_mixed_line_ends_read_as_the_same_trace(tmp_path):
+    """A trace saved on Windows (CRLF), or edited there (mixed), is the same
+    trace: same opportunities, same run, a utilization that stays below 1."""
+    results = []
+    for name, data in [("lf", b"1\n2\n3\n"), ("crlf", b"1\r\n2\r\n3\r\n"), ("mixed", b"1\r\n2\r\n3\n")]:
+        (tmp_path / f"{name}.trace").write_bytes(data)
+        f = tmp_path / f"{name}.toml"
+        f.write_text(SCENARIO.format(trace=f"{name}.trace"))
+        r = ccbench.run(f)
+        assert r.scenario["downlink"]["trace"]["opportunities_ms"] == [1, 2, 3], name
+        results.append(r.links[["link", "rate_bps", "utilization"]])
+        assert (r.links["utilization"] <= 1.0).all(), (name, r.links)
+    for other in results[1:]:
+        assert other.equals(results[0])
