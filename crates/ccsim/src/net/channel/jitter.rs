@@ -92,7 +92,7 @@ mod tests {
     fn distributions_have_their_moments() {
         let (m, s, lo, hi, _) = stats(JitterDist::Uniform { min_ns: 1_000_000, max_ns: 3_000_000 });
         assert!((m - 2e6).abs() < 1e4 && (s - 2e6 / 12f64.sqrt()).abs() < 1e4, "{m} {s}");
-        assert!(lo >= 1e6 && lo < 1.001e6 && hi <= 3e6 && hi > 2.999e6, "uniform range [{lo}, {hi}]");
+        assert!((1e6..1.001e6).contains(&lo) && hi <= 3e6 && hi > 2.999e6, "uniform range [{lo}, {hi}]");
         let (m, s, ..) = stats(JitterDist::Exponential { mean_ns: 2e6 });
         assert!((m - 2e6).abs() < 2e4 && (s - 2e6).abs() < 4e4, "{m} {s}");
         let (m, s, ..) = stats(JitterDist::Normal { mean_ns: 10e6, std_ns: 1e6 });
