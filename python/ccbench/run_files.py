@@ -11,7 +11,8 @@ Layout of a run directory:
     sources.parquet/.csv, source_series.parquet   UDP and background traffic (empty without)
 
 Every file is written to a temporary name in the same directory and renamed
-into place, so a crash never leaves a half-written file. The writer options are
+into place, so a crash never leaves a half-written file; it gets the mode a
+plain open() would give (0666 less the umask), so others can read it. The writer options are
 pinned and no timestamps are recorded, so the same scenario and seed give
 byte-identical files (the wall time of a run is therefore not saved).
 """
@@ -28,6 +29,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from ccbench.file_modes import file_mode
 from ccbench.run_result import SCHEMA_VERSION, Result
 
 TABLES = ("flows", "series", "rtt", "links", "link_series", "sources", "source_series")
@@ -47,11 +49,13 @@ PARQUET_OPTIONS = dict(
 
 def atomic_write_bytes(path: Path, data: bytes, fsync: bool = False) -> None:
     """Writes `data` to `path` through a temporary file in the same directory and
-    a rename: readers see the old file or the new one, never half of one. With
+    a rename: readers see the old file or the new one, never half of one. The
+    file gets the mode open() would give it (mkstemp's is 0600). With
     `fsync` the data also survives a power cut (slower: campaigns skip it)."""
     path = Path(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
+        os.fchmod(fd, file_mode())
         with os.fdopen(fd, "wb") as f:
             f.write(data)
             if fsync:
