@@ -109,3 +109,15 @@ def test_duckdb_reads_the_runs_as_one_table(saved_runs):
         f"select value from parquet_kv_metadata('{saved_runs}/bbr/flows.parquet') where key = 'ccbench.version'"
     ).fetchall()
     assert kv == [(ccbench.__version__.encode(),)]
+
+
+def test_campaign_tidy_tables_carry_the_campaign(quick_campaign):
+    out, _, _ = quick_campaign
+    campaign_text = next(out.glob("campaign.*")).read_text()
+    for name in ("flows", "runs"):
+        kv = pq.read_schema(out / f"{name}.parquet").metadata
+        assert kv[b"ccbench.table"] == name.encode()
+        assert kv[b"ccbench.version"].decode() == ccbench.__version__
+        assert kv[b"ccbench.campaign"].decode() == "every algorithm over four network conditions"
+        assert kv[b"ccbench.campaign_file"].decode() == campaign_text
+        assert len(kv[b"ccbench.campaign_hash"]) > 0

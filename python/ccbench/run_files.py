@@ -86,8 +86,12 @@ def arrow_table(df: pd.DataFrame) -> pa.Table:
     return pa.table({c: pa.array(df[c].to_numpy() if df[c].dtype.kind in "biuf" else list(df[c])) for c in df.columns})
 
 
-def parquet_bytes(df: pd.DataFrame) -> bytes:
-    return arrow_parquet_bytes(arrow_table(df))
+def parquet_bytes(df: pd.DataFrame, metadata: dict[str, str] | None = None) -> bytes:
+    """The frame as Parquet; `metadata` becomes key-value metadata, each key prefixed `ccbench.`."""
+    table = arrow_table(df)
+    if metadata:
+        table = table.replace_schema_metadata({f"ccbench.{k}": v for k, v in metadata.items()})
+    return arrow_parquet_bytes(table)
 
 
 def arrow_parquet_bytes(table) -> bytes:
@@ -105,8 +109,10 @@ def json_bytes(obj) -> bytes:
     return (json.dumps(obj, indent=2, sort_keys=True, allow_nan=True) + "\n").encode("utf-8")
 
 
-def write_table(directory: Path, name: str, df: pd.DataFrame, csv: bool) -> None:
-    atomic_write_bytes(directory / f"{name}.parquet", parquet_bytes(df))
+def write_table(
+    directory: Path, name: str, df: pd.DataFrame, csv: bool, metadata: dict[str, str] | None = None
+) -> None:
+    atomic_write_bytes(directory / f"{name}.parquet", parquet_bytes(df, metadata))
     if csv:
         atomic_write_bytes(directory / f"{name}.csv", csv_bytes(df))
 
