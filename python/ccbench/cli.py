@@ -160,7 +160,7 @@ def result_warnings(r) -> list[str]:
 @app.command()
 def run(
     scenario: Path = typer.Argument(..., help="Scenario file (TOML)."),
-    out: Path | None = typer.Option(None, help="Output directory (default: ccbench-out/<scenario name>)."),
+    out: Path | None = typer.Option(None, help="Output directory (default: ccbench-out/<file name without .toml>)."),
     seed: int | None = typer.Option(None, help="Override the scenario's seed."),
     plots: bool = typer.Option(True, help="Write PNG plots."),
     force: bool = typer.Option(False, help="Replace an output directory that is not empty."),
