@@ -79,3 +79,24 @@ def test_timestamps_are_simulated_seconds_since_the_run_started(tmp_path):
     # the flow starts at 1.5 s: its handshake and first data are stamped then
     assert times[0] == 1.5
     assert times == sorted(times) and 2.9 < times[-1] <= 3.0
+
+
+def test_each_campaign_run_captures_in_its_own_tables_folder(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    campaign = {
+        "name": "captures",
+        "repetitions": 2,
+        "scenario": {
+            "duration": "1s",
+            "downlink": {"rate": "2Mbit", "delay": "10ms"},
+            "flows": [{"cc": "reno"}],
+            "record": {"pcap": {"path": "run.pcap"}},
+        },
+        "factors": {"flows[0].cc": ["reno", "cubic"]},
+    }
+    c = ccbench.campaign(campaign, out=tmp_path / "out", jobs=1, report=False)
+    keys = list(c.index["key"])
+    assert len(keys) == 4
+    for key in keys:
+        assert (tmp_path / "out" / "tables" / key / "run.pcap").stat().st_size > 24
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
