@@ -58,3 +58,11 @@ def test_the_campaign_example_plans_every_combination_but_the_excluded(tmp_path)
     assert c.repetitions == 5 and len(c.runs) == (2 * 2 * 2 - 2) * 5
     assert not any(r.levels["profile"] == "umts" and r.levels["downlink.rate"] == "100Mbit" for r in c.runs)
     assert {r.scenario["downlink"]["rate"] for r in c.runs} == {10_000_000, 100_000_000}
+
+
+def test_the_record_example_validates_with_the_defaults_it_names():
+    block = next(b for b in toml_blocks() if b.startswith("[record]\n"))
+    scenario = load(BASE + '[downlink]\nrate = "10Mbit"\n' + block)
+    defaults = load(BASE + '[downlink]\nrate = "10Mbit"\n')
+    assert scenario["record"] == defaults["record"]
+    assert scenario["record"]["rtt_samples"] is True

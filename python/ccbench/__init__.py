@@ -1,7 +1,7 @@
 """ccbench: how does each TCP congestion control behave on my network, and which one should I pick?
 
 import ccbench
-r = ccbench.run("examples/clean_path.toml", seed=3)
+r = ccbench.run("examples/clean-path.toml", seed=3)
 r.flows[["cc", "goodput_bps", "rtt_mean_ms"]]
 c = ccbench.campaign("my-campaign.toml")   # factors x levels x repetitions; resumable
 c.runs                                      # one row per run, every factor a column

@@ -10,17 +10,29 @@ from typing import Any
 from ccbench import _ccsim
 from ccbench.emulate.runner import emulate as _emulate_kernel
 from ccbench.run_result import Result
+from ccbench.scenario import file_path as scenario_file_path
 from ccbench.scenario import load as load_scenario
 
 
-def run(scenario: str | Path | Mapping[str, Any], seed: int | None = None, allow_large: bool = False) -> Result:
+def run(
+    scenario: str | Path | Mapping[str, Any],
+    seed: int | None = None,
+    allow_large: bool = False,
+    capture_dir: str | Path | None = None,
+) -> Result:
     """Runs a scenario (a TOML file path, TOML text, or a dict) and returns its
     Result; `seed` overrides the scenario's seed. Raises
     ccbench.ScenarioFileError before anything runs if a field is invalid or
     beyond a limit of ccbench.limits (`allow_large` lifts those). Ctrl-C
-    stops the simulation (KeyboardInterrupt)."""
+    stops the simulation (KeyboardInterrupt). A packet capture
+    (`[record.pcap]`) is written in `capture_dir`, by default beside the
+    scenario file (the working directory for text or a dict); its path is
+    `meta["pcap"]["path"]`."""
     normalized = load_scenario(scenario, seed=seed, allow_large=allow_large)
-    raw = _ccsim.run(json.dumps(normalized))
+    if capture_dir is None:
+        file = scenario_file_path(scenario)
+        capture_dir = file.parent if file is not None else Path.cwd()
+    raw = _ccsim.run(json.dumps(normalized), capture_dir=str(capture_dir))
     return Result.from_raw(raw, json.loads(raw["scenario"]), _ccsim.__version__)
 
 

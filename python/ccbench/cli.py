@@ -7,7 +7,6 @@ allowed) and exits with code 2 before anything runs or any file is written.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import typer
@@ -161,7 +160,7 @@ def result_warnings(r) -> list[str]:
 @app.command()
 def run(
     scenario: Path = typer.Argument(..., help="Scenario file (TOML)."),
-    out: Path | None = typer.Option(None, help="Output directory (default: ccbench-out/<scenario name>)."),
+    out: Path | None = typer.Option(None, help="Output directory (default: ccbench-out/<file name without .toml>)."),
     seed: int | None = typer.Option(None, help="Override the scenario's seed."),
     plots: bool = typer.Option(True, help="Write PNG plots."),
     force: bool = typer.Option(False, help="Replace an output directory that is not empty."),
@@ -178,17 +177,13 @@ def run(
     try:
         with staged(out, force) as stage:
             _stage_pcap(normalized, stage)
-            # The core writes the capture relative to the working directory:
-            # the staging directory for the run (the scenario's files are read).
-            here = os.getcwd()
-            os.chdir(stage)
-            try:
-                with console.status("simulating..."):
-                    r = run_scenario(normalized, allow_large=allow_large)
-            finally:
-                os.chdir(here)
-            if (r.meta.get("pcap") or {}).get("error"):
-                raise OutputDirectoryError(f"record.pcap.path: {r.meta['pcap']['error']}")
+            with console.status("simulating..."):
+                r = run_scenario(normalized, allow_large=allow_large, capture_dir=stage)
+            pcap = r.meta.get("pcap")
+            if pcap and pcap.get("error"):
+                raise OutputDirectoryError(f"record.pcap.path: {pcap['error'].replace(str(stage), str(out))}")
+            if pcap:  # saved relative to the run directory, which the stage becomes
+                pcap["path"] = normalized["record"]["pcap"]["path"]
             run_files.save(r, stage)
             pngs = write_run_plots(stage) if plots else []
     except OutputDirectoryError as e:
@@ -236,6 +231,12 @@ def run(
         + ")",
         soft_wrap=True,
     )
+    if r.meta.get("pcap"):
+        console.print(
+            f"Packet capture in [bold]{escape(str(out / r.meta['pcap']['path']))}[/bold] "
+            f"({r.meta['pcap']['packets']} packets, stamped with the simulated time since the run's start)",
+            soft_wrap=True,
+        )
 
 
 def _campaign_summary(directory: Path) -> Table:

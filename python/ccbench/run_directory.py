@@ -6,7 +6,8 @@ directory, flock) refuses a second run into the same directory; everything
 (tables, plots, the packet capture) is written into a temporary sibling
 (`.NAME.*.partial`) that is renamed into place only when complete, so a run
 that fails or is interrupted leaves the old directory as it was and writes
-nothing. The lock file stays (removing it would let a waiting run lock a
+nothing. The directory and its files get the modes mkdir() and open() would
+give them (the umask decides, as for any program). The lock file stays (removing it would let a waiting run lock a
 deleted file).
 """
 
@@ -20,6 +21,7 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
+from ccbench.file_modes import directory_mode
 from ccbench.limits import shown
 
 
@@ -54,6 +56,8 @@ def staged(out: str | Path, force: bool = False) -> Iterator[Path]:
             raise OutputDirectoryError(f"another ccbench run is writing to {name}") from None
         try:
             stage = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".partial", dir=out.parent))
+            # mkdtemp's 0700 would become the run directory's mode.
+            os.chmod(stage, directory_mode())
         except OSError as e:
             raise OutputDirectoryError(f"cannot write in {shown(str(out.parent))}: {e.strerror}") from None
         try:

@@ -10,8 +10,20 @@ Layout of a run directory:
     link_series.parquet  sampled link state
     sources.parquet/.csv, source_series.parquet   UDP and background traffic (empty without)
 
+The tables describe themselves, so the files of many runs can be read as one
+dataset (pyarrow.dataset, duckdb, polars) without meta.json: every table's
+first columns are `scenario` (the scenario's name) and `seed`, and the tables
+with a row per flow and time (series, rtt) also name the flow's algorithm in
+`cc` (flows has its own `cc`). Each Parquet file's key-value metadata holds
+`ccbench.table`, `ccbench.version`, `ccbench.schema_version`, `ccbench.seed`,
+`ccbench.algorithms` (JSON list, in the order of the scenario's flows) and
+`ccbench.scenario` (the normalized scenario as JSON, a trace's opportunities
+left out: meta.json keeps them). `load` drops these columns again: meta holds
+them.
+
 Every file is written to a temporary name in the same directory and renamed
-into place, so a crash never leaves a half-written file. The writer options are
+into place, so a crash never leaves a half-written file; it gets the mode a
+plain open() would give (0666 less the umask), so others can read it. The writer options are
 pinned and no timestamps are recorded, so the same scenario and seed give
 byte-identical files (the wall time of a run is therefore not saved).
 """
@@ -24,10 +36,12 @@ import os
 import tempfile
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from ccbench.file_modes import file_mode
 from ccbench.run_result import SCHEMA_VERSION, Result
 
 TABLES = ("flows", "series", "rtt", "links", "link_series", "sources", "source_series")
@@ -47,11 +61,13 @@ PARQUET_OPTIONS = dict(
 
 def atomic_write_bytes(path: Path, data: bytes, fsync: bool = False) -> None:
     """Writes `data` to `path` through a temporary file in the same directory and
-    a rename: readers see the old file or the new one, never half of one. With
+    a rename: readers see the old file or the new one, never half of one. The
+    file gets the mode open() would give it (mkstemp's is 0600). With
     `fsync` the data also survives a power cut (slower: campaigns skip it)."""
     path = Path(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
+        os.fchmod(fd, file_mode())
         with os.fdopen(fd, "wb") as f:
             f.write(data)
             if fsync:
@@ -70,8 +86,12 @@ def arrow_table(df: pd.DataFrame) -> pa.Table:
     return pa.table({c: pa.array(df[c].to_numpy() if df[c].dtype.kind in "biuf" else list(df[c])) for c in df.columns})
 
 
-def parquet_bytes(df: pd.DataFrame) -> bytes:
-    return arrow_parquet_bytes(arrow_table(df))
+def parquet_bytes(df: pd.DataFrame, metadata: dict[str, str] | None = None) -> bytes:
+    """The frame as Parquet; `metadata` becomes key-value metadata, each key prefixed `ccbench.`."""
+    table = arrow_table(df)
+    if metadata:
+        table = table.replace_schema_metadata({f"ccbench.{k}": v for k, v in metadata.items()})
+    return arrow_parquet_bytes(table)
 
 
 def arrow_parquet_bytes(table) -> bytes:
@@ -89,10 +109,92 @@ def json_bytes(obj) -> bytes:
     return (json.dumps(obj, indent=2, sort_keys=True, allow_nan=True) + "\n").encode("utf-8")
 
 
-def write_table(directory: Path, name: str, df: pd.DataFrame, csv: bool) -> None:
-    atomic_write_bytes(directory / f"{name}.parquet", parquet_bytes(df))
+def write_table(
+    directory: Path, name: str, df: pd.DataFrame, csv: bool, metadata: dict[str, str] | None = None
+) -> None:
+    atomic_write_bytes(directory / f"{name}.parquet", parquet_bytes(df, metadata))
     if csv:
         atomic_write_bytes(directory / f"{name}.csv", csv_bytes(df))
+
+
+#: Columns `save` puts in front of a run's tables (and `load` drops): which run a row is from.
+RUN_COLUMNS = ("scenario", "seed")
+#: Tables with a row per flow and time, which also get the flow's algorithm (`cc`).
+PER_FLOW_TABLES = ("series", "rtt")
+
+
+def _flow_algorithms(result: Result) -> dict[int, str]:
+    """Flow id -> algorithm: the flows table's, and the background's `cc`
+    for background transfers (which have samples but no row there)."""
+    return dict(zip(result.flows["flow"].tolist(), result.flows["cc"].tolist())) if len(result.flows) else {}
+
+
+def run_columns(result: Result, name: str, df: pd.DataFrame) -> dict[str, np.ndarray]:
+    """The columns that say which run (and, in series and rtt, which
+    algorithm) each row of table `name` is from."""
+    n = len(df)
+    scenario = result.meta.get("scenario") or {}
+    columns = {
+        "scenario": np.full(n, str(scenario.get("name", "")), dtype=object),
+        "seed": np.full(n, int(result.meta.get("seed", 0)), dtype=np.int64),
+    }
+    if name in PER_FLOW_TABLES and "flow" in df.columns:
+        background = str((scenario.get("background") or {}).get("cc", ""))
+        algorithms = _flow_algorithms(result)
+        flows = df["flow"].to_numpy()
+        ids = np.unique(flows)
+        names = np.array([algorithms.get(int(i), background) for i in ids], dtype=object)
+        columns["cc"] = names[np.searchsorted(ids, flows)] if n else np.array([], dtype=object)
+    return {c: v for c, v in columns.items() if c not in df.columns}
+
+
+def without_trace_data(scenario: dict) -> dict:
+    """The scenario with each link's trace opportunities left out (a trace
+    keeps its `source`, the file's name): they can be megabytes."""
+    out = dict(scenario)
+    for key in ("downlink", "uplink"):
+        if isinstance(out.get(key), dict):
+            out[key] = _link_without_trace(out[key])
+    if isinstance(out.get("links"), list):
+        out["links"] = [_link_without_trace(link) for link in out["links"]]
+    return out
+
+
+def _link_without_trace(link: dict) -> dict:
+    trace = link.get("trace")
+    if isinstance(trace, dict) and "opportunities_ms" in trace:
+        return {**link, "trace": {k: v for k, v in trace.items() if k != "opportunities_ms"}}
+    return link
+
+
+def parquet_metadata(result: Result, name: str) -> dict[bytes, bytes]:
+    """The Parquet key-value metadata of table `name` of a run."""
+    meta = result.meta
+    scenario = meta.get("scenario") or {}
+    algorithms = list(dict.fromkeys(f.get("cc", "") for f in scenario.get("flows", [])))
+    values = {
+        "table": name,
+        "version": str(meta.get("ccbench_version", "")),
+        "schema_version": str(meta.get("schema_version", "")),
+        "seed": str(meta.get("seed", "")),
+        "algorithms": json.dumps(algorithms),
+        "scenario": json.dumps(without_trace_data(scenario), sort_keys=True, allow_nan=True),
+    }
+    return {f"ccbench.{k}".encode(): v.encode("utf-8") for k, v in values.items()}
+
+
+def write_run_table(directory: Path, result: Result, name: str, csv: bool) -> None:
+    """Table `name` of `result` with its run columns in front, as Parquet
+    with the run's metadata (and as CSV)."""
+    df = getattr(result, name)
+    front = run_columns(result, name, df)
+    table = arrow_table(df)
+    for i, (column, values) in enumerate(front.items()):
+        table = table.add_column(i, column, pa.array(values, pa.string() if values.dtype == object else None))
+    table = table.replace_schema_metadata(parquet_metadata(result, name))
+    atomic_write_bytes(directory / f"{name}.parquet", arrow_parquet_bytes(table))
+    if csv:
+        atomic_write_bytes(directory / f"{name}.csv", csv_bytes(pd.concat([pd.DataFrame(front), df], axis=1)))
 
 
 def save(result: Result, directory: str | Path, csv: bool = True) -> Path:
@@ -101,17 +203,23 @@ def save(result: Result, directory: str | Path, csv: bool = True) -> Path:
     d = Path(directory)
     d.mkdir(parents=True, exist_ok=True)
     for name in TABLES:
-        write_table(d, name, getattr(result, name), csv=csv and name in CSV_TABLES)
+        write_run_table(d, result, name, csv=csv and name in CSV_TABLES)
     meta = {k: v for k, v in result.meta.items() if k not in VOLATILE_META}
     atomic_write_bytes(d / "meta.json", json_bytes(meta))
     return d
 
 
 def load(directory: str | Path) -> Result:
-    """Reads a run directory written by `save`."""
+    """Reads a run directory written by `save` (its tables as the run made
+    them: without the run columns, which meta holds)."""
     d = Path(directory)
     meta = json.loads((d / "meta.json").read_text(encoding="utf-8"))
     if meta.get("schema_version") != SCHEMA_VERSION:
         raise ValueError(f"{d}: schema version {meta.get('schema_version')} is not {SCHEMA_VERSION}")
-    tables = {name: pq.read_table(d / f"{name}.parquet").to_pandas() for name in TABLES}
+    tables = {name: _without_run_columns(pq.read_table(d / f"{name}.parquet"), name).to_pandas() for name in TABLES}
     return Result(meta=meta, **tables)
+
+
+def _without_run_columns(table: pa.Table, name: str) -> pa.Table:
+    added = RUN_COLUMNS + (("cc",) if name in PER_FLOW_TABLES else ())
+    return table.drop_columns([c for c in added if c in table.column_names])

@@ -86,15 +86,23 @@ def _read_toml(text: str, source: str) -> dict:
     return raw
 
 
+def file_path(scenario: str | Path | Mapping[str, Any]) -> Path | None:
+    """The scenario file's path, if `scenario` names a file (a Path, or a
+    one-line string ending in .toml) rather than being TOML text or a dict."""
+    if isinstance(scenario, Path):
+        return scenario
+    if isinstance(scenario, str) and "\n" not in scenario and scenario.endswith(".toml"):
+        return Path(scenario)
+    return None
+
+
 def read(scenario: str | Path | Mapping[str, Any], allow_large: bool = False) -> tuple[dict, str]:
     """The raw scenario dict and a name for its source (file path or '<text>').
     `scenario` is a path to a TOML file, TOML text, or a dict."""
     if isinstance(scenario, Mapping):
         return dict(scenario), "<dict>"
-    if isinstance(scenario, Path) or (
-        isinstance(scenario, str) and "\n" not in scenario and scenario.endswith(".toml")
-    ):
-        path = Path(scenario)
+    path = file_path(scenario)
+    if path is not None:
         text = _decode(_read_bytes(path, allow_large), str(path))
         return _read_toml(text, str(path)), str(path)
     text = str(scenario)

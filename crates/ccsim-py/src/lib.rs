@@ -59,10 +59,16 @@ fn validate(json: &str) -> PyResult<String> {
 }
 
 /// Runs a scenario given as JSON; returns a dict of tables (dicts of arrays)
-/// and a few run facts.
+/// and a few run facts. A packet capture (`record.pcap.path`, a relative
+/// name) is written under `capture_dir` (default: the working directory).
 #[pyfunction]
-fn run<'py>(py: Python<'py>, json: &str) -> PyResult<Bound<'py, PyDict>> {
-    let s = Scenario::from_json(json).map_err(scenario_error)?;
+#[pyo3(signature = (json, capture_dir = None))]
+fn run<'py>(py: Python<'py>, json: &str, capture_dir: Option<std::path::PathBuf>) -> PyResult<Bound<'py, PyDict>> {
+    let mut s = Scenario::from_json(json).map_err(scenario_error)?;
+    let normalized = serde_json::to_string(&s).map_err(|e| PyValueError::new_err(e.to_string()))?;
+    if let (Some(dir), Some(pcap)) = (capture_dir, s.record.pcap.as_mut()) {
+        pcap.path = dir.join(&pcap.path).to_string_lossy().into_owned();
+    }
     let started = std::time::Instant::now();
     // Every INTERRUPT_CHECK_EVENTS events the core asks whether to stop: the
     // GIL is taken briefly to run Python's signal handlers, so Ctrl-C raises
@@ -99,7 +105,7 @@ fn run<'py>(py: Python<'py>, json: &str) -> PyResult<Bound<'py, PyDict>> {
     d.set_item("events", r.events)?;
     d.set_item("duration_s", r.duration as f64 / 1e9)?;
     d.set_item("wall_seconds", wall)?;
-    d.set_item("scenario", serde_json::to_string(&s).map_err(|e| PyValueError::new_err(e.to_string()))?)?;
+    d.set_item("scenario", normalized)?;
     Ok(d)
 }
 

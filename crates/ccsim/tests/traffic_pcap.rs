@@ -211,12 +211,18 @@ fn tshark_reads_the_capture_and_agrees_with_the_counters() {
 
 #[test]
 fn an_unwritable_path_is_reported_and_the_run_still_completes() {
+    // Missing folders are created, so the capture goes below a regular file,
+    // which no one (root included) can make a folder of.
+    let file = std::env::temp_dir().join(format!("ccsim-pcap-not-a-folder-{}", std::process::id()));
+    std::fs::write(&file, b"").unwrap();
+    let path = file.join("x.pcap").to_str().unwrap().to_string();
     let r = simulate_with_capture(
         r#"{"duration": 1, "downlink": {"rate": "10Mbit", "delay": "10ms"}, "flows": [{"cc": "cubic"}]}"#,
-        r#"{"path": "/nonexistent-dir/x.pcap"}"#,
+        &format!(r#"{{"path": {path:?}}}"#),
     );
+    std::fs::remove_file(&file).ok();
     let p = r.pcap.expect("summary");
-    assert!(p.error.as_deref().is_some_and(|e| e.contains("/nonexistent-dir/x.pcap")), "{p:?}");
+    assert!(p.error.as_deref().is_some_and(|e| e.contains(&path)), "{p:?}");
     assert_eq!(p.packets, 0);
     assert!(r.flows.u64("delivered_bytes")[0] > 0);
 }

@@ -57,7 +57,8 @@ def execute(job: Job, kernel: bool = False) -> dict:
 
             result = emulate(json.loads(job.scenario_json))
         else:
-            raw = _ccsim.run(job.scenario_json)
+            # A packet capture (record.pcap) goes beside the run's full tables.
+            raw = _ccsim.run(job.scenario_json, capture_dir=str(tables_dir(Path(job.directory), job.key)))
             scenario = json.loads(raw["scenario"])
             result = Result.from_raw(raw, scenario, _ccsim.__version__) if job.keep_tables else None
         if result is not None:

@@ -312,10 +312,22 @@ def assemble(directory: str | Path, factor_levels: dict[str, list], fresh: dict 
 
 
 def write_tidy(directory: str | Path, flows: pd.DataFrame, runs: pd.DataFrame) -> None:
+    """flows and runs as Parquet and CSV; the Parquet files carry the
+    campaign as key-value metadata (ccbench.table, ccbench.version,
+    ccbench.campaign: its name, ccbench.campaign_hash, ccbench.campaign_file:
+    its text), so a tidy table copied elsewhere still says what it holds."""
     from ccbench.run_files import write_table
 
+    with Index(Path(directory)) as idx:
+        meta = idx.meta()
+    about = {
+        "version": meta.get("ccbench_version", ""),
+        "campaign": meta.get("name", ""),
+        "campaign_hash": meta.get("campaign_hash", ""),
+        "campaign_file": meta.get("campaign_text", ""),
+    }
     for name, df in (("flows", flows), ("runs", runs)):
-        write_table(Path(directory), name, df, csv=True)
+        write_table(Path(directory), name, df, csv=True, metadata={"table": name, **about})
 
 
 def index_size_bytes(directory: str | Path) -> int:

@@ -113,8 +113,12 @@ fn bytes_of(seg: u64, meta: &FlowMeta) -> u64 {
 }
 
 impl PcapWriter {
-    /// Creates the file and writes the global header; an error is kept and
-    /// reported in the summary (nothing more is written).
+    /// Creates the file (and its missing parent directories) and writes the
+    /// global header; an error is kept and reported in the summary (nothing
+    /// more is written). Record times are the simulated time since the run's
+    /// start on the pcap epoch: a packet sent 1.5 s into the run is stamped
+    /// 1970-01-01 00:00:01.5 UTC, so absolute and relative times in
+    /// Wireshark both read as simulated seconds.
     pub fn create(path: &str, snaplen: u32) -> PcapWriter {
         let mut w = PcapWriter {
             out: None,
@@ -125,7 +129,8 @@ impl PcapWriter {
             packets: 0,
             error: None,
         };
-        match File::create(path) {
+        let parent = std::path::Path::new(path).parent().filter(|p| !p.as_os_str().is_empty());
+        match parent.map_or(Ok(()), std::fs::create_dir_all).and_then(|()| File::create(path)) {
             Ok(f) => {
                 w.out = Some(BufWriter::with_capacity(1 << 16, f));
                 let mut h = [0u8; 24];
@@ -419,5 +424,21 @@ mod tests {
         assert_eq!(u32::from_le_bytes(bytes[data + 8..data + 12].try_into().unwrap()), 96);
         assert_eq!(u32::from_le_bytes(bytes[data + 12..data + 16].try_into().unwrap()), 1500);
         assert_eq!(bytes.len(), data + 16 + 96);
+    }
+
+    #[test]
+    fn creates_missing_folders_and_stamps_simulated_seconds() {
+        let dir = std::env::temp_dir().join(format!("ccsim-pcap-folders-{}", std::process::id()));
+        let path = dir.join("a/b/run.pcap");
+        let mut w = PcapWriter::create(path.to_str().unwrap(), 128);
+        w.capture(2_500_000_000, &Packet::new(Kind::Udp, 0, 1500));
+        let s = w.finish();
+        let bytes = std::fs::read(&path);
+        std::fs::remove_dir_all(&dir).ok();
+        assert_eq!((s.packets, s.error), (1, None));
+        let bytes = bytes.unwrap();
+        // The record's seconds and nanoseconds: 2.5 s after the run's start.
+        assert_eq!(u32::from_le_bytes(bytes[24..28].try_into().unwrap()), 2);
+        assert_eq!(u32::from_le_bytes(bytes[28..32].try_into().unwrap()), 500_000_000);
     }
 }

@@ -1,0 +1,74 @@
+"""Files and directories ccbench writes get the modes open() and mkdir() would
+give them (0666 and 0777 less the umask), so others can read results."""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+import pytest
+from ccbench import file_modes, run_files
+from ccbench.cli import app
+
+SCENARIO = """name = "modes"
+duration = "1s"
+[downlink]
+rate = "2Mbit"
+delay = "10ms"
+[[flows]]
+cc = "reno"
+[record.pcap]
+path = "capture.pcap"
+"""
+
+
+def mode(path: Path) -> int:
+    return stat.S_IMODE(path.stat().st_mode)
+
+
+@pytest.fixture
+def umask():
+    """Sets the umask for one test and restores it after."""
+    old = os.umask(0o022)
+    os.umask(old)
+    yield lambda mask: os.umask(mask)
+    os.umask(old)
+
+
+@pytest.mark.parametrize("mask", [0o022, 0o027, 0o077])
+def test_a_run_directory_and_its_files_follow_the_umask(tmp_path, runner, umask, mask):
+    umask(mask)
+    (tmp_path / "s.toml").write_text(SCENARIO)
+    out = tmp_path / "out"
+    result = runner.invoke(app, ["run", str(tmp_path / "s.toml"), "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert mode(out) == 0o777 & ~mask
+    files = [p for p in out.rglob("*") if p.is_file()]
+    assert {p.name for p in files} >= {"meta.json", "flows.parquet", "flows.csv", "cwnd.png", "capture.pcap"}
+    assert {p.name: mode(p) for p in files} == {p.name: 0o666 & ~mask for p in files}
+
+
+def test_the_umask_is_read_without_being_changed(umask):
+    umask(0o027)
+    assert file_modes.current_umask() == 0o027
+    assert file_modes.file_mode() == 0o640 and file_modes.directory_mode() == 0o750
+    assert os.umask(0o027) == 0o027
+
+
+def test_an_atomically_written_file_replaces_with_the_umask_mode(tmp_path, umask):
+    umask(0o002)
+    target = tmp_path / "x.bin"
+    target.write_bytes(b"old")
+    os.chmod(target, 0o600)
+    run_files.atomic_write_bytes(target, b"new")
+    assert target.read_bytes() == b"new" and mode(target) == 0o664
+    assert [p.name for p in tmp_path.iterdir()] == ["x.bin"]
+
+
+def test_campaign_files_are_readable_by_others(quick_campaign):
+    out, _, _ = quick_campaign
+    expected = file_modes.file_mode()
+    files = [p for p in out.rglob("*") if p.is_file() and not p.name.startswith("index.sqlite")]
+    assert any(p.name == "report.html" for p in files) and any(p.suffix == ".parquet" for p in files)
+    assert {str(p.relative_to(out)): mode(p) for p in files} == {str(p.relative_to(out)): expected for p in files}

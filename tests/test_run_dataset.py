@@ -1,0 +1,123 @@
+"""Saved runs describe themselves: the tables of many run directories read as
+one dataset (pyarrow.dataset, duckdb) say which scenario, seed and algorithm
+each row is from, and each Parquet file carries the run in its metadata."""
+
+from __future__ import annotations
+
+import json
+
+import ccbench
+import pyarrow.dataset as ds
+import pyarrow.parquet as pq
+import pytest
+from ccbench import run_files
+
+PATH = 'duration = "2s"\n[downlink]\nrate = "4Mbit"\ndelay = "10ms"\nloss = { model = "bernoulli", p = 0.005 }\n'
+RUNS = [("cubic", 1), ("bbr", 2), ("vegas", 3)]
+
+
+@pytest.fixture(scope="module")
+def saved_runs(tmp_path_factory):
+    """Three runs of different algorithms (whose series have different
+    algorithm-state columns), saved as `ccbench run` saves them."""
+    root = tmp_path_factory.mktemp("runs")
+    for cc, seed in RUNS:
+        text = f'name = "path-{cc}"\n{PATH}[[flows]]\ncc = "{cc}"\ncount = 2\n'
+        run_files.save(ccbench.run(text, seed=seed), root / cc)
+    return root
+
+
+def files(root, table: str) -> list[str]:
+    return [str(root / cc / f"{table}.parquet") for cc, _ in RUNS]
+
+
+@pytest.mark.parametrize("table", ["flows", "links", "link_series"])
+def test_tables_of_several_runs_read_as_one_dataset(saved_runs, table):
+    t = ds.dataset(files(saved_runs, table), format="parquet").to_table().to_pandas()
+    assert list(t.columns[:2]) == ["scenario", "seed"]
+    assert sorted(t.groupby(["scenario", "seed"]).size().index) == [(f"path-{cc}", s) for cc, s in sorted(RUNS)]
+    alone = [pq.read_table(f).num_rows for f in files(saved_runs, table)]
+    assert len(t) == sum(alone) > 0
+
+
+def test_flows_of_several_runs_group_by_algorithm(saved_runs):
+    flows = ds.dataset(files(saved_runs, "flows"), format="parquet").to_table().to_pandas()
+    counts = flows.groupby("cc")["flow"].count().to_dict()
+    assert counts == {cc: 2 for cc, _ in RUNS}
+    assert (flows["goodput_bps"] > 0).all()
+
+
+def test_series_of_different_algorithms_read_together_by_their_common_columns(saved_runs):
+    """Each algorithm's series has its own state columns; the columns every
+    series has read as one dataset, with the algorithm of each row."""
+    dataset = ds.dataset(files(saved_runs, "series"), format="parquet")
+    common = ["scenario", "seed", "cc", "flow", "t", "cwnd"]
+    t = dataset.to_table(columns=common).to_pandas()
+    assert set(t["cc"]) == {cc for cc, _ in RUNS}
+    for cc, seed in RUNS:
+        rows = t[t["cc"] == cc]
+        assert set(rows["scenario"]) == {f"path-{cc}"} and set(rows["seed"]) == {seed}
+        assert len(rows) == pq.read_table(saved_runs / cc / "series.parquet").num_rows
+
+
+def test_rtt_samples_name_their_algorithm(saved_runs):
+    rtt = pq.read_table(saved_runs / "bbr" / "rtt.parquet").to_pandas()
+    assert list(rtt.columns[:3]) == ["scenario", "seed", "cc"] and set(rtt["cc"]) == {"bbr"}
+
+
+def test_every_parquet_file_carries_the_run_in_its_metadata(saved_runs):
+    meta = json.loads((saved_runs / "bbr" / "meta.json").read_text())
+    for name in run_files.TABLES:
+        kv = pq.read_schema(saved_runs / "bbr" / f"{name}.parquet").metadata
+        assert kv[b"ccbench.table"] == name.encode()
+        assert kv[b"ccbench.version"].decode() == ccbench.__version__
+        assert int(kv[b"ccbench.seed"]) == 2 and json.loads(kv[b"ccbench.algorithms"]) == ["bbr"]
+        assert json.loads(kv[b"ccbench.scenario"]) == meta["scenario"]
+
+
+def test_csv_tables_have_the_run_columns_too(saved_runs):
+    header = (saved_runs / "vegas" / "series.csv").read_text().split("\n", 1)[0].split(",")
+    assert header[:3] == ["scenario", "seed", "cc"]
+    assert (saved_runs / "vegas" / "flows.csv").read_text().startswith("scenario,seed,")
+
+
+def test_loading_a_run_gives_back_the_tables_of_the_run(saved_runs):
+    back = run_files.load(saved_runs / "cubic")
+    assert "scenario" not in back.flows and "cc" not in back.series and "cc" in back.flows
+    assert back.meta["seed"] == 1
+
+
+def test_a_trace_scenario_keeps_its_opportunities_out_of_the_metadata(tmp_path):
+    (tmp_path / "cell.down").write_text("\n".join(str(t) for t in range(1, 200)) + "\n")
+    scenario = tmp_path / "s.toml"
+    scenario.write_text('duration = "1s"\n[downlink]\ntrace = "cell.down"\ndelay = "10ms"\n[[flows]]\ncc = "reno"\n')
+    d = run_files.save(ccbench.run(scenario), tmp_path / "run")
+    in_metadata = json.loads(pq.read_schema(d / "flows.parquet").metadata[b"ccbench.scenario"])
+    trace = in_metadata["downlink"]["trace"]
+    assert trace["source"] == "cell.down" and "opportunities_ms" not in trace
+    assert len(json.loads((d / "meta.json").read_text())["scenario"]["downlink"]["trace"]["opportunities_ms"]) == 199
+
+
+def test_duckdb_reads_the_runs_as_one_table(saved_runs):
+    duckdb = pytest.importorskip("duckdb", reason="duckdb is in the test extra: pip install '.[test]'")
+    rows = duckdb.sql(
+        f"select cc, count(*) as flows, min(seed) as seed from read_parquet('{saved_runs}/*/flows.parquet') "
+        "group by cc order by cc"
+    ).fetchall()
+    assert rows == [(cc, 2, seed) for cc, seed in sorted(RUNS)]
+    kv = duckdb.sql(
+        f"select value from parquet_kv_metadata('{saved_runs}/bbr/flows.parquet') where key = 'ccbench.version'"
+    ).fetchall()
+    assert kv == [(ccbench.__version__.encode(),)]
+
+
+def test_campaign_tidy_tables_carry_the_campaign(quick_campaign):
+    out, _, _ = quick_campaign
+    campaign_text = next(out.glob("campaign.*")).read_text()
+    for name in ("flows", "runs"):
+        kv = pq.read_schema(out / f"{name}.parquet").metadata
+        assert kv[b"ccbench.table"] == name.encode()
+        assert kv[b"ccbench.version"].decode() == ccbench.__version__
+        assert kv[b"ccbench.campaign"].decode() == "every algorithm over four network conditions"
+        assert kv[b"ccbench.campaign_file"].decode() == campaign_text
+        assert len(kv[b"ccbench.campaign_hash"]) > 0
