@@ -1,6 +1,6 @@
 //! Time series sampled at a fixed interval: per flow the kernel-style
 //! variables (as tcp_probe / TCP_INFO show them) plus the algorithm's own
-//! state; per link the queue and its counters. Also the per-ACK RTT samples.
+//! state; per link the queue and its counters.
 
 use super::table::{Column, Table};
 use crate::cc::{StateOut, StateValue, StateVar, INFINITE_SSTHRESH};
@@ -210,31 +210,6 @@ impl LinkSeries {
         t.add("delivered_bytes", Column::U64(self.delivered_bytes));
         t.add("delivered_rate_bps", Column::F64(self.delivered_rate_bps));
         t.add("sojourn_ms", Column::F64(self.sojourn_ms));
-        t
-    }
-}
-
-/// Every RTT sample the senders took (the RTO estimator's input).
-#[derive(Default)]
-pub struct RttSamples {
-    t: Vec<f64>,
-    flow: Vec<u32>,
-    rtt_ms: Vec<f64>,
-}
-
-impl RttSamples {
-    #[inline]
-    pub fn push(&mut self, now: Nanos, flow: u32, rtt: Nanos) {
-        self.t.push(secs(now));
-        self.flow.push(flow);
-        self.rtt_ms.push(rtt as f64 / 1e6);
-    }
-
-    pub fn into_table(self) -> Table {
-        let mut t = Table::new();
-        t.add("t", Column::F64(self.t));
-        t.add("flow", Column::U32(self.flow));
-        t.add("rtt_ms", Column::F64(self.rtt_ms));
         t
     }
 }

@@ -34,7 +34,9 @@ use crate::net::delay_line::DelayLine;
 use crate::net::link::Link;
 use crate::net::packet::{Kind, Packet};
 use crate::record::pcap::{FlowMeta, PcapWriter};
-use crate::record::series::{FlowSeries, LinkSeries, RttSamples};
+use crate::record::rtt_samples::RttSamples;
+use crate::record::rtt_stats::RttStats;
+use crate::record::series::{FlowSeries, LinkSeries};
 use crate::scenario::Scenario;
 use crate::tcp::receiver::{AckAction, Receiver};
 use crate::tcp::sender::Sender;
@@ -97,7 +99,10 @@ pub struct World {
     sample_interval: Nanos,
     series: FlowSeries,
     link_series: LinkSeries,
-    rtt: Option<RttSamples>,
+    /// The RTT samples the `rtt` table keeps, and per scenario flow the
+    /// statistics of every sample.
+    rtt: RttSamples,
+    rtt_stats: Vec<RttStats>,
     packets: Vec<Packet>,
     delivered: Vec<Packet>,
     /// The scenario's own flows are flows[..main_flows]; background transfers follow.
@@ -393,8 +398,11 @@ impl World {
         let mut out = std::mem::take(&mut self.packets);
         let f = &mut self.flows[i];
         f.sender.on_ack(self.now, &p, &mut out);
-        if let (Some(rtt), Some(samples)) = (f.sender.last_rtt_sample, self.rtt.as_mut()) {
-            samples.push(self.now, i as u32, rtt);
+        if let Some(rtt) = f.sender.last_rtt_sample {
+            if let Some(stats) = self.rtt_stats.get_mut(i) {
+                stats.add(rtt as f64 / 1e6);
+                self.rtt.push(self.now, i, rtt);
+            }
         }
         self.emit(i, &mut out);
         self.packets = out;
