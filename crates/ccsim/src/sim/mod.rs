@@ -513,20 +513,20 @@ impl World {
     }
 
     fn on_sample(&mut self) {
-        for f in &self.flows[..self.main_flows] {
-            let active = self.now >= f.start && f.active_end.is_none();
-            if active {
-                self.series.push(self.now, &f.sender, f.receiver.delivered_bytes, f.receiver.rcv_buf());
-            }
-        }
-        for (l, (link, name)) in self.links.iter_mut().zip(&self.link_names).enumerate() {
-            link.sync(self.now);
-            self.link_series.push(self.now, l, name, link);
+        let now = self.now;
+        let next = now + self.sample_interval;
+        let flows = self.flows[..self.main_flows].iter().map(|f| {
+            let active = now >= f.start && f.active_end.is_none();
+            (&f.sender, active.then(|| (f.receiver.delivered_bytes, f.receiver.rcv_buf())))
+        });
+        self.series.sample(now, next > self.end, flows);
+        for (l, link) in self.links.iter_mut().enumerate() {
+            link.sync(now);
+            self.link_series.push(now, l, link);
         }
         if !self.sources.is_empty() {
-            self.source_series.push(self.now, &self.sources, &self.source_counters, &self.source_active);
+            self.source_series.push(now, &self.sources, &self.source_counters, &self.source_active);
         }
-        let next = self.now + self.sample_interval;
         if next <= self.end {
             self.events.schedule(next, Event::Sample);
         }

@@ -145,7 +145,7 @@ impl World {
             series: self.series.into_table(),
             rtt: self.rtt.into_table(),
             links,
-            link_series: self.link_series.into_table(),
+            link_series: self.link_series.into_table(&self.link_names),
             sources,
             source_series: self.source_series.into_table(),
             pcap,
