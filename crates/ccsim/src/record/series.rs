@@ -84,8 +84,6 @@ struct FlowTrack {
     cc_start: usize,
     cc_len: usize,
     last: Option<KernelRow>,
-    /// The latest sample time whose row equalled `last` and was not written.
-    held_t: Option<f64>,
     /// This sample's row (between the two passes of `sample`).
     current: KernelRow,
 }
@@ -120,6 +118,11 @@ pub struct FlowSeries {
     cc_vars: Vec<StateVar>,
     cc_columns: Vec<StateColumn>,
     tracks: Vec<FlowTrack>,
+    /// Per flow (compact, as the quiet flows of a sample touch nothing
+    /// else): the latest sample time whose row equalled its last row and was
+    /// not written, and whether it was active at its latest sample.
+    held_t: Vec<Option<f64>>,
+    active: Vec<bool>,
     /// Per flow, flat: each state variable's column, its last written value
     /// and this sample's value.
     cc_column_of: Vec<usize>,
@@ -179,32 +182,40 @@ impl FlowSeries {
                 s.cc_last.push(unknown);
                 s.cc_current.push(unknown);
             }
-            s.tracks.push(FlowTrack {
-                cc_start,
-                cc_len: vars.len(),
-                last: None,
-                held_t: None,
-                current: KernelRow::default(),
-            });
+            s.tracks.push(FlowTrack { cc_start, cc_len: vars.len(), last: None, current: KernelRow::default() });
+            s.held_t.push(None);
+            s.active.push(false);
         }
         s
     }
 
-    /// A sample at `now` of flows given in flow order (the flows given to
-    /// `new`): each a sender with, while it is active, its receiver's
-    /// delivered bytes and receive window; `last_sample`: the run's last, where
-    /// every active flow gets its row.
+    /// A sample at `now` of the flows given to `new`. `touched[i]`: flow i
+    /// had an event since its previous sample (reset here); an untouched flow
+    /// cannot have changed, so only touched flows are read, through `flow(i)`:
+    /// its sender and, while it is active, its receiver's delivered bytes
+    /// and receive window. `last_sample`: the run's last, where every active
+    /// flow gets its row.
     pub fn sample<'a>(
         &mut self,
         now: Nanos,
         last_sample: bool,
-        flows: impl Iterator<Item = (&'a Sender, Option<(u64, u64)>)>,
+        touched: &mut [bool],
+        flow: impl Fn(usize) -> (&'a Sender, Option<(u64, u64)>),
     ) {
         let t = secs(now);
         let mut changed = std::mem::take(&mut self.changed);
         changed.clear();
         // First the held rows (all before `now`), then this sample's, so the table stays in time order.
-        for (i, (sender, active)) in flows.enumerate() {
+        for (i, touched) in touched.iter_mut().enumerate() {
+            if !*touched && !last_sample {
+                if self.active[i] {
+                    self.held_t[i] = Some(t);
+                }
+                continue;
+            }
+            *touched = false;
+            let (sender, active) = flow(i);
+            self.active[i] = active.is_some();
             let Some((delivered_bytes, rwnd_bytes)) = active else {
                 self.write_held(i);
                 continue;
@@ -217,14 +228,14 @@ impl FlowSeries {
             let same = track.last.is_some_and(|last| last.same_as(&row))
                 && self.cc_values.iter().zip(&self.cc_last[cc.clone()]).all(|(a, b)| same_state(a, b));
             if same && !last_sample {
-                track.held_t = Some(t);
+                self.held_t[i] = Some(t);
                 continue;
             }
             if !same {
                 self.write_held(i);
             }
+            self.held_t[i] = None;
             let track = &mut self.tracks[i];
-            track.held_t = None;
             track.current = row;
             self.cc_current[cc].copy_from_slice(&self.cc_values);
             changed.push(i as u32);
@@ -241,7 +252,7 @@ impl FlowSeries {
 
     /// Writes flow `i`'s held row, if any (its last row, at the held time).
     fn write_held(&mut self, i: usize) {
-        if let Some(t) = self.tracks[i].held_t.take() {
+        if let Some(t) = self.held_t[i].take() {
             self.write(t, i);
         }
     }
@@ -401,9 +412,9 @@ mod tests {
         let mut d = Driver::new("reno", 10);
         d.start();
         let mut series = FlowSeries::new(std::iter::once(d.s.algorithm().info().state));
-        series.sample(d.now, false, std::iter::once((&d.s, Some((0, 0)))));
+        series.sample(d.now, false, &mut [true], |_| (&d.s, Some((0, 0))));
         d.timeout();
-        series.sample(d.now, false, std::iter::once((&d.s, Some((0, 0)))));
+        series.sample(d.now, false, &mut [true], |_| (&d.s, Some((0, 0))));
         let table = series.into_table();
         // The initial RTO (1 s), then doubled by the timeout.
         assert_eq!(table.f64("rto_ms"), &[1000.0, 2000.0]);
@@ -416,7 +427,7 @@ mod tests {
         let mut series = FlowSeries::new(std::iter::once(d.s.algorithm().info().state));
         let ms = |k: u64| k * 1_000_000;
         let sample = |s: &mut FlowSeries, d: &Driver, k: u64, delivered: u64, last: bool| {
-            s.sample(ms(k), last, std::iter::once((&d.s, Some((delivered, 0)))))
+            s.sample(ms(k), last, &mut [true], |_| (&d.s, Some((delivered, 0))))
         };
         sample(&mut series, &d, 1, 0, false); // first: written
         sample(&mut series, &d, 2, 0, false); // same: held
@@ -432,9 +443,15 @@ mod tests {
         assert_eq!(table.u64("delivered_bytes"), &[0, 0, 100, 100, 100, 100]);
         // A flow that stops being active gets its held row written at the next sample.
         let mut s2 = FlowSeries::new(std::iter::once(d.s.algorithm().info().state));
-        s2.sample(ms(1), false, std::iter::once((&d.s, Some((5, 0)))));
-        s2.sample(ms(2), false, std::iter::once((&d.s, Some((5, 0)))));
-        s2.sample(ms(3), false, std::iter::once((&d.s, None)));
+        s2.sample(ms(1), false, &mut [true], |_| (&d.s, Some((5, 0))));
+        s2.sample(ms(2), false, &mut [true], |_| (&d.s, Some((5, 0))));
+        s2.sample(ms(3), false, &mut [true], |_| (&d.s, None));
         assert_eq!(s2.into_table().f64("t"), &[0.001, 0.002]);
+        // A flow without events since its previous sample is held without being read.
+        let mut s3 = FlowSeries::new(std::iter::once(d.s.algorithm().info().state));
+        s3.sample(ms(1), false, &mut [true], |_| (&d.s, Some((5, 0))));
+        s3.sample(ms(2), false, &mut [false], |_| unreachable!("an untouched flow is not read"));
+        s3.sample(ms(3), false, &mut [true], |_| (&d.s, Some((9, 0))));
+        assert_eq!(s3.into_table().f64("t"), &[0.001, 0.002, 0.003]);
     }
 }

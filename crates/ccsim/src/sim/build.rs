@@ -278,6 +278,7 @@ impl World {
             flows,
             sample_interval: s.record.interval.ns(),
             series,
+            sample_touched: vec![true; main_flows],
             link_series: LinkSeries::default(),
             rtt: RttSamples::new(s.record.rtt_samples, main_flows, s.seed),
             rtt_stats: vec![RttStats::default(); main_flows],

@@ -98,6 +98,9 @@ pub struct World {
     flows: Vec<Flow>,
     sample_interval: Nanos,
     series: FlowSeries,
+    /// Per scenario flow: an event reached its sender or receiver since its
+    /// previous series sample (the sample reads only those flows).
+    sample_touched: Vec<bool>,
     link_series: LinkSeries,
     /// The RTT samples the `rtt` table keeps, and per scenario flow the
     /// statistics of every sample.
@@ -380,6 +383,7 @@ impl World {
         }) {
             return;
         }
+        self.touch(i);
         let mut out = std::mem::take(&mut self.packets);
         self.flows[i].sender.on_timer(self.now, &mut out);
         let f = &mut self.flows[i];
@@ -395,6 +399,7 @@ impl World {
         if self.pcap.is_some() {
             self.capture(self.flows[i].captured, &p);
         }
+        self.touch(i);
         let mut out = std::mem::take(&mut self.packets);
         let f = &mut self.flows[i];
         f.sender.on_ack(self.now, &p, &mut out);
@@ -452,7 +457,16 @@ impl World {
         }
     }
 
+    /// Flow `i`'s sender or receiver handles an event: its next series sample reads it.
+    #[inline]
+    fn touch(&mut self, i: usize) {
+        if let Some(touched) = self.sample_touched.get_mut(i) {
+            *touched = true;
+        }
+    }
+
     fn on_data_at_receiver(&mut self, i: usize, p: Packet) {
+        self.touch(i);
         let now = self.now;
         let f = &mut self.flows[i];
         let delivered_before = f.receiver.delivered_bytes;
@@ -507,6 +521,7 @@ impl World {
         }) {
             return;
         }
+        self.touch(i);
         if let Some(ack) = self.flows[i].receiver.on_delack_timer(self.now) {
             self.send_ack(i, ack);
         }
@@ -515,11 +530,12 @@ impl World {
     fn on_sample(&mut self) {
         let now = self.now;
         let next = now + self.sample_interval;
-        let flows = self.flows[..self.main_flows].iter().map(|f| {
+        let flows = &self.flows;
+        self.series.sample(now, next > self.end, &mut self.sample_touched, |i| {
+            let f = &flows[i];
             let active = now >= f.start && f.active_end.is_none();
             (&f.sender, active.then(|| (f.receiver.delivered_bytes, f.receiver.rcv_buf())))
         });
-        self.series.sample(now, next > self.end, flows);
         for (l, link) in self.links.iter_mut().enumerate() {
             link.sync(now);
             self.link_series.push(now, l, link);
