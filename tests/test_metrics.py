@@ -32,7 +32,8 @@ def test_rtt_statistics_by_hand():
     assert s["rtt_std_ms"] == pytest.approx(math.sqrt(200.0))  # population: (400+100+0+100+400)/5
     assert s["rtt_min_ms"] == 40.0
     assert s["rtt_p50_ms"] == 60.0
-    assert s["rtt_p90_ms"] == pytest.approx(76.0)  # linear: 70 + 0.6 * 10 at position 3.6
+    assert s["rtt_p90_ms"] == 70.0  # the lower sample at position 3.6
+    assert s["rtt_max_ms"] == 80.0
     assert s["queuing_mean_ms"] == 20.0  # mean of 0, 10, 20, 30, 40
     empty = metrics.rtt_stats([])
     assert empty["rtt_samples"] == 0 and math.isnan(empty["rtt_mean_ms"])
@@ -72,3 +73,32 @@ def test_interval_rates_and_windows():
     assert math.isnan(metrics.recovery_ratio(5e6, 0.0))
     with pytest.raises(ValueError):
         metrics.window_rate_bps(t, c, 2.0, 1.0)
+
+
+def test_the_core_metrics_are_these_definitions():
+    """The simulator core computes the per-run metrics; the Python definitions
+    (used for the kernel emulator's tables) give the same numbers."""
+    import json
+
+    from ccbench import _ccsim, scenario
+    from ccbench.run_result import FLOW_METRIC_COLUMNS, LINK_METRIC_COLUMNS, flow_summary, link_summary
+
+    spec = {
+        "duration": "3s",
+        "downlink": {"rate": "8Mbit", "delay": "15ms", "loss": {"model": "bernoulli", "p": 0.01}},
+        "flows": [{"cc": "cubic"}, {"cc": "reno", "size": "300KB", "start": "0.5s"}],
+        "record": {"rtt_samples": "all"},
+    }
+    normalized = scenario.load(spec)
+    raw = _ccsim.run(json.dumps(normalized))
+    core = flow_summary(raw["flows"], raw["rtt"], normalized, raw["links"])
+    bare = {k: v for k, v in raw["flows"].items() if k not in FLOW_METRIC_COLUMNS + metrics.RTT_STAT_COLUMNS}
+    python = flow_summary(bare, raw["rtt"], normalized, raw["links"])
+    for c in FLOW_METRIC_COLUMNS + metrics.RTT_STAT_COLUMNS:
+        rel = 0.01 if c.startswith("rtt_p") else 1e-9
+        np.testing.assert_allclose(core[c].to_numpy(float), python[c].to_numpy(float), rtol=rel, err_msg=c)
+    links = pd.DataFrame(dict(raw["links"]))
+    core_links = link_summary(links, core, normalized)
+    python_links = link_summary(links.drop(columns=LINK_METRIC_COLUMNS), python, normalized)
+    for c in LINK_METRIC_COLUMNS:
+        np.testing.assert_allclose(core_links[c].to_numpy(float), python_links[c].to_numpy(float), rtol=1e-9)

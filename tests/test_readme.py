@@ -65,4 +65,4 @@ def test_the_record_example_validates_with_the_defaults_it_names():
     scenario = load(BASE + '[downlink]\nrate = "10Mbit"\n' + block)
     defaults = load(BASE + '[downlink]\nrate = "10Mbit"\n')
     assert scenario["record"] == defaults["record"]
-    assert scenario["record"]["rtt_samples"] is True
+    assert scenario["record"]["rtt_samples"] == 10_000

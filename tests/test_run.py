@@ -21,10 +21,11 @@ def test_result_tables_and_metrics(small_scenario):
     assert f.loc[0, "active_s"] == 3.0
     assert f.loc[0, "throughput_bps"] == pytest.approx(f.loc[0, "bytes_sent"] * 8 / 3.0)
     assert f.loc[0, "throughput_bps"] > f.loc[0, "goodput_bps"]
-    # RTT statistics from the per-ACK table
+    # RTT statistics of every per-ACK sample (all of them kept here: fewer than the reservoir holds)
     samples = r.rtt[r.rtt["flow"] == 0]["rtt_ms"]
+    assert f.loc[0, "rtt_samples"] == len(samples)
     assert f.loc[0, "rtt_mean_ms"] == pytest.approx(samples.mean())
-    assert f.loc[0, "rtt_p95_ms"] == pytest.approx(np.percentile(samples, 95))
+    assert f.loc[0, "rtt_p95_ms"] == pytest.approx(np.percentile(samples, 95, method="lower"), rel=0.01)
     assert f.loc[0, "queuing_mean_ms"] == pytest.approx(samples.mean() - samples.min())
     # interval rates in the series add up to the delivered bytes
     s = r.series[r.series["flow"] == 0]
@@ -115,3 +116,16 @@ def test_algorithm_modes_are_names_in_the_series(tmp_path):
     state = {a["name"]: a["state"] for a in ccbench.algorithms()}
     mode = next(v for v in state["bbr"] if v["name"] == "mode")
     assert mode == {"name": "mode", "kind": "mode", "names": ["startup", "drain", "probe_bw", "probe_rtt"]}
+
+
+def test_rtt_statistics_without_the_rtt_table(small_scenario):
+    """record.rtt_samples = "none" keeps no sample, yet the flows table has
+    every RTT statistic (the core computes them while the run goes)."""
+    full = ccbench.run(small_scenario, seed=3)
+    bare = ccbench.run({**small_scenario, "record": {"rtt_samples": "none"}}, seed=3)
+    assert len(bare.rtt) == 0 and list(bare.rtt.columns) == ["t", "flow", "rtt_ms"]
+    assert bare.meta["scenario"]["record"]["rtt_samples"] == "none"
+    assert full.meta["scenario"]["record"]["rtt_samples"] == 10_000
+    for c in ("rtt_samples", "rtt_mean_ms", "rtt_p95_ms", "queuing_mean_ms", "goodput_bps"):
+        assert bare.flows[c].tolist() == full.flows[c].tolist(), c
+    assert (bare.flows["rtt_samples"] > 0).all()

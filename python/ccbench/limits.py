@@ -104,6 +104,17 @@ def _link_rate_bps(link: dict) -> float:
     return 0.0
 
 
+def rtt_samples_kept(setting, samples: float, flows: int) -> float:
+    """How many of `samples` RTT samples the `rtt` table keeps under
+    `record.rtt_samples` ("all", "none", or at most N per flow; a normalized
+    scenario always has it, and without it the estimate counts them all)."""
+    if setting in ("all", True, None):
+        return samples
+    if setting in ("none", False):
+        return 0.0
+    return min(samples, float(setting) * flows)
+
+
 def estimate(s: dict) -> dict:
     """The work of a normalized scenario: `packets` the links and UDP sources
     can carry and `memory_bytes` of the recorded tables."""
@@ -115,7 +126,7 @@ def estimate(s: dict) -> dict:
     record = s.get("record") or {}
     flows = sum(int(f["count"]) for f in s["flows"])
     rows = (flows + len(_links(s))) * duration / max(float(record.get("interval", 0.1)), 1e-3)
-    memory = rows * SERIES_ROW_BYTES + (packets * RTT_SAMPLE_BYTES if record.get("rtt_samples", True) else 0)
+    memory = rows * SERIES_ROW_BYTES + rtt_samples_kept(record.get("rtt_samples"), packets, flows) * RTT_SAMPLE_BYTES
     return {"packets": packets, "memory_bytes": memory}
 
 

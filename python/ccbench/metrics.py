@@ -1,8 +1,16 @@
 """The metrics of the measurement studies, as pure functions (SPEC section 5).
 
-Inputs are plain arrays or DataFrames of the simulator's tables; nothing here
-runs a simulation or reads a file, so every function can be checked by hand
-(the header sizes behind the payload share are the simulator core's).
+The simulator core computes the per-run metrics itself (crates/ccsim/src/record/
+summary.rs and rtt_stats.rs: the flows table's goodput_bps, retrans_pct,
+rtt_mean_ms, ..., the links table's utilization), and ccbench reads them from
+its tables. The per-run functions here are the same definitions for tables that
+come without them: the kernel emulator's (tests check that both agree on a
+simulated run). The rest works across runs or windows (Jain's index, window
+rates, recovery ratio).
+
+Inputs are plain arrays or DataFrames; nothing here runs a simulation or reads
+a file, so every function can be checked by hand (the header sizes behind the
+payload share are the simulator core's).
 
 Definitions:
 - goodput: unique payload bytes delivered in order to the application over the
@@ -12,7 +20,9 @@ Definitions:
 - retransmission percentage: retransmitted segments / sent segments * 100;
 - timeouts per 100 s: RTO expirations / active time * 100 s;
 - RTT statistics from the per-ACK samples; base RTT = minimum sample;
-  queuing time = RTT sample - minimum RTT;
+  queuing time = RTT sample - minimum RTT; a percentile is the sample of rank
+  floor(q (n - 1)) in sorted order (numpy's method="lower"; the core's come
+  within 1% of it from a streaming sketch);
 - Jain's fairness index: (sum x)^2 / (N * sum x^2);
 - channel utilization: sum of goodputs / payload capacity of the link (and,
   as the studies report it, sum of goodputs / the nominal link rate);
@@ -68,18 +78,19 @@ RTT_STAT_COLUMNS = [
     "rtt_p90_ms",
     "rtt_p95_ms",
     "rtt_p99_ms",
+    "rtt_max_ms",
     "queuing_mean_ms",
 ]
 
 
 def rtt_stats(samples_ms) -> dict:
     """Statistics of one flow's per-ACK RTT samples (ms): count, mean, population
-    std, minimum (the base RTT), percentiles (linear interpolation) and the mean
-    queuing time (mean of sample - minimum, i.e. mean - minimum)."""
+    std, minimum (the base RTT), percentiles (the lower sample), maximum and the
+    mean queuing time (mean of sample - minimum, i.e. mean - minimum)."""
     x = np.asarray(samples_ms, dtype=float)
     if x.size == 0:
         return {c: (0 if c == "rtt_samples" else np.nan) for c in RTT_STAT_COLUMNS}
-    p50, p90, p95, p99 = np.percentile(x, [50, 90, 95, 99])
+    p50, p90, p95, p99 = np.percentile(x, [50, 90, 95, 99], method="lower")
     lo = float(x.min())
     return {
         "rtt_samples": int(x.size),
@@ -90,6 +101,7 @@ def rtt_stats(samples_ms) -> dict:
         "rtt_p90_ms": float(p90),
         "rtt_p95_ms": float(p95),
         "rtt_p99_ms": float(p99),
+        "rtt_max_ms": float(x.max()),
         "queuing_mean_ms": float((x - lo).mean()),
     }
 

@@ -42,12 +42,21 @@ def _frame(columns: dict) -> pd.DataFrame:
     return pd.DataFrame({k: (np.asarray(v) if not isinstance(v, list) else v) for k, v in columns.items()})
 
 
+#: The per-flow metrics the simulator core puts in its flows table.
+FLOW_METRIC_COLUMNS = ["active_s", "goodput_bps", "throughput_bps", "retrans_pct", "timeouts_per_100s"]
+#: The per-link metrics the simulator core puts in its links table.
+LINK_METRIC_COLUMNS = ["capacity_bps", "goodput_bps", "utilization", "nominal_utilization"]
+
+
 def flow_summary(flows, rtt, scenario: dict, links) -> pd.DataFrame:
-    """The simulator's per-flow counters plus the SPEC's per-flow metrics,
-    and each flow's `route` and `ack_route` (link names joined by ">") and
-    `link`: its bottleneck, the slowest link of its data route by the links
-    table's `rate_bps` (the first of equals). `flows`, `rtt` and `links`:
-    DataFrames or dicts of columns; `scenario`: the normalized scenario."""
+    """The per-flow counters and the SPEC's per-flow metrics, plus each
+    flow's `route` and `ack_route` (link names joined by ">") and `link`: its
+    bottleneck, the slowest link of its data route by the links table's
+    `rate_bps` (the first of equals). The simulator core computes the metrics
+    (from every RTT sample, whatever `record.rtt_samples` kept); a table
+    without them (the kernel emulator's) gets them from ccbench.metrics and
+    the `rtt` table. `flows`, `rtt` and `links`: DataFrames or dicts of
+    columns; `scenario`: the normalized scenario."""
     cols = {c: list(flows[c]) if c in ("cc", "direction") else np.asarray(flows[c]) for c in flows}
     routes = flow_routes(scenario)
     rate = dict(zip(links["link"], np.asarray(links["rate_bps"], dtype=float)))
@@ -55,15 +64,25 @@ def flow_summary(flows, rtt, scenario: dict, links) -> pd.DataFrame:
     cols["route"] = [ROUTE_SEPARATOR.join(r) for r in data]
     cols["ack_route"] = [ROUTE_SEPARATOR.join(routes[g][1]) for g in cols["group"]]
     cols["link"] = [min(r, key=lambda name: rate[name]) for r in data]
-    active = metrics.active_seconds(cols["start_s"], cols["end_s"], cols["completion_s"])
-    cols["active_s"] = active
-    cols["goodput_bps"] = metrics.rate_bps(cols["delivered_bytes"], active)
-    cols["throughput_bps"] = metrics.rate_bps(cols["bytes_sent"], active)
-    cols["retrans_pct"] = metrics.retransmission_pct(cols["retransmitted_segments"], cols["segments_sent"])
-    cols["timeouts_per_100s"] = metrics.per_100s(cols["timeouts"], active)
-    stats = metrics.rtt_stats_per_flow(rtt, cols["flow"])
-    cols.update({c: stats[c].to_numpy() for c in stats.columns})
+    if "goodput_bps" not in cols:
+        cols.update(flow_metrics(cols))
+    if "rtt_mean_ms" not in cols:
+        stats = metrics.rtt_stats_per_flow(rtt, cols["flow"])
+        cols.update({c: stats[c].to_numpy() for c in stats.columns})
     return pd.DataFrame(cols)
+
+
+def flow_metrics(cols: dict) -> dict:
+    """FLOW_METRIC_COLUMNS from a flows table's counters, for a table that
+    comes without them (the core's are the same definitions)."""
+    active = metrics.active_seconds(cols["start_s"], cols["end_s"], cols["completion_s"])
+    return {
+        "active_s": active,
+        "goodput_bps": metrics.rate_bps(cols["delivered_bytes"], active),
+        "throughput_bps": metrics.rate_bps(cols["bytes_sent"], active),
+        "retrans_pct": metrics.retransmission_pct(cols["retransmitted_segments"], cols["segments_sent"]),
+        "timeouts_per_100s": metrics.per_100s(cols["timeouts"], active),
+    }
 
 
 def series_with_rates(series: pd.DataFrame) -> pd.DataFrame:
@@ -110,7 +129,10 @@ def link_summary(links: pd.DataFrame, flows: pd.DataFrame, scenario: dict) -> pd
     link's nominal `rate_bps`, headers counted as overhead: the measurement
     studies' definition, e.g. 56.44 of 64 kbit/s = 88.2%). Note: flows active for different times make the sum
     of goodputs overstate the share they used together (the SPEC's
-    definition presumes equal active times)."""
+    definition presumes equal active times). The simulator core computes
+    these; a links table without them (the kernel emulator's) gets them here."""
+    if all(c in links for c in LINK_METRIC_COLUMNS):
+        return links
     caps = link_capacity_bps(links, flows, scenario)
     goodput = np.array([float(flows.loc[_crossing(flows, n), "goodput_bps"].sum()) for n in links["link"]])
     return links.assign(

@@ -142,7 +142,7 @@ fn main() {
         if now >= next_sample {
             for d in dirs.iter_mut() {
                 d.link.sync(now);
-                series.push(now, d.index as usize, d.name, &d.link);
+                series.push(now, d.index as usize, &d.link);
             }
             next_sample += interval * ((now - next_sample) / interval + 1);
         }
@@ -163,7 +163,7 @@ fn main() {
     let end = clock();
     for d in dirs.iter_mut() {
         d.link.sync(end);
-        series.push(end, d.index as usize, d.name, &d.link);
+        series.push(end, d.index as usize, &d.link);
     }
     let records_ok = records.map(|r| r.finish().map_err(|e| e.to_string()));
     let result = output::results(&dirs, series, end, loops, sleeps, &governor, records_ok);

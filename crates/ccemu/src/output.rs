@@ -25,6 +25,15 @@ pub fn links_table(dirs: &[Direction]) -> Table {
     ccsim::record::link_table::links_table(dirs.iter().map(|d| (d.name, &d.link)))
 }
 
+/// The links' names, by index.
+fn link_names(dirs: &[Direction]) -> Vec<String> {
+    let mut names = vec![String::new(); dirs.iter().map(|d| d.index as usize + 1).max().unwrap_or(0)];
+    for d in dirs {
+        names[d.index as usize] = d.name.to_string();
+    }
+    names
+}
+
 pub fn results(
     dirs: &[Direction],
     series: LinkSeries,
@@ -60,7 +69,7 @@ pub fn results(
     let cpu_s = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
     json!({
         "links": table(&links_table(dirs)),
-        "link_series": table(&series.into_table()),
+        "link_series": table(&series.into_table(&link_names(dirs))),
         "stats": {
             "duration_s": end_ns as f64 / 1e9,
             "loops": loops,

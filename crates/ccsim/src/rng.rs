@@ -11,6 +11,8 @@
 pub mod stream {
     pub const LINK_BASE: u64 = 0x1000;
     pub const TRAFFIC_BASE: u64 = 0x3000;
+    /// The `rtt` table's reservoir of flow i: RTT_SAMPLES_BASE + i.
+    pub const RTT_SAMPLES_BASE: u64 = 0x5A3D_0000_0000;
 }
 
 #[derive(Clone, Debug)]
@@ -54,6 +56,12 @@ impl Rng {
     #[inline]
     pub fn uniform(&mut self) -> f64 {
         (self.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
+    }
+
+    /// Uniform in (0, 1]: safe to take the logarithm of.
+    #[inline]
+    pub fn uniform_open(&mut self) -> f64 {
+        1.0 - self.uniform()
     }
 
     /// True with probability `p`.

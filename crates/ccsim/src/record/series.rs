@@ -1,6 +1,8 @@
 //! Time series sampled at a fixed interval: per flow the kernel-style
 //! variables (as tcp_probe / TCP_INFO show them) plus the algorithm's own
-//! state; per link the queue and its counters. Also the per-ACK RTT samples.
+//! state, a row only when something changed; per link the queue and its
+//! counters, a row every sample. Sampling allocates nothing per row beyond
+//! the columns' growth.
 
 use super::table::{Column, Table};
 use crate::cc::{StateOut, StateValue, StateVar, INFINITE_SSTHRESH};
@@ -12,6 +14,86 @@ fn ms(t: Option<Nanos>) -> f64 {
     t.map_or(f64::NAN, |t| t as f64 / 1e6)
 }
 
+/// The kernel-style variables of one flow's row.
+#[derive(Clone, Copy, Default)]
+struct KernelRow {
+    cwnd: u32,
+    ssthresh: f64,
+    srtt_ms: f64,
+    rttvar_ms: f64,
+    rto_ms: f64,
+    min_rtt_ms: f64,
+    rtt_ms: f64,
+    in_flight: u32,
+    delivered_bytes: u64,
+    bytes_sent: u64,
+    retransmitted: u64,
+    timeouts: u64,
+    ca_state: u32,
+    pacing_rate_bps: f64,
+    rwnd_bytes: u64,
+}
+
+impl KernelRow {
+    fn of(sender: &Sender, delivered_bytes: u64, rwnd_bytes: u64) -> KernelRow {
+        KernelRow {
+            cwnd: sender.w.cwnd,
+            ssthresh: if sender.w.ssthresh >= INFINITE_SSTHRESH { f64::NAN } else { sender.w.ssthresh as f64 },
+            srtt_ms: ms(sender.rtt.srtt()),
+            rttvar_ms: if sender.rtt.srtt().is_some() { sender.rtt.rttvar() as f64 / 1e6 } else { f64::NAN },
+            rto_ms: ms(Some(sender.rtt.rto())),
+            min_rtt_ms: ms(sender.rtt.min_rtt()),
+            rtt_ms: ms(sender.rtt.latest()),
+            in_flight: sender.in_flight(),
+            delivered_bytes,
+            bytes_sent: sender.stats.bytes_sent,
+            retransmitted: sender.stats.retransmitted_segments,
+            timeouts: sender.stats.timeouts,
+            ca_state: sender.ca_state as u32,
+            pacing_rate_bps: sender.pacing_rate().map_or(f64::NAN, |r| r * 8.0),
+            rwnd_bytes,
+        }
+    }
+
+    /// Same values (floats by their bits, so NaN equals NaN).
+    fn same_as(&self, o: &KernelRow) -> bool {
+        let floats = |r: &KernelRow| {
+            [r.ssthresh, r.srtt_ms, r.rttvar_ms, r.rto_ms, r.min_rtt_ms, r.rtt_ms, r.pacing_rate_bps].map(f64::to_bits)
+        };
+        let ints = |r: &KernelRow| {
+            [r.cwnd as u64, r.in_flight as u64, r.delivered_bytes, r.bytes_sent, r.retransmitted, r.timeouts]
+                .into_iter()
+                .chain([r.ca_state as u64, r.rwnd_bytes])
+        };
+        floats(self) == floats(o) && ints(self).eq(ints(o))
+    }
+}
+
+fn same_state(a: &StateValue, b: &StateValue) -> bool {
+    match (a, b) {
+        (StateValue::Number(x), StateValue::Number(y)) => x.to_bits() == y.to_bits(),
+        (StateValue::Mode(x), StateValue::Mode(y)) => std::ptr::eq(*x, *y) || x == y,
+        _ => false,
+    }
+}
+
+/// Per flow: its algorithm's state variables (where in the flat buffers,
+/// and each one's column), the last row written and whether later samples
+/// were the same (held).
+struct FlowTrack {
+    cc_start: usize,
+    cc_len: usize,
+    last: Option<KernelRow>,
+    /// This sample's row (between the two passes of `sample`).
+    current: KernelRow,
+}
+
+/// The flows' time series. A flow has a row at a sample only when one of
+/// its recorded variables changed since its previous row, plus its first
+/// row, its last (at the end of the run or of its activity) and, before a
+/// change that follows unchanged samples, the last unchanged one (so a
+/// counter's rate between two consecutive rows is exact). Each flow's rows
+/// are in time order; the table is ordered by time.
 #[derive(Default)]
 pub struct FlowSeries {
     t: Vec<f64>,
@@ -35,8 +117,21 @@ pub struct FlowSeries {
     /// Union of the algorithms' state variables (by name), and one column each.
     cc_vars: Vec<StateVar>,
     cc_columns: Vec<StateColumn>,
+    tracks: Vec<FlowTrack>,
+    /// Per flow (compact, as the quiet flows of a sample touch nothing
+    /// else): the latest sample time whose row equalled its last row and was
+    /// not written, and whether it was active at its latest sample.
+    held_t: Vec<Option<f64>>,
+    active: Vec<bool>,
+    /// Per flow, flat: each state variable's column, its last written value
+    /// and this sample's value.
+    cc_column_of: Vec<usize>,
+    cc_last: Vec<StateValue>,
+    cc_current: Vec<StateValue>,
     /// The values of one sample (reused).
     cc_values: Vec<StateValue>,
+    /// Flows whose row this sample writes (reused).
+    changed: Vec<u32>,
 }
 
 /// The column of one traced state variable: numbers, or mode names.
@@ -45,56 +140,147 @@ enum StateColumn {
     Mode(Vec<&'static str>),
 }
 
+impl StateColumn {
+    fn push_unknown(&mut self) {
+        match self {
+            StateColumn::Number(c) => c.push(f64::NAN),
+            StateColumn::Mode(c) => c.push(""),
+        }
+    }
+
+    fn set_last(&mut self, value: StateValue) {
+        match (self, value) {
+            (StateColumn::Number(c), StateValue::Number(v)) => *c.last_mut().expect("a row") = v,
+            (StateColumn::Mode(c), StateValue::Mode(m)) => *c.last_mut().expect("a row") = m,
+            _ => {}
+        }
+    }
+}
+
 impl FlowSeries {
-    /// `state_vars`: every algorithm's state variables, in flow order (for
-    /// the column union; a name is a number column or a mode column for all).
+    /// `state_vars`: every flow's algorithm's state variables, in flow order
+    /// (for the column union; a name is a number column or a mode column for all).
     pub fn new(state_vars: impl Iterator<Item = &'static [StateVar]>) -> FlowSeries {
         let mut s = FlowSeries::default();
         for vars in state_vars {
+            let cc_start = s.cc_column_of.len();
             for v in vars {
-                if !s.cc_vars.iter().any(|known| known.name == v.name) {
-                    s.cc_vars.push(*v);
-                    s.cc_columns.push(if v.is_mode() {
-                        StateColumn::Mode(Vec::new())
-                    } else {
-                        StateColumn::Number(Vec::new())
-                    });
-                }
+                let column = match s.cc_vars.iter().position(|known| known.name == v.name) {
+                    Some(c) => c,
+                    None => {
+                        s.cc_vars.push(*v);
+                        s.cc_columns.push(if v.is_mode() {
+                            StateColumn::Mode(Vec::new())
+                        } else {
+                            StateColumn::Number(Vec::new())
+                        });
+                        s.cc_vars.len() - 1
+                    }
+                };
+                s.cc_column_of.push(column);
+                let unknown = if v.is_mode() { StateValue::Mode("") } else { StateValue::Number(f64::NAN) };
+                s.cc_last.push(unknown);
+                s.cc_current.push(unknown);
             }
+            s.tracks.push(FlowTrack { cc_start, cc_len: vars.len(), last: None, current: KernelRow::default() });
+            s.held_t.push(None);
+            s.active.push(false);
         }
         s
     }
 
-    /// One row for `sender` at `now`; `delivered_bytes` comes from its receiver.
-    pub fn push(&mut self, now: Nanos, sender: &Sender, delivered_bytes: u64, rwnd_bytes: u64) {
-        self.t.push(secs(now));
-        self.flow.push(sender.id);
-        self.cwnd.push(sender.w.cwnd);
-        self.ssthresh.push(if sender.w.ssthresh >= INFINITE_SSTHRESH { f64::NAN } else { sender.w.ssthresh as f64 });
-        self.srtt_ms.push(ms(sender.rtt.srtt()));
-        self.rttvar_ms.push(if sender.rtt.srtt().is_some() { sender.rtt.rttvar() as f64 / 1e6 } else { f64::NAN });
-        self.rto_ms.push(ms(Some(sender.rtt.rto())));
-        self.min_rtt_ms.push(ms(sender.rtt.min_rtt()));
-        self.rtt_ms.push(ms(sender.rtt.latest()));
-        self.in_flight.push(sender.in_flight());
-        self.delivered_bytes.push(delivered_bytes);
-        self.bytes_sent.push(sender.stats.bytes_sent);
-        self.retransmitted.push(sender.stats.retransmitted_segments);
-        self.timeouts.push(sender.stats.timeouts);
-        self.ca_state.push(sender.ca_state as u32);
-        self.pacing_rate_bps.push(sender.pacing_rate().map_or(f64::NAN, |r| r * 8.0));
-        self.rwnd_bytes.push(rwnd_bytes);
-        let alg = sender.algorithm();
-        let vars = alg.info().state;
-        alg.state(&mut StateOut::new(vars, &mut self.cc_values));
-        for (col, var) in self.cc_columns.iter_mut().zip(&self.cc_vars) {
-            let value = vars.iter().position(|v| v.name == var.name).map(|i| self.cc_values[i]);
-            match (col, value) {
-                (StateColumn::Number(c), Some(StateValue::Number(v))) => c.push(v),
-                (StateColumn::Number(c), _) => c.push(f64::NAN),
-                (StateColumn::Mode(c), Some(StateValue::Mode(m))) => c.push(m),
-                (StateColumn::Mode(c), _) => c.push(""),
+    /// A sample at `now` of the flows given to `new`. `touched[i]`: flow i
+    /// had an event since its previous sample (reset here); an untouched flow
+    /// cannot have changed, so only touched flows are read, through `flow(i)`:
+    /// its sender and, while it is active, its receiver's delivered bytes
+    /// and receive window. `last_sample`: the run's last, where every active
+    /// flow gets its row.
+    pub fn sample<'a>(
+        &mut self,
+        now: Nanos,
+        last_sample: bool,
+        touched: &mut [bool],
+        flow: impl Fn(usize) -> (&'a Sender, Option<(u64, u64)>),
+    ) {
+        let t = secs(now);
+        let mut changed = std::mem::take(&mut self.changed);
+        changed.clear();
+        // First the held rows (all before `now`), then this sample's, so the table stays in time order.
+        for (i, touched) in touched.iter_mut().enumerate() {
+            if !*touched && !last_sample {
+                if self.active[i] {
+                    self.held_t[i] = Some(t);
+                }
+                continue;
             }
+            *touched = false;
+            let (sender, active) = flow(i);
+            self.active[i] = active.is_some();
+            let Some((delivered_bytes, rwnd_bytes)) = active else {
+                self.write_held(i);
+                continue;
+            };
+            let row = KernelRow::of(sender, delivered_bytes, rwnd_bytes);
+            let alg = sender.algorithm();
+            alg.state(&mut StateOut::new(alg.info().state, &mut self.cc_values));
+            let track = &mut self.tracks[i];
+            let cc = track.cc_start..track.cc_start + track.cc_len;
+            let same = track.last.is_some_and(|last| last.same_as(&row))
+                && self.cc_values.iter().zip(&self.cc_last[cc.clone()]).all(|(a, b)| same_state(a, b));
+            if same && !last_sample {
+                self.held_t[i] = Some(t);
+                continue;
+            }
+            if !same {
+                self.write_held(i);
+            }
+            self.held_t[i] = None;
+            let track = &mut self.tracks[i];
+            track.current = row;
+            self.cc_current[cc].copy_from_slice(&self.cc_values);
+            changed.push(i as u32);
+        }
+        for &i in &changed {
+            let track = &mut self.tracks[i as usize];
+            track.last = Some(track.current);
+            let cc = track.cc_start..track.cc_start + track.cc_len;
+            self.cc_last[cc.clone()].copy_from_slice(&self.cc_current[cc]);
+            self.write(t, i as usize);
+        }
+        self.changed = changed;
+    }
+
+    /// Writes flow `i`'s held row, if any (its last row, at the held time).
+    fn write_held(&mut self, i: usize) {
+        if let Some(t) = self.held_t[i].take() {
+            self.write(t, i);
+        }
+    }
+
+    /// Writes flow `i`'s last row at time `t`.
+    fn write(&mut self, t: f64, i: usize) {
+        let track = &self.tracks[i];
+        let r = track.last.expect("a flow's row is written after it was sampled");
+        self.t.push(t);
+        self.flow.push(i as u32);
+        self.cwnd.push(r.cwnd);
+        self.ssthresh.push(r.ssthresh);
+        self.srtt_ms.push(r.srtt_ms);
+        self.rttvar_ms.push(r.rttvar_ms);
+        self.rto_ms.push(r.rto_ms);
+        self.min_rtt_ms.push(r.min_rtt_ms);
+        self.rtt_ms.push(r.rtt_ms);
+        self.in_flight.push(r.in_flight);
+        self.delivered_bytes.push(r.delivered_bytes);
+        self.bytes_sent.push(r.bytes_sent);
+        self.retransmitted.push(r.retransmitted);
+        self.timeouts.push(r.timeouts);
+        self.ca_state.push(r.ca_state);
+        self.pacing_rate_bps.push(r.pacing_rate_bps);
+        self.rwnd_bytes.push(r.rwnd_bytes);
+        self.cc_columns.iter_mut().for_each(StateColumn::push_unknown);
+        for k in track.cc_start..track.cc_start + track.cc_len {
+            self.cc_columns[self.cc_column_of[k]].set_last(self.cc_last[k]);
         }
     }
 
@@ -134,7 +320,8 @@ impl FlowSeries {
 #[derive(Default)]
 pub struct LinkSeries {
     t: Vec<f64>,
-    link: Vec<String>,
+    /// Link index (named in `into_table`).
+    link: Vec<u32>,
     queue_packets: Vec<u64>,
     queue_bytes: Vec<u64>,
     arrivals: Vec<u64>,
@@ -155,15 +342,15 @@ pub struct LinkSeries {
 }
 
 impl LinkSeries {
-    /// One row for link number `index` (named `name`) at `now`.
-    pub fn push(&mut self, now: Nanos, index: usize, name: &str, link: &Link) {
+    /// One row for link number `index` at `now`.
+    pub fn push(&mut self, now: Nanos, index: usize, link: &Link) {
         let c = link.counters();
         if self.previous.len() <= index {
             self.previous.resize(index + 1, (0, LinkCounters::default()));
         }
         let (t0, c0) = self.previous[index];
         self.t.push(secs(now));
-        self.link.push(name.to_string());
+        self.link.push(index as u32);
         self.queue_packets.push(link.queue_packets() as u64);
         self.queue_bytes.push(link.queue_bytes());
         self.arrivals.push(c.arrivals);
@@ -191,10 +378,11 @@ impl LinkSeries {
         self.previous[index] = (now, c);
     }
 
-    pub fn into_table(self) -> Table {
+    /// The table, links named by index in `names`.
+    pub fn into_table(self, names: &[String]) -> Table {
         let mut t = Table::new();
         t.add("t", Column::F64(self.t));
-        t.add("link", Column::Str(self.link));
+        t.add("link", Column::Str(self.link.iter().map(|&l| names[l as usize].clone()).collect()));
         t.add("queue_packets", Column::U64(self.queue_packets));
         t.add("queue_bytes", Column::U64(self.queue_bytes));
         t.add("arrivals", Column::U64(self.arrivals));
@@ -214,31 +402,6 @@ impl LinkSeries {
     }
 }
 
-/// Every RTT sample the senders took (the RTO estimator's input).
-#[derive(Default)]
-pub struct RttSamples {
-    t: Vec<f64>,
-    flow: Vec<u32>,
-    rtt_ms: Vec<f64>,
-}
-
-impl RttSamples {
-    #[inline]
-    pub fn push(&mut self, now: Nanos, flow: u32, rtt: Nanos) {
-        self.t.push(secs(now));
-        self.flow.push(flow);
-        self.rtt_ms.push(rtt as f64 / 1e6);
-    }
-
-    pub fn into_table(self) -> Table {
-        let mut t = Table::new();
-        t.add("t", Column::F64(self.t));
-        t.add("flow", Column::U32(self.flow));
-        t.add("rtt_ms", Column::F64(self.rtt_ms));
-        t
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -248,12 +411,47 @@ mod tests {
     fn flow_rows_carry_the_rto_with_its_backoff() {
         let mut d = Driver::new("reno", 10);
         d.start();
-        let mut series = FlowSeries::new(std::iter::empty());
-        series.push(d.now, &d.s, 0, 0);
+        let mut series = FlowSeries::new(std::iter::once(d.s.algorithm().info().state));
+        series.sample(d.now, false, &mut [true], |_| (&d.s, Some((0, 0))));
         d.timeout();
-        series.push(d.now, &d.s, 0, 0);
+        series.sample(d.now, false, &mut [true], |_| (&d.s, Some((0, 0))));
         let table = series.into_table();
         // The initial RTO (1 s), then doubled by the timeout.
         assert_eq!(table.f64("rto_ms"), &[1000.0, 2000.0]);
+    }
+
+    #[test]
+    fn rows_only_on_change_keep_the_first_the_last_and_the_one_before_a_change() {
+        let mut d = Driver::new("cubic", 10);
+        d.start();
+        let mut series = FlowSeries::new(std::iter::once(d.s.algorithm().info().state));
+        let ms = |k: u64| k * 1_000_000;
+        let sample = |s: &mut FlowSeries, d: &Driver, k: u64, delivered: u64, last: bool| {
+            s.sample(ms(k), last, &mut [true], |_| (&d.s, Some((delivered, 0))))
+        };
+        sample(&mut series, &d, 1, 0, false); // first: written
+        sample(&mut series, &d, 2, 0, false); // same: held
+        sample(&mut series, &d, 3, 0, false); // same: held
+        sample(&mut series, &d, 4, 100, false); // changed: the held row at 3, then 4
+        sample(&mut series, &d, 5, 100, false); // same: held
+        d.timeout();
+        sample(&mut series, &d, 6, 100, false); // changed (cwnd, rto): 5 then 6
+        sample(&mut series, &d, 7, 100, false); // same: held
+        sample(&mut series, &d, 8, 100, true); // the run's last sample: written
+        let table = series.into_table();
+        assert_eq!(table.f64("t"), &[0.001, 0.003, 0.004, 0.005, 0.006, 0.008]);
+        assert_eq!(table.u64("delivered_bytes"), &[0, 0, 100, 100, 100, 100]);
+        // A flow that stops being active gets its held row written at the next sample.
+        let mut s2 = FlowSeries::new(std::iter::once(d.s.algorithm().info().state));
+        s2.sample(ms(1), false, &mut [true], |_| (&d.s, Some((5, 0))));
+        s2.sample(ms(2), false, &mut [true], |_| (&d.s, Some((5, 0))));
+        s2.sample(ms(3), false, &mut [true], |_| (&d.s, None));
+        assert_eq!(s2.into_table().f64("t"), &[0.001, 0.002]);
+        // A flow without events since its previous sample is held without being read.
+        let mut s3 = FlowSeries::new(std::iter::once(d.s.algorithm().info().state));
+        s3.sample(ms(1), false, &mut [true], |_| (&d.s, Some((5, 0))));
+        s3.sample(ms(2), false, &mut [false], |_| unreachable!("an untouched flow is not read"));
+        s3.sample(ms(3), false, &mut [true], |_| (&d.s, Some((9, 0))));
+        assert_eq!(s3.into_table().f64("t"), &[0.001, 0.002, 0.003]);
     }
 }

@@ -225,4 +225,28 @@ mod tests {
         assert_eq!(e.path, "duration");
         assert!(e.message.contains("\"ten\""), "{e}");
     }
+
+    fn with_rtt_samples(value: &str) -> Result<Scenario, ScenarioError> {
+        Scenario::from_json(&format!(
+            r#"{{"duration": 10, "downlink": {{"rate": 5}}, "flows": [{{"cc": "reno"}}],
+                "record": {{"rtt_samples": {value}}}}}"#
+        ))
+    }
+
+    #[test]
+    fn rtt_samples_is_all_none_or_a_count_per_flow() {
+        let kept = |v: &str| with_rtt_samples(v).unwrap().record.rtt_samples;
+        assert_eq!(kept(r#""all""#), RttSamplesSpec::All);
+        assert_eq!(kept(r#""none""#), RttSamplesSpec::None);
+        assert_eq!(kept("500"), RttSamplesSpec::PerFlow(500));
+        assert_eq!((kept("true"), kept("false")), (RttSamplesSpec::All, RttSamplesSpec::None));
+        assert_eq!(RecordSpec::default().rtt_samples, RttSamplesSpec::PerFlow(DEFAULT_RTT_SAMPLES_PER_FLOW));
+        for (bad, shown) in [(r#""some""#, "\"some\""), ("0", "0 is not"), ("-3", "-3 is not"), ("2.5", "2.5 is not")] {
+            let e = with_rtt_samples(bad).unwrap_err();
+            assert_eq!(e.path, "record.rtt_samples");
+            assert!(e.message.contains(shown) && e.message.contains("\"all\", \"none\""), "{e}");
+        }
+        let normalized = serde_json::to_value(with_rtt_samples("7").unwrap()).unwrap();
+        assert_eq!(normalized["record"]["rtt_samples"], 7);
+    }
 }

@@ -11,7 +11,9 @@ use crate::net::delay_line::DelayLine;
 use crate::net::link::Link;
 use crate::net::topology::{Route, Topology};
 use crate::record::pcap::{FlowMeta, PcapWriter};
-use crate::record::series::{FlowSeries, LinkSeries, RttSamples};
+use crate::record::rtt_samples::RttSamples;
+use crate::record::rtt_stats::RttStats;
+use crate::record::series::{FlowSeries, LinkSeries};
 use crate::rng::{stream, Rng};
 use crate::scenario::{
     BackgroundKind, BackgroundSpec, BufferSpec, FlowSpec, InterpolationSpec, RtoStyleSpec, Scenario, SizeDistSpec,
@@ -276,8 +278,10 @@ impl World {
             flows,
             sample_interval: s.record.interval.ns(),
             series,
+            sample_touched: vec![true; main_flows],
             link_series: LinkSeries::default(),
-            rtt: s.record.rtt_samples.then(RttSamples::default),
+            rtt: RttSamples::new(s.record.rtt_samples, main_flows, s.seed),
+            rtt_stats: vec![RttStats::default(); main_flows],
             packets: Vec::new(),
             delivered: Vec::new(),
             main_flows,

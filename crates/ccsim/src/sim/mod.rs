@@ -34,7 +34,9 @@ use crate::net::delay_line::DelayLine;
 use crate::net::link::Link;
 use crate::net::packet::{Kind, Packet};
 use crate::record::pcap::{FlowMeta, PcapWriter};
-use crate::record::series::{FlowSeries, LinkSeries, RttSamples};
+use crate::record::rtt_samples::RttSamples;
+use crate::record::rtt_stats::RttStats;
+use crate::record::series::{FlowSeries, LinkSeries};
 use crate::scenario::Scenario;
 use crate::tcp::receiver::{AckAction, Receiver};
 use crate::tcp::sender::Sender;
@@ -96,8 +98,14 @@ pub struct World {
     flows: Vec<Flow>,
     sample_interval: Nanos,
     series: FlowSeries,
+    /// Per scenario flow: an event reached its sender or receiver since its
+    /// previous series sample (the sample reads only those flows).
+    sample_touched: Vec<bool>,
     link_series: LinkSeries,
-    rtt: Option<RttSamples>,
+    /// The RTT samples the `rtt` table keeps, and per scenario flow the
+    /// statistics of every sample.
+    rtt: RttSamples,
+    rtt_stats: Vec<RttStats>,
     packets: Vec<Packet>,
     delivered: Vec<Packet>,
     /// The scenario's own flows are flows[..main_flows]; background transfers follow.
@@ -375,6 +383,7 @@ impl World {
         }) {
             return;
         }
+        self.touch(i);
         let mut out = std::mem::take(&mut self.packets);
         self.flows[i].sender.on_timer(self.now, &mut out);
         let f = &mut self.flows[i];
@@ -390,11 +399,15 @@ impl World {
         if self.pcap.is_some() {
             self.capture(self.flows[i].captured, &p);
         }
+        self.touch(i);
         let mut out = std::mem::take(&mut self.packets);
         let f = &mut self.flows[i];
         f.sender.on_ack(self.now, &p, &mut out);
-        if let (Some(rtt), Some(samples)) = (f.sender.last_rtt_sample, self.rtt.as_mut()) {
-            samples.push(self.now, i as u32, rtt);
+        if let Some(rtt) = f.sender.last_rtt_sample {
+            if let Some(stats) = self.rtt_stats.get_mut(i) {
+                stats.add(rtt as f64 / 1e6);
+                self.rtt.push(self.now, i, rtt);
+            }
         }
         self.emit(i, &mut out);
         self.packets = out;
@@ -444,7 +457,16 @@ impl World {
         }
     }
 
+    /// Flow `i`'s sender or receiver handles an event: its next series sample reads it.
+    #[inline]
+    fn touch(&mut self, i: usize) {
+        if let Some(touched) = self.sample_touched.get_mut(i) {
+            *touched = true;
+        }
+    }
+
     fn on_data_at_receiver(&mut self, i: usize, p: Packet) {
+        self.touch(i);
         let now = self.now;
         let f = &mut self.flows[i];
         let delivered_before = f.receiver.delivered_bytes;
@@ -499,26 +521,28 @@ impl World {
         }) {
             return;
         }
+        self.touch(i);
         if let Some(ack) = self.flows[i].receiver.on_delack_timer(self.now) {
             self.send_ack(i, ack);
         }
     }
 
     fn on_sample(&mut self) {
-        for f in &self.flows[..self.main_flows] {
-            let active = self.now >= f.start && f.active_end.is_none();
-            if active {
-                self.series.push(self.now, &f.sender, f.receiver.delivered_bytes, f.receiver.rcv_buf());
-            }
-        }
-        for (l, (link, name)) in self.links.iter_mut().zip(&self.link_names).enumerate() {
-            link.sync(self.now);
-            self.link_series.push(self.now, l, name, link);
+        let now = self.now;
+        let next = now + self.sample_interval;
+        let flows = &self.flows;
+        self.series.sample(now, next > self.end, &mut self.sample_touched, |i| {
+            let f = &flows[i];
+            let active = now >= f.start && f.active_end.is_none();
+            (&f.sender, active.then(|| (f.receiver.delivered_bytes, f.receiver.rcv_buf())))
+        });
+        for (l, link) in self.links.iter_mut().enumerate() {
+            link.sync(now);
+            self.link_series.push(now, l, link);
         }
         if !self.sources.is_empty() {
-            self.source_series.push(self.now, &self.sources, &self.source_counters, &self.source_active);
+            self.source_series.push(now, &self.sources, &self.source_counters, &self.source_active);
         }
-        let next = self.now + self.sample_interval;
         if next <= self.end {
             self.events.schedule(next, Event::Sample);
         }

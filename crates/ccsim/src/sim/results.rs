@@ -2,9 +2,13 @@
 //! and link series (one row per link, by name), traffic sources.
 
 use super::{Flow, World};
+use crate::net::link::Link;
+use crate::net::packet::payload_share;
 use crate::net::topology::Direction;
 use crate::record::link_table::links_table;
 use crate::record::pcap::{PcapSummary, PcapWriter};
+use crate::record::rtt_stats::{RttStats, PERCENTILES};
+use crate::record::summary;
 use crate::record::table::{Column, Table};
 use crate::scenario::Scenario;
 use crate::time::{secs, Nanos};
@@ -108,19 +112,138 @@ impl World {
         flows.add("acks_received", u(&|f| f.sender.stats.acks_received));
         flows.add("duplicate_segments", u(&|f| f.receiver.duplicate_segments));
 
-        let links = links_table(self.link_names.iter().map(String::as_str).zip(self.links.iter()));
+        let active_s: Vec<f64> = self
+            .flows
+            .iter()
+            .map(|f| {
+                let completion = f.completed_at.map_or(f64::NAN, |t| secs(t - f.start));
+                summary::active_seconds(secs(f.start), secs(get_end(f).0), completion)
+            })
+            .collect();
+        let per_flow = |m: &dyn Fn(&Flow, f64) -> f64| {
+            Column::F64(self.flows.iter().zip(&active_s).map(|(f, &a)| m(f, a)).collect())
+        };
+        let goodput_bps: Vec<f64> =
+            self.flows.iter().zip(&active_s).map(|(f, &a)| summary::rate_bps(get_end(f).1 as f64, a)).collect();
+        flows.add("active_s", Column::F64(active_s.clone()));
+        flows.add("goodput_bps", Column::F64(goodput_bps.clone()));
+        flows.add("throughput_bps", per_flow(&|f, a| summary::rate_bps(get_end(f).2 as f64, a)));
+        flows.add(
+            "retrans_pct",
+            per_flow(&|f, _| {
+                summary::retransmission_pct(f.sender.stats.retransmitted_segments, f.sender.stats.segments_sent)
+            }),
+        );
+        flows.add("timeouts_per_100s", per_flow(&|f, a| summary::per_100s(f.sender.stats.timeouts, a)));
+        add_rtt_stats(&mut flows, &self.rtt_stats);
+
+        let mut links = links_table(self.link_names.iter().map(String::as_str).zip(self.links.iter()));
+        add_link_summary(&mut links, &self.links, &self.flows, &goodput_bps);
 
         Results {
             flows,
             series: self.series.into_table(),
-            rtt: self.rtt.unwrap_or_default().into_table(),
+            rtt: self.rtt.into_table(),
             links,
-            link_series: self.link_series.into_table(),
+            link_series: self.link_series.into_table(&self.link_names),
             sources,
             source_series: self.source_series.into_table(),
             pcap,
             events: self.events.processed(),
             duration: end,
         }
+    }
+}
+
+/// The flows table's RTT statistics (record::rtt_stats), from every sample of each flow.
+fn add_rtt_stats(flows: &mut Table, stats: &[RttStats]) {
+    let column = |m: &dyn Fn(&RttStats) -> f64| Column::F64(stats.iter().map(m).collect());
+    flows.add("rtt_samples", Column::U64(stats.iter().map(RttStats::count).collect()));
+    flows.add("rtt_mean_ms", column(&RttStats::mean_ms));
+    flows.add("rtt_std_ms", column(&RttStats::std_ms));
+    flows.add("rtt_min_ms", column(&RttStats::min_ms));
+    for (name, q) in PERCENTILES {
+        flows.add(name, column(&|s| s.quantile_ms(q)));
+    }
+    flows.add("rtt_max_ms", column(&RttStats::max_ms));
+    flows.add("queuing_mean_ms", column(&RttStats::queuing_mean_ms));
+}
+
+/// The links table's payload capacity, goodput of the flows whose data
+/// crosses each link, utilization and nominal utilization (record::summary).
+fn add_link_summary(links_table: &mut Table, links: &[Link], flows: &[Flow], goodput_bps: &[f64]) {
+    let (mut capacity, mut goodput) = (Vec::new(), Vec::new());
+    for (l, link) in links.iter().enumerate() {
+        let crossing = || flows.iter().zip(goodput_bps).filter(|(f, _)| f.data_route.contains(&(l as u32)));
+        let shares: Vec<f64> =
+            crossing().map(|(f, _)| payload_share(f.pcap_meta.mss, f.pcap_meta.timestamps)).collect();
+        let share = if shares.is_empty() { 1.0 } else { shares.iter().sum::<f64>() / shares.len() as f64 };
+        capacity.push(link.mean_rate_bps() * share);
+        goodput.push(crossing().map(|(_, g)| *g).filter(|g| !g.is_nan()).sum::<f64>());
+    }
+    let utilization = |of: &dyn Fn(usize) -> f64| {
+        Column::F64(goodput.iter().enumerate().map(|(l, &g)| summary::utilization(g, of(l))).collect())
+    };
+    let (u, nominal) = (utilization(&|l| capacity[l]), utilization(&|l| links[l].mean_rate_bps()));
+    links_table.add("capacity_bps", Column::F64(capacity.clone()));
+    links_table.add("goodput_bps", Column::F64(goodput.clone()));
+    links_table.add("utilization", u);
+    links_table.add("nominal_utilization", nominal);
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::record::table::Column;
+    use crate::{run, Scenario};
+
+    fn run_with(rtt_samples: &str) -> super::Results {
+        let json = format!(
+            r#"{{"duration": 3, "seed": 5, "downlink": {{"rate": "20Mbit", "delay": "10ms", "queue": {{"size": "30pkt"}}}},
+                "flows": [{{"cc": "cubic", "count": 2}}], "record": {{"rtt_samples": {rtt_samples}}}}}"#
+        );
+        run(&Scenario::from_json(&json).unwrap())
+    }
+
+    #[test]
+    fn flow_rtt_statistics_cover_every_sample_whatever_the_table_keeps() {
+        let all = run_with(r#""all""#);
+        let none = run_with(r#""none""#);
+        let few = run_with("50");
+        assert_eq!(none.rtt.rows(), 0);
+        assert_eq!(few.rtt.rows(), 100);
+        let Some(Column::U64(counts)) = all.flows.get("rtt_samples") else { panic!("no rtt_samples column") };
+        assert_eq!(counts.iter().sum::<u64>() as usize, all.rtt.rows());
+        for t in [&none, &few] {
+            // (Compared as text: NaN cells are equal there.)
+            assert_eq!(
+                format!("{:?}", t.flows),
+                format!("{:?}", all.flows),
+                "the rtt table's setting changes no flow cell"
+            );
+        }
+        // The mean from the kept samples equals the column's.
+        let (flow, rtt) = (all.rtt.get("flow"), all.rtt.f64("rtt_ms"));
+        let Some(Column::U32(flow)) = flow else { panic!() };
+        let flow0: Vec<f64> = rtt.iter().zip(flow).filter(|(_, f)| **f == 0).map(|(r, _)| *r).collect();
+        let mean = flow0.iter().sum::<f64>() / flow0.len() as f64;
+        assert!((all.flows.f64("rtt_mean_ms")[0] - mean).abs() < 1e-9 * mean);
+    }
+
+    #[test]
+    fn goodput_and_utilization_follow_their_definitions() {
+        let r = run_with(r#""none""#);
+        let f = &r.flows;
+        for i in 0..2 {
+            let active = f.f64("end_s")[i] - f.f64("start_s")[i];
+            assert_eq!(f.f64("active_s")[i], active);
+            assert_eq!(f.f64("goodput_bps")[i], f.u64("delivered_bytes")[i] as f64 * 8.0 / active);
+        }
+        let goodput: f64 = f.f64("goodput_bps").iter().sum();
+        let downlink = 0;
+        assert_eq!(r.links.f64("goodput_bps")[downlink], goodput);
+        let capacity = 20e6 * 1448.0 / 1500.0;
+        assert!((r.links.f64("capacity_bps")[downlink] - capacity).abs() < 1e-6);
+        assert!((r.links.f64("utilization")[downlink] - goodput / capacity).abs() < 1e-12);
+        assert!(r.links.f64("utilization")[downlink] > 0.8);
     }
 }

@@ -1,0 +1,152 @@
+//! Streaming statistics of one flow's RTT samples, updated from every sample
+//! while the run goes (so they need none of the samples kept).
+//!
+//! Count, mean, population standard deviation (Welford's online algorithm),
+//! minimum and maximum are exact up to floating-point rounding. Percentiles
+//! come from a DDSketch (Masson, Rim and Lee, "DDSketch: a fast and
+//! fully-mergeable quantile sketch with relative-error guarantees", VLDB
+//! 2019; the `sketches-ddsketch` crate): the q-th percentile is within
+//! `PERCENTILE_RELATIVE_ERROR` (1%) of the sample of rank floor(q (n - 1))
+//! in sorted order (numpy's `method="lower"`), and inside [min, max]. The
+//! sketch keeps one counter per 2% band of RTT values: about 2 KiB per flow
+//! whose RTTs span a factor of 100.
+
+use sketches_ddsketch::{Config, DDSketch};
+
+/// The percentiles' bound: |reported - true| <= this x true.
+pub const PERCENTILE_RELATIVE_ERROR: f64 = 0.01;
+/// Most sketch bins (never reached by RTTs: 2048 bins of 2% span a factor of 10^17).
+const MAX_BINS: u32 = 2048;
+/// Smallest value the sketch tells apart from zero, in ms.
+const MIN_VALUE_MS: f64 = 1e-9;
+
+/// The percentiles of the flows table, as (column, quantile).
+pub const PERCENTILES: [(&str, f64); 4] =
+    [("rtt_p50_ms", 0.50), ("rtt_p90_ms", 0.90), ("rtt_p95_ms", 0.95), ("rtt_p99_ms", 0.99)];
+
+/// Running statistics of RTT samples in milliseconds.
+#[derive(Clone)]
+pub struct RttStats {
+    count: u64,
+    mean_ms: f64,
+    /// Sum of squared differences from the mean (Welford's M2).
+    m2: f64,
+    min_ms: f64,
+    max_ms: f64,
+    sketch: DDSketch,
+}
+
+impl Default for RttStats {
+    fn default() -> Self {
+        RttStats {
+            count: 0,
+            mean_ms: 0.0,
+            m2: 0.0,
+            min_ms: f64::INFINITY,
+            max_ms: f64::NEG_INFINITY,
+            sketch: DDSketch::new(Config::new(PERCENTILE_RELATIVE_ERROR, MAX_BINS, MIN_VALUE_MS)),
+        }
+    }
+}
+
+impl RttStats {
+    #[inline]
+    pub fn add(&mut self, rtt_ms: f64) {
+        self.count += 1;
+        let delta = rtt_ms - self.mean_ms;
+        self.mean_ms += delta / self.count as f64;
+        self.m2 += delta * (rtt_ms - self.mean_ms);
+        self.min_ms = self.min_ms.min(rtt_ms);
+        self.max_ms = self.max_ms.max(rtt_ms);
+        self.sketch.add(rtt_ms);
+    }
+
+    pub fn count(&self) -> u64 {
+        self.count
+    }
+
+    fn when_any(&self, v: f64) -> f64 {
+        if self.count == 0 {
+            f64::NAN
+        } else {
+            v
+        }
+    }
+
+    pub fn mean_ms(&self) -> f64 {
+        self.when_any(self.mean_ms)
+    }
+
+    /// Population standard deviation (numpy's default `ddof=0`).
+    pub fn std_ms(&self) -> f64 {
+        self.when_any((self.m2 / self.count as f64).max(0.0).sqrt())
+    }
+
+    pub fn min_ms(&self) -> f64 {
+        self.when_any(self.min_ms)
+    }
+
+    pub fn max_ms(&self) -> f64 {
+        self.when_any(self.max_ms)
+    }
+
+    /// Mean queuing time: mean of (sample - minimum) = mean - minimum.
+    pub fn queuing_mean_ms(&self) -> f64 {
+        self.when_any(self.mean_ms - self.min_ms)
+    }
+
+    /// The q-th quantile (0 <= q <= 1) within PERCENTILE_RELATIVE_ERROR; NaN without samples.
+    pub fn quantile_ms(&self, q: f64) -> f64 {
+        match self.sketch.quantile(q) {
+            Ok(Some(v)) => v.clamp(self.min_ms, self.max_ms),
+            _ => f64::NAN,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn lower_percentile(sorted: &[f64], q: f64) -> f64 {
+        sorted[(q * (sorted.len() - 1) as f64) as usize]
+    }
+
+    proptest! {
+        #[test]
+        fn moments_are_exact_and_percentiles_within_the_bound(
+            samples in prop::collection::vec(0.05f64..5_000.0, 1..400)
+        ) {
+            let mut s = RttStats::default();
+            samples.iter().for_each(|&x| s.add(x));
+            let n = samples.len() as f64;
+            let mean = samples.iter().sum::<f64>() / n;
+            let var = samples.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / n;
+            let close = |a: f64, b: f64| (a - b).abs() <= 1e-9 * b.abs().max(1.0);
+            prop_assert_eq!(s.count(), samples.len() as u64);
+            prop_assert!(close(s.mean_ms(), mean), "mean {} vs {}", s.mean_ms(), mean);
+            prop_assert!(close(s.std_ms(), var.sqrt()), "std {} vs {}", s.std_ms(), var.sqrt());
+            let mut sorted = samples.clone();
+            sorted.sort_by(f64::total_cmp);
+            prop_assert_eq!(s.min_ms(), sorted[0]);
+            prop_assert_eq!(s.max_ms(), *sorted.last().unwrap());
+            prop_assert!(close(s.queuing_mean_ms(), mean - sorted[0]));
+            for (_, q) in PERCENTILES {
+                let want = lower_percentile(&sorted, q);
+                let got = s.quantile_ms(q);
+                prop_assert!(
+                    (got - want).abs() <= PERCENTILE_RELATIVE_ERROR * want * (1.0 + 1e-12),
+                    "p{} {} vs {}", q * 100.0, got, want
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn no_samples_give_nan_and_a_zero_count() {
+        let s = RttStats::default();
+        assert_eq!(s.count(), 0);
+        assert!(s.mean_ms().is_nan() && s.std_ms().is_nan() && s.min_ms().is_nan() && s.quantile_ms(0.5).is_nan());
+    }
+}
