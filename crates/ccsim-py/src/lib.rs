@@ -59,18 +59,30 @@ fn validate(json: &str) -> PyResult<String> {
 }
 
 /// Runs a scenario given as JSON; returns a dict of tables (dicts of arrays)
-/// and a few run facts.
+/// and a few run facts. `progress`, if given, is called with the simulated
+/// seconds reached every INTERRUPT_CHECK_EVENTS events (an exception it
+/// raises stops the run and is raised here).
 #[pyfunction]
-fn run<'py>(py: Python<'py>, json: &str) -> PyResult<Bound<'py, PyDict>> {
+#[pyo3(signature = (json, progress = None))]
+fn run<'py>(py: Python<'py>, json: &str, progress: Option<Py<PyAny>>) -> PyResult<Bound<'py, PyDict>> {
     let s = Scenario::from_json(json).map_err(scenario_error)?;
     let started = std::time::Instant::now();
     // Every INTERRUPT_CHECK_EVENTS events the core asks whether to stop: the
     // GIL is taken briefly to run Python's signal handlers, so Ctrl-C raises
-    // KeyboardInterrupt here instead of waiting for the end of the run.
+    // KeyboardInterrupt here instead of waiting for the end of the run, and
+    // to report the simulated time to `progress`.
     let mut pending: Option<PyErr> = None;
     let finished = py.allow_threads(|| {
-        ccsim::run_unless_interrupted(&s, &mut || {
-            Python::with_gil(|py| py.check_signals()).map_err(|e| pending = Some(e)).is_err()
+        ccsim::run_unless_interrupted(&s, &mut |now_ns| {
+            Python::with_gil(|py| {
+                py.check_signals()?;
+                match &progress {
+                    Some(f) => f.call1(py, (now_ns as f64 / 1e9,)).map(drop),
+                    None => Ok(()),
+                }
+            })
+            .map_err(|e| pending = Some(e))
+            .is_err()
         })
     });
     let r = match (finished, pending) {
