@@ -115,6 +115,12 @@ fn run<'py>(py: Python<'py>, json: &str, progress: Option<Py<PyAny>>) -> PyResul
     Ok(d)
 }
 
+/// The JSON Schema of scenario files (draft-07), as JSON text.
+#[pyfunction]
+fn scenario_schema() -> String {
+    ccsim::scenario::json_schema::scenario_json_schema().to_string()
+}
+
 /// Every algorithm: name, reference, summary, parameters and traced state.
 #[pyfunction]
 fn algorithms<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
@@ -232,6 +238,7 @@ fn did_you_mean(name: &str, known: Vec<String>) -> String {
 fn _ccsim(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
+    m.add_function(wrap_pyfunction!(scenario_schema, m)?)?;
     m.add_function(wrap_pyfunction!(algorithms, m)?)?;
     m.add_function(wrap_pyfunction!(kernels, m)?)?;
     m.add_function(wrap_pyfunction!(parse_mahimahi_trace, m)?)?;
