@@ -10,6 +10,7 @@ use super::{Scenario, TraceSpec};
 use crate::units::{Bytes, Duration, QueueSize, Rate};
 use schemars::generate::SchemaSettings;
 use schemars::{json_schema, JsonSchema, Schema, SchemaGenerator};
+use serde_json::Value;
 use std::borrow::Cow;
 
 /// A number followed by a unit, as `units.rs` splits it (the unit itself is
@@ -85,7 +86,44 @@ pub fn trace_file_or_data(generator: &mut SchemaGenerator) -> Schema {
 pub fn scenario_json_schema() -> serde_json::Value {
     let mut schema = SchemaSettings::draft07().into_generator().into_root_schema_for::<Scenario>();
     schema.insert("title".into(), "ccbench scenario".into());
-    schema.to_value()
+    let mut value = schema.to_value();
+    without_null(&mut value);
+    value
+}
+
+/// Removes `null` from the schema (TOML has no null: an optional field is
+/// omitted, never null), so that an error points at the field itself, not
+/// at "none of: the field's schema, or null".
+fn without_null(value: &mut Value) {
+    let is_null = |v: &Value| v.get("type").and_then(Value::as_str) == Some("null");
+    if let Value::Object(obj) = value {
+        if let Some(Value::Array(types)) = obj.get_mut("type") {
+            types.retain(|t| t != "null");
+            if types.len() == 1 {
+                let only = types.pop().expect("one type");
+                obj.insert("type".into(), only);
+            }
+        }
+        if let Some(Value::Array(values)) = obj.get_mut("enum") {
+            values.retain(|v| !v.is_null());
+        }
+        // A default of null, or a null member of a default table.
+        obj.retain(|_, v| !v.is_null());
+        if let Some(Value::Array(alternatives)) = obj.get_mut("anyOf") {
+            alternatives.retain(|a| !is_null(a));
+            if alternatives.len() == 1 {
+                if let Some(Value::Object(only)) = alternatives.pop() {
+                    obj.remove("anyOf");
+                    for (k, v) in only {
+                        obj.entry(k).or_insert(v);
+                    }
+                }
+            }
+        }
+        obj.values_mut().for_each(without_null);
+    } else if let Value::Array(items) = value {
+        items.iter_mut().for_each(without_null);
+    }
 }
 
 #[cfg(test)]
@@ -102,6 +140,12 @@ mod tests {
         }
         assert_eq!(schema["additionalProperties"], false);
         assert_eq!(schema["required"], serde_json::json!(["duration", "flows"]));
+    }
+
+    #[test]
+    fn optional_fields_are_their_type_not_null() {
+        let text = scenario_json_schema().to_string();
+        assert!(!text.contains("null"), "{text}");
     }
 
     #[test]
