@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -13,14 +13,20 @@ from ccbench.run_result import Result
 from ccbench.scenario import load as load_scenario
 
 
-def run(scenario: str | Path | Mapping[str, Any], seed: int | None = None, allow_large: bool = False) -> Result:
+def run(
+    scenario: str | Path | Mapping[str, Any],
+    seed: int | None = None,
+    allow_large: bool = False,
+    progress: Callable[[float], None] | None = None,
+) -> Result:
     """Runs a scenario (a TOML file path, TOML text, or a dict) and returns its
     Result; `seed` overrides the scenario's seed. Raises
     ccbench.ScenarioFileError before anything runs if a field is invalid or
     beyond a limit of ccbench.limits (`allow_large` lifts those). Ctrl-C
-    stops the simulation (KeyboardInterrupt)."""
+    stops the simulation (KeyboardInterrupt). `progress`, if given, is called
+    with the simulated seconds reached, every 65,536 events."""
     normalized = load_scenario(scenario, seed=seed, allow_large=allow_large)
-    raw = _ccsim.run(json.dumps(normalized))
+    raw = _ccsim.run(json.dumps(normalized), progress)
     return Result.from_raw(raw, json.loads(raw["scenario"]), _ccsim.__version__)
 
 

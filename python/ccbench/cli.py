@@ -214,6 +214,7 @@ def run(
     from ccbench import run_files
     from ccbench.api import run as run_scenario
     from ccbench.run_directory import OutputDirectoryError, staged
+    from ccbench.run_progress import RunProgress
 
     _check_seed(seed)
     normalized = _load_or_exit(scenario, seed, allow_large)
@@ -226,8 +227,8 @@ def run(
             here = os.getcwd()
             os.chdir(stage)
             try:
-                with console.status("simulating..."):
-                    r = run_scenario(normalized, allow_large=allow_large)
+                with RunProgress(console, normalized["duration"]) as progress:
+                    r = run_scenario(normalized, allow_large=allow_large, progress=progress)
             finally:
                 os.chdir(here)
             if (r.meta.get("pcap") or {}).get("error"):
