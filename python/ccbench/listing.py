@@ -5,8 +5,9 @@ terminal's width (80 columns included) without cutting a name.
 
 from __future__ import annotations
 
-from rich.console import Console, Group
-from rich.padding import Padding
+import textwrap
+
+from rich.console import Console
 from rich.text import Text
 
 from ccbench._ccsim import did_you_mean
@@ -33,9 +34,30 @@ def select(entries: list[dict], queries: list[str], what: str) -> list[dict]:
     return [e for e in entries if e["name"] in chosen]
 
 
-def _indented(text: str, spaces: int = 2) -> Padding:
-    """`text` wrapped at word boundaries, every line indented (a hanging block)."""
-    return Padding(Text(text, overflow="fold"), (0, 0, 0, spaces), expand=False)
+def _indented(text: str, spaces: int = 2, width: int = 80) -> str:
+    """`text` wrapped at word boundaries to `width`, every line indented by
+    `spaces` (a hanging block); a word is never split."""
+    pad = " " * spaces
+    return textwrap.fill(
+        text, width, initial_indent=pad, subsequent_indent=pad, break_long_words=False, break_on_hyphens=False
+    )
+
+
+def _print_block(console: Console, title: str, detail: str, lines: list[tuple[str, int]]) -> None:
+    """An entry: its name in bold and `detail` on the first line, then each
+    (text, indent) line wrapped to the console's width, then a blank line."""
+    width = console.width
+    head = textwrap.fill(
+        f"{title}  {detail}" if detail else title,
+        width,
+        subsequent_indent="  ",
+        break_long_words=False,
+        break_on_hyphens=False,
+    )
+    console.print(Text(title, style="bold") + Text(head[len(title) :]), highlight=False, soft_wrap=True)
+    for text, spaces in lines:
+        console.print(_indented(text, spaces, width), markup=False, highlight=False, soft_wrap=True)
+    console.print()
 
 
 def param_line(p: dict) -> str:
@@ -47,46 +69,32 @@ def param_line(p: dict) -> str:
 
 def print_algorithms(console: Console, algorithms: list[dict]) -> None:
     for a in algorithms:
-        console.print(
-            Group(
-                Text.assemble((a["name"], "bold"), "  ", a["reference"]),
-                _indented(a["summary"]),
-                _indented("parameters (default, kind, range):" if a["params"] else "parameters: none"),
-                *(_indented(param_line(p), 4) for p in a["params"]),
-            )
-        )
-        console.print()
+        lines = [(a["summary"], 2), ("parameters (default, kind, range):" if a["params"] else "parameters: none", 2)]
+        lines += [(param_line(p), 4) for p in a["params"]]
+        _print_block(console, a["name"], a["reference"], lines)
 
 
 def print_profiles(console: Console, profiles: list[dict]) -> None:
     for p in profiles:
-        lines = [Text(p["name"], style="bold"), _indented(p["description"])]
+        lines = [(p["description"], 2)]
         if p["parameters"]:
-            lines.append(_indented("parameters:"))
-            lines += [_indented(f"{k} = {v}", 4) for k, v in p["parameters"].items()]
+            lines += [("parameters:", 2)] + [(f"{k} = {v}", 4) for k, v in p["parameters"].items()]
         if p["options"]:
-            lines.append(_indented("options (default; allowed):"))
+            lines.append(("options (default; allowed):", 2))
             lines += [
-                _indented(f"{k} = {o['default']!r} ({', '.join(map(str, o['allowed']))}): {o['doc']}", 4)
+                (f"{k} = {o['default']!r} ({', '.join(map(str, o['allowed']))}): {o['doc']}", 4)
                 for k, o in p["options"].items()
             ]
         if p["sources"]:
-            lines.append(_indented("sources:"))
-            lines += [_indented(f"• {s}", 4) for s in p["sources"]]
-        console.print(Group(*lines))
-        console.print()
+            lines += [("sources:", 2)] + [(f"- {s}", 4) for s in p["sources"]]
+        _print_block(console, p["name"], "", lines)
 
 
 def print_kernels(console: Console, presets: list[dict], not_modelled: list) -> None:
     for k in presets:
-        lines = [Text(k["name"], style="bold")]
-        if not k["sets"]:
-            lines.append(_indented("sets nothing: ccbench's defaults are today's Linux"))
+        lines = [] if k["sets"] else [("sets nothing: ccbench's defaults are today's Linux", 2)]
         for field, value, source in k["sets"]:
-            lines.append(_indented(f"{field} = {value}"))
-            lines.append(_indented(f"source: {source}", 6))
-        console.print(Group(*lines))
-        console.print()
-    console.print(Text("Not modelled (every preset runs ccbench's modern behaviour there)", style="bold"))
-    for name, note in not_modelled:
-        console.print(_indented(f"{name}: {note}"))
+            lines += [(f"{field} = {value}", 2), (f"source: {source}", 6)]
+        _print_block(console, k["name"], "", lines)
+    notes = [(f"{name}: {note}", 2) for name, note in not_modelled]
+    _print_block(console, "Not modelled", "(every preset runs ccbench's modern behaviour there)", notes)
