@@ -57,6 +57,7 @@ def test_the_bar_appears_after_a_second_with_simulated_time_and_eta():
         progress.progress.refresh()
         shown = out.getvalue()
     assert "5.0 of 20 s simulated" in shown and "ETA" in shown
+    assert "0:00:01" in shown  # elapsed since the run started, not since the bar appeared
 
 
 def test_no_bar_when_not_on_a_terminal():

@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable
 
 from rich.console import Console
-from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 
 #: Wall seconds before the bar appears.
 SHOW_AFTER_S = 1.0
@@ -50,12 +50,15 @@ class RunProgress:
                 TextColumn("simulating"),
                 BarColumn(),
                 TextColumn("{task.completed:.1f} of {task.total:g} s simulated"),
-                TimeElapsedColumn(),
+                TextColumn("{task.fields[elapsed]}"),
                 TextColumn("ETA"),
                 TimeRemainingColumn(),
                 console=self.console,
                 transient=True,
             )
             self.progress.start()
-            self.task = self.progress.add_task("run", total=self.duration_s)
-        self.progress.update(self.task, completed=min(simulated_s, self.duration_s))
+            self.task = self.progress.add_task("run", total=self.duration_s, elapsed="")
+        # Elapsed since the run started (the bar itself appears a second later).
+        elapsed_s = int(self.clock() - self.started)
+        elapsed = f"{elapsed_s // 3600}:{elapsed_s // 60 % 60:02d}:{elapsed_s % 60:02d}"
+        self.progress.update(self.task, completed=min(simulated_s, self.duration_s), elapsed=elapsed)
