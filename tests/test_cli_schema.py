@@ -51,6 +51,14 @@ def test_every_profile_scenario_validates_as_written_and_expanded(validator, nam
     assert not _errors(validator, _without_none(load(written)))
 
 
+CAMPAIGNS = sorted((ROOT / "python" / "ccbench" / "campaigns").glob("**/*.toml"))
+
+
+@pytest.mark.parametrize("path", CAMPAIGNS, ids=lambda p: p.name)
+def test_every_shipped_campaign_scenario_validates(validator, path):
+    assert not _errors(validator, tomllib.loads(path.read_text())["scenario"]), path
+
+
 def test_the_starter_scenario_validates(validator):
     assert not _errors(validator, tomllib.loads(starter.STARTER.format(file="x.toml")))
 
