@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +19,7 @@ def run(
     seed: int | None = None,
     allow_large: bool = False,
     capture_dir: str | Path | None = None,
+    progress: Callable[[float], None] | None = None,
 ) -> Result:
     """Runs a scenario (a TOML file path, TOML text, or a dict) and returns its
     Result; `seed` overrides the scenario's seed. Raises
@@ -27,12 +28,13 @@ def run(
     stops the simulation (KeyboardInterrupt). A packet capture
     (`[record.pcap]`) is written in `capture_dir`, by default beside the
     scenario file (the working directory for text or a dict); its path is
-    `meta["pcap"]["path"]`."""
+    `meta["pcap"]["path"]`. `progress`, if given, is called with the simulated
+    seconds reached, every 65,536 events."""
     normalized = load_scenario(scenario, seed=seed, allow_large=allow_large)
     if capture_dir is None:
         file = scenario_file_path(scenario)
         capture_dir = file.parent if file is not None else Path.cwd()
-    raw = _ccsim.run(json.dumps(normalized), capture_dir=str(capture_dir))
+    raw = _ccsim.run(json.dumps(normalized), capture_dir=str(capture_dir), progress=progress)
     return Result.from_raw(raw, json.loads(raw["scenario"]), _ccsim.__version__)
 
 

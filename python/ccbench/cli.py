@@ -16,20 +16,62 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from ccbench import _ccsim
+from ccbench import _ccsim, listing
 from ccbench.limits import one_line, shown
 from ccbench.scenario import ScenarioFileError, load
 
 app = typer.Typer(
-    add_completion=False, no_args_is_help=True, help="Compare TCP congestion controls on your network, and pick one."
+    no_args_is_help=True,
+    help="Compare TCP congestion controls on your network, and pick one.",
+    context_settings={"help_option_names": ["-h", "--help"]},
 )
 console = Console()
+#: -v (1), default (0) or -q (-1): how much is printed besides errors and results.
+verbosity = 0
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            package = version("ccbench")
+        except PackageNotFoundError:  # run from a source tree
+            package = "unknown"
+        typer.echo(f"ccbench {package} (core ccsim {_ccsim.__version__})")
+        raise typer.Exit()
+
+
+@app.callback()
+def global_options(
+    show_version: bool = typer.Option(
+        False, "--version", callback=_print_version, is_eager=True, help="Print the ccbench and core versions."
+    ),
+    verbose: bool = typer.Option(False, "--verbose", "-v", help="Print more: every file written, run statistics."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="Print only errors and the result (path or JSON)."),
+):
+    """Compare TCP congestion controls on your network, and pick one."""
+    global verbosity
+    if verbose and quiet:
+        typer.echo("error: --verbose and --quiet: give one of them", err=True)
+        raise typer.Exit(EXIT_BAD_SCENARIO)
+    verbosity = 1 if verbose else -1 if quiet else 0
+    console.quiet = quiet
+
 
 EXIT_BAD_SCENARIO = 2
 #: Repetitions of `ccbench compare`: 4 gives t(0.975, 3) = 3.18 for the CIs and
 #: keeps the default campaign (about 22 algorithms x 4 conditions) near a minute
 #: on two cores; the cost is mostly fixed per run, so repetitions are what counts.
 DEFAULT_REPS = 4
+
+
+def _print_result(label: str, path: Path) -> None:
+    """The line naming what a command produced; with -q, the path alone."""
+    if verbosity < 0:
+        typer.echo(str(path))
+    else:
+        console.print(f"{label}: [bold]{escape(str(path))}[/bold]", soft_wrap=True)
 
 
 def _load_or_exit(path: Path, seed: int | None = None, allow_large: bool = False) -> dict:
@@ -165,11 +207,13 @@ def run(
     plots: bool = typer.Option(True, help="Write PNG plots."),
     force: bool = typer.Option(False, help="Replace an output directory that is not empty."),
     allow_large: bool = typer.Option(False, help=ALLOW_LARGE_HELP),
+    as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON (keys in the README)."),
 ):
     """Run one scenario: print per-flow results, save tables and plots."""
     from ccbench import run_files
     from ccbench.api import run as run_scenario
     from ccbench.run_directory import OutputDirectoryError, staged
+    from ccbench.run_progress import RunProgress
 
     _check_seed(seed)
     normalized = _load_or_exit(scenario, seed, allow_large)
@@ -177,8 +221,8 @@ def run(
     try:
         with staged(out, force) as stage:
             _stage_pcap(normalized, stage)
-            with console.status("simulating..."):
-                r = run_scenario(normalized, allow_large=allow_large, capture_dir=stage)
+            with RunProgress(console, normalized["duration"]) as progress:
+                r = run_scenario(normalized, allow_large=allow_large, capture_dir=stage, progress=progress)
             pcap = r.meta.get("pcap")
             if pcap and pcap.get("error"):
                 raise OutputDirectoryError(f"record.pcap.path: {pcap['error'].replace(str(stage), str(out))}")
@@ -195,6 +239,16 @@ def run(
     except KeyboardInterrupt:
         typer.echo("interrupted: nothing written", err=True)
         raise typer.Exit(130) from None
+    warnings = result_warnings(r)
+    if as_json:
+        from ccbench import json_output
+
+        files = [p.name for p in out.iterdir()]
+        typer.echo(json_output.dumps(json_output.run_summary(r, normalized["name"], out, files, warnings)))
+        return
+    if verbosity < 0:
+        typer.echo(str(out))
+        return
     console.print(
         flows_table(
             r.flows,
@@ -223,8 +277,15 @@ def run(
         )
     if len(r.flows) > 1:
         console.print(f"Jain's fairness index: {r.jain_index():.3f}")
-    for w in result_warnings(r):
-        console.print(f"warning: {escape(w)}", soft_wrap=True, highlight=False)
+    for w in warnings:
+        console.print(f"warning: {escape(w)}", highlight=False)
+    if verbosity > 0:
+        console.print(
+            f"{r.meta['events']} events, {r.meta['events'] / max(r.meta['wall_seconds'], 1e-9):.3g} events/s",
+            highlight=False,
+        )
+        for p in sorted(out.iterdir()):
+            console.print(f"  {escape(str(p))}", soft_wrap=True, highlight=False)
     console.print(
         f"Results in [bold]{escape(str(out))}[/bold] ({len(run_files.TABLES)} tables, meta.json"
         + (f", {len(pngs)} plots" if pngs else "")
@@ -337,7 +398,7 @@ def _run_campaign(
         f"{done.total} runs: {done.executed} run now, {done.skipped} already done, {done.failed} failed, "
         f"in {done.seconds:.1f} s"
     )
-    console.print(f"Report: [bold]{escape(str(path))}[/bold]", soft_wrap=True)
+    _print_result("Report", path)
     return done
 
 
@@ -427,12 +488,11 @@ def studies_cmd():
     from ccbench.campaigns.studies import STUDIES
 
     for s in STUDIES.values():
-        console.print(f"[bold]{s.name}[/bold]: {escape(s.title)}", soft_wrap=True, highlight=False)
+        console.print(f"[bold]{s.name}[/bold]: {escape(s.title)}", highlight=False)
         console.print(
             f"  Measured: {escape(s.measured)}.\n  Network: {escape(s.network)}.\n  Source: {escape(s.source)}."
             f"\n  --quick: {escape(s.quick)}.\n  --full: {escape(s.full)}.\n"
             f"  Run: ccbench study {s.name} [--quick]; the campaign file: ccbench study {s.name} --print\n",
-            soft_wrap=True,
             highlight=False,
         )
 
@@ -495,7 +555,7 @@ def report_cmd(
         typer.echo(f"error: {e}", err=True)
         raise typer.Exit(EXIT_BAD_SCENARIO) from None
     console.print(_campaign_summary(directory))
-    console.print(f"Report: [bold]{escape(str(path))}[/bold]", soft_wrap=True)
+    _print_result("Report", path)
 
 
 @app.command()
@@ -597,76 +657,101 @@ def recommend(
     from ccbench.campaigns.analysis import confidence_text
 
     console.print(confidence_text(c, 0.05), soft_wrap=True)
-    console.print(f"Report: [bold]{escape(str(out / 'report.html'))}[/bold]", soft_wrap=True)
+    _print_result("Report", out / "report.html")
 
 
-def _param_line(p: dict) -> str:
-    """One parameter of `ccbench algorithms`: name = default (kind, range): doc."""
-    if p["kind"] == "boolean":
-        return f"{p['name']} = {int(p['default'])} (boolean: 0 or 1): {p['doc']}"
-    return f"{p['name']} = {p['default']:g} ({p['kind']}, {p['min']:g}..{p['max']:g}): {p['doc']}"
+_param_line = listing.param_line
+
+NAMES_HELP = "Show only these (a name, or part of one); default: all."
+JSON_HELP = "Print as JSON (stable keys) instead of text."
+
+
+def _selected(entries: list[dict], names: list[str] | None, what: str) -> list[dict]:
+    try:
+        return listing.select(entries, names or [], what)
+    except listing.UnknownNameError as e:
+        typer.echo(f"error: {e}", err=True)
+        raise typer.Exit(EXIT_BAD_SCENARIO) from None
 
 
 @app.command("algorithms")
-def algorithms_cmd():
-    """Every algorithm with its reference and parameters (defaults)."""
-    t = Table(show_lines=True)
-    t.add_column("name", style="bold")
-    t.add_column("reference")
-    t.add_column("summary")
-    t.add_column("parameters (default, kind, range)")
-    for a in _ccsim.algorithms():
-        params = "\n".join(_param_line(p) for p in a["params"])
-        t.add_row(a["name"], a["reference"], a["summary"], params or "–")
-    console.print(t)
+def algorithms_cmd(
+    names: list[str] | None = typer.Argument(None, help=NAMES_HELP, show_default=False),
+    as_json: bool = typer.Option(False, "--json", help=JSON_HELP),
+):
+    """Every algorithm with its reference and parameters (defaults); e.g. ccbench algorithms cubic."""
+    chosen = _selected(list(_ccsim.algorithms()), names, "algorithm")
+    if as_json:
+        from ccbench.json_output import dumps
+
+        typer.echo(dumps(chosen))
+        return
+    listing.print_algorithms(console, chosen)
 
 
 @app.command("kernels")
-def kernels_cmd():
+def kernels_cmd(
+    names: list[str] | None = typer.Argument(None, help=NAMES_HELP, show_default=False),
+    as_json: bool = typer.Option(False, "--json", help=JSON_HELP),
+):
     """Kernel presets (tcp = { kernel = "2.6.24" }): what each sets, with its kernel source."""
-    from rich.markup import escape
-
     info = _ccsim.kernels()
-    t = Table(show_lines=True)
-    t.add_column("kernel", style="bold", no_wrap=True)
-    t.add_column("sets")
-    t.add_column("source (Linux source of that release)")
-    for k in info["presets"]:
-        sets = "\n".join(escape(f"{field} = {value}") for field, value, _ in k["sets"])
-        sources = "\n".join(escape(source) for _, _, source in k["sets"])
-        t.add_row(k["name"], sets or "nothing: ccbench's defaults are today's Linux", sources or "–")
-    console.print(t)
-    n = Table(title="Not modelled (every preset runs ccbench's modern behaviour there)", show_lines=True)
-    n.add_column("behaviour", style="bold", no_wrap=True)
-    n.add_column("what the releases did")
-    for name, note in info["not_modelled"]:
-        n.add_row(escape(name), escape(note))
-    console.print(n)
+    chosen = _selected(list(info["presets"]), names, "kernel preset")
+    if as_json:
+        from ccbench.json_output import dumps
+
+        presets = [
+            {"name": k["name"], "sets": [{"field": f, "value": v, "source": src} for f, v, src in k["sets"]]}
+            for k in chosen
+        ]
+        not_modelled = [{"behaviour": n, "note": note} for n, note in info["not_modelled"]]
+        typer.echo(dumps({"presets": presets, "not_modelled": not_modelled}))
+        return
+    listing.print_kernels(console, chosen, info["not_modelled"])
 
 
 @app.command("profiles")
-def profiles_cmd():
-    """Named network profiles (profile = "NAME" in a scenario): parameters, options and sources."""
-    from rich.markup import escape
-
+def profiles_cmd(
+    names: list[str] | None = typer.Argument(None, help=NAMES_HELP, show_default=False),
+    as_json: bool = typer.Option(False, "--json", help=JSON_HELP),
+):
+    """Named network profiles (profile = "NAME" in a scenario): parameters, options, sources; e.g. profiles lte."""
     from ccbench import profiles
 
-    t = Table(show_lines=True)
-    t.add_column("name", style="bold", no_wrap=True)
-    t.add_column("description")
-    t.add_column("parameters")
-    t.add_column("options")
-    t.add_column("sources")
-    for p in profiles.list_profiles():
-        params = "\n".join(escape(f"{k} = {v}") for k, v in p["parameters"].items())
-        opts = "\n".join(
-            escape(f"{k} = {o['default']!r} ({', '.join(map(str, o['allowed']))}): {o['doc']}")
-            for k, o in p["options"].items()
-        )
-        t.add_row(
-            p["name"], escape(p["description"]), params, opts or "–", "\n".join(escape(f"• {s}") for s in p["sources"])
-        )
-    console.print(t)
+    chosen = _selected(profiles.list_profiles(), names, "profile")
+    if as_json:
+        from ccbench.json_output import dumps
+
+        typer.echo(dumps(chosen))
+        return
+    listing.print_profiles(console, chosen)
+
+
+@app.command("new")
+def new_cmd(
+    path: Path = typer.Argument(Path("scenario.toml"), help="File to write (a directory: scenario.toml in it)."),
+    force: bool = typer.Option(False, help="Replace an existing file."),
+):
+    """Write a commented starter scenario to edit and run (alias: init)."""
+    from ccbench import starter
+
+    try:
+        written = starter.write(path, force)
+    except (starter.StarterExistsError, OSError) as e:
+        typer.echo(f"error: {e}", err=True)
+        raise typer.Exit(EXIT_BAD_SCENARIO) from None
+    typer.echo(str(written) if verbosity < 0 else f"Wrote {written}; run it with: ccbench run {written}")
+
+
+app.command("init", help="Write a commented starter scenario (same as new).")(new_cmd)
+
+
+@app.command("schema")
+def schema_cmd():
+    """Print the JSON Schema of scenario files (for editors: see the README)."""
+    from ccbench.json_schema import scenario_schema_text
+
+    typer.echo(scenario_schema_text(), nl=False)
 
 
 @app.command()

@@ -61,9 +61,17 @@ fn validate(json: &str) -> PyResult<String> {
 /// Runs a scenario given as JSON; returns a dict of tables (dicts of arrays)
 /// and a few run facts. A packet capture (`record.pcap.path`, a relative
 /// name) is written under `capture_dir` (default: the working directory).
+/// `progress`, if given, is called with the simulated seconds reached every
+/// INTERRUPT_CHECK_EVENTS events (an exception it raises stops the run and
+/// is raised here).
 #[pyfunction]
-#[pyo3(signature = (json, capture_dir = None))]
-fn run<'py>(py: Python<'py>, json: &str, capture_dir: Option<std::path::PathBuf>) -> PyResult<Bound<'py, PyDict>> {
+#[pyo3(signature = (json, capture_dir = None, progress = None))]
+fn run<'py>(
+    py: Python<'py>,
+    json: &str,
+    capture_dir: Option<std::path::PathBuf>,
+    progress: Option<Py<PyAny>>,
+) -> PyResult<Bound<'py, PyDict>> {
     let mut s = Scenario::from_json(json).map_err(scenario_error)?;
     let normalized = serde_json::to_string(&s).map_err(|e| PyValueError::new_err(e.to_string()))?;
     if let (Some(dir), Some(pcap)) = (capture_dir, s.record.pcap.as_mut()) {
@@ -72,11 +80,20 @@ fn run<'py>(py: Python<'py>, json: &str, capture_dir: Option<std::path::PathBuf>
     let started = std::time::Instant::now();
     // Every INTERRUPT_CHECK_EVENTS events the core asks whether to stop: the
     // GIL is taken briefly to run Python's signal handlers, so Ctrl-C raises
-    // KeyboardInterrupt here instead of waiting for the end of the run.
+    // KeyboardInterrupt here instead of waiting for the end of the run, and
+    // to report the simulated time to `progress`.
     let mut pending: Option<PyErr> = None;
     let finished = py.allow_threads(|| {
-        ccsim::run_unless_interrupted(&s, &mut || {
-            Python::with_gil(|py| py.check_signals()).map_err(|e| pending = Some(e)).is_err()
+        ccsim::run_unless_interrupted(&s, &mut |now_ns| {
+            Python::with_gil(|py| {
+                py.check_signals()?;
+                match &progress {
+                    Some(f) => f.call1(py, (now_ns as f64 / 1e9,)).map(drop),
+                    None => Ok(()),
+                }
+            })
+            .map_err(|e| pending = Some(e))
+            .is_err()
         })
     });
     let r = match (finished, pending) {
@@ -107,6 +124,12 @@ fn run<'py>(py: Python<'py>, json: &str, capture_dir: Option<std::path::PathBuf>
     d.set_item("wall_seconds", wall)?;
     d.set_item("scenario", normalized)?;
     Ok(d)
+}
+
+/// The JSON Schema of scenario files (draft-07), as JSON text.
+#[pyfunction]
+fn scenario_schema() -> String {
+    ccsim::scenario::json_schema::scenario_json_schema().to_string()
 }
 
 /// Every algorithm: name, reference, summary, parameters and traced state.
@@ -226,6 +249,7 @@ fn did_you_mean(name: &str, known: Vec<String>) -> String {
 fn _ccsim(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
+    m.add_function(wrap_pyfunction!(scenario_schema, m)?)?;
     m.add_function(wrap_pyfunction!(algorithms, m)?)?;
     m.add_function(wrap_pyfunction!(kernels, m)?)?;
     m.add_function(wrap_pyfunction!(parse_mahimahi_trace, m)?)?;

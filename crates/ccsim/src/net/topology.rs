@@ -8,12 +8,13 @@
 
 use crate::scenario::{FlowSpec, LinkSpec, Scenario};
 use crate::time::Nanos;
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// Which way a flow or source of the dumbbell goes. The scenario schema
 /// uses this enum itself (as "down" and "up"): a second one there would only
 /// be mapped onto this one.
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, JsonSchema, Default, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
 pub enum Direction {
     /// Data on the downlink, ACKs on the uplink.

@@ -12,6 +12,7 @@
 mod check;
 pub mod check_link;
 mod error;
+pub mod json_schema;
 mod schema;
 pub mod topology;
 
@@ -21,9 +22,10 @@ pub use schema::*;
 use crate::units::Duration;
 use check::{check_background, check_flow, check_pcap, check_udp};
 use error::{clean_serde_message, err};
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Scenario {
     /// A label for reports.

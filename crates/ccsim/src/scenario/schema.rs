@@ -3,13 +3,14 @@
 
 pub use crate::net::topology::Direction;
 use crate::units::{Bytes, Duration, QueueSize, Rate};
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt;
 
 /// One direction of the bottleneck. The rate comes from exactly one of
 /// `rate`, `trace` or `rate_process`.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct LinkSpec {
     /// The link's name (`[[links]]` only; routes name links by it).
@@ -20,6 +21,7 @@ pub struct LinkSpec {
     pub rate: Option<Rate>,
     /// Delivery opportunities in the Mahimahi format, as data (the front end loads files).
     #[serde(default, deserialize_with = "trace_field", skip_serializing_if = "Option::is_none")]
+    #[schemars(schema_with = "super::json_schema::trace_file_or_data")]
     pub trace: Option<TraceSpec>,
     /// A random Markov-modulated rate.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -46,7 +48,7 @@ pub struct LinkSpec {
 }
 
 /// A trace of delivery opportunities (Mahimahi `mm-link` format, as numbers).
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct TraceSpec {
     /// Non-decreasing millisecond timestamps; each is one opportunity; the trace
@@ -88,13 +90,13 @@ fn trace_field<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<TraceSpe
 
 /// A continuous-time Markov chain of rates: exponential holding times, the
 /// next state drawn uniformly from the others; starts in the first state.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct RateProcessSpec {
     pub states: Vec<RateStateSpec>,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct RateStateSpec {
     pub rate: Rate,
@@ -103,7 +105,7 @@ pub struct RateStateSpec {
 
 /// The queue discipline and its parameters. Fields that do not belong to the
 /// chosen kind are errors.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct QueueSpec {
     #[serde(default)]
@@ -149,7 +151,7 @@ fn default_queue_size() -> QueueSize {
     QueueSize::Bdp(1.0)
 }
 
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, Default, PartialEq)]
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, JsonSchema, Default, PartialEq)]
 #[serde(rename_all = "lowercase")]
 pub enum QueueKind {
     #[default]
@@ -169,7 +171,7 @@ impl QueueKind {
 }
 
 /// Random loss of frames on the link (after the queue, so counted apart from drops).
-#[derive(Debug, Clone, Serialize, Deserialize, Default, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, Default, PartialEq)]
 #[serde(tag = "model", deny_unknown_fields)]
 pub enum LossSpec {
     #[default]
@@ -193,7 +195,7 @@ pub enum LossSpec {
 }
 
 /// Link-layer retransmission; the defaults are LTE HARQ's (3 retransmissions, 8 ms apart, in order).
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct ArqSpec {
     #[serde(default = "d_max_retries")]
@@ -212,7 +214,7 @@ fn d_retry_delay() -> Duration {
     Duration(8_000_000)
 }
 
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, JsonSchema, PartialEq)]
 #[serde(rename_all = "lowercase")]
 pub enum JitterDistribution {
     Uniform,
@@ -222,7 +224,7 @@ pub enum JitterDistribution {
 
 /// Extra delay per packet: uniform (`min`, `max`), normal (`mean`, `std`,
 /// truncated at 0) or exponential (`mean`).
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct JitterSpec {
     pub distribution: JitterDistribution,
@@ -239,14 +241,14 @@ pub struct JitterSpec {
     pub reorder: bool,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct OutageSpec {
     pub start: Duration,
     pub duration: Duration,
 }
 
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, Default, PartialEq)]
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, JsonSchema, Default, PartialEq)]
 #[serde(rename_all = "lowercase")]
 pub enum OutageDistribution {
     #[default]
@@ -261,7 +263,7 @@ pub enum OutageDistribution {
 /// resets the link layer, losing what its queue holds (a UMTS RLC reset).
 /// `min_backlog`: every outage of the link holds it only while its queue holds
 /// at least this much (a link layer stalls when its window is full of data).
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct OutageProcessSpec {
     pub mean_interval: Duration,
@@ -283,7 +285,7 @@ fn is_false(b: &bool) -> bool {
     !*b
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FlowSpec {
     /// Congestion control algorithm (see `ccbench algorithms`).
@@ -324,21 +326,21 @@ fn one() -> u32 {
 }
 
 /// A receive or send buffer: a fixed size, or Linux-like autotuning.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(untagged)]
 pub enum BufferSpec {
     Auto(AutoWord),
     Fixed(Bytes),
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum AutoWord {
     Auto,
 }
 
 /// TCP settings; the defaults are Linux's.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TcpSpec {
     /// The Linux release whose defaults the other fields start from
@@ -455,7 +457,7 @@ impl Default for TcpSpec {
     }
 }
 
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, JsonSchema, Default, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
 pub enum RtoStyleSpec {
     #[default]
@@ -464,7 +466,7 @@ pub enum RtoStyleSpec {
 }
 
 /// What to record besides the per-flow summary.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RecordSpec {
     /// Sampling interval of the flow and link time series.
@@ -569,7 +571,7 @@ impl Serialize for RttSamplesSpec {
 }
 
 /// `record.pcap`: a packet capture of one link's traffic or every link's.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PcapSpec {
     /// Which link's traffic: a link's name ("downlink", "uplink", or a name
@@ -599,7 +601,7 @@ fn d_pcap_link() -> String {
 pub const PCAP_EVERY_LINK: [&str; 2] = ["both", "all"];
 
 /// `[[udp]]`: a UDP constant-bit-rate source (iperf -u -b RATE) with an on period.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct UdpSpec {
     /// Sending rate on the wire (headers included).
@@ -624,7 +626,7 @@ fn d_packet_size() -> Bytes {
     Bytes(1500)
 }
 
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, JsonSchema, PartialEq, Eq)]
 #[serde(rename_all = "kebab-case")]
 pub enum BackgroundKind {
     /// Poisson arrivals of heavy-tailed transfers (TCP or UDP).
@@ -633,7 +635,7 @@ pub enum BackgroundKind {
     OnOff,
 }
 
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, JsonSchema, Default, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
 pub enum TransportSpec {
     #[default]
@@ -641,7 +643,7 @@ pub enum TransportSpec {
     Udp,
 }
 
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, JsonSchema, Default, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
 pub enum SizeDistSpec {
     #[default]
@@ -651,7 +653,7 @@ pub enum SizeDistSpec {
     Fixed,
 }
 
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, JsonSchema, Default, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
 pub enum InterpolationSpec {
     /// Each multiplier holds until the next point.
@@ -662,7 +664,7 @@ pub enum InterpolationSpec {
 }
 
 /// Sizes of the transfers of a poisson-web background.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SizeSpec {
     #[serde(default)]
@@ -700,7 +702,7 @@ impl Default for SizeSpec {
 }
 
 /// `[background]`: the load of other users sharing the bottleneck.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct BackgroundSpec {
     pub kind: BackgroundKind,

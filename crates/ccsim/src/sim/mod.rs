@@ -149,13 +149,14 @@ fn fires(
 impl World {
     /// Runs to the end of the scenario.
     pub fn run(&mut self) {
-        self.run_unless_interrupted(&mut || false);
+        self.run_unless_interrupted(&mut |_| false);
     }
 
     /// Runs to the end of the scenario unless `interrupted` (asked once every
-    /// INTERRUPT_CHECK_EVENTS events, so the loop pays only a counter) says
+    /// INTERRUPT_CHECK_EVENTS events with the simulated time reached, so the
+    /// loop pays only a counter; a front end shows progress from it) says
     /// stop; returns whether the run reached its end.
-    pub fn run_unless_interrupted(&mut self, interrupted: &mut dyn FnMut() -> bool) -> bool {
+    pub fn run_unless_interrupted(&mut self, interrupted: &mut dyn FnMut(Nanos) -> bool) -> bool {
         let mut until_check = INTERRUPT_CHECK_EVENTS;
         while let Some((t, event)) = self.events.pop() {
             if t > self.end {
@@ -173,7 +174,7 @@ impl World {
             until_check -= 1;
             if until_check == 0 {
                 until_check = INTERRUPT_CHECK_EVENTS;
-                if interrupted() {
+                if interrupted(self.now) {
                     return false;
                 }
             }
@@ -561,8 +562,9 @@ pub fn run(s: &Scenario) -> Results {
 }
 
 /// Runs a validated scenario unless `interrupted` (asked every
-/// INTERRUPT_CHECK_EVENTS events) says stop: then None, with no results.
-pub fn run_unless_interrupted(s: &Scenario, interrupted: &mut dyn FnMut() -> bool) -> Option<Results> {
+/// INTERRUPT_CHECK_EVENTS events with the simulated time reached) says stop:
+/// then None, with no results.
+pub fn run_unless_interrupted(s: &Scenario, interrupted: &mut dyn FnMut(Nanos) -> bool) -> Option<Results> {
     let mut w = World::new(s);
     w.run_unless_interrupted(interrupted).then(|| w.results(s))
 }
@@ -579,7 +581,7 @@ mod tests {
     #[test]
     fn an_interrupt_stops_the_run_at_the_next_check() {
         let mut checks = 0;
-        let stopped = run_unless_interrupted(&long_run(), &mut || {
+        let stopped = run_unless_interrupted(&long_run(), &mut |_| {
             checks += 1;
             true
         });
@@ -590,12 +592,26 @@ mod tests {
     #[test]
     fn an_uninterrupted_run_asks_every_few_thousand_events_and_finishes() {
         let mut checks = 0u64;
-        let r = run_unless_interrupted(&long_run(), &mut || {
+        let r = run_unless_interrupted(&long_run(), &mut |_| {
             checks += 1;
             false
         })
         .expect("not interrupted");
         // `events` also counts the one event popped past the end.
         assert!(checks > 0 && checks.abs_diff(r.events / INTERRUPT_CHECK_EVENTS as u64) <= 1, "{checks} checks");
+    }
+
+    #[test]
+    fn each_check_is_told_the_simulated_time_reached() {
+        let scenario = long_run();
+        let mut times_ns = Vec::new();
+        run_unless_interrupted(&scenario, &mut |now_ns| {
+            times_ns.push(now_ns);
+            false
+        })
+        .expect("not interrupted");
+        assert!(times_ns.len() >= 2, "{} checks", times_ns.len());
+        assert!(times_ns.windows(2).all(|w| w[0] < w[1]), "not increasing: {times_ns:?}");
+        assert!(times_ns[0] > 0 && *times_ns.last().unwrap() <= scenario.duration.ns());
     }
 }

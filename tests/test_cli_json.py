@@ -1,0 +1,120 @@
+"""`--json` output of run, algorithms, profiles and kernels; name filters; text
+that fits 80 columns without cutting a name."""
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from ccbench import _ccsim, profiles
+from ccbench.cli import app
+from ccbench.json_output import RUN_FLOW_KEYS, RUN_LINK_KEYS
+
+EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "two-flows-cubic-vs-reno.toml"
+
+
+def test_run_json_has_the_documented_keys_per_flow_and_link(runner, tmp_path):
+    out = tmp_path / "out"
+    result = runner.invoke(app, ["run", str(EXAMPLE), "--out", str(out), "--no-plots", "--json"])
+    assert result.exit_code == 0, result.output
+    summary = json.loads(result.stdout)
+    assert set(summary) == {
+        "scenario",
+        "seed",
+        "duration_s",
+        "wall_seconds",
+        "out",
+        "files",
+        "flows",
+        "links",
+        "jain_index",
+        "warnings",
+    }
+    assert summary["scenario"] == "cubic vs reno" and summary["out"] == str(out)
+    assert "flows.parquet" in summary["files"] and "meta.json" in summary["files"]
+    assert [f["cc"] for f in summary["flows"]] == ["cubic", "reno"]
+    for f in summary["flows"]:
+        assert tuple(f) == RUN_FLOW_KEYS
+        assert f["goodput_bps"] > 0 and f["completion_s"] is None  # bulk flows: null, not NaN
+    assert [link["link"] for link in summary["links"]] == ["downlink", "uplink"]
+    assert all(tuple(link) == RUN_LINK_KEYS for link in summary["links"])
+    assert 0.5 <= summary["jain_index"] <= 1
+
+
+def test_algorithms_json_lists_every_algorithm_with_its_parameters(runner):
+    result = runner.invoke(app, ["algorithms", "--json"])
+    assert result.exit_code == 0, result.output
+    listed = json.loads(result.stdout)
+    assert [a["name"] for a in listed] == [a["name"] for a in _ccsim.algorithms()]
+    cubic = next(a for a in listed if a["name"] == "cubic")
+    assert {"name", "reference", "summary", "params", "state"} <= set(cubic)
+    assert {"name", "kind", "default", "min", "max", "doc"} == set(cubic["params"][0])
+
+
+def test_a_name_filters_and_a_substring_selects_several(runner):
+    one = json.loads(runner.invoke(app, ["algorithms", "cubic", "--json"]).stdout)
+    assert [a["name"] for a in one] == ["cubic"]
+    known = [a["name"] for a in _ccsim.algorithms()]
+    several = json.loads(runner.invoke(app, ["algorithms", "veno", "reno", "--json"]).stdout)
+    assert [a["name"] for a in several] == [n for n in known if n in ("veno", "reno")]
+    westwood = json.loads(runner.invoke(app, ["algorithms", "westw", "--json"]).stdout)
+    assert westwood and all("westw" in a["name"] for a in westwood)
+
+
+def test_an_unknown_name_is_a_clean_error_with_a_suggestion(runner):
+    result = runner.invoke(app, ["algorithms", "cubik"])
+    assert result.exit_code == 2
+    assert "no algorithm named 'cubik'" in result.stderr and "did you mean 'cubic'" in result.stderr
+    result = runner.invoke(app, ["profiles", "umst"])
+    assert result.exit_code == 2 and "did you mean 'umts'" in result.stderr
+
+
+def test_profiles_filter_and_json(runner):
+    result = runner.invoke(app, ["profiles", "lte", "--json"])
+    assert result.exit_code == 0, result.output
+    names = [p["name"] for p in json.loads(result.stdout)]
+    assert names == [n for n in profiles.profile_names() if "lte" in n] and names
+    text = runner.invoke(app, ["profiles", "lte"], terminal_width=80).stdout
+    assert all(n in text for n in names) and "umts" not in text
+
+
+def test_kernels_json_names_every_preset_with_sources(runner):
+    result = runner.invoke(app, ["kernels", "--json"])
+    assert result.exit_code == 0, result.output
+    listed = json.loads(result.stdout)
+    assert [k["name"] for k in listed["presets"]] == [k["name"] for k in _ccsim.kernels()["presets"]]
+    assert any(s["field"] == "init_cwnd" and s["source"] for k in listed["presets"] for s in k["sets"])
+    assert listed["not_modelled"] and {"behaviour", "note"} == set(listed["not_modelled"][0])
+
+
+def _fits_80_columns(text: str) -> None:
+    too_long = [line for line in text.splitlines() if len(line) > 80]
+    assert not too_long, too_long
+
+
+@pytest.mark.parametrize("command", ["algorithms", "profiles", "kernels", "studies"])
+def test_listings_fit_80_columns(runner, command, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "80")
+    result = runner.invoke(app, [command])
+    assert result.exit_code == 0, result.output
+    _fits_80_columns(result.stdout)
+
+
+def test_parameter_names_are_never_cut_at_80_columns(runner, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "80")
+    text = runner.invoke(app, ["algorithms"]).stdout
+    _fits_80_columns(text)
+    for a in _ccsim.algorithms():
+        assert re.search(rf"^{re.escape(a['name'])}  ", text, re.M), a["name"]
+        for p in a["params"]:
+            assert re.search(rf"^ +{re.escape(p['name'])} = ", text, re.M), (a["name"], p["name"])
+
+
+def test_run_output_fits_80_columns(runner, tmp_path, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "80")
+    monkeypatch.chdir(tmp_path)  # a short output path: a path is never broken across lines
+    result = runner.invoke(app, ["run", str(EXAMPLE), "--out", "o", "--no-plots"])
+    assert result.exit_code == 0, result.output
+    _fits_80_columns(result.stdout)
+    for header in ("goodput", "retx %", "RTT", "queuing"):
+        assert header in result.stdout
