@@ -221,6 +221,10 @@ def run(
                     f"{link['channel_losses']} channel losses"
                 )
             )
+    from ccbench.flow_limits import flow_notes
+
+    for note in flow_notes(r.flows, normalized):
+        console.print(f"note: {escape(note)}", soft_wrap=True, highlight=False)
     if r.flows["active_s"].nunique() > 1:
         console.print(
             "note: the flows were active for different times, so the sum of their goodputs "

@@ -7,6 +7,7 @@ use crate::record::link_table::links_table;
 use crate::record::pcap::{PcapSummary, PcapWriter};
 use crate::record::table::{Column, Table};
 use crate::scenario::Scenario;
+use crate::tcp::chrono::ChronoTotals;
 use crate::time::{secs, Nanos};
 use crate::traffic::series::summary_table;
 use crate::traffic::Source;
@@ -107,6 +108,14 @@ impl World {
         flows.add("ecn_reductions", u(&|f| f.sender.stats.ecn_reductions));
         flows.add("acks_received", u(&|f| f.sender.stats.acks_received));
         flows.add("duplicate_segments", u(&|f| f.receiver.duplicate_segments));
+
+        // Time limited by each cause until the end of the run (tcp/chrono.rs, Linux TCP_INFO's chrono counters).
+        let chrono: Vec<_> = self.flows.iter().map(|f| f.sender.chrono.totals(end)).collect();
+        let seconds = |pick: fn(&ChronoTotals) -> Nanos| Column::F64(chrono.iter().map(|t| secs(pick(t))).collect());
+        flows.add("busy_s", seconds(|t| t.busy_ns));
+        flows.add("rwnd_limited_s", seconds(|t| t.rwnd_limited_ns));
+        flows.add("sndbuf_limited_s", seconds(|t| t.sndbuf_limited_ns));
+        flows.add("app_limited_s", seconds(|t| t.app_limited_ns));
 
         let links = links_table(self.link_names.iter().map(String::as_str).zip(self.links.iter()));
 
