@@ -20,21 +20,15 @@ import pandas as pd  # noqa: E402
 from ccbench import plots  # noqa: E402
 from ccbench.campaigns.analysis import Metric  # noqa: E402
 
-plt.rcParams["svg.hashsalt"] = "ccbench"
-SVG_METADATA = {"Date": None, "Creator": None}
 ACCENT, GREY, FRONT = "#1f77b4", "#9aa4b1", "#d62728"
 
 
 def save(fig, directory: Path, name: str) -> bytes:
     """Writes NAME.png and NAME.svg into `directory`; returns the PNG bytes."""
-    import io
-
     from ccbench.run_files import atomic_write_bytes
 
     directory.mkdir(parents=True, exist_ok=True)
-    svg = io.BytesIO()
-    fig.savefig(svg, format="svg", metadata=SVG_METADATA)
-    atomic_write_bytes(directory / f"{name}.svg", svg.getvalue())
+    atomic_write_bytes(directory / f"{name}.svg", plots.figure_bytes(fig, "svg", close=False))
     png = plots.png_bytes(fig)  # closes the figure
     atomic_write_bytes(directory / f"{name}.png", png)
     return png
