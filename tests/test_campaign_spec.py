@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 from ccbench.campaigns import spec
 from ccbench.cli import app
+from ccbench.inputs import TomlText
 
 CAMPAIGN = """
 name = "reno vs cubic on two rates"
@@ -26,7 +27,7 @@ flows = [{ cc = "reno" }]
 
 
 def test_every_combination_but_the_excluded_runs_with_each_repetition():
-    c = spec.parse(CAMPAIGN)
+    c = spec.parse(TomlText(CAMPAIGN))
     combos = [(r.levels["flows[0].cc"], r.levels["downlink.rate"], r.rep) for r in c.runs]
     assert combos == [
         ("reno", "10Mbit", 0),
@@ -44,21 +45,21 @@ def test_every_combination_but_the_excluded_runs_with_each_repetition():
 
 
 def test_adding_a_level_or_a_repetition_keeps_every_existing_run():
-    before = {r.key: r.seed for r in spec.parse(CAMPAIGN).runs}
+    before = {r.key: r.seed for r in spec.parse(TomlText(CAMPAIGN)).runs}
     grown = CAMPAIGN.replace("repetitions = 2", "repetitions = 3").replace(
         '["reno", "cubic"]', '["vegas", "reno", "cubic"]'
     )
-    after = {r.key: r.seed for r in spec.parse(grown).runs}
+    after = {r.key: r.seed for r in spec.parse(TomlText(grown)).runs}
     assert len(after) == 5 * 3 and set(before) < set(after)
     assert all(after[k] == s for k, s in before.items())
     # a different campaign seed changes every run's seed
-    reseeded = {r.key: r.seed for r in spec.parse(CAMPAIGN.replace("seed = 1", "seed = 2")).runs}
+    reseeded = {r.key: r.seed for r in spec.parse(TomlText(CAMPAIGN.replace("seed = 1", "seed = 2"))).runs}
     assert all(reseeded[k] != s for k, s in before.items())
 
 
 def test_common_seeds_share_a_seed_across_the_levels_of_a_factor():
-    c = spec.parse(CAMPAIGN)
-    shared = spec.parse(CAMPAIGN.replace("seed = 1\n", 'seed = 1\ncommon_seeds = ["flows[0].cc"]\n'))
+    c = spec.parse(TomlText(CAMPAIGN))
+    shared = spec.parse(TomlText(CAMPAIGN.replace("seed = 1\n", 'seed = 1\ncommon_seeds = ["flows[0].cc"]\n')))
     by = {(r.levels["flows[0].cc"], r.levels["downlink.rate"], r.rep): r.seed for r in shared.runs}
     assert by[("reno", "10Mbit", 0)] == by[("cubic", "10Mbit", 0)]
     assert by[("reno", "10Mbit", 0)] != by[("reno", "10Mbit", 1)]

@@ -29,3 +29,72 @@ def test_figures_are_pngs_and_identical_for_identical_data():
 def test_overlapping_labels_are_left_out():
     keep = plots._spread_labels([0.0, 0.001, 1.0, 0.5], [0.0, 0.0, 1.0, 0.5])
     assert keep == [True, False, True, True]
+
+
+def _run_tables():
+    import ccbench
+
+    r = ccbench.run(
+        {
+            "duration": "4s",
+            "downlink": {"rate": "10Mbit", "delay": "20ms", "loss": {"model": "bernoulli", "p": 0.01}},
+            "flows": [{"cc": "cubic"}, {"cc": "reno"}],
+        }
+    )
+    return r
+
+
+def test_goodput_plot_says_what_it_plots_and_draws_the_capacity():
+    r = _run_tables()
+    fig = plots.rate_over_time(r.series, r.flows, 0.1, links=r.links)
+    ax = fig.axes[0]
+    assert "in-order delivery at the receiver, mean per 100 ms" in ax.get_title()
+    capacity_mbps = r.links.set_index("link").loc[r.flows["link"].iloc[0], "capacity_bps"] / 1e6
+    dashed = [line for line in ax.get_lines() if line.get_linestyle() == "--"]
+    assert len(dashed) == 1 and dashed[0].get_ydata()[0] == capacity_mbps
+    labels = ax.get_legend().get_texts()
+    assert [t.get_text() for t in labels][:2] == ["flow 0 (cubic)", "flow 1 (reno)"]
+    assert "capacity" in labels[-1].get_text()
+    plots.plt.close(fig)
+
+
+def test_legends_sit_outside_the_data_and_name_every_flow():
+    r = _run_tables()
+    for fig in (
+        plots.cwnd_over_time(r.series, r.flows),
+        plots.rtt_over_time(r.rtt, r.flows),
+        plots.rate_over_time(r.series, r.flows, links=r.links),
+    ):
+        fig.canvas.draw()
+        ax = fig.axes[0]
+        legend = ax.get_legend()
+        box = legend.get_window_extent()
+        assert box.x0 >= ax.get_window_extent().x1, ax.get_title()
+        texts = [t.get_text() for t in legend.get_texts()]
+        assert "ssthresh" not in texts  # a bare style name would not say which flow
+        plots.plt.close(fig)
+
+
+def test_figures_can_be_svg_and_identical_for_identical_data():
+    table = pd.DataFrame({"algorithm": ["a", "b"], "goodput": [2.0, 1.0], "ci": [0.1, np.nan]})
+    one = plots.figure_bytes(plots.bars(table, "algorithm", "goodput", "ci", "Mbit/s", "t"), "svg")
+    two = plots.figure_bytes(plots.bars(table, "algorithm", "goodput", "ci", "Mbit/s", "t"), "svg")
+    assert one.lstrip().startswith(b"<?xml") and b"<svg" in one
+    assert one == two
+
+
+def test_run_writes_svg_plots_with_the_window_asked_for(runner, tmp_path):
+    from ccbench.cli import app
+
+    scenario = tmp_path / "s.toml"
+    scenario.write_text('duration = "2s"\n[downlink]\nrate = "10Mbit"\ndelay = "10ms"\n[[flows]]\ncc = "cubic"\n')
+    out = tmp_path / "out"
+    args = ["run", str(scenario), "--out", str(out), "--plot-format", "svg", "--plot-window", "100ms"]
+    result = runner.invoke(app, args, terminal_width=200)
+    assert result.exit_code == 0, result.output
+    assert (out / "goodput.svg").read_bytes().lstrip().startswith(b"<?xml") and not (out / "goodput.png").exists()
+    assert b"mean per 100 ms" in (out / "goodput.svg").read_bytes()
+    bad = runner.invoke(app, ["run", str(scenario), "--out", str(tmp_path / "o2"), "--plot-window", "10 parsecs"])
+    assert bad.exit_code == 2 and "--plot-window" in bad.output
+    bad = runner.invoke(app, ["run", str(scenario), "--out", str(tmp_path / "o3"), "--plot-format", "gif"])
+    assert bad.exit_code == 2 and "png, svg or png,svg" in bad.output

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from ccbench.inputs import TomlText
 from ccbench.scenario import load
 
 README = Path(__file__).resolve().parent.parent / "README.md"
@@ -17,14 +18,14 @@ def toml_blocks() -> list[str]:
 
 
 def test_the_scenario_example_validates():
-    scenario = load(toml_blocks()[0])
+    scenario = load(TomlText(toml_blocks()[0]))
     assert [f["cc"] for f in scenario["flows"]] == ["cubic", "vegas"]
 
 
 def test_the_link_example_validates():
     block = next(b for b in toml_blocks() if "arq = " in b)
     text = block.replace("[downlink]\n", '[downlink]\nrate = "10Mbit"\n', 1)
-    scenario = load(BASE + text)
+    scenario = load(TomlText(BASE + text))
     assert scenario["downlink"]["arq"]["max_retries"] == 3
 
 
@@ -32,17 +33,17 @@ def test_the_traffic_and_pcap_examples_validate():
     traffic = next(b for b in toml_blocks() if "[[udp]]" in b and "[background]" in b)
     pcap = next(b for b in toml_blocks() if "[record.pcap]" in b)
     link = '[downlink]\nrate = "1Gbit"\ndelay = "10ms"\n'
-    s = load('duration = "120s"\n' + link + '[[flows]]\ncc = "cubic"\n' + traffic)
+    s = load(TomlText('duration = "120s"\n' + link + '[[flows]]\ncc = "cubic"\n' + traffic))
     assert s["udp"][0]["rate"] == 200_000_000 and s["udp"][0]["start"] == 50
     assert s["background"]["load"] == 0.3 and s["background"]["cc"] == "cubic"
     assert s["background"]["profile"] == [[0.0, 0.5], [60.0, 1.5]]
-    s = load(BASE + link + pcap)
+    s = load(TomlText(BASE + link + pcap))
     assert s["record"]["pcap"]["path"] == "run.pcap" and s["record"]["pcap"]["snaplen"] == 128
 
 
 def test_the_routes_example_validates():
     block = next(b for b in toml_blocks() if "ack_route" in b)
-    scenario = load(block)
+    scenario = load(TomlText(block))
     assert [link["name"] for link in scenario["links"]] == ["hop1", "hop2", "back"]
     assert scenario["flows"][0]["route"] == ["hop1", "hop2"]
     assert scenario["udp"][0]["route"] == ["hop1"]

@@ -83,7 +83,7 @@ def test_saved_run_describes_itself_and_loads_back(tmp_path, small_scenario):
 
 def test_scenario_from_toml_text_and_file(tmp_path):
     text = 'duration = "1s"\n[downlink]\nrate = "2Mbit"\n[[flows]]\ncc = "reno"\ncount = 2\n'
-    a = ccbench.run(text)
+    a = ccbench.run_toml(text)
     p = tmp_path / "s.toml"
     p.write_text(text)
     b = ccbench.run(p)
@@ -105,7 +105,7 @@ def test_algorithm_modes_are_names_in_the_series(tmp_path):
     text = (
         'duration = "2s"\n[downlink]\nrate = "10Mbit"\ndelay = "10ms"\n[[flows]]\ncc = "bbr"\n[[flows]]\ncc = "cubic"\n'
     )
-    r = ccbench.run(text)
+    r = ccbench.run_toml(text)
     bbr = r.series[r.series["flow"] == 0]
     assert set(bbr["cc_mode"]) <= {"startup", "drain", "probe_bw", "probe_rtt"}
     assert "probe_bw" in set(bbr["cc_mode"])
@@ -129,3 +129,33 @@ def test_rtt_statistics_without_the_rtt_table(small_scenario):
     for c in ("rtt_samples", "rtt_mean_ms", "rtt_p95_ms", "queuing_mean_ms", "goodput_bps"):
         assert bare.flows[c].tolist() == full.flows[c].tolist(), c
     assert (bare.flows["rtt_samples"] > 0).all()
+
+
+def test_a_str_is_a_file_name_never_toml_text(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "x.cfg").write_text('duration = "1s"\n[downlink]\nrate = "2Mbit"\n[[flows]]\ncc = "reno"\n')
+    assert len(ccbench.run("x.cfg").flows) == 1  # read as a file, whatever its extension
+    with pytest.raises(ccbench.ScenarioFileError) as e:
+        ccbench.run("missing.cfg")
+    assert e.value.source == "missing.cfg" and "No such file" in e.value.detail
+    with pytest.raises(ccbench.ScenarioFileError) as e:
+        ccbench.run('duration = "1s"\n[[flows]]\ncc = "reno"\n')
+    assert "ccbench.run_toml(text)" in e.value.detail
+    with pytest.raises(TypeError, match="file path"):
+        ccbench.run(42)
+
+
+def test_campaigns_follow_the_same_rule(tmp_path):
+    with pytest.raises(ccbench.CampaignFileError) as e:
+        ccbench.campaign(str(tmp_path / "missing.cfg"), out=tmp_path / "out")
+    assert "missing.cfg" in str(e.value) and "No such file" in str(e.value)
+    text = (
+        'name = "t"\nrepetitions = 1\n[scenario]\nduration = "1s"\n[scenario.downlink]\nrate = "2Mbit"\n'
+        '[[scenario.flows]]\ncc = "reno"\n[factors]\n"flows[0].cc" = ["reno"]\n'
+    )
+    from ccbench.campaigns import spec
+
+    assert len(spec.parse(ccbench.TomlText(text)).runs) == 1
+    with pytest.raises(ccbench.CampaignFileError) as e:
+        spec.parse(text)
+    assert "use ccbench.TomlText(text)" in str(e.value)

@@ -170,6 +170,14 @@ def test_quick_reduction_scales_times_and_keeps_levels():
     assert raw["scenario"]["duration"] == "100s"  # the input is not changed
 
 
+def test_quick_scales_every_duration_unit_the_core_reads():
+    assert quick.scale_time("2min", 0.1) == "12s"
+    assert quick.scale_time("1500us", 2) == "0.003s"
+    assert quick.scale_time(" 100 ms", 0.5) == "0.05s"
+    assert quick.scale_time(30, 0.1) == 3.0
+    assert quick.scale_time("5 parsecs", 0.1) == "5 parsecs"  # left for the scenario check to report
+
+
 @pytest.mark.parametrize(
     ("quick_table", "path"),
     [

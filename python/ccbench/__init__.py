@@ -8,14 +8,17 @@ c.runs                                      # one row per run, every factor a co
 """
 
 from ccbench._ccsim import __version__
-from ccbench.api import algorithms, campaign, emulate, load, run
+from ccbench.api import algorithms, campaign, emulate, load, run, run_toml
 from ccbench.campaigns.spec import CampaignFileError
+from ccbench.inputs import TomlText
 from ccbench.run_result import Result
 from ccbench.scenario import ScenarioFileError
 
 __all__ = [
     "__version__",
     "run",
+    "run_toml",
+    "TomlText",
     "emulate",
     "campaign",
     "load",

@@ -9,6 +9,7 @@ from typing import Any
 
 from ccbench import _ccsim
 from ccbench.emulate.runner import emulate as _emulate_kernel
+from ccbench.inputs import TomlText
 from ccbench.run_result import Result
 from ccbench.scenario import file_path as scenario_file_path
 from ccbench.scenario import load as load_scenario
@@ -21,8 +22,10 @@ def run(
     capture_dir: str | Path | None = None,
     progress: Callable[[float], None] | None = None,
 ) -> Result:
-    """Runs a scenario (a TOML file path, TOML text, or a dict) and returns its
-    Result; `seed` overrides the scenario's seed. Raises
+    """Runs a scenario (a TOML file's path as a str or pathlib.Path, or a dict)
+    and returns its Result; TOML text goes through `run_toml`. A str is always
+    a file name: a missing file is an error naming it. `seed` overrides the
+    scenario's seed. Raises
     ccbench.ScenarioFileError before anything runs if a field is invalid or
     beyond a limit of ccbench.limits (`allow_large` lifts those). Ctrl-C
     stops the simulation (KeyboardInterrupt). A packet capture
@@ -36,6 +39,17 @@ def run(
         capture_dir = file.parent if file is not None else Path.cwd()
     raw = _ccsim.run(json.dumps(normalized), capture_dir=str(capture_dir), progress=progress)
     return Result.from_raw(raw, json.loads(raw["scenario"]), _ccsim.__version__)
+
+
+def run_toml(
+    text: str,
+    seed: int | None = None,
+    allow_large: bool = False,
+    capture_dir: str | Path | None = None,
+    progress: Callable[[float], None] | None = None,
+) -> Result:
+    """`run` of a scenario given as TOML text (not a file name)."""
+    return run(TomlText(text), seed=seed, allow_large=allow_large, capture_dir=capture_dir, progress=progress)
 
 
 def algorithms() -> list[dict]:
@@ -53,8 +67,9 @@ def campaign(
     report: bool = True,
     until_decided: int | None = None,
 ):
-    """Runs (or resumes) a campaign (a campaign file path, TOML text or a
-    dict) into `out` (default ccbench-out/<name>) and returns its results as
+    """Runs (or resumes) a campaign (a campaign file path, a dict, or TOML
+    text marked as ccbench.TomlText(text): the rule of `run`) into `out`
+    (default ccbench-out/<name>) and returns its results as
     `ccbench.load(out)` does; with `report`, report.html is (re)built too.
     `executor`: "local" (`jobs` processes, default all cores) or "ray"
     (`address` of a cluster, or a local Ray). Raises
@@ -88,7 +103,8 @@ def load(directory: str | Path):
 def emulate(
     scenario: str | Path | Mapping[str, Any], seed: int | None = None, packets_file: str | Path | None = None
 ) -> Result:
-    """Runs a scenario through the real Linux kernel's TCP over links emulated
-    by ccemu (root, /dev/net/tun and `ip netns` needed) and returns the same
-    Result as `run` (meta["mode"] == "emulate"). See ccbench.emulate."""
+    """Runs a scenario (a file path, a dict or ccbench.TomlText(text), as
+    `run`) through the real Linux kernel's TCP over links emulated by ccemu
+    (root, /dev/net/tun and `ip netns` needed) and returns the same Result
+    as `run` (meta["mode"] == "emulate"). See ccbench.emulate."""
     return _emulate_kernel(scenario, seed=seed, packets_file=packets_file)

@@ -142,21 +142,46 @@ def flows_table(flows, title: str) -> Table:
     return t
 
 
-def write_run_plots(run_dir: Path) -> list[Path]:
-    """The run's PNGs, drawn from its saved tables."""
+#: Goodput and link rates in the run's plots: means over windows this long, unless --plot-window.
+DEFAULT_PLOT_WINDOW = "500ms"
+
+
+def write_run_plots(run_dir: Path, window_s: float = 0.5, formats: tuple[str, ...] = ("png",)) -> list[Path]:
+    """The run's plots, drawn from its saved tables, in each of `formats`
+    (png, svg); rates are means over windows of `window_s`."""
     from ccbench import plots, run_files
 
     r = run_files.load(run_dir)
     # Background transfers have RTT samples but no row in the flows table.
     rtt_groups = {plots.flow_label(r.flows, k): g["rtt_ms"].to_numpy() for k, g in r.rtt.groupby("flow", sort=True)}
     figures = {
-        "cwnd.png": plots.cwnd_over_time(r.series, r.flows),
-        "rtt.png": plots.rtt_over_time(r.rtt, r.flows),
-        "goodput.png": plots.rate_over_time(r.series, r.flows),
-        "rtt_cdf.png": plots.cdf(rtt_groups, "RTT (ms)", "CDF of per-ACK RTT"),
-        "links.png": plots.links_over_time(r.link_series),
+        "cwnd": lambda: plots.cwnd_over_time(r.series, r.flows),
+        "rtt": lambda: plots.rtt_over_time(r.rtt, r.flows),
+        "goodput": lambda: plots.rate_over_time(r.series, r.flows, window_s, links=r.links),
+        "rtt_cdf": lambda: plots.cdf(rtt_groups, "RTT (ms)", "CDF of per-ACK RTT"),
+        "links": lambda: plots.links_over_time(r.link_series, window_s),
     }
-    return [plots.save_png(fig, run_dir / name) for name, fig in figures.items()]
+    return [plots.save_figure(draw(), run_dir / f"{name}.{fmt}") for name, draw in figures.items() for fmt in formats]
+
+
+def _plot_options(window: str, plot_format: str) -> tuple[float, tuple[str, ...]]:
+    """--plot-window (a duration, read by the core's parser) in seconds and
+    --plot-format as a tuple of formats; exits with a message when invalid."""
+    from ccbench import _ccsim, plots
+
+    try:
+        window_s = _ccsim.duration_seconds(window)
+    except ValueError as e:
+        typer.echo(f"error: --plot-window: {one_line(str(e))}", err=True)
+        raise typer.Exit(EXIT_BAD_SCENARIO) from None
+    if not window_s > 0:
+        typer.echo(f"error: --plot-window: {shown(window)} is not allowed; a duration above 0", err=True)
+        raise typer.Exit(EXIT_BAD_SCENARIO)
+    formats = tuple(dict.fromkeys(f.strip().lower() for f in plot_format.split(",")))
+    if not formats or any(f not in plots.FORMATS for f in formats):
+        typer.echo(f"error: --plot-format: {shown(plot_format)} is not allowed; png, svg or png,svg", err=True)
+        raise typer.Exit(EXIT_BAD_SCENARIO)
+    return window_s, formats
 
 
 ALLOW_LARGE_HELP = "Lift the limits on duration, delay, rate, flows and estimated work (see the README)."
@@ -204,7 +229,11 @@ def run(
     scenario: Path = typer.Argument(..., help="Scenario file (TOML)."),
     out: Path | None = typer.Option(None, help="Output directory (default: ccbench-out/<file name without .toml>)."),
     seed: int | None = typer.Option(None, help="Override the scenario's seed."),
-    plots: bool = typer.Option(True, help="Write PNG plots."),
+    plots: bool = typer.Option(True, help="Write plots."),
+    plot_window: str = typer.Option(
+        DEFAULT_PLOT_WINDOW, help="Goodput and link rates in the plots: mean over windows this long (e.g. 100ms)."
+    ),
+    plot_format: str = typer.Option("png", help="Plot files: png, svg (vector, for papers) or png,svg."),
     force: bool = typer.Option(False, help="Replace an output directory that is not empty."),
     allow_large: bool = typer.Option(False, help=ALLOW_LARGE_HELP),
     as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON (keys in the README)."),
@@ -216,6 +245,7 @@ def run(
     from ccbench.run_progress import RunProgress
 
     _check_seed(seed)
+    window_s, formats = _plot_options(plot_window, plot_format)
     normalized = _load_or_exit(scenario, seed, allow_large)
     out = out or Path("ccbench-out") / scenario.stem
     try:
@@ -229,7 +259,7 @@ def run(
             if pcap:  # saved relative to the run directory, which the stage becomes
                 pcap["path"] = normalized["record"]["pcap"]["path"]
             run_files.save(r, stage)
-            pngs = write_run_plots(stage) if plots else []
+            pngs = write_run_plots(stage, window_s, formats) if plots else []
     except OutputDirectoryError as e:
         typer.echo(f"error: {one_line(str(e))}", err=True)
         raise typer.Exit(EXIT_BAD_SCENARIO) from None
@@ -270,6 +300,10 @@ def run(
                     f"{link['channel_losses']} channel losses"
                 )
             )
+    from ccbench.flow_limits import flow_notes
+
+    for note in flow_notes(r.flows, normalized):
+        console.print(f"note: {escape(note)}", soft_wrap=True, highlight=False)
     if r.flows["active_s"].nunique() > 1:
         console.print(
             "note: the flows were active for different times, so the sum of their goodputs "

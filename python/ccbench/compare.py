@@ -15,6 +15,7 @@ from pathlib import Path
 
 from ccbench import _ccsim
 from ccbench.campaigns import spec
+from ccbench.campaigns.quick import scale_time
 
 CAMPAIGN_FILE = Path(__file__).resolve().parent / "campaigns" / "compare.toml"
 ALGORITHM_FACTOR = "flows[*].cc"
@@ -25,15 +26,6 @@ QUICK_DURATION_FACTOR = 0.3
 
 def algorithm_names() -> list[str]:
     return [a["name"] for a in _ccsim.algorithms()]
-
-
-def _shorter(duration: str | float | int) -> str:
-    """A duration ("20s", "1500ms" or seconds) times QUICK_DURATION_FACTOR, in seconds."""
-    if isinstance(duration, str):
-        seconds = float(duration[:-2]) / 1000 if duration.endswith("ms") else float(duration.rstrip("s"))
-    else:
-        seconds = float(duration)
-    return f"{round(seconds * QUICK_DURATION_FACTOR, 3):g}s"
 
 
 def campaign(
@@ -49,10 +41,10 @@ def campaign(
     if seed is not None:
         raw["seed"] = options["seed"] = seed
     if quick:
-        raw["scenario"]["duration"] = _shorter(raw["scenario"]["duration"])
+        raw["scenario"]["duration"] = scale_time(raw["scenario"]["duration"], QUICK_DURATION_FACTOR)
         for level in raw["factors"][CONDITION_FACTOR].values():
             if "duration" in level:
-                level["duration"] = _shorter(level["duration"])
+                level["duration"] = scale_time(level["duration"], QUICK_DURATION_FACTOR)
         options["quick"] = f"every duration x {QUICK_DURATION_FACTOR}"
     note = "".join(f"\n# applied by ccbench compare (not part of the file): {k} = {v!r}" for k, v in options.items())
     return spec.parse_raw(raw, source, text + note, folder)

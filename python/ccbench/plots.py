@@ -1,11 +1,14 @@
-"""Plots (matplotlib, Agg backend, PNG), drawn only from saved results.
+"""Plots (matplotlib, Agg backend; PNG or SVG), drawn only from saved results.
 
 Per run: cwnd/ssthresh over time, RTT over time, goodput over time per
-flow, CDFs of RTT; queue and delivered rate over time of every link. Per
-campaign: bars per algorithm with 95% CI error bars, goodput against delay,
-CDFs of goodput, rate over time of chosen runs.
-Every function takes tables and returns a matplotlib Figure; `save_png` and
-`png_bytes` write it (fixed metadata, so the same data gives the same bytes).
+flow with the capacity of each flow's bottleneck, CDFs of RTT; queue and
+delivered rate over time of every link. Per campaign: bars per algorithm
+with 95% CI error bars, goodput against delay, CDFs of goodput, rate over
+time of chosen runs.
+Every function takes tables and returns a matplotlib Figure; `save_figure`
+and `figure_bytes` write it as PNG or SVG (vector, for papers), with fixed
+metadata so the same data gives the same bytes. Legends sit outside the
+axes, so they never cover data, and name each flow with its algorithm.
 """
 
 from __future__ import annotations
@@ -21,22 +24,48 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 DPI = 90
-#: No timestamp or software tag in the PNGs: identical data, identical files.
+#: No timestamp or software tag in the files, fixed SVG ids: identical data, identical files.
 PNG_METADATA = {"Software": None}
+SVG_METADATA = {"Date": None, "Creator": None}
+plt.rcParams["svg.hashsalt"] = "ccbench"
+#: The file formats a figure can be written as.
+FORMATS = ("png", "svg")
 
 
-def png_bytes(fig) -> bytes:
+def figure_bytes(fig, fmt: str = "png", close: bool = True) -> bytes:
+    """The figure as a PNG or SVG file's bytes; `close` frees the figure."""
+    if fmt not in FORMATS:
+        raise ValueError(f"plot format {fmt!r}: one of {', '.join(FORMATS)}")
     buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=DPI, metadata=PNG_METADATA)
-    plt.close(fig)
+    if fmt == "png":
+        fig.savefig(buf, format="png", dpi=DPI, metadata=PNG_METADATA)
+    else:
+        fig.savefig(buf, format="svg", metadata=SVG_METADATA)
+    if close:
+        plt.close(fig)
     return buf.getvalue()
 
 
-def save_png(fig, path: str | Path) -> Path:
+def png_bytes(fig) -> bytes:
+    return figure_bytes(fig, "png")
+
+
+def save_figure(fig, path: str | Path) -> Path:
+    """Writes the figure in the format its file name ends with (.png or .svg)."""
     from ccbench.run_files import atomic_write_bytes
 
-    atomic_write_bytes(Path(path), png_bytes(fig))
-    return Path(path)
+    path = Path(path)
+    atomic_write_bytes(path, figure_bytes(fig, path.suffix.lstrip(".").lower()))
+    return path
+
+
+def save_png(fig, path: str | Path) -> Path:
+    return save_figure(fig, path)
+
+
+def legend_outside(ax, **kwargs) -> None:
+    """The legend to the right of the axes, where it covers no data."""
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0, frameon=False, **kwargs)
 
 
 def flow_label(flows: pd.DataFrame, fid: int) -> str:
@@ -55,13 +84,17 @@ def _time_figure(title: str, ylabel: str, width: float = 8, height: float = 3.2)
 
 
 def cwnd_over_time(series: pd.DataFrame, flows: pd.DataFrame, title: str = "Congestion window"):
-    """cwnd (solid) and ssthresh (dashed, where set) in segments, per flow."""
+    """cwnd (solid) and ssthresh (dashed, where set) in segments, per flow:
+    one legend entry per flow (its colour), two for the line styles."""
     fig, ax = _time_figure(title, "segments")
     for i, (fid, s) in enumerate(series.groupby("flow", sort=True)):
         color = f"C{i % 10}"
-        ax.plot(s["t"], s["cwnd"], color=color, lw=1, label=f"{flow_label(flows, fid)} cwnd")
-        ax.plot(s["t"], s["ssthresh"], color=color, lw=0.8, ls="--", label="ssthresh")
-    ax.legend(fontsize=7, ncol=2)
+        ax.plot(s["t"], s["cwnd"], color=color, lw=1, label=flow_label(flows, fid))
+        ax.plot(s["t"], s["ssthresh"], color=color, lw=0.8, ls="--")
+    if len(series):
+        ax.plot([], [], color="0.3", lw=1, label="cwnd (solid)")
+        ax.plot([], [], color="0.3", lw=0.8, ls="--", label="ssthresh (dashed)")
+        legend_outside(ax, fontsize=7)
     return fig
 
 
@@ -70,7 +103,7 @@ def rtt_over_time(rtt: pd.DataFrame, flows: pd.DataFrame, title: str = "RTT (per
     for i, (fid, s) in enumerate(rtt.groupby("flow", sort=True)):
         ax.plot(s["t"], s["rtt_ms"], ".", ms=1.5, color=f"C{i % 10}", label=flow_label(flows, fid))
     if len(rtt):
-        ax.legend(fontsize=7, markerscale=5)
+        legend_outside(ax, fontsize=7, markerscale=5)
     return fig
 
 
@@ -88,13 +121,44 @@ def smooth_rate(s: pd.DataFrame, column: str, window_s: float) -> tuple[np.ndarr
     return edges[1:], np.diff(at) * 8.0 / np.diff(edges)
 
 
-def rate_over_time(series: pd.DataFrame, flows: pd.DataFrame, window_s: float = 0.5, title: str = "Goodput over time"):
-    fig, ax = _time_figure(title, "Mbit/s")
+def window_text(window_s: float) -> str:
+    """A window length as a label shows it: "100 ms", "0.5 s", "2 s"."""
+    return f"{window_s * 1000:g} ms" if window_s < 0.5 else f"{window_s:g} s"
+
+
+def rate_over_time(
+    series: pd.DataFrame,
+    flows: pd.DataFrame,
+    window_s: float = 0.5,
+    title: str = "Goodput over time",
+    links: pd.DataFrame | None = None,
+):
+    """Goodput per flow: the bytes delivered in order to the receiving
+    application, averaged over consecutive windows of `window_s`. A window in
+    which a repaired loss releases the data held behind it can show more than
+    the link's rate; the dashed line is the payload capacity of each flow's
+    bottleneck (`links`: the links table, with `flows["link"]`) to read that
+    against."""
+    fig, ax = _time_figure(
+        f"{title}: in-order delivery at the receiver, mean per {window_text(window_s)}", "goodput (Mbit/s)"
+    )
     for i, (fid, s) in enumerate(series.groupby("flow", sort=True)):
         t, r = smooth_rate(s, "delivered_bytes", window_s)
         ax.plot(t, r / 1e6, color=f"C{i % 10}", lw=1.2, label=flow_label(flows, fid))
+    if links is not None and "link" in flows:
+        capacity = dict(zip(links["link"], links["capacity_bps"]))
+        for name in dict.fromkeys(flows["link"]):
+            if np.isfinite(capacity.get(name, np.nan)):
+                ax.axhline(
+                    capacity[name] / 1e6,
+                    color="0.25",
+                    lw=0.9,
+                    ls="--",
+                    label=f"{name} payload capacity {capacity[name] / 1e6:.3g} Mbit/s",
+                )
     ax.set_ylim(bottom=0)
-    ax.legend(fontsize=7)
+    if ax.get_legend_handles_labels()[0]:
+        legend_outside(ax, fontsize=7)
     return fig
 
 
@@ -117,7 +181,7 @@ def links_over_time(link_series: pd.DataFrame, window_s: float = 0.5, title: str
         rate.plot(t, r / 1e6, color=color, lw=1.2, label=name)
     rate.set_ylim(bottom=0)
     if names:
-        queue.legend(fontsize=7, ncol=min(len(names), 4))
+        legend_outside(queue, fontsize=7)
     return fig
 
 
@@ -136,7 +200,8 @@ def cdf(groups: dict[str, np.ndarray], xlabel: str, title: str):
     ax.set_ylabel("fraction")
     ax.set_title(title, fontsize=10)
     ax.grid(True, alpha=0.3)
-    ax.legend(fontsize=6, ncol=2 if len(groups) > 8 else 1)
+    if groups:
+        legend_outside(ax, fontsize=6, ncol=2 if len(groups) > 8 else 1)
     return fig
 
 
@@ -225,5 +290,6 @@ def runs_rate_over_time(runs: dict[str, pd.DataFrame], window_s: float, title: s
         if total_t is not None:
             ax.plot(total_t, total_r / 1e6, lw=1.2, color=f"C{i % 10}", label=name)
     ax.set_ylim(bottom=0)
-    ax.legend(fontsize=7, ncol=2)
+    if runs:
+        legend_outside(ax, fontsize=7)
     return fig

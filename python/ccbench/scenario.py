@@ -19,7 +19,7 @@ from typing import Any
 
 import tomllib
 
-from ccbench import _ccsim, limits, traces
+from ccbench import _ccsim, inputs, limits, traces
 
 
 class ScenarioFileError(ValueError):
@@ -87,22 +87,21 @@ def _read_toml(text: str, source: str) -> dict:
 
 
 def file_path(scenario: str | Path | Mapping[str, Any]) -> Path | None:
-    """The scenario file's path, if `scenario` names a file (a Path, or a
-    one-line string ending in .toml) rather than being TOML text or a dict."""
-    if isinstance(scenario, Path):
-        return scenario
-    if isinstance(scenario, str) and "\n" not in scenario and scenario.endswith(".toml"):
-        return Path(scenario)
-    return None
+    """The scenario file's path when `scenario` names a file (the rule of
+    ccbench.inputs: a str or Path); None for a dict or TOML text."""
+    if inputs.is_mapping(scenario) or inputs.is_text(scenario):
+        return None
+    return inputs.file_path(scenario, "scenario")
 
 
 def read(scenario: str | Path | Mapping[str, Any], allow_large: bool = False) -> tuple[dict, str]:
     """The raw scenario dict and a name for its source (file path or '<text>').
-    `scenario` is a path to a TOML file, TOML text, or a dict."""
-    if isinstance(scenario, Mapping):
+    `scenario` is a file path (str or Path), a dict, or TOML text marked as
+    ccbench.inputs.TomlText (the rule of ccbench.inputs)."""
+    if inputs.is_mapping(scenario):
         return dict(scenario), "<dict>"
-    path = file_path(scenario)
-    if path is not None:
+    if not inputs.is_text(scenario):
+        path = inputs.file_path(scenario, "scenario")
         text = _decode(_read_bytes(path, allow_large), str(path))
         return _read_toml(text, str(path)), str(path)
     text = str(scenario)
@@ -123,8 +122,12 @@ def _read_bytes(path: Path, allow_large: bool) -> bytes:
     source, limit = str(path), _max_bytes(allow_large)
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
-    except OSError as e:
-        raise ScenarioFileError(source, "", f"cannot read the file: {e.strerror}") from None
+    except (OSError, ValueError) as e:  # ValueError: a NUL in the name
+        shown = limits.shown(source, limits.SHOWN_PATH_CHARS)
+        reason = getattr(e, "strerror", None) or "not a file name"
+        raise ScenarioFileError(
+            shown, "", f"cannot read the file: {reason}{inputs.missing_file_hint(source, 'scenario')}"
+        ) from None
     if not stat.S_ISREG(os.fstat(fd).st_mode):
         os.close(fd)
         raise ScenarioFileError(source, "", "not a regular file")

@@ -238,6 +238,15 @@ fn payload_share(mss_bytes: u32, timestamps: bool) -> f64 {
     ccsim::net::packet::payload_share(mss_bytes, timestamps)
 }
 
+/// A duration as scenario files write it ("50ms", "2min", "1.5") in seconds,
+/// read by the core's parser (units.rs); raises ValueError.
+#[pyfunction]
+fn duration_seconds(text: &str) -> PyResult<f64> {
+    serde_json::from_value::<ccsim::units::Duration>(serde_json::Value::String(text.to_owned()))
+        .map(|d| d.ns() as f64 / 1e9)
+        .map_err(|e| PyValueError::new_err(e.to_string()))
+}
+
 /// "; did you mean 'x'?" for the known name closest to `name`, or "".
 #[pyfunction]
 fn did_you_mean(name: &str, known: Vec<String>) -> String {
@@ -256,6 +265,7 @@ fn _ccsim(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(trace_mean_rate_bps, m)?)?;
     m.add_function(wrap_pyfunction!(payload_share, m)?)?;
     m.add_function(wrap_pyfunction!(did_you_mean, m)?)?;
+    m.add_function(wrap_pyfunction!(duration_seconds, m)?)?;
     m.add("MAHIMAHI_BYTES_PER_OPPORTUNITY", MAHIMAHI_BYTES_PER_OPPORTUNITY)?;
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add("TraceError", m.py().get_type::<TraceError>())?;

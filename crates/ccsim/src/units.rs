@@ -4,6 +4,17 @@
 //! Each accepts a plain number in the base unit (seconds, bit/s, bytes,
 //! packets) or a string with a unit. A bad value is rejected with a message
 //! that shows the value and the accepted forms; the caller adds the field path.
+//!
+//! Rates and sizes tell bits from bytes as networking tools write them
+//! (IEC 80000-13, iperf, ethtool): a lowercase `b` or the word `bit` is bits,
+//! an uppercase `B` or the word `byte` is bytes; `k`, `M`, `G`, `T` are powers
+//! of 1000 and `Ki`, `Mi`, `Gi`, `Ti` powers of 1024, in either letter case.
+//! `10Mbit`, `10Mb`, `10Mbps` and `10Mbit/s` are 10 megabits per second,
+//! `10MB/s` and `10MBps` are 10 megabytes per second (80 Mbit/s), `64KB` is
+//! 64000 bytes, `64KiB` 65536 bytes and `64Kb` 64 kilobits (8000 bytes). A
+//! prefix without `b`/`B` (`10M`) is ambiguous and refused, as is any unknown
+//! suffix; the message lists the accepted ones. Durations and queue units
+//! (`ms`, `pkt`, `bdp`) ignore letter case.
 
 use crate::time::{Nanos, NS_PER_SEC};
 use serde::de::{self, Deserializer, Visitor};
@@ -18,7 +29,8 @@ fn split_number(s: &str) -> Option<(f64, String)> {
         .map(|(i, _)| i)
         .unwrap_or(s.len());
     let number: f64 = s[..end].trim().parse().ok()?;
-    let unit = s[end..].trim().to_ascii_lowercase().replace(' ', "");
+    // Letter case is kept: in rates and sizes `b` (bits) and `B` (bytes) differ.
+    let unit = s[end..].trim().replace(' ', "");
     Some((number, unit))
 }
 
@@ -90,7 +102,8 @@ pub struct Duration(pub Nanos);
 impl Duration {
     pub fn parse(v: f64, unit: &str) -> Result<Duration, String> {
         check_finite_nonnegative(v)?;
-        let scale = match unit {
+        let unit = unit.to_ascii_lowercase();
+        let scale = match unit.as_str() {
             "" | "s" | "sec" | "secs" | "second" | "seconds" => 1e9,
             "ms" | "msec" => 1e6,
             "us" | "µs" | "usec" => 1e3,
@@ -127,15 +140,15 @@ pub struct Rate(pub u64);
 impl Rate {
     pub fn parse(v: f64, unit: &str) -> Result<Rate, String> {
         check_finite_nonnegative(v)?;
-        let unit = unit.trim_end_matches("/s").trim_end_matches("ps");
-        let scale = match unit {
-            "" | "b" | "bit" | "bits" => 1.0,
-            "k" | "kb" | "kbit" | "kbits" => 1e3,
-            "m" | "mb" | "mbit" | "mbits" => 1e6,
-            "g" | "gb" | "gbit" | "gbits" => 1e9,
-            other => return Err(format!("unknown rate unit '{other}'")),
-        };
-        let bps = fit_u64(v * scale, "bit/s")?;
+        let data = DataUnit::parse(unit, RATE_UNITS)?;
+        if data.counts_bytes && !data.per_second {
+            return Err(format!(
+                "'{unit}' is a size; a rate in bytes is written '{unit}/s' or '{unit}ps' (bytes per second); \
+                 accepted: {RATE_UNITS}"
+            ));
+        }
+        let bits_per_unit = if data.counts_bytes { 8.0 } else { 1.0 };
+        let bps = fit_u64(v * data.scale * bits_per_unit, "bit/s")?;
         if bps < 1 {
             return Err("must be positive".into());
         }
@@ -149,7 +162,7 @@ impl Rate {
 impl<'de> Deserialize<'de> for Rate {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         d.deserialize_any(QuantityVisitor {
-            expecting: "a rate such as \"10Mbit\", \"384kbit\", \"1Gbit\" or a number of bit/s",
+            expecting: "a rate such as \"10Mbit\", \"384kbps\", \"1Gbit/s\", \"10MB/s\" or a number of bit/s",
             parse: Rate::parse,
         })
     }
@@ -161,28 +174,111 @@ impl Serialize for Rate {
 }
 
 /// A size in bytes; plain numbers are bytes. KB/MB/GB are powers of 1000,
-/// KiB/MiB/GiB powers of 1024.
+/// KiB/MiB/GiB powers of 1024; a size in bits (`64Kb`) must be a whole
+/// number of bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Bytes(pub u64);
 
-fn bytes_scale(unit: &str) -> Option<f64> {
-    Some(match unit {
-        "" | "b" | "byte" | "bytes" => 1.0,
-        "kb" => 1e3,
-        "mb" => 1e6,
-        "gb" => 1e9,
-        "kib" => 1024.0,
-        "mib" => 1024.0 * 1024.0,
-        "gib" => 1024.0 * 1024.0 * 1024.0,
+/// Every suffix a rate accepts, as error messages list them.
+pub const RATE_UNITS: &str =
+    "bits per second: b, bit, bps or bit/s after k, M, G, T (powers of 1000) or Ki, Mi, Gi, Ti \
+     (powers of 1024), e.g. 10Mbit, 10Mb, 10Mbps, 10Mbit/s; bytes per second: B/s or Bps, e.g. 10MB/s, 10MBps";
+/// Every suffix a size accepts, as error messages list them.
+pub const SIZE_UNITS: &str = "bytes: B or byte after k, M, G, T (powers of 1000) or Ki, Mi, Gi, Ti (powers of 1024), \
+     e.g. 64KB, 1MiB, 1448B; bits: b or bit with the same prefixes, e.g. 64Kb (8000 bytes)";
+
+/// A rate's or size's suffix taken apart: its multiplier, bits or bytes,
+/// and whether it says "per second".
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct DataUnit {
+    scale: f64,
+    counts_bytes: bool,
+    per_second: bool,
+}
+
+impl DataUnit {
+    /// `unit` as written (letter case kept, spaces removed); `accepted` is
+    /// the list an unknown suffix's message shows. An empty unit is the base
+    /// unit, and its meaning (bit/s or bytes) is the caller's.
+    fn parse(unit: &str, accepted: &str) -> Result<DataUnit, String> {
+        if unit.is_empty() {
+            return Ok(DataUnit { scale: 1.0, counts_bytes: false, per_second: false });
+        }
+        let unknown = || format!("unknown unit '{unit}'; accepted: {accepted}");
+        let lower = unit.to_ascii_lowercase();
+        let (rest, per_second) = if let Some(r) = strip_suffix_ignore_case(unit, &lower, "/s") {
+            (r, true)
+        } else if unit.ends_with("bps") || unit.ends_with("Bps") {
+            (&unit[..unit.len() - 2], true)
+        } else {
+            (unit, false)
+        };
+        let lower_rest = rest.to_ascii_lowercase();
+        let (prefix, counts_bytes) = if let Some(p) =
+            ["bits", "bit"].iter().find_map(|w| strip_suffix_ignore_case(rest, &lower_rest, w))
+        {
+            (p, false)
+        } else if let Some(p) = ["bytes", "byte"].iter().find_map(|w| strip_suffix_ignore_case(rest, &lower_rest, w)) {
+            (p, true)
+        } else if let Some(p) = rest.strip_suffix('b') {
+            (p, false)
+        } else if let Some(p) = rest.strip_suffix('B') {
+            (p, true)
+        } else if prefix_scale(rest).is_some() && !rest.is_empty() {
+            return Err(format!(
+                "'{unit}' is ambiguous: write '{rest}bit' or '{rest}b' for bits, '{rest}B' for bytes; accepted: {accepted}"
+            ));
+        } else {
+            return Err(unknown());
+        };
+        let scale = prefix_scale(prefix).ok_or_else(unknown)?;
+        Ok(DataUnit { scale, counts_bytes, per_second })
+    }
+}
+
+/// `s` without the ending `suffix` (given in lowercase) in any letter case;
+/// `lower` is `s` in lowercase.
+fn strip_suffix_ignore_case<'a>(s: &'a str, lower: &str, suffix: &str) -> Option<&'a str> {
+    lower.ends_with(suffix).then(|| &s[..s.len() - suffix.len()])
+}
+
+/// The multiplier of a decimal (k, M, G, T) or binary (Ki, Mi, Gi, Ti) prefix, either letter case.
+fn prefix_scale(prefix: &str) -> Option<f64> {
+    let lower = prefix.to_ascii_lowercase();
+    Some(match lower.as_str() {
+        "" => 1.0,
+        "k" => 1e3,
+        "m" => 1e6,
+        "g" => 1e9,
+        "t" => 1e12,
+        "ki" => 1024.0,
+        "mi" => 1024.0 * 1024.0,
+        "gi" => 1024.0 * 1024.0 * 1024.0,
+        "ti" => 1024.0 * 1024.0 * 1024.0 * 1024.0,
         _ => return None,
     })
+}
+
+/// `v` in the size unit `unit` as a number of bytes.
+fn size_bytes(v: f64, unit: &str) -> Result<u64, String> {
+    let data = DataUnit::parse(unit, SIZE_UNITS)?;
+    if data.per_second {
+        return Err(format!("'{unit}' is a rate, not a size; accepted: {SIZE_UNITS}"));
+    }
+    if data.counts_bytes || unit.is_empty() {
+        return fit_u64(v * data.scale, "bytes");
+    }
+    let bits = fit_u64(v * data.scale, "bits")?;
+    if bits % 8 != 0 {
+        return Err(format!("{bits} bits is not a whole number of bytes"));
+    }
+    Ok(bits / 8)
 }
 
 impl Bytes {
     pub fn parse(v: f64, unit: &str) -> Result<Bytes, String> {
         check_finite_nonnegative(v)?;
-        let scale = bytes_scale(unit).ok_or_else(|| format!("unknown size unit '{unit}'"))?;
-        Ok(Bytes(fit_u64(v * scale, "bytes")?))
+        Ok(Bytes(size_bytes(v, unit)?))
     }
 }
 
@@ -212,13 +308,12 @@ pub enum QueueSize {
 impl QueueSize {
     pub fn parse(v: f64, unit: &str) -> Result<QueueSize, String> {
         check_finite_nonnegative(v)?;
-        match unit {
+        match unit.to_ascii_lowercase().as_str() {
             "" | "p" | "pkt" | "pkts" | "packet" | "packets" => Ok(QueueSize::Packets(fit_u64(v, "packets")?)),
             "bdp" | "xbdp" => Ok(QueueSize::Bdp(v)),
-            u => match bytes_scale(u) {
-                Some(scale) => Ok(QueueSize::Bytes(fit_u64(v * scale, "bytes")?)),
-                None => Err(format!("unknown queue size unit '{u}'")),
-            },
+            _ => size_bytes(v, unit)
+                .map(QueueSize::Bytes)
+                .map_err(|e| format!("{e}; or packets (pkt) or a multiple of the bandwidth-delay product (bdp)")),
         }
     }
 }
@@ -251,10 +346,130 @@ mod tests {
         assert_eq!(Rate::parse(10.0, "mbit").unwrap().bps(), 10_000_000);
         assert_eq!(Rate::parse(384.0, "kbps").unwrap().bps(), 384_000);
         assert_eq!(Rate::parse(1.0, "gbit/s").unwrap().bps(), 1_000_000_000);
-        assert_eq!(Bytes::parse(64.0, "kib").unwrap().0, 65_536);
+        assert_eq!(Bytes::parse(64.0, "KiB").unwrap().0, 65_536);
         assert_eq!(QueueSize::parse(1.0, "bdp").unwrap(), QueueSize::Bdp(1.0));
         assert!(Rate::parse(-5.0, "").is_err());
         assert!(Duration::parse(1.0, "parsec").is_err());
+    }
+
+    fn rate(text: &str) -> Result<u64, String> {
+        serde_json::from_str::<Rate>(&format!("\"{text}\"")).map(Rate::bps).map_err(|e| e.to_string())
+    }
+
+    fn size(text: &str) -> Result<u64, String> {
+        serde_json::from_str::<Bytes>(&format!("\"{text}\"")).map(|b| b.0).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn every_accepted_rate_spelling() {
+        let megabits = [
+            "10Mbit",
+            "10mbit",
+            "10MBit",
+            "10Mbits",
+            "10Mb",
+            "10mb",
+            "10Mbps",
+            "10mbps",
+            "10Mbit/s",
+            "10 Mbit/s",
+            "10Mb/s",
+            "10Mbits/s",
+        ];
+        for text in megabits {
+            assert_eq!(rate(text), Ok(10_000_000), "{text}");
+        }
+        for text in ["10MB/s", "10MBps", "10mBps", "10MByte/s", "10Mbytes/s", "10 MB/s"] {
+            assert_eq!(rate(text), Ok(80_000_000), "{text} is megabytes per second");
+        }
+        let cases = [
+            ("384kbit", 384_000),
+            ("384Kbit", 384_000),
+            ("384kbps", 384_000),
+            ("384kb/s", 384_000),
+            ("1Gbit", 1_000_000_000),
+            ("1gbps", 1_000_000_000),
+            ("1Tbit", 1_000_000_000_000),
+            ("1Mibit", 1_048_576),
+            ("1Kibps", 1024),
+            ("1KiB/s", 8192),
+            ("1500bit", 1500),
+            ("1500b", 1500),
+            ("1500bps", 1500),
+            ("1500bit/s", 1500),
+            ("1500B/s", 12_000),
+            ("1500Bps", 12_000),
+            ("1500", 1500),
+        ];
+        for (text, bps) in cases {
+            assert_eq!(rate(text), Ok(bps), "{text}");
+        }
+        assert_eq!(serde_json::from_str::<Rate>("2500").unwrap().bps(), 2500);
+    }
+
+    #[test]
+    fn rejected_rate_spellings_list_the_accepted_ones() {
+        for text in ["10M", "10m", "10k", "10G/s", "10MB", "10KiB", "10Mbyte", "10parsec", "10Mbitz", "10bitps", "10/s"]
+        {
+            let e = rate(text).unwrap_err();
+            assert!(e.contains("bits per second: b, bit, bps"), "{text}: {e}");
+        }
+        assert!(rate("10M").unwrap_err().contains("ambiguous"));
+        assert!(rate("10MB").unwrap_err().contains("'MB' is a size"));
+    }
+
+    #[test]
+    fn every_accepted_size_spelling() {
+        let cases = [
+            ("64KB", 64_000),
+            ("64kB", 64_000),
+            ("64KByte", 64_000),
+            ("64kbytes", 64_000),
+            ("64 KB", 64_000),
+            ("64KiB", 65_536),
+            ("64kiB", 65_536),
+            ("1MB", 1_000_000),
+            ("1MiB", 1_048_576),
+            ("1GB", 1_000_000_000),
+            ("1GiB", 1_073_741_824),
+            ("1TB", 1_000_000_000_000),
+            ("1TiB", 1_099_511_627_776),
+            ("1448B", 1448),
+            ("1448byte", 1448),
+            ("1448bytes", 1448),
+            ("1448", 1448),
+            ("64Kb", 8000),
+            ("64kbit", 8000),
+            ("64Kib", 8192),
+            ("1Mbit", 125_000),
+            ("8b", 1),
+            ("16bits", 2),
+        ];
+        for (text, bytes) in cases {
+            assert_eq!(size(text), Ok(bytes), "{text}");
+        }
+    }
+
+    #[test]
+    fn rejected_size_spellings_list_the_accepted_ones() {
+        for text in ["64K", "64k", "1M", "1Mi", "64KB/s", "64Kbps", "64 parsec", "64KBB", "64pkt"] {
+            let e = size(text).unwrap_err();
+            assert!(e.contains("bytes: B or byte after k, M, G"), "{text}: {e}");
+        }
+        assert!(size("64K").unwrap_err().contains("ambiguous"));
+        assert!(size("64KB/s").unwrap_err().contains("is a rate, not a size"));
+        let e = size("12bit").unwrap_err();
+        assert!(e.contains("12 bits is not a whole number of bytes"), "{e}");
+    }
+
+    #[test]
+    fn queue_sizes_tell_bits_from_bytes() {
+        assert_eq!(QueueSize::parse(64.0, "KB"), Ok(QueueSize::Bytes(64_000)));
+        assert_eq!(QueueSize::parse(64.0, "Kb"), Ok(QueueSize::Bytes(8000)));
+        assert_eq!(QueueSize::parse(100.0, "PKT"), Ok(QueueSize::Packets(100)));
+        assert_eq!(QueueSize::parse(2.0, "BDP"), Ok(QueueSize::Bdp(2.0)));
+        let e = QueueSize::parse(64.0, "K").unwrap_err();
+        assert!(e.contains("ambiguous") && e.contains("(pkt)"), "{e}");
     }
 
     #[test]
@@ -274,7 +489,7 @@ mod tests {
             assert!(e.contains("too large"), "{e}");
         }
         assert!(Rate::parse(1e20, "").unwrap_err().contains("too large"));
-        assert!(Bytes::parse(1e30, "gb").unwrap_err().contains("too large"));
+        assert!(Bytes::parse(1e30, "GB").unwrap_err().contains("too large"));
         assert!(QueueSize::parse(1e20, "pkt").is_err());
         assert_eq!(Duration::parse(18e9, "").unwrap().ns(), 18_000_000_000_000_000_000);
     }

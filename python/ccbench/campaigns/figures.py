@@ -20,21 +20,15 @@ import pandas as pd  # noqa: E402
 from ccbench import plots  # noqa: E402
 from ccbench.campaigns.analysis import Metric  # noqa: E402
 
-plt.rcParams["svg.hashsalt"] = "ccbench"
-SVG_METADATA = {"Date": None, "Creator": None}
 ACCENT, GREY, FRONT = "#1f77b4", "#9aa4b1", "#d62728"
 
 
 def save(fig, directory: Path, name: str) -> bytes:
     """Writes NAME.png and NAME.svg into `directory`; returns the PNG bytes."""
-    import io
-
     from ccbench.run_files import atomic_write_bytes
 
     directory.mkdir(parents=True, exist_ok=True)
-    svg = io.BytesIO()
-    fig.savefig(svg, format="svg", metadata=SVG_METADATA)
-    atomic_write_bytes(directory / f"{name}.svg", svg.getvalue())
+    atomic_write_bytes(directory / f"{name}.svg", plots.figure_bytes(fig, "svg", close=False))
     png = plots.png_bytes(fig)  # closes the figure
     atomic_write_bytes(directory / f"{name}.png", png)
     return png
@@ -97,7 +91,7 @@ def throughput_delay(table: pd.DataFrame, title: str, highlight: set[str]):
     if front.any():
         order = np.argsort(p95[front])
         ax.plot(p95[front][order], g[front][order], "--", color=FRONT, lw=1, label="Pareto front (goodput vs p95)")
-        ax.legend(fontsize=7, loc="best")
+        plots.legend_outside(ax, fontsize=7)
     ax.invert_xaxis()
     ax.set_xlabel("RTT (ms): ● 95th percentile, ○ mean (axis reversed: better to the right)")
     ax.set_ylabel("goodput (Mbit/s)")
@@ -129,7 +123,7 @@ def by_size(runs: pd.DataFrame, factor: str, size_factor: str, order: list, othe
         ax.set_ylim(bottom=0)
         ax.grid(True, alpha=0.3)
     axes[0][0].set_ylabel("goodput (Mbit/s)")
-    axes[0][0].legend(fontsize=6)
+    plots.legend_outside(axes[0][-1], fontsize=6)
     return fig
 
 
@@ -150,7 +144,7 @@ def cdfs(flows: pd.DataFrame, factor: str, names: list[str]):
         ax.set_xlabel(label)
         ax.grid(True, alpha=0.3)
     axes[0].set_ylabel("fraction of flows (CDF)")
-    axes[0].legend(fontsize=6)
+    plots.legend_outside(axes[-1], fontsize=6)
     fig.suptitle("CDFs over every flow of every repetition", fontsize=10)
     return fig
 

@@ -16,13 +16,11 @@ campaign: same seeds for the same levels and repetitions.
 from __future__ import annotations
 
 import copy
-import re
 from typing import Any
 
 QUICK_KEYS = ("repetitions", "time_scale", "levels", "tables", "scenario")
 #: Scenario fields that are times and scale with `time_scale`.
 TIME_KEYS = ("duration", "start", "stop")
-_TIME = re.compile(r"^\s*([0-9]*\.?[0-9]+)\s*(ms|s)?\s*$")
 
 
 def _error(source: str, path: str, detail: str):
@@ -68,13 +66,20 @@ def check(raw: dict, factors: list, source: str) -> None:
 
 
 def scale_time(value: Any, scale: float) -> Any:
-    """'100s' * 0.1 -> '10s' (a number of seconds stays a number); anything else unchanged."""
+    """'100s' * 0.1 -> '10s', '2min' * 0.1 -> '12s' (read by the core's duration
+    parser, so every unit it accepts scales); a number of seconds stays a number.
+    A value the parser refuses is returned unchanged, for the scenario check to
+    report with its field path."""
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         return value * scale
     if isinstance(value, str):
-        m = _TIME.match(value)
-        if m:
-            return f"{float(m.group(1)) * scale:g}{m.group(2) or 's'}"
+        from ccbench import _ccsim
+
+        try:
+            seconds = _ccsim.duration_seconds(value)
+        except ValueError:
+            return value
+        return f"{seconds * scale:.12g}s"
     return value
 
 

@@ -19,6 +19,7 @@ from ccbench.campaigns import analysis, figures
 from ccbench.campaigns.analysis import METRICS, OBJECTIVES, ConditionResult, fmt
 from ccbench.campaigns.storage import CampaignData, tables_dir
 from ccbench.campaigns.storage import load as load_campaign
+from ccbench.flow_limits import group_notes
 
 TEMPLATE = Path(__file__).resolve().parents[1] / "report" / "template.html"
 #: At most this many candidates in the time-series and CDF figures.
@@ -170,12 +171,20 @@ def condition_section(
         for name, fig in figs.items()
     ]
     several = bool((runs["flows"] > 1).any()) if "flows" in runs else False
+    limited = group_notes(flows, factor) if factor in flows else []
+    limits_html = (
+        '<p class="note">Limited by a socket buffer, not the network (so these results say more about '
+        "the buffers than the algorithm): " + "; ".join(_e(n) for n in limited) + ".</p>"
+        if limited
+        else ""
+    )
     return (
         f'<h2 id="{c.key}">{_e(c.title)}</h2>'
         f'<div class="pick">{recommendation_html(c, objective, margin, factor)}</div>'
         f"{condition_table(c, objective, several, factor)}"
         f'<p class="note">Sorted by {_e(metric.label)}; cells: mean (95% CI, clipped at 0); "vs best": '
         f"difference to the best with its 95% Welch interval; ◆: on the Pareto front of goodput vs p95 RTT.</p>"
+        f"{limits_html}"
         f'<div class="figs">{"".join(imgs)}</div>'
     )
 

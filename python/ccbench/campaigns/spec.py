@@ -43,6 +43,7 @@ from typing import Any
 import numpy as np
 import tomllib
 
+from ccbench import inputs, limits
 from ccbench.profiles import deep_merge
 from ccbench.scenario import ScenarioFileError
 from ccbench.scenario import load as load_scenario
@@ -287,16 +288,25 @@ def _show(value: Any) -> str:
 
 
 def read(campaign: str | Path | Mapping[str, Any]) -> tuple[dict, str, str, Path]:
-    """(raw dict, source name, text, folder for relative paths) of a campaign file, TOML text or dict."""
-    if isinstance(campaign, Mapping):
+    """(raw dict, source name, text, folder for relative paths) of a campaign
+    file path (str or Path), dict, or TOML text marked as
+    ccbench.inputs.TomlText (the rule of ccbench.inputs)."""
+    if inputs.is_mapping(campaign):
         raw = dict(campaign)
         return raw, "<dict>", canonical_json(raw), Path.cwd()
-    if isinstance(campaign, Path) or (isinstance(campaign, str) and "\n" not in campaign):
-        path = Path(campaign)
+    if not inputs.is_text(campaign):
+        path = inputs.file_path(campaign, "campaign")
         try:
             text = path.read_text(encoding="utf-8")
-        except OSError as e:
-            raise CampaignFileError(str(path), "", f"cannot read the file: {e.strerror}") from None
+        except UnicodeDecodeError:
+            raise
+        except (OSError, ValueError) as e:  # ValueError: a NUL in the name
+            reason = getattr(e, "strerror", None) or "not a file name"
+            raise CampaignFileError(
+                limits.shown(str(path), limits.SHOWN_PATH_CHARS),
+                "",
+                f"cannot read the file: {reason}{inputs.missing_file_hint(str(path), 'campaign')}",
+            ) from None
         source, folder = str(path), path.resolve().parent
     else:
         text, source, folder = str(campaign), "<text>", Path.cwd()

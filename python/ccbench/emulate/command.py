@@ -101,6 +101,10 @@ def main(
         packets_file.unlink()
     pngs = write_run_plots(out) if plots else []
     console.print(flows_table(r.flows, f"{normalized['name'] or scenario.stem}: Linux {r.meta['kernel']}"))
+    from ccbench.flow_limits import flow_notes
+
+    for note in flow_notes(r.flows, normalized):
+        console.print(f"note: {escape(note)}", soft_wrap=True, highlight=False)
     for link in r.meta["emulator"]["per_link"]:
         console.print(
             f"{link['link']}: delivery lateness p50 {link['lateness_p50_us']} us, p99 {link['lateness_p99_us']} us; "

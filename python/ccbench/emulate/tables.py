@@ -6,7 +6,8 @@ report works unchanged.
 This is the only module of kernel mode that imports the result classes.
 
 Where the kernel has no counterpart of a simulator column the value is NaN
-(fast_recoveries, undone_recoveries, ecn_reductions, duplicate_segments),
+(fast_recoveries, undone_recoveries, ecn_reductions, duplicate_segments,
+app_limited_s),
 never a made-up zero. `rtt_ms` and the `rtt` table hold the kernel's
 smoothed RTT (tcpi_rtt) sampled with TCP_INFO, since the kernel does not
 expose each ACK's sample; `timeouts` is tcpi_total_rto (Linux 6.7 and later,
@@ -143,6 +144,11 @@ def build_raw(scenario: dict, flows: list[dict], agents: list[dict], emulator: d
                 "ecn_reductions": NAN,
                 "acks_received": final.get("segs_in", 0),
                 "duplicate_segments": NAN,
+                # Linux's chrono counters (microseconds); it keeps no application-limited time.
+                "busy_s": _usec_s(final, "busy_time"),
+                "rwnd_limited_s": _usec_s(final, "rwnd_limited"),
+                "sndbuf_limited_s": _usec_s(final, "sndbuf_limited"),
+                "app_limited_s": NAN,
             }
         )
     series_names = list(series_rows[0]) if series_rows else list(series_row(0.0, 0, {})) + ["delivered_bytes"]
@@ -161,6 +167,11 @@ def build_raw(scenario: dict, flows: list[dict], agents: list[dict], emulator: d
         "duration_s": duration_s,
         "wall_seconds": emulator["stats"]["duration_s"],
     }
+
+
+def _usec_s(info: dict, field: str) -> float:
+    """A TCP_INFO time in microseconds as seconds; NaN when the kernel does not report it."""
+    return info[field] / 1e6 if field in info else NAN
 
 
 def _table(columns: dict) -> dict:

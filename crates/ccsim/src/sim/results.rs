@@ -11,6 +11,7 @@ use crate::record::rtt_stats::{RttStats, PERCENTILES};
 use crate::record::summary;
 use crate::record::table::{Column, Table};
 use crate::scenario::Scenario;
+use crate::tcp::chrono::ChronoTotals;
 use crate::time::{secs, Nanos};
 use crate::traffic::series::summary_table;
 use crate::traffic::Source;
@@ -136,6 +137,14 @@ impl World {
         );
         flows.add("timeouts_per_100s", per_flow(&|f, a| summary::per_100s(f.sender.stats.timeouts, a)));
         add_rtt_stats(&mut flows, &self.rtt_stats);
+
+        // Time limited by each cause until the end of the run (tcp/chrono.rs, Linux TCP_INFO's chrono counters).
+        let chrono: Vec<_> = self.flows.iter().map(|f| f.sender.chrono.totals(end)).collect();
+        let seconds = |pick: fn(&ChronoTotals) -> Nanos| Column::F64(chrono.iter().map(|t| secs(pick(t))).collect());
+        flows.add("busy_s", seconds(|t| t.busy_ns));
+        flows.add("rwnd_limited_s", seconds(|t| t.rwnd_limited_ns));
+        flows.add("sndbuf_limited_s", seconds(|t| t.sndbuf_limited_ns));
+        flows.add("app_limited_s", seconds(|t| t.app_limited_ns));
 
         let mut links = links_table(self.link_names.iter().map(String::as_str).zip(self.links.iter()));
         add_link_summary(&mut links, &self.links, &self.flows, &goodput_bps);

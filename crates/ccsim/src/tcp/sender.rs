@@ -23,6 +23,7 @@
 //!   pushes the earliest next departure by payload / rate (Linux internal TCP
 //!   pacing, tcp_update_skb_after_send); a timer wakes the sender then.
 
+use super::chrono::{Chrono, Limit};
 use super::rate::RateSampler;
 use super::recovery::{Episode, RecoveryPolicy};
 use super::rtt::{RtoStyle, RttEstimator};
@@ -107,6 +108,8 @@ pub struct Sender {
     /// Time the last byte of a transfer was ACKed (file transfers).
     pub completed_at: Option<Nanos>,
     pub stats: SenderStats,
+    /// Time limited by each cause (chrono.rs), set where the send loop stops.
+    pub chrono: Chrono,
     /// The latest RTT sample for the RTO estimator (for recording), per ACK.
     pub last_rtt_sample: Option<Nanos>,
     pub(super) scratch: Vec<(u64, Segment)>,
@@ -152,6 +155,7 @@ impl Sender {
             rto_at: None,
             completed_at: None,
             stats: SenderStats::default(),
+            chrono: Chrono::default(),
             last_rtt_sample: None,
             scratch: Vec::new(),
         }
@@ -261,16 +265,17 @@ impl Sender {
     }
 
     /// The send loop (Linux tcp_write_xmit + tcp_xmit_retransmit_queue).
+    /// Where it stops says what limits the flow now (chrono.rs).
     pub fn send(&mut self, now: Nanos, out: &mut Vec<Packet>) {
         if !self.started {
             return;
         }
-        loop {
+        let limit = loop {
             if self.sb.in_flight() >= self.w.cwnd {
-                break;
+                break Limit::Network;
             }
             if self.pacing_rate().is_some() && now < self.next_send_at {
-                break;
+                break Limit::Network;
             }
             if let Some(seq) = self.sb.next_to_retransmit() {
                 self.transmit(now, seq, true, out);
@@ -281,19 +286,23 @@ impl Sender {
                 if self.sb.in_flight() < self.w.cwnd {
                     self.rate.on_app_limited(self.sb.in_flight());
                 }
-                break;
+                break if self.sb.packets_out() == 0 { Limit::Idle } else { Limit::Application };
             }
             let nxt = self.sb.nxt();
             let window_end = self.sb.una() + self.rwnd.max(1) as u64;
-            if nxt >= window_end || self.sb.packets_out() as u64 >= self.send_buffer_segments() {
-                break;
+            if nxt >= window_end {
+                break Limit::ReceiveWindow;
+            }
+            if self.sb.packets_out() as u64 >= self.send_buffer_segments() {
+                break Limit::SendBuffer;
             }
             if self.sb.packets_out() == 0 {
                 let c = self.conn(now);
                 self.cc.cwnd_event(&mut self.w, &c, CaEvent::TxStart);
             }
             self.transmit(now, nxt, false, out);
-        }
+        };
+        self.chrono.set(now, limit);
         self.validate_cwnd();
     }
 

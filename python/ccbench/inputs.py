@@ -1,0 +1,51 @@
+"""What a scenario or campaign argument is: a file, a dict, or TOML text.
+
+One rule for ccbench.run, ccbench.campaign, ccbench.emulate and the loaders
+under them (ccbench.scenario.read, ccbench.campaigns.spec.read): a
+pathlib.Path or a str names a file (a missing file is an error naming the
+path), a mapping is the scenario or campaign itself, and TOML text is taken
+only when marked as text: `TomlText(text)`, which `ccbench.run_toml(text)`
+applies. A file name is never guessed to be text (nor text a file name) from
+how it looks, so `ccbench.run("x.cfg")` reads x.cfg.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+
+class TomlText(str):
+    """A str that is TOML text, not the name of a file."""
+
+
+#: How to give TOML text, per kind of input, for the hint of a missing "file" named like TOML text.
+TEXT_WAYS = {"scenario": "ccbench.run_toml(text) or ccbench.TomlText(text)", "campaign": "ccbench.TomlText(text)"}
+
+
+def file_path(value: Any, what: str) -> Path:
+    """`value` (neither a mapping nor TomlText) as the path of a file; a
+    TypeError names the kinds accepted for `what` ("scenario", "campaign")."""
+    if isinstance(value, (str, Path)) and not isinstance(value, TomlText):
+        return Path(value)
+    raise TypeError(
+        f"a {what} is a file path (str or pathlib.Path), a dict, or TOML text marked as "
+        f"ccbench.TomlText(text); got {type(value).__name__}"
+    )
+
+
+def is_text(value: Any) -> bool:
+    return isinstance(value, TomlText)
+
+
+def is_mapping(value: Any) -> bool:
+    return isinstance(value, Mapping)
+
+
+def missing_file_hint(name: str, what: str) -> str:
+    """How to give TOML text, when a `what` file that could not be read is
+    named like TOML text (a newline or '='); else ""."""
+    if "\n" in name or "=" in name:
+        return f"; to give TOML text instead of a file name, use {TEXT_WAYS[what]}"
+    return ""
