@@ -140,7 +140,7 @@ pub struct Rate(pub u64);
 impl Rate {
     pub fn parse(v: f64, unit: &str) -> Result<Rate, String> {
         check_finite_nonnegative(v)?;
-        let data = DataUnit::parse(unit, RATE_UNITS)?;
+        let data = DataUnit::parse(unit, RATE_UNITS, "B/s")?;
         if data.counts_bytes && !data.per_second {
             return Err(format!(
                 "'{unit}' is a size; a rate in bytes is written '{unit}/s' or '{unit}ps' (bytes per second); \
@@ -198,9 +198,10 @@ struct DataUnit {
 
 impl DataUnit {
     /// `unit` as written (letter case kept, spaces removed); `accepted` is
-    /// the list an unknown suffix's message shows. An empty unit is the base
-    /// unit, and its meaning (bit/s or bytes) is the caller's.
-    fn parse(unit: &str, accepted: &str) -> Result<DataUnit, String> {
+    /// the list an unknown suffix's message shows, `bytes_suffix` how the
+    /// caller writes bytes ("B/s" for a rate, "B" for a size). An empty unit
+    /// is the base unit, and its meaning (bit/s or bytes) is the caller's.
+    fn parse(unit: &str, accepted: &str, bytes_suffix: &str) -> Result<DataUnit, String> {
         if unit.is_empty() {
             return Ok(DataUnit { scale: 1.0, counts_bytes: false, per_second: false });
         }
@@ -226,7 +227,8 @@ impl DataUnit {
             (p, true)
         } else if prefix_scale(rest).is_some() && !rest.is_empty() {
             return Err(format!(
-                "'{unit}' is ambiguous: write '{rest}bit' or '{rest}b' for bits, '{rest}B' for bytes; accepted: {accepted}"
+                "'{unit}' is ambiguous: write '{rest}bit' or '{rest}b' for bits, '{rest}{bytes_suffix}' for bytes; \
+                 accepted: {accepted}"
             ));
         } else {
             return Err(unknown());
@@ -261,7 +263,7 @@ fn prefix_scale(prefix: &str) -> Option<f64> {
 
 /// `v` in the size unit `unit` as a number of bytes.
 fn size_bytes(v: f64, unit: &str) -> Result<u64, String> {
-    let data = DataUnit::parse(unit, SIZE_UNITS)?;
+    let data = DataUnit::parse(unit, SIZE_UNITS, "B")?;
     if data.per_second {
         return Err(format!("'{unit}' is a rate, not a size; accepted: {SIZE_UNITS}"));
     }
@@ -414,7 +416,8 @@ mod tests {
             let e = rate(text).unwrap_err();
             assert!(e.contains("bits per second: b, bit, bps"), "{text}: {e}");
         }
-        assert!(rate("10M").unwrap_err().contains("ambiguous"));
+        let e = rate("10M").unwrap_err();
+        assert!(e.contains("ambiguous") && e.contains("'MB/s' for bytes"), "{e}");
         assert!(rate("10MB").unwrap_err().contains("'MB' is a size"));
     }
 
@@ -456,7 +459,8 @@ mod tests {
             let e = size(text).unwrap_err();
             assert!(e.contains("bytes: B or byte after k, M, G"), "{text}: {e}");
         }
-        assert!(size("64K").unwrap_err().contains("ambiguous"));
+        let e = size("64K").unwrap_err();
+        assert!(e.contains("ambiguous") && e.contains("'KB' for bytes"), "{e}");
         assert!(size("64KB/s").unwrap_err().contains("is a rate, not a size"));
         let e = size("12bit").unwrap_err();
         assert!(e.contains("12 bits is not a whole number of bytes"), "{e}");
