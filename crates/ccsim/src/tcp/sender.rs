@@ -109,7 +109,6 @@ pub struct Sender {
     pub stats: SenderStats,
     /// The latest RTT sample for the RTO estimator (for recording), per ACK.
     pub last_rtt_sample: Option<Nanos>,
-    pub(super) scratch: Vec<(u64, Segment)>,
 }
 
 impl Sender {
@@ -153,7 +152,6 @@ impl Sender {
             completed_at: None,
             stats: SenderStats::default(),
             last_rtt_sample: None,
-            scratch: Vec::new(),
         }
     }
 
@@ -380,29 +378,23 @@ impl Sender {
         let mut newest_rtt: Option<Nanos> = None;
         let mut oldest_rtt: Option<Nanos> = None;
         let mut sack_rtt: Option<Nanos> = None;
-        let mut scratch = std::mem::take(&mut self.scratch);
-        scratch.clear();
         self.sb.begin_ack();
         if self.cfg.sack {
+            let rate = &mut self.rate;
             for b in ack.sack_blocks() {
-                self.sb.sack(b.start, b.end, &mut scratch);
+                self.sb.sack(b.start, b.end, |_, s| {
+                    rate.on_delivered(now, s.sent_at, &s.tx);
+                    if !s.has(EVER_RETRANS) {
+                        sack_rtt = Some(now - s.sent_at);
+                    }
+                });
             }
-            for (_, s) in &scratch {
-                self.rate.on_delivered(now, s.sent_at, &s.tx);
-                if !s.has(EVER_RETRANS) {
-                    sack_rtt = Some(now - s.sent_at);
-                }
-            }
-            scratch.clear();
-        }
-        self.sb.ack_to(ack.seq, &mut scratch);
-        if self.cfg.sack {
-            self.sb.end_ack();
         }
         let mut retransmitted_data_acked = false;
-        for (_, s) in &scratch {
+        let rate = &mut self.rate;
+        self.sb.ack_to(ack.seq, |_, s| {
             if !s.has(SACKED) {
-                self.rate.on_delivered(now, s.sent_at, &s.tx);
+                rate.on_delivered(now, s.sent_at, &s.tx);
                 if s.has(EVER_RETRANS) {
                     retransmitted_data_acked = true;
                 } else {
@@ -411,6 +403,9 @@ impl Sender {
                     newest_rtt = Some(r);
                 }
             }
+        });
+        if self.cfg.sack {
+            self.sb.end_ack();
         }
         // Linux tcp_clean_rtx_queue (FLAG_RETRANS_DATA_ACKED): a cumulative
         // ACK that also covers retransmitted data gives no RTT sample of its
@@ -421,7 +416,6 @@ impl Sender {
             oldest_rtt = None;
             newest_rtt = None;
         }
-        self.scratch = scratch;
         let acked_new = self.sb.una() > prior_una;
         if acked_new {
             // Linux tcp_ack: an ACK of new data clears icsk_retransmits.
