@@ -29,6 +29,7 @@ use super::channel::rate::{RateConfig, Transmitter};
 use super::delay_line::DelayLine;
 use super::packet::Packet;
 use super::queue::{Capacity, Queue, QueueConfig};
+use super::sack_store::{SackSlot, NO_SACK};
 use crate::rng::Rng;
 use crate::time::Nanos;
 
@@ -118,6 +119,9 @@ pub struct Link {
     /// Drops at enqueue (full buffer or RED).
     enqueue_drops: u64,
     counters: LinkCounters,
+    /// The (flow, SACK slot) of the ACKs with blocks this link lost (dropped
+    /// or lost on the air) since the owner last released them.
+    lost_sacks: Vec<(u32, SackSlot)>,
 }
 
 impl Link {
@@ -142,6 +146,7 @@ impl Link {
             lazy: config.arq.is_none() && config.jitter.is_none(),
             enqueue_drops: 0,
             counters: LinkCounters::default(),
+            lost_sacks: Vec::new(),
             config,
         }
     }
@@ -166,6 +171,7 @@ impl Link {
         p.enqueued_at = now;
         if !self.queue.enqueue(now, p) {
             self.enqueue_drops += 1;
+            self.lose(&p);
             return false;
         }
         if self.in_service.is_none() && self.resume_at.is_none() {
@@ -271,7 +277,8 @@ impl Link {
                 return;
             }
         }
-        if let Some(p) = self.queue.dequeue(t) {
+        let lost_sacks = &mut self.lost_sacks;
+        if let Some(p) = self.queue.dequeue(t, |p| note_lost_sack(lost_sacks, p)) {
             self.counters.dequeued += 1;
             self.counters.sojourn_ns += t - p.enqueued_at;
             let end = self.tx.finish_time(t, p.wire_bytes, self.back_to_back);
@@ -283,8 +290,29 @@ impl Link {
     /// lost for good (counted as residual losses).
     #[inline(never)]
     fn discard_queue(&mut self, t: Nanos) {
-        while self.queue.dequeue(t).is_some() {
+        let lost_sacks = &mut self.lost_sacks;
+        while let Some(p) = self.queue.dequeue(t, |p| note_lost_sack(lost_sacks, p)) {
+            note_lost_sack(lost_sacks, &p);
             self.counters.residual_losses += 1;
+        }
+    }
+
+    /// `p` is lost inside the link: its SACK slot, if any, goes back to the owner.
+    #[inline]
+    fn lose(&mut self, p: &Packet) {
+        note_lost_sack(&mut self.lost_sacks, p);
+    }
+
+    /// Hands `release` the (flow, SACK slot) of each ACK with blocks this
+    /// link has lost since the last call. The owner calls it after handing
+    /// the link packets or time (`enqueue`, `advance`, `sync`), so a slot of a
+    /// `SackStore` is never held for a packet that no longer exists.
+    #[inline]
+    pub fn release_lost_sacks(&mut self, mut release: impl FnMut(u32, SackSlot)) {
+        if !self.lost_sacks.is_empty() {
+            for (flow, slot) in self.lost_sacks.drain(..) {
+                release(flow, slot);
+            }
         }
     }
 
@@ -298,6 +326,7 @@ impl Link {
                 if self.lossy && self.loss.lose() {
                     self.counters.channel_losses += 1;
                     self.counters.residual_losses += 1;
+                    self.lose(&p);
                     return;
                 }
                 t
@@ -313,6 +342,7 @@ impl Link {
                     None => {
                         self.counters.arq_retries += o.failed_tries as u64 - 1;
                         self.counters.residual_losses += 1;
+                        self.lose(&p);
                         return;
                     }
                 }
@@ -349,6 +379,14 @@ impl Link {
     /// Packets marked CE by the queue so far.
     pub fn ecn_marks(&self) -> u64 {
         self.queue.stats().marks
+    }
+}
+
+/// Notes the SACK slot of a packet lost inside a link.
+#[inline]
+fn note_lost_sack(lost_sacks: &mut Vec<(u32, SackSlot)>, p: &Packet) {
+    if p.sack != NO_SACK {
+        lost_sacks.push((p.flow, p.sack));
     }
 }
 
@@ -389,6 +427,38 @@ mod tests {
         run_until(&mut l, u64::MAX, &mut out);
         let times: Vec<Nanos> = out.iter().map(|(t, _)| *t / NS_PER_MS).collect();
         assert_eq!(times, vec![11, 12, 13, 14]);
+    }
+
+    #[test]
+    fn the_sack_slots_of_lost_acks_go_back_to_their_owner() {
+        let ack = |flow: u32, slot: SackSlot| {
+            let mut p = Packet::new(Kind::Ack, flow, 64);
+            p.sack = slot;
+            p
+        };
+        let released = |l: &mut Link| {
+            let mut v = Vec::new();
+            l.release_lost_sacks(|flow, slot| v.push((flow, slot)));
+            v
+        };
+        // One in service and one queued: the next two are dropped at the tail.
+        let mut l = Link::new(LinkConfig::simple(12_000_000, 10 * NS_PER_MS, Capacity::Packets(1)), 1, 1);
+        assert!(l.enqueue(0, ack(0, 7)) && l.enqueue(0, ack(1, NO_SACK)));
+        assert!(!l.enqueue(0, ack(2, 9)) && !l.enqueue(0, ack(3, NO_SACK)));
+        assert_eq!(released(&mut l), vec![(2, 9)]);
+        assert_eq!(released(&mut l), vec![]);
+        // Lost on the air: every frame of a link that loses everything.
+        let config = LinkConfig {
+            loss: LossModel::Bernoulli { p: 1.0 },
+            ..LinkConfig::simple(12_000_000, 0, Capacity::Packets(10))
+        };
+        let mut l = Link::new(config, 1, 1);
+        l.enqueue(0, ack(4, 3));
+        l.enqueue(0, ack(5, NO_SACK));
+        let mut out = Vec::new();
+        l.advance(10 * NS_PER_MS, &mut out);
+        assert!(out.is_empty());
+        assert_eq!(released(&mut l), vec![(4, 3)]);
     }
 
     #[test]

@@ -28,7 +28,7 @@ use super::recovery::{Episode, RecoveryPolicy};
 use super::rtt::{RtoStyle, RttEstimator};
 use super::scoreboard::{Scoreboard, Segment, EVER_RETRANS, SACKED};
 use crate::cc::{AckSample, Algorithm, CaEvent, CaState, Conn, Window};
-use crate::net::packet::{tcp_header_bytes, Kind, Packet};
+use crate::net::packet::{tcp_header_bytes, Kind, Packet, SackBlock};
 use crate::time::{Nanos, NS_PER_SEC};
 
 #[derive(Clone, Debug)]
@@ -359,8 +359,9 @@ impl Sender {
         out.push(p);
     }
 
-    /// An ACK arrives (Linux tcp_ack).
-    pub fn on_ack(&mut self, now: Nanos, ack: &Packet, out: &mut Vec<Packet>) {
+    /// An ACK arrives (Linux tcp_ack) with its SACK blocks `sack` (kept
+    /// beside the packet: `Receiver::sack_blocks`).
+    pub fn on_ack(&mut self, now: Nanos, ack: &Packet, sack: &[SackBlock], out: &mut Vec<Packet>) {
         self.stats.acks_received += 1;
         if ack.seq > self.sb.nxt() || !self.started {
             return;
@@ -381,7 +382,7 @@ impl Sender {
         self.sb.begin_ack();
         if self.cfg.sack {
             let rate = &mut self.rate;
-            for b in ack.sack_blocks() {
+            for b in sack {
                 self.sb.sack(b.start, b.end, |_, s| {
                     rate.on_delivered(now, s.sent_at, &s.tx);
                     if !s.has(EVER_RETRANS) {
@@ -508,7 +509,6 @@ impl Sender {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::packet::SackBlock;
     use crate::time::NS_PER_MS;
 
     /// The driver's sender (reno, SACK, timestamps, PRR, MSS 1000), driven by hand here.
@@ -516,17 +516,17 @@ mod tests {
         crate::tcp::driver::Driver::new("reno", 10).s
     }
 
-    fn ack(seq: u64, sack: &[(u64, u64)], ts_val: Nanos, ts_ecr: Nanos) -> Packet {
+    fn ack(seq: u64, ts_val: Nanos, ts_ecr: Nanos) -> Packet {
         let mut p = Packet::new(Kind::Ack, 0, 52);
         p.seq = seq;
         p.window = 1000;
         p.ts_val = ts_val;
         p.ts_ecr = ts_ecr;
-        for (i, (start, end)) in sack.iter().enumerate() {
-            p.sack[i] = SackBlock { start: *start, end: *end };
-        }
-        p.sack_count = sack.len() as u8;
         p
+    }
+
+    fn blocks(sack: &[(u64, u64)]) -> Vec<SackBlock> {
+        sack.iter().map(|&(start, end)| SackBlock { start, end }).collect()
     }
 
     #[test]
@@ -538,9 +538,9 @@ mod tests {
         // Segment 0 is lost; 1..=3 are SACKed: fast retransmit of 0 at 100 ms.
         let t_r = 100 * NS_PER_MS;
         out.clear();
-        s.on_ack(t_r, &ack(0, &[(1, 2)], t_r, 1), &mut out);
-        s.on_ack(t_r, &ack(0, &[(1, 3)], t_r, 1), &mut out);
-        s.on_ack(t_r, &ack(0, &[(1, 4)], t_r, 1), &mut out);
+        s.on_ack(t_r, &ack(0, t_r, 1), &blocks(&[(1, 2)]), &mut out);
+        s.on_ack(t_r, &ack(0, t_r, 1), &blocks(&[(1, 3)]), &mut out);
+        s.on_ack(t_r, &ack(0, t_r, 1), &blocks(&[(1, 4)]), &mut out);
         let retransmitted = out.iter().find(|p| p.seq == 0).expect("fast retransmit of segment 0");
         assert_eq!(retransmitted.ts_val, t_r);
         // Segments 4..9 arrived too but their SACKs were never seen (crowded
@@ -548,7 +548,7 @@ mod tests {
         // age (sent at 1 ns) says nothing about the path: Linux takes no RTT
         // from such an ACK (FLAG_RETRANS_DATA_ACKED) and uses the echo.
         let now = t_r + 80 * NS_PER_MS;
-        s.on_ack(now, &ack(10, &[], now, t_r), &mut out);
+        s.on_ack(now, &ack(10, now, t_r), &[], &mut out);
         assert_eq!(s.last_rtt_sample, Some(80 * NS_PER_MS));
     }
 }
