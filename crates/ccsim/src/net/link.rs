@@ -90,12 +90,25 @@ pub struct LinkCounters {
     pub delivered_bytes: u64,
 }
 
+/// The frame on the transmitter.
+#[derive(Clone, Copy, Debug)]
+struct Transmission {
+    /// When its last bit leaves.
+    end: Nanos,
+    wire_bytes: u32,
+    /// Lazy links: lost on the air (drawn when it started).
+    lost: bool,
+}
+
 pub struct Link {
     config: LinkConfig,
     queue: Queue,
     tx: Transmitter,
-    /// The packet being sent and when its last bit leaves.
-    in_service: Option<(Nanos, Packet)>,
+    /// The frame being sent. On a lazy link the packet itself is already on
+    /// the wire (see `start_transmission`); on the others it waits in
+    /// `in_service_packet` for the channel.
+    in_service: Option<Transmission>,
+    in_service_packet: Packet,
     /// The transmitter is held by an outage until then.
     resume_at: Option<Nanos>,
     /// The next transmission follows the previous one without idle time.
@@ -115,6 +128,8 @@ pub struct Link {
     /// needs to be brought up to date when a packet arrives, when the wire's
     /// head is due, or when someone looks (`sync`). This saves an event per
     /// packet; the results are the same as completing each frame on time.
+    /// The packet itself goes on the wire as its transmission starts
+    /// (`start_transmission`), so it is copied once less.
     lazy: bool,
     /// Drops at enqueue (full buffer or RED).
     enqueue_drops: u64,
@@ -134,6 +149,7 @@ impl Link {
             queue: Queue::new(&config.queue, packet_time_ns, stream(0x200)),
             tx: Transmitter::new(&config.rate, stream(0x400)),
             in_service: None,
+            in_service_packet: Packet::new(super::packet::Kind::Data, 0, 0),
             resume_at: None,
             back_to_back: false,
             outages: Outages::new(&config.outages, stream(0x300)),
@@ -185,7 +201,7 @@ impl Link {
     #[inline]
     fn next_transmitter_event(&self) -> Option<Nanos> {
         match self.in_service {
-            Some((end, _)) => Some(end),
+            Some(tr) => Some(tr.end),
             None => self.resume_at,
         }
     }
@@ -198,7 +214,7 @@ impl Link {
                 // Frames leaving before the head is due arrive after it: wait for the head.
                 (Some(_), Some(head)) => Some(head),
                 // Nothing on the wire: wake when the frame being sent reaches the far end.
-                (Some((end, _)), None) => Some(end + self.config.delay_ns),
+                (Some(tr), None) => Some(tr.end + self.config.delay_ns),
                 (None, head) => match (self.resume_at, head) {
                     (Some(a), Some(b)) => Some(a.min(b)),
                     (a, b) => a.or(b),
@@ -239,14 +255,14 @@ impl Link {
     #[inline(always)]
     fn run_transmitter(&mut self, now: Nanos) {
         loop {
-            if let Some((end, _)) = &self.in_service {
-                if *end > now {
+            if let Some(tr) = self.in_service {
+                if tr.end > now {
                     return;
                 }
-                let (end, p) = self.in_service.take().expect("checked above");
-                self.depart(end, p);
+                self.in_service = None;
+                self.depart(tr);
                 self.back_to_back = true;
-                self.start_transmission(end);
+                self.start_transmission(tr.end);
             } else if let Some(at) = self.resume_at {
                 if at > now {
                     return;
@@ -282,7 +298,23 @@ impl Link {
             self.counters.dequeued += 1;
             self.counters.sojourn_ns += t - p.enqueued_at;
             let end = self.tx.finish_time(t, p.wire_bytes, self.back_to_back);
-            self.in_service = Some((end, p));
+            let mut lost = false;
+            if self.lazy {
+                // Without ARQ or jitter the frame's fate does not depend on
+                // when it leaves: the channel's draw (one per frame, in order)
+                // is made now and the packet goes on the wire at once, to come
+                // out at end + delay, instead of being copied into and out of
+                // the transmitter. It is counted as departed at `end`.
+                lost = self.lossy && self.loss.lose();
+                if lost {
+                    self.lose(&p);
+                } else {
+                    self.wire.push(end + self.config.delay_ns, p);
+                }
+            } else {
+                self.in_service_packet = p;
+            }
+            self.in_service = Some(Transmission { end, wire_bytes: p.wire_bytes, lost });
         }
     }
 
@@ -316,11 +348,20 @@ impl Link {
         }
     }
 
-    /// The frame `p` has left the transmitter at `t`: the channel, then the wire.
+    /// The frame `tr` has left the transmitter: the channel, then the wire
+    /// (a lazy link's frame is already on the wire, or lost).
     #[inline(always)]
-    fn depart(&mut self, t: Nanos, p: Packet) {
+    fn depart(&mut self, tr: Transmission) {
         self.counters.departures += 1;
-        self.counters.departure_bytes += p.wire_bytes as u64;
+        self.counters.departure_bytes += tr.wire_bytes as u64;
+        if self.lazy {
+            if tr.lost {
+                self.counters.channel_losses += 1;
+                self.counters.residual_losses += 1;
+            }
+            return;
+        }
+        let (t, p) = (tr.end, self.in_service_packet);
         let ready = match &mut self.arq {
             None => {
                 if self.lossy && self.loss.lose() {
@@ -455,10 +496,14 @@ mod tests {
         let mut l = Link::new(config, 1, 1);
         l.enqueue(0, ack(4, 3));
         l.enqueue(0, ack(5, NO_SACK));
+        assert_eq!(released(&mut l), vec![(4, 3)], "known lost as its transmission starts");
+        assert_eq!(l.counters().channel_losses, 0, "but counted when it has left");
         let mut out = Vec::new();
         l.advance(10 * NS_PER_MS, &mut out);
         assert!(out.is_empty());
-        assert_eq!(released(&mut l), vec![(4, 3)]);
+        assert_eq!(released(&mut l), vec![]);
+        let c = l.counters();
+        assert_eq!((c.departures, c.channel_losses, c.residual_losses), (2, 2, 2));
     }
 
     #[test]
