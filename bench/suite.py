@@ -38,7 +38,6 @@ import os
 import platform
 import resource
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -233,7 +232,6 @@ def campaign_rate(reps: int) -> dict:
     each) with one worker: runs per wall second and per CPU second (this
     process and its workers)."""
     from campaign_scale import campaign
-
     from ccbench.campaigns import runner, spec
 
     out = Path(tempfile.mkdtemp(prefix="ccbench-suite-")) / "campaign"
