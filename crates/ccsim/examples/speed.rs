@@ -7,7 +7,19 @@
 //!   cargo run --release -p ccsim --example speed -- scenario.json [bottleneck-link]
 //! The bottleneck defaults to the link with the most departures.
 use std::collections::hash_map::DefaultHasher;
-use std::hash::{Hash, Hasher};
+use std::fmt::Write;
+use std::hash::Hasher;
+
+/// Hashes what is formatted into it, without keeping the text (a table's
+/// Debug text can be hundreds of megabytes).
+struct HashWriter(DefaultHasher);
+
+impl Write for HashWriter {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        self.0.write(s.as_bytes());
+        Ok(())
+    }
+}
 
 /// CPU seconds the main thread has run (user + system), from the scheduler's
 /// nanosecond account (/proc/self/schedstat): finer than getrusage's ticks.
@@ -30,6 +42,7 @@ fn main() {
     let (cpu0, wall0) = (cpu_seconds(), std::time::Instant::now());
     let r = ccsim::run(&s);
     let (cpu, wall) = (cpu_seconds() - cpu0, wall0.elapsed().as_secs_f64());
+    let peak_rss = peak_rss_bytes();
     let names = match r.links.get("link") {
         Some(ccsim::record::table::Column::Str(v)) => v.clone(),
         _ => Vec::new(),
@@ -39,9 +52,9 @@ fn main() {
         Some(name) => names.iter().position(|n| n == name).expect("no such link"),
         None => (0..departures.len()).max_by_key(|&i| departures[i]).expect("a link"),
     };
-    let mut h = DefaultHasher::new();
+    let mut h = HashWriter(DefaultHasher::new());
     for t in [&r.flows, &r.series, &r.rtt, &r.links, &r.link_series, &r.sources, &r.source_series] {
-        format!("{t:?}").hash(&mut h);
+        write!(h, "{t:?}").expect("hashing");
     }
     println!(
         "{{\"events\": {}, \"bottleneck\": \"{}\", \"bottleneck_packets\": {}, \"cpu_seconds\": {:.3}, \
@@ -51,8 +64,8 @@ fn main() {
         departures[bottleneck],
         cpu,
         wall,
-        peak_rss_bytes(),
+        peak_rss,
         r.flows.u64("delivered_bytes").iter().sum::<u64>(),
-        h.finish()
+        h.0.finish()
     );
 }
