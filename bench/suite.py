@@ -12,8 +12,10 @@ from one command.
 Every path is a dumbbell with a 10 ms one-way delay and a 1-BDP drop-tail
 buffer (the umts profile brings its own), RTT samples not recorded.
 
-Each side runs in a child process of its own, measured with wait4(2): CPU
-time (user + system) and peak resident set of that process alone. ccbench's
+Each side runs in a child process of its own: its CPU time (user + system)
+comes from wait4(2), its peak resident set from its own VmHWM (ccbench's
+reports it; ns-3's is read from /proc while it runs: wait4's ru_maxrss would
+count the Python process it was forked from). ccbench's
 side is the Rust core (crates/ccsim/examples/speed.rs, built here with cargo
 in release), which also reports its events and its own CPU time of the
 simulation alone (what "events per packet", "ns per event" and "pkts per CPU
@@ -133,8 +135,25 @@ def perf_counts_instructions() -> bool:
     return proc.returncode == 0 and "<not" not in proc.stderr and "instructions" in proc.stderr
 
 
+def peak_rss_of(pid: int) -> int | None:
+    """VmHWM of a running process, in bytes (None once it is gone, or while
+    it is still the copy of this process that will exec the program)."""
+    try:
+        if os.readlink(f"/proc/{pid}/exe") == os.readlink("/proc/self/exe"):
+            return None
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        return None
+    return None
+
+
 def measure(argv: list[str], use_perf: bool) -> Measured:
-    """Runs `argv` as a child and returns its own CPU time and peak RSS (wait4)."""
+    """Runs `argv` as a child and returns its own CPU time (wait4) and the
+    peak resident set read from /proc while it ran (the high-water mark the
+    kernel keeps, sampled every 20 ms)."""
     perf_out = None
     if use_perf:
         fd, perf_out = tempfile.mkstemp(prefix="ccbench-perf-", suffix=".csv")
@@ -143,7 +162,15 @@ def measure(argv: list[str], use_perf: bool) -> Measured:
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         t0 = time.perf_counter()
         proc = subprocess.Popen(argv, stdout=out, stderr=err)
-        _, status, usage = os.wait4(proc.pid, 0)
+        peak = 0
+        while True:
+            # Under perf the program is perf's child: take the largest of the two.
+            for pid in [proc.pid, *child_pids(proc.pid)]:
+                peak = max(peak, peak_rss_of(pid) or 0)
+            pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+            if pid:
+                break
+            time.sleep(0.02)
         wall = time.perf_counter() - t0
         proc.returncode = os.waitstatus_to_exitcode(status)
         out.seek(0)
@@ -158,8 +185,15 @@ def measure(argv: list[str], use_perf: bool) -> Measured:
             if len(fields) > 2 and fields[2].startswith("instructions") and fields[0].isdigit():
                 instructions = int(fields[0])
         os.unlink(perf_out)
-    # ru_maxrss is in KiB on Linux.
-    return Measured(usage.ru_utime + usage.ru_stime, wall, usage.ru_maxrss * 1024, stdout, instructions)
+    return Measured(usage.ru_utime + usage.ru_stime, wall, peak, stdout, instructions)
+
+
+def child_pids(pid: int) -> list[int]:
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children") as f:
+            return [int(c) for c in f.read().split()]
+    except OSError:
+        return []
 
 
 def build_speed_binary() -> Path:
@@ -196,7 +230,8 @@ def run_ccbench(case: Case, repeat: int, use_perf: bool) -> dict:
         "events_per_packet": events / max(packets, 1),
         "ns_per_event": 1e9 * sim_cpu / max(events, 1),
         "pps_cpu": packets / max(sim_cpu, 1e-9),
-        "peak_rss_bytes": best.peak_rss_bytes,
+        # Its own VmHWM at the end of the run (exact; a 20 ms sample can miss a short run's peak).
+        "peak_rss_bytes": r["peak_rss_bytes"],
         "wall_s": best.wall_s,
         "cpu_s": best.cpu_s,
         "sim_cpu_s": sim_cpu,
