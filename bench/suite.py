@@ -327,7 +327,7 @@ def main() -> int:
     )
     emit()
     header = (
-        f"{'scenario':<34}{'side':<8}{'ev/pkt':>7}{'ns/ev':>7}{'instr/ev':>9}{'bottleneck pkts':>16}"
+        f"{'scenario':<38}{'side':<8}{'ev/pkt':>7}{'ns/ev':>7}{'instr/ev':>9}{'bottleneck pkts':>16}"
         f"{'pkts/CPU s':>13}{'peak RSS MB':>12}{'wall s':>9}{'CPU s':>9}{'vs ns-3':>9}"
     )
     emit(header)
@@ -340,7 +340,7 @@ def main() -> int:
         label = f"({case.key}) {case.label}"
         ours = run_ccbench(case, args.repeat, use_perf)
         emit(
-            f"{label:<34}{'ccbench':<8}{ours['events_per_packet']:>7.2f}{ours['ns_per_event']:>7.0f}"
+            f"{label:<38}{'ccbench':<8}{ours['events_per_packet']:>7.2f}{ours['ns_per_event']:>7.0f}"
             f"{fmt(ours['instructions_per_event'], '.0f'):>9}{ours['packets']:>16,}{ours['pps_cpu']:>13,.0f}"
             f"{ours['peak_rss_bytes'] / 1e6:>12.1f}{ours['wall_s']:>9.2f}{ours['cpu_s']:>9.2f}{'':>9}"
         )
@@ -350,16 +350,16 @@ def main() -> int:
             theirs = run_ns3(case, use_perf)
             ratio = ours["pps_cpu"] / theirs["pps_cpu"]
             emit(
-                f"{'':<34}{'ns-3':<8}{'-':>7}{'-':>7}{'-':>9}{theirs['packets']:>16,}{theirs['pps_cpu']:>13,.0f}"
+                f"{'':<38}{'ns-3':<8}{'-':>7}{'-':>7}{'-':>9}{theirs['packets']:>16,}{theirs['pps_cpu']:>13,.0f}"
                 f"{theirs['peak_rss_bytes'] / 1e6:>12.1f}{theirs['wall_s']:>9.2f}{theirs['cpu_s']:>9.2f}{ratio:>8.0f}x"
             )
             emit(
-                f"{'':<34}goodput: ccbench {ours['goodput_bps'] / 1e6:.1f} Mbit/s, "
+                f"{'':<38}goodput: ccbench {ours['goodput_bps'] / 1e6:.1f} Mbit/s, "
                 f"ns-3 {theirs['goodput_bps'] / 1e6:.1f} Mbit/s"
             )
         else:
             note = "ns-3 not run (--no-ns3)" if args.no_ns3 and case.ns3 is not None else case.ns3_note
-            emit(f"{'':<34}{note}")
+            emit(f"{'':<38}{note}")
         results[case.key] = {"label": case.label, "ccbench": ours, "ns3": theirs}
     if args.campaign_reps > 0:
         c = campaign_rate(args.campaign_reps)
