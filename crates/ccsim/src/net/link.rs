@@ -29,6 +29,7 @@ use super::channel::rate::{RateConfig, Transmitter};
 use super::delay_line::DelayLine;
 use super::packet::Packet;
 use super::queue::{Capacity, Queue, QueueConfig};
+use super::sack_store::{SackSlot, NO_SACK};
 use crate::rng::Rng;
 use crate::time::Nanos;
 
@@ -89,12 +90,25 @@ pub struct LinkCounters {
     pub delivered_bytes: u64,
 }
 
+/// The frame on the transmitter.
+#[derive(Clone, Copy, Debug)]
+struct Transmission {
+    /// When its last bit leaves.
+    end: Nanos,
+    wire_bytes: u32,
+    /// Lazy links: lost on the air (drawn when it started).
+    lost: bool,
+}
+
 pub struct Link {
     config: LinkConfig,
     queue: Queue,
     tx: Transmitter,
-    /// The packet being sent and when its last bit leaves.
-    in_service: Option<(Nanos, Packet)>,
+    /// The frame being sent. On a lazy link the packet itself is already on
+    /// the wire (see `start_transmission`); on the others it waits in
+    /// `in_service_packet` for the channel.
+    in_service: Option<Transmission>,
+    in_service_packet: Packet,
     /// The transmitter is held by an outage until then.
     resume_at: Option<Nanos>,
     /// The next transmission follows the previous one without idle time.
@@ -114,10 +128,15 @@ pub struct Link {
     /// needs to be brought up to date when a packet arrives, when the wire's
     /// head is due, or when someone looks (`sync`). This saves an event per
     /// packet; the results are the same as completing each frame on time.
+    /// The packet itself goes on the wire as its transmission starts
+    /// (`start_transmission`), so it is copied once less.
     lazy: bool,
     /// Drops at enqueue (full buffer or RED).
     enqueue_drops: u64,
     counters: LinkCounters,
+    /// The (flow, SACK slot) of the ACKs with blocks this link lost (dropped
+    /// or lost on the air) since the owner last released them.
+    lost_sacks: Vec<(u32, SackSlot)>,
 }
 
 impl Link {
@@ -130,6 +149,7 @@ impl Link {
             queue: Queue::new(&config.queue, packet_time_ns, stream(0x200)),
             tx: Transmitter::new(&config.rate, stream(0x400)),
             in_service: None,
+            in_service_packet: Packet::new(super::packet::Kind::Data, 0, 0),
             resume_at: None,
             back_to_back: false,
             outages: Outages::new(&config.outages, stream(0x300)),
@@ -142,6 +162,7 @@ impl Link {
             lazy: config.arq.is_none() && config.jitter.is_none(),
             enqueue_drops: 0,
             counters: LinkCounters::default(),
+            lost_sacks: Vec::new(),
             config,
         }
     }
@@ -166,6 +187,7 @@ impl Link {
         p.enqueued_at = now;
         if !self.queue.enqueue(now, p) {
             self.enqueue_drops += 1;
+            self.lose(&p);
             return false;
         }
         if self.in_service.is_none() && self.resume_at.is_none() {
@@ -179,7 +201,7 @@ impl Link {
     #[inline]
     fn next_transmitter_event(&self) -> Option<Nanos> {
         match self.in_service {
-            Some((end, _)) => Some(end),
+            Some(tr) => Some(tr.end),
             None => self.resume_at,
         }
     }
@@ -192,7 +214,7 @@ impl Link {
                 // Frames leaving before the head is due arrive after it: wait for the head.
                 (Some(_), Some(head)) => Some(head),
                 // Nothing on the wire: wake when the frame being sent reaches the far end.
-                (Some((end, _)), None) => Some(end + self.config.delay_ns),
+                (Some(tr), None) => Some(tr.end + self.config.delay_ns),
                 (None, head) => match (self.resume_at, head) {
                     (Some(a), Some(b)) => Some(a.min(b)),
                     (a, b) => a.or(b),
@@ -233,14 +255,14 @@ impl Link {
     #[inline(always)]
     fn run_transmitter(&mut self, now: Nanos) {
         loop {
-            if let Some((end, _)) = &self.in_service {
-                if *end > now {
+            if let Some(tr) = self.in_service {
+                if tr.end > now {
                     return;
                 }
-                let (end, p) = self.in_service.take().expect("checked above");
-                self.depart(end, p);
+                self.in_service = None;
+                self.depart(tr);
                 self.back_to_back = true;
-                self.start_transmission(end);
+                self.start_transmission(tr.end);
             } else if let Some(at) = self.resume_at {
                 if at > now {
                     return;
@@ -271,11 +293,28 @@ impl Link {
                 return;
             }
         }
-        if let Some(p) = self.queue.dequeue(t) {
+        let lost_sacks = &mut self.lost_sacks;
+        if let Some(p) = self.queue.dequeue(t, |p| note_lost_sack(lost_sacks, p)) {
             self.counters.dequeued += 1;
             self.counters.sojourn_ns += t - p.enqueued_at;
             let end = self.tx.finish_time(t, p.wire_bytes, self.back_to_back);
-            self.in_service = Some((end, p));
+            let mut lost = false;
+            if self.lazy {
+                // Without ARQ or jitter the frame's fate does not depend on
+                // when it leaves: the channel's draw (one per frame, in order)
+                // is made now and the packet goes on the wire at once, to come
+                // out at end + delay, instead of being copied into and out of
+                // the transmitter. It is counted as departed at `end`.
+                lost = self.lossy && self.loss.lose();
+                if lost {
+                    self.lose(&p);
+                } else {
+                    self.wire.push(end + self.config.delay_ns, p);
+                }
+            } else {
+                self.in_service_packet = p;
+            }
+            self.in_service = Some(Transmission { end, wire_bytes: p.wire_bytes, lost });
         }
     }
 
@@ -283,21 +322,52 @@ impl Link {
     /// lost for good (counted as residual losses).
     #[inline(never)]
     fn discard_queue(&mut self, t: Nanos) {
-        while self.queue.dequeue(t).is_some() {
+        let lost_sacks = &mut self.lost_sacks;
+        while let Some(p) = self.queue.dequeue(t, |p| note_lost_sack(lost_sacks, p)) {
+            note_lost_sack(lost_sacks, &p);
             self.counters.residual_losses += 1;
         }
     }
 
-    /// The frame `p` has left the transmitter at `t`: the channel, then the wire.
+    /// `p` is lost inside the link: its SACK slot, if any, goes back to the owner.
+    #[inline]
+    fn lose(&mut self, p: &Packet) {
+        note_lost_sack(&mut self.lost_sacks, p);
+    }
+
+    /// Hands `release` the (flow, SACK slot) of each ACK with blocks this
+    /// link has lost since the last call. The owner calls it after handing
+    /// the link packets or time (`enqueue`, `advance`, `sync`), so a slot of a
+    /// `SackStore` is never held for a packet that no longer exists.
+    #[inline]
+    pub fn release_lost_sacks(&mut self, mut release: impl FnMut(u32, SackSlot)) {
+        if !self.lost_sacks.is_empty() {
+            for (flow, slot) in self.lost_sacks.drain(..) {
+                release(flow, slot);
+            }
+        }
+    }
+
+    /// The frame `tr` has left the transmitter: the channel, then the wire
+    /// (a lazy link's frame is already on the wire, or lost).
     #[inline(always)]
-    fn depart(&mut self, t: Nanos, p: Packet) {
+    fn depart(&mut self, tr: Transmission) {
         self.counters.departures += 1;
-        self.counters.departure_bytes += p.wire_bytes as u64;
+        self.counters.departure_bytes += tr.wire_bytes as u64;
+        if self.lazy {
+            if tr.lost {
+                self.counters.channel_losses += 1;
+                self.counters.residual_losses += 1;
+            }
+            return;
+        }
+        let (t, p) = (tr.end, self.in_service_packet);
         let ready = match &mut self.arq {
             None => {
                 if self.lossy && self.loss.lose() {
                     self.counters.channel_losses += 1;
                     self.counters.residual_losses += 1;
+                    self.lose(&p);
                     return;
                 }
                 t
@@ -313,6 +383,7 @@ impl Link {
                     None => {
                         self.counters.arq_retries += o.failed_tries as u64 - 1;
                         self.counters.residual_losses += 1;
+                        self.lose(&p);
                         return;
                     }
                 }
@@ -349,6 +420,14 @@ impl Link {
     /// Packets marked CE by the queue so far.
     pub fn ecn_marks(&self) -> u64 {
         self.queue.stats().marks
+    }
+}
+
+/// Notes the SACK slot of a packet lost inside a link.
+#[inline]
+fn note_lost_sack(lost_sacks: &mut Vec<(u32, SackSlot)>, p: &Packet) {
+    if p.sack != NO_SACK {
+        lost_sacks.push((p.flow, p.sack));
     }
 }
 
@@ -389,6 +468,42 @@ mod tests {
         run_until(&mut l, u64::MAX, &mut out);
         let times: Vec<Nanos> = out.iter().map(|(t, _)| *t / NS_PER_MS).collect();
         assert_eq!(times, vec![11, 12, 13, 14]);
+    }
+
+    #[test]
+    fn the_sack_slots_of_lost_acks_go_back_to_their_owner() {
+        let ack = |flow: u32, slot: SackSlot| {
+            let mut p = Packet::new(Kind::Ack, flow, 64);
+            p.sack = slot;
+            p
+        };
+        let released = |l: &mut Link| {
+            let mut v = Vec::new();
+            l.release_lost_sacks(|flow, slot| v.push((flow, slot)));
+            v
+        };
+        // One in service and one queued: the next two are dropped at the tail.
+        let mut l = Link::new(LinkConfig::simple(12_000_000, 10 * NS_PER_MS, Capacity::Packets(1)), 1, 1);
+        assert!(l.enqueue(0, ack(0, 7)) && l.enqueue(0, ack(1, NO_SACK)));
+        assert!(!l.enqueue(0, ack(2, 9)) && !l.enqueue(0, ack(3, NO_SACK)));
+        assert_eq!(released(&mut l), vec![(2, 9)]);
+        assert_eq!(released(&mut l), vec![]);
+        // Lost on the air: every frame of a link that loses everything.
+        let config = LinkConfig {
+            loss: LossModel::Bernoulli { p: 1.0 },
+            ..LinkConfig::simple(12_000_000, 0, Capacity::Packets(10))
+        };
+        let mut l = Link::new(config, 1, 1);
+        l.enqueue(0, ack(4, 3));
+        l.enqueue(0, ack(5, NO_SACK));
+        assert_eq!(released(&mut l), vec![(4, 3)], "known lost as its transmission starts");
+        assert_eq!(l.counters().channel_losses, 0, "but counted when it has left");
+        let mut out = Vec::new();
+        l.advance(10 * NS_PER_MS, &mut out);
+        assert!(out.is_empty());
+        assert_eq!(released(&mut l), vec![]);
+        let c = l.counters();
+        assert_eq!((c.departures, c.channel_losses, c.residual_losses), (2, 2, 2));
     }
 
     #[test]

@@ -5,4 +5,5 @@ pub mod delay_line;
 pub mod link;
 pub mod packet;
 pub mod queue;
+pub mod sack_store;
 pub mod topology;

@@ -1,10 +1,13 @@
-//! A packet as the network sees it: a small `Copy` struct that moves between
-//! queues and delay lines by value, never allocated per packet.
+//! A packet as the network sees it: a small `Copy` struct (one cache line)
+//! that moves between queues and delay lines by value, never allocated per
+//! packet. An ACK's SACK blocks are not in it but in the `SackStore`, named
+//! by the packet's `sack` slot.
 //!
 //! Sequence numbers count segments, not bytes (a segment is one MSS of
 //! payload, the last one of a transfer possibly shorter); the pcap writer and
 //! reports convert to bytes where a person reads them.
 
+use super::sack_store::{SackSlot, NO_SACK};
 use crate::time::Nanos;
 
 /// Up to three SACK blocks fit beside the timestamp option (RFC 2018 + 7323).
@@ -14,7 +17,7 @@ pub const MAX_SACK_BLOCKS: usize = 3;
 pub enum Kind {
     /// TCP data segment number `seq`.
     Data,
-    /// TCP pure ACK: cumulative `ack` (next expected segment) and SACK blocks.
+    /// TCP pure ACK: cumulative `ack` (next expected segment) and SACK blocks (`sack`).
     Ack,
     /// A datagram of a UDP source (cross traffic): `flow` is the source index.
     Udp,
@@ -43,8 +46,8 @@ pub struct Packet {
     pub ts_ecr: Nanos,
     /// Receive window advertised by an ACK, in segments.
     pub window: u32,
-    pub sack_count: u8,
-    pub sack: [SackBlock; MAX_SACK_BLOCKS],
+    /// The ACK's SACK blocks in the `SackStore` (`NO_SACK`: none).
+    pub sack: SackSlot,
     /// ECN: congestion experienced (set by a marking queue), echo, window reduced.
     pub ce: bool,
     pub ece: bool,
@@ -68,8 +71,7 @@ impl Packet {
             ts_val: 0,
             ts_ecr: 0,
             window: 0,
-            sack_count: 0,
-            sack: [SackBlock::default(); MAX_SACK_BLOCKS],
+            sack: NO_SACK,
             ce: false,
             ece: false,
             cwr: false,
@@ -77,10 +79,6 @@ impl Packet {
             enqueued_at: 0,
             hop: 0,
         }
-    }
-
-    pub fn sack_blocks(&self) -> &[SackBlock] {
-        &self.sack[..self.sack_count as usize]
     }
 }
 
@@ -113,6 +111,11 @@ pub fn payload_share(mss_bytes: u32, timestamps: bool) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_packet_fits_in_a_cache_line() {
+        assert!(std::mem::size_of::<Packet>() <= 64, "{} bytes", std::mem::size_of::<Packet>());
+    }
 
     #[test]
     fn header_bytes_of_segments() {

@@ -22,7 +22,7 @@
 //! with x.y = i + 1, sender port 32768 + i mod 28000, receiver port 5201;
 //! UDP source s from 10.3.x.y port 40000 + s to 10.4.x.y port 5001.
 
-use crate::net::packet::{Kind, Packet, TCP_IP_HEADER_BYTES, TIMESTAMP_OPTION_BYTES};
+use crate::net::packet::{Kind, Packet, SackBlock, TCP_IP_HEADER_BYTES, TIMESTAMP_OPTION_BYTES};
 use crate::time::Nanos;
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -221,11 +221,12 @@ impl PcapWriter {
         fold(sum16(acc, seg))
     }
 
-    /// Records a packet entering a link at `now`.
-    pub fn capture(&mut self, now: Nanos, p: &Packet) {
+    /// Records a packet entering a link at `now`; `sack`: the SACK blocks an
+    /// ACK carries (kept beside the packet, in its receiver's store).
+    pub fn capture(&mut self, now: Nanos, p: &Packet, sack: &[SackBlock]) {
         match p.kind {
             Kind::Udp => self.capture_udp(now, p),
-            Kind::Data | Kind::Ack => self.capture_tcp(now, p),
+            Kind::Data | Kind::Ack => self.capture_tcp(now, p, sack),
         }
     }
 
@@ -243,7 +244,7 @@ impl PcapWriter {
         self.record(now, &h, p.payload);
     }
 
-    fn capture_tcp(&mut self, now: Nanos, p: &Packet) {
+    fn capture_tcp(&mut self, now: Nanos, p: &Packet, blocks: &[SackBlock]) {
         let Some(Some(mut st)) = self.flows.get(p.flow as usize).copied() else { return };
         if !st.opened {
             st.opened = true;
@@ -289,7 +290,6 @@ impl PcapWriter {
             let win_bytes = p.window as u64 * m.mss as u64;
             window = (win_bytes >> st.wscale).min(65_535) as u32;
             tos = 0;
-            let blocks = p.sack_blocks();
             if !blocks.is_empty() {
                 opts[n..n + 4].copy_from_slice(&[1, 1, 5, 2 + 8 * blocks.len() as u8]);
                 n += 4;
@@ -413,7 +413,7 @@ mod tests {
         );
         let mut p = Packet::new(Kind::Data, 0, 1500);
         p.payload = 1448;
-        w.capture(1_000, &p);
+        w.capture(1_000, &p, &[]);
         let s = w.finish();
         assert_eq!((s.packets, s.error), (3, None));
         let bytes = std::fs::read(&path).unwrap();
@@ -431,7 +431,7 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("ccsim-pcap-folders-{}", std::process::id()));
         let path = dir.join("a/b/run.pcap");
         let mut w = PcapWriter::create(path.to_str().unwrap(), 128);
-        w.capture(2_500_000_000, &Packet::new(Kind::Udp, 0, 1500));
+        w.capture(2_500_000_000, &Packet::new(Kind::Udp, 0, 1500), &[]);
         let s = w.finish();
         let bytes = std::fs::read(&path);
         std::fs::remove_dir_all(&dir).ok();

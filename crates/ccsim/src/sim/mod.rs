@@ -190,7 +190,11 @@ impl World {
         }
     }
 
+    /// Schedules link `l`'s next wakeup, after it was handed packets or time
+    /// (and frees the SACK slots of the ACKs it lost meanwhile).
     fn arm_link(&mut self, l: usize) {
+        let flows = &mut self.flows;
+        self.links[l].release_lost_sacks(|flow, slot| flows[flow as usize].receiver.release_sack(slot));
         if let Some(t) = self.links[l].next_wakeup() {
             let armed = self.link_timers[l].arm(t);
             Self::schedule_check(&mut self.events, armed, |g| Event::Link { link: l as u32, generation: g });
@@ -201,12 +205,13 @@ impl World {
     /// source's route crosses a captured link). The capture point is the
     /// sending side: TCP data as its sender emits it and ACKs as they reach
     /// the sender (what tcpdump on the sender's host records), UDP datagrams
-    /// as their source emits them.
+    /// as their source emits them. Data and datagrams carry no SACK blocks
+    /// (ACKs are captured in `on_ack_at_sender`).
     #[inline]
     fn capture(&mut self, captured: bool, p: &Packet) {
         if captured {
             if let Some(pcap) = self.pcap.as_mut() {
-                pcap.capture(self.now, p);
+                pcap.capture(self.now, p, &[]);
             }
         }
     }
@@ -397,13 +402,17 @@ impl World {
     }
 
     fn on_ack_at_sender(&mut self, i: usize, p: Packet) {
-        if self.pcap.is_some() {
-            self.capture(self.flows[i].captured, &p);
+        if let Some(pcap) = self.pcap.as_mut() {
+            let f = &self.flows[i];
+            if f.captured {
+                pcap.capture(self.now, &p, f.receiver.sack_blocks(&p));
+            }
         }
         self.touch(i);
         let mut out = std::mem::take(&mut self.packets);
         let f = &mut self.flows[i];
-        f.sender.on_ack(self.now, &p, &mut out);
+        f.sender.on_ack(self.now, &p, f.receiver.sack_blocks(&p), &mut out);
+        f.receiver.release_sack(p.sack);
         if let Some(rtt) = f.sender.last_rtt_sample {
             if let Some(stats) = self.rtt_stats.get_mut(i) {
                 stats.add(rtt as f64 / 1e6);
@@ -539,6 +548,8 @@ impl World {
         });
         for (l, link) in self.links.iter_mut().enumerate() {
             link.sync(now);
+            let flows = &mut self.flows;
+            link.release_lost_sacks(|flow, slot| flows[flow as usize].receiver.release_sack(slot));
             self.link_series.push(now, l, link);
         }
         if !self.sources.is_empty() {

@@ -70,12 +70,9 @@ impl Driver {
         p.window = 1000;
         p.ts_val = self.now;
         p.ts_ecr = ts_ecr;
-        for (i, (start, end)) in sack.iter().enumerate() {
-            p.sack[i] = SackBlock { start: *start, end: *end };
-        }
-        p.sack_count = sack.len() as u8;
+        let blocks: Vec<SackBlock> = sack.iter().map(|&(start, end)| SackBlock { start, end }).collect();
         let mut out = Vec::new();
-        self.s.on_ack(self.now, &p, &mut out);
+        self.s.on_ack(self.now, &p, &blocks, &mut out);
         self.record(out)
     }
 

@@ -11,6 +11,7 @@
 //! so the sender can count exactly how many segments were marked).
 
 use crate::net::packet::{tcp_header_bytes, Kind, Packet, SackBlock, MAX_SACK_BLOCKS};
+use crate::net::sack_store::{SackBlocks, SackSlot, SackStore};
 use crate::time::Nanos;
 
 /// With autotuning, the window first offered (Linux since 4.19: about 64 KB).
@@ -136,6 +137,8 @@ pub struct Receiver {
     /// DCTCP: the ACK for the segments before a CE change, with the old ECE.
     early_ack: Option<Packet>,
     pub acks_sent: u64,
+    /// The SACK blocks of the ACKs on their way to the sender.
+    sacks: SackStore,
     /// Right edge of the last advertised window (segment number).
     right_edge: u64,
     // Autotuning (dynamic right-sizing).
@@ -182,6 +185,7 @@ impl Receiver {
             ece_pending: false,
             early_ack: None,
             acks_sent: 0,
+            sacks: SackStore::new(),
             right_edge: 0,
             rtt_estimate: None,
             rtt_window_end: 0,
@@ -384,34 +388,43 @@ impl Receiver {
         self.space_bytes = self.delivered_bytes;
     }
 
+    /// The SACK blocks `ack` (an ACK this receiver made) carries.
+    pub fn sack_blocks(&self, ack: &Packet) -> &[SackBlock] {
+        self.sacks.get(ack.sack)
+    }
+
+    /// An ACK this receiver made is gone (processed by the sender, or lost):
+    /// the slot of its SACK blocks may be reused.
+    pub fn release_sack(&mut self, slot: SackSlot) {
+        self.sacks.release(slot);
+    }
+
     fn make_ack(&mut self, now: Nanos) -> Packet {
-        let mut sack = [SackBlock::default(); MAX_SACK_BLOCKS];
-        let mut n = 0;
+        let mut sack = SackBlocks::default();
         if self.cfg.sack && !self.ooo.is_empty() {
             // RFC 2018: the first block holds the latest segment; then the others, highest first.
+            let mut first = None;
             if let Some(start) = self.latest_range_start {
                 if let Some(r) = self.ooo.iter().find(|r| r.start == start) {
-                    sack[0] = SackBlock { start: r.start, end: r.end };
-                    n = 1;
+                    sack.push(SackBlock { start: r.start, end: r.end });
+                    first = Some(r.start);
                 }
             }
             for r in self.ooo.iter().rev() {
-                if n == MAX_SACK_BLOCKS {
+                if sack.len() == MAX_SACK_BLOCKS {
                     break;
                 }
-                if n > 0 && sack[0].start == r.start {
+                if first == Some(r.start) {
                     continue;
                 }
-                sack[n] = SackBlock { start: r.start, end: r.end };
-                n += 1;
+                sack.push(SackBlock { start: r.start, end: r.end });
             }
         }
-        let mut p = Packet::new(Kind::Ack, self.flow, tcp_header_bytes(self.cfg.timestamps, n));
+        let mut p = Packet::new(Kind::Ack, self.flow, tcp_header_bytes(self.cfg.timestamps, sack.len()));
         p.seq = self.rcv_nxt;
         p.window = self.window_segments();
         self.right_edge = self.rcv_nxt + p.window as u64;
-        p.sack = sack;
-        p.sack_count = n as u8;
+        p.sack = self.sacks.insert(sack);
         if self.cfg.timestamps {
             p.ts_val = now.max(1);
             p.ts_ecr = self.ts_recent;
@@ -461,14 +474,14 @@ mod tests {
         let AckAction::Send(a) = r.on_data(2, &data(1)) else { panic!() };
         assert_eq!(a.seq, 2);
         let AckAction::Send(a) = r.on_data(3, &data(3)) else { panic!() };
-        assert_eq!((a.seq, a.sack_blocks()), (2, &[SackBlock { start: 3, end: 4 }][..]));
+        assert_eq!((a.seq, r.sack_blocks(&a)), (2, &[SackBlock { start: 3, end: 4 }][..]));
         let AckAction::Send(a) = r.on_data(4, &data(5)) else { panic!() };
-        assert_eq!(a.sack_blocks(), &[SackBlock { start: 5, end: 6 }, SackBlock { start: 3, end: 4 }][..]);
+        assert_eq!(r.sack_blocks(&a), &[SackBlock { start: 5, end: 6 }, SackBlock { start: 3, end: 4 }][..]);
         let AckAction::Send(a) = r.on_data(5, &data(2)) else { panic!() };
-        assert_eq!((a.seq, a.sack_count), (4, 1));
+        assert_eq!((a.seq, r.sack_blocks(&a).len()), (4, 1));
         assert_eq!(r.delivered_bytes, 4000);
         let AckAction::Send(a) = r.on_data(6, &data(4)) else { panic!() };
-        assert_eq!((a.seq, a.sack_count), (6, 0));
+        assert_eq!((a.seq, r.sack_blocks(&a).len()), (6, 0));
         assert_eq!(r.delivered_bytes, 6000);
     }
 

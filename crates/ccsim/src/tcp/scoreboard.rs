@@ -111,8 +111,10 @@ impl Scoreboard {
         self.segs.push_back(seg);
     }
 
-    /// Marks [start, end) SACKed; appends newly SACKed segments to `newly`.
-    pub fn sack(&mut self, start: u64, end: u64, newly: &mut Vec<(u64, Segment)>) {
+    /// Marks [start, end) SACKed; calls `on_newly` with each newly SACKed
+    /// segment, in place (no copy of it).
+    #[inline]
+    pub fn sack(&mut self, start: u64, end: u64, mut on_newly: impl FnMut(u64, &Segment)) {
         let start = start.max(self.una);
         let end = end.min(self.nxt());
         for seq in start..end {
@@ -139,17 +141,22 @@ impl Scoreboard {
             if seq < self.scan {
                 self.sacked_below_scan += 1;
             }
-            newly.push((seq, *s));
+            on_newly(seq, s);
         }
     }
 
-    /// Cumulative ACK up to `ack` (exclusive); appends the removed segments to `removed`.
-    pub fn ack_to(&mut self, ack: u64, removed: &mut Vec<(u64, Segment)>) {
-        while self.una < ack {
-            let Some(s) = self.segs.pop_front() else { break };
+    /// Cumulative ACK up to `ack` (exclusive): calls `on_removed` with each
+    /// segment it removes, read in place before the ring lets go of them
+    /// (no copy of them).
+    #[inline]
+    pub fn ack_to(&mut self, ack: u64, mut on_removed: impl FnMut(u64, &Segment)) {
+        let una = self.una;
+        let n = ack.saturating_sub(una).min(self.segs.len() as u64) as usize;
+        for (k, s) in self.segs.range(..n).enumerate() {
+            let seq = una + k as u64;
             if s.has(SACKED) {
                 self.sacked_out -= 1;
-                if self.una < self.scan {
+                if seq < self.scan {
                     self.sacked_below_scan -= 1;
                 }
             } else {
@@ -162,13 +169,14 @@ impl Scoreboard {
                 if s.has(RETRANS) {
                     self.retrans_out -= 1;
                 }
-                if !s.has(EVER_RETRANS) && self.una < self.prior_highest_sacked_end {
-                    self.reordered_low = self.reordered_low.min(self.una);
+                if !s.has(EVER_RETRANS) && seq < self.prior_highest_sacked_end {
+                    self.reordered_low = self.reordered_low.min(seq);
                 }
             }
-            removed.push((self.una, s));
-            self.una += 1;
+            on_removed(seq, s);
         }
+        self.segs.drain(..n);
+        self.una += n as u64;
         if self.scan < self.una {
             self.scan = self.una;
             self.sacked_below_scan = 0;
@@ -373,6 +381,11 @@ impl Scoreboard {
 mod tests {
     use super::*;
 
+    /// Collects what `sack` or `ack_to` reports.
+    fn collect_into(v: &mut Vec<(u64, Segment)>) -> impl FnMut(u64, &Segment) + '_ {
+        |seq, s| v.push((seq, *s))
+    }
+
     fn board(n: u64) -> Scoreboard {
         let mut b = Scoreboard::new();
         for _ in 0..n {
@@ -385,9 +398,9 @@ mod tests {
     fn hole_is_lost_after_three_sacks_above_it() {
         let mut b = board(10);
         let mut v = Vec::new();
-        b.sack(1, 3, &mut v);
+        b.sack(1, 3, collect_into(&mut v));
         assert_eq!(b.mark_lost_by_sack(), 0);
-        b.sack(3, 4, &mut v);
+        b.sack(3, 4, collect_into(&mut v));
         assert_eq!(b.mark_lost_by_sack(), 1);
         assert_eq!(b.next_to_retransmit(), Some(0));
         assert_eq!(b.in_flight(), 10 - 3 - 1);
@@ -395,7 +408,7 @@ mod tests {
         assert_eq!(b.in_flight(), 10 - 3);
         assert_eq!(b.next_to_retransmit(), None);
         v.clear();
-        b.ack_to(4, &mut v);
+        b.ack_to(4, collect_into(&mut v));
         assert_eq!(v.len(), 4);
         assert_eq!((b.sacked_out, b.lost_out, b.retrans_out, b.in_flight()), (0, 0, 0, 6));
     }
@@ -404,17 +417,17 @@ mod tests {
     fn a_retransmission_is_lost_again_once_later_data_is_sacked() {
         let mut b = board(6);
         let mut v = Vec::new();
-        b.sack(1, 4, &mut v);
+        b.sack(1, 4, collect_into(&mut v));
         assert_eq!(b.mark_lost_by_sack(), 1);
         b.on_retransmit(0, 10, TxSnapshot::default());
         // Segments 4 and 5 were sent before the retransmission: their SACKs
         // say nothing about it.
-        b.sack(4, 6, &mut v);
+        b.sack(4, 6, collect_into(&mut v));
         assert_eq!(b.mark_lost_retransmissions(), 0);
         assert_eq!(b.next_to_retransmit(), None);
         // New data sent after it (segment 6) arrives: the retransmission was lost.
         b.push_new(Segment::default());
-        b.sack(6, 7, &mut v);
+        b.sack(6, 7, collect_into(&mut v));
         assert_eq!(b.mark_lost_retransmissions(), 1);
         assert_eq!((b.retrans_out, b.lost_out, b.in_flight()), (0, 1, 0));
         assert_eq!(b.next_to_retransmit(), Some(0));
@@ -429,30 +442,30 @@ mod tests {
         let mut v = Vec::new();
         // Segments 1..=6 arrive before segment 0: 0 is lost by DupThresh 3.
         b.begin_ack();
-        b.sack(1, 7, &mut v);
+        b.sack(1, 7, collect_into(&mut v));
         b.end_ack();
         assert_eq!(b.mark_lost_by_sack(), 1);
         // Then 0 itself arrives (it was never retransmitted): it was
         // reordered by 7 segments, not lost.
         b.begin_ack();
-        b.ack_to(7, &mut v);
+        b.ack_to(7, collect_into(&mut v));
         b.end_ack();
         assert_eq!(b.reordering, 7);
         // Now a hole needs 7 SACKed segments above it.
         b.begin_ack();
-        b.sack(8, 14, &mut v);
+        b.sack(8, 14, collect_into(&mut v));
         b.end_ack();
         assert_eq!(b.mark_lost_by_sack(), 0, "6 SACKed above segment 7");
         b.begin_ack();
-        b.sack(14, 15, &mut v);
+        b.sack(14, 15, collect_into(&mut v));
         b.end_ack();
         assert_eq!(b.mark_lost_by_sack(), 1);
         assert_eq!(b.next_to_retransmit(), Some(7));
         // Blocks of one ACK do not count against each other.
         let mut c = board(10);
         c.begin_ack();
-        c.sack(5, 6, &mut v);
-        c.sack(1, 2, &mut v);
+        c.sack(5, 6, collect_into(&mut v));
+        c.sack(1, 2, collect_into(&mut v));
         c.end_ack();
         assert_eq!(c.reordering, DUPTHRESH);
         // A timeout with many SACKed and no recovery forgets what was learned.
@@ -464,7 +477,7 @@ mod tests {
     fn timeout_marks_everything_not_sacked() {
         let mut b = board(6);
         let mut v = Vec::new();
-        b.sack(2, 3, &mut v);
+        b.sack(2, 3, collect_into(&mut v));
         b.mark_all_lost();
         assert_eq!((b.lost_out, b.sacked_out, b.in_flight()), (5, 1, 0));
         assert_eq!(b.next_to_retransmit(), Some(0));

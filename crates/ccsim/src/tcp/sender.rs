@@ -29,7 +29,7 @@ use super::recovery::{Episode, RecoveryPolicy};
 use super::rtt::{RtoStyle, RttEstimator};
 use super::scoreboard::{Scoreboard, Segment, EVER_RETRANS, SACKED};
 use crate::cc::{AckSample, Algorithm, CaEvent, CaState, Conn, Window};
-use crate::net::packet::{tcp_header_bytes, Kind, Packet};
+use crate::net::packet::{tcp_header_bytes, Kind, Packet, SackBlock};
 use crate::time::{Nanos, NS_PER_SEC};
 
 #[derive(Clone, Debug)]
@@ -112,7 +112,6 @@ pub struct Sender {
     pub chrono: Chrono,
     /// The latest RTT sample for the RTO estimator (for recording), per ACK.
     pub last_rtt_sample: Option<Nanos>,
-    pub(super) scratch: Vec<(u64, Segment)>,
 }
 
 impl Sender {
@@ -157,7 +156,6 @@ impl Sender {
             stats: SenderStats::default(),
             chrono: Chrono::default(),
             last_rtt_sample: None,
-            scratch: Vec::new(),
         }
     }
 
@@ -370,8 +368,9 @@ impl Sender {
         out.push(p);
     }
 
-    /// An ACK arrives (Linux tcp_ack).
-    pub fn on_ack(&mut self, now: Nanos, ack: &Packet, out: &mut Vec<Packet>) {
+    /// An ACK arrives (Linux tcp_ack) with its SACK blocks `sack` (kept
+    /// beside the packet: `Receiver::sack_blocks`).
+    pub fn on_ack(&mut self, now: Nanos, ack: &Packet, sack: &[SackBlock], out: &mut Vec<Packet>) {
         self.stats.acks_received += 1;
         if ack.seq > self.sb.nxt() || !self.started {
             return;
@@ -389,29 +388,23 @@ impl Sender {
         let mut newest_rtt: Option<Nanos> = None;
         let mut oldest_rtt: Option<Nanos> = None;
         let mut sack_rtt: Option<Nanos> = None;
-        let mut scratch = std::mem::take(&mut self.scratch);
-        scratch.clear();
         self.sb.begin_ack();
         if self.cfg.sack {
-            for b in ack.sack_blocks() {
-                self.sb.sack(b.start, b.end, &mut scratch);
+            let rate = &mut self.rate;
+            for b in sack {
+                self.sb.sack(b.start, b.end, |_, s| {
+                    rate.on_delivered(now, s.sent_at, &s.tx);
+                    if !s.has(EVER_RETRANS) {
+                        sack_rtt = Some(now - s.sent_at);
+                    }
+                });
             }
-            for (_, s) in &scratch {
-                self.rate.on_delivered(now, s.sent_at, &s.tx);
-                if !s.has(EVER_RETRANS) {
-                    sack_rtt = Some(now - s.sent_at);
-                }
-            }
-            scratch.clear();
-        }
-        self.sb.ack_to(ack.seq, &mut scratch);
-        if self.cfg.sack {
-            self.sb.end_ack();
         }
         let mut retransmitted_data_acked = false;
-        for (_, s) in &scratch {
+        let rate = &mut self.rate;
+        self.sb.ack_to(ack.seq, |_, s| {
             if !s.has(SACKED) {
-                self.rate.on_delivered(now, s.sent_at, &s.tx);
+                rate.on_delivered(now, s.sent_at, &s.tx);
                 if s.has(EVER_RETRANS) {
                     retransmitted_data_acked = true;
                 } else {
@@ -420,6 +413,9 @@ impl Sender {
                     newest_rtt = Some(r);
                 }
             }
+        });
+        if self.cfg.sack {
+            self.sb.end_ack();
         }
         // Linux tcp_clean_rtx_queue (FLAG_RETRANS_DATA_ACKED): a cumulative
         // ACK that also covers retransmitted data gives no RTT sample of its
@@ -430,7 +426,6 @@ impl Sender {
             oldest_rtt = None;
             newest_rtt = None;
         }
-        self.scratch = scratch;
         let acked_new = self.sb.una() > prior_una;
         if acked_new {
             // Linux tcp_ack: an ACK of new data clears icsk_retransmits.
@@ -523,7 +518,6 @@ impl Sender {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::packet::SackBlock;
     use crate::time::NS_PER_MS;
 
     /// The driver's sender (reno, SACK, timestamps, PRR, MSS 1000), driven by hand here.
@@ -531,17 +525,17 @@ mod tests {
         crate::tcp::driver::Driver::new("reno", 10).s
     }
 
-    fn ack(seq: u64, sack: &[(u64, u64)], ts_val: Nanos, ts_ecr: Nanos) -> Packet {
+    fn ack(seq: u64, ts_val: Nanos, ts_ecr: Nanos) -> Packet {
         let mut p = Packet::new(Kind::Ack, 0, 52);
         p.seq = seq;
         p.window = 1000;
         p.ts_val = ts_val;
         p.ts_ecr = ts_ecr;
-        for (i, (start, end)) in sack.iter().enumerate() {
-            p.sack[i] = SackBlock { start: *start, end: *end };
-        }
-        p.sack_count = sack.len() as u8;
         p
+    }
+
+    fn blocks(sack: &[(u64, u64)]) -> Vec<SackBlock> {
+        sack.iter().map(|&(start, end)| SackBlock { start, end }).collect()
     }
 
     #[test]
@@ -553,9 +547,9 @@ mod tests {
         // Segment 0 is lost; 1..=3 are SACKed: fast retransmit of 0 at 100 ms.
         let t_r = 100 * NS_PER_MS;
         out.clear();
-        s.on_ack(t_r, &ack(0, &[(1, 2)], t_r, 1), &mut out);
-        s.on_ack(t_r, &ack(0, &[(1, 3)], t_r, 1), &mut out);
-        s.on_ack(t_r, &ack(0, &[(1, 4)], t_r, 1), &mut out);
+        s.on_ack(t_r, &ack(0, t_r, 1), &blocks(&[(1, 2)]), &mut out);
+        s.on_ack(t_r, &ack(0, t_r, 1), &blocks(&[(1, 3)]), &mut out);
+        s.on_ack(t_r, &ack(0, t_r, 1), &blocks(&[(1, 4)]), &mut out);
         let retransmitted = out.iter().find(|p| p.seq == 0).expect("fast retransmit of segment 0");
         assert_eq!(retransmitted.ts_val, t_r);
         // Segments 4..9 arrived too but their SACKs were never seen (crowded
@@ -563,7 +557,7 @@ mod tests {
         // age (sent at 1 ns) says nothing about the path: Linux takes no RTT
         // from such an ACK (FLAG_RETRANS_DATA_ACKED) and uses the echo.
         let now = t_r + 80 * NS_PER_MS;
-        s.on_ack(now, &ack(10, &[], now, t_r), &mut out);
+        s.on_ack(now, &ack(10, now, t_r), &[], &mut out);
         assert_eq!(s.last_rtt_sample, Some(80 * NS_PER_MS));
     }
 }

@@ -115,9 +115,10 @@ impl Codel {
         }
     }
 
-    /// RFC 8289 5.5 dequeue: the next packet to send, dropping on the way as the state machine says.
+    /// RFC 8289 5.5 dequeue: the next packet to send, dropping on the way as
+    /// the state machine says (each dropped packet is shown to `on_drop`).
     #[inline(never)]
-    pub fn dequeue(&mut self, now: Nanos) -> Option<Packet> {
+    pub fn dequeue(&mut self, now: Nanos, mut on_drop: impl FnMut(&Packet)) -> Option<Packet> {
         let mut r = self.do_dequeue(now);
         let Some(mut p) = r.p else {
             // An empty queue ends a dropping state (RFC 8289: ok_to_drop is false).
@@ -135,6 +136,7 @@ impl Codel {
                     self.drop_next = self.control_law(self.drop_next, self.count);
                     return Some(p);
                 }
+                on_drop(&p);
                 r = self.do_dequeue(now);
                 let Some(next) = r.p else {
                     self.dropping = false;
@@ -150,6 +152,7 @@ impl Codel {
         } else if r.ok_to_drop {
             let marked = self.signal(&mut p);
             if !marked {
+                on_drop(&p);
                 r = self.do_dequeue(now);
             }
             self.dropping = true;
@@ -199,7 +202,7 @@ mod tests {
             q.enqueue(packet(t * NS_PER_MS)); // twice the service rate keeps the queue growing
             if t >= 50 {
                 let before = q.drops;
-                q.dequeue(t * NS_PER_MS);
+                q.dequeue(t * NS_PER_MS, |_| {});
                 if q.drops > before {
                     drop_times.push(t);
                 }
@@ -220,7 +223,7 @@ mod tests {
         }
         // All waited 1 ms: nothing dropped however long it runs.
         for k in 0..10 {
-            assert!(q.dequeue(NS_PER_MS + k).is_some());
+            assert!(q.dequeue(NS_PER_MS + k, |_| {}).is_some());
         }
         assert_eq!(q.drops, 0);
     }
@@ -233,7 +236,7 @@ mod tests {
             p.ect = true;
             q.enqueue(p);
             q.enqueue(p);
-            q.dequeue(t * NS_PER_MS + 50 * NS_PER_MS);
+            q.dequeue(t * NS_PER_MS + 50 * NS_PER_MS, |_| {});
         }
         assert_eq!(q.drops, 0);
         assert!(q.marks >= 5, "marks {}", q.marks);

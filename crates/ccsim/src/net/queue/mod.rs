@@ -80,13 +80,14 @@ impl Queue {
         }
     }
 
-    /// The next packet to transmit at `now` (CoDel may drop some on the way).
+    /// The next packet to transmit at `now` (CoDel may drop some on the way:
+    /// each is shown to `on_drop`).
     #[inline(always)]
-    pub fn dequeue(&mut self, now: Nanos) -> Option<Packet> {
+    pub fn dequeue(&mut self, now: Nanos, on_drop: impl FnMut(&Packet)) -> Option<Packet> {
         match self {
             Queue::DropTail(q) => q.dequeue(),
             Queue::Red(q) => q.dequeue(now),
-            Queue::Codel(q) => q.dequeue(now),
+            Queue::Codel(q) => q.dequeue(now, on_drop),
         }
     }
 

@@ -1,0 +1,385 @@
+#!/usr/bin/env python3
+"""The speed suite: five reference scenarios in ccbench's simulator and in
+ns-3 3.37 (bench/ns3/dumbbell.cc) side by side, and campaign runs per second,
+from one command.
+
+  (a) 1 Gbit/s, 8 cubic flows, 20 s            (ns-3 always)
+  (b) 100 Mbit/s, 256 cubic flows, 20 s         (ns-3 always)
+  (c) 10 Gbit/s, 16 cubic flows, 10 s           (ns-3 with --ns3-all: ~10 min)
+  (d) the umts profile, 1 newreno flow, 100 s   (no ns-3 model of the UMTS channel)
+  (e) 1 Gbit/s, 4096 cubic flows, 10 s          (ns-3 with --ns3-all)
+
+Every path is a dumbbell with a 10 ms one-way delay and a 1-BDP drop-tail
+buffer (the umts profile brings its own), RTT samples not recorded.
+
+Each side runs in a child process of its own: its CPU time (user + system)
+comes from wait4(2), its peak resident set from its own VmHWM (ccbench's
+reports it; ns-3's is read from /proc while it runs: wait4's ru_maxrss would
+count the Python process it was forked from). ccbench's
+side is the Rust core (crates/ccsim/examples/speed.rs, built here with cargo
+in release), which also reports its events and its own CPU time of the
+simulation alone (what "events per packet", "ns per event" and "pkts per CPU
+s" use); ns-3's side is the whole program. The machine may be shared: CPU
+time, not wall time, is what compares; wall time is shown too. Instructions
+per event come from `perf stat` where the CPU's counters can be read.
+
+"Bottleneck packets" are the packets the bottleneck link transmits (ccbench:
+the downlink's departures; ns-3: PhyTxEnd on the bottleneck device). The
+ratio is ccbench's packets per CPU second over ns-3's.
+
+    python3 bench/suite.py [--no-ns3 | --ns3-all] [--repeat 3] [--only a,b] [--out FILE]
+
+Not a test: timings depend on the machine and its load; nothing asserts on them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+sys.path.insert(0, str(HERE / "ns3"))
+sys.path.insert(0, str(HERE))
+
+import ns3_runner  # noqa: E402
+
+SPEED_BINARY = ROOT / "target" / "release" / "examples" / "speed"
+DELAY_MS = 10
+
+
+@dataclass
+class Case:
+    key: str
+    label: str
+    scenario: dict
+    # The ns-3 dumbbell's arguments (ns3_runner.command), None: no ns-3 model.
+    ns3: dict | None
+    # Run ns-3 by default (False: only with --ns3-all, it takes too long).
+    ns3_default: bool = True
+    ns3_note: str = ""
+
+
+def dumbbell(name: str, rate: str, flows: int, duration_s: float, cc: str = "cubic") -> dict:
+    return {
+        "name": name,
+        "duration": duration_s,
+        "seed": 1,
+        "downlink": {"rate": rate, "delay": f"{DELAY_MS}ms", "queue": {"size": "1bdp"}},
+        "flows": [{"cc": cc, "count": flows}],
+        # The suite measures the simulator, not the recording of per-ACK samples.
+        "record": {"rtt_samples": False},
+    }
+
+
+def ns3_args(flows: int, rate_mbps: float, duration_s: float) -> dict:
+    return {"cc": "Cubic", "flows": flows, "rate_mbps": rate_mbps, "delay_ms": DELAY_MS, "duration_s": duration_s}
+
+
+CASES = [
+    Case("a", "1 Gbit/s x 8 cubic x 20 s", dumbbell("suite-a", "1Gbit", 8, 20), ns3_args(8, 1000, 20)),
+    Case("b", "100 Mbit/s x 256 cubic x 20 s", dumbbell("suite-b", "100Mbit", 256, 20), ns3_args(256, 100, 20)),
+    Case(
+        "c",
+        "10 Gbit/s x 16 cubic x 10 s",
+        dumbbell("suite-c", "10Gbit", 16, 10),
+        ns3_args(16, 10_000, 10),
+        ns3_default=False,
+        ns3_note="ns-3 skipped (about 10 min; --ns3-all runs it)",
+    ),
+    Case(
+        "d",
+        "umts profile x 1 newreno x 100 s",
+        {"name": "suite-d", "profile": "umts", "duration": 100, "seed": 1, "flows": [{"cc": "newreno"}]},
+        None,
+        ns3_note="no ns-3 model of the UMTS channel (RLC ARQ, outages)",
+    ),
+    Case(
+        "e",
+        "1 Gbit/s x 4096 cubic x 10 s",
+        dumbbell("suite-e", "1Gbit", 4096, 10),
+        ns3_args(4096, 1000, 10),
+        ns3_default=False,
+        ns3_note="ns-3 skipped (4096 nodes; --ns3-all runs it)",
+    ),
+]
+
+
+@dataclass
+class Measured:
+    cpu_s: float
+    wall_s: float
+    peak_rss_bytes: int
+    stdout: str
+    instructions: int | None = None
+    extra: dict = field(default_factory=dict)
+
+
+def perf_counts_instructions() -> bool:
+    """Whether `perf stat` can read the instructions counter here (not in most VMs)."""
+    if not shutil.which("perf"):
+        return False
+    proc = subprocess.run(
+        ["perf", "stat", "-x,", "-e", "instructions", "true"], capture_output=True, text=True, check=False
+    )
+    return proc.returncode == 0 and "<not" not in proc.stderr and "instructions" in proc.stderr
+
+
+def peak_rss_of(pid: int) -> int | None:
+    """VmHWM of a running process, in bytes (None once it is gone, or while
+    it is still the copy of this process that will exec the program)."""
+    try:
+        if os.readlink(f"/proc/{pid}/exe") == os.readlink("/proc/self/exe"):
+            return None
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        return None
+    return None
+
+
+def measure(argv: list[str], use_perf: bool) -> Measured:
+    """Runs `argv` as a child and returns its own CPU time (wait4) and the
+    peak resident set read from /proc while it ran (the high-water mark the
+    kernel keeps, sampled every 20 ms)."""
+    perf_out = None
+    if use_perf:
+        fd, perf_out = tempfile.mkstemp(prefix="ccbench-perf-", suffix=".csv")
+        os.close(fd)
+        argv = ["perf", "stat", "-x,", "-e", "instructions", "-o", perf_out, "--", *argv]
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        t0 = time.perf_counter()
+        proc = subprocess.Popen(argv, stdout=out, stderr=err)
+        peak = 0
+        while True:
+            # Under perf the program is perf's child: take the largest of the two.
+            for pid in [proc.pid, *child_pids(proc.pid)]:
+                peak = max(peak, peak_rss_of(pid) or 0)
+            pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+            if pid:
+                break
+            time.sleep(0.02)
+        wall = time.perf_counter() - t0
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        stdout, stderr = out.read().decode(), err.read().decode()
+    if proc.returncode != 0:
+        raise RuntimeError(f"{' '.join(argv)} failed ({proc.returncode}): {stderr.strip()[-2000:]}")
+    instructions = None
+    if perf_out:
+        for line in Path(perf_out).read_text().splitlines():
+            fields = line.split(",")
+            if len(fields) > 2 and fields[2].startswith("instructions") and fields[0].isdigit():
+                instructions = int(fields[0])
+        os.unlink(perf_out)
+    return Measured(usage.ru_utime + usage.ru_stime, wall, peak, stdout, instructions)
+
+
+def child_pids(pid: int) -> list[int]:
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children") as f:
+            return [int(c) for c in f.read().split()]
+    except OSError:
+        return []
+
+
+def build_speed_binary() -> Path:
+    print("building crates/ccsim/examples/speed.rs (cargo, release) ...", file=sys.stderr, flush=True)
+    subprocess.run(
+        ["cargo", "build", "--quiet", "--release", "-p", "ccsim", "--example", "speed"], cwd=ROOT, check=True
+    )
+    return SPEED_BINARY
+
+
+def normalized(scenario: dict) -> str:
+    """The scenario as the core reads it (profiles expanded, defaults filled in)."""
+    from ccbench import scenario as scenario_file
+
+    return json.dumps(scenario_file.load(scenario, allow_large=True))
+
+
+def run_ccbench(case: Case, repeat: int, use_perf: bool) -> dict:
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+        f.write(normalized(case.scenario))
+        path = f.name
+    try:
+        runs = []
+        for _ in range(repeat):
+            m = measure([str(SPEED_BINARY), path, "downlink"], use_perf)
+            m.extra = json.loads(m.stdout)
+            runs.append(m)
+    finally:
+        os.unlink(path)
+    best = sorted(runs, key=lambda m: m.extra["cpu_seconds"])[len(runs) // 2]  # the median run by CPU time
+    r = best.extra
+    packets, events, sim_cpu = r["bottleneck_packets"], r["events"], r["cpu_seconds"]
+    return {
+        "events_per_packet": events / max(packets, 1),
+        "ns_per_event": 1e9 * sim_cpu / max(events, 1),
+        "pps_cpu": packets / max(sim_cpu, 1e-9),
+        # Its own VmHWM at the end of the run (exact; a 20 ms sample can miss a short run's peak).
+        "peak_rss_bytes": r["peak_rss_bytes"],
+        "wall_s": best.wall_s,
+        "cpu_s": best.cpu_s,
+        "sim_cpu_s": sim_cpu,
+        "instructions_per_event": best.instructions / events if best.instructions else None,
+        "packets": packets,
+        "events": events,
+        "goodput_bps": 8 * r["delivered_bytes"] / float(case.scenario["duration"]),
+        "cpu_runs": [m.extra["cpu_seconds"] for m in runs],
+        "digest": r["digest"],
+    }
+
+
+def run_ns3(case: Case, use_perf: bool) -> dict:
+    ns3_runner.build()
+    m = measure(ns3_runner.command(**case.ns3), use_perf)
+    r = json.loads(m.stdout)
+    packets = int(r["bottleneck_packets"])
+    return {
+        "events_per_packet": None,
+        "ns_per_event": None,
+        "pps_cpu": packets / max(m.cpu_s, 1e-9),
+        "peak_rss_bytes": m.peak_rss_bytes,
+        "wall_s": m.wall_s,
+        "cpu_s": m.cpu_s,
+        "instructions_per_packet": m.instructions / packets if m.instructions else None,
+        "packets": packets,
+        "goodput_bps": float(r["aggregate_goodput_bps"]),
+    }
+
+
+def campaign_rate(reps: int) -> dict:
+    """bench/campaign_scale.py's campaign (5 algorithms x 6 rates x reps, 0.5 s
+    each) with one worker: runs per wall second and per CPU second (this
+    process and its workers)."""
+    from campaign_scale import campaign
+    from ccbench.campaigns import runner, spec
+
+    out = Path(tempfile.mkdtemp(prefix="ccbench-suite-")) / "campaign"
+    self0, children0 = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    done = runner.run(spec.parse(campaign(reps)), out, jobs=1)
+    wall = time.perf_counter() - t0
+    self1, children1 = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    shutil.rmtree(out.parent)
+    cpu = sum(
+        (b.ru_utime + b.ru_stime) - (a.ru_utime + a.ru_stime) for a, b in ((self0, self1), (children0, children1))
+    )
+    return {"runs": done.total, "wall_s": wall, "cpu_s": cpu, "failed": done.failed}
+
+
+def fmt(value, spec: str, none: str = "-") -> str:
+    return none if value is None else format(value, spec)
+
+
+def commit() -> str:
+    def git(*args: str) -> str:
+        return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True, check=False).stdout.strip()
+
+    head = git("rev-parse", "--short=12", "HEAD") or "unknown"
+    dirty = git("status", "--porcelain", "--untracked-files=no", "--", "crates", "python", "bench")
+    return head + (" (with uncommitted changes)" if dirty else "")
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    group = ap.add_mutually_exclusive_group()
+    group.add_argument("--no-ns3", action="store_true", help="ccbench only")
+    group.add_argument("--ns3-all", action="store_true", help="also run ns-3 where it takes long (c, e)")
+    ap.add_argument("--repeat", type=int, default=3, help="ccbench runs per scenario (the median by CPU time)")
+    ap.add_argument("--only", default="", help="comma-separated scenario keys, e.g. a,d (default: all)")
+    ap.add_argument("--campaign-reps", type=int, default=4, help="repetitions of the campaign (x 30 runs); 0: skip")
+    ap.add_argument("--out", help="also write the table to this file")
+    args = ap.parse_args()
+
+    use_perf = perf_counts_instructions()
+    build_speed_binary()
+    lines: list[str] = []
+
+    def emit(line: str = "") -> None:
+        print(line, flush=True)
+        lines.append(line)
+
+    load = os.getloadavg()
+    emit(f"ccbench speed suite, commit {commit()}, {time.strftime('%Y-%m-%d %H:%M %Z')}")
+    emit(f"command: python3 bench/suite.py {' '.join(sys.argv[1:])}".rstrip())
+    emit(
+        f"machine: {platform.machine()}, {os.cpu_count()} CPUs, load average {load[0]:.1f} at the start; "
+        "timings are CPU time (user + system) of each side's own process, one core"
+    )
+    emit(
+        "instructions/event: "
+        + ("perf stat" if use_perf else "n/a (perf stat cannot read the instructions counter on this machine)")
+    )
+    emit()
+    header = (
+        f"{'scenario':<38}{'side':<8}{'ev/pkt':>7}{'ns/ev':>7}{'instr/ev':>9}{'bottleneck pkts':>16}"
+        f"{'pkts/CPU s':>13}{'peak RSS MB':>12}{'wall s':>9}{'CPU s':>9}{'vs ns-3':>9}"
+    )
+    emit(header)
+    emit("-" * len(header))
+    results = {}
+    only = {k.strip() for k in args.only.split(",") if k.strip()}
+    for case in CASES:
+        if only and case.key not in only:
+            continue
+        label = f"({case.key}) {case.label}"
+        ours = run_ccbench(case, args.repeat, use_perf)
+        emit(
+            f"{label:<38}{'ccbench':<8}{ours['events_per_packet']:>7.2f}{ours['ns_per_event']:>7.0f}"
+            f"{fmt(ours['instructions_per_event'], '.0f'):>9}{ours['packets']:>16,}{ours['pps_cpu']:>13,.0f}"
+            f"{ours['peak_rss_bytes'] / 1e6:>12.1f}{ours['wall_s']:>9.2f}{ours['cpu_s']:>9.2f}{'':>9}"
+        )
+        theirs = None
+        run_theirs = case.ns3 is not None and not args.no_ns3 and (case.ns3_default or args.ns3_all)
+        if run_theirs:
+            theirs = run_ns3(case, use_perf)
+            ratio = ours["pps_cpu"] / theirs["pps_cpu"]
+            emit(
+                f"{'':<38}{'ns-3':<8}{'-':>7}{'-':>7}{'-':>9}{theirs['packets']:>16,}{theirs['pps_cpu']:>13,.0f}"
+                f"{theirs['peak_rss_bytes'] / 1e6:>12.1f}{theirs['wall_s']:>9.2f}{theirs['cpu_s']:>9.2f}{ratio:>8.0f}x"
+            )
+            emit(
+                f"{'':<38}goodput: ccbench {ours['goodput_bps'] / 1e6:.1f} Mbit/s, "
+                f"ns-3 {theirs['goodput_bps'] / 1e6:.1f} Mbit/s"
+            )
+        else:
+            note = "ns-3 not run (--no-ns3)" if args.no_ns3 and case.ns3 is not None else case.ns3_note
+            emit(f"{'':<38}{note}")
+        results[case.key] = {"label": case.label, "ccbench": ours, "ns3": theirs}
+    if args.campaign_reps > 0:
+        c = campaign_rate(args.campaign_reps)
+        emit()
+        emit(
+            f"campaign (bench/campaign_scale.py's, {c['runs']} runs of 0.5 s, 1 worker): "
+            f"{c['runs'] / c['wall_s']:.1f} runs per wall s, {c['runs'] / max(c['cpu_s'], 1e-9):.1f} runs per CPU s"
+        )
+        results["campaign"] = c
+    emit()
+    emit(
+        "ev/pkt: events per bottleneck packet; ns/ev and pkts/CPU s: CPU time of the simulation alone "
+        "(ccbench) or of the whole program (ns-3); CPU s and peak RSS: the whole process"
+    )
+    if args.out:
+        Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.out).write_text("\n".join(lines) + "\n")
+        Path(args.out).with_suffix(".json").write_text(json.dumps(results, indent=1) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

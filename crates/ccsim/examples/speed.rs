@@ -1,0 +1,71 @@
+//! Runs one scenario (a JSON file, as `ccbench.scenario` normalizes it) and
+//! prints one JSON line of what bench/suite.py measures: events, the
+//! bottleneck's departures, CPU and wall seconds of the simulation alone
+//! (building the world and the results included, reading the file not), and a
+//! digest of every result table, so two builds can be checked to give the
+//! same results on scenarios larger than the golden ones.
+//!   cargo run --release -p ccsim --example speed -- scenario.json [bottleneck-link]
+//! The bottleneck defaults to the link with the most departures.
+use std::collections::hash_map::DefaultHasher;
+use std::fmt::Write;
+use std::hash::Hasher;
+
+/// Hashes what is formatted into it, without keeping the text (a table's
+/// Debug text can be hundreds of megabytes).
+struct HashWriter(DefaultHasher);
+
+impl Write for HashWriter {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        self.0.write(s.as_bytes());
+        Ok(())
+    }
+}
+
+/// CPU seconds the main thread has run (user + system), from the scheduler's
+/// nanosecond account (/proc/self/schedstat): finer than getrusage's ticks.
+fn cpu_seconds() -> f64 {
+    let stat = std::fs::read_to_string("/proc/self/schedstat").expect("/proc/self/schedstat");
+    stat.split(' ').next().and_then(|ns| ns.parse::<f64>().ok()).expect("schedstat format") / 1e9
+}
+
+/// The process's peak resident set (VmHWM), in bytes.
+fn peak_rss_bytes() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").expect("/proc/self/status");
+    let line = status.lines().find(|l| l.starts_with("VmHWM:")).expect("VmHWM");
+    line.split_whitespace().nth(1).and_then(|kb| kb.parse::<u64>().ok()).expect("VmHWM format") * 1024
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let text = std::fs::read_to_string(&args[1]).expect("scenario file");
+    let s = ccsim::Scenario::from_json(&text).unwrap_or_else(|e| panic!("{e}"));
+    let (cpu0, wall0) = (cpu_seconds(), std::time::Instant::now());
+    let r = ccsim::run(&s);
+    let (cpu, wall) = (cpu_seconds() - cpu0, wall0.elapsed().as_secs_f64());
+    let peak_rss = peak_rss_bytes();
+    let names = match r.links.get("link") {
+        Some(ccsim::record::table::Column::Str(v)) => v.clone(),
+        _ => Vec::new(),
+    };
+    let departures = r.links.u64("departures");
+    let bottleneck = match args.get(2) {
+        Some(name) => names.iter().position(|n| n == name).expect("no such link"),
+        None => (0..departures.len()).max_by_key(|&i| departures[i]).expect("a link"),
+    };
+    let mut h = HashWriter(DefaultHasher::new());
+    for t in [&r.flows, &r.series, &r.rtt, &r.links, &r.link_series, &r.sources, &r.source_series] {
+        write!(h, "{t:?}").expect("hashing");
+    }
+    println!(
+        "{{\"events\": {}, \"bottleneck\": \"{}\", \"bottleneck_packets\": {}, \"cpu_seconds\": {:.3}, \
+         \"wall_seconds\": {:.3}, \"peak_rss_bytes\": {}, \"delivered_bytes\": {}, \"digest\": \"{:016x}\"}}",
+        r.events,
+        names[bottleneck],
+        departures[bottleneck],
+        cpu,
+        wall,
+        peak_rss,
+        r.flows.u64("delivered_bytes").iter().sum::<u64>(),
+        h.0.finish()
+    );
+}
