@@ -5,6 +5,7 @@ from pathlib import Path
 
 from ccbench import _ccsim
 from ccbench.cli import _param_line, app
+from ccbench.run_result import raw_columns
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "two-flows-cubic-vs-reno.toml"
 
@@ -57,7 +58,7 @@ def test_a_kernel_preset_reaches_the_core_with_its_initial_window():
             "downlink": {"rate": "100Mbit", "delay": "50ms"},
             "flows": [{"cc": "reno", "size": "14480B", "tcp": tcp}],
         }
-        return float(_ccsim.run(json.dumps(scenario))["flows"]["completion_s"][0])
+        return float(raw_columns(_ccsim.run(json.dumps(scenario)))["flows"]["completion_s"][0])
 
     # Ten segments: one round trip with Linux 6.x's window of 10, more with 2.6.24's 3.
     assert completion_s({"kernel": "2.6.24"}) > completion_s({"kernel": "6.x"}) + 0.09

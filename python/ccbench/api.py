@@ -5,12 +5,13 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ccbench import _ccsim
-from ccbench.emulate.runner import emulate as _emulate_kernel
-from ccbench.run_result import Result
 from ccbench.scenario import load as load_scenario
+
+if TYPE_CHECKING:  # imported when a run returns, not with `import ccbench` (NumPy, pandas, pyarrow)
+    from ccbench.run_result import Result
 
 
 def run(scenario: str | Path | Mapping[str, Any], seed: int | None = None, allow_large: bool = False) -> Result:
@@ -19,6 +20,8 @@ def run(scenario: str | Path | Mapping[str, Any], seed: int | None = None, allow
     ccbench.ScenarioFileError before anything runs if a field is invalid or
     beyond a limit of ccbench.limits (`allow_large` lifts those). Ctrl-C
     stops the simulation (KeyboardInterrupt)."""
+    from ccbench.run_result import Result
+
     normalized = load_scenario(scenario, seed=seed, allow_large=allow_large)
     raw = _ccsim.run(json.dumps(normalized))
     return Result.from_raw(raw, json.loads(raw["scenario"]), _ccsim.__version__)
@@ -77,4 +80,6 @@ def emulate(
     """Runs a scenario through the real Linux kernel's TCP over links emulated
     by ccemu (root, /dev/net/tun and `ip netns` needed) and returns the same
     Result as `run` (meta["mode"] == "emulate"). See ccbench.emulate."""
+    from ccbench.emulate.runner import emulate as _emulate_kernel
+
     return _emulate_kernel(scenario, seed=seed, packets_file=packets_file)

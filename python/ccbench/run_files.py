@@ -28,9 +28,8 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from ccbench.run_result import SCHEMA_VERSION, Result
+from ccbench.run_result import SCHEMA_VERSION, TABLES, Result
 
-TABLES = ("flows", "series", "rtt", "links", "link_series", "sources", "source_series")
 CSV_TABLES = ("flows", "series", "links", "sources")
 #: meta keys that vary from run to run and therefore stay out of the files.
 VOLATILE_META = ("wall_seconds",)
@@ -95,23 +94,32 @@ def write_table(directory: Path, name: str, df: pd.DataFrame, csv: bool) -> None
         atomic_write_bytes(directory / f"{name}.csv", csv_bytes(df))
 
 
+def write_result_table(directory: Path, result: Result, name: str, csv: bool) -> None:
+    """One of a run's tables: the Parquet file straight from its Arrow table
+    (no DataFrame is built for it), the CSV file from its DataFrame."""
+    atomic_write_bytes(directory / f"{name}.parquet", arrow_parquet_bytes(result.arrow(name)))
+    if csv:
+        atomic_write_bytes(directory / f"{name}.csv", csv_bytes(result.frame(name)))
+
+
 def save(result: Result, directory: str | Path, csv: bool = True) -> Path:
     """Writes a run directory (created if needed); returns its path. `csv=False`
     writes Parquet only (campaigns, which also write one tidy CSV)."""
     d = Path(directory)
     d.mkdir(parents=True, exist_ok=True)
     for name in TABLES:
-        write_table(d, name, getattr(result, name), csv=csv and name in CSV_TABLES)
+        write_result_table(d, result, name, csv=csv and name in CSV_TABLES)
     meta = {k: v for k, v in result.meta.items() if k not in VOLATILE_META}
     atomic_write_bytes(d / "meta.json", json_bytes(meta))
     return d
 
 
 def load(directory: str | Path) -> Result:
-    """Reads a run directory written by `save`."""
+    """Reads a run directory written by `save` (its tables as Arrow; each
+    becomes a DataFrame when first read)."""
     d = Path(directory)
     meta = json.loads((d / "meta.json").read_text(encoding="utf-8"))
     if meta.get("schema_version") != SCHEMA_VERSION:
         raise ValueError(f"{d}: schema version {meta.get('schema_version')} is not {SCHEMA_VERSION}")
-    tables = {name: pq.read_table(d / f"{name}.parquet").to_pandas() for name in TABLES}
+    tables = {name: pq.read_table(d / f"{name}.parquet") for name in TABLES}
     return Result(meta=meta, **tables)
