@@ -317,3 +317,14 @@ def test_cli_lists_the_profiles(runner):
         assert name in r.output
     assert "outage_process" in r.output and "pending" not in r.output
     assert "[[udp]]" in r.output
+
+
+def test_a_profile_parsed_once_is_not_changed_by_what_a_caller_does_with_it():
+    first = profiles._resolve("umts")
+    first["scenario"]["downlink"]["rate"] = "1kbit"
+    first["sources"].clear()
+    again = profiles._resolve("umts")
+    assert again["scenario"]["downlink"]["rate"] == "345.6kbit" and again["sources"]
+    names = profiles.profile_names()
+    names.clear()
+    assert "umts" in profiles.profile_names()
