@@ -12,7 +12,7 @@ EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "two-flows-cubic-vs
 
 def test_run_writes_results_and_plots(tmp_path, runner):
     out = tmp_path / "out"
-    result = runner.invoke(app, ["run", str(EXAMPLE), "--out", str(out), "--seed", "3"], terminal_width=250)
+    result = runner.invoke(app, ["run", str(EXAMPLE), "--out", str(out), "--seed", "3", "--plots"], terminal_width=250)
     assert result.exit_code == 0, result.output
     assert "cubic" in result.stdout and "reno" in result.stdout and "Jain" in result.stdout
     assert f"Results in {out}" in result.stdout
@@ -29,6 +29,14 @@ def test_run_writes_results_and_plots(tmp_path, runner):
     ):
         assert (out / name).stat().st_size > 0, name
     assert (out / "cwnd.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_run_writes_plots_only_when_asked(tmp_path, runner):
+    out = tmp_path / "out"
+    result = runner.invoke(app, ["run", str(EXAMPLE), "--out", str(out)], terminal_width=250)
+    assert result.exit_code == 0, result.output
+    assert (out / "flows.parquet").exists() and not list(out.glob("*.png"))
+    assert "--plots for PNG plots" in result.stdout
 
 
 def test_algorithms_lists_every_algorithm_with_reference_and_defaults(runner):

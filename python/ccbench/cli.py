@@ -163,11 +163,11 @@ def run(
     scenario: Path = typer.Argument(..., help="Scenario file (TOML)."),
     out: Path | None = typer.Option(None, help="Output directory (default: ccbench-out/<scenario name>)."),
     seed: int | None = typer.Option(None, help="Override the scenario's seed."),
-    plots: bool = typer.Option(True, help="Write PNG plots."),
+    plots: bool = typer.Option(False, help="Also write PNG plots (cwnd, RTT, goodput, links; about a second)."),
     force: bool = typer.Option(False, help="Replace an output directory that is not empty."),
     allow_large: bool = typer.Option(False, help=ALLOW_LARGE_HELP),
 ):
-    """Run one scenario: print per-flow results, save tables and plots."""
+    """Run one scenario: print per-flow results, save tables (and plots with --plots)."""
     from ccbench import run_files
     from ccbench.api import run as run_scenario
     from ccbench.run_directory import OutputDirectoryError, staged
@@ -232,7 +232,7 @@ def run(
         console.print(f"warning: {escape(w)}", soft_wrap=True, highlight=False)
     console.print(
         f"Results in [bold]{escape(str(out))}[/bold] ({len(run_files.TABLES)} tables, meta.json"
-        + (f", {len(pngs)} plots" if pngs else "")
+        + (f", {len(pngs)} plots" if pngs else "; --plots for PNG plots")
         + ")",
         soft_wrap=True,
     )
