@@ -39,6 +39,7 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 
 from ccbench import _ccsim
+from ccbench.run_result import raw_columns
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "ns3"))
@@ -100,7 +101,7 @@ def run_ours(label: str, sc: dict, rto_style: str) -> dict:
         "downlink": {"rate": f"{sc['rate_mbps']}Mbit", "delay": f"{sc['delay_ms']}ms", "queue": queue},
         "flows": [{"cc": cc, "cc_params": params, "count": sc["flows"], "tcp": {"rto_style": rto_style}}],
     }
-    r = _ccsim.run(json.dumps(scenario))
+    r = raw_columns(_ccsim.run(json.dumps(scenario)))
     rtt = r["rtt"]["rtt_ms"]
     return {
         "goodput_bps": float(sum(r["flows"]["delivered_bytes"])) * 8 / sc["duration_s"],

@@ -59,6 +59,7 @@ SCENARIOS = {
 CHILD = r"""
 import json, resource, sys, time
 import ccbench
+import pyarrow as pa
 from ccbench import _ccsim
 from ccbench.scenario import load
 spec, how = json.loads(sys.argv[1]), sys.argv[2]
@@ -71,7 +72,7 @@ if how == "api":
 else:
     raw = _ccsim.run(json.dumps(normalized))
     wall, events = raw["wall_seconds"], raw["events"]
-    rows = {"series": len(raw["series"]["t"]), "rtt": len(raw["rtt"]["t"])}
+    rows = {"series": pa.record_batch(raw["series"]).num_rows, "rtt": pa.record_batch(raw["rtt"]).num_rows}
 rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 print(json.dumps({"wall_s": wall, "rss_mb": rss_mb, "events": events, "rows": rows}))
 """

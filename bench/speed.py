@@ -27,6 +27,7 @@ import statistics
 import sys
 
 from ccbench import _ccsim
+from ccbench.run_result import raw_columns
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -46,7 +47,7 @@ def scenario(flows: int, duration_s: float) -> dict:
 def run_ccbench(flows: int, duration_s: float, repeat: int) -> dict:
     walls, last = [], None
     for _ in range(repeat):
-        last = _ccsim.run(json.dumps(scenario(flows, duration_s)))
+        last = raw_columns(_ccsim.run(json.dumps(scenario(flows, duration_s))))
         walls.append(last["wall_seconds"])
     links = last["links"]
     down = list(links["link"]).index("downlink")

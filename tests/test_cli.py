@@ -5,13 +5,14 @@ from pathlib import Path
 
 from ccbench import _ccsim
 from ccbench.cli import _param_line, app
+from ccbench.run_result import raw_columns
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "two-flows-cubic-vs-reno.toml"
 
 
 def test_run_writes_results_and_plots(tmp_path, runner):
     out = tmp_path / "out"
-    result = runner.invoke(app, ["run", str(EXAMPLE), "--out", str(out), "--seed", "3"], terminal_width=250)
+    result = runner.invoke(app, ["run", str(EXAMPLE), "--out", str(out), "--seed", "3", "--plots"], terminal_width=250)
     assert result.exit_code == 0, result.output
     assert "cubic" in result.stdout and "reno" in result.stdout and "Jain" in result.stdout
     assert f"Results in {out}" in result.stdout
@@ -28,6 +29,14 @@ def test_run_writes_results_and_plots(tmp_path, runner):
     ):
         assert (out / name).stat().st_size > 0, name
     assert (out / "cwnd.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_run_writes_plots_only_when_asked(tmp_path, runner):
+    out = tmp_path / "out"
+    result = runner.invoke(app, ["run", str(EXAMPLE), "--out", str(out)], terminal_width=250)
+    assert result.exit_code == 0, result.output
+    assert (out / "flows.parquet").exists() and not list(out.glob("*.png"))
+    assert "--plots for PNG plots" in result.stdout
 
 
 def test_algorithms_lists_every_algorithm_with_reference_and_defaults(runner):
@@ -57,7 +66,7 @@ def test_a_kernel_preset_reaches_the_core_with_its_initial_window():
             "downlink": {"rate": "100Mbit", "delay": "50ms"},
             "flows": [{"cc": "reno", "size": "14480B", "tcp": tcp}],
         }
-        return float(_ccsim.run(json.dumps(scenario))["flows"]["completion_s"][0])
+        return float(raw_columns(_ccsim.run(json.dumps(scenario)))["flows"]["completion_s"][0])
 
     # Ten segments: one round trip with Linux 6.x's window of 10, more with 2.6.24's 3.
     assert completion_s({"kernel": "2.6.24"}) > completion_s({"kernel": "6.x"}) + 0.09

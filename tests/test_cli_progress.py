@@ -15,7 +15,7 @@ SCENARIO = {"duration": 5, "downlink": {"rate": "1Gbit", "delay": "5ms"}, "flows
 
 def test_the_core_reports_increasing_simulated_time_within_the_run():
     reached = []
-    raw = _ccsim.run(json.dumps(SCENARIO), reached.append)
+    raw = _ccsim.run(json.dumps(SCENARIO), progress=reached.append)
     assert raw["duration_s"] == 5
     assert len(reached) >= 2
     assert reached == sorted(reached) and 0 < reached[0] and reached[-1] <= 5
@@ -29,7 +29,7 @@ def test_an_exception_in_the_progress_callback_stops_the_run():
         raise Stop
 
     with pytest.raises(Stop):
-        _ccsim.run(json.dumps(SCENARIO), stop)
+        _ccsim.run(json.dumps(SCENARIO), progress=stop)
 
 
 class Clock:

@@ -56,7 +56,7 @@ def one_error_line(result) -> str:
 )
 def test_run_with_tcp_background_traffic_writes_results_and_plots(tmp_path, runner, scenario):
     out = tmp_path / "out"
-    result = invoke(runner, "run", write(tmp_path, scenario), "--out", out)
+    result = invoke(runner, "run", write(tmp_path, scenario), "--out", out, "--plots")
     assert result.exit_code == 0, result.output
     assert (out / "rtt_cdf.png").stat().st_size > 0 and (out / "meta.json").exists()
 
@@ -244,7 +244,7 @@ def test_a_name_that_looks_like_markup_is_printed_as_written(tmp_path, runner, c
 def test_a_second_run_into_the_same_directory_is_refused_without_force(tmp_path, runner):
     scenario = write(tmp_path, SMALL)
     out = tmp_path / "out"
-    assert invoke(runner, "run", scenario, "--out", out).exit_code == 0
+    assert invoke(runner, "run", scenario, "--out", out, "--plots").exit_code == 0
     first = (out / "meta.json").read_bytes()
     line = one_error_line(invoke(runner, "run", scenario, "--out", out, "--seed", "7", "--no-plots"))
     assert "not empty" in line and "another run" in line and "--force" in line

@@ -81,7 +81,7 @@ def test_the_core_metrics_are_these_definitions():
     import json
 
     from ccbench import _ccsim, scenario
-    from ccbench.run_result import FLOW_METRIC_COLUMNS, LINK_METRIC_COLUMNS, flow_summary, link_summary
+    from ccbench.run_result import FLOW_METRIC_COLUMNS, LINK_METRIC_COLUMNS, flow_summary, link_summary, raw_columns
 
     spec = {
         "duration": "3s",
@@ -90,7 +90,7 @@ def test_the_core_metrics_are_these_definitions():
         "record": {"rtt_samples": "all"},
     }
     normalized = scenario.load(spec)
-    raw = _ccsim.run(json.dumps(normalized))
+    raw = raw_columns(_ccsim.run(json.dumps(normalized)))
     core = flow_summary(raw["flows"], raw["rtt"], normalized, raw["links"])
     bare = {k: v for k, v in raw["flows"].items() if k not in FLOW_METRIC_COLUMNS + metrics.RTT_STAT_COLUMNS}
     python = flow_summary(bare, raw["rtt"], normalized, raw["links"])

@@ -184,13 +184,15 @@ def test_scenario_loader_expands_profiles_and_reports_errors(tmp_path):
 
 
 def _run(raw: dict) -> dict:
+    from ccbench.run_result import raw_columns
     from ccbench.scenario import load
 
-    return _ccsim.run(json.dumps(load(raw)))
+    return raw_columns(_ccsim.run(json.dumps(load(raw))))
 
 
 @pytest.mark.parametrize("name", NAMES)
 def test_every_profile_runs_in_the_core(name):
+    from ccbench.run_result import raw_columns
     from ccbench.scenario import load
 
     spec = (
@@ -204,7 +206,7 @@ def test_every_profile_runs_in_the_core(name):
     for link in ("downlink", "uplink"):
         for key in fragment.get(link, {}):
             assert s[link][key] is not None, (name, link, key)
-    r = _ccsim.run(json.dumps(s))
+    r = raw_columns(_ccsim.run(json.dumps(s)))
     assert r["flows"]["delivered_bytes"].sum() > 0, name
 
 
@@ -315,3 +317,14 @@ def test_cli_lists_the_profiles(runner):
         assert name in r.output
     assert "outage_process" in r.output and "pending" not in r.output
     assert "[[udp]]" in r.output
+
+
+def test_a_profile_parsed_once_is_not_changed_by_what_a_caller_does_with_it():
+    first = profiles._resolve("umts")
+    first["scenario"]["downlink"]["rate"] = "1kbit"
+    first["sources"].clear()
+    again = profiles._resolve("umts")
+    assert again["scenario"]["downlink"]["rate"] == "345.6kbit" and again["sources"]
+    names = profiles.profile_names()
+    names.clear()
+    assert "umts" in profiles.profile_names()

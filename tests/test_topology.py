@@ -20,7 +20,7 @@ def test_ccbench_run_parking_lot_writes_every_link(tmp_path, runner):
     scenario = tmp_path / "parking-lot.toml"
     scenario.write_text((EXAMPLES / "parking-lot.toml").read_text().replace('duration = "60s"', 'duration = "10s"'))
     out = tmp_path / "out"
-    result = runner.invoke(app, ["run", str(scenario), "--out", str(out)], terminal_width=250)
+    result = runner.invoke(app, ["run", str(scenario), "--out", str(out), "--plots"], terminal_width=250)
     assert result.exit_code == 0, result.output
     assert "hop1>hop2>hop3" in result.stdout
     for hop in ("hop1", "hop2", "hop3"):

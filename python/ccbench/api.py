@@ -5,14 +5,15 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ccbench import _ccsim
-from ccbench.emulate.runner import emulate as _emulate_kernel
 from ccbench.inputs import TomlText
-from ccbench.run_result import Result
 from ccbench.scenario import file_path as scenario_file_path
 from ccbench.scenario import load as load_scenario
+
+if TYPE_CHECKING:  # imported when a run returns, not with `import ccbench` (NumPy, pandas, pyarrow)
+    from ccbench.run_result import Result
 
 
 def run(
@@ -33,6 +34,8 @@ def run(
     scenario file (the working directory for text or a dict); its path is
     `meta["pcap"]["path"]`. `progress`, if given, is called with the simulated
     seconds reached, every 65,536 events."""
+    from ccbench.run_result import Result
+
     normalized = load_scenario(scenario, seed=seed, allow_large=allow_large)
     if capture_dir is None:
         file = scenario_file_path(scenario)
@@ -107,4 +110,6 @@ def emulate(
     `run`) through the real Linux kernel's TCP over links emulated by ccemu
     (root, /dev/net/tun and `ip netns` needed) and returns the same Result
     as `run` (meta["mode"] == "emulate"). See ccbench.emulate."""
+    from ccbench.emulate.runner import emulate as _emulate_kernel
+
     return _emulate_kernel(scenario, seed=seed, packets_file=packets_file)

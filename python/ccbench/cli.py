@@ -229,7 +229,7 @@ def run(
     scenario: Path = typer.Argument(..., help="Scenario file (TOML)."),
     out: Path | None = typer.Option(None, help="Output directory (default: ccbench-out/<file name without .toml>)."),
     seed: int | None = typer.Option(None, help="Override the scenario's seed."),
-    plots: bool = typer.Option(True, help="Write plots."),
+    plots: bool = typer.Option(False, help="Also write plots (cwnd, RTT, goodput, links; about a second)."),
     plot_window: str = typer.Option(
         DEFAULT_PLOT_WINDOW, help="Goodput and link rates in the plots: mean over windows this long (e.g. 100ms)."
     ),
@@ -238,7 +238,7 @@ def run(
     allow_large: bool = typer.Option(False, help=ALLOW_LARGE_HELP),
     as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON (keys in the README)."),
 ):
-    """Run one scenario: print per-flow results, save tables and plots."""
+    """Run one scenario: print per-flow results, save tables (and plots with --plots)."""
     from ccbench import run_files
     from ccbench.api import run as run_scenario
     from ccbench.run_directory import OutputDirectoryError, staged
@@ -322,7 +322,7 @@ def run(
             console.print(f"  {escape(str(p))}", soft_wrap=True, highlight=False)
     console.print(
         f"Results in [bold]{escape(str(out))}[/bold] ({len(run_files.TABLES)} tables, meta.json"
-        + (f", {len(pngs)} plots" if pngs else "")
+        + (f", {len(pngs)} plots" if pngs else "; --plots for PNG plots")
         + ")",
         soft_wrap=True,
     )

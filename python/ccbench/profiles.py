@@ -39,6 +39,7 @@ uplink.
 from __future__ import annotations
 
 import copy
+import functools
 import os
 from collections.abc import Mapping
 from pathlib import Path
@@ -81,7 +82,10 @@ def deep_merge(base: dict, over: Mapping) -> dict:
     return out
 
 
-def _read_file(name: str) -> dict:
+@functools.cache
+def _parsed_file(name: str) -> dict:
+    """A shipped profile file, parsed once per process (a campaign expands
+    the same profile for every run; the files do not change while it runs)."""
     path = PROFILE_DIR / f"{name}.toml"
     with open(path, "rb") as f:
         data = tomllib.load(f)
@@ -89,6 +93,10 @@ def _read_file(name: str) -> dict:
     if unknown:
         raise ProfileError("profile", f"profile file {path.name} has unknown keys {sorted(unknown)}")
     return data
+
+
+def _read_file(name: str) -> dict:
+    return copy.deepcopy(_parsed_file(name))
 
 
 def _resolve(name: str, seen: tuple[str, ...] = ()) -> dict:
@@ -108,7 +116,12 @@ def _resolve(name: str, seen: tuple[str, ...] = ()) -> dict:
 
 def profile_names() -> list[str]:
     """Every shipped profile (bases excluded), sorted."""
-    return sorted(p.stem for p in PROFILE_DIR.glob("*.toml") if not p.stem.startswith("_"))
+    return list(_shipped_names())
+
+
+@functools.cache
+def _shipped_names() -> tuple[str, ...]:
+    return tuple(sorted(p.stem for p in PROFILE_DIR.glob("*.toml") if not p.stem.startswith("_")))
 
 
 def _flatten(d: dict, prefix: str = "") -> dict[str, Any]:

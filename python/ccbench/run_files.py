@@ -42,9 +42,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from ccbench.file_modes import file_mode
-from ccbench.run_result import SCHEMA_VERSION, Result
+from ccbench.run_result import SCHEMA_VERSION, TABLES, Result
 
-TABLES = ("flows", "series", "rtt", "links", "link_series", "sources", "source_series")
 CSV_TABLES = ("flows", "series", "links", "sources")
 #: meta keys that vary from run to run and therefore stay out of the files.
 VOLATILE_META = ("wall_seconds",)
@@ -126,26 +125,27 @@ PER_FLOW_TABLES = ("series", "rtt")
 def _flow_algorithms(result: Result) -> dict[int, str]:
     """Flow id -> algorithm: the flows table's, and the background's `cc`
     for background transfers (which have samples but no row there)."""
-    return dict(zip(result.flows["flow"].tolist(), result.flows["cc"].tolist())) if len(result.flows) else {}
+    flows = result.arrow("flows")
+    return dict(zip(flows["flow"].to_pylist(), flows["cc"].to_pylist()))
 
 
-def run_columns(result: Result, name: str, df: pd.DataFrame) -> dict[str, np.ndarray]:
+def run_columns(result: Result, name: str, table: pa.Table) -> dict[str, np.ndarray]:
     """The columns that say which run (and, in series and rtt, which
     algorithm) each row of table `name` is from."""
-    n = len(df)
+    n = table.num_rows
     scenario = result.meta.get("scenario") or {}
     columns = {
         "scenario": np.full(n, str(scenario.get("name", "")), dtype=object),
         "seed": np.full(n, int(result.meta.get("seed", 0)), dtype=np.int64),
     }
-    if name in PER_FLOW_TABLES and "flow" in df.columns:
+    if name in PER_FLOW_TABLES and "flow" in table.column_names:
         background = str((scenario.get("background") or {}).get("cc", ""))
         algorithms = _flow_algorithms(result)
-        flows = df["flow"].to_numpy()
+        flows = table["flow"].to_numpy()
         ids = np.unique(flows)
         names = np.array([algorithms.get(int(i), background) for i in ids], dtype=object)
         columns["cc"] = names[np.searchsorted(ids, flows)] if n else np.array([], dtype=object)
-    return {c: v for c, v in columns.items() if c not in df.columns}
+    return {c: v for c, v in columns.items() if c not in table.column_names}
 
 
 def without_trace_data(scenario: dict) -> dict:
@@ -185,15 +185,16 @@ def parquet_metadata(result: Result, name: str) -> dict[bytes, bytes]:
 
 def write_run_table(directory: Path, result: Result, name: str, csv: bool) -> None:
     """Table `name` of `result` with its run columns in front, as Parquet
-    with the run's metadata (and as CSV)."""
-    df = getattr(result, name)
-    front = run_columns(result, name, df)
-    table = arrow_table(df)
+    with the run's metadata, straight from its Arrow table (no DataFrame is
+    built for it), and as CSV from its DataFrame."""
+    table = result.arrow(name)
+    front = run_columns(result, name, table)
     for i, (column, values) in enumerate(front.items()):
         table = table.add_column(i, column, pa.array(values, pa.string() if values.dtype == object else None))
     table = table.replace_schema_metadata(parquet_metadata(result, name))
     atomic_write_bytes(directory / f"{name}.parquet", arrow_parquet_bytes(table))
     if csv:
+        df = result.frame(name)
         atomic_write_bytes(directory / f"{name}.csv", csv_bytes(pd.concat([pd.DataFrame(front), df], axis=1)))
 
 
@@ -210,13 +211,14 @@ def save(result: Result, directory: str | Path, csv: bool = True) -> Path:
 
 
 def load(directory: str | Path) -> Result:
-    """Reads a run directory written by `save` (its tables as the run made
-    them: without the run columns, which meta holds)."""
+    """Reads a run directory written by `save`: its tables as the run made
+    them (without the run columns, which meta holds), as Arrow, each becoming
+    a DataFrame when first read."""
     d = Path(directory)
     meta = json.loads((d / "meta.json").read_text(encoding="utf-8"))
     if meta.get("schema_version") != SCHEMA_VERSION:
         raise ValueError(f"{d}: schema version {meta.get('schema_version')} is not {SCHEMA_VERSION}")
-    tables = {name: _without_run_columns(pq.read_table(d / f"{name}.parquet"), name).to_pandas() for name in TABLES}
+    tables = {name: _without_run_columns(pq.read_table(d / f"{name}.parquet"), name) for name in TABLES}
     return Result(meta=meta, **tables)
 
 

@@ -1,22 +1,28 @@
-"""The result model of one run: tidy pandas tables plus the facts that describe them.
+"""The result model of one run: the simulator's tables as Arrow, and tidy
+pandas tables built from them the first time they are touched.
 
-`Result.from_raw` turns the simulator's columnar output into DataFrames and adds
-the metrics of ccbench.metrics (per flow, per link, per sample). The same
-object is rebuilt from a saved run directory by ccbench.run_files.load, so plots
-and reports work from saved results only.
+`Result.from_raw` takes the simulator's tables (Arrow record batches from the
+binding, or dicts of columns) and adds the metrics of ccbench.metrics (per
+flow, per link, per sample) when a table is first read, so a run whose tables
+are only saved, or only partly read, never pays for the rest. The same object
+is rebuilt from a saved run directory by ccbench.run_files.load, so plots and
+reports work from saved results only.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
 from ccbench import metrics
 
 #: Version of the tables' layout and of meta.json; bump on incompatible change.
 SCHEMA_VERSION = 1
+#: The tables of a run, in the order they are saved.
+TABLES = ("flows", "series", "rtt", "links", "link_series", "sources", "source_series")
 
 #: The dumbbell shorthand's routes: (data links, ACK links) per direction.
 DUMBBELL_ROUTES = {"down": (["downlink"], ["uplink"]), "up": (["uplink"], ["downlink"])}
@@ -38,14 +44,37 @@ def route_links(route: str) -> list[str]:
     return route.split(ROUTE_SEPARATOR) if route else []
 
 
-def _frame(columns: dict) -> pd.DataFrame:
-    return pd.DataFrame({k: (np.asarray(v) if not isinstance(v, list) else v) for k, v in columns.items()})
-
-
 #: The per-flow metrics the simulator core puts in its flows table.
 FLOW_METRIC_COLUMNS = ["active_s", "goodput_bps", "throughput_bps", "retrans_pct", "timeouts_per_100s"]
 #: The per-link metrics the simulator core puts in its links table.
 LINK_METRIC_COLUMNS = ["capacity_bps", "goodput_bps", "utilization", "nominal_utilization"]
+
+
+def _frame(columns: Mapping) -> pd.DataFrame:
+    return pd.DataFrame({k: (np.asarray(v) if not isinstance(v, list) else v) for k, v in columns.items()})
+
+
+def as_arrow(table) -> pa.Table:
+    """A pyarrow Table of an Arrow table or record batch, or of anything
+    exporting one through the Arrow PyCapsule interface (the binding's
+    tables); numeric columns are not copied."""
+    if isinstance(table, pa.Table):
+        return table
+    if not isinstance(table, pa.RecordBatch):
+        table = pa.record_batch(table)
+    return pa.Table.from_batches([table])
+
+
+def columns(table: pa.Table) -> dict:
+    """An Arrow table as a dict of NumPy arrays (numeric ones without a copy;
+    text as object arrays): what the metric functions take."""
+    return {name: table.column(name).to_numpy() for name in table.column_names}
+
+
+def raw_columns(raw: dict) -> dict:
+    """The binding's output (ccbench._ccsim.run) with each table as a dict of
+    NumPy columns (see `columns`), for scripts that read the raw tables."""
+    return {**raw, **{name: columns(as_arrow(raw[name])) for name in TABLES}}
 
 
 def flow_summary(flows, rtt, scenario: dict, links) -> pd.DataFrame:
@@ -85,26 +114,50 @@ def flow_metrics(cols: dict) -> dict:
     }
 
 
+def interval_rates_per_flow(flow, t, counter_bytes) -> np.ndarray:
+    """metrics.interval_rates of each flow's samples of a series (rows of
+    several flows interleaved), in the rows' order."""
+    flow, t, counter = np.asarray(flow), np.asarray(t, dtype=float), np.asarray(counter_bytes, dtype=float)
+    out = np.full(len(flow), np.nan)
+    order = np.argsort(flow, kind="stable")
+    sorted_flow = flow[order]
+    bounds = np.flatnonzero(np.diff(sorted_flow)) + 1 if len(flow) else np.array([], dtype=int)
+    for idx in np.split(order, bounds):
+        if len(idx):
+            out[idx] = metrics.interval_rates(t[idx], counter[idx])
+    return out
+
+
+def series_rates(series) -> dict:
+    """Per-interval goodput_bps and throughput_bps of a series (a DataFrame or
+    dict of columns), from the diffs of delivered_bytes and bytes_sent
+    between a flow's consecutive samples."""
+    flow, t = np.asarray(series["flow"]), np.asarray(series["t"])
+    return {
+        "goodput_bps": interval_rates_per_flow(flow, t, np.asarray(series["delivered_bytes"])),
+        "throughput_bps": interval_rates_per_flow(flow, t, np.asarray(series["bytes_sent"])),
+    }
+
+
 def series_with_rates(series: pd.DataFrame) -> pd.DataFrame:
-    """Adds per-interval goodput_bps and throughput_bps (from the diffs of
-    delivered_bytes and bytes_sent between a flow's consecutive samples)."""
-    good = np.full(len(series), np.nan)
-    thr = np.full(len(series), np.nan)
-    t_all, d_all, s_all = (series[c].to_numpy() for c in ("t", "delivered_bytes", "bytes_sent"))
-    for _, idx in series.groupby("flow", sort=True).indices.items():
-        good[idx] = metrics.interval_rates(t_all[idx], d_all[idx])
-        thr[idx] = metrics.interval_rates(t_all[idx], s_all[idx])
-    return series.assign(goodput_bps=good, throughput_bps=thr)
+    """The series plus its per-interval goodput_bps and throughput_bps (series_rates)."""
+    return series.assign(**series_rates(series))
 
 
-def link_capacity_bps(links: pd.DataFrame, flows: pd.DataFrame, scenario: dict) -> np.ndarray:
+def arrow_series_with_rates(series: pa.Table) -> pa.Table:
+    """series_with_rates of an Arrow series, without pandas."""
+    for name, values in series_rates(columns(series.select(["flow", "t", "delivered_bytes", "bytes_sent"]))).items():
+        series = series.append_column(name, pa.array(values))
+    return series
+
+
+def link_capacity_bps(links, flows: pd.DataFrame, scenario: dict) -> np.ndarray:
     """Payload capacity of each link: the rate the simulator reports for it
     (`rate_bps`: the nominal rate, or the mean rate of a trace or rate process)
     times the payload share of a full segment of the flows whose data it
     carries (mss / (mss + 40, + 12 with timestamps))."""
-    nominal = links["rate_bps"]
     caps = []
-    for name, rate in zip(links["link"], nominal.to_numpy(dtype=float)):
+    for name, rate in zip(links["link"], np.asarray(links["rate_bps"], dtype=float)):
         groups = flows.loc[_crossing(flows, name), "group"].to_numpy()
         shares = [
             metrics.payload_share(scenario["flows"][g]["tcp"]["mss"], scenario["flows"][g]["tcp"]["timestamps"])
@@ -122,51 +175,119 @@ def _crossing(flows: pd.DataFrame, link: str) -> np.ndarray:
     return np.array([link in route_links(r) for r in flows["route"]], dtype=bool)
 
 
-def link_summary(links: pd.DataFrame, flows: pd.DataFrame, scenario: dict) -> pd.DataFrame:
-    """Links plus payload capacity, the sum of the goodputs of the flows
-    whose data crosses them, the channel utilization (sum of goodputs /
-    payload capacity) and `nominal_utilization` (sum of goodputs / the
-    link's nominal `rate_bps`, headers counted as overhead: the measurement
-    studies' definition, e.g. 56.44 of 64 kbit/s = 88.2%). Note: flows active for different times make the sum
-    of goodputs overstate the share they used together (the SPEC's
-    definition presumes equal active times). The simulator core computes
-    these; a links table without them (the kernel emulator's) gets them here."""
-    if all(c in links for c in LINK_METRIC_COLUMNS):
-        return links
+def link_metrics(links, flows: pd.DataFrame, scenario: dict) -> dict:
+    """Per link (`links`: a DataFrame or dict of columns with `link` and
+    `rate_bps`): payload capacity, the sum of the goodputs of the flows whose
+    data crosses it, the channel utilization (sum of goodputs / payload
+    capacity) and `nominal_utilization` (sum of goodputs / the link's nominal
+    `rate_bps`, headers counted as overhead: the measurement studies'
+    definition, e.g. 56.44 of 64 kbit/s = 88.2%). Note: flows active for
+    different times make the sum of goodputs overstate the share they used
+    together (the SPEC's definition presumes equal active times). The
+    simulator core computes these itself (link_summary keeps its columns);
+    they are computed here for a links table without them (the kernel
+    emulator's)."""
     caps = link_capacity_bps(links, flows, scenario)
     goodput = np.array([float(flows.loc[_crossing(flows, n), "goodput_bps"].sum()) for n in links["link"]])
-    return links.assign(
-        capacity_bps=caps,
-        goodput_bps=goodput,
-        utilization=[metrics.utilization([g], c) for g, c in zip(goodput, caps)],
-        nominal_utilization=[
-            metrics.utilization([g], c) for g, c in zip(goodput, links["rate_bps"].to_numpy(dtype=float))
-        ],
-    )
+    nominal = np.asarray(links["rate_bps"], dtype=float)
+    return {
+        "capacity_bps": caps,
+        "goodput_bps": goodput,
+        "utilization": np.array([metrics.utilization([g], c) for g, c in zip(goodput, caps)], dtype=float),
+        "nominal_utilization": np.array([metrics.utilization([g], c) for g, c in zip(goodput, nominal)], dtype=float),
+    }
 
 
-@dataclass
+def link_summary(links: pd.DataFrame, flows: pd.DataFrame, scenario: dict) -> pd.DataFrame:
+    """Links plus their link_metrics (the core's, when the table has them)."""
+    if all(c in links for c in LINK_METRIC_COLUMNS):
+        return links
+    return links.assign(**link_metrics(links, flows, scenario))
+
+
+def arrow_link_summary(links: pa.Table, flows: pd.DataFrame, scenario: dict) -> pa.Table:
+    """link_summary of an Arrow links table, without building its DataFrame."""
+    if all(c in links.column_names for c in LINK_METRIC_COLUMNS):
+        return links
+    for name, values in link_metrics(columns(links.select(["link", "rate_bps"])), flows, scenario).items():
+        links = links.append_column(name, pa.array(values))
+    return links
+
+
+class _Table:
+    """A table attribute of Result: read, a pandas DataFrame (built on first read)."""
+
+    def __set_name__(self, owner, name):
+        self.name = name
+
+    def __get__(self, result, owner=None):
+        return self if result is None else result.frame(self.name)
+
+
 class Result:
     """One run. Tables: `flows` (per-flow summary with metrics), `series`
     (sampled kernel-style variables plus interval goodput/throughput), `rtt`
     (per-ACK samples), `links` (counters, capacity, utilization),
-    `link_series`, `sources` and `source_series` (UDP and background traffic).
-    `meta`: schema_version, seed, scenario, ccbench_version, events,
-    duration_s, pcap (path and packets, when one was asked for), and
-    wall_seconds for a fresh run."""
+    `link_series`, `sources` and `source_series` (UDP and background traffic),
+    each a pandas DataFrame built the first time it is read; `arrow(name)`:
+    the same table as a pyarrow Table. `meta`: schema_version, seed,
+    scenario, ccbench_version, events, duration_s, pcap (path and packets,
+    when one was asked for), and wall_seconds for a fresh run.
 
-    flows: pd.DataFrame
-    series: pd.DataFrame
-    rtt: pd.DataFrame
-    links: pd.DataFrame
-    link_series: pd.DataFrame
-    sources: pd.DataFrame = field(default_factory=pd.DataFrame)
-    source_series: pd.DataFrame = field(default_factory=pd.DataFrame)
-    meta: dict = field(default_factory=dict)
+    A table given to the constructor is a DataFrame, a pyarrow Table or
+    record batch, anything exporting one through the Arrow PyCapsule
+    interface, or None (empty)."""
+
+    flows = _Table()
+    series = _Table()
+    rtt = _Table()
+    links = _Table()
+    link_series = _Table()
+    sources = _Table()
+    source_series = _Table()
+
+    def __init__(
+        self,
+        flows=None,
+        series=None,
+        rtt=None,
+        links=None,
+        link_series=None,
+        sources=None,
+        source_series=None,
+        meta: dict | None = None,
+    ):
+        given = dict(
+            flows=flows,
+            series=series,
+            rtt=rtt,
+            links=links,
+            link_series=link_series,
+            sources=sources,
+            source_series=source_series,
+        )
+        self._hold(meta, {name: table for name, table in given.items() if table is not None}, {})
+
+    def _hold(self, meta: dict | None, tables: dict, pending: dict) -> None:
+        """Keeps `tables` (name -> DataFrame or Arrow table) and `pending`
+        (name -> function of this Result computing the table when first read;
+        no reference cycle, so a run's tables are freed as soon as it is
+        dropped). A table in neither is empty."""
+        self.meta = {} if meta is None else meta
+        self._frames: dict[str, pd.DataFrame] = {}
+        self._arrow: dict[str, pa.Table] = {}
+        self._pending: dict[str, Callable[[Result], pd.DataFrame | pa.Table]] = pending
+        for name, table in tables.items():
+            if isinstance(table, pd.DataFrame):
+                self._frames[name] = table
+            else:
+                self._arrow[name] = as_arrow(table)
 
     @classmethod
     def from_raw(cls, raw: dict, scenario: dict, version: str) -> Result:
-        flows = flow_summary(raw["flows"], raw["rtt"], scenario, raw["links"])
+        """A run from the simulator's output (ccbench._ccsim.run: Arrow tables;
+        ccbench.emulate: dicts of columns). The summaries (and, from dicts,
+        the DataFrames) are computed when first read."""
         meta = {
             "schema_version": SCHEMA_VERSION,
             "ccbench_version": version,
@@ -178,16 +299,58 @@ class Result:
         }
         if raw.get("pcap"):
             meta["pcap"] = dict(raw["pcap"])
-        return cls(
-            flows=flows,
-            series=series_with_rates(_frame(raw["series"])),
-            rtt=_frame(raw["rtt"]),
-            links=link_summary(_frame(raw["links"]), flows, scenario),
-            link_series=_frame(raw["link_series"]),
-            sources=_frame(raw.get("sources", {})),
-            source_series=_frame(raw.get("source_series", {})),
-            meta=meta,
-        )
+        r = cls.__new__(cls)
+        if isinstance(raw["flows"], Mapping):  # dicts of columns
+            pending = {
+                name: (lambda _, name=name: _frame(raw.get(name, {})))
+                for name in ("rtt", "link_series", "sources", "source_series")
+            }
+            pending["flows"] = lambda _: flow_summary(raw["flows"], raw["rtt"], scenario, raw["links"])
+            pending["series"] = lambda _: series_with_rates(_frame(raw["series"]))
+            pending["links"] = lambda r: link_summary(_frame(raw["links"]), r.flows, scenario)
+            r._hold(meta, {}, pending)
+            return r
+        tables = {name: as_arrow(raw[name]) for name in TABLES}
+        pending = {
+            "flows": lambda _: flow_summary(
+                *(columns(tables[n]) for n in ("flows", "rtt")), scenario, columns(tables["links"])
+            ),
+            "series": lambda _: arrow_series_with_rates(tables["series"]),
+            "links": lambda r: arrow_link_summary(tables["links"], r.flows, scenario),
+        }
+        r._hold(meta, {name: tables[name] for name in ("rtt", "link_series", "sources", "source_series")}, pending)
+        return r
+
+    def _compute(self, name: str) -> None:
+        table = self._pending.pop(name)(self)
+        self._frames.pop(name, None)
+        self._arrow.pop(name, None)
+        if isinstance(table, pd.DataFrame):
+            self._frames[name] = table
+        else:
+            self._arrow[name] = as_arrow(table)
+
+    def frame(self, name: str) -> pd.DataFrame:
+        """The table `name` (one of TABLES) as a pandas DataFrame."""
+        if name in self._pending:
+            self._compute(name)
+        if name not in self._frames:
+            self._frames[name] = self._arrow[name].to_pandas() if name in self._arrow else pd.DataFrame()
+        return self._frames[name]
+
+    def arrow(self, name: str) -> pa.Table:
+        """The table `name` (one of TABLES) as a pyarrow Table (the
+        simulator's own buffers for its numeric columns where no metric was added)."""
+        if name in self._pending:
+            self._compute(name)
+        if name not in self._arrow:
+            from ccbench.run_files import arrow_table as frame_to_arrow
+
+            self._arrow[name] = frame_to_arrow(self.frame(name))
+        return self._arrow[name]
+
+    def __repr__(self) -> str:
+        return f"<ccbench.Result {self.meta.get('scenario', {}).get('name', '')!r} seed {self.meta.get('seed')}>"
 
     @property
     def scenario(self) -> dict:

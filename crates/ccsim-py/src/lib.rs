@@ -1,18 +1,19 @@
 //! Python bindings of ccsim, the `ccbench._ccsim` module. Deliberately thin:
 //! one call runs one scenario (with the GIL released) and returns its tables
-//! as dicts of NumPy arrays; a few more hand Python the facts the core owns
+//! as Arrow record batches (arrow_table.rs); a few more hand Python the facts the core owns
 //! (Mahimahi trace parsing and checks, the payload share of a segment, "did
 //! you mean" hints) so they are defined once. Everything a person touches
 //! lives in Python.
 
 use ccsim::cc::{Param, StateKind};
 use ccsim::net::channel::trace::{self, TraceConfig, MAHIMAHI_BYTES_PER_OPPORTUNITY};
-use ccsim::record::table::{Column, Table};
 use ccsim::Scenario;
-use numpy::IntoPyArray;
 use pyo3::exceptions::{PyKeyboardInterrupt, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
+
+mod arrow_table;
+use arrow_table::ArrowTable;
 
 pyo3::create_exception!(_ccsim, ScenarioError, PyValueError, "A scenario field is invalid.");
 pyo3::create_exception!(_ccsim, TraceError, PyValueError, "A trace that cannot be used.");
@@ -38,19 +39,6 @@ fn trace_error(e: trace::TraceError) -> PyErr {
     err
 }
 
-fn table<'py>(py: Python<'py>, t: Table) -> PyResult<Bound<'py, PyDict>> {
-    let d = PyDict::new(py);
-    for (name, col) in t.columns {
-        match col {
-            Column::F64(v) => d.set_item(name, v.into_pyarray(py))?,
-            Column::U64(v) => d.set_item(name, v.into_pyarray(py))?,
-            Column::U32(v) => d.set_item(name, v.into_pyarray(py))?,
-            Column::Str(v) => d.set_item(name, PyList::new(py, v)?)?,
-        }
-    }
-    Ok(d)
-}
-
 /// Checks a scenario given as JSON; returns it with every default filled in (JSON).
 #[pyfunction]
 fn validate(json: &str) -> PyResult<String> {
@@ -58,12 +46,12 @@ fn validate(json: &str) -> PyResult<String> {
     serde_json::to_string(&s).map_err(|e| PyValueError::new_err(e.to_string()))
 }
 
-/// Runs a scenario given as JSON; returns a dict of tables (dicts of arrays)
-/// and a few run facts. A packet capture (`record.pcap.path`, a relative
-/// name) is written under `capture_dir` (default: the working directory).
-/// `progress`, if given, is called with the simulated seconds reached every
-/// INTERRUPT_CHECK_EVENTS events (an exception it raises stops the run and
-/// is raised here).
+/// Runs a scenario given as JSON; returns a dict of tables (ArrowTable:
+/// `pyarrow.record_batch(t)` reads one without copying) and a few run facts.
+/// A packet capture (`record.pcap.path`, a relative name) is written under
+/// `capture_dir` (default: the working directory). `progress`, if given, is
+/// called with the simulated seconds reached every INTERRUPT_CHECK_EVENTS
+/// events (an exception it raises stops the run and is raised here).
 #[pyfunction]
 #[pyo3(signature = (json, capture_dir = None, progress = None))]
 fn run<'py>(
@@ -102,13 +90,13 @@ fn run<'py>(
     };
     let wall = started.elapsed().as_secs_f64();
     let d = PyDict::new(py);
-    d.set_item("flows", table(py, r.flows)?)?;
-    d.set_item("series", table(py, r.series)?)?;
-    d.set_item("rtt", table(py, r.rtt)?)?;
-    d.set_item("links", table(py, r.links)?)?;
-    d.set_item("link_series", table(py, r.link_series)?)?;
-    d.set_item("sources", table(py, r.sources)?)?;
-    d.set_item("source_series", table(py, r.source_series)?)?;
+    d.set_item("flows", ArrowTable::from_table(r.flows)?)?;
+    d.set_item("series", ArrowTable::from_table(r.series)?)?;
+    d.set_item("rtt", ArrowTable::from_table(r.rtt)?)?;
+    d.set_item("links", ArrowTable::from_table(r.links)?)?;
+    d.set_item("link_series", ArrowTable::from_table(r.link_series)?)?;
+    d.set_item("sources", ArrowTable::from_table(r.sources)?)?;
+    d.set_item("source_series", ArrowTable::from_table(r.source_series)?)?;
     match r.pcap {
         Some(p) => {
             let pd = PyDict::new(py);
@@ -256,6 +244,7 @@ fn did_you_mean(name: &str, known: Vec<String>) -> String {
 
 #[pymodule]
 fn _ccsim(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<ArrowTable>()?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(scenario_schema, m)?)?;

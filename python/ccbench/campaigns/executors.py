@@ -43,11 +43,11 @@ def execute(job: Job, kernel: bool = False) -> dict:
     """Runs one job, in the simulator or (`kernel`) through the real Linux
     kernel with ccbench.emulate; writes runs/KEY.parquet (and tables/KEY/
     when kept); returns the record the index stores."""
-    import pandas as pd
+    import pyarrow as pa
 
     from ccbench import _ccsim, run_files
     from ccbench.campaigns.storage import run_file, tables_dir
-    from ccbench.run_result import Result, flow_summary, link_summary
+    from ccbench.run_result import Result
 
     started = time.time()
     record = {"key": job.key, "started_at": started, "worker": f"{socket.gethostname()}:{os.getpid()}"}
@@ -59,18 +59,17 @@ def execute(job: Job, kernel: bool = False) -> dict:
         else:
             # A packet capture (record.pcap) goes beside the run's full tables.
             raw = _ccsim.run(job.scenario_json, capture_dir=str(tables_dir(Path(job.directory), job.key)))
-            scenario = json.loads(raw["scenario"])
-            result = Result.from_raw(raw, scenario, _ccsim.__version__) if job.keep_tables else None
-        if result is not None:
-            if job.keep_tables:
-                run_files.save(result, tables_dir(Path(job.directory), job.key), csv=False)
-            flows, links = result.flows, result.links
-        else:  # a simulated run whose full tables are not kept: the summaries alone
-            flows = flow_summary(raw["flows"], raw["rtt"], scenario, raw["links"])
-            links = link_summary(pd.DataFrame(dict(raw["links"])), flows, scenario)
-        utilization = dict(zip(links["link"], links["utilization"]))
-        flows = flows.assign(link_utilization=[float(utilization[link]) for link in flows["link"]])
-        table = run_files.arrow_table(flows)
+            result = Result.from_raw(raw, json.loads(raw["scenario"]), _ccsim.__version__)
+        if job.keep_tables:
+            run_files.save(result, tables_dir(Path(job.directory), job.key), csv=False)
+        # The per-flow rows (the one DataFrame built: flow_summary's) and each
+        # flow's link utilization, from the links' Arrow table.
+        links = result.arrow("links")
+        utilization = dict(zip(links["link"].to_pylist(), links["utilization"].to_pylist()))
+        table = result.arrow("flows")
+        table = table.append_column(
+            "link_utilization", pa.array([float(utilization[link]) for link in table["link"].to_pylist()])
+        )
         data = run_files.arrow_parquet_bytes(table)
         run_files.atomic_write_bytes(run_file(Path(job.directory), job.key), data)
         record.update(status="done", result_hash=hashlib.blake2b(data, digest_size=16).hexdigest(), error=None)

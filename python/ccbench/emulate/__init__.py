@@ -6,9 +6,22 @@ with the same result tables as a simulated run.
     r = ccbench.emulate("examples/clean-path.toml")   # as root
 """
 
-from ccbench.emulate.host import PreflightError, cleanup, preflight
-from ccbench.emulate.kernel import KernelModeError, available_algorithms
-from ccbench.emulate.runner import emulate, read_packet_records
+from ccbench.lazy import attributes
+
+#: Names imported on first use (PEP 562): `import ccbench` imports this
+#: package, and a simulated run needs none of kernel mode.
+__getattr__, __dir__ = attributes(
+    __name__,
+    {
+        "emulate": "ccbench.emulate.runner",
+        "read_packet_records": "ccbench.emulate.runner",
+        "cleanup": "ccbench.emulate.host",
+        "preflight": "ccbench.emulate.host",
+        "PreflightError": "ccbench.emulate.host",
+        "available_algorithms": "ccbench.emulate.kernel",
+        "KernelModeError": "ccbench.emulate.kernel",
+    },
+)
 
 __all__ = [
     "emulate",

@@ -1,0 +1,100 @@
+"""The per-run Python path: the binding's tables as Arrow record batches, the
+Result whose DataFrames are built when first read, and an `import ccbench`
+that loads no heavy library."""
+
+import json
+import subprocess
+import sys
+
+import ccbench
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from ccbench import _ccsim, run_files
+from ccbench.run_result import TABLES, Result, interval_rates_per_flow
+from ccbench.scenario import load
+
+
+def test_the_binding_returns_typed_arrow_record_batches(small_scenario):
+    raw = _ccsim.run(json.dumps(load(small_scenario)))
+    flows = pa.record_batch(raw["flows"])
+    assert len(raw["flows"]) == flows.num_rows == 2
+    assert flows.column("cc").to_pylist() == ["cubic", "reno"]
+    assert flows.schema.field("flow").type == pa.uint32()
+    assert flows.schema.field("delivered_bytes").type == pa.uint64()
+    assert flows.schema.field("completion_s").type == pa.float64()
+    series = pa.record_batch(raw["series"])
+    assert series.num_rows > 0 and series.schema.field("t").type == pa.float64()
+    # A text column without rows is still text.
+    sources = pa.record_batch(raw["sources"])
+    assert sources.num_rows == 0 and sources.schema.field("kind").type == pa.string()
+    assert set(TABLES) <= set(raw)
+
+
+def test_each_table_read_as_arrow_or_as_a_dataframe_is_the_same(small_scenario):
+    r = ccbench.run(small_scenario)
+    for name in TABLES:
+        frame = getattr(r, name)
+        assert frame is r.frame(name)  # built once
+        pd.testing.assert_frame_equal(r.arrow(name).to_pandas(), frame, check_dtype=True)
+    assert {"goodput_bps", "throughput_bps"} <= set(r.arrow("series").column_names)
+    assert {"capacity_bps", "utilization"} <= set(r.arrow("links").column_names)
+
+
+def test_a_result_built_from_dicts_of_columns_equals_one_from_arrow(small_scenario):
+    """The kernel mode hands Result.from_raw dicts of columns; the simulator Arrow tables."""
+    raw = _ccsim.run(json.dumps(load(small_scenario)))
+    scenario = json.loads(raw["scenario"])
+    as_dicts = dict(raw)
+    for name in TABLES:
+        t = pa.record_batch(raw[name])
+        as_dicts[name] = {
+            c: t.column(c).to_pylist() if pa.types.is_string(t.schema.field(c).type) else t.column(c).to_numpy()
+            for c in t.schema.names
+        }
+    a, b = Result.from_raw(raw, scenario, "v"), Result.from_raw(as_dicts, scenario, "v")
+    for name in ("flows", "series", "rtt", "links", "link_series"):
+        pd.testing.assert_frame_equal(a.frame(name), b.frame(name), check_dtype=True)
+
+
+def test_interval_rates_per_flow_follow_each_flow_through_interleaved_rows():
+    rng = np.random.default_rng(5)
+    flow = rng.integers(0, 4, size=200).astype(np.uint32)
+    t = np.arange(200) * 0.01
+    counter = rng.integers(0, 1000, size=200).cumsum()
+    got = interval_rates_per_flow(flow, t, counter)
+    for f in range(4):
+        rows = flow == f
+        expected = np.full(rows.sum(), np.nan)
+        expected[1:] = np.diff(counter[rows]) * 8 / np.diff(t[rows])
+        np.testing.assert_allclose(got[rows], expected, rtol=1e-12)
+    assert interval_rates_per_flow(np.array([], dtype=np.uint32), np.array([]), np.array([])).shape == (0,)
+
+
+def test_saved_text_columns_are_text_even_without_rows(tmp_path, small_scenario):
+    d = run_files.save(ccbench.run(small_scenario), tmp_path / "run")
+    schema = pq.read_schema(d / "sources.parquet")
+    assert schema.field("kind").type == pa.string() and schema.field("transport").type == pa.string()
+
+
+def _python(code: str) -> str:
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    return done.stdout.strip()
+
+
+def test_import_ccbench_loads_no_heavy_library():
+    heavy = ("numpy", "pandas", "pyarrow", "matplotlib", "scipy", "ccbench.campaigns", "ccbench.emulate.runner")
+    loaded = _python(f"import ccbench, sys; print([m for m in {heavy!r} if m in sys.modules])")
+    assert loaded == "[]"
+
+
+@pytest.mark.parametrize("first", ["import ccbench.emulate.runner", "from ccbench.emulate import host"])
+def test_ccbench_emulate_stays_the_function_after_kernel_mode_is_imported(first):
+    out = _python(
+        f"import ccbench\n{first}\nimport ccbench.run_result, ccbench.campaigns.spec\n"
+        "print(ccbench.emulate is ccbench.api.emulate, ccbench.Result is ccbench.run_result.Result,"
+        " ccbench.CampaignFileError is ccbench.campaigns.spec.CampaignFileError)"
+    )
+    assert out == "True True True"
