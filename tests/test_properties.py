@@ -2,6 +2,8 @@
 exceeds the link's payload capacity, and a finished file transfer delivers
 exactly its size."""
 
+import math
+
 import ccbench
 from ccbench import _ccsim
 from hypothesis import HealthCheck, given, settings
@@ -24,12 +26,16 @@ def scenarios(draw):
             flow["size"] = draw(st.integers(1, 300_000))
         flows.append(flow)
     queue = draw(st.sampled_from(["1bdp", "0.5bdp", "4pkt", "100pkt", "30KB"]))
+    # A BDP queue must come to a packet (the core refuses less): the round
+    # trip (twice the one-way delay) at least one 1500-byte packet's worth.
+    multiple = float(queue.removesuffix("bdp")) if queue.endswith("bdp") else 1.0
+    shortest_delay_ms = math.ceil(1500 * 8 / (multiple * rate_kbit * 1000 * 2) * 1000)
     return {
         "duration": "4s",
         "seed": draw(st.integers(0, 2**32)),
         "downlink": {
             "rate": rate_kbit * 1000,
-            "delay": f"{draw(st.integers(1, 150))}ms",
+            "delay": f"{draw(st.integers(max(1, shortest_delay_ms), 150))}ms",
             "queue": {"size": queue},
             "loss": {"model": "bernoulli", "p": draw(st.sampled_from([0.0, 0.001, 0.01, 0.05]))},
         },

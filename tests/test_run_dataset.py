@@ -23,7 +23,7 @@ def saved_runs(tmp_path_factory):
     root = tmp_path_factory.mktemp("runs")
     for cc, seed in RUNS:
         text = f'name = "path-{cc}"\n{PATH}[[flows]]\ncc = "{cc}"\ncount = 2\n'
-        run_files.save(ccbench.run(text, seed=seed), root / cc)
+        run_files.save(ccbench.run_toml(text, seed=seed), root / cc)
     return root
 
 

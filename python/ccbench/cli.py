@@ -229,11 +229,14 @@ def run(
     scenario: Path = typer.Argument(..., help="Scenario file (TOML)."),
     out: Path | None = typer.Option(None, help="Output directory (default: ccbench-out/<file name without .toml>)."),
     seed: int | None = typer.Option(None, help="Override the scenario's seed."),
-    plots: bool = typer.Option(False, help="Also write plots (cwnd, RTT, goodput, links; about a second)."),
-    plot_window: str = typer.Option(
-        DEFAULT_PLOT_WINDOW, help="Goodput and link rates in the plots: mean over windows this long (e.g. 100ms)."
+    plots: bool = typer.Option(
+        False, help="Also write plots (cwnd, RTT, goodput, links; about a second). Implied by --plot-*."
     ),
-    plot_format: str = typer.Option("png", help="Plot files: png, svg (vector, for papers) or png,svg."),
+    plot_window: str | None = typer.Option(
+        None,
+        help=f"Goodput and link rates in the plots: mean over windows this long (default {DEFAULT_PLOT_WINDOW}).",
+    ),
+    plot_format: str | None = typer.Option(None, help="Plot files: png (default), svg (vector, for papers), png,svg."),
     force: bool = typer.Option(False, help="Replace an output directory that is not empty."),
     allow_large: bool = typer.Option(False, help=ALLOW_LARGE_HELP),
     as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON (keys in the README)."),
@@ -245,7 +248,8 @@ def run(
     from ccbench.run_progress import RunProgress
 
     _check_seed(seed)
-    window_s, formats = _plot_options(plot_window, plot_format)
+    plots = plots or plot_window is not None or plot_format is not None
+    window_s, formats = _plot_options(plot_window or DEFAULT_PLOT_WINDOW, plot_format or "png")
     normalized = _load_or_exit(scenario, seed, allow_large)
     out = out or Path("ccbench-out") / scenario.stem
     try:
@@ -322,7 +326,7 @@ def run(
             console.print(f"  {escape(str(p))}", soft_wrap=True, highlight=False)
     console.print(
         f"Results in [bold]{escape(str(out))}[/bold] ({len(run_files.TABLES)} tables, meta.json"
-        + (f", {len(pngs)} plots" if pngs else "; --plots for PNG plots")
+        + (f", {len(pngs)} plots" if pngs else "; --plots for plots")
         + ")",
         soft_wrap=True,
     )
