@@ -1,7 +1,10 @@
 //! Kernel presets: `tcp = { kernel = "2.6.24" }` sets the TCP defaults of a
 //! Linux release the studies ran ("2.6.24", "2.6.26", "2.6.32", "3.5") or of
 //! today's Linux ("6.x", the default, which sets nothing). Explicit `tcp`
-//! fields override the preset. Each value below cites the kernel source of
+//! fields override the preset; a network profile's TCP defaults (ccbench's
+//! Python front writes them into each flow's `tcp` table) are explicit fields
+//! here, so the order is preset, then profile, then the flow's own fields.
+//! Each value below cites the kernel source of
 //! its release; what differs between those releases but ccbench does not
 //! model is listed in [`NOT_MODELLED`], so a preset never claims a behaviour
 //! the simulator lacks.
