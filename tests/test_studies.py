@@ -230,3 +230,20 @@ def test_estimate_weighs_runs_by_packets_and_speaks_once():
     line = e.update(3)
     assert line and line.startswith("expected running time")
     assert e.update(4) is None
+
+
+def test_highspeed_variants_tie_on_a_one_bdp_queue_and_separate_on_a_shallow_one():
+    """The highspeed report's explanation of rows equal to Reno's: on a one-BDP
+    queue Reno keeps the 1 Gbit/s link busy after a halving and Compound's
+    delay window gives way at 30 queued segments, so both are capacity-limited;
+    with a tenth of a BDP, Compound's dwnd fills what Reno leaves idle."""
+    import ccbench
+
+    def throughput(cc: str, queue: str) -> float:
+        flow = {"cc": cc, "tcp": {"kernel": "2.6.26"}}
+        run = ccbench.run({"duration": "10s", "profile": {"name": "highspeed-20ms", "queue": queue}, "flows": [flow]})
+        return float(run.flows["throughput_bps"].iloc[0])
+
+    reno, compound = throughput("reno", "bdp"), throughput("compound", "bdp")
+    assert abs(compound - reno) < 0.01 * reno and reno > 0.85e9
+    assert throughput("compound", "tenth") > 1.2 * throughput("reno", "tenth")
