@@ -150,7 +150,11 @@ pub const NOT_MODELLED: &[(&str, &str)] = &[
     ("DSACK undo", "tcp_try_undo_dsack (every release here) is not modelled; undo uses timestamps (Eifel) only"),
     ("FACK", "on by default before 4.15 (sysctl_tcp_fack); ccbench counts SACKed segments only"),
     ("CUBIC/BIC version", "ccbench's cubic is today's tcp_cubic.c (HyStart aside); bic is unchanged since 2.6.13"),
-    ("sender buffer accounting", "the send buffer counts payload only in every preset (Linux counts skb truesize)"),
+    (
+        "sender buffer accounting",
+        "a fixed snd_buf counts payload only (Linux counts skb truesize: a locked 16 KB SO_SNDBUF holds about 7 \
+         segments); the automatic buffer is the same in segments (tcp_new_space: twice the window, up to wmem_max)",
+    ),
     ("window_clamp", "before 4.x autotuning also clamped the window to twice the last RTT's data; not modelled"),
     ("initial receive window", "4 segments before 2.6.39, 10 after; ccbench offers about 64 KB (4.19+)"),
 ];
