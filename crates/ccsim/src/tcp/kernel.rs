@@ -8,6 +8,15 @@
 //! its release; what differs between those releases but ccbench does not
 //! model is listed in [`NOT_MODELLED`], so a preset never claims a behaviour
 //! the simulator lacks.
+//!
+//! How the values were checked: against copies of the 2.6-era and 3.x-era
+//! sources (net/ipv4/tcp.c tcp_init, tcp_input.c tcp_init_cwnd,
+//! tcp_fixup_rcvbuf / tcp_rcv_space_adjust, sysctl_tcp_adv_win_scale,
+//! tcp_should_expand_sndbuf) and the commits that changed them: the initial
+//! window of 10 (2.6.39), TCP_TIMEOUT_INIT 1 s (3.1, RFC 6298), PRR (3.2),
+//! tcp_adv_win_scale 1 with tcp_rmem[2] 6 MB (3.4), CUBIC 2.3 with HyStart
+//! (2.6.29). The tagged release trees themselves (torvalds/linux at v2.6.24
+//! and so on) were not reachable, so no value is pinned to a file at a tag.
 
 use serde::de::{Deserializer, Error as _};
 use serde::Deserialize;
