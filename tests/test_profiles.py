@@ -124,6 +124,22 @@ def test_wan_tuned_buffers_reach_every_flow():
     assert default["downlink"]["delay"] == "100ms" and default["uplink"]["delay"] == "100ms"
 
 
+def test_kernel_preset_then_profile_then_flow_each_wins_over_the_one_before():
+    from ccbench import scenario
+
+    def tcp(profile, flow_tcp):
+        s = scenario.load({"duration": "1s", "profile": profile, "flows": [{"cc": "reno", "tcp": flow_tcp}]})
+        return s["flows"][0]["tcp"]
+
+    preset = tcp("wan-100ms", {"kernel": "2.6.32"})
+    assert (preset["init_cwnd"], preset["rmem_max"], preset["wmem_max"]) == (3, 4194304, 4194304)
+    tuned = tcp({"name": "wan-100ms", "tuned": True}, {"kernel": "2.6.32"})
+    assert (tuned["init_cwnd"], tuned["rmem_max"], tuned["wmem_max"]) == (3, 46777216, 46777216)
+    own = tcp({"name": "wan-100ms", "tuned": True}, {"kernel": "2.6.32", "rmem_max": 8000000})
+    assert (own["init_cwnd"], own["rmem_max"], own["wmem_max"]) == (3, 8000000, 46777216)
+    assert own["adv_win_scale"] == 2 and own["kernel"] == "2.6.32"
+
+
 def test_highspeed_states_and_varies_its_buffers_and_queue():
     default = expand({"profile": "highspeed-200ms", "flows": [{"cc": "cubic"}]})
     # Tuned buffers by default: a 4 MiB window would cap every algorithm at 200 ms.

@@ -26,7 +26,11 @@ Profiles are data: one TOML file each in ``presets/profiles/`` with
   ``_`` are bases, not profiles).
 
 Merging is deep: tables merge key by key, and the scenario's own values win
-over the profile's (lists are replaced whole). A link's rate comes from one
+over the profile's (lists are replaced whole). A profile's ``flow_defaults``
+``tcp`` fields land in each flow's ``tcp`` table, so they win over the kernel
+preset that table names (``tcp.kernel``, applied by the core to the fields
+not written): kernel preset, then profile, then the flow's own fields, each
+winning over the one before. A link's rate comes from one
 of ``rate``, ``trace`` or ``rate_process``: the scenario naming one of them
 drops the profile's others.
 

@@ -92,8 +92,9 @@ def _levels(data: CampaignData, factor: str) -> list[str]:
 def _cite(study: str) -> str:
     s = STUDIES[study]
     return (
-        f'<p class="cite">Study: {_e(s.title)}. Source: {_e(s.source)}. It measured {_e(s.measured)}; '
-        f"network here: {_e(s.network)}.</p>"
+        f'<p class="cite">Study: {_e(s.paper)}. Setting: {_e(s.setting)}. It measured {_e(s.measured)}; '
+        f"network here: {_e(s.network)}; TCP here: the Linux {_e(s.kernel)} kernel preset "
+        f'(tcp.kernel = "{_e(s.kernel)}").</p>'
     )
 
 
@@ -265,6 +266,19 @@ def _ranking(samples: dict[str, np.ndarray]) -> str:
     return " · ".join(f"{k}. {', '.join(v)}" for k, v in sorted(groups.items())) or "–"
 
 
+def _place(profile: str) -> str:
+    """The study's place a profile stands for, with the profile ("VAMK (lte-good)"); other profiles as they are."""
+    place = ref.LTE_PLACE_OF_PROFILE.get(profile)
+    return f"{place} ({profile})" if place else profile
+
+
+def _lte_study_speed(direction: str, period: str, profile: str) -> float | None:
+    """The study's average speed (Mbit/s) at the place `profile` stands for, or None."""
+    place = ref.LTE_PLACE_OF_PROFILE.get(profile)
+    speeds = ref.LTE_AVERAGE_MBPS.get((direction, period))
+    return None if place is None or speeds is None else speeds[ref.LTE_PLACES.index(place)]
+
+
 def lte(data: CampaignData) -> str:
     runs = data.runs
     places, periods, ccs = _levels(data, "profile.name"), _levels(data, "profile.load"), _levels(data, CC)
@@ -280,25 +294,21 @@ def lte(data: CampaignData) -> str:
                     & (runs["profile.name"].astype(str) == place)
                     & (runs["transfer"].astype(str) == d)
                 ]
-                row.append(_num(sel["goodput_bps"].mean() / 1e6, 2))
-            study = ref.LTE_AVERAGE_MBPS.get((d, period))
-            row.append(
-                "–"
-                if study is None
-                else f'{min(study):.2f}–{max(study):.2f} <span class="pm">(mean {np.mean(study):.2f})</span>'
-            )
+                speed = sel["goodput_bps"].mean() / 1e6
+                study = _lte_study_speed(d, period, place)
+                row.append(_num(speed, 2) if study is None else _vs(speed, study, 2))
         rows.append(row)
-    header = ["period"] + [f"{place} {d} (Mbit/s)" for d in directions for place in places + ["study: 3 places"]]
+    header = ["period"] + [f"{_place(place)} {d} (Mbit/s)" for d in directions for place in places]
     parts.append(
         _table(
             "lte-speed-per-period-and-place",
             "Average speed per day period and place (mean over the five algorithms and the repetitions)",
             header,
             rows,
-            "Speed: a transfer's goodput (bytes over its completion time). The study's column gives the range and "
-            "mean of its three places (Ahventie, Olympia, VAMK: average over the five schemes). The study names "
-            "its places, not their signal quality, so no place is matched to a profile and no per-cell "
-            "difference is claimed.",
+            "Speed: a transfer's goodput (bytes over its completion time). Each place of the study is the profile "
+            "calibrated to it (VAMK: lte-good, Ahventie: lte-edge, Olympia: lte-poor, by their measured speeds); "
+            "beside ccbench's value, the study's average over its five schemes at that place and period, and the "
+            "difference (Δ = ccbench − study).",
         )
     )
     for d in directions:
@@ -323,7 +333,7 @@ def lte(data: CampaignData) -> str:
             _table(
                 f"lte-speed-per-algorithm-{d}",
                 f"Average speed per algorithm and place, {d}link (Mbit/s, over periods and repetitions)",
-                ["algorithm", *(f"{p} (Mbit/s)" for p in places)],
+                ["algorithm", *(f"{_place(p)} (Mbit/s)" for p in places)],
                 rows,
                 "Order: dense ranks by mean speed; algorithms share a rank where the 95% Welch interval of their "
                 "difference to the rank's leader is not beyond a 5% margin (the data cannot separate them).",
@@ -351,6 +361,17 @@ def _throughput_over_time(data: CampaignData, study: str, fixed: dict, ccs: list
 
 
 # ---- highspeed ----
+
+#: Why variants that differ show the same numbers on the default (one-BDP queue) paths.
+HIGHSPEED_SAME_ROWS = (
+    "Rows that match Reno's are not a fault: with the profiles' one-BDP drop-tail queue, Reno's halving after a "
+    "loss leaves a window of one BDP, which still keeps the link busy, so every variant that keeps it busy is "
+    "limited by the capacity (less the UDP traffic) and gets the same throughput. Compound's delay part gives "
+    "way once more than gamma = 30 segments are queued (0.36 ms at 1 Gbit/s), which Reno's part alone reaches "
+    "right after the first loss, so its dwnd stays near 0; CCPD with Kp of 2 or 4 fills the path too. CCP and "
+    "CCPD with Kp = 1 settle below the capacity (their law holds about Kp B / 3 with a storage B of two BDPs). "
+    'The variants separate when the queue is smaller than the BDP (the profiles\' queue option, e.g. queue = "tenth").'
+)
 
 
 def _window_rates(run, windows: list[tuple[float, float]], flow: int) -> list[float]:
@@ -399,7 +420,7 @@ def highspeed(data: CampaignData) -> str:
             rows,
             "Throughput: payload bytes sent (retransmissions included) in the window, repetition 0; windows are "
             "the thirds of the run (0-50, 50-100, 100-150 s of 150 s; scaled in --quick); recovery ratio = "
-            "throughput(100-150 s) / throughput(0-50 s).",
+            "throughput(100-150 s) / throughput(0-50 s). " + HIGHSPEED_SAME_ROWS,
         )
     )
     header = ["pair (flow 1 / flow 2)"] + [

@@ -159,12 +159,15 @@ impl Estimator {
     }
 
     /// ssthresh on loss: the law's output, at least the pipe estimate and 2
-    /// segments; before any estimate, the window as it is.
+    /// segments, but never above the window the loss happened at (a delivery
+    /// rate measured over a round shortened by ACK compression or recovery
+    /// can exceed the window's own rate, and the sender would then answer a
+    /// loss with a burst); before any estimate, the window as it is.
     pub fn loss_window(&self, w: &Window, law: f64) -> u32 {
         if self.max_storage <= 0.0 || !law.is_finite() {
             return w.cwnd.max(2);
         }
-        (law.max(self.pipe()).round().max(2.0) as u32).min(w.cwnd_clamp)
+        (law.max(self.pipe()).round().max(2.0) as u32).min(w.cwnd.max(2)).min(w.cwnd_clamp)
     }
 
     /// B, segments.
@@ -315,6 +318,7 @@ impl CongestionControl for Ccp {
 #[cfg(test)]
 mod tests {
     use super::super::harness::Harness;
+    use super::{Estimator, Window};
     use crate::time::NS_PER_MS;
 
     #[test]
@@ -341,6 +345,22 @@ mod tests {
         let x = h.state("backlog_pkts");
         assert!(x > 2.0);
         assert!(h.w.cwnd as f64 <= before - x / 3.0 + 2.0, "cwnd {} before {before} x {x}", h.w.cwnd);
+    }
+
+    #[test]
+    fn a_loss_never_raises_the_window() {
+        // A rate estimate above what the window can carry (1000 segments/s
+        // over 100 ms is a 100-segment pipe, the window is 40) and a law
+        // output below 2: the loss keeps 40, it does not jump to the pipe.
+        let mut est = Estimator::new(1.0);
+        (est.rate, est.rtt_min, est.max_storage) = (1000.0, 100 * NS_PER_MS, 120.0);
+        assert_eq!(est.pipe(), 100.0);
+        let mut w = Window::new(10);
+        w.cwnd = 40;
+        assert_eq!(est.loss_window(&w, -5.0), 40);
+        // After a slow-start overshoot (window far above the pipe) the pipe is the floor.
+        w.cwnd = 400;
+        assert_eq!(est.loss_window(&w, -5.0), 100);
     }
 
     #[test]

@@ -22,7 +22,13 @@
 //! The per-ACK sample is what Westwood+ (`westwood_plus.rs`, Grieco and
 //! Mascolo 2004, Linux's "westwood") replaced with one sample per RTT: when
 //! ACKs arrive bunched (ACK compression, delayed ACKs), d_k / dt_k
-//! overestimates the bandwidth, and this estimator shows it.
+//! overestimates the bandwidth, and this estimator shows it. The inflation
+//! is the paper's filter's own: the trapezoid (b_k + b_{k-1}) / 2 weights the
+//! previous sample by the current interval, so a bunched ACK's large
+//! d_{k-1} / dt_{k-1} followed by a long gap dt_k (or the first null sample)
+//! counts d_{k-1} dt_k / dt_{k-1} bytes. It is kept, not corrected: it is the
+//! behaviour Westwood+ was introduced to remove (the tests pin the filter to
+//! the paper's equation and show the inflation).
 //!
 //! Choices the paper leaves open: tau = 0.5 s (parameter); ACKs at the same
 //! instant are merged into one sample; the rate of a sample uses the time
@@ -175,6 +181,39 @@ mod tests {
         assert!((bwe - expect_bps).abs() / expect_bps < 0.02, "bwe {bwe} vs {expect_bps}");
         h.loss();
         assert!(h.w.ssthresh >= 98, "ssthresh {}", h.w.ssthresh);
+    }
+
+    /// The paper's equation (3) with its virtual null samples, computed here
+    /// independently over (interval since the previous sample, sample) pairs.
+    fn paper_filter(samples: &[(f64, f64)], tau_s: f64) -> f64 {
+        let (mut bwe, mut previous) = (0.0, 0.0);
+        for &(dt_s, b) in samples {
+            let alpha = (2.0 * tau_s - dt_s) / (2.0 * tau_s + dt_s);
+            bwe = alpha * bwe + (1.0 - alpha) * (b + previous) / 2.0;
+            previous = b;
+        }
+        bwe
+    }
+
+    #[test]
+    fn estimate_is_the_papers_filter_with_null_samples_after_tau_over_m() {
+        // Three ACKs 10 ms apart, then 600 ms of silence (two null samples,
+        // 250 ms apart, tau = 500 ms, m = 2), then one ACK: b_k = d_k over the
+        // time since the previous real ACK, alpha_k over the time since the
+        // previous (null) sample.
+        let mut h = Harness::new("westwood", 100);
+        h.set_cwnd(100, 50);
+        for _ in 0..3 {
+            h.ack(10_000_000);
+        }
+        h.ack(600_000_000);
+        let d = 1448.0;
+        let expect_bytes_per_s = paper_filter(
+            &[(0.01, d / 0.01), (0.01, d / 0.01), (0.01, d / 0.01), (0.25, 0.0), (0.25, 0.0), (0.1, d / 0.6)],
+            0.5,
+        );
+        let bwe = h.state("bwe_bps") / 8.0;
+        assert!((bwe - expect_bytes_per_s).abs() < 1e-9 * expect_bytes_per_s, "{bwe} vs {expect_bytes_per_s}");
     }
 
     #[test]

@@ -377,7 +377,8 @@ pub struct TcpSpec {
     pub initial_rto: Duration,
     #[serde(default = "d_max_rto")]
     pub max_rto: Duration,
-    /// Proportional rate reduction (RFC 6937) during recovery, as Linux does.
+    /// Proportional rate reduction (RFC 6937) during recovery, as Linux does;
+    /// false: rate halving (Linux tcp_cwnd_down before 3.2).
     #[serde(default = "yes")]
     pub prr: bool,
     /// Receive buffer: bytes, or "auto" (Linux autotuning from rmem_default up to rmem_max).

@@ -1,10 +1,22 @@
 //! Kernel presets: `tcp = { kernel = "2.6.24" }` sets the TCP defaults of a
 //! Linux release the studies ran ("2.6.24", "2.6.26", "2.6.32", "3.5") or of
 //! today's Linux ("6.x", the default, which sets nothing). Explicit `tcp`
-//! fields override the preset. Each value below cites the kernel source of
+//! fields override the preset; a network profile's TCP defaults (ccbench's
+//! Python front writes them into each flow's `tcp` table) are explicit fields
+//! here, so the order is preset, then profile, then the flow's own fields.
+//! Each value below cites the kernel source of
 //! its release; what differs between those releases but ccbench does not
 //! model is listed in [`NOT_MODELLED`], so a preset never claims a behaviour
 //! the simulator lacks.
+//!
+//! How the values were checked: against copies of the 2.6-era and 3.x-era
+//! sources (net/ipv4/tcp.c tcp_init, tcp_input.c tcp_init_cwnd,
+//! tcp_fixup_rcvbuf / tcp_rcv_space_adjust, sysctl_tcp_adv_win_scale,
+//! tcp_should_expand_sndbuf) and the commits that changed them: the initial
+//! window of 10 (2.6.39), TCP_TIMEOUT_INIT 1 s (3.1, RFC 6298), PRR (3.2),
+//! tcp_adv_win_scale 1 with tcp_rmem[2] 6 MB (3.4), CUBIC 2.3 with HyStart
+//! (2.6.29). The tagged release trees themselves (torvalds/linux at v2.6.24
+//! and so on) were not reachable, so no value is pinned to a file at a tag.
 
 use serde::de::{Deserializer, Error as _};
 use serde::Deserialize;
@@ -147,7 +159,11 @@ pub const NOT_MODELLED: &[(&str, &str)] = &[
     ("DSACK undo", "tcp_try_undo_dsack (every release here) is not modelled; undo uses timestamps (Eifel) only"),
     ("FACK", "on by default before 4.15 (sysctl_tcp_fack); ccbench counts SACKed segments only"),
     ("CUBIC/BIC version", "ccbench's cubic is today's tcp_cubic.c (HyStart aside); bic is unchanged since 2.6.13"),
-    ("sender buffer accounting", "the send buffer counts payload only in every preset (Linux counts skb truesize)"),
+    (
+        "sender buffer accounting",
+        "a fixed snd_buf counts payload only (Linux counts skb truesize: a locked 16 KB SO_SNDBUF holds about 7 \
+         segments); the automatic buffer is the same in segments (tcp_new_space: twice the window, up to wmem_max)",
+    ),
     ("window_clamp", "before 4.x autotuning also clamped the window to twice the last RTT's data; not modelled"),
     ("initial receive window", "4 segments before 2.6.39, 10 after; ccbench offers about 64 KB (4.19+)"),
 ];

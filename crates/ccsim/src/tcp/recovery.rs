@@ -47,6 +47,9 @@ pub(super) struct Episode {
     pub undo_possible: bool,
     /// Time of the first retransmission of the episode (Linux retrans_stamp; 0: none).
     pub retrans_stamp: Nanos,
+    /// Rate halving (without PRR): the odd ACK not yet counted (Linux
+    /// snd_cwnd_cnt in tcp_cwnd_down).
+    pub halving_cnt: u32,
     /// PRR: segments delivered and sent since the reduction began.
     pub prr_delivered: u32,
     pub prr_out: u32,
@@ -73,7 +76,9 @@ impl Sender {
                 // End of the episode: the window settles at ssthresh (Linux
                 // tcp_end_cwnd_reduction), unless the algorithm sets it (cong_control).
                 if self.ca_state != CaState::Loss && !self.cc_owns_window && self.w.ssthresh < INFINITE_SSTHRESH {
-                    self.w.cwnd = self.w.ssthresh;
+                    // Without PRR (rate halving, Linux before 3.2, tcp_complete_cwr)
+                    // the window only comes down to ssthresh, never up.
+                    self.w.cwnd = if self.cfg.prr { self.w.ssthresh } else { self.w.cwnd.min(self.w.ssthresh) };
                     let c = self.conn(now);
                     self.cc.cwnd_event(&mut self.w, &c, CaEvent::CompleteCwr);
                 }
@@ -162,11 +167,9 @@ impl Sender {
         self.episode.prior_cwnd = self.w.cwnd;
         self.episode.prr_delivered = 0;
         self.episode.prr_out = 0;
+        self.episode.halving_cnt = 0;
         let c = self.conn(now);
         self.w.ssthresh = self.cc.ssthresh(&self.w, &c);
-        if !self.cfg.prr && !self.cc_owns_window {
-            self.w.cwnd = self.w.ssthresh.max(1);
-        }
     }
 
     fn enter_recovery(&mut self, now: Nanos) {
@@ -216,6 +219,24 @@ impl Sender {
         // Force a fast retransmit on entering recovery.
         sndcnt = sndcnt.max(if self.episode.prr_out == 0 { 1 } else { 0 });
         self.w.cwnd = (in_flight + sndcnt).max(1) as u32;
+    }
+
+    /// Rate halving, the reduction of Linux before PRR (3.2): tcp_cwnd_down.
+    /// On every ACK that delivers data the window falls by one segment per two
+    /// ACKs while above ssthresh, and never exceeds the segments in flight
+    /// plus one, so the sender sends one segment per two delivered and never
+    /// bursts when recovery ends.
+    pub(super) fn rate_halve(&mut self, newly_delivered: u32) {
+        if newly_delivered == 0 {
+            return;
+        }
+        let decr = self.episode.halving_cnt + 1;
+        self.episode.halving_cnt = decr & 1;
+        let decr = decr >> 1;
+        if decr > 0 && self.w.cwnd > self.w.ssthresh {
+            self.w.cwnd -= decr;
+        }
+        self.w.cwnd = self.w.cwnd.min(self.sb.in_flight() + 1);
     }
 
     /// Linux tcp_enter_loss: after an RTO (or Tahoe's fast retransmit).
@@ -285,6 +306,39 @@ mod tests {
             // RFC 6937: ceil(ssthresh * prr_delivered / prior_cwnd), prr_delivered = k - 2.
             assert_eq!(sent_in_recovery, (10 * (k - 2)).div_ceil(20), "k {k}");
         }
+    }
+
+    #[test]
+    fn rate_halving_without_prr_sends_one_per_two_delivered_and_ends_without_a_burst() {
+        // Linux before 3.2 (tcp_cwnd_down): the window is not cut to ssthresh
+        // at once; it falls by one per two ACKs and never exceeds the flight + 1.
+        let mut d = lose_the_first_of_twenty();
+        d.s.cfg.prr = false;
+        let mut sent_in_recovery = 0;
+        for k in 1..=19u64 {
+            let sent = d.ack(1, 0, &[(1, k + 1)]);
+            if k == 3 {
+                assert!(d.s.w.cwnd > d.s.w.ssthresh, "cut at once: cwnd {}", d.s.w.cwnd);
+            }
+            if k >= 3 {
+                assert_eq!(d.s.ca_state, CaState::Recovery);
+                assert!(d.s.w.cwnd <= d.s.sb.in_flight() + 1, "k {k}: cwnd {}", d.s.w.cwnd);
+                sent_in_recovery += sent.len() as u64;
+            }
+        }
+        // 17 ACKs in recovery: the retransmission and about one new segment per two ACKs.
+        assert!((8..=10).contains(&sent_in_recovery), "sent {sent_in_recovery}");
+        let high = d.s.snd_nxt();
+        let in_flight_before = d.s.sb.in_flight();
+        let sent = d.ack(50, high, &[]);
+        assert_eq!(d.s.ca_state, CaState::Open);
+        // The window comes down to ssthresh at most, never up to it from a drained flight.
+        assert!(
+            d.s.w.cwnd <= 11 && sent.len() as u32 <= in_flight_before + 2,
+            "cwnd {} sent {}",
+            d.s.w.cwnd,
+            sent.len()
+        );
     }
 
     #[test]

@@ -494,6 +494,8 @@ impl Sender {
         } else if matches!(self.ca_state, CaState::Recovery | CaState::Cwr) {
             if self.cfg.prr {
                 self.prr_reduce(delivered, acked_new && newly_lost == 0);
+            } else {
+                self.rate_halve(delivered);
             }
         } else if acked_new && delivered > 0 {
             // Linux tcp_may_raise_cwnd: grow only on in-order progress (RFC 5681).

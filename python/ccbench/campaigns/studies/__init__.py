@@ -1,5 +1,6 @@
-"""The five seed studies as shipped campaign files (SPEC section 4): what each
-measured, on what network, its source, and what `--quick` and `--full` run.
+"""The five seed studies as shipped campaign files: what each measured, on
+what network, the paper (authors, title, venue, year), the Linux release its
+flows run, and what `--quick` and `--full` run.
 `ccbench studies` prints this; `ccbench study NAME` runs NAME.toml."""
 
 from __future__ import annotations
@@ -12,13 +13,24 @@ FOLDER = Path(__file__).resolve().parent
 
 @dataclass(frozen=True)
 class Study:
+    """A shipped study: `paper` is the exact citation (authors, title, venue,
+    year), `setting` where and how it measured, `kernel` the Linux release
+    its flows run (tcp.kernel, as the study's stack)."""
+
     name: str
     title: str
-    source: str
+    paper: str
+    setting: str
+    kernel: str
     measured: str
     network: str
     quick: str
     full: str
+
+    @property
+    def source(self) -> str:
+        """The citation and the setting, as one sentence."""
+        return f"{self.paper}; {self.setting}"
 
     @property
     def path(self) -> Path:
@@ -34,8 +46,10 @@ STUDIES: dict[str, Study] = {
         Study(
             "umts",
             "TCP congestion control over a live UMTS network",
-            "L. De Cicco and S. Mascolo: an experimental evaluation of NewReno, BIC and Westwood+ over a live "
-            "UMTS network (Vienna, Linux 2.6 with Web100), around 2008",
+            'L. De Cicco and S. Mascolo, "TCP Congestion Control over 3G Communication Systems: an Experimental '
+            'Evaluation of New Reno, BIC and Westwood+", Proc. NEW2AN 2007, St. Petersburg, Russia, 2007',
+            "a live UMTS network through a UMTS card, Linux 2.6 with Web100, about 3,000 flows in more than 40 hours",
+            "2.6.24",
             "goodput, channel utilization, Jain's fairness, RTT and queuing time, timeouts and retransmissions of "
             "NewReno, BIC and Westwood+ with 1, 2 and 4 flows of 100 s, downlink and uplink, and goodput of "
             "50-500 KB transfers",
@@ -46,8 +60,11 @@ STUDIES: dict[str, Study] = {
         Study(
             "hsdpa",
             "TCP congestion control over a live HSDPA network",
-            "L. De Cicco and S. Mascolo: the same group's campaign over a live HSDPA network (Linux 2.6.24, "
-            "more than 3,000 flows in about 60 hours), after 2008",
+            'L. De Cicco and S. Mascolo, "TCP Congestion Control over HSDPA: an Experimental Evaluation", '
+            "arXiv:1212.1621, 2012",
+            "a live HSDPA network through a commercial HSDPA card, Linux 2.6.24, more than 3,000 flows in about "
+            "60 hours",
+            "2.6.24",
             "the UMTS study's metrics for NewReno, Westwood+, Cubic and BIC, plus cwnd and RTT over time of one "
             "downlink flow per algorithm",
             "the `hsdpa` profile: 2 Mbit/s down, 384 kbit/s up, about 100 ms RTT, HARQ",
@@ -57,8 +74,12 @@ STUDIES: dict[str, Study] = {
         Study(
             "lte",
             "Performance of TCP variants over a commercial LTE network",
-            "a master's thesis on TCP variants over a commercial LTE network in Vaasa, Finland (places Ahventie, "
-            "Olympia, VAMK; Linux 3.5 and Windows), around 2013",
+            'Li Jie, "Performance Evaluation of Different TCP Congestion Control Schemes in 4G System", thesis, '
+            "Information Technology, Vaasa University of Applied Sciences (VAMK), Finland, 2013",
+            "a commercial LTE network in Vaasa at three places (Ahventie, Olympia, VAMK), Linux 3.5 (Ubuntu "
+            '12.10) for Cubic, Reno, Vegas and Westwood, a Windows client ("WinSock", Compound TCP) for the '
+            "fifth scheme, 1,200 samples",
+            "3.5",
             "average speed of Cubic, Reno, Vegas, Westwood+ and Compound per place and day period, downloading "
             "293 MB and uploading 21.46 MB, with a ranking per place",
             "the `lte-good`, `lte-edge` and `lte-poor` profiles with their `load` per day period",
@@ -68,8 +89,11 @@ STUDIES: dict[str, Study] = {
         Study(
             "highspeed",
             "High-speed TCP variants with UDP cross traffic and TCP/TCP competition",
-            "K. Kumazoe et al.: high-speed TCP variants including CCP and CCPD on a 1 Gbit/s laboratory testbed "
-            "(Linux 2.6.26, PacketStorm emulator), 2012",
+            "K. Kumazoe et al., an evaluation of high-speed TCP variants including CCP and CCPD, 2012 (the exact "
+            "title, venue and co-authors were not available to us)",
+            "a 1 Gbit/s laboratory testbed, Linux 2.6.26 end hosts (Dell PowerEdge 2950), a PacketStorm 4XG "
+            "emulator setting the RTT",
+            "2.6.26",
             "mean throughput in 0-50, 50-100 and 100-150 s around 200 Mbit/s of UDP cross traffic and the "
             "recovery ratio, for Reno, Cubic, Compound, CCP(Kp) and CCPD(Kp, Kd); staggered TCP/TCP pairs",
             "the `highspeed-20ms`, `-200ms` and `-600ms` profiles: 1 Gbit/s, one-BDP queue",
@@ -79,8 +103,10 @@ STUDIES: dict[str, Study] = {
         Study(
             "wan",
             "Reno, Cubic and Vegas on a 100 Mbit/s emulated WAN with jitter",
-            "a laboratory study of Reno, Cubic and Vegas on a 100 Mbit/s WAN emulated with netem (Linux "
-            "2.6.32, RHEL 6), around 2011",
+            "a laboratory study of Reno, Cubic and Vegas on an emulated 100 Mbit/s WAN, around 2011 (the exact "
+            "title, authors and venue were not available to us)",
+            "a 100 Mbit/s WAN emulated with two netem routers, Linux 2.6.32 (RHEL 6, 2.6.32-71)",
+            "2.6.32",
             "throughput and cwnd/ssthresh over time, mean throughput per configuration, the share of runs that "
             "fill the pipe early, default vs tuned buffers",
             "the `wan-100ms`, `wan-200ms` profiles and their `-jitter` forms (+/-1 ms reordering jitter per "

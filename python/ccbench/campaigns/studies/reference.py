@@ -39,6 +39,9 @@ UMTS_NEWRENO_ONE_FLOW = {
 }
 
 LTE_PLACES = ("Ahventie", "Olympia", "VAMK")
+#: The profile calibrated to each place (by its measured speeds: VAMK fastest, Olympia slowest), as the
+#: lte-* profiles' sources state.
+LTE_PLACE_OF_PROFILE = {"lte-good": "VAMK", "lte-edge": "Ahventie", "lte-poor": "Olympia"}
 LTE_PERIODS = ("early-morning", "forenoon", "afternoon", "evening")
 #: LTE, average over the five schemes: (direction, period) -> Mbit/s per place (LTE_PLACES order).
 LTE_AVERAGE_MBPS = {
