@@ -326,7 +326,7 @@ def run(
             console.print(f"  {escape(str(p))}", soft_wrap=True, highlight=False)
     console.print(
         f"Results in [bold]{escape(str(out))}[/bold] ({len(run_files.TABLES)} tables, meta.json"
-        + (f", {len(pngs)} plots" if pngs else "; --plots for plots")
+        + (f", {len(pngs)} plots" if pngs else "; --plots for PNG plots")
         + ")",
         soft_wrap=True,
     )

@@ -100,8 +100,10 @@ def run(
                 for i in range(0, len(todo), size):
                     t0 = time.perf_counter()
                     chunk = todo[i : i + size]
-                    index.mark_running([r.key for r in chunk])
+                    # In flight first: a Ctrl-C that lands while the index is
+                    # being written must still find these runs to reset.
                     in_flight.update((r.key, None) for r in chunk)
+                    index.mark_running([r.key for r in chunk])
                     jobs_ = [
                         executors.Job(r.key, r.scenario_json, str(out), keep_all or (keep_first and r.rep == 0))
                         for r in chunk
