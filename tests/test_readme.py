@@ -63,7 +63,7 @@ def test_the_campaign_example_plans_every_combination_but_the_excluded(tmp_path)
 
 def test_the_record_example_validates_with_the_defaults_it_names():
     block = next(b for b in toml_blocks() if b.startswith("[record]\n"))
-    scenario = load(BASE + '[downlink]\nrate = "10Mbit"\n' + block)
-    defaults = load(BASE + '[downlink]\nrate = "10Mbit"\n')
+    scenario = load(TomlText(BASE + '[downlink]\nrate = "10Mbit"\n' + block))
+    defaults = load(TomlText(BASE + '[downlink]\nrate = "10Mbit"\n'))
     assert scenario["record"] == defaults["record"]
     assert scenario["record"]["rtt_samples"] == 10_000
