@@ -41,7 +41,7 @@ def test_a_run_directory_and_its_files_follow_the_umask(tmp_path, runner, umask,
     umask(mask)
     (tmp_path / "s.toml").write_text(SCENARIO)
     out = tmp_path / "out"
-    result = runner.invoke(app, ["run", str(tmp_path / "s.toml"), "--out", str(out)])
+    result = runner.invoke(app, ["run", str(tmp_path / "s.toml"), "--out", str(out), "--plots"])
     assert result.exit_code == 0, result.output
     assert mode(out) == 0o777 & ~mask
     files = [p for p in out.rglob("*") if p.is_file()]

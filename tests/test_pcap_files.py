@@ -51,9 +51,9 @@ def test_a_scenario_file_captures_beside_itself_not_in_the_working_directory(tmp
 
 def test_text_captures_in_the_working_directory_or_where_asked(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    ccbench.run(SCENARIO)
+    ccbench.run_toml(SCENARIO)
     assert (tmp_path / "caps" / "run.pcap").exists()
-    r = ccbench.run(SCENARIO, capture_dir=tmp_path / "there")
+    r = ccbench.run_toml(SCENARIO, capture_dir=tmp_path / "there")
     assert Path(r.meta["pcap"]["path"]) == tmp_path / "there" / "caps" / "run.pcap"
     assert (tmp_path / "there" / "caps" / "run.pcap").stat().st_size > 24
 
@@ -73,7 +73,7 @@ def test_ccbench_run_writes_the_capture_in_the_run_directory_and_says_where(tmp_
 
 
 def test_timestamps_are_simulated_seconds_since_the_run_started(tmp_path):
-    r = ccbench.run(SCENARIO, capture_dir=tmp_path)
+    r = ccbench.run_toml(SCENARIO, capture_dir=tmp_path)
     times = record_times_s(tmp_path / "caps" / "run.pcap")
     assert len(times) == r.meta["pcap"]["packets"]
     # the flow starts at 1.5 s: its handshake and first data are stamped then
