@@ -23,13 +23,16 @@ def scenarios(draw):
         if draw(st.booleans()):
             flow["size"] = draw(st.integers(1, 300_000))
         flows.append(flow)
-    queue = draw(st.sampled_from(["1bdp", "0.5bdp", "4pkt", "100pkt", "30KB"]))
+    delay_ms = draw(st.integers(1, 150))
+    # A queue sized in BDPs must hold a packet: offered only where half a BDP (base RTT 2 x delay) is one.
+    bdp_packets = rate_kbit * 1000 * 2 * delay_ms / 1000 / 8 / 1500
+    queue = draw(st.sampled_from(["4pkt", "100pkt", "30KB"] + (["1bdp", "0.5bdp"] if bdp_packets >= 2 else [])))
     return {
         "duration": "4s",
         "seed": draw(st.integers(0, 2**32)),
         "downlink": {
             "rate": rate_kbit * 1000,
-            "delay": f"{draw(st.integers(1, 150))}ms",
+            "delay": f"{delay_ms}ms",
             "queue": {"size": queue},
             "loss": {"model": "bernoulli", "p": draw(st.sampled_from([0.0, 0.001, 0.01, 0.05]))},
         },
