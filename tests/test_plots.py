@@ -89,7 +89,7 @@ def test_run_writes_svg_plots_with_the_window_asked_for(runner, tmp_path):
     scenario = tmp_path / "s.toml"
     scenario.write_text('duration = "2s"\n[downlink]\nrate = "10Mbit"\ndelay = "10ms"\n[[flows]]\ncc = "cubic"\n')
     out = tmp_path / "out"
-    args = ["run", str(scenario), "--out", str(out), "--plot-format", "svg", "--plot-window", "100ms"]
+    args = ["run", str(scenario), "--out", str(out), "--plots", "--plot-format", "svg", "--plot-window", "100ms"]
     result = runner.invoke(app, args, terminal_width=200)
     assert result.exit_code == 0, result.output
     assert (out / "goodput.svg").read_bytes().lstrip().startswith(b"<?xml") and not (out / "goodput.png").exists()

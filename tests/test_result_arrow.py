@@ -43,6 +43,10 @@ def test_each_table_read_as_arrow_or_as_a_dataframe_is_the_same(small_scenario):
     assert {"capacity_bps", "utilization"} <= set(r.arrow("links").column_names)
 
 
+def _is_text(column_type: pa.DataType) -> bool:
+    return pa.types.is_string(column_type) or pa.types.is_dictionary(column_type)
+
+
 def test_a_result_built_from_dicts_of_columns_equals_one_from_arrow(small_scenario):
     """The kernel mode hands Result.from_raw dicts of columns; the simulator Arrow tables."""
     raw = _ccsim.run(json.dumps(load(small_scenario)))
@@ -51,7 +55,7 @@ def test_a_result_built_from_dicts_of_columns_equals_one_from_arrow(small_scenar
     for name in TABLES:
         t = pa.record_batch(raw[name])
         as_dicts[name] = {
-            c: t.column(c).to_pylist() if pa.types.is_string(t.schema.field(c).type) else t.column(c).to_numpy()
+            c: t.column(c).to_pylist() if _is_text(t.schema.field(c).type) else t.column(c).to_numpy()
             for c in t.schema.names
         }
     a, b = Result.from_raw(raw, scenario, "v"), Result.from_raw(as_dicts, scenario, "v")

@@ -53,6 +53,7 @@ def test_same_scenario_and_seed_give_byte_identical_files(tmp_path, small_scenar
         "flows.csv",
         "series.parquet",
         "series.csv",
+        "cc_state.parquet",
         "rtt.parquet",
         "links.parquet",
         "links.csv",
@@ -101,18 +102,31 @@ def test_cross_traffic_sources_are_kept(tmp_path, small_scenario):
     assert len(back.source_series) == len(r.source_series) > 0
 
 
-def test_algorithm_modes_are_names_in_the_series(tmp_path):
+def test_algorithm_state_is_a_long_table_beside_the_series(tmp_path):
     text = (
         'duration = "2s"\n[downlink]\nrate = "10Mbit"\ndelay = "10ms"\n[[flows]]\ncc = "bbr"\n[[flows]]\ncc = "cubic"\n'
     )
     r = ccbench.run_toml(text)
-    bbr = r.series[r.series["flow"] == 0]
-    assert set(bbr["cc_mode"]) <= {"startup", "drain", "probe_bw", "probe_rtt"}
-    assert "probe_bw" in set(bbr["cc_mode"])
-    assert set(r.series[r.series["flow"] == 1]["cc_mode"]) == {""}
-    assert r.series["cc_btl_bw_bps"].dtype == np.float64
+    assert not [c for c in r.series.columns if c.startswith("cc_")]
+    s = r.cc_state
+    assert list(s.columns) == ["t", "flow", "var", "value", "label"]
+    modes = s[(s["flow"] == 0) & (s["var"] == "mode")]
+    assert set(modes["label"]) <= {"startup", "drain", "probe_bw", "probe_rtt"}
+    assert "probe_bw" in set(modes["label"])
+    names = ["startup", "drain", "probe_bw", "probe_rtt"]
+    assert [names[int(v)] for v in modes["value"]] == list(modes["label"])
+    # One state row per series row and variable: bbr's rows are at its series' times.
+    assert list(modes["t"]) == list(r.series[r.series["flow"] == 0]["t"])
+    assert "mode" not in set(s[s["flow"] == 1]["var"]) and "wmax" in set(s[s["flow"] == 1]["var"])
+    assert set(s[s["var"] == "btl_bw_bps"]["label"]) == {""}
+    wide = r.state()
+    assert {"t", "flow", "cc_mode", "cc_btl_bw_bps", "cc_wmax"} <= set(wide.columns)
+    assert wide["cc_btl_bw_bps"].dtype == np.float64
+    assert set(wide[wide["flow"] == 1]["cc_mode"]) == {""}
+    assert list(r.state(flow=0)["cc_mode"]) == list(modes["label"])
     back = run_files.load(run_files.save(r, tmp_path / "run"))
-    assert back.series["cc_mode"].equals(r.series["cc_mode"])
+    assert back.state().equals(wide)
+    assert list(back.cc_state["label"].astype(str)) == list(s["label"].astype(str))
     state = {a["name"]: a["state"] for a in ccbench.algorithms()}
     mode = next(v for v in state["bbr"] if v["name"] == "mode")
     assert mode == {"name": "mode", "kind": "mode", "names": ["startup", "drain", "probe_bw", "probe_rtt"]}

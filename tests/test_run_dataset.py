@@ -18,8 +18,8 @@ RUNS = [("cubic", 1), ("bbr", 2), ("vegas", 3)]
 
 @pytest.fixture(scope="module")
 def saved_runs(tmp_path_factory):
-    """Three runs of different algorithms (whose series have different
-    algorithm-state columns), saved as `ccbench run` saves them."""
+    """Three runs of different algorithms (with different state variables),
+    saved as `ccbench run` saves them."""
     root = tmp_path_factory.mktemp("runs")
     for cc, seed in RUNS:
         text = f'name = "path-{cc}"\n{PATH}[[flows]]\ncc = "{cc}"\ncount = 2\n'
@@ -47,17 +47,32 @@ def test_flows_of_several_runs_group_by_algorithm(saved_runs):
     assert (flows["goodput_bps"] > 0).all()
 
 
-def test_series_of_different_algorithms_read_together_by_their_common_columns(saved_runs):
-    """Each algorithm's series has its own state columns; the columns every
-    series has read as one dataset, with the algorithm of each row."""
-    dataset = ds.dataset(files(saved_runs, "series"), format="parquet")
-    common = ["scenario", "seed", "cc", "flow", "t", "cwnd"]
-    t = dataset.to_table(columns=common).to_pandas()
+@pytest.mark.parametrize("table", ["series", "cc_state"])
+def test_series_and_state_of_different_algorithms_read_as_one_dataset(saved_runs, table):
+    """Every run's series has the same columns whatever its algorithm (the
+    algorithm's own state is in the long cc_state table), so the files read
+    as one dataset as they are, with the algorithm of each row."""
+    schemas = {str(pq.read_schema(f).remove_metadata()) for f in files(saved_runs, table)}
+    assert len(schemas) == 1
+    t = ds.dataset(files(saved_runs, table), format="parquet").to_table().to_pandas()
+    assert list(t.columns[:5]) == ["scenario", "seed", "cc", "t", "flow"]
     assert set(t["cc"]) == {cc for cc, _ in RUNS}
     for cc, seed in RUNS:
         rows = t[t["cc"] == cc]
         assert set(rows["scenario"]) == {f"path-{cc}"} and set(rows["seed"]) == {seed}
-        assert len(rows) == pq.read_table(saved_runs / cc / "series.parquet").num_rows
+        assert len(rows) == pq.read_table(saved_runs / cc / f"{table}.parquet").num_rows > 0
+
+
+def test_state_of_different_algorithms_names_its_variables(saved_runs):
+    state = ds.dataset(files(saved_runs, "cc_state"), format="parquet").to_table().to_pandas()
+    variables = {cc: set(rows["var"].astype(str)) for cc, rows in state.groupby("cc", observed=True)}
+    assert {"wmax", "k_s"} <= variables["cubic"] and {"mode", "btl_bw_bps"} <= variables["bbr"]
+    assert {"diff", "base_rtt_ms"} <= variables["vegas"]
+    bbr_modes = state[(state["cc"] == "bbr") & (state["var"] == "mode")]
+    assert set(bbr_modes["label"].astype(str)) <= {"startup", "drain", "probe_bw", "probe_rtt"}
+    assert set(state[state["var"] == "enabled"]["label"].astype(str)) <= {"reno", "vegas"}
+    numbers = state[state["var"].isin(["wmax", "k_s", "btl_bw_bps", "diff"])]
+    assert len(numbers) > 0 and set(numbers["label"].astype(str)) == {""}
 
 
 def test_rtt_samples_name_their_algorithm(saved_runs):
@@ -105,6 +120,11 @@ def test_duckdb_reads_the_runs_as_one_table(saved_runs):
         "group by cc order by cc"
     ).fetchall()
     assert rows == [(cc, 2, seed) for cc, seed in sorted(RUNS)]
+    for table in ("series", "cc_state"):
+        counts = duckdb.sql(
+            f"select cc, count(*) from read_parquet('{saved_runs}/*/{table}.parquet') group by cc order by cc"
+        ).fetchall()
+        assert counts == [(cc, pq.read_table(saved_runs / cc / f"{table}.parquet").num_rows) for cc, _ in sorted(RUNS)]
     kv = duckdb.sql(
         f"select value from parquet_kv_metadata('{saved_runs}/bbr/flows.parquet') where key = 'ccbench.version'"
     ).fetchall()

@@ -4,7 +4,8 @@ reports are built only from saved results).
 Layout of a run directory:
     meta.json            schema_version, ccbench_version, seed, scenario (normalized), events, duration_s, pcap
     flows.parquet/.csv   per-flow summary with metrics
-    series.parquet/.csv  sampled time series
+    series.parquet/.csv  sampled time series (the same columns for every algorithm)
+    cc_state.parquet     the algorithms' own state at the series' rows, long: t, flow, var, value, label
     rtt.parquet          per-ACK RTT samples
     links.parquet/.csv   per-link counters, capacity, utilization
     link_series.parquet  sampled link state
@@ -13,7 +14,7 @@ Layout of a run directory:
 The tables describe themselves, so the files of many runs can be read as one
 dataset (pyarrow.dataset, duckdb, polars) without meta.json: every table's
 first columns are `scenario` (the scenario's name) and `seed`, and the tables
-with a row per flow and time (series, rtt) also name the flow's algorithm in
+with a row per flow and time (series, cc_state, rtt) also name the flow's algorithm in
 `cc` (flows has its own `cc`). Each Parquet file's key-value metadata holds
 `ccbench.table`, `ccbench.version`, `ccbench.schema_version`, `ccbench.seed`,
 `ccbench.algorithms` (JSON list, in the order of the scenario's flows) and
@@ -119,7 +120,7 @@ def write_table(
 #: Columns `save` puts in front of a run's tables (and `load` drops): which run a row is from.
 RUN_COLUMNS = ("scenario", "seed")
 #: Tables with a row per flow and time, which also get the flow's algorithm (`cc`).
-PER_FLOW_TABLES = ("series", "rtt")
+PER_FLOW_TABLES = ("series", "cc_state", "rtt")
 
 
 def _flow_algorithms(result: Result) -> dict[int, str]:
@@ -130,7 +131,7 @@ def _flow_algorithms(result: Result) -> dict[int, str]:
 
 
 def run_columns(result: Result, name: str, table: pa.Table) -> dict[str, np.ndarray]:
-    """The columns that say which run (and, in series and rtt, which
+    """The columns that say which run (and, in PER_FLOW_TABLES, which
     algorithm) each row of table `name` is from."""
     n = table.num_rows
     scenario = result.meta.get("scenario") or {}

@@ -20,9 +20,21 @@ import pyarrow as pa
 from ccbench import metrics
 
 #: Version of the tables' layout and of meta.json; bump on incompatible change.
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 #: The tables of a run, in the order they are saved.
-TABLES = ("flows", "series", "rtt", "links", "link_series", "sources", "source_series")
+TABLES = ("flows", "series", "cc_state", "rtt", "links", "link_series", "sources", "source_series")
+
+#: The columns of the `cc_state` table, as the simulator makes them (a run
+#: without algorithm state, e.g. the kernel emulator's, has it empty).
+CC_STATE_SCHEMA = pa.schema(
+    [
+        ("t", pa.float64()),
+        ("flow", pa.uint32()),
+        ("var", pa.dictionary(pa.uint32(), pa.string())),
+        ("value", pa.float64()),
+        ("label", pa.dictionary(pa.uint32(), pa.string())),
+    ]
+)
 
 #: The dumbbell shorthand's routes: (data links, ACK links) per direction.
 DUMBBELL_ROUTES = {"down": (["downlink"], ["uplink"]), "up": (["uplink"], ["downlink"])}
@@ -214,6 +226,34 @@ def arrow_link_summary(links: pa.Table, flows: pd.DataFrame, scenario: dict) -> 
     return links
 
 
+def cc_state_wide(cc_state) -> pd.DataFrame:
+    """The long `cc_state` table (t, flow, var, value, label: a DataFrame or
+    Arrow table) in the wide layout: a row per (t, flow) that has state, and
+    a column `cc_<var>` per variable (the prefix keeps them apart from the
+    series' columns when joined on t and flow): a number's value (NaN for
+    flows whose algorithm has no such variable), a mode's label ("" likewise).
+    A variable is a mode when any of its rows has a label."""
+    s = cc_state if isinstance(cc_state, pd.DataFrame) else as_arrow(cc_state).to_pandas()
+    if s.empty:
+        return pd.DataFrame({"t": pd.Series(dtype=float), "flow": pd.Series(dtype=np.uint32)})
+    var = s["var"].astype(str).to_numpy()
+    label = s["label"].astype(str).to_numpy()
+    order = list(dict.fromkeys(var))
+    modes = set(var[label != ""])
+    keys = pd.MultiIndex.from_frame(s[["t", "flow"]])
+    rows = keys.unique().sort_values()
+    out = {}
+    for name in order:
+        pick = var == name
+        cells = pd.Series(label[pick] if name in modes else s["value"].to_numpy()[pick], index=keys[pick])
+        cells = cells[~cells.index.duplicated(keep="last")].reindex(rows)
+        out[f"cc_{name}"] = cells.fillna("").to_numpy(dtype=object) if name in modes else cells.to_numpy(dtype=float)
+    wide = pd.DataFrame(out)
+    wide.insert(0, "flow", rows.get_level_values("flow").to_numpy())
+    wide.insert(0, "t", rows.get_level_values("t").to_numpy())
+    return wide
+
+
 class _Table:
     """A table attribute of Result: read, a pandas DataFrame (built on first read)."""
 
@@ -226,7 +266,10 @@ class _Table:
 
 class Result:
     """One run. Tables: `flows` (per-flow summary with metrics), `series`
-    (sampled kernel-style variables plus interval goodput/throughput), `rtt`
+    (sampled kernel-style variables plus interval goodput/throughput: the
+    same columns for every algorithm), `cc_state` (the algorithms' own state
+    beside the series rows, long: t, flow, var, value, label; `state()` gives
+    it wide), `rtt`
     (per-ACK samples), `links` (counters, capacity, utilization),
     `link_series`, `sources` and `source_series` (UDP and background traffic),
     each a pandas DataFrame built the first time it is read; `arrow(name)`:
@@ -240,6 +283,7 @@ class Result:
 
     flows = _Table()
     series = _Table()
+    cc_state = _Table()
     rtt = _Table()
     links = _Table()
     link_series = _Table()
@@ -250,6 +294,7 @@ class Result:
         self,
         flows=None,
         series=None,
+        cc_state=None,
         rtt=None,
         links=None,
         link_series=None,
@@ -260,6 +305,7 @@ class Result:
         given = dict(
             flows=flows,
             series=series,
+            cc_state=cc_state,
             rtt=rtt,
             links=links,
             link_series=link_series,
@@ -305,6 +351,9 @@ class Result:
                 name: (lambda _, name=name: _frame(raw.get(name, {})))
                 for name in ("rtt", "link_series", "sources", "source_series")
             }
+            pending["cc_state"] = lambda _: (
+                _frame(raw["cc_state"]) if "cc_state" in raw else CC_STATE_SCHEMA.empty_table()
+            )
             pending["flows"] = lambda _: flow_summary(raw["flows"], raw["rtt"], scenario, raw["links"])
             pending["series"] = lambda _: series_with_rates(_frame(raw["series"]))
             pending["links"] = lambda r: link_summary(_frame(raw["links"]), r.flows, scenario)
@@ -318,7 +367,8 @@ class Result:
             "series": lambda _: arrow_series_with_rates(tables["series"]),
             "links": lambda r: arrow_link_summary(tables["links"], r.flows, scenario),
         }
-        r._hold(meta, {name: tables[name] for name in ("rtt", "link_series", "sources", "source_series")}, pending)
+        held = ("cc_state", "rtt", "link_series", "sources", "source_series")
+        r._hold(meta, {name: tables[name] for name in held}, pending)
         return r
 
     def _compute(self, name: str) -> None:
@@ -355,6 +405,12 @@ class Result:
     @property
     def scenario(self) -> dict:
         return self.meta["scenario"]
+
+    def state(self, flow: int | None = None) -> pd.DataFrame:
+        """The algorithms' state in the wide layout (cc_state_wide): t, flow
+        and a `cc_<var>` column per variable; of one flow if `flow` is given."""
+        wide = cc_state_wide(self.arrow("cc_state"))
+        return wide if flow is None else wide[wide["flow"] == flow].reset_index(drop=True)
 
     def jain_index(self, link: str | None = None) -> float:
         """Jain's fairness index over the flows' goodputs (of the flows whose data crosses `link`, if given)."""

@@ -13,6 +13,7 @@ fn column(c: &Column) -> Value {
         Column::U64(v) => json!(v),
         Column::U32(v) => json!(v),
         Column::Str(v) => json!(v),
+        Column::Dict { dictionary, codes } => json!(codes.iter().map(|&c| dictionary[c as usize]).collect::<Vec<_>>()),
     }
 }
 

@@ -3,15 +3,18 @@
 //! capsules: https://arrow.apache.org/docs/format/CDataInterface/PyCapsuleInterface.html).
 //! `pyarrow.record_batch(t)` takes it without copying: numeric columns keep
 //! the simulator's vectors as their buffers; text columns are laid out once
-//! as Arrow strings (no Python object per cell). Polars, DuckDB and others
+//! as Arrow strings (no Python object per cell); dictionary columns become
+//! dictionary arrays (UInt32 codes into Utf8 names). Polars, DuckDB and others
 //! read the same capsules.
 
 use std::ffi::CString;
 use std::sync::Arc;
 
 use arrow_array::ffi::{to_ffi, FFI_ArrowArray, FFI_ArrowSchema};
+use arrow_array::types::UInt32Type;
 use arrow_array::{
-    ArrayRef, Float64Array, RecordBatch, RecordBatchOptions, StringArray, StructArray, UInt32Array, UInt64Array,
+    ArrayRef, DictionaryArray, Float64Array, RecordBatch, RecordBatchOptions, StringArray, StructArray, UInt32Array,
+    UInt64Array,
 };
 use arrow_schema::{ArrowError, DataType, Field, Schema};
 use ccsim::record::table::{Column, Table};
@@ -51,6 +54,13 @@ fn record_batch(table: Table) -> Result<RecordBatch, ArrowError> {
             Column::U64(v) => (DataType::UInt64, Arc::new(UInt64Array::from(v))),
             Column::U32(v) => (DataType::UInt32, Arc::new(UInt32Array::from(v))),
             Column::Str(v) => (DataType::Utf8, Arc::new(StringArray::from(v))),
+            Column::Dict { dictionary, codes } => {
+                let array = DictionaryArray::<UInt32Type>::try_new(
+                    UInt32Array::from(codes),
+                    Arc::new(StringArray::from(dictionary)),
+                )?;
+                (DataType::Dictionary(Box::new(DataType::UInt32), Box::new(DataType::Utf8)), Arc::new(array))
+            }
         };
         fields.push(Field::new(name, data_type, NULLABLE));
         arrays.push(array);
@@ -115,6 +125,21 @@ mod tests {
         assert_eq!(b.column(2).as_any().downcast_ref::<UInt64Array>().unwrap().value(1), u64::MAX);
         assert_eq!(b.column(3).as_any().downcast_ref::<StringArray>().unwrap().value(1), "reno");
         assert!(b.schema().fields().iter().all(|f| f.is_nullable()));
+    }
+
+    #[test]
+    fn a_dictionary_column_is_a_dictionary_array_of_its_names() {
+        let mut t = Table::new();
+        t.add("var", Column::Dict { dictionary: vec!["mode", "alpha"], codes: vec![1, 0, 1] });
+        let b = record_batch(t).unwrap();
+        assert_eq!(
+            b.schema().field(0).data_type(),
+            &DataType::Dictionary(Box::new(DataType::UInt32), Box::new(DataType::Utf8))
+        );
+        let var = b.column(0).as_any().downcast_ref::<DictionaryArray<UInt32Type>>().unwrap();
+        let names = var.values().as_any().downcast_ref::<StringArray>().unwrap();
+        let texts: Vec<&str> = var.keys().values().iter().map(|&k| names.value(k as usize)).collect();
+        assert_eq!(texts, ["alpha", "mode", "alpha"]);
     }
 
     #[test]

@@ -92,6 +92,7 @@ fn run<'py>(
     let d = PyDict::new(py);
     d.set_item("flows", ArrowTable::from_table(r.flows)?)?;
     d.set_item("series", ArrowTable::from_table(r.series)?)?;
+    d.set_item("cc_state", ArrowTable::from_table(r.cc_state)?)?;
     d.set_item("rtt", ArrowTable::from_table(r.rtt)?)?;
     d.set_item("links", ArrowTable::from_table(r.links)?)?;
     d.set_item("link_series", ArrowTable::from_table(r.link_series)?)?;

@@ -1,7 +1,8 @@
 //! Runs a scenario (JSON file given as the first argument) and prints each
 //! flow's sampled cwnd, ssthresh, RTT and state: a quick look while developing.
 //!   cargo run --release -p ccsim --example trace -- scenario.json [from_s] [to_s] [column,column...]
-//! Extra series columns (e.g. the algorithm's state, `cc_dwnd,cc_diff`) are printed after the fixed ones.
+//! Extra series columns, or the algorithm's state as `cc_<var>` (e.g. `cc_dwnd,cc_diff`, from the
+//! cc_state table), are printed after the fixed ones.
 use ccsim::record::table::Column;
 
 fn main() {
@@ -15,7 +16,21 @@ fn main() {
     let r = ccsim::run(&s);
     eprintln!("{} events in {:.3} s", r.events, start.elapsed().as_secs_f64());
     let t = r.series.f64("t");
+    let flows = match r.series.get("flow") {
+        Some(Column::U32(v)) => v.clone(),
+        _ => panic!("no flow column"),
+    };
     let col = |name: &str| -> Vec<f64> {
+        if let Some(var) = name.strip_prefix("cc_") {
+            // The state rows of `var`, by (t, flow): one per series row of a flow whose algorithm has it.
+            let (st, sv, vars) = (r.cc_state.f64("t"), r.cc_state.f64("value"), r.cc_state.texts("var"));
+            let Some(Column::U32(sf)) = r.cc_state.get("flow") else { panic!("no flow column in cc_state") };
+            let by_row: std::collections::HashMap<(u64, u32), f64> =
+                (0..st.len()).filter(|&k| vars[k] == var).map(|k| ((st[k].to_bits(), sf[k]), sv[k])).collect();
+            return (0..t.len())
+                .map(|k| by_row.get(&(t[k].to_bits(), flows[k])).copied().unwrap_or(f64::NAN))
+                .collect();
+        }
         match r.series.get(name) {
             Some(Column::F64(v)) => v.clone(),
             Some(Column::U32(v)) => v.iter().map(|x| *x as f64).collect(),

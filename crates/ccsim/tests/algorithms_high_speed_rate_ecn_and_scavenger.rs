@@ -47,7 +47,7 @@ fn delivered_between(r: &Results, i: u32, t0: f64, t1: f64) -> f64 {
 
 /// Times at which the traced BBR mode enters `mode`, and how long it stays.
 fn mode_entries(r: &Results, i: u32, mode: &str) -> Vec<(f64, f64)> {
-    let m = mode_series(r, i, "cc_mode");
+    let m = mode_series(r, i, "mode");
     let mut out = Vec::new();
     let mut start: Option<f64> = None;
     for (t, value) in &m {
@@ -106,7 +106,7 @@ fn bbr_measures_the_bottleneck_and_probes_rtt_every_ten_seconds() {
         }
         // In PROBE_RTT the window is 4 segments.
         let cwnd = series(&r, 0, "cwnd");
-        let mode = mode_series(&r, 0, "cc_mode");
+        let mode = mode_series(&r, 0, "mode");
         assert!(cwnd.iter().zip(&mode).filter(|(_, m)| m.1 == "probe_rtt").all(|(c, _)| c.1 <= 4.0));
     }
 }
@@ -119,7 +119,7 @@ fn bbr_gain_cycle_shows_the_eight_phases() {
     );
     let gains: Vec<f64> = series(&r, 0, "cc_pacing_gain")
         .iter()
-        .zip(mode_series(&r, 0, "cc_mode"))
+        .zip(mode_series(&r, 0, "mode"))
         .filter(|(_, m)| m.1 == "probe_bw")
         .map(|(g, _)| g.1)
         .collect();
@@ -323,7 +323,7 @@ fn yeah_slows_down_when_its_queue_estimate_exceeds_alpha() {
         r#"{"duration": 40, "downlink": {"rate": "50Mbit", "delay": "20ms", "queue": {"size": "4bdp"}},
                         "flows": [{"cc": "yeah"}]}"#,
     );
-    let mode = mode_series(&r, 0, "cc_mode");
+    let mode = mode_series(&r, 0, "mode");
     let q = series(&r, 0, "cc_queue_pkts");
     let slow: Vec<usize> = (0..mode.len()).filter(|&k| mode[k].1 == "slow" && mode[k].0 > 2.0).collect();
     let fast: Vec<usize> = (0..mode.len()).filter(|&k| mode[k].1 == "fast" && mode[k].0 > 2.0).collect();

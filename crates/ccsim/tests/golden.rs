@@ -57,6 +57,13 @@ fn table_hash(t: &Table) -> u64 {
                     h.bytes(&[0]);
                 });
             }
+            Column::Dict { dictionary, codes } => {
+                h.bytes(b"dict");
+                codes.iter().for_each(|&c| {
+                    h.bytes(dictionary[c as usize].as_bytes());
+                    h.bytes(&[0]);
+                });
+            }
         }
     }
     h.0
@@ -72,6 +79,7 @@ fn cell(column: &Column, row: usize) -> String {
         Column::U64(v) => v[row].to_string(),
         Column::U32(v) => v[row].to_string(),
         Column::Str(v) => v[row].clone(),
+        Column::Dict { dictionary, codes } => dictionary[codes[row] as usize].to_string(),
     }
 }
 
@@ -80,6 +88,7 @@ fn render(r: &Results) -> String {
     let tables = [
         ("flows", &r.flows),
         ("series", &r.series),
+        ("cc_state", &r.cc_state),
         ("rtt", &r.rtt),
         ("links", &r.links),
         ("link_series", &r.link_series),

@@ -91,7 +91,7 @@ pub mod param {
         BoolParam { name: "ack_aggregation", default: true, doc: "1: add the estimated ACK aggregation to cwnd" };
 }
 
-/// The traced state (series columns `cc_<name>`), written by `state()`.
+/// The traced state (`cc_state` rows, `var` = the name), written by `state()`.
 pub mod state {
     use crate::cc::StateVar;
     pub const MODE: StateVar = StateVar::mode("mode", &["startup", "drain", "probe_bw", "probe_rtt"]);

@@ -70,7 +70,7 @@ pub mod param {
         BoolParam { name: "fast_convergence", default: true, doc: "1: release bandwidth on losses below Wmax" };
 }
 
-/// The traced state (series columns `cc_<name>`), written by `state()`.
+/// The traced state (`cc_state` rows, `var` = the name), written by `state()`.
 pub mod state {
     use crate::cc::StateVar;
     pub const LAST_MAX_CWND: StateVar = StateVar::integer("last_max_cwnd", "segments");

@@ -62,7 +62,7 @@ pub mod param {
     };
 }
 
-/// The traced state of ccp and ccpd (series columns `cc_<name>`), in segments.
+/// The traced state of ccp and ccpd (`cc_state` rows), in segments.
 pub mod state {
     use crate::cc::StateVar;
     pub const B_PKTS: StateVar = StateVar::float("b_pkts", "segments");

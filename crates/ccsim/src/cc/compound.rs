@@ -62,7 +62,7 @@ pub mod param {
     };
 }
 
-/// The traced state (series columns `cc_<name>`), written by `state()`.
+/// The traced state (`cc_state` rows, `var` = the name), written by `state()`.
 pub mod state {
     use crate::cc::StateVar;
     pub const DWND: StateVar = StateVar::float("dwnd", "segments");

@@ -37,7 +37,7 @@ pub mod param {
         BoolParam { name: "hystart", default: true, doc: "1: HyStart leaves slow start early" };
 }
 
-/// The traced state (series columns `cc_<name>`), written by `state()`.
+/// The traced state (`cc_state` rows, `var` = the name), written by `state()`.
 pub mod state {
     use crate::cc::StateVar;
     pub const WMAX: StateVar = StateVar::integer("wmax", "segments");

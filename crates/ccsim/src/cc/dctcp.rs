@@ -30,7 +30,7 @@ pub mod param {
         FloatParam { name: "alpha_on_init", default: 1.0, min: 0.0, max: 1.0, doc: "initial alpha" };
 }
 
-/// The traced state (series columns `cc_<name>`), written by `state()`.
+/// The traced state (`cc_state` rows, `var` = the name), written by `state()`.
 pub mod state {
     use crate::cc::StateVar;
     pub const ALPHA: StateVar = StateVar::float("alpha", "");

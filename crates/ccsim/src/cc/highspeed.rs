@@ -12,7 +12,7 @@ use super::common::slow_start;
 use super::{CongestionControl, Conn, Info, Params, StateOut, Window};
 use crate::tcp::recovery::RecoveryPolicy;
 
-/// The traced state (series columns `cc_<name>`), written by `state()`.
+/// The traced state (`cc_state` rows, `var` = the name), written by `state()`.
 pub mod state {
     use crate::cc::StateVar;
     pub const A: StateVar = StateVar::integer("a", "");

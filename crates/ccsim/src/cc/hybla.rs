@@ -30,7 +30,7 @@ pub mod param {
         FloatParam { name: "rtt0_ms", default: 25.0, min: 1.0, max: 10_000.0, doc: "reference RTT, ms" };
 }
 
-/// The traced state (series columns `cc_<name>`), written by `state()`.
+/// The traced state (`cc_state` rows, `var` = the name), written by `state()`.
 pub mod state {
     use crate::cc::StateVar;
     pub const RHO: StateVar = StateVar::float("rho", "");

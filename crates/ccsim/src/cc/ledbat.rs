@@ -72,7 +72,7 @@ pub mod param {
         BoolParam { name: "slow_start", default: true, doc: "1: slow start until a loss or queuing delay >= TARGET/2" };
 }
 
-/// The traced state (series columns `cc_<name>`), written by `state()`.
+/// The traced state (`cc_state` rows, `var` = the name), written by `state()`.
 pub mod state {
     use crate::cc::StateVar;
     pub const QUEUING_DELAY_MS: StateVar = StateVar::float("queuing_delay_ms", "ms");

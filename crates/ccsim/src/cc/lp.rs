@@ -62,7 +62,7 @@ pub mod param {
     pub const LINUX: BoolParam = BoolParam { name: "linux", default: false, doc: "1: Linux's delay (ACK TSval - TSecr) and ssthresh kept on an indication; 0: delay of the newest segment, additive increase after" };
 }
 
-/// The traced state (series columns `cc_<name>`), written by `state()`.
+/// The traced state (`cc_state` rows, `var` = the name), written by `state()`.
 pub mod state {
     use crate::cc::StateVar;
     pub const OWD_MS: StateVar = StateVar::float("owd_ms", "ms");

@@ -446,14 +446,14 @@ pub enum StateKind {
     Float { unit: &'static str },
     /// A whole number (a count, or a 0/1 flag), in `unit`.
     Integer { unit: &'static str },
-    /// One of `names`: the series records the name.
+    /// One of `names`: `cc_state` records its index and its name.
     Mode { names: &'static [&'static str] },
 }
 
-/// A variable of an algorithm's internal state, traced in the series as the
-/// column `cc_<name>`: numbers (Float, Integer) as a float column (NaN where
-/// unknown or for flows of other algorithms), modes as a string column
-/// ("" likewise).
+/// A variable of an algorithm's internal state, traced in the `cc_state`
+/// table beside the series (rows with `var` = its name): numbers (Float,
+/// Integer) as `value` (NaN while unknown), modes as `value` = the index in
+/// `names` and `label` = the name (NaN and "" while unknown).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct StateVar {
     pub name: &'static str,

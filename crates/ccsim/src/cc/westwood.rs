@@ -54,7 +54,7 @@ pub mod param {
         FloatParam { name: "m", default: 2.0, min: 1.0, max: 100.0, doc: "a null sample after tau/m without ACKs" };
 }
 
-/// The traced state (series columns `cc_<name>`), written by `state()`.
+/// The traced state (`cc_state` rows, `var` = the name), written by `state()`.
 pub mod state {
     use crate::cc::StateVar;
     pub const BWE_BPS: StateVar = StateVar::float("bwe_bps", "bit/s");

@@ -1,11 +1,13 @@
 //! Time series sampled at a fixed interval: per flow the kernel-style
-//! variables (as tcp_probe / TCP_INFO show them) plus the algorithm's own
-//! state, a row only when something changed; per link the queue and its
-//! counters, a row every sample. Sampling allocates nothing per row beyond
-//! the columns' growth.
+//! variables (as tcp_probe / TCP_INFO show them), a row only when something
+//! changed, and beside it the algorithm's own state as a long table
+//! (`cc_state`: one row per series row and state variable, so every run's
+//! tables have the same columns whatever its algorithms); per link the queue
+//! and its counters, a row every sample. Sampling allocates nothing per row
+//! beyond the columns' growth.
 
 use super::table::{Column, Table};
-use crate::cc::{StateOut, StateValue, StateVar, INFINITE_SSTHRESH};
+use crate::cc::{StateKind, StateOut, StateValue, StateVar, INFINITE_SSTHRESH};
 use crate::net::link::{Link, LinkCounters};
 use crate::tcp::sender::Sender;
 use crate::time::{secs, Nanos};
@@ -114,18 +116,21 @@ pub struct FlowSeries {
     ca_state: Vec<u32>,
     pacing_rate_bps: Vec<f64>,
     rwnd_bytes: Vec<u64>,
-    /// Union of the algorithms' state variables (by name), and one column each.
-    cc_vars: Vec<StateVar>,
-    cc_columns: Vec<StateColumn>,
+    /// The `cc_state` table: per series row, one row per state variable of
+    /// the flow's algorithm.
+    state: StateRows,
     tracks: Vec<FlowTrack>,
     /// Per flow (compact, as the quiet flows of a sample touch nothing
     /// else): the latest sample time whose row equalled its last row and was
     /// not written, and whether it was active at its latest sample.
     held_t: Vec<Option<f64>>,
     active: Vec<bool>,
-    /// Per flow, flat: each state variable's column, its last written value
+    /// Per flow, flat: each state variable, its code in `var_names`, where
+    /// its mode names' codes start in `label_codes`, its last written value
     /// and this sample's value.
-    cc_column_of: Vec<usize>,
+    cc_vars: Vec<StateVar>,
+    cc_var_code: Vec<u32>,
+    cc_label_start: Vec<usize>,
     cc_last: Vec<StateValue>,
     cc_current: Vec<StateValue>,
     /// The values of one sample (reused).
@@ -134,50 +139,49 @@ pub struct FlowSeries {
     changed: Vec<u32>,
 }
 
-/// The column of one traced state variable: numbers, or mode names.
-enum StateColumn {
-    Number(Vec<f64>),
-    Mode(Vec<&'static str>),
+/// The columns of the `cc_state` table, and its two dictionaries: the
+/// variables' names (union by name over the run's algorithms) and the mode
+/// names ("" first: the label of a number and of an unknown mode).
+#[derive(Default)]
+struct StateRows {
+    t: Vec<f64>,
+    flow: Vec<u32>,
+    var: Vec<u32>,
+    value: Vec<f64>,
+    label: Vec<u32>,
+    var_names: Vec<&'static str>,
+    labels: Vec<&'static str>,
+    /// Per mode variable of each flow (flat, from `cc_label_start`): each of
+    /// its mode names' code in `labels`.
+    label_codes: Vec<u32>,
 }
 
-impl StateColumn {
-    fn push_unknown(&mut self) {
-        match self {
-            StateColumn::Number(c) => c.push(f64::NAN),
-            StateColumn::Mode(c) => c.push(""),
-        }
-    }
-
-    fn set_last(&mut self, value: StateValue) {
-        match (self, value) {
-            (StateColumn::Number(c), StateValue::Number(v)) => *c.last_mut().expect("a row") = v,
-            (StateColumn::Mode(c), StateValue::Mode(m)) => *c.last_mut().expect("a row") = m,
-            _ => {}
-        }
-    }
+/// The code of `name` in `dictionary`, added if new.
+fn code_of(dictionary: &mut Vec<&'static str>, name: &'static str) -> u32 {
+    let code = dictionary.iter().position(|known| *known == name).unwrap_or_else(|| {
+        dictionary.push(name);
+        dictionary.len() - 1
+    });
+    code as u32
 }
 
 impl FlowSeries {
-    /// `state_vars`: every flow's algorithm's state variables, in flow order
-    /// (for the column union; a name is a number column or a mode column for all).
+    /// `state_vars`: every flow's algorithm's state variables, in flow order.
     pub fn new(state_vars: impl Iterator<Item = &'static [StateVar]>) -> FlowSeries {
         let mut s = FlowSeries::default();
+        s.state.labels.push("");
         for vars in state_vars {
-            let cc_start = s.cc_column_of.len();
+            let cc_start = s.cc_vars.len();
             for v in vars {
-                let column = match s.cc_vars.iter().position(|known| known.name == v.name) {
-                    Some(c) => c,
-                    None => {
-                        s.cc_vars.push(*v);
-                        s.cc_columns.push(if v.is_mode() {
-                            StateColumn::Mode(Vec::new())
-                        } else {
-                            StateColumn::Number(Vec::new())
-                        });
-                        s.cc_vars.len() - 1
+                s.cc_vars.push(*v);
+                s.cc_var_code.push(code_of(&mut s.state.var_names, v.name));
+                s.cc_label_start.push(s.state.label_codes.len());
+                if let StateKind::Mode { names } = v.kind {
+                    for name in names {
+                        let code = code_of(&mut s.state.labels, name);
+                        s.state.label_codes.push(code);
                     }
-                };
-                s.cc_column_of.push(column);
+                }
                 let unknown = if v.is_mode() { StateValue::Mode("") } else { StateValue::Number(f64::NAN) };
                 s.cc_last.push(unknown);
                 s.cc_current.push(unknown);
@@ -278,13 +282,27 @@ impl FlowSeries {
         self.ca_state.push(r.ca_state);
         self.pacing_rate_bps.push(r.pacing_rate_bps);
         self.rwnd_bytes.push(r.rwnd_bytes);
-        self.cc_columns.iter_mut().for_each(StateColumn::push_unknown);
         for k in track.cc_start..track.cc_start + track.cc_len {
-            self.cc_columns[self.cc_column_of[k]].set_last(self.cc_last[k]);
+            let (value, label) = match (self.cc_last[k], self.cc_vars[k].kind) {
+                (StateValue::Number(v), _) => (v, 0),
+                (StateValue::Mode(m), StateKind::Mode { names }) => match names.iter().position(|n| *n == m) {
+                    Some(index) => (index as f64, self.state.label_codes[self.cc_label_start[k] + index]),
+                    None => (f64::NAN, 0),
+                },
+                (StateValue::Mode(_), _) => (f64::NAN, 0),
+            };
+            let rows = &mut self.state;
+            rows.t.push(t);
+            rows.flow.push(i as u32);
+            rows.var.push(self.cc_var_code[k]);
+            rows.value.push(value);
+            rows.label.push(label);
         }
     }
 
-    pub fn into_table(self) -> Table {
+    /// The `series` table (kernel-style columns, the same for every run) and
+    /// the `cc_state` table (t, flow, var, value, label).
+    pub fn into_tables(self) -> (Table, Table) {
         let mut t = Table::new();
         t.add("t", Column::F64(self.t));
         t.add("flow", Column::U32(self.flow));
@@ -303,14 +321,14 @@ impl FlowSeries {
         t.add("ca_state", Column::U32(self.ca_state));
         t.add("pacing_rate_bps", Column::F64(self.pacing_rate_bps));
         t.add("rwnd_bytes", Column::U64(self.rwnd_bytes));
-        for (var, col) in self.cc_vars.into_iter().zip(self.cc_columns) {
-            let column = match col {
-                StateColumn::Number(c) => Column::F64(c),
-                StateColumn::Mode(c) => Column::Str(c.into_iter().map(str::to_string).collect()),
-            };
-            t.add(&format!("cc_{}", var.name), column);
-        }
-        t
+        let rows = self.state;
+        let mut state = Table::new();
+        state.add("t", Column::F64(rows.t));
+        state.add("flow", Column::U32(rows.flow));
+        state.add("var", Column::Dict { dictionary: rows.var_names, codes: rows.var });
+        state.add("value", Column::F64(rows.value));
+        state.add("label", Column::Dict { dictionary: rows.labels, codes: rows.label });
+        (t, state)
     }
 }
 
@@ -415,7 +433,7 @@ mod tests {
         series.sample(d.now, false, &mut [true], |_| (&d.s, Some((0, 0))));
         d.timeout();
         series.sample(d.now, false, &mut [true], |_| (&d.s, Some((0, 0))));
-        let table = series.into_table();
+        let table = series.into_tables().0;
         // The initial RTO (1 s), then doubled by the timeout.
         assert_eq!(table.f64("rto_ms"), &[1000.0, 2000.0]);
     }
@@ -438,7 +456,7 @@ mod tests {
         sample(&mut series, &d, 6, 100, false); // changed (cwnd, rto): 5 then 6
         sample(&mut series, &d, 7, 100, false); // same: held
         sample(&mut series, &d, 8, 100, true); // the run's last sample: written
-        let table = series.into_table();
+        let table = series.into_tables().0;
         assert_eq!(table.f64("t"), &[0.001, 0.003, 0.004, 0.005, 0.006, 0.008]);
         assert_eq!(table.u64("delivered_bytes"), &[0, 0, 100, 100, 100, 100]);
         // A flow that stops being active gets its held row written at the next sample.
@@ -446,12 +464,34 @@ mod tests {
         s2.sample(ms(1), false, &mut [true], |_| (&d.s, Some((5, 0))));
         s2.sample(ms(2), false, &mut [true], |_| (&d.s, Some((5, 0))));
         s2.sample(ms(3), false, &mut [true], |_| (&d.s, None));
-        assert_eq!(s2.into_table().f64("t"), &[0.001, 0.002]);
+        assert_eq!(s2.into_tables().0.f64("t"), &[0.001, 0.002]);
         // A flow without events since its previous sample is held without being read.
         let mut s3 = FlowSeries::new(std::iter::once(d.s.algorithm().info().state));
         s3.sample(ms(1), false, &mut [true], |_| (&d.s, Some((5, 0))));
         s3.sample(ms(2), false, &mut [false], |_| unreachable!("an untouched flow is not read"));
         s3.sample(ms(3), false, &mut [true], |_| (&d.s, Some((9, 0))));
-        assert_eq!(s3.into_table().f64("t"), &[0.001, 0.002, 0.003]);
+        assert_eq!(s3.into_tables().0.f64("t"), &[0.001, 0.002, 0.003]);
+    }
+
+    #[test]
+    fn state_rows_carry_numbers_and_modes_with_their_labels_beside_each_series_row() {
+        let mut d = Driver::new("bbr", 10);
+        d.start();
+        let vars = d.s.algorithm().info().state;
+        let mut series = FlowSeries::new(std::iter::once(vars));
+        series.sample(1_000_000, false, &mut [true], |_| (&d.s, Some((0, 0))));
+        series.sample(2_000_000, false, &mut [true], |_| (&d.s, Some((1, 0))));
+        let (table, state) = series.into_tables();
+        assert!(table.columns.iter().all(|(name, _)| !name.starts_with("cc_")));
+        assert_eq!(state.rows(), 2 * vars.len());
+        let names = state.texts("var");
+        assert_eq!(&names[..vars.len()], vars.iter().map(|v| v.name).collect::<Vec<_>>());
+        let mode = names.iter().position(|n| *n == "mode").expect("bbr traces its mode");
+        // Startup is the first of bbr's modes: value 0, label its name.
+        assert_eq!((state.f64("value")[mode], state.texts("label")[mode]), (0.0, "startup"));
+        let gain = names.iter().position(|n| *n == "pacing_gain").expect("bbr traces its pacing gain");
+        assert!(state.f64("value")[gain] > 2.0, "startup's gain is 2/ln 2");
+        assert_eq!(state.texts("label")[gain], "");
+        assert_eq!(state.f64("t")[vars.len()], 0.002);
     }
 }

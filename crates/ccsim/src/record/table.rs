@@ -7,6 +7,12 @@ pub enum Column {
     U64(Vec<u64>),
     U32(Vec<u32>),
     Str(Vec<String>),
+    /// Text from a small fixed set: each row is a code, an index into
+    /// `dictionary` (so writing a row allocates nothing).
+    Dict {
+        dictionary: Vec<&'static str>,
+        codes: Vec<u32>,
+    },
 }
 
 impl Column {
@@ -16,6 +22,16 @@ impl Column {
             Column::U64(v) => v.len(),
             Column::U32(v) => v.len(),
             Column::Str(v) => v.len(),
+            Column::Dict { codes, .. } => codes.len(),
+        }
+    }
+
+    /// Row `row` of a text column (Str or Dict).
+    pub fn text(&self, row: usize) -> Option<&str> {
+        match self {
+            Column::Str(v) => Some(&v[row]),
+            Column::Dict { dictionary, codes } => Some(dictionary[codes[row] as usize]),
+            _ => None,
         }
     }
 
@@ -59,6 +75,12 @@ impl Table {
             Some(Column::U64(v)) => v,
             _ => panic!("no u64 column {name}"),
         }
+    }
+
+    /// The rows of a text column (Str or Dict).
+    pub fn texts(&self, name: &str) -> Vec<&str> {
+        let column = self.get(name).unwrap_or_else(|| panic!("no column {name}"));
+        (0..column.len()).map(|row| column.text(row).unwrap_or_else(|| panic!("{name} is not text"))).collect()
     }
 
     pub fn rows(&self) -> usize {

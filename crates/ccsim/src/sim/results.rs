@@ -1,4 +1,5 @@
-//! The result tables of a finished run: flows, series, RTT samples, links
+//! The result tables of a finished run: flows, series and the algorithms' state
+//! (cc_state), RTT samples, links
 //! and link series (one row per link, by name), traffic sources.
 
 use super::{Flow, World};
@@ -20,6 +21,8 @@ use crate::traffic::Source;
 pub struct Results {
     pub flows: Table,
     pub series: Table,
+    /// The algorithms' state beside the series, long: t, flow, var, value, label.
+    pub cc_state: Table,
     pub rtt: Table,
     pub links: Table,
     pub link_series: Table,
@@ -149,9 +152,11 @@ impl World {
         let mut links = links_table(self.link_names.iter().map(String::as_str).zip(self.links.iter()));
         add_link_summary(&mut links, &self.links, &self.flows, &goodput_bps);
 
+        let (series, cc_state) = self.series.into_tables();
         Results {
             flows,
-            series: self.series.into_table(),
+            series,
+            cc_state,
             rtt: self.rtt.into_table(),
             links,
             link_series: self.link_series.into_table(&self.link_names),

@@ -19,19 +19,31 @@ pub fn goodput_bps(r: &Results, i: usize) -> f64 {
     delivered * 8.0 / active
 }
 
-/// Samples (t, name) of a mode column (a string column) of the series for flow `i`.
-pub fn mode_series(r: &Results, i: u32, column: &str) -> Vec<(f64, String)> {
-    let t = r.series.f64("t");
+/// The `cc_state` rows of flow `i` for the state variable `var`: (t, value, label).
+pub fn state_rows<'a>(r: &'a Results, i: u32, var: &str) -> Vec<(f64, f64, &'a str)> {
     use ccsim::record::table::Column;
-    let (Some(Column::U32(flow)), Some(Column::Str(values))) = (r.series.get("flow"), r.series.get(column)) else {
-        panic!("no mode column {column}")
-    };
-    (0..t.len()).filter(|&k| flow[k] == i).map(|k| (t[k], values[k].clone())).collect()
+    let s = &r.cc_state;
+    let (t, value) = (s.f64("t"), s.f64("value"));
+    let (vars, labels) = (s.texts("var"), s.texts("label"));
+    let Some(Column::U32(flow)) = s.get("flow") else { panic!("no flow column") };
+    let rows: Vec<_> =
+        (0..t.len()).filter(|&k| flow[k] == i && vars[k] == var).map(|k| (t[k], value[k], labels[k])).collect();
+    assert!(vars.contains(&var), "no state variable {var} in cc_state");
+    rows
 }
 
-/// Samples (t, value) of a series column for flow `i`.
+/// Samples (t, name) of a mode variable of flow `i`'s algorithm state (`cc_state`).
+pub fn mode_series(r: &Results, i: u32, var: &str) -> Vec<(f64, String)> {
+    state_rows(r, i, var).into_iter().map(|(t, _, label)| (t, label.to_string())).collect()
+}
+
+/// Samples (t, value) of flow `i`: a series column, or a number of its
+/// algorithm's state (`cc_state`) named `cc_<var>`.
 pub fn series(r: &Results, i: u32, column: &str) -> Vec<(f64, f64)> {
     use ccsim::record::table::Column;
+    if let Some(var) = column.strip_prefix("cc_") {
+        return state_rows(r, i, var).into_iter().map(|(t, value, _)| (t, value)).collect();
+    }
     let t = r.series.f64("t");
     let flow = match r.series.get("flow") {
         Some(Column::U32(v)) => v.clone(),
