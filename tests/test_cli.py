@@ -39,6 +39,25 @@ def test_run_writes_plots_only_when_asked(tmp_path, runner):
     assert "--plots for PNG plots" in result.stdout
 
 
+def test_a_run_without_plots_does_not_load_matplotlib(tmp_path):
+    """Importing matplotlib costs about half a second, most of a short run:
+    a run that draws no plot must not pay it (it once did, to check the
+    plot options)."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from typer.testing import CliRunner\n"
+        "from ccbench.cli import app\n"
+        f"r = CliRunner().invoke(app, ['run', {str(EXAMPLE)!r}, '--out', {str(tmp_path / 'out')!r}])\n"
+        "assert r.exit_code == 0, r.output\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] == 'matplotlib')[:3])\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]", done.stdout
+
+
 def test_algorithms_lists_every_algorithm_with_reference_and_defaults(runner):
     result = runner.invoke(app, ["algorithms"], terminal_width=250)
     assert result.exit_code == 0

@@ -249,7 +249,8 @@ def run(
 
     _check_seed(seed)
     plots = plots or plot_window is not None or plot_format is not None
-    window_s, formats = _plot_options(plot_window or DEFAULT_PLOT_WINDOW, plot_format or "png")
+    # Checked only when plots are drawn: the check imports matplotlib (half a second).
+    window_s, formats = _plot_options(plot_window or DEFAULT_PLOT_WINDOW, plot_format or "png") if plots else (0.0, ())
     normalized = _load_or_exit(scenario, seed, allow_large)
     out = out or Path("ccbench-out") / scenario.stem
     try:
