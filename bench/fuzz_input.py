@@ -54,12 +54,19 @@ def outcome(args: list[str], timeout: float, cwd: Path) -> tuple[str, str]:
         )
     except subprocess.TimeoutExpired:
         return "hang", ""
-    lines = [ln for ln in p.stderr.splitlines() if ln.strip()]
-    if p.returncode == 0 and "Traceback" not in p.stderr:
-        return "ok", p.stdout + p.stderr
-    if p.returncode == 2 and len(lines) == 1 and lines[0].startswith("error: "):
-        return "clean error", p.stderr
-    return "crash", p.stdout + p.stderr
+    return classify(p.returncode, p.stderr, p.stdout + p.stderr)
+
+
+def classify(code: int, errors: str, printed: str) -> tuple[str, str]:
+    """A finished command's outcome from its exit code, its error output
+    (where a traceback or the one `error:` line goes) and all it printed:
+    "ok", "clean error" (exit 2 with one `error:` line) or "crash"."""
+    lines = [ln for ln in errors.splitlines() if ln.strip()]
+    if code == 0 and "Traceback" not in errors:
+        return "ok", printed
+    if code == 2 and len(lines) == 1 and lines[0].startswith("error: "):
+        return "clean error", errors
+    return "crash", printed
 
 
 def nonsense(out: Path) -> list[str]:
@@ -126,12 +133,8 @@ def forked_outcome(args: list[str], timeout: float, cwd: Path) -> tuple[str, str
     if os.WIFSIGNALED(status) or not data:
         return "crash", f"killed by signal {os.WTERMSIG(status) if os.WIFSIGNALED(status) else '?'}"
     report = json.loads(data)
-    lines = [ln for ln in report["output"].splitlines() if ln.strip()]
-    if report["code"] == 0 and "Traceback" not in report["output"]:
-        return "ok", report["output"]
-    if report["code"] == 2 and len(lines) == 1 and lines[0].startswith("error: "):
-        return "clean error", report["output"]
-    return "crash", report["output"]
+    # The test runner mixes both streams into one output.
+    return classify(report["code"], report["output"], report["output"])
 
 
 def one_case(run_command, timeout: float, data: bytes, files: dict[str, bytes]) -> str:
