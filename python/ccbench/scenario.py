@@ -100,8 +100,8 @@ def read(scenario: str | Path | Mapping[str, Any], allow_large: bool = False) ->
     ccbench.inputs.TomlText (the rule of ccbench.inputs)."""
     if inputs.is_mapping(scenario):
         return dict(scenario), "<dict>"
-    if not inputs.is_text(scenario):
-        path = inputs.file_path(scenario, "scenario")
+    path = file_path(scenario)
+    if path is not None:
         text = _decode(_read_bytes(path, allow_large), str(path))
         return _read_toml(text, str(path)), str(path)
     text = str(scenario)
