@@ -11,6 +11,13 @@
 //! - TCP-friendly region: never grow slower than a Reno flow would (the
 //!   estimate W_est grows by 3(1-beta)/(1+beta) segments per RTT).
 //! - HyStart (`hystart.rs`) ends slow start early.
+//! - Before the first loss the window grows at least 5% per RTT
+//!   (`pre_loss_cnt`, Linux 3.5 and later; absent in 2.6.26 to 2.6.32).
+//!
+//! Older module versions differ in a few constants the kernel presets set
+//! (`tcp/kernel.rs`): CUBIC v2.1 (Linux 2.6.24, read at the v2.6.24 tag)
+//! used beta 819/1024 and capped the growth above the origin at
+//! `max_increment` segments per 100 ms of minimum RTT.
 //!
 //! Time runs in Linux's units: jiffies of 1 ms for the epoch bookkeeping and
 //! 1/1024 s for t, so the integer arithmetic mirrors the kernel's; the cube
@@ -24,7 +31,7 @@ use crate::time::{Nanos, NS_PER_MS, NS_PER_SEC};
 
 /// The parameters (`cc_params`), read with `Params::{float, int, flag}`.
 pub mod param {
-    use crate::cc::{BoolParam, FloatParam};
+    use crate::cc::{BoolParam, FloatParam, IntParam};
     pub const BETA: FloatParam =
         FloatParam { name: "beta", default: 0.7, min: 0.1, max: 0.99, doc: "multiplicative decrease factor" };
     pub const C: FloatParam =
@@ -35,6 +42,20 @@ pub mod param {
         BoolParam { name: "tcp_friendliness", default: true, doc: "1: never slower than Reno" };
     pub const HYSTART: BoolParam =
         BoolParam { name: "hystart", default: true, doc: "1: HyStart leaves slow start early" };
+    pub const PRE_LOSS_CNT: IntParam = IntParam {
+        name: "pre_loss_cnt",
+        default: 20,
+        min: 0,
+        max: 1000,
+        doc: "before the first loss, at most this many ACKed segments per +1 of cwnd (20: +5% per RTT; 0: no cap)",
+    };
+    pub const MAX_INCREMENT: IntParam = IntParam {
+        name: "max_increment",
+        default: 0,
+        min: 0,
+        max: 10_000,
+        doc: "CUBIC v2.1: above the origin, at most this many segments per 100 ms of minimum RTT (0: no cap)",
+    };
 }
 
 /// The traced state (`cc_state` rows, `var` = the name), written by `state()`.
@@ -59,6 +80,8 @@ pub const INFO: Info = Info {
         Param::Bool(&param::FAST_CONVERGENCE),
         Param::Bool(&param::TCP_FRIENDLINESS),
         Param::Bool(&param::HYSTART),
+        Param::Int(&param::PRE_LOSS_CNT),
+        Param::Int(&param::MAX_INCREMENT),
     ],
     state: &[state::WMAX, state::K_S, state::ORIGIN, state::EPOCH_S, state::W_EST, state::HYSTART_FOUND],
 };
@@ -77,6 +100,8 @@ struct Config {
     fast_convergence: bool,
     tcp_friendliness: bool,
     use_hystart: bool,
+    pre_loss_cnt: u32,  // 0: no cap before the first loss
+    max_increment: u64, // 0: no cap above the origin
 }
 
 pub struct Cubic {
@@ -112,6 +137,8 @@ impl Cubic {
             fast_convergence: p.flag(&param::FAST_CONVERGENCE),
             tcp_friendliness: p.flag(&param::TCP_FRIENDLINESS),
             use_hystart: p.flag(&param::HYSTART),
+            pre_loss_cnt: p.int(&param::PRE_LOSS_CNT) as u32,
+            max_increment: p.int(&param::MAX_INCREMENT) as u64,
         };
         Cubic::fresh(cfg, 0)
     }
@@ -180,9 +207,15 @@ impl Cubic {
             } else {
                 100 * cwnd // very small increment
             };
-            // Before the first loss: at most +5% per RTT.
-            if self.last_max_cwnd == 0 && self.cnt > 20 {
-                self.cnt = 20;
+            // CUBIC v2.1: above the origin, grow at most max_increment
+            // segments per 100 ms of minimum RTT (concave growth there).
+            if self.cfg.max_increment > 0 && self.delay_min > 0 && t >= self.k {
+                let min_cnt = (cwnd as u64 * 100 * NS_PER_MS / (self.cfg.max_increment * self.delay_min)) as u32;
+                self.cnt = self.cnt.max(min_cnt);
+            }
+            // Before the first loss: at least 1/pre_loss_cnt per ACK (+5% per RTT at 20).
+            if self.last_max_cwnd == 0 && self.cfg.pre_loss_cnt > 0 && self.cnt > self.cfg.pre_loss_cnt {
+                self.cnt = self.cfg.pre_loss_cnt;
             }
         }
         if self.cfg.tcp_friendliness {
@@ -310,6 +343,49 @@ mod tests {
             let got = h.w.cwnd as f64;
             assert!((got - expect).abs() / expect < 0.04, "t={t:.2} got {got} expected {expect:.1}");
         }
+    }
+
+    fn params(pairs: &[(&str, f64)]) -> std::collections::BTreeMap<String, f64> {
+        pairs.iter().map(|(k, v)| (k.to_string(), *v)).collect()
+    }
+
+    /// Growth per round, far above the origin after a loss.
+    fn growth_far_above_origin(p: &std::collections::BTreeMap<String, f64>) -> u32 {
+        let mut h = Harness::with_params("cubic", 100, p);
+        h.set_cwnd(1000, 1000);
+        h.rounds(20); // minimum RTT known
+        h.loss();
+        h.rounds(300); // 30 s: K is about 9 s, so the curve climbs ~50 segments per 100 ms
+        let before = h.w.cwnd;
+        h.rounds(1);
+        h.w.cwnd - before
+    }
+
+    #[test]
+    fn max_increment_caps_growth_above_the_origin_as_cubic_2_1() {
+        let free = growth_far_above_origin(&params(&[]));
+        let capped = growth_far_above_origin(&params(&[("max_increment", 16.0)]));
+        // At 100 ms RTT, 16 segments per 100 ms is 16 per round.
+        assert!(free > 30, "today's cubic grows fast there: {free}");
+        assert!((15..=17).contains(&capped), "v2.1 caps it at 16 per round: {capped}");
+    }
+
+    /// Growth over five rounds of a flow that entered congestion avoidance without a loss.
+    fn growth_before_first_loss(p: &std::collections::BTreeMap<String, f64>) -> u32 {
+        let mut h = Harness::with_params("cubic", 100, p);
+        h.set_cwnd(200, 100);
+        h.rounds(5);
+        h.w.cwnd - 200
+    }
+
+    #[test]
+    fn pre_loss_cnt_sets_the_growth_before_the_first_loss() {
+        let modern = growth_before_first_loss(&params(&[]));
+        let uncapped = growth_before_first_loss(&params(&[("pre_loss_cnt", 0.0)]));
+        // cnt 20: +5% per round, compounded; without it, the cubic curve from
+        // the origin (K = 0) and the Reno-friendly floor give a few segments.
+        assert!(modern >= 50, "at least 5% per round: {modern}");
+        assert!(uncapped < 10, "2.6.26-2.6.32: no cap before the first loss: {uncapped}");
     }
 
     #[test]

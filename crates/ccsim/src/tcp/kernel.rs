@@ -103,9 +103,22 @@ const ADV_WIN_SCALE_2: PresetValue =
 const SKB_OVERHEAD_2_6: PresetValue =
     v("skb_overhead", Int(520), "tcp_input.c tcp_rcv_space_adjust rcvmem (ours: x86-64 sizes)");
 
-/// CUBIC before 2.6.29 had no HyStart (tcp_cubic.c v2.2; HyStart came with v2.3).
+/// CUBIC before 2.6.29 had no HyStart (v2.1 in 2.6.24, v2.2 in 2.6.26;
+/// HyStart came with v2.3).
 const CUBIC_NO_HYSTART: (&str, &str, f64, &str) =
-    ("cubic", "hystart", 0.0, "tcp_cubic.c before 2.6.29 (CUBIC 2.2) has no HyStart");
+    ("cubic", "hystart", 0.0, "tcp_cubic.c v2.1/v2.2 (before 2.6.29) has no HyStart");
+/// The 5%-per-RTT floor before the first loss (`if (ca->last_max_cwnd == 0
+/// && ca->cnt > 20)`) is in 3.5's tcp_cubic.c, not in 2.6.26's or 2.6.32's.
+const CUBIC_NO_PRE_LOSS_CAP: (&str, &str, f64, &str) =
+    ("cubic", "pre_loss_cnt", 0.0, "tcp_cubic.c bictcp_update: no cnt cap before the first loss until after 2.6.32");
+/// CUBIC v2.1 (2.6.24): beta 819/1024, max_increment 16, and cnt = 50 while
+/// no loss has been seen (`if (ca->loss_cwnd == 0)`).
+const CUBIC_2_1: &[(&str, &str, f64, &str)] = &[
+    CUBIC_NO_HYSTART,
+    ("cubic", "beta", 0.8, "tcp_cubic.c v2.1: beta = 819 (/1024)"),
+    ("cubic", "max_increment", 16.0, "tcp_cubic.c v2.1: max_increment = 16, min_cnt above the origin"),
+    ("cubic", "pre_loss_cnt", 50.0, "tcp_cubic.c v2.1: cnt = 50 while loss_cwnd == 0 (ccbench: at most 50)"),
+];
 
 /// What the 2.6 releases of the studies (2.6.24, 2.6.26, 2.6.32) share.
 const LINUX_2_6: &[PresetValue] = &[
@@ -122,9 +135,9 @@ const LINUX_2_6: &[PresetValue] = &[
 
 /// The presets, oldest first; "6.x" is ccbench's default and sets nothing.
 pub const PRESETS: &[KernelPreset] = &[
-    KernelPreset { name: "2.6.24", tcp: LINUX_2_6, cc_params: &[CUBIC_NO_HYSTART] },
-    KernelPreset { name: "2.6.26", tcp: LINUX_2_6, cc_params: &[CUBIC_NO_HYSTART] },
-    KernelPreset { name: "2.6.32", tcp: LINUX_2_6, cc_params: &[] },
+    KernelPreset { name: "2.6.24", tcp: LINUX_2_6, cc_params: CUBIC_2_1 },
+    KernelPreset { name: "2.6.26", tcp: LINUX_2_6, cc_params: &[CUBIC_NO_HYSTART, CUBIC_NO_PRE_LOSS_CAP] },
+    KernelPreset { name: "2.6.32", tcp: LINUX_2_6, cc_params: &[CUBIC_NO_PRE_LOSS_CAP] },
     KernelPreset {
         name: "3.5",
         tcp: &[
@@ -158,7 +171,13 @@ pub const NOT_MODELLED: &[(&str, &str)] = &[
     ),
     ("DSACK undo", "tcp_try_undo_dsack (every release here) is not modelled; undo uses timestamps (Eifel) only"),
     ("FACK", "on by default before 4.15 (sysctl_tcp_fack); ccbench counts SACKed segments only"),
-    ("CUBIC/BIC version", "ccbench's cubic is today's tcp_cubic.c (HyStart aside); bic is unchanged since 2.6.13"),
+    (
+        "CUBIC/BIC version",
+        "cubic's beta, max_increment, HyStart and growth before the first loss follow each release; not modelled: \
+         the per-ACK counting scaled by the delayed-ACK ratio (before 4.1), v2.1 setting cnt to 50 before the first \
+         loss where the curve asked for faster growth, and 2.6.32's millisecond HyStart clock; bic's window rules \
+         are unchanged from 2.6.24 to today",
+    ),
     (
         "sender buffer accounting",
         "a fixed snd_buf counts payload only (Linux counts skb truesize: a locked 16 KB SO_SNDBUF holds about 7 \
