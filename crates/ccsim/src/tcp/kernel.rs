@@ -9,14 +9,18 @@
 //! model is listed in [`NOT_MODELLED`], so a preset never claims a behaviour
 //! the simulator lacks.
 //!
-//! How the values were checked: against copies of the 2.6-era and 3.x-era
-//! sources (net/ipv4/tcp.c tcp_init, tcp_input.c tcp_init_cwnd,
-//! tcp_fixup_rcvbuf / tcp_rcv_space_adjust, sysctl_tcp_adv_win_scale,
-//! tcp_should_expand_sndbuf) and the commits that changed them: the initial
-//! window of 10 (2.6.39), TCP_TIMEOUT_INIT 1 s (3.1, RFC 6298), PRR (3.2),
-//! tcp_adv_win_scale 1 with tcp_rmem[2] 6 MB (3.4), CUBIC 2.3 with HyStart
-//! (2.6.29). The tagged release trees themselves (torvalds/linux at v2.6.24
-//! and so on) were not reachable, so no value is pinned to a file at a tag.
+//! How the values were checked: read in the release trees themselves.
+//! 2.6.24, 2.6.26 and 2.6.32 at the mainline release commits 49914084
+//! ("Linux 2.6.24"), bce7f793 ("Linux 2.6.26") and 22763c5c ("Linux
+//! 2.6.32"), found in a public kernel repository that carries mainline's
+//! history (github.com/yifengyou/linux-2.6.26); 3.5 in a 3.5.0 release
+//! snapshot (github.com/12thmantec/linux-3.5, whose net/ and include/net
+//! are unchanged through its history). Files: include/net/tcp.h
+//! (TCP_TIMEOUT_INIT, TCP_RTO_MIN, TCP_INIT_CWND), net/ipv4/tcp.c tcp_init
+//! (tcp_rmem, tcp_wmem), net/ipv4/tcp_input.c (tcp_init_cwnd,
+//! tcp_fixup_rcvbuf, tcp_rcv_space_adjust, the sysctl defaults: tcp_frto 2,
+//! tcp_dsack 1, tcp_fack 1, tcp_adv_win_scale 2 then 1 in 3.5, and
+//! tcp_early_retrans 2 in 3.5), net/ipv4/tcp_cubic.c (v2.1, v2.2, v2.3).
 
 use serde::de::{Deserializer, Error as _};
 use serde::Deserialize;
