@@ -8,7 +8,8 @@
              a new seed each) through the public API, `ccbench.run(s).flows`,
              on --jobs processes; beside it the same runs through the raw
              binding (ccbench._ccsim.run) and the simulator's own time
-  compare    `ccbench compare --quick` end to end (a fresh directory)
+  compare    `ccbench compare` end to end (a fresh directory), the default
+             comparison (352 runs) and --quick
 
 Each figure is the median of --repeat tries; wall seconds, and CPU seconds
 (user + system of the process and its children), which a loaded machine
@@ -115,17 +116,18 @@ def bench_umts(runs: int, jobs: int) -> None:
 
 
 def bench_compare(repeat: int, jobs: int) -> None:
-    with tempfile.TemporaryDirectory() as tmp:
+    for extra in ([], ["--quick"]):
+        with tempfile.TemporaryDirectory() as tmp:
 
-        def once():
-            out = Path(tmp) / "compare"
-            shutil.rmtree(out, ignore_errors=True)
-            cmd = [sys.executable, "-m", "ccbench.cli", "compare", "--quick", "--out", str(out), "--jobs", str(jobs)]
-            wall, cpu, _ = timed_command(cmd, ROOT)
-            return wall, cpu
+            def once(extra=extra, tmp=tmp):
+                out = Path(tmp) / "compare"
+                shutil.rmtree(out, ignore_errors=True)
+                cmd = [sys.executable, "-m", "ccbench.cli", "compare", *extra, "--out", str(out), "--jobs", str(jobs)]
+                wall, cpu, _ = timed_command(cmd, ROOT)
+                return wall, cpu
 
-        wall, cpu = median_of(repeat, once)
-    print(f"ccbench compare --quick --jobs {jobs}: {wall:.1f} s wall, {cpu:.1f} s CPU")
+            wall, cpu = median_of(repeat, once)
+        print(f"ccbench compare {' '.join(extra)} --jobs {jobs}: {wall:.1f} s wall, {cpu:.1f} s CPU".replace("  ", " "))
 
 
 def main() -> None:

@@ -39,8 +39,24 @@ def test_quick_compare_end_to_end(quick_campaign):
     assert html.count('<div class="pick">Pick <b>') == len(titles)
     assert "http://" not in html and "https://" not in html and "<link" not in html  # self-contained
     assert html.count('src="data:image/png;base64,') == 6 * len(titles)
-    assert len(list((out / "plots").glob("*.svg"))) == 6 * len(titles)
+    assert len(list((out / "plots").glob("*.png"))) == 6 * len(titles)
+    assert not list((out / "plots").glob("*.svg"))  # SVG only with --svg
     runs = pd.read_parquet(out / "runs.parquet")
     assert len(runs) == len(algs) * len(titles) * 2
     assert (out / "flows.csv").exists() and (out / "campaign.toml").exists()
     assert (runs["utilization"] <= 1.0 + 1e-9).all()
+
+
+def test_report_with_svg_writes_each_figure_as_svg_too(quick_campaign, tmp_path):
+    import shutil
+
+    from ccbench.cli import app
+    from typer.testing import CliRunner
+
+    out = tmp_path / "copy"
+    shutil.copytree(quick_campaign[0], out)
+    result = CliRunner().invoke(app, ["report", str(out), "--svg"], terminal_width=250)
+    assert result.exit_code == 0, result.output
+    pngs = sorted(p.stem for p in (out / "plots").glob("*.png"))
+    assert pngs and sorted(p.stem for p in (out / "plots").glob("*.svg")) == pngs
+    assert (out / "plots" / f"{pngs[0]}.svg").read_text().lstrip().startswith("<?xml")

@@ -365,6 +365,7 @@ def _run_campaign(
     resume_hint: str,
     until_decided: tuple | None = None,
     estimate: bool = False,
+    svg: bool = False,
 ):
     """Runs a parsed campaign with a progress bar (one per round with
     `until_decided` = ((raw, source, text, folder), max_reps)), builds the
@@ -420,7 +421,7 @@ def _run_campaign(
             else:
                 done = runner.run(campaign, out, jobs, executor, address, force, on_progress=on_round(None))
             rep_task = progress.add_task("building the report", total=1, failed=0)
-            path = report.build(out, jobs=jobs)
+            path = report.build(out, jobs=jobs, svg=svg)
             progress.advance(rep_task)
     except storage.CampaignDirectoryError as e:
         typer.echo(f"error: {e}", err=True)
@@ -452,6 +453,7 @@ def _parse_or_exit(source):
 
 
 EXECUTOR_HELP = "Where runs execute: local (a process pool) or ray."
+SVG_HELP = "Also write each report figure as SVG (vector, for papers) beside its PNG in plots/."
 
 
 @app.command()
@@ -470,6 +472,7 @@ def campaign(
     mode: str = typer.Option(
         "simulate", help="simulate, or emulate: every run through the real kernel's TCP (root), one at a time."
     ),
+    svg: bool = typer.Option(False, "--svg", help=SVG_HELP),
 ):
     """Run (or resume) a campaign: every combination of levels, repeated; tables, plots and report.html."""
     from ccbench.campaigns import executors, spec
@@ -492,7 +495,7 @@ def campaign(
     if mode == "emulate":
         executor, jobs = _kernel_mode_executor(parsed, executor), 1
         hint += " --mode emulate"
-    _run_campaign(parsed, out, jobs, executor, address, force, hint, until_decided=rounds)
+    _run_campaign(parsed, out, jobs, executor, address, force, hint, until_decided=rounds, svg=svg)
 
 
 def _kernel_mode_executor(parsed, executor: str) -> str:
@@ -548,6 +551,7 @@ def study_cmd(
     print_file: bool = typer.Option(
         False, "--print", help="Write the campaign file to stdout (edit it, run it with ccbench campaign)."
     ),
+    svg: bool = typer.Option(False, "--svg", help=SVG_HELP),
 ):
     """Run (or resume) one of the five studies as a campaign; its report has the study's tables and plots."""
     from ccbench.campaigns import executors, spec
@@ -569,7 +573,7 @@ def study_cmd(
     parsed = _parse_or_exit(lambda: spec.parse_study(study.path, quick))
     out = out or Path("ccbench-out") / f"study-{name}{'-quick' if quick else ''}"
     hint = f"ccbench study {name}{' --quick' if quick else ' --full'}"
-    _run_campaign(parsed, out, jobs, executor, address, False, hint, estimate=not quick)
+    _run_campaign(parsed, out, jobs, executor, address, False, hint, estimate=not quick, svg=svg)
 
 
 @app.command("report")
@@ -580,6 +584,7 @@ def report_cmd(
         None, help="throughput, latency, balanced, goodput, delay, retransmissions or fairness."
     ),
     margin: float | None = typer.Option(None, help="Practical-equivalence margin, a fraction (default 0.05)."),
+    svg: bool = typer.Option(False, "--svg", help=SVG_HELP),
 ):
     """(Re)build report.html of a campaign directory from its saved results, without running anything."""
     from ccbench import report
@@ -589,7 +594,7 @@ def report_cmd(
         typer.echo(f"error: --margin: {margin} is not allowed; a fraction from 0 to below 1", err=True)
         raise typer.Exit(EXIT_BAD_SCENARIO)
     try:
-        path = report.build(directory, factor=compare, objective=objective, margin=margin)
+        path = report.build(directory, factor=compare, objective=objective, margin=margin, svg=svg)
     except (storage.CampaignDirectoryError, ValueError) as e:
         typer.echo(f"error: {e}", err=True)
         raise typer.Exit(EXIT_BAD_SCENARIO) from None
@@ -607,6 +612,7 @@ def compare(
     algorithms: str | None = typer.Option(None, help="Comma-separated subset (default: every algorithm)."),
     executor: str = typer.Option("local", help=EXECUTOR_HELP),
     address: str | None = typer.Option(None, help="Address of a running Ray cluster (default: start a local Ray)."),
+    svg: bool = typer.Option(False, "--svg", help=SVG_HELP),
 ):
     """Every algorithm over built-in network conditions (the shipped campaign compare.toml); writes report.html."""
     from ccbench import compare as cmp
@@ -625,7 +631,7 @@ def compare(
     _check_seed(seed, MAX_CAMPAIGN_SEED)
     _check_jobs(jobs)
     parsed = _parse_or_exit(lambda: cmp.campaign(algs, reps, seed, quick))
-    done = _run_campaign(parsed, out, jobs, executor, address, True, "ccbench compare (same options)")
+    done = _run_campaign(parsed, out, jobs, executor, address, True, "ccbench compare (same options)", svg=svg)
     conditions = len(parsed.factors[0].levels)
     console.print(f"{len(algs)} algorithms × {conditions} conditions × {reps} repetitions = {done.total} runs")
 

@@ -1,5 +1,5 @@
-"""The campaign report's figures (matplotlib), each saved as PNG and SVG with
-units on every axis: bars with 95% CI and per-repetition points, the
+"""The campaign report's figures (matplotlib), each saved as PNG (and SVG
+when asked for) with units on every axis: bars with 95% CI and per-repetition points, the
 throughput vs delay plane with the Pareto front (as Pantheon draws it: mean
 and 95th-percentile delay per candidate, delay axis reversed so better is up
 and to the right), CDFs and time series (ccbench.plots), goodput against a
@@ -23,12 +23,15 @@ from ccbench.campaigns.analysis import Metric  # noqa: E402
 ACCENT, GREY, FRONT = "#1f77b4", "#9aa4b1", "#d62728"
 
 
-def save(fig, directory: Path, name: str) -> bytes:
-    """Writes NAME.png and NAME.svg into `directory`; returns the PNG bytes."""
+def save(fig, directory: Path, name: str, formats: tuple[str, ...] = ("png",)) -> bytes:
+    """Writes NAME.png (always: the report embeds it) and NAME.svg when
+    "svg" is in `formats` into `directory`; returns the PNG bytes. Each
+    format costs a full draw of the figure, so SVG is only on request."""
     from ccbench.run_files import atomic_write_bytes
 
     directory.mkdir(parents=True, exist_ok=True)
-    atomic_write_bytes(directory / f"{name}.svg", plots.figure_bytes(fig, "svg", close=False))
+    if "svg" in formats:
+        atomic_write_bytes(directory / f"{name}.svg", plots.figure_bytes(fig, "svg", close=False))
     png = plots.png_bytes(fig)  # closes the figure
     atomic_write_bytes(directory / f"{name}.png", png)
     return png

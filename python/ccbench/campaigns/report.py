@@ -1,6 +1,6 @@
 """report.html of a campaign directory, built from its saved results only:
 the design, per condition the recommendation with its confidence, a table
-sorted by the objective, figures (also written as PNG and SVG to plots/), the
+sorted by the objective, figures (also written to plots/: PNG, and SVG on request), the
 method, and the campaign file itself (how to reproduce). Self-contained:
 images are embedded, nothing is fetched.
 """
@@ -167,7 +167,15 @@ def condition_section(
         figs["cdfs"] = figures.cdfs(flows, factor, few)
         figs.update(time_series_figures(data, c, factor, few))
     imgs = [
-        _img(figures.save(fig, plots_dir, f"{c.key}_{name.replace('.', '_').replace('[', '_').replace(']', '')}"), name)
+        _img(
+            figures.save(
+                fig,
+                plots_dir,
+                f"{c.key}_{name.replace('.', '_').replace('[', '_').replace(']', '')}",
+                data.figure_formats,
+            ),
+            name,
+        )
         for name, fig in figs.items()
     ]
     several = bool((runs["flows"] > 1).any()) if "flows" in runs else False
@@ -197,14 +205,16 @@ def size_sections(data: CampaignData, factor: str) -> list[str]:
         others = [f for f in data.factors if f not in (factor, size_factor)]
         fig = figures.by_size(data.runs, factor, size_factor, order, others)
         name = "goodput_by_" + "".join(ch if ch.isalnum() else "_" for ch in size_factor)
-        png = figures.save(fig, data.directory / "plots", name)
+        png = figures.save(fig, data.directory / "plots", name, data.figure_formats)
         out.append(f'<h2>Goodput against {_e(size_factor)}</h2><div class="figs">{_img(png, name)}</div>')
     return out
 
 
 def _section_job(args) -> str:
-    directory, c, objective, margin, factor, all_figures = args
-    return condition_section(load_campaign(directory), c, OBJECTIVES[objective], margin, factor, all_figures)
+    directory, formats, c, objective, margin, factor, all_figures = args
+    data = load_campaign(directory)
+    data.figure_formats = formats
+    return condition_section(data, c, OBJECTIVES[objective], margin, factor, all_figures)
 
 
 def _sections(
@@ -216,7 +226,7 @@ def _sections(
     from concurrent.futures import ProcessPoolExecutor
 
     with ProcessPoolExecutor(max_workers=min(jobs, len(conditions))) as pool:
-        jobs_ = [(data.directory, c, objective, margin, factor, all_figures) for c in conditions]
+        jobs_ = [(data.directory, data.figure_formats, c, objective, margin, factor, all_figures) for c in conditions]
         return list(pool.map(_section_job, jobs_))
 
 
@@ -253,7 +263,8 @@ difference), <b>worse</b> that it lies beyond it, <b>undecided</b> that the data
 repetitions likely to decide it (the interval narrows with the square root of the repetitions).
 Ranks are dense over the table sorted by the objective. The pick is the best or one tied with it, preferring
 in turn the best on $secondary (within the same margin). Tidy tables: <code>flows.parquet</code>,
-<code>runs.parquet</code>; every run in <code>index.sqlite</code>; figures as PNG and SVG in <code>plots/</code>.</p>"""
+<code>runs.parquet</code>; every run in <code>index.sqlite</code>; figures as PNG (and SVG when asked for) in
+<code>plots/</code>.</p>"""
 
 
 def build(
@@ -262,14 +273,17 @@ def build(
     objective: str | None = None,
     margin: float | None = None,
     jobs: int = 1,
+    svg: bool = False,
 ) -> Path:
-    """Writes DIR/report.html, DIR/recommendations.json and DIR/plots/ from the
-    saved campaign in DIR; returns the report's path. `factor`, `objective`
-    and `margin` default to the campaign file's [analysis] table, then to the
-    factor that sets the congestion control, throughput and 5%."""
+    """Writes DIR/report.html, DIR/recommendations.json and DIR/plots/ (each
+    figure as PNG, and as SVG too with `svg`) from the saved campaign in DIR;
+    returns the report's path. `factor`, `objective` and `margin` default to
+    the campaign file's [analysis] table, then to the factor that sets the
+    congestion control, throughput and 5%."""
     from ccbench.run_files import atomic_write_bytes, json_bytes
 
     data = load_campaign(directory)
+    data.figure_formats = ("png", "svg") if svg else ("png",)
     conf = data.design.get("analysis", {})
     objective = objective or conf.get("objective", analysis.DEFAULT_OBJECTIVE)
     margin = margin if margin is not None else conf.get("margin", analysis.DEFAULT_MARGIN)

@@ -338,10 +338,13 @@ def index_size_bytes(directory: str | Path) -> int:
 class CampaignData:
     """A campaign directory read back: `flows` and `runs` (the tidy tables),
     `index` (one row per run with status, times, worker, hashes), `design`
-    (factors and levels, repetitions, seed, ...), `text` (the campaign file)."""
+    (factors and levels, repetitions, seed, ...), `text` (the campaign file);
+    `figure_formats`: the files the report writes per figure into plots/ (PNG,
+    which report.html embeds, and SVG when asked for; set by the report's build)."""
 
     def __init__(self, directory: str | Path):
         self.directory = Path(directory)
+        self.figure_formats: tuple[str, ...] = ("png",)
         with Index(self.directory) as idx:
             self.meta = idx.meta()
             self.index = idx.frame()
