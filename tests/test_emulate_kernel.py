@@ -110,6 +110,20 @@ def test_bernoulli_loss_is_within_its_binomial_interval(probed):
     assert probed.links.loc[0, "residual_losses"] >= lost - 2  # the emulator's own count agrees
 
 
+def test_a_flow_connects_over_a_path_whose_rtt_is_longer_than_the_agents_poll():
+    # The handshake of a 200 ms path takes 200 ms; the agent polls its sockets every 50 ms.
+    r = runner.emulate(
+        {
+            "duration": "3s",
+            "downlink": {"rate": "10Mbit", "delay": "100ms"},
+            "uplink": {"rate": "10Mbit", "delay": "100ms"},
+            "flows": [{"cc": "reno"}],
+        }
+    )
+    assert r.meta["flow_errors"] == []
+    assert r.flows.loc[0, "goodput_bps"] > 0
+
+
 def start_long_run(tmp_path) -> tuple[subprocess.Popen, host.Names, list[int]]:
     """`ccbench emulate` of a 60 s scenario, once its namespaces, agents and emulator run."""
     scenario = tmp_path / "long.toml"

@@ -124,6 +124,18 @@ def test_wan_tuned_buffers_reach_every_flow():
     assert default["downlink"]["delay"] == "100ms" and default["uplink"]["delay"] == "100ms"
 
 
+@pytest.mark.parametrize("name", ["wan-100ms", "wan-100ms-jitter", "wan-200ms", "wan-200ms-jitter"])
+def test_wan_queue_is_what_netems_default_limit_leaves_beside_the_delayed_packets(name):
+    # Each router's netem holds at most 1000 packets, the ones still in their delay included.
+    s = expand({"profile": name, "flows": [{"cc": "reno"}]})
+    packets_per_s = 100e6 / (1500 * 8)
+    for side in ("downlink", "uplink"):
+        link = s[side]
+        jitter_ms = 1.0 if "jitter" in link else 0.0  # the uniform 0-2 ms jitter's mean
+        in_delay = packets_per_s * (float(link["delay"].removesuffix("ms")) + jitter_ms) / 1e3
+        assert int(link["queue"]["size"].removesuffix("pkt")) == round(1000 - in_delay)
+
+
 def test_kernel_preset_then_profile_then_flow_each_wins_over_the_one_before():
     from ccbench import scenario
 

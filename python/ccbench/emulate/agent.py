@@ -105,8 +105,11 @@ class TcpSender:
                 sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, int(s["snd_buf"]))
             if s.get("rcv_buf"):
                 sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, int(s["rcv_buf"]))
-            sock.settimeout(0.05)
+            # The handshake takes an RTT or more (a lost SYN: the kernel's 1 s
+            # initial RTO and its backoff), so connect may wait until the run ends.
+            sock.settimeout(max(duration_s - now_s(t0_ns), 0.05))
             sock.connect((s["dst"], s["port"]))
+            sock.settimeout(0.05)
             with self.lock:
                 self.sock = sock
             stop_s = min(s["stop_s"] if s.get("stop_s") is not None else duration_s, duration_s)

@@ -112,6 +112,8 @@ pub struct Sender {
     pub chrono: Chrono,
     /// The latest RTT sample for the RTO estimator (for recording), per ACK.
     pub last_rtt_sample: Option<Nanos>,
+    /// The automatic send buffer (bytes) as grown so far: it never shrinks.
+    auto_snd_buf_bytes: u64,
 }
 
 impl Sender {
@@ -156,6 +158,7 @@ impl Sender {
             stats: SenderStats::default(),
             chrono: Chrono::default(),
             last_rtt_sample: None,
+            auto_snd_buf_bytes: 0,
         }
     }
 
@@ -251,15 +254,18 @@ impl Sender {
         self.app_active && self.total_segments.is_none_or(|n| self.sb.nxt() < n)
     }
 
+    /// Linux tcp_new_space / tcp_sndbuf_expand: the automatic send buffer
+    /// grows to room for twice the window, up to wmem_max, and never shrinks,
+    /// so a window cut in recovery keeps the room the larger window gave.
+    fn grow_send_buffer(&mut self) {
+        let want = 2 * self.w.cwnd.max(self.cfg.init_cwnd) as u64 * self.cfg.mss as u64;
+        self.auto_snd_buf_bytes = self.auto_snd_buf_bytes.max(want.min(self.cfg.wmem_max));
+    }
+
     /// Upper bound on outstanding segments from the send buffer.
     fn send_buffer_segments(&self) -> u64 {
-        let mss = self.cfg.mss as u64;
-        let bytes = match self.cfg.snd_buf {
-            Some(b) => b,
-            // Linux tcp_sndbuf_expand: room for twice the window, up to wmem_max.
-            None => (2 * self.w.cwnd.max(self.cfg.init_cwnd) as u64 * mss).min(self.cfg.wmem_max),
-        };
-        (bytes / mss).max(1)
+        let bytes = self.cfg.snd_buf.unwrap_or(self.auto_snd_buf_bytes);
+        (bytes / self.cfg.mss as u64).max(1)
     }
 
     /// The send loop (Linux tcp_write_xmit + tcp_xmit_retransmit_queue).
@@ -268,6 +274,7 @@ impl Sender {
         if !self.started {
             return;
         }
+        self.grow_send_buffer();
         let limit = loop {
             if self.sb.in_flight() >= self.w.cwnd {
                 break Limit::Network;
@@ -561,5 +568,20 @@ mod tests {
         let now = t_r + 80 * NS_PER_MS;
         s.on_ack(now, &ack(10, now, t_r), &[], &mut out);
         assert_eq!(s.last_rtt_sample, Some(80 * NS_PER_MS));
+    }
+
+    #[test]
+    fn the_automatic_send_buffer_keeps_the_room_a_larger_window_gave_it() {
+        let mut s = sender();
+        let mut out = Vec::new();
+        s.on_timer(1, &mut out);
+        s.w.cwnd = 100;
+        s.send(2, &mut out);
+        assert_eq!(s.send_buffer_segments(), 200);
+        // A recovery cuts the window; Linux's sk_sndbuf stays (tcp_new_space only grows it),
+        // so the sender can still send new data while the lost segments hold snd_una back.
+        s.w.cwnd = 50;
+        s.send(3, &mut out);
+        assert_eq!(s.send_buffer_segments(), 200);
     }
 }

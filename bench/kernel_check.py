@@ -1,0 +1,284 @@
+#!/usr/bin/env python3
+"""Kernel check: the studies' reference conditions through this machine's
+real Linux kernel and through the simulator's modern stack, side by side.
+
+The real kernel IS the modern stack, whatever release a study ran, so both
+sides run `tcp = { kernel = "6.x" }` (ccbench's default preset) on the same
+scenario and the same seeds: the kernel through `ccbench.emulate` (ccemu:
+the simulator's own link model between two network namespaces, SCHED_FIFO
+forwarding), the simulator through `ccbench.run`. A difference larger than
+its confidence interval is a bug in one of them, an emulator artefact or a
+mapping difference; the README's kernel-check section explains each one.
+
+Conditions (bench/calibration.py's reference conditions, with the kernel's
+algorithms: NewReno is Linux's reno; this kernel may lack vegas, westwood):
+  umts       reno, one 100 s flow, downlink; uplink with the 10 KB send buffer
+  hsdpa      reno, one flow, downlink and uplink
+  lte        lte-good (VAMK) without the cell load, cubic and reno, download and upload
+  wan        wan-100ms, reno / cubic / vegas, default buffers
+  wan-jitter wan-100ms-jitter, reno / cubic / vegas
+  highspeed  highspeed-20ms, reno, UDP 200 Mbit/s in the middle third
+Durations are shortened from the studies' (the `--scale` option multiplies
+them) to keep the real-time runs within ~40 minutes at 3 seeds; both sides
+run the same shortened scenario, so the comparison holds.
+
+Every run is appended to a JSON-lines file as it ends (so a long check can be
+resumed, and the table rebuilt with --table-only); the table prints, per
+quantity, the simulator's and the kernel's mean with the half width of the
+95% CI (Student t over the seeds), their difference (kernel minus simulator)
+with its Welch 95% CI, and '*' where that CI excludes 0. The machine's load
+average and the emulator's worst lateness are kept with every kernel run.
+
+    sudo python3 bench/kernel_check.py [--seeds 3] [--only umts,wan,...] [--scale 1.0]
+        [--runs bench/results/kernel_check.jsonl] [--out bench/results/kernel_check.txt] [--table-only]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+
+import ccbench
+import numpy as np
+from ccbench.emulate import kernel as kernel_mode
+from scipy import stats
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from calibration import UMTS_UPLOAD_SND_BUF, ci95  # noqa: E402
+
+#: The modern stack on both sides.
+MODERN = {"kernel": "6.x"}
+
+
+@dataclass(frozen=True)
+class Quantity:
+    label: str
+    column: str  # of the flows table
+    scale: float
+
+
+GOODPUT_MBPS = Quantity("goodput Mbit/s", "goodput_bps", 1e-6)
+GOODPUT_KBPS = Quantity("goodput kbit/s", "goodput_bps", 1e-3)
+QUANTITIES_TAIL = [
+    Quantity("RTT mean ms", "rtt_mean_ms", 1.0),
+    Quantity("retransmitted %", "retrans_pct", 1.0),
+    Quantity("timeouts per 100 s", "timeouts_per_100s", 1.0),
+]
+
+
+@dataclass(frozen=True)
+class Condition:
+    group: str
+    name: str
+    scenario: dict
+    goodput: Quantity = GOODPUT_MBPS
+
+    @property
+    def quantities(self) -> list[Quantity]:
+        return [self.goodput, *QUANTITIES_TAIL]
+
+
+def _scenario(name: str, profile, cc: str, direction: str, duration_s: float, **extra) -> dict:
+    tcp = {**MODERN, **extra.pop("tcp", {})}
+    flow = {"cc": cc, "direction": direction, "tcp": tcp}
+    for key in ("size",):
+        if key in extra:
+            flow[key] = extra.pop(key)
+    return {"name": name, "duration": f"{duration_s:g}s", "profile": profile, "flows": [flow], **extra}
+
+
+def conditions(scale: float) -> list[Condition]:
+    d = lambda s: round(s * scale, 3)  # noqa: E731
+    out = [
+        Condition("umts", "reno, downlink", _scenario("umts down", "umts", "reno", "down", d(100)), GOODPUT_KBPS),
+        Condition(
+            "umts",
+            "reno, uplink, 10 KB sndbuf",
+            _scenario("umts up", "umts", "reno", "up", d(100), tcp={"snd_buf": UMTS_UPLOAD_SND_BUF}),
+            GOODPUT_KBPS,
+        ),
+        Condition("hsdpa", "reno, downlink", _scenario("hsdpa down", "hsdpa", "reno", "down", d(60)), GOODPUT_KBPS),
+        Condition("hsdpa", "reno, uplink", _scenario("hsdpa up", "hsdpa", "reno", "up", d(60)), GOODPUT_KBPS),
+    ]
+    # Without the cell load of other users (simulator-only background traffic, 2% of the
+    # downlink in the early morning): both sides run the same path.
+    lte = "lte-good"
+    for cc in ("cubic", "reno"):
+        out.append(
+            Condition(
+                "lte", f"{cc}, VAMK, no load, download", _scenario("lte down", lte, cc, "down", d(60), size="293MB")
+            )
+        )
+        out.append(
+            Condition("lte", f"{cc}, VAMK, no load, upload", _scenario("lte up", lte, cc, "up", d(30), size="21.46MB"))
+        )
+    for group, profile in (("wan", "wan-100ms"), ("wan-jitter", "wan-100ms-jitter")):
+        for cc in ("reno", "cubic", "vegas"):
+            out.append(Condition(group, f"{cc}, 100 ms, default buffers", _scenario(group, profile, cc, "down", d(60))))
+    hs = d(30)
+    out.append(
+        Condition(
+            "highspeed",
+            "reno, 20 ms, UDP 200 Mbit/s mid-run",
+            _scenario(
+                "highspeed",
+                "highspeed-20ms",
+                "reno",
+                "down",
+                hs,
+                udp=[{"rate": "200Mbit", "start": f"{hs / 3:g}s", "stop": f"{2 * hs / 3:g}s"}],
+            ),
+        )
+    )
+    return out
+
+
+def _flow_values(r, quantities: list[Quantity]) -> dict[str, float]:
+    f = r.flows.iloc[0]
+    return {q.column: float(f[q.column]) for q in quantities}
+
+
+def run_one(c: Condition, mode: str, seed: int) -> dict:
+    load_before = os.getloadavg()[0]
+    started = time.monotonic()
+    if mode == "sim":
+        r = ccbench.run(c.scenario, seed=seed)
+        extra = {}
+    else:
+        r = ccbench.emulate(c.scenario, seed=seed)
+        links = r.meta["emulator"]["per_link"]
+        extra = {
+            "lateness_p99_us": max(x["lateness_p99_us"] for x in links),
+            "lateness_max_us": max(x["lateness_max_us"] for x in links),
+            "overruns": sum(x["overruns"] for x in links),
+            "write_failures": sum(x["write_failures"] for x in links),
+            "realtime_at_end": r.meta["emulator"].get("realtime_at_end"),
+            "flow_errors": r.meta["flow_errors"],
+        }
+    return {
+        "group": c.group,
+        "name": c.name,
+        "mode": mode,
+        "seed": seed,
+        "values": _flow_values(r, c.quantities),
+        "load_1min": load_before,
+        "wall_s": time.monotonic() - started,
+        **extra,
+    }
+
+
+def welch_half_width(a: np.ndarray, b: np.ndarray) -> float:
+    """Half width of the 95% CI of mean(b) - mean(a) (Welch)."""
+    a, b = a[np.isfinite(a)], b[np.isfinite(b)]
+    if a.size < 2 or b.size < 2:
+        return float("nan")
+    va, vb = a.var(ddof=1) / a.size, b.var(ddof=1) / b.size
+    se = math.sqrt(va + vb)
+    if se == 0:
+        return 0.0
+    dof = (va + vb) ** 2 / ((va**2 / (a.size - 1) if va else 0) + (vb**2 / (b.size - 1) if vb else 0))
+    return float(stats.t.ppf(0.975, dof) * se)
+
+
+def _fmt(x: float) -> str:
+    if not math.isfinite(x):
+        return "-"
+    return f"{x:.3g}" if abs(x) < 100 else f"{x:.0f}"
+
+
+def table(records: list[dict], conds: list[Condition]) -> list[str]:
+    lines = [
+        f"{'group':<10} {'condition':<38} {'quantity':<20} {'sim':>8} {'+/-':>6} {'kernel':>8} {'+/-':>6} "
+        f"{'diff':>8} {'+/-':>6}   {'n':>3} {'load':>5} {'late99us':>8}"
+    ]
+    for c in conds:
+        mine = [r for r in records if r["group"] == c.group and r["name"] == c.name]
+        sim = [r for r in mine if r["mode"] == "sim"]
+        kern = [r for r in mine if r["mode"] == "kernel"]
+        if not kern:
+            continue
+        load = np.mean([r["load_1min"] for r in kern])
+        late = max(r.get("lateness_p99_us", float("nan")) for r in kern)
+        for q in c.quantities:
+            a = np.array([r["values"][q.column] for r in sim], dtype=float) * q.scale
+            b = np.array([r["values"][q.column] for r in kern], dtype=float) * q.scale
+            ma, ha = ci95(a)
+            mb, hb = ci95(b)
+            diff, hd = mb - ma, welch_half_width(a, b)
+            flag = "*" if math.isfinite(hd) and abs(diff) > hd else " "
+            lines.append(
+                f"{c.group:<10} {c.name:<38} {q.label:<20} {_fmt(ma):>8} {_fmt(ha):>6} {_fmt(mb):>8} {_fmt(hb):>6} "
+                f"{_fmt(diff):>8} {_fmt(hd):>6} {flag} {len(b):>3} {load:>5.1f} {_fmt(late):>8}"
+            )
+    return lines
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--seeds", type=int, default=3)
+    ap.add_argument("--only", default="umts,hsdpa,lte,wan,wan-jitter,highspeed")
+    ap.add_argument("--scale", type=float, default=1.0, help="multiplies every condition's duration")
+    ap.add_argument("--runs", default=os.path.join(HERE, "results", "kernel_check.jsonl"))
+    ap.add_argument("--out", default=None, help="also write the table to this file")
+    ap.add_argument("--table-only", action="store_true", help="print the table of the runs already recorded")
+    args = ap.parse_args()
+    groups = args.only.split(",")
+    available = kernel_mode.available_algorithms()
+    conds, skipped = [], []
+    for c in conditions(args.scale):
+        if c.group not in groups:
+            continue
+        cc = c.scenario["flows"][0]["cc"]
+        if kernel_mode.KERNEL_NAME.get(cc, cc) not in available:
+            skipped.append(f"{c.group} {c.name}")
+            continue
+        conds.append(c)
+    conds.sort(key=lambda c: groups.index(c.group))  # the order of --only
+    records = []
+    if os.path.exists(args.runs):
+        with open(args.runs) as f:
+            records = [json.loads(line) for line in f if line.strip()]
+    if not args.table_only:
+        done = {(r["group"], r["name"], r["mode"], r["seed"]) for r in records}
+        with open(args.runs, "a") as f:
+            for c in conds:
+                for seed in range(1, args.seeds + 1):
+                    for mode in ("sim", "kernel"):
+                        if (c.group, c.name, mode, seed) in done:
+                            continue
+                        rec = run_one(c, mode, seed)
+                        records.append(rec)
+                        f.write(json.dumps(rec) + "\n")
+                        f.flush()
+                        print(json.dumps(rec), file=sys.stderr, flush=True)
+    commit = subprocess.run(
+        ["git", "-C", HERE, "describe", "--always", "--dirty", "--abbrev=12"], capture_output=True, text=True
+    ).stdout.strip()
+    lines = [
+        f"ccbench kernel check: simulator (tcp.kernel 6.x) against Linux {os.uname().release} "
+        f"(commit {commit or 'unknown'})",
+        "command: python3 bench/kernel_check.py " + " ".join(sys.argv[1:]),
+        "mean over seeds +/- half width of the 95% CI (Student t); diff = kernel - sim with its Welch 95% CI, "
+        "'*' where it excludes 0",
+        "load: mean 1-minute load average of the machine (2 cores) at the kernel runs' start; "
+        "late99us: the emulator's worst per-run p99 delivery lateness",
+    ]
+    if skipped:
+        lines.append("not run (the running kernel lacks the algorithm): " + "; ".join(skipped))
+    lines += ["", *table(records, conds)]
+    print("\n".join(lines))
+    if args.out:
+        with open(args.out, "w") as f:
+            f.write("\n".join(lines) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
