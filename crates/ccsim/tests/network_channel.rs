@@ -175,11 +175,14 @@ fn reordering_jitter_causes_spurious_fast_retransmits_and_ordered_jitter_does_no
             goodput_bps(r, 0) / 1e6
         );
     }
-    assert!(f(&reordered, "fast_recoveries") >= 5, "{} fast recoveries", f(&reordered, "fast_recoveries"));
-    assert!(f(&reordered, "duplicate_segments") >= 5, "{} duplicates", f(&reordered, "duplicate_segments"));
+    // The reordering fools the Reno flow (no SACK) into a fast retransmit,
+    // whose duplicate reaches the receiver; the timestamps undo it and the
+    // reordering degree is learned (recovery.rs), so it costs little.
+    assert!(f(&reordered, "fast_recoveries") >= 1, "{} fast recoveries", f(&reordered, "fast_recoveries"));
+    assert!(f(&reordered, "duplicate_segments") >= 1, "{} duplicates", f(&reordered, "duplicate_segments"));
+    assert_eq!(f(&reordered, "undone_recoveries"), f(&reordered, "fast_recoveries"));
     assert_eq!((f(&ordered, "fast_recoveries"), f(&ordered, "retransmitted_segments")), (0, 0));
-    // Reordering costs the Reno flow throughput; ordered jitter only adds delay.
-    assert!(goodput_bps(&ordered, 0) > goodput_bps(&reordered, 0));
+    assert!(goodput_bps(&reordered, 0) > 0.95 * goodput_bps(&ordered, 0));
 }
 
 #[test]
@@ -206,6 +209,39 @@ fn a_sack_sender_learns_the_reordering_and_stops_retransmitting_spuriously() {
         "{} vs ordered {}",
         goodput_bps(&sack, 0),
         goodput_bps(&ordered, 0)
+    );
+}
+
+#[test]
+fn a_sender_without_sack_learns_the_reordering_as_linux_does() {
+    // The WAN study's jitter: 100 Mbit/s, 50 ms each way, 0..2 ms uniform per
+    // packet, reordering. Without SACK, Linux learns the reordering degree from
+    // the timestamp undo of a partial ACK (tcp_try_undo_partial) and from
+    // duplicate ACKs outnumbering the flight (tcp_check_reno_reordering), so a
+    // Reno flow stays close to the SACK flow instead of below 1 Mbit/s.
+    let run = |sack: bool| {
+        simulate(&format!(
+            r#"{{"duration": 20, "downlink": {{"rate": "100Mbit", "delay": "49ms", "queue": {{"size": "10000pkt"}},
+                  "jitter": {{"distribution": "uniform", "min": "0ms", "max": "2ms", "reorder": true}}}},
+                "uplink": {{"rate": "100Mbit", "delay": "49ms",
+                  "jitter": {{"distribution": "uniform", "min": "0ms", "max": "2ms", "reorder": true}}}},
+                "flows": [{{"cc": "reno", "tcp": {{"kernel": "2.6.32", "sack": {sack}}}}}]}}"#
+        ))
+    };
+    let (with_sack, without) = (run(true), run(false));
+    let f = |r: &Results, c: &str| r.flows.u64(c)[0];
+    eprintln!(
+        "100 Mbit/s jitter: SACK {:.1} Mbit/s, without SACK {:.1} Mbit/s ({} recoveries, {} undone)",
+        goodput_bps(&with_sack, 0) / 1e6,
+        goodput_bps(&without, 0) / 1e6,
+        f(&without, "fast_recoveries"),
+        f(&without, "undone_recoveries")
+    );
+    assert!(
+        goodput_bps(&without, 0) > 0.8 * goodput_bps(&with_sack, 0),
+        "without SACK {} vs SACK {}",
+        goodput_bps(&without, 0),
+        goodput_bps(&with_sack, 0)
     );
 }
 

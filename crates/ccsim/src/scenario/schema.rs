@@ -339,6 +339,16 @@ pub enum AutoWord {
     Auto,
 }
 
+// Which F-RTO a sender runs after a retransmission timeout (tcp/frto.rs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum FrtoSpec {
+    Off,
+    Rfc4138,
+    #[default]
+    Rfc5682,
+}
+
 /// TCP settings; the defaults are Linux's.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -381,6 +391,11 @@ pub struct TcpSpec {
     /// false: rate halving (Linux tcp_cwnd_down before 3.2).
     #[serde(default = "yes")]
     pub prr: bool,
+    /// F-RTO after a retransmission timeout (detects a spurious one, such as
+    /// a delay spike): "rfc5682" (Linux 3.10+, the default), "rfc4138"
+    /// (Linux 2.6.22 to 3.9, SACK-enhanced with SACK), or "off".
+    #[serde(default)]
+    pub frto: FrtoSpec,
     /// Receive buffer: bytes, or "auto" (Linux autotuning from rmem_default up to rmem_max).
     #[serde(default = "d_auto")]
     pub rcv_buf: BufferSpec,

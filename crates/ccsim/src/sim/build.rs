@@ -16,9 +16,10 @@ use crate::record::rtt_stats::RttStats;
 use crate::record::series::{FlowSeries, LinkSeries};
 use crate::rng::{stream, Rng};
 use crate::scenario::{
-    BackgroundKind, BackgroundSpec, BufferSpec, FlowSpec, InterpolationSpec, RtoStyleSpec, Scenario, SizeDistSpec,
-    TransportSpec, PCAP_EVERY_LINK,
+    BackgroundKind, BackgroundSpec, BufferSpec, FlowSpec, FrtoSpec, InterpolationSpec, RtoStyleSpec, Scenario,
+    SizeDistSpec, TransportSpec, PCAP_EVERY_LINK,
 };
+use crate::tcp::frto::FrtoVariant;
 use crate::tcp::kernel;
 use crate::tcp::receiver::{BufferAccounting, EcnEcho, Receiver, ReceiverConfig};
 use crate::tcp::rtt::RtoStyle;
@@ -57,6 +58,11 @@ pub(super) fn make_flow(
         prr: t.prr,
         pacing: t.pacing,
         ecn: t.ecn || algorithm.needs_ecn(),
+        frto: match t.frto {
+            FrtoSpec::Off => FrtoVariant::Off,
+            FrtoSpec::Rfc4138 => FrtoVariant::Rfc4138,
+            FrtoSpec::Rfc5682 => FrtoVariant::Rfc5682,
+        },
         rto_style: match t.rto_style {
             RtoStyleSpec::Linux => RtoStyle::Linux,
             RtoStyleSpec::Rfc6298 => RtoStyle::Rfc6298,

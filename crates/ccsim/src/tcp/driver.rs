@@ -33,6 +33,7 @@ impl Driver {
             prr: true,
             pacing: false,
             ecn: false,
+            frto: super::frto::FrtoVariant::Off,
             rto_style: RtoStyle::Linux,
             initial_rto: 1000 * NS_PER_MS,
             min_rto: 200 * NS_PER_MS,

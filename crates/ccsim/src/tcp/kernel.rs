@@ -124,6 +124,13 @@ const CUBIC_2_1: &[(&str, &str, f64, &str)] = &[
     ("cubic", "pre_loss_cnt", 50.0, "tcp_cubic.c v2.1: cnt = 50 while loss_cwnd == 0 (ccbench: at most 50)"),
 ];
 
+/// The F-RTO of 2.6.22 to 3.9: tcp_use_frto / tcp_enter_frto / tcp_process_frto
+/// with sysctl_tcp_frto = 2 (SACK-enhanced, RFC 4138 Appendix B; default since
+/// 2.6.24) and sysctl_tcp_frto_response = 0 (rate halving). 3.10 replaced it
+/// with RFC 5682 inside tcp_process_loss (ccbench's default).
+const FRTO_RFC4138: PresetValue =
+    v("frto", Text("rfc4138"), "tcp_input.c sysctl_tcp_frto = 2, tcp_process_frto (2.6.22 to 3.9)");
+
 /// What the 2.6 releases of the studies (2.6.24, 2.6.26, 2.6.32) share.
 const LINUX_2_6: &[PresetValue] = &[
     IW3,
@@ -135,6 +142,7 @@ const LINUX_2_6: &[PresetValue] = &[
     WMEM_MAX_4MB,
     ADV_WIN_SCALE_2,
     SKB_OVERHEAD_2_6,
+    FRTO_RFC4138,
 ];
 
 /// The presets, oldest first; "6.x" is ccbench's default and sets nothing.
@@ -158,6 +166,7 @@ pub const PRESETS: &[KernelPreset] = &[
                 Int(848),
                 "tcp_input.c tcp_rcv_space_adjust rcvmem = SKB_TRUESIZE(advmss + MAX_TCP_HEADER) (ours: x86-64 sizes)",
             ),
+            FRTO_RFC4138,
         ],
         cc_params: &[],
     },
@@ -167,13 +176,17 @@ pub const PRESETS: &[KernelPreset] = &[
 /// What differs between those releases but ccbench does not model; every
 /// preset runs ccbench's single (modern) behaviour there.
 pub const NOT_MODELLED: &[(&str, &str)] = &[
-    ("F-RTO", "on since 2.6.24 (sysctl_tcp_frto); ccbench has no F-RTO in any preset"),
+    (
+        "F-RTO response and undo moderation",
+        "the presets before 3.10 run RFC 4138 F-RTO with its default rate-halving response (sysctl_tcp_frto_response \
+         0); the other responses, and 2.6's tcp_moderate_cwnd after an undo, are not modelled",
+    ),
     ("RACK-TLP", "4.4+ (TLP 3.10+): absent from 2.6.x and 3.5, and not modelled for 6.x either"),
     (
-        "reordering without SACK",
-        "tcp_check_reno_reordering (every release here) is not modelled: without SACK only a timestamp undo learns it",
+        "D-SACK undo timing",
+        "every preset undoes on D-SACK as today's Linux does (also inside Recovery); 2.6 waited for the end of \
+         Recovery, and closed the undo window one flight after it",
     ),
-    ("DSACK undo", "tcp_try_undo_dsack (every release here) is not modelled; undo uses timestamps (Eifel) only"),
     ("FACK", "on by default before 4.15 (sysctl_tcp_fack); ccbench counts SACKed segments only"),
     (
         "CUBIC/BIC version",
@@ -240,6 +253,18 @@ mod tests {
         let iw = |name: &str| preset(name).unwrap().tcp.iter().find(|p| p.field == "init_cwnd").unwrap().value;
         assert_eq!(iw("2.6.24"), Int(3));
         assert_eq!(iw("3.5"), Int(10));
+    }
+
+    #[test]
+    fn releases_before_3_10_run_the_old_frto() {
+        let frto = |name: &str| preset(name).unwrap().tcp.iter().find(|p| p.field == "frto").map(|p| p.value);
+        for old in ["2.6.24", "2.6.26", "2.6.32", "3.5"] {
+            assert_eq!(frto(old), Some(Text("rfc4138")), "{old}");
+        }
+        assert_eq!(frto("6.x"), None, "the default, RFC 5682");
+        let merged = with_preset(serde_json::from_str(r#"{"kernel": "2.6.24"}"#).unwrap()).unwrap();
+        let tcp: crate::scenario::TcpSpec = serde_json::from_value(Value::Object(merged)).unwrap();
+        assert_eq!(tcp.frto, crate::scenario::FrtoSpec::Rfc4138);
     }
 
     #[test]

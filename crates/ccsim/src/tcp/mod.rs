@@ -3,6 +3,8 @@
 pub mod chrono;
 #[cfg(test)]
 pub mod driver;
+pub mod dsack;
+pub mod frto;
 pub mod kernel;
 pub mod rate;
 pub mod receiver;

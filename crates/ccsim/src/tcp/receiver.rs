@@ -1,5 +1,7 @@
 //! The TCP receiver: in-order delivery to the application, out-of-order
-//! buffering, cumulative ACKs with SACK blocks (RFC 2018), delayed ACKs
+//! buffering, cumulative ACKs with SACK blocks (RFC 2018) and D-SACK (RFC
+//! 2883: a segment received twice is reported in the first block of the ACK
+//! it triggers, as Linux does with tcp_dsack on, its default), delayed ACKs
 //! (RFC 5681 4.2 / RFC 1122: every second full segment or a timer, at once
 //! for out-of-order data or a filled hole), timestamps echo (RFC 7323), the
 //! advertised window from the receive buffer with Linux-like autotuning
@@ -121,6 +123,9 @@ pub struct Receiver {
     ooo_bytes: u64,
     /// The range touched by the latest out-of-order segment (first SACK block).
     latest_range_start: Option<u64>,
+    /// A segment received twice, for the D-SACK block of the next ACK
+    /// (Linux tcp_dsack_set).
+    duplicate_to_report: Option<u64>,
     /// Payload bytes delivered in order to the application.
     pub delivered_bytes: u64,
     /// Time the application got its latest bytes.
@@ -175,6 +180,7 @@ impl Receiver {
             ooo: Vec::new(),
             ooo_bytes: 0,
             latest_range_start: None,
+            duplicate_to_report: None,
             delivered_bytes: 0,
             last_delivery: 0,
             segments_received: 0,
@@ -258,6 +264,12 @@ impl Receiver {
         let seq = p.seq;
         if seq < self.rcv_nxt || self.holds(seq) {
             self.duplicate_segments += 1;
+            self.duplicate_to_report = Some(seq);
+            // Linux tcp_sack_new_ofo_skb: the block holding it comes next, so
+            // the sender sees the D-SACK inside the second block (RFC 2883).
+            if let Some(r) = self.ooo.iter().find(|r| r.start <= seq && seq < r.end) {
+                self.latest_range_start = Some(r.start);
+            }
             return AckAction::Send(self.make_ack(now));
         }
         if seq == self.rcv_nxt {
@@ -401,12 +413,17 @@ impl Receiver {
 
     fn make_ack(&mut self, now: Nanos) -> Packet {
         let mut sack = SackBlocks::default();
+        if let Some(seq) = self.duplicate_to_report.take().filter(|_| self.cfg.sack) {
+            sack.push(SackBlock { start: seq, end: seq + 1 });
+        }
         if self.cfg.sack && !self.ooo.is_empty() {
             // RFC 2018: the first block holds the latest segment; then the others, highest first.
             let mut first = None;
             if let Some(start) = self.latest_range_start {
                 if let Some(r) = self.ooo.iter().find(|r| r.start == start) {
-                    sack.push(SackBlock { start: r.start, end: r.end });
+                    if sack.len() < MAX_SACK_BLOCKS {
+                        sack.push(SackBlock { start: r.start, end: r.end });
+                    }
                     first = Some(r.start);
                 }
             }
@@ -483,6 +500,23 @@ mod tests {
         let AckAction::Send(a) = r.on_data(6, &data(4)) else { panic!() };
         assert_eq!((a.seq, r.sack_blocks(&a).len()), (6, 0));
         assert_eq!(r.delivered_bytes, 6000);
+    }
+
+    #[test]
+    fn a_segment_received_twice_is_reported_in_a_dsack_block() {
+        let mut r = receiver(false);
+        r.on_data(1, &data(0));
+        r.on_data(2, &data(1));
+        // Below the cumulative ACK: the first block lies under it.
+        let AckAction::Send(a) = r.on_data(3, &data(0)) else { panic!() };
+        assert_eq!((a.seq, r.sack_blocks(&a)), (2, &[SackBlock { start: 0, end: 1 }][..]));
+        // Only once: the next ACK has no D-SACK.
+        let AckAction::Send(a) = r.on_data(4, &data(4)) else { panic!() };
+        assert_eq!(r.sack_blocks(&a), &[SackBlock { start: 4, end: 5 }][..]);
+        // Out of order, held already: the D-SACK block, then the block that holds it.
+        let AckAction::Send(a) = r.on_data(5, &data(4)) else { panic!() };
+        assert_eq!(r.sack_blocks(&a), &[SackBlock { start: 4, end: 5 }, SackBlock { start: 4, end: 5 }][..]);
+        assert_eq!(r.duplicate_segments, 2);
     }
 
     #[test]

@@ -1,8 +1,10 @@
 //! Loss recovery of the sender (Linux net/ipv4/tcp_input.c): the congestion
 //! state machine (Open, Disorder, CWR, Recovery, Loss) of
 //! tcp_fastretrans_alert, entering recovery, CWR and loss, proportional rate
-//! reduction (RFC 6937), undo of a spurious recovery (Eifel), and the
-//! retransmission timeout (tcp_enter_loss). The sender (sender.rs) calls it
+//! reduction (RFC 6937), undo of a spurious recovery or timeout (Eifel
+//! timestamps, RFC 3522, and D-SACK, RFC 3708: dsack.rs), the reordering
+//! degree learned without SACK (tcp_check_reno_reordering, partial undo), and
+//! the retransmission timeout (tcp_enter_loss, or F-RTO: frto.rs). The sender (sender.rs) calls it
 //! from its ACK and timer paths; the algorithm's hooks are called here in the
 //! order cc/mod.rs documents.
 //!
@@ -13,8 +15,10 @@
 //! 6675, with PRR, as Linux); without SACK they differ in what a partial ACK
 //! does. `SlowStart` (Tahoe) applies with and without SACK.
 
+use super::frto::{AckFlags, FrtoVariant};
 use super::sender::Sender;
 use crate::cc::{CaEvent, CaState, INFINITE_SSTHRESH};
+use crate::net::packet::Packet;
 use crate::time::Nanos;
 
 /// The sender's answer to a loss detected by duplicate ACKs or SACK. Each
@@ -56,21 +60,58 @@ pub(super) struct Episode {
     /// Retransmission timeouts since the last ACK that advanced snd_una
     /// (Linux icsk_retransmits).
     pub timeouts_in_a_row: u32,
+    /// snd_una when the episode that may be undone began (Linux undo_marker).
+    pub undo_marker: u64,
+    /// Retransmissions of the episode not yet reported as duplicates by a
+    /// D-SACK (Linux undo_retrans; -1: none sent yet). At 0 every
+    /// retransmission was needless and the reduction is undone.
+    pub undo_retrans: i32,
 }
 
 impl Sender {
     /// Linux tcp_fastretrans_alert, reduced to the states we model.
-    pub(super) fn update_congestion_state(&mut self, now: Nanos, acked_new: bool, prior_una: u64, ack_tsecr: Nanos) {
+    /// `cum_acked`: segments this ACK acknowledged cumulatively; `ack`: what
+    /// else F-RTO and the undo need to know of it.
+    pub(super) fn update_congestion_state(&mut self, now: Nanos, ack: &AckFlags, prior_una: u64, ack_tsecr: Nanos) {
         let una = self.sb.una();
+        let acked_new = ack.data_acked;
+        // RFC 5682 F-RTO (Linux 3.10+ tcp_process_loss) judges the ACKs of a
+        // Loss episode it runs in, after the timestamp and D-SACK undo.
+        let loss_undo = self.ca_state == CaState::Loss && acked_new && self.may_undo(ack_tsecr);
+        if self.ca_state == CaState::Loss && !loss_undo && self.process_loss_frto(now, ack) {
+            return;
+        }
         match self.ca_state {
             // Linux tcp_try_undo_recovery: the recovery was spurious.
             CaState::Recovery if una >= self.episode.high_seq && acked_new && self.may_undo(ack_tsecr) => {
                 self.undo_recovery(now, prior_una);
             }
             // Linux tcp_try_undo_partial: the hole was filled by the original
-            // segment, not its retransmission, and no retransmission is out.
-            CaState::Recovery if self.cfg.sack && acked_new && self.may_undo(ack_tsecr) && self.sb.retrans_out == 0 => {
-                self.undo_recovery(now, prior_una);
+            // segment, not its retransmission. The reordering degree grows to
+            // what this ACK reveals (without SACK, Linux's tcp_fackets_out =
+            // duplicate ACKs + 1, plus the segments ACKed); the reduction is
+            // undone once no retransmission is out, and until then nothing
+            // more is marked lost.
+            CaState::Recovery if acked_new && self.may_undo(ack_tsecr) => {
+                if self.sb.retrans_out == 0 {
+                    if !self.cfg.sack {
+                        self.sb.raise_reordering(self.sb.sacked_out + 1 + ack.cum_acked);
+                    }
+                    self.undo_recovery(now, prior_una);
+                } else if self.cfg.sack {
+                    self.sb.note_reordering(prior_una);
+                } else {
+                    self.sb.raise_reordering(self.sb.sacked_out + 1 + ack.cum_acked);
+                }
+                return;
+            }
+            // Linux tcp_try_undo_dsack: every retransmission came back as a duplicate.
+            CaState::Open | CaState::Disorder | CaState::Recovery if self.dsack_proves_reduction_needless() => {
+                self.undo_reduction(now);
+            }
+            // Linux tcp_try_undo_loss: the timeout was spurious (Eifel or D-SACK).
+            CaState::Loss if acked_new && self.may_undo(ack_tsecr) => {
+                self.undo_loss(now, false);
             }
             CaState::Recovery | CaState::Loss | CaState::Cwr if una >= self.episode.high_seq && acked_new => {
                 // End of the episode: the window settles at ssthresh (Linux
@@ -100,10 +141,11 @@ impl Sender {
             }
             _ => {}
         }
-        // Start of a loss episode.
-        if matches!(self.ca_state, CaState::Open | CaState::Disorder | CaState::Cwr) {
-            let loss =
-                if self.cfg.sack { self.sb.lost_out > 0 } else { self.sb.sacked_out >= super::scoreboard::DUPTHRESH };
+        // Start of a loss episode (Linux tcp_time_to_recover: none while the
+        // RFC 4138 F-RTO runs; without SACK, more duplicate ACKs than the
+        // reordering degree).
+        if matches!(self.ca_state, CaState::Open | CaState::Disorder | CaState::Cwr) && self.frto.counter == 0 {
+            let loss = if self.cfg.sack { self.sb.lost_out > 0 } else { self.sb.sacked_out >= self.sb.reordering };
             if loss {
                 if self.recovery == RecoveryPolicy::SlowStart {
                     self.enter_loss(now);
@@ -129,22 +171,28 @@ impl Sender {
         }
     }
 
-    /// Linux tcp_may_undo with timestamps (Eifel): the ACK echoes a
-    /// timestamp older than the episode's first retransmission, so an
-    /// original segment, not a retransmission, filled the hole. (Without
-    /// DSACK there is no other evidence.)
+    /// Linux tcp_may_undo: every retransmission of the episode was
+    /// reported as a duplicate by D-SACK (undo_retrans 0), or the ACK echoes
+    /// a timestamp older than the episode's first retransmission (Eifel,
+    /// tcp_packet_delayed), so an original segment, not a retransmission,
+    /// filled the hole.
     fn may_undo(&self, ack_tsecr: Nanos) -> bool {
         self.episode.undo_possible
-            && self.episode.retrans_stamp > 0
-            && ack_tsecr > 0
-            && ack_tsecr < self.episode.retrans_stamp
+            && (self.episode.undo_retrans == 0
+                || (self.episode.retrans_stamp > 0 && ack_tsecr > 0 && ack_tsecr < self.episode.retrans_stamp))
     }
 
-    /// Linux tcp_undo_cwnd_reduction: restore the window, note the
-    /// reordering that fooled the sender, and return to Open.
+    /// Linux tcp_undo_cwnd_reduction after a spurious fast recovery: restore
+    /// the window, note the reordering that fooled the sender, and return to Open.
     fn undo_recovery(&mut self, now: Nanos, prior_una: u64) {
-        self.stats.undone_recoveries += 1;
         self.sb.note_reordering(prior_una);
+        self.undo_reduction(now);
+    }
+
+    /// Linux tcp_undo_cwnd_reduction: the window and ssthresh of before the
+    /// episode come back, nothing is lost after all, and the state is Open.
+    pub(super) fn undo_reduction(&mut self, now: Nanos) {
+        self.stats.undone_recoveries += 1;
         self.sb.unmark_lost();
         self.w.cwnd = self.cc.undo_cwnd(&self.w, self.episode.prior_cwnd);
         self.w.ssthresh = self.w.ssthresh.max(self.episode.prior_ssthresh);
@@ -155,7 +203,7 @@ impl Sender {
         self.set_state(now, CaState::Open);
     }
 
-    fn set_state(&mut self, now: Nanos, new: CaState) {
+    pub(super) fn set_state(&mut self, now: Nanos, new: CaState) {
         let c = self.conn(now);
         self.cc.set_state(&mut self.w, &c, new);
         self.ca_state = new;
@@ -180,12 +228,40 @@ impl Sender {
         // What an undo restores (Linux tcp_enter_recovery: prior_ssthresh,
         // undo_marker; retrans_stamp restarts once nothing is retransmitted).
         self.episode.prior_ssthresh = self.w.current_ssthresh();
-        self.episode.undo_possible = true;
+        self.init_undo();
         if self.sb.retrans_out == 0 {
             self.episode.retrans_stamp = 0;
         }
         self.init_cwnd_reduction(now);
         self.set_state(now, CaState::Recovery);
+    }
+
+    /// Linux tcp_init_undo: the episode starting now may be undone; its
+    /// retransmissions are counted from those already out.
+    fn init_undo(&mut self) {
+        self.episode.undo_possible = true;
+        self.episode.undo_marker = self.sb.una();
+        self.episode.undo_retrans = if self.sb.retrans_out > 0 { self.sb.retrans_out as i32 } else { -1 };
+    }
+
+    /// Linux tcp_try_undo_loss: a spurious timeout (Eifel, D-SACK, or F-RTO
+    /// when `by_frto`): the window and ssthresh come back, the segments
+    /// marked lost are not retransmitted. With SACK (or F-RTO) the state is
+    /// Open at once; without, Loss lasts until its recovery point is ACKed.
+    pub(super) fn undo_loss(&mut self, now: Nanos, by_frto: bool) {
+        self.stats.undone_timeouts += 1;
+        self.sb.unmark_lost();
+        self.w.cwnd = self.cc.undo_cwnd(&self.w, self.episode.prior_cwnd);
+        self.w.ssthresh = self.w.ssthresh.max(self.episode.prior_ssthresh);
+        self.episode.undo_possible = false;
+        self.episode.timeouts_in_a_row = 0;
+        self.frto.active = false;
+        if by_frto || self.cfg.sack {
+            if !self.cfg.sack {
+                self.sb.reset_reno_sacks();
+            }
+            self.set_state(now, CaState::Open);
+        }
     }
 
     fn enter_cwr(&mut self, now: Nanos) {
@@ -242,14 +318,28 @@ impl Sender {
     /// Linux tcp_enter_loss: after an RTO (or Tahoe's fast retransmit).
     fn enter_loss(&mut self, now: Nanos) {
         let (una, high_seq, timeouts) = (self.sb.una(), self.episode.high_seq, self.episode.timeouts_in_a_row);
+        // RFC 5682 F-RTO runs unless an earlier recovery is underway, except
+        // for repeated timeouts of one segment (Linux tcp_enter_loss, 3.10+).
+        self.frto.active = self.cfg.frto == FrtoVariant::Rfc5682
+            && self.recovery != RecoveryPolicy::SlowStart
+            && (self.ca_state < CaState::Recovery || timeouts > 0);
         if crate::cc::timeout_starts_episode(self.ca_state, una, high_seq, timeouts) {
             self.episode.prior_cwnd = self.w.cwnd;
+            self.episode.prior_ssthresh = self.w.current_ssthresh();
+            if self.sb.retrans_out == 0 {
+                self.episode.retrans_stamp = 0;
+            }
+            self.init_undo();
             let c = self.conn(now);
             crate::cc::reduce_on_timeout(&mut self.cc, &mut self.w, &c);
         }
         self.w.cwnd = 1;
         self.w.cwnd_cnt = 0;
-        self.episode.undo_possible = false;
+        // Linux tcp_enter_loss: no undo once a segment still outstanding was
+        // retransmitted before (its ACK cannot tell which copy arrived).
+        if self.sb.any_ever_retransmitted() {
+            self.episode.undo_possible = false;
+        }
         self.sb.mark_all_lost();
         if !self.cfg.sack {
             self.sb.reset_reno_sacks();
@@ -259,7 +349,7 @@ impl Sender {
         self.next_send_at = now;
     }
 
-    pub(super) fn on_retransmission_timeout(&mut self, now: Nanos) {
+    pub(super) fn on_retransmission_timeout(&mut self, now: Nanos, out: &mut Vec<Packet>) {
         if self.sb.packets_out() == 0 {
             return;
         }
@@ -267,7 +357,9 @@ impl Sender {
         if self.ca_state <= CaState::Disorder {
             self.sb.on_timeout_without_recovery();
         }
-        self.enter_loss(now);
+        if !self.frto_takes_timeout(now, out) {
+            self.enter_loss(now);
+        }
         self.episode.timeouts_in_a_row += 1;
         self.rtt.on_timeout();
         self.rto_at = Some(now + self.rtt.rto());

@@ -204,7 +204,7 @@ impl Scoreboard {
     pub fn note_reordering(&mut self, low: u64) {
         if low < self.highest_sacked_end {
             let degree = (self.highest_sacked_end - low).min(MAX_REORDERING as u64) as u32;
-            self.reordering = self.reordering.max(degree);
+            self.raise_reordering(degree);
         }
     }
 
@@ -217,8 +217,9 @@ impl Scoreboard {
                 s.flags &= !LOST;
             }
         }
-        // Retransmissions still out keep their LOST mark (they are counted in flight).
-        self.lost_out = self.retrans_out;
+        // Retransmissions still out keep their LOST mark (they are counted in
+        // flight); an F-RTO head retransmission never had one.
+        self.lost_out = self.segs.iter().filter(|s| s.has(LOST)).count() as u32;
         self.lost_pending = 0;
         self.scan = self.una;
         self.sacked_below_scan = 0;
@@ -304,6 +305,25 @@ impl Scoreboard {
         newly
     }
 
+    /// Linux tcp_use_frto without SACK: no segment after the head was
+    /// retransmitted, looking up to the first one not SACKed.
+    pub fn only_head_may_be_retransmitted(&self) -> bool {
+        for s in self.segs.iter().skip(1) {
+            if s.has(EVER_RETRANS) {
+                return false;
+            }
+            if !s.has(SACKED) {
+                break;
+            }
+        }
+        true
+    }
+
+    /// Whether a segment still outstanding was ever retransmitted.
+    pub fn any_ever_retransmitted(&self) -> bool {
+        self.segs.iter().any(|s| s.has(EVER_RETRANS))
+    }
+
     /// After a retransmission timeout: every segment not SACKed is lost.
     pub fn mark_all_lost(&mut self) {
         for seq in self.una..self.nxt() {
@@ -346,28 +366,113 @@ impl Scoreboard {
     pub fn on_retransmit(&mut self, seq: u64, now: Nanos, tx: TxSnapshot) {
         let nxt = self.nxt();
         let s = &mut self.segs[(seq - self.una) as usize];
-        debug_assert!(s.has(LOST) && !s.has(RETRANS));
+        debug_assert!(!s.has(RETRANS));
+        // Lost segments are retransmitted; so is the head after a timeout that
+        // F-RTO handles (frto.rs), without being marked lost.
+        let was_lost = s.has(LOST);
         s.flags |= RETRANS | EVER_RETRANS;
         s.sent_at = now;
         s.tx = tx;
         s.nxt_at_retransmit = nxt;
         self.lost_retrans_low = self.lost_retrans_low.min(s.nxt_at_retransmit);
         self.retrans_out += 1;
-        self.lost_pending -= 1;
-    }
-
-    /// Without SACK: a duplicate ACK stands for one segment that left the network.
-    pub fn add_reno_sack(&mut self) {
-        if self.sacked_out + 1 < self.packets_out() {
-            self.sacked_out += 1;
+        if was_lost {
+            self.lost_pending -= 1;
         }
     }
 
+    /// Forgets that segment `seq`'s retransmission is out, without judging it
+    /// lost (Linux tcp_enter_frto on the head: its SACKED_RETRANS bit goes).
+    pub fn forget_retransmission(&mut self, seq: u64) {
+        if seq < self.una || seq >= self.nxt() {
+            return;
+        }
+        let s = &mut self.segs[(seq - self.una) as usize];
+        if s.has(RETRANS) {
+            s.flags &= !RETRANS;
+            self.retrans_out -= 1;
+            if s.has(LOST) {
+                self.lost_pending += 1;
+                self.retransmit_hint = self.retransmit_hint.min(seq);
+            }
+        }
+    }
+
+    /// After F-RTO decided the timeout was real (Linux tcp_enter_frto_loss):
+    /// every segment not SACKed is lost and due for retransmission, except
+    /// that the head keeps its timeout retransmission when `keep_head_retransmission`.
+    /// Returns whether another segment had been retransmitted before (then
+    /// no undo is possible).
+    pub fn mark_all_lost_after_frto(&mut self, keep_head_retransmission: bool) -> bool {
+        let mut other_retransmitted = false;
+        self.lost_out = 0;
+        self.retrans_out = 0;
+        self.lost_pending = 0;
+        for (i, s) in self.segs.iter_mut().enumerate() {
+            s.flags &= !LOST;
+            if i == 0 && keep_head_retransmission {
+                if s.has(RETRANS) {
+                    self.retrans_out += 1;
+                }
+            } else {
+                other_retransmitted |= s.has(EVER_RETRANS);
+                s.flags &= !RETRANS;
+            }
+            if !s.has(SACKED) {
+                s.flags |= LOST;
+                self.lost_out += 1;
+                if !s.has(RETRANS) {
+                    self.lost_pending += 1;
+                }
+            }
+        }
+        self.retransmit_hint = self.una;
+        self.scan = self.una;
+        self.sacked_below_scan = 0;
+        self.lost_retrans_low = u64::MAX;
+        other_retransmitted
+    }
+
+    /// The reordering degree assumed again after a timeout (Linux
+    /// tcp_enter_frto_loss: min(reordering, sysctl_tcp_reordering)).
+    pub fn forget_reordering(&mut self) {
+        self.reordering = self.reordering.min(DUPTHRESH);
+    }
+
+    /// Raises the reordering degree to `degree` segments (Linux
+    /// tcp_update_reordering: it only grows, up to tcp_max_reordering).
+    pub fn raise_reordering(&mut self, degree: u32) {
+        self.reordering = self.reordering.max(degree.min(MAX_REORDERING));
+    }
+
+    /// Without SACK: a duplicate ACK stands for one segment that left the
+    /// network (Linux tcp_add_reno_sack).
+    pub fn add_reno_sack(&mut self) {
+        self.sacked_out += 1;
+        self.check_reno_reordering(0);
+    }
+
     /// Without SACK: `acked` segments were cumulatively ACKed; one filled the
-    /// hole, the rest had already been counted by duplicate ACKs.
+    /// hole, the rest had already been counted by duplicate ACKs (Linux
+    /// tcp_remove_reno_sacks).
     pub fn remove_reno_sacks(&mut self, acked: u32) {
         if acked > 0 {
             self.sacked_out -= self.sacked_out.min(acked - 1);
+        }
+        self.check_reno_reordering(acked);
+    }
+
+    /// Linux tcp_check_reno_reordering (with tcp_limit_reno_sacked): more
+    /// duplicate ACKs than segments outstanding beside the holes can only
+    /// come from reordering (or duplication): the count is cut back, and the
+    /// reordering degree grows to the segments outstanding plus `addend`
+    /// (those this ACK covered).
+    fn check_reno_reordering(&mut self, addend: u32) {
+        let packets_out = self.packets_out();
+        let holes = self.lost_out.max(1).min(packets_out);
+        if self.sacked_out + holes > packets_out {
+            self.sacked_out = packets_out - holes;
+            self.raise_reordering(packets_out + addend);
         }
     }
 

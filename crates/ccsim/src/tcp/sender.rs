@@ -15,7 +15,9 @@
 //!   6582) partial ACKs retransmit the next hole; Reno leaves recovery at the
 //!   first new ACK; Tahoe treats three duplicate ACKs like a timeout.
 //! - Timeout (recovery.rs): RFC 6298 timer with backoff; everything
-//!   outstanding is marked lost, cwnd = 1, slow start (Linux tcp_enter_loss).
+//!   outstanding is marked lost, cwnd = 1, slow start (Linux tcp_enter_loss),
+//!   unless F-RTO (frto.rs) finds it spurious; timestamps (Eifel) and
+//!   D-SACK (dsack.rs) undo a spurious recovery or timeout.
 //! - RTT: from the send time of the oldest newly ACKed segment never
 //!   retransmitted (Karn), else from the timestamp echo, as Linux.
 //! - ECN (RFC 3168): ECT on data, an ECE enters CWR once per window.
@@ -24,6 +26,8 @@
 //!   pacing, tcp_update_skb_after_send); a timer wakes the sender then.
 
 use super::chrono::{Chrono, Limit};
+use super::dsack::first_block_is_dsack;
+use super::frto::{AckFlags, FrtoState, FrtoVariant};
 use super::rate::RateSampler;
 use super::recovery::{Episode, RecoveryPolicy};
 use super::rtt::{RtoStyle, RttEstimator};
@@ -41,6 +45,8 @@ pub struct SenderConfig {
     pub prr: bool,
     pub pacing: bool,
     pub ecn: bool,
+    /// F-RTO after a retransmission timeout, as a Linux release ran it.
+    pub frto: FrtoVariant,
     pub rto_style: RtoStyle,
     pub initial_rto: Nanos,
     pub min_rto: Nanos,
@@ -66,6 +72,12 @@ pub struct SenderStats {
     pub fast_recoveries: u64,
     /// Fast recoveries found spurious and undone (Linux TCPFullUndo + TCPPartialUndo).
     pub undone_recoveries: u64,
+    /// Timeouts undone as spurious (Linux TCPLossUndo: Eifel, D-SACK or F-RTO).
+    pub undone_timeouts: u64,
+    /// Timeouts F-RTO found spurious (Linux TCPSpuriousRTOs).
+    pub spurious_timeouts: u64,
+    /// ACKs whose first SACK block was a D-SACK (Linux TCPDSACKRecv + TCPDSACKOfoRecv).
+    pub dsacks_received: u64,
     pub ecn_reductions: u64,
     pub acks_received: u64,
 }
@@ -86,6 +98,8 @@ pub struct Sender {
     pub(super) started: bool,
     /// The current congestion episode (recovery, CWR or loss).
     pub(super) episode: Episode,
+    /// F-RTO between ACKs (frto.rs).
+    pub(super) frto: FrtoState,
     /// The receiver's advertised window, in segments.
     pub(super) rwnd: u32,
     pub(super) ts_recent: Nanos,
@@ -142,6 +156,7 @@ impl Sender {
             app_active: false,
             started: false,
             episode: Episode::default(),
+            frto: FrtoState::default(),
             rwnd: u32::MAX,
             ts_recent: 0,
             ece_seen_this_ack: false,
@@ -241,7 +256,7 @@ impl Sender {
         }
         if self.rto_at.is_some_and(|t| now >= t) {
             self.rto_at = None;
-            self.on_retransmission_timeout(now);
+            self.on_retransmission_timeout(now, out);
         }
         self.send(now, out);
     }
@@ -262,6 +277,14 @@ impl Sender {
         self.auto_snd_buf_bytes = self.auto_snd_buf_bytes.max(want.min(self.cfg.wmem_max));
     }
 
+    /// A new segment may go now, the window aside (Linux tcp_may_send_now
+    /// with the window F-RTO opened): data, receive window and send buffer allow.
+    pub(super) fn may_send_new_segment(&self) -> bool {
+        self.has_new_data()
+            && self.sb.nxt() < self.sb.una() + self.rwnd.max(1) as u64
+            && (self.sb.packets_out() as u64) < self.send_buffer_segments()
+    }
+
     /// Upper bound on outstanding segments from the send buffer.
     fn send_buffer_segments(&self) -> u64 {
         let bytes = self.cfg.snd_buf.unwrap_or(self.auto_snd_buf_bytes);
@@ -275,14 +298,33 @@ impl Sender {
             return;
         }
         self.grow_send_buffer();
-        let limit = loop {
+        let limit = if std::mem::take(&mut self.frto.new_data_first) {
+            // RFC 5682 step 2.b (frto.rs): new data before any retransmission;
+            // if none could go, the conventional recovery.
+            let limit = self.send_loop(now, out, false);
+            if self.sb.nxt() > self.episode.high_seq {
+                limit
+            } else {
+                self.frto.active = false;
+                self.send_loop(now, out, true)
+            }
+        } else {
+            self.send_loop(now, out, true)
+        };
+        self.chrono.set(now, limit);
+        self.validate_cwnd();
+    }
+
+    /// Sends while the window allows, lost segments first when `retransmit`.
+    fn send_loop(&mut self, now: Nanos, out: &mut Vec<Packet>, retransmit: bool) -> Limit {
+        loop {
             if self.sb.in_flight() >= self.w.cwnd {
                 break Limit::Network;
             }
             if self.pacing_rate().is_some() && now < self.next_send_at {
                 break Limit::Network;
             }
-            if let Some(seq) = self.sb.next_to_retransmit() {
+            if let Some(seq) = self.sb.next_to_retransmit().filter(|_| retransmit) {
                 self.transmit(now, seq, true, out);
                 continue;
             }
@@ -306,9 +348,7 @@ impl Sender {
                 self.cc.cwnd_event(&mut self.w, &c, CaEvent::TxStart);
             }
             self.transmit(now, nxt, false, out);
-        };
-        self.chrono.set(now, limit);
-        self.validate_cwnd();
+        }
     }
 
     /// Linux tcp_cwnd_validate: was the window the limit during this flight?
@@ -329,7 +369,7 @@ impl Sender {
         }
     }
 
-    fn transmit(&mut self, now: Nanos, seq: u64, retransmission: bool, out: &mut Vec<Packet>) {
+    pub(super) fn transmit(&mut self, now: Nanos, seq: u64, retransmission: bool, out: &mut Vec<Packet>) {
         let payload = self.payload_of(seq);
         let tx = self.rate.on_send(now, self.sb.packets_out());
         if retransmission {
@@ -338,6 +378,8 @@ impl Sender {
             if self.episode.retrans_stamp == 0 {
                 self.episode.retrans_stamp = now;
             }
+            // Linux tcp_retransmit_skb: one more retransmission a D-SACK may prove needless.
+            self.episode.undo_retrans = self.episode.undo_retrans.max(0) + 1;
             // Linux restarts the timer when it retransmits the head, so a
             // recovery that takes longer than one RTO does not time out.
             if seq == self.sb.una() {
@@ -395,26 +437,41 @@ impl Sender {
         let mut newest_rtt: Option<Nanos> = None;
         let mut oldest_rtt: Option<Nanos> = None;
         let mut sack_rtt: Option<Nanos> = None;
+        // What F-RTO and the undo need to know of this ACK (frto.rs).
+        let mut flags = AckFlags::default();
+        let (high_seq, frto_highmark) = (self.episode.high_seq, self.frto.highmark);
         self.sb.begin_ack();
         if self.cfg.sack {
+            if first_block_is_dsack(sack, ack.seq) {
+                self.on_dsack(sack[0], prior_una);
+            }
             let rate = &mut self.rate;
             for b in sack {
-                self.sb.sack(b.start, b.end, |_, s| {
+                self.sb.sack(b.start, b.end, |seq, s| {
                     rate.on_delivered(now, s.sent_at, &s.tx);
+                    flags.data_sacked = true;
                     if !s.has(EVER_RETRANS) {
                         sack_rtt = Some(now - s.sent_at);
+                        flags.orig_acked_below_high_seq |= seq < high_seq;
+                        flags.orig_sacked_below_highmark |= seq < frto_highmark;
                     }
                 });
             }
         }
         let mut retransmitted_data_acked = false;
+        let mut first_acked = true;
         let rate = &mut self.rate;
-        self.sb.ack_to(ack.seq, |_, s| {
+        self.sb.ack_to(ack.seq, |seq, s| {
+            if s.has(EVER_RETRANS) {
+                flags.nonhead_retrans_acked |= !first_acked;
+            }
+            first_acked = false;
             if !s.has(SACKED) {
                 rate.on_delivered(now, s.sent_at, &s.tx);
                 if s.has(EVER_RETRANS) {
                     retransmitted_data_acked = true;
                 } else {
+                    flags.orig_acked_below_high_seq |= seq < high_seq;
                     let r = now - s.sent_at;
                     oldest_rtt.get_or_insert(r);
                     newest_rtt = Some(r);
@@ -439,12 +496,21 @@ impl Sender {
             self.episode.timeouts_in_a_row = 0;
         }
         let cum_acked = (self.sb.una() - prior_una) as u32;
+        flags.data_acked = acked_new;
+        flags.cum_acked = cum_acked;
+        flags.retrans_acked = retransmitted_data_acked;
+        flags.dupack = !acked_new && !flags.data_sacked;
 
         if !self.cfg.sack {
             if acked_new {
                 self.sb.remove_reno_sacks(cum_acked);
             } else if self.sb.packets_out() > 0 {
-                self.sb.add_reno_sack();
+                // In Loss everything is marked lost already: Linux counts no
+                // duplicate ACK there (tcp_fastretrans_alert, tcp_process_loss),
+                // so none suggests reordering.
+                if self.ca_state != CaState::Loss {
+                    self.sb.add_reno_sack();
+                }
                 self.rate.delivered += 1; // Linux counts a duplicate ACK as one delivery.
             }
         }
@@ -486,12 +552,15 @@ impl Sender {
             self.cc.pkts_acked(&mut self.w, &c, &sample);
         }
 
-        let mut newly_lost = if self.cfg.sack { self.sb.mark_lost_by_sack() } else { 0 };
+        // The RFC 4138 F-RTO judges this ACK first, and no loss is marked
+        // while it runs (Linux tcp_process_frto, tcp_time_to_recover).
+        let frto_holds_cwnd = self.frto.counter > 0 && self.process_frto(now, &flags);
+        let mut newly_lost = if self.cfg.sack && self.frto.counter == 0 { self.sb.mark_lost_by_sack() } else { 0 };
         if self.cfg.sack && self.ca_state == CaState::Recovery {
             newly_lost += self.sb.mark_lost_retransmissions();
         }
         let ack_tsecr = if self.cfg.timestamps { ack.ts_ecr } else { 0 };
-        self.update_congestion_state(now, acked_new, prior_una, ack_tsecr);
+        self.update_congestion_state(now, &flags, prior_una, ack_tsecr);
 
         // Window update (Linux tcp_cong_control).
         let rs = self.rate.end_ack(delivered, newly_lost, prior_in_flight, self.rtt.min_rtt());
@@ -504,7 +573,7 @@ impl Sender {
             } else {
                 self.rate_halve(delivered);
             }
-        } else if acked_new && delivered > 0 {
+        } else if acked_new && delivered > 0 && !frto_holds_cwnd {
             // Linux tcp_may_raise_cwnd: grow only on in-order progress (RFC 5681).
             self.cc.cong_avoid(&mut self.w, &c, delivered);
         }

@@ -1,0 +1,128 @@
+//! D-SACK at the sender (RFC 2883; RFC 3708 for what it proves): the first
+//! SACK block of an ACK reports a segment the receiver got twice. Linux's
+//! tcp_check_dsack tells it from an ordinary block (below the cumulative ACK,
+//! or inside the second block), the dup_sack part of tcp_sacktag_one counts
+//! the episode's retransmissions so proven needless (undo_retrans) and notes
+//! the reordering of a duplicate that was SACKed already, and
+//! tcp_try_undo_dsack undoes the reduction once all of them are (recovery.rs).
+
+use super::scoreboard::{EVER_RETRANS, SACKED};
+use super::sender::Sender;
+use crate::net::packet::SackBlock;
+
+/// Linux tcp_check_dsack: the first block is a D-SACK when it lies below the
+/// cumulative ACK `ack_seq` or inside the second block.
+pub(super) fn first_block_is_dsack(sack: &[SackBlock], ack_seq: u64) -> bool {
+    match sack {
+        [] => false,
+        [first, ..] if first.start < ack_seq => true,
+        [first, second, ..] => first.start >= second.start && first.end <= second.end,
+        _ => false,
+    }
+}
+
+impl Sender {
+    /// A D-SACK `block` arrived on an ACK; `prior_una` is snd_una before that
+    /// ACK. This is the sender's one entry point for "a duplicate was
+    /// reported" (Linux tcp_check_dsack with tcp_dsack_seen): a mechanism
+    /// that adapts to D-SACKs (RACK's reordering window) hooks here.
+    pub(super) fn on_dsack(&mut self, block: SackBlock, prior_una: u64) {
+        self.stats.dsacks_received += 1;
+        let marker = self.episode.undo_marker;
+        if block.end <= prior_una {
+            // Data already ACKed and forgotten: count it (Linux's "dumb counting").
+            if self.episode.undo_possible && self.episode.undo_retrans > 0 && block.end > marker {
+                let segments = (block.end - block.start) as i32;
+                self.episode.undo_retrans = (self.episode.undo_retrans - segments).max(0);
+            }
+            return;
+        }
+        let (una, nxt) = (self.sb.una(), self.sb.nxt());
+        for seq in block.start.max(una)..block.end.min(nxt) {
+            let s = self.sb.get(seq);
+            if !s.has(EVER_RETRANS) {
+                continue;
+            }
+            if self.episode.undo_possible && self.episode.undo_retrans > 0 && seq >= marker {
+                self.episode.undo_retrans -= 1;
+            }
+            // A retransmission needless because the original was SACKed
+            // already: it had been reordered.
+            if s.has(SACKED) {
+                self.sb.note_reordering(seq);
+            }
+        }
+    }
+
+    /// Linux tcp_try_undo_dsack's condition: the episode may be undone and
+    /// D-SACKs reported every one of its retransmissions.
+    pub(super) fn dsack_proves_reduction_needless(&self) -> bool {
+        self.episode.undo_possible && self.episode.undo_retrans == 0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cc::CaState;
+    use crate::tcp::driver::Driver;
+
+    fn b(start: u64, end: u64) -> SackBlock {
+        SackBlock { start, end }
+    }
+
+    #[test]
+    fn a_dsack_is_below_the_ack_or_inside_the_second_block() {
+        assert!(first_block_is_dsack(&[b(3, 4)], 5));
+        assert!(first_block_is_dsack(&[b(7, 8), b(6, 9)], 5));
+        assert!(!first_block_is_dsack(&[b(7, 8), b(10, 12)], 5));
+        assert!(!first_block_is_dsack(&[b(7, 8)], 5));
+        assert!(!first_block_is_dsack(&[], 5));
+    }
+
+    #[test]
+    fn a_fast_retransmit_the_dsack_shows_needless_is_undone() {
+        // No timestamps: only the D-SACK can tell.
+        let mut d = Driver::with_timestamps("reno", 20, false);
+        d.start();
+        for k in 1..=3u64 {
+            d.ack(100, 0, &[(1, k + 1)]);
+        }
+        assert_eq!(d.s.ca_state, CaState::Recovery);
+        assert_eq!(d.s.w.ssthresh, 10);
+        // Segment 0 was only late: the original fills the hole and recovery
+        // ends (nothing tells yet that the retransmission was needless).
+        let high = d.s.snd_nxt();
+        d.ack(1, high, &[]);
+        assert_eq!(d.s.ca_state, CaState::Open);
+        assert_eq!((d.s.stats.undone_recoveries, d.s.w.ssthresh), (0, 10));
+        // Then the retransmission arrives as a duplicate: the receiver D-SACKs it.
+        let nxt = d.s.snd_nxt();
+        d.ack(1, nxt, &[(0, 1)]);
+        assert_eq!(d.s.stats.dsacks_received, 1);
+        assert_eq!(d.s.stats.undone_recoveries, 1);
+        assert_eq!(d.s.w.ssthresh, crate::cc::INFINITE_SSTHRESH, "ssthresh restored");
+        assert!(d.s.w.cwnd >= 20, "cwnd {}", d.s.w.cwnd);
+        assert_eq!(d.s.ca_state, CaState::Open);
+    }
+
+    #[test]
+    fn the_undo_waits_until_every_retransmission_is_dsacked() {
+        let mut d = Driver::with_timestamps("reno", 20, false);
+        d.start();
+        // Segments 0 and 1 are late; 2.. are SACKed: both are retransmitted.
+        let mut retransmitted = Vec::new();
+        for k in 2..=8u64 {
+            retransmitted.extend(d.ack(100, 0, &[(2, k + 1)]).into_iter().filter(|&s| s < 2));
+        }
+        assert_eq!(retransmitted, [0, 1]);
+        let high = d.s.snd_nxt();
+        d.ack(1, high, &[]);
+        let nxt = d.s.snd_nxt();
+        d.ack(1, nxt, &[(0, 1)]);
+        assert_eq!((d.s.stats.undone_recoveries, d.s.w.ssthresh), (0, 10), "one of two reported");
+        d.ack(1, nxt, &[(1, 2)]);
+        assert_eq!(d.s.stats.undone_recoveries, 1);
+        assert_eq!(d.s.w.ssthresh, crate::cc::INFINITE_SSTHRESH);
+    }
+}

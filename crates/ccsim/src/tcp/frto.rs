@@ -1,0 +1,370 @@
+//! F-RTO: telling a spurious retransmission timeout (a delay spike, such as a
+//! radio bearer's stall, rather than a loss) from a real one by what the
+//! first ACKs after the timeout acknowledge, as each Linux release did it.
+//!
+//! - `Rfc4138` (Linux 2.6.22 to 3.9: tcp_use_frto, tcp_enter_frto,
+//!   tcp_process_frto, tcp_enter_frto_loss; sysctl_tcp_frto = 2, the SACK
+//!   enhanced variant of RFC 4138 Appendix B when SACK is on, the basic one
+//!   without; sysctl_tcp_frto_response = 0). The timeout retransmits the head
+//!   only and waits in Disorder with ssthresh already reduced. If the next
+//!   two ACKs acknowledge data never retransmitted, the timeout was spurious:
+//!   the response is rate halving (tcp_enter_cwr without a new ssthresh), so
+//!   the window comes down to the halved ssthresh without slow start from one
+//!   segment and without go-back-N retransmissions. Otherwise everything not
+//!   SACKed is marked lost and the conventional loss recovery follows.
+//! - `Rfc5682` (Linux 3.10 and later: the F-RTO part of tcp_process_loss).
+//!   The timeout enters Loss as usual (cwnd 1, everything marked lost); the
+//!   first ACK that advances snd_una sends new data instead of
+//!   retransmissions; if a later ACK (S)ACKs a segment sent before the
+//!   timeout and never retransmitted, the timeout is undone (cwnd and
+//!   ssthresh restored, nothing more retransmitted); a duplicate ACK or a
+//!   SACK of the new data means the loss was real.
+//!
+//! Both are in addition to the timestamp (Eifel) and D-SACK undo of a Loss
+//! episode (recovery.rs), which every release has.
+
+use super::sender::Sender;
+use crate::cc::CaState;
+use crate::net::packet::Packet;
+use crate::time::Nanos;
+
+/// Which F-RTO the sender runs (`tcp.frto`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FrtoVariant {
+    Off,
+    /// Linux 2.6.22 to 3.9 (RFC 4138, SACK-enhanced with SACK).
+    Rfc4138,
+    /// Linux 3.10 and later (RFC 5682, inside the Loss state).
+    Rfc5682,
+}
+
+/// F-RTO's state between ACKs.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct FrtoState {
+    /// RFC 4138 variant: 0 idle, 1 after the timeout's retransmission, 2
+    /// after the first ACK of new data (Linux frto_counter).
+    pub counter: u8,
+    /// RFC 4138 variant: an ACK at or above this point ends the detection
+    /// (Linux frto_highmark).
+    pub highmark: u64,
+    /// RFC 5682 variant: F-RTO runs in this Loss episode (Linux tp->frto).
+    pub active: bool,
+    /// RFC 5682 step 2.b: this ACK sends new data before any retransmission
+    /// (Linux REXMIT_NEW).
+    pub new_data_first: bool,
+}
+
+/// What one ACK did, as Linux's tcp_ack flags (FLAG_*) tell F-RTO and the undo.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct AckFlags {
+    /// snd_una advanced (FLAG_SND_UNA_ADVANCED / FLAG_DATA_ACKED).
+    pub data_acked: bool,
+    /// Segments acknowledged cumulatively.
+    pub cum_acked: u32,
+    /// Segments newly SACKed (FLAG_DATA_SACKED).
+    pub data_sacked: bool,
+    /// No progress at all: a duplicate ACK.
+    pub dupack: bool,
+    /// A segment never retransmitted and sent before the recovery point was
+    /// (S)ACKed (FLAG_ORIG_SACK_ACKED, 3.10+).
+    pub orig_acked_below_high_seq: bool,
+    /// A newly SACKed segment never retransmitted lies below the F-RTO
+    /// highmark (FLAG_ONLY_ORIG_SACKED, RFC 4138 variant).
+    pub orig_sacked_below_highmark: bool,
+    /// A retransmitted segment was cumulatively ACKed (FLAG_RETRANS_DATA_ACKED).
+    pub retrans_acked: bool,
+    /// ... and it was not the first segment this ACK covered (FLAG_NONHEAD_RETRANS_ACKED).
+    pub nonhead_retrans_acked: bool,
+}
+
+impl Sender {
+    /// A retransmission timeout: true if the RFC 4138 F-RTO takes it (it
+    /// retransmits the head into `out`), false for the conventional loss
+    /// recovery (Linux tcp_retransmit_timer: tcp_use_frto ? tcp_enter_frto : tcp_enter_loss).
+    pub(super) fn frto_takes_timeout(&mut self, now: Nanos, out: &mut Vec<Packet>) -> bool {
+        if !self.use_rfc4138_frto() {
+            self.frto.counter = 0;
+            return false;
+        }
+        self.enter_frto(now);
+        let head = self.sb.una();
+        self.transmit(now, head, true, out);
+        true
+    }
+
+    /// Linux tcp_is_sackfrto: the SACK-enhanced variant (sysctl_tcp_frto 2 with SACK).
+    fn sack_frto(&self) -> bool {
+        self.cfg.sack
+    }
+
+    /// Linux tcp_use_frto: with SACK always; without, only if nothing but the
+    /// head was retransmitted (the basic algorithm cannot tell which copy
+    /// an ACK answers otherwise).
+    fn use_rfc4138_frto(&self) -> bool {
+        if self.cfg.frto != FrtoVariant::Rfc4138 || self.recovery == super::recovery::RecoveryPolicy::SlowStart {
+            return false;
+        }
+        if self.sack_frto() {
+            return true;
+        }
+        if self.sb.retrans_out > 1 {
+            return false;
+        }
+        self.sb.only_head_may_be_retransmitted()
+    }
+
+    /// Linux tcp_enter_frto.
+    fn enter_frto(&mut self, now: Nanos) {
+        let state = self.ca_state;
+        let (una, high_seq, timeouts) = (self.sb.una(), self.episode.high_seq, self.episode.timeouts_in_a_row);
+        let counter = self.frto.counter;
+        if (counter == 0 && state <= CaState::Disorder)
+            || una == high_seq
+            || ((state == CaState::Loss || counter > 0) && timeouts == 0)
+        {
+            self.episode.prior_ssthresh = self.w.current_ssthresh();
+            self.episode.prior_cwnd = self.w.cwnd;
+            let c = self.conn(now);
+            if counter > 0 {
+                // A second timeout before the first ACK: ssthresh from a window of 2.
+                let mut w = self.w;
+                w.cwnd = 2;
+                self.w.ssthresh = self.cc.ssthresh(&w, &c);
+            } else {
+                self.w.ssthresh = self.cc.ssthresh(&self.w, &c);
+            }
+        }
+        self.episode.undo_marker = una;
+        self.episode.undo_retrans = 0;
+        self.episode.undo_possible = !self.sb.get(una).has(super::scoreboard::EVER_RETRANS);
+        if self.sb.retrans_out == 0 {
+            self.episode.retrans_stamp = 0;
+        }
+        self.sb.forget_retransmission(una);
+        // Too bad if the flow was application limited.
+        self.w.cwnd = self.w.cwnd.min(self.sb.in_flight() + 1);
+        // An earlier recovery underway: detection ends at its recovery point
+        // (RFC 4138 Appendix B).
+        self.frto.highmark = if self.sack_frto()
+            && (counter > 0 || matches!(state, CaState::Recovery | CaState::Loss))
+            && high_seq > una
+        {
+            high_seq
+        } else {
+            self.sb.nxt()
+        };
+        self.set_state(now, CaState::Disorder);
+        self.episode.high_seq = self.sb.nxt();
+        self.frto.counter = 1;
+    }
+
+    /// Linux tcp_enter_frto_loss: the timeout was real after all. Everything
+    /// not SACKed is lost, cwnd is the flight plus `allowed_segments`, and
+    /// the conventional loss recovery (go-back-N) follows.
+    fn enter_frto_loss(&mut self, now: Nanos, allowed_segments: u32, data_acked: bool) {
+        if !self.cfg.sack {
+            self.sb.reset_reno_sacks();
+        }
+        let keep_head = self.frto.counter == 1 && !data_acked;
+        if self.sb.mark_all_lost_after_frto(keep_head) {
+            self.episode.undo_possible = false;
+        }
+        self.w.cwnd = self.sb.in_flight() + allowed_segments;
+        self.w.cwnd_cnt = 0;
+        self.frto.counter = 0;
+        self.sb.forget_reordering();
+        self.set_state(now, CaState::Loss);
+        self.episode.high_seq = self.sb.nxt();
+        self.next_send_at = now;
+    }
+
+    /// Linux tcp_process_frto, on every ACK while the RFC 4138 F-RTO runs.
+    /// Returns true when the window must not grow on this ACK.
+    pub(super) fn process_frto(&mut self, now: Nanos, ack: &AckFlags) -> bool {
+        if ack.nonhead_retrans_acked || (self.frto.counter >= 2 && ack.retrans_acked) {
+            self.episode.undo_possible = false;
+        }
+        let allowed = if self.frto.counter == 1 { 2 } else { 3 };
+        if self.sb.una() >= self.frto.highmark {
+            self.enter_frto_loss(now, allowed, ack.data_acked);
+            return true;
+        }
+        if !self.sack_frto() {
+            // Basic F-RTO: a duplicate ACK means the timeout was real.
+            if !ack.data_acked {
+                let allowed = if self.frto.counter == 1 { 0 } else { 3 };
+                self.enter_frto_loss(now, allowed, false);
+                return true;
+            }
+        } else {
+            if !ack.data_acked && self.frto.counter == 1 {
+                // RFC 4138 B.1: wait, without sending, for the ACK of new data.
+                self.w.cwnd = self.w.cwnd.min(self.sb.in_flight());
+                return true;
+            }
+            let forward_progress = ack.data_acked || ack.data_sacked;
+            if self.frto.counter >= 2 && (!forward_progress || (ack.data_sacked && !ack.orig_sacked_below_highmark)) {
+                self.enter_frto_loss(now, 3, ack.data_acked);
+                return true;
+            }
+        }
+        if self.frto.counter == 1 {
+            // The first ACK of new data: send two new segments (RFC 4138 step 2.b).
+            self.w.cwnd = self.sb.in_flight() + 2;
+            self.frto.counter = 2;
+            if !self.may_send_new_segment() {
+                self.enter_frto_loss(now, 2, ack.data_acked);
+            }
+            return true;
+        }
+        // The second ACK acknowledges data never retransmitted: spurious.
+        self.frto_rate_halving_response(now);
+        self.frto.counter = 0;
+        self.episode.undo_possible = false;
+        self.stats.spurious_timeouts += 1;
+        false
+    }
+
+    /// Linux tcp_ratehalving_spur_to_response (sysctl_tcp_frto_response 0):
+    /// tcp_enter_cwr without a new ssthresh; the window falls to the
+    /// ssthresh tcp_enter_frto set, by rate halving (or PRR from 3.2).
+    fn frto_rate_halving_response(&mut self, now: Nanos) {
+        self.episode.prior_ssthresh = 0;
+        self.episode.high_seq = self.sb.nxt();
+        self.episode.prior_cwnd = self.w.cwnd;
+        self.episode.prr_delivered = 0;
+        self.episode.prr_out = 0;
+        self.episode.halving_cnt = 0;
+        if !self.cfg.prr {
+            self.w.cwnd = self.w.cwnd.min(self.sb.in_flight() + 1);
+        }
+        self.w.cwnd_cnt = 0;
+        self.set_state(now, CaState::Cwr);
+    }
+
+    /// RFC 5682 F-RTO inside the Loss state (Linux 3.10+ tcp_process_loss).
+    /// Returns true when this ACK was F-RTO's (nothing else to do in Loss).
+    pub(super) fn process_loss_frto(&mut self, now: Nanos, ack: &AckFlags) -> bool {
+        if !self.frto.active {
+            return false;
+        }
+        // Step 3.b: data sent before the timeout and never retransmitted
+        // arrived: not everything was lost, the timeout was spurious.
+        if ack.orig_acked_below_high_seq {
+            self.stats.spurious_timeouts += 1;
+            self.undo_loss(now, true);
+            return true;
+        }
+        let recovered = self.sb.una() >= self.episode.high_seq;
+        if self.sb.nxt() > self.episode.high_seq {
+            if ack.data_sacked || ack.dupack {
+                // Step 3.a: the new data was SACKed or duplicate-ACKed: the loss was real.
+                self.frto.active = false;
+            }
+        } else if ack.data_acked && !recovered {
+            // Step 2.b: send new data rather than retransmit, if there is any.
+            self.episode.high_seq = self.sb.nxt();
+            if self.may_send_new_segment() {
+                self.frto.new_data_first = true;
+                return true;
+            }
+            self.frto.active = false;
+        }
+        false
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::FrtoVariant;
+    use crate::cc::CaState;
+    use crate::tcp::driver::Driver;
+
+    /// 10 segments out, then a delay spike longer than the RTO: the timer
+    /// fires, then the original segments' ACKs arrive after all.
+    fn spike(frto: FrtoVariant, sack: bool, timestamps: bool) -> (Driver, Vec<u64>) {
+        let mut d = Driver::with_timestamps("reno", 10, timestamps);
+        d.s.cfg.frto = frto;
+        d.s.cfg.sack = sack;
+        assert_eq!(d.start().len(), 10);
+        // An ACK of the first two, so the window is 12 and 12 are out.
+        let sent = d.ack(100, 2, &[]);
+        assert_eq!(sent.len(), 4);
+        let at_timeout = d.timeout();
+        (d, at_timeout)
+    }
+
+    #[test]
+    fn rfc4138_frto_sees_a_delay_spike_and_halves_without_going_back_n() {
+        for sack in [true, false] {
+            let (mut d, at_timeout) = spike(FrtoVariant::Rfc4138, sack, false);
+            assert_eq!(at_timeout, [2], "only the head goes again");
+            assert_eq!(d.s.ca_state, CaState::Disorder);
+            let ssthresh = d.s.w.ssthresh;
+            assert_eq!(ssthresh, 6);
+            // The delayed originals are ACKed: first 2..4, then 4..6.
+            let sent = d.ack(10, 4, &[]);
+            assert_eq!(sent, [14, 15], "sack {sack}: two new segments, no retransmission");
+            let sent = d.ack(1, 6, &[]);
+            assert_eq!(d.s.ca_state, CaState::Cwr, "sack {sack}");
+            assert_eq!(d.s.stats.spurious_timeouts, 1);
+            assert!(sent.iter().all(|&s| s >= 16), "sack {sack}: new data only, got {sent:?}");
+            // The rest of the flight comes in: never a retransmission.
+            for cum in 7..=16 {
+                let sent = d.ack(1, cum, &[]);
+                assert!(sent.iter().all(|&s| s >= 16), "sack {sack}: retransmitted {sent:?}");
+            }
+            assert_eq!(d.s.stats.retransmitted_segments, 1, "sack {sack}");
+            assert_eq!(d.s.w.ssthresh, ssthresh, "sack {sack}: the halving stays");
+            assert!(d.s.w.cwnd >= ssthresh - 1, "sack {sack}: cwnd {}", d.s.w.cwnd);
+        }
+    }
+
+    #[test]
+    fn rfc4138_frto_falls_back_to_go_back_n_on_a_duplicate_ack() {
+        let (mut d, _) = spike(FrtoVariant::Rfc4138, false, false);
+        // The head was really lost: the receiver answers the retransmission's
+        // successors... here a duplicate ACK first.
+        d.ack(10, 2, &[]);
+        assert_eq!(d.s.ca_state, CaState::Loss);
+        assert_eq!(d.s.stats.spurious_timeouts, 0);
+    }
+
+    #[test]
+    fn rfc5682_frto_undoes_a_spurious_timeout() {
+        let (mut d, at_timeout) = spike(FrtoVariant::Rfc5682, true, false);
+        assert_eq!(at_timeout, [2]);
+        assert_eq!((d.s.ca_state, d.s.w.cwnd), (CaState::Loss, 1));
+        // The first ACK covers the head (retransmitted): new data, not retransmissions.
+        let sent = d.ack(10, 3, &[]);
+        assert!(sent.iter().all(|&s| s >= 14), "new data first, got {sent:?}");
+        assert!(!sent.is_empty());
+        // The next ACKs an original segment sent before the timeout: spurious.
+        d.ack(1, 5, &[]);
+        assert_eq!(d.s.ca_state, CaState::Open);
+        assert_eq!(d.s.stats.spurious_timeouts, 1);
+        assert_eq!((d.s.w.ssthresh, d.s.w.cwnd >= 12), (crate::cc::INFINITE_SSTHRESH, true), "cwnd {}", d.s.w.cwnd);
+        assert_eq!(d.s.stats.retransmitted_segments, 1);
+    }
+
+    #[test]
+    fn without_frto_a_delay_spike_costs_go_back_n_and_slow_start() {
+        let (mut d, _) = spike(FrtoVariant::Off, true, false);
+        d.ack(10, 3, &[]);
+        d.ack(1, 5, &[]);
+        assert_eq!(d.s.ca_state, CaState::Loss);
+        assert!(d.s.stats.retransmitted_segments > 1);
+        assert_eq!(d.s.w.ssthresh, 6);
+    }
+
+    #[test]
+    fn a_timeout_the_timestamps_show_spurious_is_undone_in_every_release() {
+        let (mut d, _) = spike(FrtoVariant::Off, true, true);
+        // The ACK of the original head echoes its timestamp, older than the retransmission.
+        d.ack_echo(10, 4, &[], 2);
+        assert_eq!(d.s.ca_state, CaState::Open);
+        assert_eq!(d.s.stats.undone_timeouts, 1);
+        assert_eq!(d.s.w.ssthresh, crate::cc::INFINITE_SSTHRESH);
+        assert!(d.s.w.cwnd >= 12, "cwnd {}", d.s.w.cwnd);
+    }
+}
