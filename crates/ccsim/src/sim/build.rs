@@ -55,6 +55,8 @@ pub(super) fn make_flow(
         sack: t.sack,
         timestamps: t.timestamps,
         prr: t.prr,
+        rack: t.rack,
+        tlp: t.tlp,
         pacing: t.pacing,
         ecn: t.ecn || algorithm.needs_ecn(),
         rto_style: match t.rto_style {

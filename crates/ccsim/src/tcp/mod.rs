@@ -4,9 +4,11 @@ pub mod chrono;
 #[cfg(test)]
 pub mod driver;
 pub mod kernel;
+pub mod rack;
 pub mod rate;
 pub mod receiver;
 pub mod recovery;
 pub mod rtt;
 pub mod scoreboard;
 pub mod sender;
+pub mod tlp;

@@ -155,15 +155,16 @@ impl Sender {
         self.set_state(now, CaState::Open);
     }
 
-    fn set_state(&mut self, now: Nanos, new: CaState) {
+    pub(super) fn set_state(&mut self, now: Nanos, new: CaState) {
         let c = self.conn(now);
         self.cc.set_state(&mut self.w, &c, new);
         self.ca_state = new;
     }
 
     /// Linux tcp_init_cwnd_reduction: the start of Recovery or CWR.
-    fn init_cwnd_reduction(&mut self, now: Nanos) {
+    pub(super) fn init_cwnd_reduction(&mut self, now: Nanos) {
         self.episode.high_seq = self.sb.nxt();
+        self.tlp.end_episode();
         self.episode.prior_cwnd = self.w.cwnd;
         self.episode.prr_delivered = 0;
         self.episode.prr_out = 0;
@@ -172,7 +173,7 @@ impl Sender {
         self.w.ssthresh = self.cc.ssthresh(&self.w, &c);
     }
 
-    fn enter_recovery(&mut self, now: Nanos) {
+    pub(super) fn enter_recovery(&mut self, now: Nanos) {
         self.stats.fast_recoveries += 1;
         if !self.cfg.sack {
             self.sb.mark_lost(self.sb.una());
@@ -255,6 +256,7 @@ impl Sender {
             self.sb.reset_reno_sacks();
         }
         self.episode.high_seq = self.sb.nxt();
+        self.tlp.end_episode();
         self.set_state(now, CaState::Loss);
         self.next_send_at = now;
     }
