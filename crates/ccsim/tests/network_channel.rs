@@ -250,14 +250,15 @@ fn spurious_recoveries_are_undone_by_timestamps_and_real_losses_are_not() {
     // Jitter up to 20 ms at 10 Mbit/s reorders by up to ~16 segments, more
     // than DupThresh 3 at first: the first recoveries are spurious. The hole
     // is then filled by the original segment, whose echoed timestamp predates
-    // the retransmission (Eifel), so the cut is undone.
+    // the retransmission (Eifel), so the cut is undone. DupThresh marking
+    // (`rack` off): RACK's window would only widen on DSACK.
     let run = |jitter: &str, loss: f64| {
         simulate(&format!(
             r#"{{"duration": 30, "downlink": {{"rate": "10Mbit", "delay": "20ms", "queue": {{"size": "1000pkt"}},
                   "jitter": {{"distribution": "uniform", "min": "0ms", "max": "{jitter}", "reorder": true}},
                   "loss": {{"model": "bernoulli", "p": {loss}}}}},
                 "uplink": {{"rate": "10Mbit", "delay": "20ms"}},
-                "flows": [{{"cc": "reno", "tcp": {{"rcv_buf": "128KB"}}}}]}}"#
+                "flows": [{{"cc": "reno", "tcp": {{"rcv_buf": "128KB", "rack": false}}}}]}}"#
         ))
     };
     let f = |r: &Results, c: &str| r.flows.u64(c)[0];

@@ -31,6 +31,8 @@ FIXED_IN_KERNEL = {
     "initial_rto": (1.0, "Linux's initial RTO is 1 s (not configurable per route)"),
     "max_rto": (120.0, "Linux's maximum RTO is 120 s"),
     "prr": (True, "Linux always uses proportional rate reduction"),
+    "rack": (True, "Linux 4.18+ detects SACK losses with RACK (net.ipv4.tcp_recovery is not set per run)"),
+    "tlp": (True, "Linux 3.10+ sends tail loss probes (net.ipv4.tcp_early_retrans is not set per run)"),
     "rto_style": ("linux", "the kernel computes the RTO its own way"),
 }
 #: TCP settings the kernel applies per namespace: flows sending from one namespace must agree.

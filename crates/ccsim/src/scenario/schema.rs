@@ -396,6 +396,14 @@ pub struct TcpSpec {
     /// (Linux 2.6.22 to 3.9, SACK-enhanced with SACK), or "off".
     #[serde(default)]
     pub frto: FrtoSpec,
+    /// RACK loss detection by time for SACK flows (RFC 8985; Linux 4.18+
+    /// uses it alone); false: RFC 6675 DupThresh marking (Linux before 4.4).
+    #[serde(default = "yes")]
+    pub rack: bool,
+    /// Tail loss probes for SACK flows (RFC 8985; Linux 3.10+): a probe
+    /// about two SRTTs after the ACKs stop instead of waiting for the RTO.
+    #[serde(default = "yes")]
+    pub tlp: bool,
     /// Receive buffer: bytes, or "auto" (Linux autotuning from rmem_default up to rmem_max).
     #[serde(default = "d_auto")]
     pub rcv_buf: BufferSpec,

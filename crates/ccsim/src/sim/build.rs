@@ -56,6 +56,8 @@ pub(super) fn make_flow(
         sack: t.sack,
         timestamps: t.timestamps,
         prr: t.prr,
+        rack: t.rack,
+        tlp: t.tlp,
         pacing: t.pacing,
         ecn: t.ecn || algorithm.needs_ecn(),
         frto: match t.frto {

@@ -12,15 +12,26 @@ use std::collections::BTreeMap;
 pub struct Driver {
     pub s: Sender,
     pub now: Nanos,
+    /// The receive window the ACKs offer, in segments.
+    pub rwnd: u32,
     /// TSval of the latest transmission of each segment.
     sent_ts: BTreeMap<u64, Nanos>,
 }
 
 impl Driver {
     /// A SACK + timestamps + PRR sender of algorithm `cc` with an initial
-    /// window of `init_cwnd`, MSS 1000 and a 1 s initial RTO.
+    /// window of `init_cwnd`, MSS 1000 and a 1 s initial RTO; its losses are
+    /// found by RFC 6675 DupThresh, without RACK or tail loss probes.
     pub fn new(cc: &str, init_cwnd: u32) -> Driver {
         Driver::with_timestamps(cc, init_cwnd, true)
+    }
+
+    /// The same sender with RACK and tail loss probes, as modern Linux.
+    pub fn modern(cc: &str, init_cwnd: u32) -> Driver {
+        let mut d = Driver::new(cc, init_cwnd);
+        d.s.cfg.rack = true;
+        d.s.cfg.tlp = true;
+        d
     }
 
     /// The same sender, with or without the timestamp option.
@@ -31,6 +42,8 @@ impl Driver {
             sack: true,
             timestamps,
             prr: true,
+            rack: false,
+            tlp: false,
             pacing: false,
             ecn: false,
             frto: super::frto::FrtoVariant::Off,
@@ -45,7 +58,7 @@ impl Driver {
             size: None,
         };
         let algorithm = crate::cc::build(cc, &BTreeMap::new(), cfg.mss).expect("known algorithm");
-        Driver { s: Sender::new(0, cfg, algorithm), now: 1, sent_ts: BTreeMap::new() }
+        Driver { s: Sender::new(0, cfg, algorithm), now: 1, rwnd: 1000, sent_ts: BTreeMap::new() }
     }
 
     fn record(&mut self, out: Vec<Packet>) -> Vec<u64> {
@@ -68,7 +81,7 @@ impl Driver {
         self.now += gap_ms * NS_PER_MS;
         let mut p = Packet::new(Kind::Ack, 0, 52);
         p.seq = cum;
-        p.window = 1000;
+        p.window = self.rwnd;
         p.ts_val = self.now;
         p.ts_ecr = ts_ecr;
         let blocks: Vec<SackBlock> = sack.iter().map(|&(start, end)| SackBlock { start, end }).collect();
@@ -85,7 +98,8 @@ impl Driver {
         self.ack_echo(gap_ms, cum, sack, ts_ecr)
     }
 
-    /// Advances to the retransmission timer and fires it.
+    /// Advances to the sender's next timer (the retransmission timer, a loss
+    /// probe or RACK's reordering timer) and fires it.
     pub fn timeout(&mut self) -> Vec<u64> {
         self.now = self.s.next_wakeup(self.now).expect("a pending timer");
         let mut out = Vec::new();

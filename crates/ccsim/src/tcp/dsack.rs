@@ -28,6 +28,9 @@ impl Sender {
     /// that adapts to D-SACKs (RACK's reordering window) hooks here.
     pub(super) fn on_dsack(&mut self, block: SackBlock, prior_una: u64) {
         self.stats.dsacks_received += 1;
+        if self.cfg.rack {
+            self.rack.on_dsack(self.sb.una(), self.sb.nxt());
+        }
         let marker = self.episode.undo_marker;
         if block.end <= prior_una {
             // Data already ACKed and forgotten: count it (Linux's "dumb counting").

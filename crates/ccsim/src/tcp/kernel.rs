@@ -89,6 +89,13 @@ const RTO_INIT_3S: PresetValue = v("initial_rto", Text("3s"), "include/net/tcp.h
 const RTO_MIN: PresetValue = v("min_rto", Text("200ms"), "include/net/tcp.h TCP_RTO_MIN HZ/5");
 /// PRR came in 3.2 (tcp_input.c tcp_cwnd_down before).
 const NO_PRR: PresetValue = v("prr", Bool(false), "no PRR before 3.2: tcp_input.c tcp_cwnd_down (rate halving)");
+/// RACK came in 4.4 (net/ipv4/tcp_recovery.c); before it SACK losses were
+/// marked by DupThresh (tcp_input.c tcp_update_scoreboard).
+const NO_RACK: PresetValue =
+    v("rack", Bool(false), "no RACK before 4.4 (tcp_recovery.c): tcp_input.c tcp_update_scoreboard (DupThresh)");
+/// Tail loss probes came in 3.10 (tcp_output.c tcp_schedule_loss_probe).
+const NO_TLP: PresetValue =
+    v("tlp", Bool(false), "no tail loss probe before 3.10 (tcp_output.c tcp_schedule_loss_probe)");
 /// tcp_init() in net/ipv4/tcp.c: tcp_rmem = {4096, 87380, max(87380, min(4 MB, limit))}.
 const RMEM_DEFAULT_2_6: PresetValue = v("rmem_default", Int(87_380), "tcp.c tcp_init sysctl_tcp_rmem[1] = 87380");
 const RMEM_MAX_4MB: PresetValue =
@@ -137,6 +144,8 @@ const LINUX_2_6: &[PresetValue] = &[
     RTO_INIT_3S,
     RTO_MIN,
     NO_PRR,
+    NO_RACK,
+    NO_TLP,
     RMEM_DEFAULT_2_6,
     RMEM_MAX_4MB,
     WMEM_MAX_4MB,
@@ -145,7 +154,8 @@ const LINUX_2_6: &[PresetValue] = &[
     FRTO_RFC4138,
 ];
 
-/// The presets, oldest first; "6.x" is ccbench's default and sets nothing.
+/// The presets, oldest first; "6.x" is ccbench's default and sets nothing
+/// (its RACK-TLP, 4.18+, is the `rack` and `tlp` defaults).
 pub const PRESETS: &[KernelPreset] = &[
     KernelPreset { name: "2.6.24", tcp: LINUX_2_6, cc_params: CUBIC_2_1 },
     KernelPreset { name: "2.6.26", tcp: LINUX_2_6, cc_params: &[CUBIC_NO_HYSTART, CUBIC_NO_PRE_LOSS_CAP] },
@@ -157,6 +167,8 @@ pub const PRESETS: &[KernelPreset] = &[
             v("initial_rto", Text("1s"), "include/net/tcp.h TCP_TIMEOUT_INIT HZ (since 3.1, RFC 6298)"),
             RTO_MIN,
             v("prr", Bool(true), "tcp_input.c tcp_update_cwnd_in_recovery (PRR since 3.2)"),
+            NO_RACK,
+            NO_TLP,
             v("rmem_default", Int(87_380), "tcp.c tcp_init sysctl_tcp_rmem[1] = 87380"),
             v("rmem_max", Int(6_291_456), "tcp.c tcp_init sysctl_tcp_rmem[2] = max(87380, min(6 MB, limit))"),
             WMEM_MAX_4MB,
@@ -181,7 +193,12 @@ pub const NOT_MODELLED: &[(&str, &str)] = &[
         "the presets before 3.10 run RFC 4138 F-RTO with its default rate-halving response (sysctl_tcp_frto_response \
          0); the other responses, and 2.6's tcp_moderate_cwnd after an undo, are not modelled",
     ),
-    ("RACK-TLP", "4.4+ (TLP 3.10+): absent from 2.6.x and 3.5, and not modelled for 6.x either"),
+    (
+        "early retransmit",
+        "RFC 5827 (tcp_early_retrans, 3.5 to 4.10): 3.5's lowered DupThresh for small flights is not modelled",
+    ),
+    ("TLP and DSACK", "6.x ends a probe's episode when a DSACK shows both copies arrived; ccbench does not"),
+    ("RACK with DupThresh", "4.4 to 4.17 ran RACK beside DupThresh marking; ccbench's RACK is 4.18+'s, alone"),
     (
         "D-SACK undo timing",
         "every preset undoes on D-SACK as today's Linux does (also inside Recovery); 2.6 waited for the end of \
@@ -250,6 +267,10 @@ mod tests {
     #[test]
     fn modern_sets_nothing_and_old_kernels_set_their_window() {
         assert!(preset("6.x").unwrap().tcp.is_empty());
+        let field = |name: &str, f: &str| preset(name).unwrap().tcp.iter().find(|p| p.field == f).map(|p| p.value);
+        for old in ["2.6.24", "2.6.26", "2.6.32", "3.5"] {
+            assert_eq!((field(old, "rack"), field(old, "tlp")), (Some(Bool(false)), Some(Bool(false))), "{old}");
+        }
         let iw = |name: &str| preset(name).unwrap().tcp.iter().find(|p| p.field == "init_cwnd").unwrap().value;
         assert_eq!(iw("2.6.24"), Int(3));
         assert_eq!(iw("3.5"), Int(10));

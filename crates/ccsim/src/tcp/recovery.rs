@@ -189,11 +189,21 @@ impl Sender {
         self.undo_reduction(now);
     }
 
+    /// An undo: no segment is lost after all. RACK watches them again at
+    /// their last send times (Linux keeps every skb in tsorted_sent_queue;
+    /// ccbench's RACK drops the lost ones from its list).
+    fn unmark_lost(&mut self) {
+        self.sb.unmark_lost();
+        if self.cfg.rack {
+            self.rack.resync(&self.sb);
+        }
+    }
+
     /// Linux tcp_undo_cwnd_reduction: the window and ssthresh of before the
     /// episode come back, nothing is lost after all, and the state is Open.
     pub(super) fn undo_reduction(&mut self, now: Nanos) {
         self.stats.undone_recoveries += 1;
-        self.sb.unmark_lost();
+        self.unmark_lost();
         self.w.cwnd = self.cc.undo_cwnd(&self.w, self.episode.prior_cwnd);
         self.w.ssthresh = self.w.ssthresh.max(self.episode.prior_ssthresh);
         self.episode.undo_possible = false;
@@ -210,8 +220,9 @@ impl Sender {
     }
 
     /// Linux tcp_init_cwnd_reduction: the start of Recovery or CWR.
-    fn init_cwnd_reduction(&mut self, now: Nanos) {
+    pub(super) fn init_cwnd_reduction(&mut self, now: Nanos) {
         self.episode.high_seq = self.sb.nxt();
+        self.tlp.end_episode();
         self.episode.prior_cwnd = self.w.cwnd;
         self.episode.prr_delivered = 0;
         self.episode.prr_out = 0;
@@ -220,7 +231,7 @@ impl Sender {
         self.w.ssthresh = self.cc.ssthresh(&self.w, &c);
     }
 
-    fn enter_recovery(&mut self, now: Nanos) {
+    pub(super) fn enter_recovery(&mut self, now: Nanos) {
         self.stats.fast_recoveries += 1;
         if !self.cfg.sack {
             self.sb.mark_lost(self.sb.una());
@@ -250,7 +261,7 @@ impl Sender {
     /// Open at once; without, Loss lasts until its recovery point is ACKed.
     pub(super) fn undo_loss(&mut self, now: Nanos, by_frto: bool) {
         self.stats.undone_timeouts += 1;
-        self.sb.unmark_lost();
+        self.unmark_lost();
         self.w.cwnd = self.cc.undo_cwnd(&self.w, self.episode.prior_cwnd);
         self.w.ssthresh = self.w.ssthresh.max(self.episode.prior_ssthresh);
         self.episode.undo_possible = false;
@@ -345,6 +356,7 @@ impl Sender {
             self.sb.reset_reno_sacks();
         }
         self.episode.high_seq = self.sb.nxt();
+        self.tlp.end_episode();
         self.set_state(now, CaState::Loss);
         self.next_send_at = now;
     }

@@ -69,6 +69,9 @@ pub struct Scoreboard {
     lost_retrans_low: u64,
     /// DupThresh in use: segments SACKed above a hole before it is lost (Linux tp->reordering).
     pub reordering: u32,
+    /// Reordering has been seen on this connection (Linux tp->reord_seen;
+    /// RACK keeps its reordering window open once it is set).
+    pub reordering_seen: bool,
     /// `highest_sacked_end` before the ACK being processed, and the lowest
     /// never-retransmitted segment that ACK delivered below it.
     prior_highest_sacked_end: u64,
@@ -203,6 +206,7 @@ impl Scoreboard {
     /// `end_ack`, or by the timestamps of a fast recovery that was undone).
     pub fn note_reordering(&mut self, low: u64) {
         if low < self.highest_sacked_end {
+            self.reordering_seen = true;
             let degree = (self.highest_sacked_end - low).min(MAX_REORDERING as u64) as u32;
             self.raise_reordering(degree);
         }
@@ -212,14 +216,17 @@ impl Scoreboard {
     /// tcp_undo_cwnd_reduction with unmark_loss). The IsLost scan starts
     /// over, so holes are judged again against the new DupThresh.
     pub fn unmark_lost(&mut self) {
+        let mut still_lost = 0;
         for s in self.segs.iter_mut() {
             if s.has(LOST) && !s.has(RETRANS) {
                 s.flags &= !LOST;
             }
+            still_lost += s.has(LOST) as u32;
         }
         // Retransmissions still out keep their LOST mark (they are counted in
-        // flight); an F-RTO head retransmission never had one.
-        self.lost_out = self.segs.iter().filter(|s| s.has(LOST)).count() as u32;
+        // flight); an F-RTO head retransmission or a loss probe's
+        // retransmission never had one.
+        self.lost_out = still_lost;
         self.lost_pending = 0;
         self.scan = self.una;
         self.sacked_below_scan = 0;
@@ -271,6 +278,27 @@ impl Scoreboard {
         true
     }
 
+    /// Marks the latest transmission of segment `seq` lost, a retransmission
+    /// included, which is then due to be sent again (RACK, Linux
+    /// tcp_mark_skb_lost). True if it was not already lost.
+    pub fn mark_transmission_lost(&mut self, seq: u64) -> bool {
+        let s = &mut self.segs[(seq - self.una) as usize];
+        if s.has(SACKED) || (s.has(LOST) && !s.has(RETRANS)) {
+            return false;
+        }
+        if s.has(RETRANS) {
+            s.flags &= !RETRANS;
+            self.retrans_out -= 1;
+        }
+        if !s.has(LOST) {
+            s.flags |= LOST;
+            self.lost_out += 1;
+        }
+        self.lost_pending += 1;
+        self.retransmit_hint = self.retransmit_hint.min(seq);
+        true
+    }
+
     /// Linux tcp_mark_lost_retrans (2.6.22 to 4.3, before RACK took it over):
     /// an outstanding retransmission is lost when a segment first sent after
     /// it has been SACKed, and is then retransmitted again. Without this only
@@ -289,7 +317,12 @@ impl Scoreboard {
             let s = &mut self.segs[i];
             if s.has(RETRANS) {
                 if self.highest_sacked_end > s.nxt_at_retransmit {
-                    s.flags &= !RETRANS; // still LOST: due for another retransmission
+                    if !s.has(LOST) {
+                        // A loss probe's retransmission of a segment not marked lost.
+                        s.flags |= LOST;
+                        self.lost_out += 1;
+                    }
+                    s.flags &= !RETRANS; // LOST: due for another retransmission
                     self.retrans_out -= 1;
                     self.lost_pending += 1;
                     self.retransmit_hint = self.retransmit_hint.min(seq);
@@ -362,22 +395,27 @@ impl Scoreboard {
         None
     }
 
-    /// Records the retransmission of lost segment `seq`.
+    /// Records the retransmission of segment `seq`: a lost one, or (a tail
+    /// loss probe) one still outstanding and not SACKed, which is then in
+    /// flight twice, as Linux counts it (retrans_out).
     pub fn on_retransmit(&mut self, seq: u64, now: Nanos, tx: TxSnapshot) {
         let nxt = self.nxt();
         let s = &mut self.segs[(seq - self.una) as usize];
-        debug_assert!(!s.has(RETRANS));
-        // Lost segments are retransmitted; so is the head after a timeout that
-        // F-RTO handles (frto.rs), without being marked lost.
-        let was_lost = s.has(LOST);
+        debug_assert!(!s.has(SACKED));
+        // Lost segments are retransmitted; so are the head after a timeout
+        // that F-RTO handles (frto.rs) and a loss probe's segment (tlp.rs),
+        // without being marked lost, the probe's possibly a second time.
+        let already_out = s.has(RETRANS);
+        if s.has(LOST) && !already_out {
+            self.lost_pending -= 1;
+        }
         s.flags |= RETRANS | EVER_RETRANS;
         s.sent_at = now;
         s.tx = tx;
         s.nxt_at_retransmit = nxt;
         self.lost_retrans_low = self.lost_retrans_low.min(s.nxt_at_retransmit);
-        self.retrans_out += 1;
-        if was_lost {
-            self.lost_pending -= 1;
+        if !already_out {
+            self.retrans_out += 1;
         }
     }
 

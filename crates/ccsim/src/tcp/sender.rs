@@ -5,9 +5,11 @@
 //!   (RFC 6675 "pipe" = Linux tcp_packets_in_flight) stay below cwnd, within
 //!   the receiver's window and the send buffer, and, with pacing, not before
 //!   the pacing clock allows.
-//! - Loss detection: with SACK, RFC 6675 IsLost (three SACKed segments above a
+//! - Loss detection: with SACK, RACK by time (rack.rs, RFC 8985, Linux 4.18+)
+//!   or, with `rack` off, RFC 6675 IsLost (three SACKed segments above a
 //!   hole); without SACK, three duplicate ACKs (each counted as a segment that
-//!   left the network, which also gives limited transmit, RFC 3042).
+//!   left the network, which also gives limited transmit, RFC 3042). With
+//!   SACK and `tlp`, a tail loss probe (tlp.rs) goes out when the ACKs stop.
 //! - Recovery (recovery.rs): Linux's state machine (Open, Disorder, CWR,
 //!   Recovery, Loss). Entering recovery sets ssthresh from the algorithm; the
 //!   window then falls to ssthresh by proportional rate reduction (RFC 6937,
@@ -28,10 +30,12 @@
 use super::chrono::{Chrono, Limit};
 use super::dsack::first_block_is_dsack;
 use super::frto::{AckFlags, FrtoState, FrtoVariant};
+use super::rack::Rack;
 use super::rate::RateSampler;
 use super::recovery::{Episode, RecoveryPolicy};
 use super::rtt::{RtoStyle, RttEstimator};
 use super::scoreboard::{Scoreboard, Segment, EVER_RETRANS, SACKED};
+use super::tlp::Tlp;
 use crate::cc::{AckSample, Algorithm, CaEvent, CaState, Conn, Window};
 use crate::net::packet::{tcp_header_bytes, Kind, Packet, SackBlock};
 use crate::time::{Nanos, NS_PER_SEC};
@@ -43,6 +47,10 @@ pub struct SenderConfig {
     pub sack: bool,
     pub timestamps: bool,
     pub prr: bool,
+    /// RACK loss detection for SACK flows (RFC 8985; Linux 4.4+, alone since 4.18).
+    pub rack: bool,
+    /// Tail loss probes for SACK flows (RFC 8985; Linux 3.10+).
+    pub tlp: bool,
     pub pacing: bool,
     pub ecn: bool,
     /// F-RTO after a retransmission timeout, as a Linux release ran it.
@@ -80,6 +88,10 @@ pub struct SenderStats {
     pub dsacks_received: u64,
     pub ecn_reductions: u64,
     pub acks_received: u64,
+    /// Tail loss probes sent (Linux TCPLossProbes).
+    pub loss_probes: u64,
+    /// Losses a probe repaired, each with one reduction (Linux TCPLossProbeRecovery).
+    pub loss_probe_recoveries: u64,
 }
 
 pub struct Sender {
@@ -119,6 +131,10 @@ pub struct Sender {
     /// Pacing: earliest time of the next transmission.
     pub(super) next_send_at: Nanos,
     pub(super) rto_at: Option<Nanos>,
+    /// RACK state and its reordering timer.
+    pub(super) rack: Rack,
+    /// Tail loss probe state and its timer.
+    pub(super) tlp: Tlp,
     /// Time the last byte of a transfer was ACKed (file transfers).
     pub completed_at: Option<Nanos>,
     pub stats: SenderStats,
@@ -169,6 +185,8 @@ impl Sender {
             max_packets_seq: 0,
             next_send_at: 0,
             rto_at: None,
+            rack: Rack::default(),
+            tlp: Tlp::default(),
             completed_at: None,
             stats: SenderStats::default(),
             chrono: Chrono::default(),
@@ -223,7 +241,8 @@ impl Sender {
         }
     }
 
-    /// The next time the sender must be woken (start, stop, pacing or RTO).
+    /// The next time the sender must be woken (start, stop, pacing, RTO,
+    /// loss probe or RACK's reordering timer).
     pub fn next_wakeup(&self, now: Nanos) -> Option<Nanos> {
         let mut t = self.rto_at;
         let mut consider = |x: Option<Nanos>| {
@@ -240,6 +259,8 @@ impl Sender {
         if self.next_send_at > now && self.has_something_to_send() {
             consider(Some(self.next_send_at));
         }
+        consider(self.tlp.timer_at);
+        consider(self.rack.timer_at);
         t
     }
 
@@ -254,18 +275,55 @@ impl Sender {
         if self.app_active && self.cfg.stop.is_some_and(|s| now >= s) {
             self.app_active = false;
         }
+        // The probe goes first: it restarts the RTO (Linux has one timer for the three).
+        if self.tlp.timer_at.is_some_and(|t| now >= t) {
+            self.send_loss_probe(now, out);
+        }
         if self.rto_at.is_some_and(|t| now >= t) {
             self.rto_at = None;
             self.on_retransmission_timeout(now, out);
+            self.tlp.timer_at = None;
+            self.rack.timer_at = None;
+        }
+        if self.rack.timer_at.is_some_and(|t| now >= t) {
+            self.on_reordering_timeout(now);
         }
         self.send(now, out);
     }
 
-    fn has_something_to_send(&self) -> bool {
+    /// Linux tcp_rack_reo_timeout: RACK's timer found losses: recovery
+    /// starts (if it has not) with one PRR step, and the send loop retransmits.
+    fn on_reordering_timeout(&mut self, now: Nanos) {
+        let reo_wnd = self.rack_reo_wnd();
+        let newly_lost = self.rack.on_timer(&mut self.sb, now, reo_wnd);
+        if newly_lost > 0 && self.ca_state != CaState::Recovery {
+            self.enter_recovery(now);
+            if !self.cc_owns_window {
+                if self.cfg.prr {
+                    self.prr_reduce(1, false);
+                } else {
+                    self.rate_halve(1);
+                }
+            }
+        }
+    }
+
+    /// RACK's reordering window now (rack.rs).
+    fn rack_reo_wnd(&self) -> Nanos {
+        self.rack.reo_wnd(
+            self.rtt.min_rtt(),
+            self.rtt.srtt(),
+            matches!(self.ca_state, CaState::Recovery | CaState::Loss),
+            self.sb.sacked_out >= self.sb.reordering,
+            self.sb.reordering_seen,
+        )
+    }
+
+    pub(super) fn has_something_to_send(&self) -> bool {
         self.sb.lost_out > self.sb.retrans_out || self.has_new_data()
     }
 
-    fn has_new_data(&self) -> bool {
+    pub(super) fn has_new_data(&self) -> bool {
         self.app_active && self.total_segments.is_none_or(|n| self.sb.nxt() < n)
     }
 
@@ -286,7 +344,7 @@ impl Sender {
     }
 
     /// Upper bound on outstanding segments from the send buffer.
-    fn send_buffer_segments(&self) -> u64 {
+    pub(super) fn send_buffer_segments(&self) -> u64 {
         let bytes = self.cfg.snd_buf.unwrap_or(self.auto_snd_buf_bytes);
         (bytes / self.cfg.mss as u64).max(1)
     }
@@ -298,6 +356,7 @@ impl Sender {
             return;
         }
         self.grow_send_buffer();
+        let nxt_before = self.sb.nxt();
         let limit = if std::mem::take(&mut self.frto.new_data_first) {
             // RFC 5682 step 2.b (frto.rs): new data before any retransmission;
             // if none could go, the conventional recovery.
@@ -313,6 +372,10 @@ impl Sender {
         };
         self.chrono.set(now, limit);
         self.validate_cwnd();
+        // Linux tcp_write_xmit: new data sent (re)arms the loss probe.
+        if self.sb.nxt() > nxt_before && self.cfg.tlp {
+            self.schedule_loss_probe(now);
+        }
     }
 
     /// Sends while the window allows, lost segments first when `retransmit`.
@@ -372,6 +435,9 @@ impl Sender {
     pub(super) fn transmit(&mut self, now: Nanos, seq: u64, retransmission: bool, out: &mut Vec<Packet>) {
         let payload = self.payload_of(seq);
         let tx = self.rate.on_send(now, self.sb.packets_out());
+        if self.cfg.rack && self.cfg.sack {
+            self.rack.on_transmit(seq, now);
+        }
         if retransmission {
             self.sb.on_retransmit(seq, now, tx);
             self.stats.retransmitted_segments += 1;
@@ -441,15 +507,22 @@ impl Sender {
         let mut flags = AckFlags::default();
         let (high_seq, frto_highmark) = (self.episode.high_seq, self.frto.highmark);
         self.sb.begin_ack();
+        let prior_sacked_out = self.sb.sacked_out;
+        let rack_on = self.cfg.rack && self.cfg.sack;
+        let min_rtt = self.rtt.min_rtt();
         if self.cfg.sack {
             if first_block_is_dsack(sack, ack.seq) {
                 self.on_dsack(sack[0], prior_una);
             }
             let rate = &mut self.rate;
+            let rack = &mut self.rack;
             for b in sack {
                 self.sb.sack(b.start, b.end, |seq, s| {
                     rate.on_delivered(now, s.sent_at, &s.tx);
                     flags.data_sacked = true;
+                    if rack_on {
+                        rack.on_delivered(seq, s, now, min_rtt);
+                    }
                     if !s.has(EVER_RETRANS) {
                         sack_rtt = Some(now - s.sent_at);
                         flags.orig_acked_below_high_seq |= seq < high_seq;
@@ -458,9 +531,11 @@ impl Sender {
                 });
             }
         }
+        let newly_sacked = self.sb.sacked_out > prior_sacked_out;
         let mut retransmitted_data_acked = false;
         let mut first_acked = true;
         let rate = &mut self.rate;
+        let rack = &mut self.rack;
         self.sb.ack_to(ack.seq, |seq, s| {
             if s.has(EVER_RETRANS) {
                 flags.nonhead_retrans_acked |= !first_acked;
@@ -468,6 +543,9 @@ impl Sender {
             first_acked = false;
             if !s.has(SACKED) {
                 rate.on_delivered(now, s.sent_at, &s.tx);
+                if rack_on {
+                    rack.on_delivered(seq, s, now, min_rtt);
+                }
                 if s.has(EVER_RETRANS) {
                     retransmitted_data_acked = true;
                 } else {
@@ -555,12 +633,35 @@ impl Sender {
         // The RFC 4138 F-RTO judges this ACK first, and no loss is marked
         // while it runs (Linux tcp_process_frto, tcp_time_to_recover).
         let frto_holds_cwnd = self.frto.counter > 0 && self.process_frto(now, &flags);
-        let mut newly_lost = if self.cfg.sack && self.frto.counter == 0 { self.sb.mark_lost_by_sack() } else { 0 };
-        if self.cfg.sack && self.ca_state == CaState::Recovery {
-            newly_lost += self.sb.mark_lost_retransmissions();
+        self.process_tlp_ack(now, ack.seq, !acked_new && !newly_sacked);
+        let mut newly_lost = 0;
+        let mut reordering_timer_armed = false;
+        if rack_on {
+            // Linux 4.18+ (tcp_identify_packet_loss): RACK alone marks losses,
+            // lost retransmissions included.
+            if self.frto.counter == 0 {
+                self.rack.end_ack(now, self.sb.una());
+                let reo_wnd = self.rack_reo_wnd();
+                newly_lost = self.rack.mark_lost(&mut self.sb, now, reo_wnd);
+                if self.rack.timer_at.is_some() {
+                    self.tlp.timer_at = None; // one timer in Linux
+                    reordering_timer_armed = true;
+                }
+            }
+        } else if self.cfg.sack {
+            if self.frto.counter == 0 {
+                newly_lost = self.sb.mark_lost_by_sack();
+            }
+            if self.ca_state == CaState::Recovery {
+                newly_lost += self.sb.mark_lost_retransmissions();
+            }
         }
         let ack_tsecr = if self.cfg.timestamps { ack.ts_ecr } else { 0 };
+        let prior_state = self.ca_state;
         self.update_congestion_state(now, &flags, prior_una, ack_tsecr);
+        if rack_on && matches!(prior_state, CaState::Recovery | CaState::Loss) && self.ca_state == CaState::Open {
+            self.rack.on_recovery_exit();
+        }
 
         // Window update (Linux tcp_cong_control).
         let rs = self.rate.end_ack(delivered, newly_lost, prior_in_flight, self.rtt.min_rtt());
@@ -579,11 +680,17 @@ impl Sender {
         }
         self.w.cwnd = self.w.cwnd.max(1);
 
-        // Retransmission timer (RFC 6298 5.2/5.3).
+        // Retransmission timer (RFC 6298 5.2/5.3), or the loss probe in its
+        // place (Linux tcp_set_xmit_timer) unless RACK's timer now holds it.
         if self.sb.packets_out() == 0 {
             self.rto_at = None;
+            self.tlp.timer_at = None;
+            self.rack.timer_at = None;
         } else if acked_new {
             self.rto_at = Some(now + self.rtt.rto());
+            if self.cfg.tlp && !reordering_timer_armed {
+                self.schedule_loss_probe(now);
+            }
         }
         if self.total_segments.is_some_and(|n| self.sb.una() >= n) && self.completed_at.is_none() {
             self.completed_at = Some(now);
