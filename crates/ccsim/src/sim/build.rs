@@ -5,7 +5,7 @@
 
 use super::{Flow, World};
 use crate::cc;
-use crate::event::{Event, EventQueue, Timer};
+use crate::event::{EventQueue, Timer};
 use crate::net::build::link_config;
 use crate::net::delay_line::DelayLine;
 use crate::net::link::Link;
@@ -277,6 +277,7 @@ impl World {
             link_names: topology.names,
             flows,
             sample_interval: s.record.interval.ns(),
+            next_sample: None,
             series,
             sample_touched: vec![true; main_flows],
             link_series: LinkSeries::default(),
@@ -306,7 +307,7 @@ impl World {
         for k in 0..w.sources.len() {
             w.arm_source(k);
         }
-        w.events.schedule(0, Event::Sample);
+        w.next_sample = Some(w.events.reserve(0));
         w
     }
 }
