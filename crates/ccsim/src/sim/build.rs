@@ -276,7 +276,7 @@ impl World {
             links,
             link_names: topology.names,
             flows,
-            sample_interval: s.record.interval.ns(),
+            sample_interval: s.record.interval_ns(),
             next_sample: None,
             series,
             sample_touched: vec![true; main_flows],
