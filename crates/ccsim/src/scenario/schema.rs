@@ -468,7 +468,7 @@ pub enum RtoStyleSpec {
 }
 
 /// What to record besides the per-flow summary.
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RecordSpec {
     /// Sampling interval of the flow and link time series. Left out, the
@@ -484,12 +484,6 @@ pub struct RecordSpec {
     /// Write the packets entering a link to a pcap file (opens in Wireshark).
     #[serde(default)]
     pub pcap: Option<PcapSpec>,
-}
-
-impl Default for RecordSpec {
-    fn default() -> Self {
-        RecordSpec { interval: None, rtt_samples: RttSamplesSpec::default(), pcap: None }
-    }
 }
 
 impl RecordSpec {
