@@ -10,8 +10,10 @@ alone: `rtt_samples = "none"` and one series sample per run).
 
 Each measurement runs in its own process, so its peak RSS (ru_maxrss) is its
 own; wall time is the Rust run's (`wall_seconds`), or ccbench.run()'s whole
-call for (b). Timings depend on the machine and its load: this script
-measures, tests never assert on it.
+call for (b) and (d); CPU time (user + system of the process over the same
+call) compares fairly on a loaded machine, and the ratio is of CPU times.
+Timings depend on the machine and its load: this script measures, tests
+never assert on it.
 
     python3 bench/recording_cost.py [--only a|b|c|d]
 """
@@ -64,7 +66,7 @@ from ccbench import _ccsim
 from ccbench.scenario import load
 spec, how = json.loads(sys.argv[1]), sys.argv[2]
 normalized = load(spec, allow_large=True)
-start = time.perf_counter()
+start, cpu_start = time.perf_counter(), time.process_time()
 if how == "api":
     r = ccbench.run(spec, allow_large=True)
     wall, events = time.perf_counter() - start, r.meta["events"]
@@ -73,8 +75,9 @@ else:
     raw = _ccsim.run(json.dumps(normalized))
     wall, events = raw["wall_seconds"], raw["events"]
     rows = {"series": pa.record_batch(raw["series"]).num_rows, "rtt": pa.record_batch(raw["rtt"]).num_rows}
+cpu = time.process_time() - cpu_start
 rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-print(json.dumps({"wall_s": wall, "rss_mb": rss_mb, "events": events, "rows": rows}))
+print(json.dumps({"wall_s": wall, "cpu_s": cpu, "rss_mb": rss_mb, "events": events, "rows": rows}))
 """
 
 
@@ -89,7 +92,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--only", choices=sorted(SCENARIOS), help="one scenario")
     args = ap.parse_args()
-    header = f"{'scenario':<36}{'recording':<11}{'wall s':>8}{'peak MB':>9}"
+    header = f"{'scenario':<40}{'recording':<11}{'wall s':>8}{'cpu s':>8}{'peak MB':>9}"
     print(f"{header}{'events':>11}{'series rows':>13}{'rtt rows':>10}")
     for key, (label, spec, how) in SCENARIOS.items():
         if args.only and key != args.only:
@@ -98,11 +101,11 @@ def main() -> int:
         for mode, record in (("default", {}), ("core only", CORE_ONLY)):
             results[mode] = r = measure({**spec, "record": record}, how)
             print(
-                f"{label:<36}{mode:<11}{r['wall_s']:>8.2f}{r['rss_mb']:>9.0f}{r['events']:>11,}"
+                f"{label:<40}{mode:<11}{r['wall_s']:>8.2f}{r['cpu_s']:>8.2f}{r['rss_mb']:>9.0f}{r['events']:>11,}"
                 f"{r['rows']['series']:>13,}{r['rows']['rtt']:>10,}"
             )
-        ratio = results["default"]["wall_s"] / results["core only"]["wall_s"]
-        print(f"{'':<36}{'ratio':<11}{ratio:>7.2f}x")
+        ratio = results["default"]["cpu_s"] / max(results["core only"]["cpu_s"], 1e-9)
+        print(f"{'':<40}{'cpu ratio':<11}{'':>8}{ratio:>7.2f}x")
     return 0
 
 

@@ -47,6 +47,24 @@ def _is_text(column_type: pa.DataType) -> bool:
     return pa.types.is_string(column_type) or pa.types.is_dictionary(column_type)
 
 
+@pytest.mark.skipif(int(pd.__version__.split(".")[0]) < 3, reason="pandas 2 copies unless copy-on-write is on")
+def test_the_series_frame_reads_the_simulator_buffers_in_place_and_writes_copy(small_scenario):
+    r = ccbench.run(small_scenario)
+    series, arrow = r.series, r.arrow("series")
+    for name in ("t", "cwnd", "delivered_bytes", "goodput_bps"):
+        assert np.shares_memory(series[name].to_numpy(), arrow.column(name).chunk(0).to_numpy()), name
+    before = arrow.column("cwnd")[0].as_py()
+    series.loc[0, "cwnd"] = before + 1000
+    assert arrow.column("cwnd")[0].as_py() == before and series.loc[0, "cwnd"] == before + 1000
+
+
+def test_a_big_run_samples_its_series_less_often_by_default_and_says_so():
+    many = {"duration": 2, "downlink": {"rate": "10Mbit", "delay": "5ms"}, "flows": [{"cc": "reno", "count": 600}]}
+    assert load(many)["record"]["interval"] == pytest.approx(_ccsim.DEFAULT_SERIES_INTERVAL_S * 1.2)
+    assert load({**many, "record": {"interval": "10ms"}})["record"]["interval"] == pytest.approx(0.01)
+    assert load({**many, "duration": 1})["record"]["interval"] == pytest.approx(0.01)
+
+
 def test_a_result_built_from_dicts_of_columns_equals_one_from_arrow(small_scenario):
     """The kernel mode hands Result.from_raw dicts of columns; the simulator Arrow tables."""
     raw = _ccsim.run(json.dumps(load(small_scenario)))

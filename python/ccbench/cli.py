@@ -316,6 +316,16 @@ def run(
         )
     if len(r.flows) > 1:
         console.print(f"Jain's fairness index: {r.jain_index():.3f}")
+    interval_s = float(normalized["record"]["interval"])
+    if interval_s > _ccsim.DEFAULT_SERIES_INTERVAL_S:
+        console.print(
+            f"note: series sampled every {1e3 * interval_s:g} ms (record.interval; left out, it is "
+            f"{1e3 * _ccsim.DEFAULT_SERIES_INTERVAL_S:g} ms, or flows x duration / "
+            f"{_ccsim.DEFAULT_SERIES_FLOW_SAMPLES:,} when that is longer, so the series stays proportionate "
+            "to the run)",
+            soft_wrap=True,
+            highlight=False,
+        )
     for w in warnings:
         console.print(f"warning: {escape(w)}", highlight=False)
     if verbosity > 0:

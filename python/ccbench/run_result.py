@@ -77,6 +77,27 @@ def as_arrow(table) -> pa.Table:
     return pa.Table.from_batches([table])
 
 
+def _shares_buffers() -> bool:
+    """Whether pandas copies a column before writing into it (copy-on-write:
+    pandas 3, or pandas 2 with the option on), so a DataFrame may read the
+    Arrow buffers in place."""
+    return int(pd.__version__.split(".")[0]) >= 3 or pd.get_option("mode.copy_on_write") is True
+
+
+def frame_of(table: pa.Table) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """A pandas DataFrame of an Arrow table, and the frame it is a view of,
+    to be kept alive as long as it. Under copy-on-write the numeric columns
+    are the Arrow buffers themselves (one block per column, no copy: a long
+    run's series is not held twice); as the view shares them with the kept
+    frame, pandas copies a column before writing into it instead of writing
+    into the read-only buffer. Otherwise pandas' own copy (its own base)."""
+    if not _shares_buffers():
+        frame = table.to_pandas()
+        return frame, frame
+    base = table.to_pandas(split_blocks=True)
+    return base.copy(deep=False), base
+
+
 def columns(table: pa.Table) -> dict:
     """An Arrow table as a dict of NumPy arrays (numeric ones without a copy;
     text as object arrays): what the metric functions take."""
@@ -321,6 +342,8 @@ class Result:
         dropped). A table in neither is empty."""
         self.meta = {} if meta is None else meta
         self._frames: dict[str, pd.DataFrame] = {}
+        #: The frames those read from Arrow are views of (frame_of).
+        self._frame_bases: dict[str, pd.DataFrame] = {}
         self._arrow: dict[str, pa.Table] = {}
         self._pending: dict[str, Callable[[Result], pd.DataFrame | pa.Table]] = pending
         for name, table in tables.items():
@@ -385,7 +408,10 @@ class Result:
         if name in self._pending:
             self._compute(name)
         if name not in self._frames:
-            self._frames[name] = self._arrow[name].to_pandas() if name in self._arrow else pd.DataFrame()
+            if name in self._arrow:
+                self._frames[name], self._frame_bases[name] = frame_of(self._arrow[name])
+            else:
+                self._frames[name] = pd.DataFrame()
         return self._frames[name]
 
     def arrow(self, name: str) -> pa.Table:

@@ -52,7 +52,7 @@ pub fn path_from_scenario(scenario_json: &str) -> Result<EmulatedPath, String> {
             component: stream::LINK_BASE + l as u64,
         })
         .collect();
-    Ok(EmulatedPath { links, record_interval_ns: s.record.interval.ns() })
+    Ok(EmulatedPath { links, record_interval_ns: s.record.interval_ns() })
 }
 
 #[cfg(test)]

@@ -21,8 +21,6 @@ pub enum Event {
     Receiver { flow: u32, generation: u32 },
     /// A traffic source (UDP, background load) wants to act.
     Source { source: u32, generation: u32 },
-    /// Periodic sampling of every flow's and link's state.
-    Sample,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -66,8 +64,25 @@ impl EventQueue {
         self.heap[hole] = entry;
     }
 
+    /// A place in the order for something the caller runs itself at `at`
+    /// (without an event): it comes after every event scheduled before this
+    /// call and before every one scheduled after, as an event scheduled now
+    /// would. Compare it with the keys `pop_keyed` returns.
+    #[inline]
+    pub fn reserve(&mut self, at: Nanos) -> OrderKey {
+        let key = ((at as u128) << 64) | self.next_order as u128;
+        self.next_order += 1;
+        OrderKey(key)
+    }
+
     #[inline]
     pub fn pop(&mut self) -> Option<(Nanos, Event)> {
+        self.pop_keyed().map(|(key, event)| (key.time(), event))
+    }
+
+    /// The next event with its place in the order.
+    #[inline]
+    pub fn pop_keyed(&mut self) -> Option<(OrderKey, Event)> {
         let top = *self.heap.first()?;
         let last = self.heap.pop().expect("non-empty");
         let n = self.heap.len();
@@ -94,12 +109,22 @@ impl EventQueue {
             self.heap[hole] = last;
         }
         self.processed += 1;
-        Some(((top.key >> 64) as Nanos, top.event))
+        Some((OrderKey(top.key), top.event))
     }
 
     /// Number of events popped so far (a cost measure for benchmarks).
     pub fn processed(&self) -> u64 {
         self.processed
+    }
+}
+
+/// A place in the event order: (time, insertion order).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct OrderKey(u128);
+
+impl OrderKey {
+    pub fn time(self) -> Nanos {
+        (self.0 >> 64) as Nanos
     }
 }
 
@@ -183,10 +208,27 @@ mod tests {
         let mut q = EventQueue::new();
         q.schedule(5, Event::Sender { flow: 1, generation: 0 });
         q.schedule(5, Event::Sender { flow: 2, generation: 0 });
-        q.schedule(3, Event::Sample);
-        assert_eq!(q.pop(), Some((3, Event::Sample)));
+        q.schedule(3, Event::Source { source: 0, generation: 0 });
+        assert_eq!(q.pop(), Some((3, Event::Source { source: 0, generation: 0 })));
         assert_eq!(q.pop(), Some((5, Event::Sender { flow: 1, generation: 0 })));
         assert_eq!(q.pop(), Some((5, Event::Sender { flow: 2, generation: 0 })));
+    }
+
+    #[test]
+    fn a_reserved_place_sits_between_the_events_scheduled_before_and_after_it() {
+        let mut q = EventQueue::new();
+        let early = Event::Sender { flow: 1, generation: 0 };
+        let late = Event::Sender { flow: 2, generation: 0 };
+        q.schedule(5, early);
+        let place = q.reserve(5);
+        q.schedule(5, late);
+        q.schedule(4, late);
+        assert_eq!(place.time(), 5);
+        let popped: Vec<_> = std::iter::from_fn(|| q.pop_keyed()).collect();
+        let before: Vec<_> = popped.iter().filter(|(key, _)| *key < place).map(|(_, e)| *e).collect();
+        assert_eq!(before, [late, early]);
+        assert!(popped.iter().all(|(key, _)| *key != place));
+        assert_eq!(q.processed(), 3, "a reserved place is not an event");
     }
 
     #[test]

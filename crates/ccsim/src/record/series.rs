@@ -12,6 +12,25 @@ use crate::net::link::{Link, LinkCounters};
 use crate::tcp::sender::Sender;
 use crate::time::{secs, Nanos};
 
+/// The sampling interval of a scenario that gives none, for few flows.
+pub const DEFAULT_INTERVAL_NS: Nanos = 10_000_000;
+/// The flow samples (flows x samples in the run) the default interval keeps
+/// a run's series to: about 13 MB of series rows, however many flows and
+/// however long the run (the change-only rows keep fewer).
+pub const DEFAULT_FLOW_SAMPLES: u64 = 100_000;
+
+/// The default sampling interval of `flows` flows over `duration_ns`:
+/// DEFAULT_INTERVAL_NS, or when that would take more than
+/// DEFAULT_FLOW_SAMPLES flow samples, flows x duration / DEFAULT_FLOW_SAMPLES
+/// rounded up to a whole millisecond (4096 flows for 10 s: 410 ms; 8 flows
+/// for 600 s: 48 ms).
+pub fn default_interval_ns(flows: u64, duration_ns: Nanos) -> Nanos {
+    const MS: u128 = 1_000_000;
+    let spread_ns = (flows as u128 * duration_ns as u128).div_ceil(DEFAULT_FLOW_SAMPLES as u128);
+    let spread_ns = spread_ns.div_ceil(MS) * MS;
+    DEFAULT_INTERVAL_NS.max(Nanos::try_from(spread_ns).unwrap_or(Nanos::MAX))
+}
+
 fn ms(t: Option<Nanos>) -> f64 {
     t.map_or(f64::NAN, |t| t as f64 / 1e6)
 }
@@ -424,6 +443,18 @@ impl LinkSeries {
 mod tests {
     use super::*;
     use crate::tcp::driver::Driver;
+
+    #[test]
+    fn the_default_interval_is_10ms_until_the_flow_samples_pass_the_budget() {
+        let s = 1_000_000_000;
+        assert_eq!(default_interval_ns(1, 60 * s), DEFAULT_INTERVAL_NS);
+        // 100 flows x 10 s at 10 ms: exactly the budget.
+        assert_eq!(default_interval_ns(100, 10 * s), DEFAULT_INTERVAL_NS);
+        assert_eq!(default_interval_ns(4096, 10 * s), 410_000_000);
+        assert_eq!(default_interval_ns(8, 600 * s), 48_000_000);
+        assert_eq!(default_interval_ns(0, 10 * s), DEFAULT_INTERVAL_NS);
+        assert!(default_interval_ns(u64::MAX, u64::MAX) > DEFAULT_INTERVAL_NS);
+    }
 
     #[test]
     fn flow_rows_carry_the_rto_with_its_backoff() {

@@ -73,7 +73,17 @@ impl Scenario {
         })?;
         scenario.validate()?;
         scenario.fill_directions();
+        scenario.fill_record_interval();
         Ok(scenario)
+    }
+
+    /// The series' sampling interval defaults to one that keeps the series
+    /// proportionate to the run (record::series::default_interval_ns),
+    /// written out so the normalized scenario says what was used.
+    fn fill_record_interval(&mut self) {
+        let flows = self.flows.iter().map(|f| f.count as u64).sum();
+        let interval = crate::record::series::default_interval_ns(flows, self.duration.ns());
+        self.record.interval.get_or_insert(crate::units::Duration(interval));
     }
 
     /// The dumbbell's directions default to "down" (written out, as every default is).
@@ -151,10 +161,10 @@ impl Scenario {
         }
         topology::check_routes(self)?;
         topology::check_bdp_queues(self)?;
-        if self.record.interval.ns() < 1_000_000 {
+        if let Some(interval) = self.record.interval.filter(|i| i.ns() < 1_000_000) {
             return err(
                 "record.interval",
-                format!("{} s is too fine; the smallest interval is 1ms", self.record.interval.ns() as f64 / 1e9),
+                format!("{} s is too fine; the smallest interval is 1ms", interval.ns() as f64 / 1e9),
             );
         }
         Ok(())
@@ -250,5 +260,31 @@ mod tests {
         }
         let normalized = serde_json::to_value(with_rtt_samples("7").unwrap()).unwrap();
         assert_eq!(normalized["record"]["rtt_samples"], 7);
+    }
+
+    #[test]
+    fn the_normalized_scenario_writes_the_series_interval_it_uses() {
+        let scenario = |flows: u32, record: &str| {
+            Scenario::from_json(&format!(
+                r#"{{"duration": 10, "downlink": {{"rate": "1Gbit"}}, "flows": [{{"cc": "reno", "count": {flows}}}],
+                    "record": {{{record}}}}}"#
+            ))
+            .unwrap()
+        };
+        let interval = |s: &Scenario| serde_json::to_value(s).unwrap()["record"]["interval"].clone();
+        assert_eq!(interval(&scenario(2, "")), 0.01);
+        // 4096 flows x 10 s: the default keeps the series to 100,000 flow samples.
+        assert_eq!(interval(&scenario(4096, "")), 0.41);
+        assert_eq!(scenario(4096, "").record.interval_ns(), 410_000_000);
+        // One the scenario gives is kept, and normalizing again changes nothing.
+        let given = scenario(4096, r#""interval": "5ms""#);
+        assert_eq!(interval(&given), 0.005);
+        let again = Scenario::from_json(&serde_json::to_string(&given).unwrap()).unwrap();
+        assert_eq!(again.record.interval_ns(), 5_000_000);
+        let e = Scenario::from_json(
+            r#"{"duration": 1, "downlink": {"rate": 5}, "flows": [{"cc": "reno"}], "record": {"interval": "0.5ms"}}"#,
+        )
+        .unwrap_err();
+        assert_eq!(e.path, "record.interval");
     }
 }

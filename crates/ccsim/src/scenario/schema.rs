@@ -2,6 +2,7 @@
 //! sources, what to record; with their defaults (Linux's for TCP).
 
 pub use crate::net::topology::Direction;
+use crate::time::Nanos;
 use crate::units::{Bytes, Duration, QueueSize, Rate};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -490,12 +491,15 @@ pub enum RtoStyleSpec {
 }
 
 /// What to record besides the per-flow summary.
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RecordSpec {
-    /// Sampling interval of the flow and link time series.
-    #[serde(default = "d_interval")]
-    pub interval: Duration,
+    /// Sampling interval of the flow and link time series. Left out, the
+    /// scenario's normalization writes the default in
+    /// (record::series::default_interval_ns: 10 ms, longer for many flows
+    /// and long runs); read it with `interval_ns`.
+    #[serde(default)]
+    pub interval: Option<Duration>,
     /// Which per-ACK RTT samples the `rtt` table keeps (the flows table's
     /// RTT statistics are computed from every sample whatever this says).
     #[serde(default)]
@@ -505,13 +509,11 @@ pub struct RecordSpec {
     pub pcap: Option<PcapSpec>,
 }
 
-fn d_interval() -> Duration {
-    Duration(10_000_000)
-}
-
-impl Default for RecordSpec {
-    fn default() -> Self {
-        RecordSpec { interval: d_interval(), rtt_samples: RttSamplesSpec::default(), pcap: None }
+impl RecordSpec {
+    /// The sampling interval: the scenario's, or (before normalization
+    /// filled it in) the default for few flows.
+    pub fn interval_ns(&self) -> Nanos {
+        self.interval.map_or(crate::record::series::DEFAULT_INTERVAL_NS, Duration::ns)
     }
 }
 

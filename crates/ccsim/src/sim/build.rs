@@ -5,7 +5,7 @@
 
 use super::{Flow, World};
 use crate::cc;
-use crate::event::{Event, EventQueue, Timer};
+use crate::event::{EventQueue, Timer};
 use crate::net::build::link_config;
 use crate::net::delay_line::DelayLine;
 use crate::net::link::Link;
@@ -284,7 +284,8 @@ impl World {
             links,
             link_names: topology.names,
             flows,
-            sample_interval: s.record.interval.ns(),
+            sample_interval: s.record.interval_ns(),
+            next_sample: None,
             series,
             sample_touched: vec![true; main_flows],
             link_series: LinkSeries::default(),
@@ -314,7 +315,7 @@ impl World {
         for k in 0..w.sources.len() {
             w.arm_source(k);
         }
-        w.events.schedule(0, Event::Sample);
+        w.next_sample = Some(w.events.reserve(0));
         w
     }
 }

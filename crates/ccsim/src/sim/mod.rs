@@ -29,7 +29,7 @@ mod results;
 
 pub use results::Results;
 
-use crate::event::{Event, EventQueue, Timer, TimerCheck};
+use crate::event::{Event, EventQueue, OrderKey, Timer, TimerCheck};
 use crate::net::delay_line::DelayLine;
 use crate::net::link::Link;
 use crate::net::packet::{Kind, Packet};
@@ -97,6 +97,9 @@ pub struct World {
     link_names: Vec<String>,
     flows: Vec<Flow>,
     sample_interval: Nanos,
+    /// The place in the event order of the next series sample (taken by the
+    /// loop between events, see `take_samples_before`), None after the last.
+    next_sample: Option<OrderKey>,
     series: FlowSeries,
     /// Per scenario flow: an event reached its sender or receiver since its
     /// previous series sample (the sample reads only those flows).
@@ -158,7 +161,9 @@ impl World {
     /// stop; returns whether the run reached its end.
     pub fn run_unless_interrupted(&mut self, interrupted: &mut dyn FnMut(Nanos) -> bool) -> bool {
         let mut until_check = INTERRUPT_CHECK_EVENTS;
-        while let Some((t, event)) = self.events.pop() {
+        while let Some((key, event)) = self.events.pop_keyed() {
+            self.take_samples_before(Some(key));
+            let t = key.time();
             if t > self.end {
                 break;
             }
@@ -169,7 +174,6 @@ impl World {
                 Event::Sender { flow, generation } => self.on_sender_event(flow as usize, generation),
                 Event::Receiver { flow, generation } => self.on_delack_event(flow as usize, generation),
                 Event::Source { source, generation } => self.on_source_event(source as usize, generation),
-                Event::Sample => self.on_sample(),
             }
             until_check -= 1;
             if until_check == 0 {
@@ -179,8 +183,21 @@ impl World {
                 }
             }
         }
+        self.take_samples_before(None);
         self.now = self.end;
         true
+    }
+
+    /// Takes the series samples due before the event at `next` (all of them
+    /// when there is none). A sample is no event: its place in the event
+    /// order is reserved when the previous one is taken, so it runs exactly
+    /// where an event scheduled then would have.
+    #[inline]
+    fn take_samples_before(&mut self, next: Option<OrderKey>) {
+        while let Some(sample) = self.next_sample.filter(|&s| next.is_none_or(|k| s < k)) {
+            self.now = sample.time();
+            self.on_sample();
+        }
     }
 
     /// Schedules the event a timer asked for, if `arm` asked for one.
@@ -555,9 +572,7 @@ impl World {
         if !self.sources.is_empty() {
             self.source_series.push(now, &self.sources, &self.source_counters, &self.source_active);
         }
-        if next <= self.end {
-            self.events.schedule(next, Event::Sample);
-        }
+        self.next_sample = (next <= self.end).then(|| self.events.reserve(next));
     }
 }
 
