@@ -66,6 +66,9 @@ class Quantity:
     study: float | None  # None: no published number
     pick: str  # "flow:<column>" or "link:<column>" (downlink/uplink chosen by the row)
     scale: float = 1.0
+    #: "mean": the mean over seeds with its CI; "std": the standard deviation over seeds (the
+    #: study's spread between connections), without a CI.
+    over_seeds: str = "mean"
 
 
 @dataclass
@@ -86,6 +89,7 @@ def _flow(cc: str, direction: str, tcp: dict, **extra) -> dict:
 def umts_rows() -> list[Row]:
     q_down = [
         Quantity("goodput kbit/s", 122.03, "flow:goodput_bps", 1e-3),
+        Quantity("goodput std over connections", 65.38, "flow:goodput_bps", 1e-3, "std"),
         Quantity("utilization % (of 384 kbit/s)", 31.8, "flow:goodput_bps", 100 / 384e3),
         Quantity("RTT mean ms", 1550, "flow:rtt_mean_ms"),
         Quantity("RTT std ms", 1096, "flow:rtt_std_ms"),
@@ -95,6 +99,7 @@ def umts_rows() -> list[Row]:
     ]
     q_up = [
         Quantity("goodput kbit/s", 56.44, "flow:goodput_bps", 1e-3),
+        Quantity("goodput std over connections", 2.09, "flow:goodput_bps", 1e-3, "std"),
         Quantity("utilization % (of 64 kbit/s)", 88.2, "flow:goodput_bps", 100 / 64e3),
         Quantity("RTT mean ms", 1471, "flow:rtt_mean_ms"),
         Quantity("RTT std ms", 113.2, "flow:rtt_std_ms"),
@@ -248,7 +253,14 @@ def run_row(row: Row, seeds: int, pool: ProcessPoolExecutor) -> list[tuple[Quant
     results = np.array(list(pool.map(_measure, jobs)), dtype=float)
     # Per seed: the mean over the variants (the LTE study's average over schemes).
     per_seed = results.reshape(seeds, len(variants), len(picks)).mean(axis=1)
-    return [(q, *ci95(per_seed[:, i] * q.scale)) for i, q in enumerate(row.quantities)]
+    return [(q, *_over_seeds(q, per_seed[:, i] * q.scale)) for i, q in enumerate(row.quantities)]
+
+
+def _over_seeds(q: Quantity, values: np.ndarray) -> tuple[float, float]:
+    if q.over_seeds == "std":
+        v = values[np.isfinite(values)]
+        return (float(v.std(ddof=1)) if v.size > 1 else float("nan")), float("nan")
+    return ci95(values)
 
 
 def _fmt(x: float | None) -> str:

@@ -36,7 +36,7 @@ def test_every_study_network_is_there_with_sources():
     for p in listed.values():
         assert p["description"] and p["sources"], p["name"]
     umts = listed["umts"]
-    assert umts["parameters"]["downlink.rate"] == "345.6kbit"
+    assert "downlink.rate_process.states" in umts["parameters"]
     assert umts["parameters"]["uplink.rate"] == "57.6kbit"
     assert any("S1" in s for s in umts["sources"])
     assert "load" in listed["lte-edge"]["options"] and "evening" in listed["lte-edge"]["options"]["load"]["allowed"]
@@ -45,7 +45,8 @@ def test_every_study_network_is_there_with_sources():
 def test_expansion_gives_ordinary_fields_and_explicit_fields_win():
     s = expand({"profile": "umts", "duration": 10, "downlink": {"delay": "200ms"}, "flows": [{"cc": "newreno"}]})
     assert "profile" not in s
-    assert s["downlink"]["rate"] == "345.6kbit" and s["downlink"]["delay"] == "200ms"
+    rates = [state["rate"] for state in s["downlink"]["rate_process"]["states"]]
+    assert rates == ["345.6kbit", "115.2kbit", "57.6kbit"] and s["downlink"]["delay"] == "200ms"
     assert s["downlink"]["arq"] == {"max_retries": 4, "retry_delay": "80ms", "in_order": True}
     assert s["downlink"]["outage_process"]["mean_interval"] == "12s" and "outage_process" not in s["uplink"]
     assert s["uplink"]["rate"] == "57.6kbit"
@@ -247,7 +248,7 @@ def test_umts_has_channel_losses_arq_retries_and_outage_timeouts():
         r = _run(base)
         links = r["links"]
         down = list(links["link"]).index("downlink")
-        assert links["channel_losses"][down] > 100 and links["arq_retries"][down] > 100
+        assert links["channel_losses"][down] > 50 and links["arq_retries"][down] > 50
         assert links["channel_losses"][1 - down] > 0  # the uplink (ACKs) has RLC too
         assert links["residual_losses"][down] <= links["channel_losses"][down] // 100
         with_outages.append((int(links["outages"][down]), int(r["flows"]["timeouts"][0])))
@@ -351,10 +352,10 @@ def test_cli_lists_the_profiles(runner):
 
 def test_a_profile_parsed_once_is_not_changed_by_what_a_caller_does_with_it():
     first = profiles._resolve("umts")
-    first["scenario"]["downlink"]["rate"] = "1kbit"
+    first["scenario"]["uplink"]["rate"] = "1kbit"
     first["sources"].clear()
     again = profiles._resolve("umts")
-    assert again["scenario"]["downlink"]["rate"] == "345.6kbit" and again["sources"]
+    assert again["scenario"]["uplink"]["rate"] == "57.6kbit" and again["sources"]
     names = profiles.profile_names()
     names.clear()
     assert "umts" in profiles.profile_names()

@@ -11,7 +11,9 @@ use super::channel::rate::{RateConfig, RateState};
 use super::channel::trace::TraceConfig;
 use super::link::{LinkConfig, MTU_BYTES};
 use super::queue::{Capacity, CodelParams, QueueConfig, RedParams};
-use crate::scenario::{JitterDistribution, LinkSpec, LossSpec, OutageDistribution, QueueKind, QueueSpec};
+use crate::scenario::{
+    JitterDistribution, LinkSpec, LossSpec, OutageDistribution, QueueKind, QueueSpec, RateProcessStart,
+};
 use crate::time::{secs, Nanos};
 use crate::units::QueueSize;
 
@@ -53,6 +55,7 @@ pub fn rate_config(spec: &LinkSpec) -> RateConfig {
                 .iter()
                 .map(|s| RateState { rate_bps: s.rate.bps(), mean_holding_ns: s.mean_holding.ns() })
                 .collect(),
+            stationary_start: rp.start == RateProcessStart::Stationary,
         }
     } else {
         RateConfig::Constant { bps: spec.rate.expect("a checked link has a rate source").bps() }

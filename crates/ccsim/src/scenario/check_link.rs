@@ -474,6 +474,11 @@ mod tests {
             "downlink.outage_process.distribution",
             &["'weibull'", "fixed"],
         ),
+        (
+            r#"{"rate_process": {"states": [{"rate": "1Mbit", "mean_holding": "1s"}], "start": "random"}}"#,
+            "downlink.rate_process.start",
+            &["'random'", "first", "stationary"],
+        ),
     ];
 
     #[test]

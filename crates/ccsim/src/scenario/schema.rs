@@ -90,11 +90,29 @@ fn trace_field<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<TraceSpe
 }
 
 /// A continuous-time Markov chain of rates: exponential holding times, the
-/// next state drawn uniformly from the others; starts in the first state.
+/// next state drawn uniformly from the others. `start`: `first` (the default)
+/// starts in the first state; `stationary` draws the first state with its
+/// long-run share of time, so runs (seeds) start where the process is.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct RateProcessSpec {
     pub states: Vec<RateStateSpec>,
+    #[serde(default, skip_serializing_if = "RateProcessStart::is_first")]
+    pub start: RateProcessStart,
+}
+
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, JsonSchema, Default, PartialEq)]
+#[serde(rename_all = "lowercase")]
+pub enum RateProcessStart {
+    #[default]
+    First,
+    Stationary,
+}
+
+impl RateProcessStart {
+    fn is_first(&self) -> bool {
+        *self == RateProcessStart::First
+    }
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]

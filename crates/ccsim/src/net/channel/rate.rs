@@ -5,7 +5,10 @@
 //! with a rate (bit/s, zero allowed) and a mean holding time; holding times are
 //! exponential, and on leaving a state the next one is drawn uniformly from
 //! the others (two states: they alternate). The chain starts in the first
-//! state listed. Time-average rate: sum(h_i r_i) / sum(h_i). A packet's
+//! state listed, or (`stationary_start`) in a state drawn with its long-run
+//! share of time, h_i / sum(h): the jumps visit every state equally often,
+//! and holding times are memoryless, so the chain is then stationary from
+//! time 0 (each run starts where a long-running process would be). Time-average rate: sum(h_i r_i) / sum(h_i). A packet's
 //! transmission time integrates the rate over the states it spans, so a rate
 //! change in the middle of a packet is exact. The chain is drawn lazily, in
 //! time order, from its own seeded stream: the same whatever the traffic.
@@ -24,7 +27,7 @@ pub struct RateState {
 pub enum RateConfig {
     Constant { bps: u64 },
     Trace(TraceConfig),
-    Markov { states: Vec<RateState> },
+    Markov { states: Vec<RateState>, stationary_start: bool },
 }
 
 impl RateConfig {
@@ -33,7 +36,7 @@ impl RateConfig {
         match self {
             RateConfig::Constant { bps } => *bps as f64,
             RateConfig::Trace(t) => t.mean_rate_bps(),
-            RateConfig::Markov { states } => {
+            RateConfig::Markov { states, .. } => {
                 let h: f64 = states.iter().map(|s| s.mean_holding_ns as f64).sum();
                 states.iter().map(|s| s.mean_holding_ns as f64 * s.rate_bps as f64).sum::<f64>() / h
             }
@@ -50,9 +53,23 @@ pub struct MarkovRate {
 }
 
 impl MarkovRate {
-    pub fn new(states: Vec<RateState>, mut rng: Rng) -> MarkovRate {
-        let state_end = Self::holding(&states[0], &mut rng);
-        MarkovRate { states, state: 0, state_end, rng }
+    pub fn new(states: Vec<RateState>, stationary_start: bool, mut rng: Rng) -> MarkovRate {
+        let state = if stationary_start { Self::stationary_state(&states, &mut rng) } else { 0 };
+        let state_end = Self::holding(&states[state], &mut rng);
+        MarkovRate { states, state, state_end, rng }
+    }
+
+    /// A state drawn with its long-run share of time (proportional to its mean holding time).
+    fn stationary_state(states: &[RateState], rng: &mut Rng) -> usize {
+        let total: f64 = states.iter().map(|s| s.mean_holding_ns as f64).sum();
+        let mut x = rng.uniform() * total;
+        for (i, s) in states.iter().enumerate() {
+            x -= s.mean_holding_ns as f64;
+            if x < 0.0 {
+                return i;
+            }
+        }
+        states.len() - 1
     }
 
     fn holding(s: &RateState, rng: &mut Rng) -> Nanos {
@@ -107,7 +124,9 @@ impl Transmitter {
         match config {
             RateConfig::Constant { bps } => Transmitter::Constant { bps: *bps, carry: 0 },
             RateConfig::Trace(t) => Transmitter::Trace(TraceRate::new(t.clone())),
-            RateConfig::Markov { states } => Transmitter::Markov(MarkovRate::new(states.clone(), rng)),
+            RateConfig::Markov { states, stationary_start } => {
+                Transmitter::Markov(MarkovRate::new(states.clone(), *stationary_start, rng))
+            }
         }
     }
 
@@ -133,7 +152,7 @@ mod tests {
             RateState { rate_bps: 8_000_000, mean_holding_ns: 1_000_000 },
             RateState { rate_bps: 0, mean_holding_ns: 1_000_000 },
         ];
-        let mut m = MarkovRate::new(states, Rng::for_component(1, 2));
+        let mut m = MarkovRate::new(states, false, Rng::for_component(1, 2));
         // Send 1000-byte packets back to back for a long time: the mean rate is 4 Mbit/s.
         let mut t = 0;
         let n = 200_000u64;
@@ -141,7 +160,7 @@ mod tests {
             t = m.finish_time(t, 1000);
         }
         let rate = (n * 8000) as f64 / (t as f64 / 1e9);
-        let expected = RateConfig::Markov { states: m.states.clone() }.mean_rate_bps();
+        let expected = RateConfig::Markov { states: m.states.clone(), stationary_start: false }.mean_rate_bps();
         assert_eq!(expected, 4e6);
         assert!((rate - expected).abs() < 0.02 * expected, "{rate}");
     }
@@ -149,8 +168,27 @@ mod tests {
     #[test]
     fn exact_within_one_state() {
         let states = vec![RateState { rate_bps: 12_000_000, mean_holding_ns: u64::MAX / 4 }];
-        let mut m = MarkovRate::new(states, Rng::for_component(1, 2));
+        let mut m = MarkovRate::new(states, false, Rng::for_component(1, 2));
         assert_eq!(m.finish_time(0, 1500), 1_000_000);
         assert_eq!(m.finish_time(5_000_000, 1500), 6_000_000);
+    }
+
+    #[test]
+    fn a_stationary_start_draws_the_first_state_by_its_share_of_time() {
+        let states = vec![
+            RateState { rate_bps: 384_000, mean_holding_ns: 1_000_000_000 },
+            RateState { rate_bps: 128_000, mean_holding_ns: 3_000_000_000 },
+        ];
+        let n = 20_000u64;
+        let mut in_second = 0;
+        for seed in 0..n {
+            let first = MarkovRate::new(states.clone(), false, Rng::for_component(seed, 4));
+            assert_eq!(first.state, 0);
+            let m = MarkovRate::new(states.clone(), true, Rng::for_component(seed, 4));
+            in_second += (m.state == 1) as u64;
+        }
+        // The second state holds 3/4 of the time: binomial sd over 20,000 draws is 0.003.
+        let share = in_second as f64 / n as f64;
+        assert!((share - 0.75).abs() < 0.015, "{share}");
     }
 }
