@@ -282,18 +282,11 @@ impl Scoreboard {
     /// included, which is then due to be sent again (RACK, Linux
     /// tcp_mark_skb_lost). True if it was not already lost.
     pub fn mark_transmission_lost(&mut self, seq: u64) -> bool {
-        let s = &mut self.segs[(seq - self.una) as usize];
+        let s = self.get(seq);
         if s.has(SACKED) || (s.has(LOST) && !s.has(RETRANS)) {
             return false;
         }
-        if s.has(RETRANS) {
-            s.flags &= !RETRANS;
-            self.retrans_out -= 1;
-        }
-        if !s.has(LOST) {
-            s.flags |= LOST;
-            self.lost_out += 1;
-        }
+        self.set_lost(seq);
         self.lost_pending += 1;
         self.retransmit_hint = self.retransmit_hint.min(seq);
         true
@@ -357,20 +350,25 @@ impl Scoreboard {
         self.segs.iter().any(|s| s.has(EVER_RETRANS))
     }
 
+    /// Segment `seq` is lost, and a retransmission of it in flight no longer
+    /// counts as in flight (Linux tcp_mark_skb_lost's flag updates).
+    fn set_lost(&mut self, seq: u64) {
+        let s = &mut self.segs[(seq - self.una) as usize];
+        if s.has(RETRANS) {
+            s.flags &= !RETRANS;
+            self.retrans_out -= 1;
+        }
+        if !s.has(LOST) {
+            s.flags |= LOST;
+            self.lost_out += 1;
+        }
+    }
+
     /// After a retransmission timeout: every segment not SACKed is lost.
     pub fn mark_all_lost(&mut self) {
         for seq in self.una..self.nxt() {
-            let s = &mut self.segs[(seq - self.una) as usize];
-            if s.has(SACKED) {
-                continue;
-            }
-            if s.has(RETRANS) {
-                s.flags &= !RETRANS;
-                self.retrans_out -= 1;
-            }
-            if !s.has(LOST) {
-                s.flags |= LOST;
-                self.lost_out += 1;
+            if !self.get(seq).has(SACKED) {
+                self.set_lost(seq);
             }
         }
         self.lost_pending = self.lost_out;
