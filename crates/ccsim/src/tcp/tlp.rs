@@ -148,15 +148,21 @@ mod tests {
         assert_eq!(probe_timeout(None, 5, 200 * MS, 1000 * MS), 1000 * MS);
     }
 
+    /// A reno sender with RACK-TLP and a 10,000-byte transfer (10 segments).
+    fn ten_segment_transfer() -> Driver {
+        let mut d = Driver::modern("reno", 10);
+        d.s.cfg.size = Some(10_000);
+        d.s.total_segments = Some(10);
+        d.s.last_segment_payload = 1000;
+        d
+    }
+
     /// A 10-segment transfer with RACK-TLP whose last two segments are
     /// lost: the probe retransmits the last one 2 SRTT after the last ACK,
     /// long before the RTO, and its SACK lets RACK find the other.
     #[test]
     fn a_lost_tail_is_repaired_by_a_probe_not_a_timeout() {
-        let mut d = Driver::modern("reno", 10);
-        d.s.cfg.size = Some(10_000);
-        d.s.total_segments = Some(10);
-        d.s.last_segment_payload = 1000;
+        let mut d = ten_segment_transfer();
         assert_eq!(d.start().len(), 10);
         d.ack(100, 8, &[]);
         let acked_at = d.now;
@@ -179,10 +185,7 @@ mod tests {
     fn a_single_lost_segment_is_probed_when_the_rto_would_fire_and_no_timeout_happens() {
         // One segment out: PTO = 2 SRTT + min RTO (400 ms) is capped by the
         // RTO (300 ms); the probe goes in its place (Linux's single timer).
-        let mut d = Driver::modern("reno", 10);
-        d.s.cfg.size = Some(10_000);
-        d.s.total_segments = Some(10);
-        d.s.last_segment_payload = 1000;
+        let mut d = ten_segment_transfer();
         d.start();
         d.ack(100, 9, &[]);
         let acked_at = d.now;
