@@ -211,8 +211,10 @@ fn hstcp_ab(w: f64) -> (f64, f64) {
 #[test]
 fn highspeed_follows_the_rfc_3649_response_at_large_windows() {
     let r = simulate(
+        // A 16 MB wmem_max: Linux's 4 MB (in skb truesize) holds about 1865
+        // segments, below this path's 2070-segment window at the first loss.
         r#"{"duration": 30, "downlink": {"rate": "200Mbit", "delay": "40ms", "queue": {"size": "0.5bdp"}},
-                        "flows": [{"cc": "highspeed"}]}"#,
+                        "flows": [{"cc": "highspeed", "tcp": {"wmem_max": "16MB"}}]}"#,
     );
     let cwnd = series(&r, 0, "cwnd");
     let ssthresh = series(&r, 0, "ssthresh");

@@ -67,8 +67,10 @@ pub(super) fn check_flow(path: &str, f: &FlowSpec, run: Duration) -> Result<(), 
             return err(p("adv_win_scale"), format!("{scale} is outside -31..31 (Linux tcp_adv_win_scale)"));
         }
     }
-    if t.skb_overhead.0 > 65_536 {
-        return err(p("skb_overhead"), format!("{} bytes is more than 64 KB per segment", t.skb_overhead.0));
+    for (field, overhead) in [("skb_overhead", t.skb_overhead), ("snd_skb_overhead", t.snd_skb_overhead)] {
+        if overhead.0 > 65_536 {
+            return err(p(field), format!("{} bytes is more than 64 KB per segment", overhead.0));
+        }
     }
     if t.rmem_max.0 < t.mss as u64 || t.rmem_default.0 < t.mss as u64 || t.wmem_max.0 < t.mss as u64 {
         return err(p("rmem_max"), "buffer limits must hold at least one segment");

@@ -439,11 +439,16 @@ pub struct TcpSpec {
     /// payload (skb truesize overhead); 0: payload only.
     #[serde(default = "d_zero_bytes")]
     pub skb_overhead: Bytes,
-    /// Send buffer: bytes, or "auto" (grows with cwnd up to wmem_max).
+    /// Send buffer: payload bytes, or "auto" (grows with cwnd up to wmem_max).
     #[serde(default = "d_auto")]
     pub snd_buf: BufferSpec,
     #[serde(default = "d_wmem_max")]
     pub wmem_max: Bytes,
+    /// Bytes each segment takes in the automatic send buffer beyond its
+    /// payload (Linux counts skb truesize against tcp_wmem; 800 measured on
+    /// Linux 6.18 with one segment per skb); 0: payload only.
+    #[serde(default = "d_snd_skb_overhead")]
+    pub snd_skb_overhead: Bytes,
     /// Pace transmissions (Linux: rate = 2x cwnd/srtt in slow start, 1.2x after).
     /// Algorithms that need pacing (bbr) turn it on themselves.
     #[serde(default)]
@@ -492,6 +497,9 @@ fn d_rmem_max() -> Bytes {
 }
 fn d_wmem_max() -> Bytes {
     Bytes(4_194_304)
+}
+fn d_snd_skb_overhead() -> Bytes {
+    Bytes(800)
 }
 
 impl Default for TcpSpec {

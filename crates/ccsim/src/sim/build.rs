@@ -77,6 +77,7 @@ pub(super) fn make_flow(
             BufferSpec::Auto(_) => None,
         },
         wmem_max: t.wmem_max.0,
+        snd_skb_overhead: t.snd_skb_overhead.0,
         start: spec.start.ns(),
         stop: spec.stop.map(|d| d.ns()),
         size: spec.size.map(|b| b.0),

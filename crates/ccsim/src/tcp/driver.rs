@@ -53,6 +53,7 @@ impl Driver {
             max_rto: 120_000 * NS_PER_MS,
             snd_buf: None,
             wmem_max: 4 << 20,
+            snd_skb_overhead: 0,
             start: 0,
             stop: None,
             size: None,

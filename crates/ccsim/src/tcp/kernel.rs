@@ -214,8 +214,10 @@ pub const NOT_MODELLED: &[(&str, &str)] = &[
     ),
     (
         "sender buffer accounting",
-        "a fixed snd_buf counts payload only (Linux counts skb truesize: a locked 16 KB SO_SNDBUF holds about 7 \
-         segments); the automatic buffer is the same in segments (tcp_new_space: twice the window, up to wmem_max)",
+        "the automatic buffer counts each segment's truesize (payload + snd_skb_overhead) and grows to twice the \
+         window's, up to wmem_max; Linux 3.14+ (tcp_sndbuf_expand) reserves a power-of-two rounding of it per \
+         segment (4352 bytes for a 1448-byte MSS), so it reaches wmem_max at a smaller window; a fixed snd_buf \
+         counts payload only (Linux doubles SO_SNDBUF and counts truesize: a locked 16 KB holds about 7 segments)",
     ),
     ("window_clamp", "before 4.x autotuning also clamped the window to twice the last RTT's data; not modelled"),
     ("initial receive window", "4 segments before 2.6.39, 10 after; ccbench offers about 64 KB (4.19+)"),
