@@ -48,7 +48,7 @@ def test_expansion_gives_ordinary_fields_and_explicit_fields_win():
     rates = [state["rate"] for state in s["downlink"]["rate_process"]["states"]]
     assert rates == ["345.6kbit", "115.2kbit", "57.6kbit"] and s["downlink"]["delay"] == "200ms"
     assert s["downlink"]["arq"] == {"max_retries": 4, "retry_delay": "80ms", "in_order": True}
-    assert s["downlink"]["outage_process"]["mean_interval"] == "12s" and "outage_process" not in s["uplink"]
+    assert s["downlink"]["outage_process"]["mean_interval"] == "14s" and "outage_process" not in s["uplink"]
     assert s["uplink"]["rate"] == "57.6kbit"
     # A scenario without a profile is untouched.
     plain = {"duration": 1, "downlink": {"rate": 5}, "flows": []}
@@ -250,11 +250,17 @@ def test_umts_has_channel_losses_arq_retries_and_outage_timeouts():
         down = list(links["link"]).index("downlink")
         assert links["channel_losses"][down] > 50 and links["arq_retries"][down] > 50
         assert links["channel_losses"][1 - down] > 0  # the uplink (ACKs) has RLC too
-        assert links["residual_losses"][down] <= links["channel_losses"][down] // 100
-        with_outages.append((int(links["outages"][down]), int(r["flows"]["timeouts"][0])))
+        # Each stall resets the RLC, losing at most what the 30 KB buffer held (21 packets).
+        outages_here = int(links["outages"][down])
+        assert 0 < links["residual_losses"][down] <= 21 * outages_here
+        with_outages.append((outages_here, int(r["flows"]["timeouts"][0])))
         raw = expand(base)
         del raw["downlink"]["outage_process"]
-        without.append(int(_run(raw)["flows"]["timeouts"][0]))
+        calm = _run(raw)
+        # Without stalls, RLC ARQ leaves the study's residual loss below 1%.
+        calm_links = calm["links"]
+        assert calm_links["residual_losses"][down] <= calm_links["channel_losses"][down] // 100
+        without.append(int(calm["flows"]["timeouts"][0]))
     outages = sum(o for o, _ in with_outages) / len(with_outages)
     timeouts = sum(t for _, t in with_outages) / len(with_outages)
     # The study: about five non-congestion timeouts per 100 s on the downlink.
