@@ -76,7 +76,7 @@ def test_kernels_lists_each_preset_with_what_it_sets_and_its_source(runner):
         assert k["name"] in result.stdout
     assert "init_cwnd = 3" in result.stdout and "tcp_init_cwnd" in result.stdout
     # The old releases turn RACK-TLP off; what no preset models is listed.
-    assert "rack = false" in result.stdout and "early retransmit" in result.stdout
+    assert "rack = false" in result.stdout and "early_retrans = true" in result.stdout and "FACK" in result.stdout
 
 
 def test_a_kernel_preset_reaches_the_core_with_its_initial_window():

@@ -34,6 +34,7 @@ FIXED_IN_KERNEL = {
     "rack": (True, "Linux 4.18+ detects SACK losses with RACK (net.ipv4.tcp_recovery is not set per run)"),
     "tlp": (True, "Linux 3.10+ sends tail loss probes (net.ipv4.tcp_early_retrans is not set per run)"),
     "rto_style": ("linux", "the kernel computes the RTO its own way"),
+    "early_retrans": (False, "Linux 4.11+ has no early retransmit (RACK finds those losses)"),
     "snd_skb_overhead": (800, "the kernel charges its own skb truesize to the send buffer"),
 }
 #: TCP settings the kernel applies per namespace: flows sending from one namespace must agree.

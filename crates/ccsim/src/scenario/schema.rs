@@ -423,6 +423,12 @@ pub struct TcpSpec {
     /// about two SRTTs after the ACKs stop instead of waiting for the RTO.
     #[serde(default = "yes")]
     pub tlp: bool,
+    /// RFC 5827 early retransmit with Linux's RTT/4 delay (tcp_early_retrans
+    /// = 2, Linux 3.5 to 4.10): with fewer than four segments out, the first
+    /// is retransmitted once all the others are SACKed or duplicate-ACKed.
+    /// Off by default: Linux 4.11+ finds those losses with RACK.
+    #[serde(default)]
+    pub early_retrans: bool,
     /// Receive buffer: bytes, or "auto" (Linux autotuning from rmem_default up to rmem_max).
     #[serde(default = "d_auto")]
     pub rcv_buf: BufferSpec,

@@ -58,6 +58,7 @@ pub(super) fn make_flow(
         prr: t.prr,
         rack: t.rack,
         tlp: t.tlp,
+        early_retrans: t.early_retrans,
         pacing: t.pacing,
         ecn: t.ecn || algorithm.needs_ecn(),
         frto: match t.frto {

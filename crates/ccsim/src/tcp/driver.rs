@@ -44,6 +44,7 @@ impl Driver {
             prr: true,
             rack: false,
             tlp: false,
+            early_retrans: false,
             pacing: false,
             ecn: false,
             frto: super::frto::FrtoVariant::Off,

@@ -169,6 +169,11 @@ pub const PRESETS: &[KernelPreset] = &[
             v("prr", Bool(true), "tcp_input.c tcp_update_cwnd_in_recovery (PRR since 3.2)"),
             NO_RACK,
             NO_TLP,
+            v(
+                "early_retrans",
+                Bool(true),
+                "tcp_input.c sysctl_tcp_early_retrans = 2 (3.5: RFC 5827 with the RTT/4 delay, tcp_pause_early_retransmit)",
+            ),
             v("rmem_default", Int(87_380), "tcp.c tcp_init sysctl_tcp_rmem[1] = 87380"),
             v("rmem_max", Int(6_291_456), "tcp.c tcp_init sysctl_tcp_rmem[2] = max(87380, min(6 MB, limit))"),
             WMEM_MAX_4MB,
@@ -192,10 +197,6 @@ pub const NOT_MODELLED: &[(&str, &str)] = &[
         "F-RTO response and undo moderation",
         "the presets before 3.10 run RFC 4138 F-RTO with its default rate-halving response (sysctl_tcp_frto_response \
          0); the other responses, and 2.6's tcp_moderate_cwnd after an undo, are not modelled",
-    ),
-    (
-        "early retransmit",
-        "RFC 5827 (tcp_early_retrans, 3.5 to 4.10): 3.5's lowered DupThresh for small flights is not modelled",
     ),
     ("TLP and DSACK", "6.x ends a probe's episode when a DSACK shows both copies arrived; ccbench does not"),
     ("RACK with DupThresh", "4.4 to 4.17 ran RACK beside DupThresh marking; ccbench's RACK is 4.18+'s, alone"),

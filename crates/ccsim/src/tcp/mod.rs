@@ -4,6 +4,7 @@ pub mod chrono;
 #[cfg(test)]
 pub mod driver;
 pub mod dsack;
+pub mod early_retransmit;
 pub mod frto;
 pub mod kernel;
 pub mod rack;

@@ -15,6 +15,7 @@
 //! 6675, with PRR, as Linux); without SACK they differ in what a partial ACK
 //! does. `SlowStart` (Tahoe) applies with and without SACK.
 
+use super::early_retransmit::EarlyRetransmitDecision;
 use super::frto::{AckFlags, FrtoVariant};
 use super::sender::Sender;
 use crate::cc::{CaEvent, CaState, INFINITE_SSTHRESH};
@@ -145,14 +146,13 @@ impl Sender {
         // RFC 4138 F-RTO runs; without SACK, more duplicate ACKs than the
         // reordering degree).
         if matches!(self.ca_state, CaState::Open | CaState::Disorder | CaState::Cwr) && self.frto.counter == 0 {
-            let loss = if self.cfg.sack { self.sb.lost_out > 0 } else { self.sb.sacked_out >= self.sb.reordering };
+            let mut loss = if self.cfg.sack { self.sb.lost_out > 0 } else { self.sb.sacked_out >= self.sb.reordering };
+            if !loss && self.check_early_retransmit(now) == EarlyRetransmitDecision::Recover {
+                self.mark_head_lost();
+                loss = true;
+            }
             if loss {
-                if self.recovery == RecoveryPolicy::SlowStart {
-                    self.enter_loss(now);
-                    self.stats.fast_recoveries += 1;
-                } else {
-                    self.enter_recovery(now);
-                }
+                self.start_loss_episode(now);
                 return;
             }
             // RFC 3168 6.1.2: at most one reduction per window: an ECE that only
@@ -229,6 +229,17 @@ impl Sender {
         self.episode.halving_cnt = 0;
         let c = self.conn(now);
         self.w.ssthresh = self.cc.ssthresh(&self.w, &c);
+    }
+
+    /// A loss episode starts: fast recovery, or slow start for the
+    /// algorithms that recover that way.
+    pub(super) fn start_loss_episode(&mut self, now: Nanos) {
+        if self.recovery == RecoveryPolicy::SlowStart {
+            self.enter_loss(now);
+            self.stats.fast_recoveries += 1;
+        } else {
+            self.enter_recovery(now);
+        }
     }
 
     pub(super) fn enter_recovery(&mut self, now: Nanos) {

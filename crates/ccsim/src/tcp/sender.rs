@@ -29,6 +29,7 @@
 
 use super::chrono::{Chrono, Limit};
 use super::dsack::first_block_is_dsack;
+use super::early_retransmit::EarlyRetransmit;
 use super::frto::{AckFlags, FrtoState, FrtoVariant};
 use super::rack::Rack;
 use super::rate::RateSampler;
@@ -51,6 +52,8 @@ pub struct SenderConfig {
     pub rack: bool,
     /// Tail loss probes for SACK flows (RFC 8985; Linux 3.10+).
     pub tlp: bool,
+    /// RFC 5827 early retransmit with Linux's delay (3.5 to 4.10).
+    pub early_retrans: bool,
     pub pacing: bool,
     pub ecn: bool,
     /// F-RTO after a retransmission timeout, as a Linux release ran it.
@@ -138,6 +141,7 @@ pub struct Sender {
     pub(super) rack: Rack,
     /// Tail loss probe state and its timer.
     pub(super) tlp: Tlp,
+    pub(super) early_retransmit: EarlyRetransmit,
     /// Time the last byte of a transfer was ACKed (file transfers).
     pub completed_at: Option<Nanos>,
     pub stats: SenderStats,
@@ -190,6 +194,7 @@ impl Sender {
             rto_at: None,
             rack: Rack::default(),
             tlp: Tlp::default(),
+            early_retransmit: EarlyRetransmit::default(),
             completed_at: None,
             stats: SenderStats::default(),
             chrono: Chrono::default(),
@@ -264,6 +269,7 @@ impl Sender {
         }
         consider(self.tlp.timer_at);
         consider(self.rack.timer_at);
+        consider(self.early_retransmit.timer_at);
         t
     }
 
@@ -290,6 +296,9 @@ impl Sender {
         }
         if self.rack.timer_at.is_some_and(|t| now >= t) {
             self.on_reordering_timeout(now);
+        }
+        if self.early_retransmit.timer_at.is_some_and(|t| now >= t) {
+            self.on_early_retransmit_timer(now);
         }
         self.send(now, out);
     }
@@ -503,6 +512,11 @@ impl Sender {
         self.stats.acks_received += 1;
         if ack.seq > self.sb.nxt() || !self.started {
             return;
+        }
+        if ack.seq >= self.sb.una() {
+            // Linux tcp_ack: an ACK ends a delayed early retransmit's wait
+            // (tcp_rearm_rto); the checks below may start another.
+            self.early_retransmit.timer_at = None;
         }
         self.rwnd = ack.window;
         if self.cfg.timestamps && ack.ts_val > 0 {
