@@ -1,10 +1,11 @@
 //! Time series sampled at a fixed interval: per flow the kernel-style
 //! variables (as tcp_probe / TCP_INFO show them), a row only when something
 //! changed, and beside it the algorithm's own state as a long table
-//! (`cc_state`: one row per series row and state variable, so every run's
-//! tables have the same columns whatever its algorithms); per link the queue
-//! and its counters, a row every sample. Sampling allocates nothing per row
-//! beyond the columns' growth.
+//! (`cc_state`: at a series row, one row per state variable whose value
+//! changed since the flow's previous series row, every variable at its
+//! first; so every run's tables have the same columns whatever its
+//! algorithms); per link the queue and its counters, a row every sample.
+//! Sampling allocates nothing per row beyond the columns' growth.
 
 use super::table::{Column, Table};
 use crate::cc::{StateKind, StateOut, StateValue, StateVar, INFINITE_SSTHRESH};
@@ -136,7 +137,7 @@ pub struct FlowSeries {
     pacing_rate_bps: Vec<f64>,
     rwnd_bytes: Vec<u64>,
     /// The `cc_state` table: per series row, one row per state variable of
-    /// the flow's algorithm.
+    /// the flow's algorithm that changed since the flow's previous row.
     state: StateRows,
     tracks: Vec<FlowTrack>,
     /// Per flow (compact, as the quiet flows of a sample touch nothing
@@ -145,13 +146,15 @@ pub struct FlowSeries {
     held_t: Vec<Option<f64>>,
     active: Vec<bool>,
     /// Per flow, flat: each state variable, its code in `var_names`, where
-    /// its mode names' codes start in `label_codes`, its last written value
-    /// and this sample's value.
+    /// its mode names' codes start in `label_codes`, its value at the flow's
+    /// last series row, this sample's value, and the value of its last
+    /// `cc_state` row (None before the flow's first row).
     cc_vars: Vec<StateVar>,
     cc_var_code: Vec<u32>,
     cc_label_start: Vec<usize>,
     cc_last: Vec<StateValue>,
     cc_current: Vec<StateValue>,
+    cc_written: Vec<Option<StateValue>>,
     /// The values of one sample (reused).
     cc_values: Vec<StateValue>,
     /// Flows whose row this sample writes (reused).
@@ -204,6 +207,7 @@ impl FlowSeries {
                 let unknown = if v.is_mode() { StateValue::Mode("") } else { StateValue::Number(f64::NAN) };
                 s.cc_last.push(unknown);
                 s.cc_current.push(unknown);
+                s.cc_written.push(None);
             }
             s.tracks.push(FlowTrack { cc_start, cc_len: vars.len(), last: None, current: KernelRow::default() });
             s.held_t.push(None);
@@ -280,7 +284,8 @@ impl FlowSeries {
         }
     }
 
-    /// Writes flow `i`'s last row at time `t`.
+    /// Writes flow `i`'s last row at time `t`, and a `cc_state` row for each
+    /// of its state variables whose value is not that of its last one.
     fn write(&mut self, t: f64, i: usize) {
         let track = &self.tracks[i];
         let r = track.last.expect("a flow's row is written after it was sampled");
@@ -302,6 +307,10 @@ impl FlowSeries {
         self.pacing_rate_bps.push(r.pacing_rate_bps);
         self.rwnd_bytes.push(r.rwnd_bytes);
         for k in track.cc_start..track.cc_start + track.cc_len {
+            if self.cc_written[k].is_some_and(|written| same_state(&written, &self.cc_last[k])) {
+                continue;
+            }
+            self.cc_written[k] = Some(self.cc_last[k]);
             let (value, label) = match (self.cc_last[k], self.cc_vars[k].kind) {
                 (StateValue::Number(v), _) => (v, 0),
                 (StateValue::Mode(m), StateKind::Mode { names }) => match names.iter().position(|n| *n == m) {
@@ -514,7 +523,8 @@ mod tests {
         series.sample(2_000_000, false, &mut [true], |_| (&d.s, Some((1, 0))));
         let (table, state) = series.into_tables();
         assert!(table.columns.iter().all(|(name, _)| !name.starts_with("cc_")));
-        assert_eq!(state.rows(), 2 * vars.len());
+        // Every variable at the flow's first row; at its second only those that changed (none here).
+        assert_eq!(state.rows(), vars.len());
         let names = state.texts("var");
         assert_eq!(&names[..vars.len()], vars.iter().map(|v| v.name).collect::<Vec<_>>());
         let mode = names.iter().position(|n| *n == "mode").expect("bbr traces its mode");
@@ -523,6 +533,63 @@ mod tests {
         let gain = names.iter().position(|n| *n == "pacing_gain").expect("bbr traces its pacing gain");
         assert!(state.f64("value")[gain] > 2.0, "startup's gain is 2/ln 2");
         assert_eq!(state.texts("label")[gain], "");
-        assert_eq!(state.f64("t")[vars.len()], 0.002);
+    }
+
+    /// Runs `cc` through slow start, a timeout and more ACKs, sampling after
+    /// each step (a series row every time: delivered bytes grow); returns
+    /// the tables and the algorithm's state at each row, as its `state()`
+    /// gave it.
+    fn sampled_state(cc: &str) -> (Table, Table, Vec<Vec<StateValue>>) {
+        let mut d = Driver::new(cc, 10);
+        d.start();
+        let vars = d.s.algorithm().info().state;
+        let mut series = FlowSeries::new(std::iter::once(vars));
+        let mut expected = Vec::new();
+        for step in 0..20u64 {
+            match step {
+                0 => {}
+                6 => drop(d.timeout()),
+                k if k < 6 => drop(d.ack(10, k, &[])),
+                k => drop(d.ack(10, k - 1, &[])),
+            }
+            series.sample(d.now, false, &mut [true], |_| (&d.s, Some((step, 0))));
+            let mut values = Vec::new();
+            d.s.algorithm().state(&mut StateOut::new(vars, &mut values));
+            expected.push(values);
+        }
+        let (table, state) = series.into_tables();
+        (table, state, expected)
+    }
+
+    #[test]
+    fn state_rows_only_on_change_keep_every_value_of_every_series_row() {
+        for cc in ["cubic", "bbr", "vegas"] {
+            let (table, state, expected) = sampled_state(cc);
+            let vars = Driver::new(cc, 10).s.algorithm().info().state;
+            assert_eq!(table.rows(), expected.len());
+            let (t, names, value, label) =
+                (state.f64("t"), state.texts("var"), state.f64("value"), state.texts("label"));
+            assert!(state.rows() > vars.len(), "{cc}: some variable changed after the first row");
+            assert!(state.rows() < table.rows() * vars.len(), "{cc}: unchanged values have no rows");
+            for (k, var) in vars.iter().enumerate() {
+                let rows: Vec<usize> = (0..state.rows()).filter(|&r| names[r] == var.name).collect();
+                assert_eq!(t[rows[0]], table.f64("t")[0], "{cc} {}: every variable at the first row", var.name);
+                for w in rows.windows(2) {
+                    let same = value[w[0]].to_bits() == value[w[1]].to_bits() && label[w[0]] == label[w[1]];
+                    assert!(!same, "{cc} {}: a row only when the value changed", var.name);
+                }
+                // The value at each series row: that of the variable's latest row at or before it.
+                for (row, values) in expected.iter().enumerate() {
+                    let at = table.f64("t")[row];
+                    let r = *rows.iter().rev().find(|&&r| t[r] <= at).expect("a row at or before");
+                    match values[k] {
+                        StateValue::Number(v) => {
+                            assert_eq!(value[r].to_bits(), v.to_bits(), "{cc} {} at {at}", var.name)
+                        }
+                        StateValue::Mode(m) => assert_eq!(label[r], m, "{cc} {} at {at}", var.name),
+                    }
+                }
+            }
+        }
     }
 }
