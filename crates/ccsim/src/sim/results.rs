@@ -152,18 +152,25 @@ impl World {
         let mut links = links_table(self.link_names.iter().map(String::as_str).zip(self.links.iter()));
         add_link_summary(&mut links, &self.links, &self.flows, &goodput_bps);
 
-        let (series, cc_state) = self.series.into_tables();
+        // The recorders' columns are laid out once the rest of the world (flows, links, packets) is
+        // freed: the rtt table is a copy of its samples, so a big run would otherwise hold the world,
+        // the samples and the table at once, its peak of memory.
+        let (rtt, series) = (std::mem::take(&mut self.rtt), std::mem::take(&mut self.series));
+        let (link_series, link_names) = (std::mem::take(&mut self.link_series), std::mem::take(&mut self.link_names));
+        let (source_series, events) = (std::mem::take(&mut self.source_series), self.events.processed());
+        drop(self);
+        let (series, cc_state) = series.into_tables();
         Results {
             flows,
             series,
             cc_state,
-            rtt: self.rtt.into_table(),
+            rtt: rtt.into_table(),
             links,
-            link_series: self.link_series.into_table(&self.link_names),
+            link_series: link_series.into_table(&link_names),
             sources,
-            source_series: self.source_series.into_table(),
+            source_series: source_series.into_table(),
             pcap,
-            events: self.events.processed(),
+            events,
             duration: end,
         }
     }
