@@ -99,12 +99,11 @@ fn same_state(a: &StateValue, b: &StateValue) -> bool {
     }
 }
 
-/// Per flow: its algorithm's state variables (where in the flat buffers,
-/// and each one's column), the last row written and whether later samples
-/// were the same (held).
+/// Per flow: its algorithm's state variables (and where they start in the
+/// flat buffers) and the last row written.
 struct FlowTrack {
+    vars: &'static [StateVar],
     cc_start: usize,
-    cc_len: usize,
     last: Option<KernelRow>,
     /// This sample's row (between the two passes of `sample`).
     current: KernelRow,
@@ -145,16 +144,13 @@ pub struct FlowSeries {
     /// not written, and whether it was active at its latest sample.
     held_t: Vec<Option<f64>>,
     active: Vec<bool>,
-    /// Per flow, flat: each state variable, its code in `var_names`, where
-    /// its mode names' codes start in `label_codes`, its value at the flow's
-    /// last series row, this sample's value, and the value of its last
-    /// `cc_state` row (None before the flow's first row).
-    cc_vars: Vec<StateVar>,
+    /// Per flow, flat: each state variable's code in `var_names`, where its
+    /// mode names' codes start in `label_codes`, its value at the flow's
+    /// last row and this sample's value.
     cc_var_code: Vec<u32>,
-    cc_label_start: Vec<usize>,
+    cc_label_start: Vec<u32>,
     cc_last: Vec<StateValue>,
     cc_current: Vec<StateValue>,
-    cc_written: Vec<Option<StateValue>>,
     /// The values of one sample (reused).
     cc_values: Vec<StateValue>,
     /// Flows whose row this sample writes (reused).
@@ -193,11 +189,10 @@ impl FlowSeries {
         let mut s = FlowSeries::default();
         s.state.labels.push("");
         for vars in state_vars {
-            let cc_start = s.cc_vars.len();
+            let cc_start = s.cc_last.len();
             for v in vars {
-                s.cc_vars.push(*v);
                 s.cc_var_code.push(code_of(&mut s.state.var_names, v.name));
-                s.cc_label_start.push(s.state.label_codes.len());
+                s.cc_label_start.push(s.state.label_codes.len() as u32);
                 if let StateKind::Mode { names } = v.kind {
                     for name in names {
                         let code = code_of(&mut s.state.labels, name);
@@ -207,9 +202,8 @@ impl FlowSeries {
                 let unknown = if v.is_mode() { StateValue::Mode("") } else { StateValue::Number(f64::NAN) };
                 s.cc_last.push(unknown);
                 s.cc_current.push(unknown);
-                s.cc_written.push(None);
             }
-            s.tracks.push(FlowTrack { cc_start, cc_len: vars.len(), last: None, current: KernelRow::default() });
+            s.tracks.push(FlowTrack { vars, cc_start, last: None, current: KernelRow::default() });
             s.held_t.push(None);
             s.active.push(false);
         }
@@ -251,7 +245,7 @@ impl FlowSeries {
             let alg = sender.algorithm();
             alg.state(&mut StateOut::new(alg.info().state, &mut self.cc_values));
             let track = &mut self.tracks[i];
-            let cc = track.cc_start..track.cc_start + track.cc_len;
+            let cc = track.cc_start..track.cc_start + track.vars.len();
             let same = track.last.is_some_and(|last| last.same_as(&row))
                 && self.cc_values.iter().zip(&self.cc_last[cc.clone()]).all(|(a, b)| same_state(a, b));
             if same && !last_sample {
@@ -269,10 +263,10 @@ impl FlowSeries {
         }
         for &i in &changed {
             let track = &mut self.tracks[i as usize];
+            let first = track.last.is_none();
             track.last = Some(track.current);
-            let cc = track.cc_start..track.cc_start + track.cc_len;
-            self.cc_last[cc.clone()].copy_from_slice(&self.cc_current[cc]);
             self.write(t, i as usize);
+            self.write_state(t, i as usize, first);
         }
         self.changed = changed;
     }
@@ -284,8 +278,7 @@ impl FlowSeries {
         }
     }
 
-    /// Writes flow `i`'s last row at time `t`, and a `cc_state` row for each
-    /// of its state variables whose value is not that of its last one.
+    /// Writes flow `i`'s last row at time `t`.
     fn write(&mut self, t: f64, i: usize) {
         let track = &self.tracks[i];
         let r = track.last.expect("a flow's row is written after it was sampled");
@@ -306,15 +299,23 @@ impl FlowSeries {
         self.ca_state.push(r.ca_state);
         self.pacing_rate_bps.push(r.pacing_rate_bps);
         self.rwnd_bytes.push(r.rwnd_bytes);
-        for k in track.cc_start..track.cc_start + track.cc_len {
-            if self.cc_written[k].is_some_and(|written| same_state(&written, &self.cc_last[k])) {
+    }
+
+    /// Writes flow `i`'s `cc_state` rows at time `t`: one for each state
+    /// variable whose value this sample differs from its last (`all`: every
+    /// one), which it becomes.
+    fn write_state(&mut self, t: f64, i: usize, all: bool) {
+        let track = &self.tracks[i];
+        for (k, var) in (track.cc_start..).zip(track.vars) {
+            let value = self.cc_current[k];
+            if !all && same_state(&value, &self.cc_last[k]) {
                 continue;
             }
-            self.cc_written[k] = Some(self.cc_last[k]);
-            let (value, label) = match (self.cc_last[k], self.cc_vars[k].kind) {
+            self.cc_last[k] = value;
+            let (value, label) = match (value, var.kind) {
                 (StateValue::Number(v), _) => (v, 0),
                 (StateValue::Mode(m), StateKind::Mode { names }) => match names.iter().position(|n| *n == m) {
-                    Some(index) => (index as f64, self.state.label_codes[self.cc_label_start[k] + index]),
+                    Some(index) => (index as f64, self.state.label_codes[self.cc_label_start[k] as usize + index]),
                     None => (f64::NAN, 0),
                 },
                 (StateValue::Mode(_), _) => (f64::NAN, 0),
