@@ -49,6 +49,8 @@ impl World {
     /// The results of a finished run.
     pub fn results(mut self, s: &Scenario) -> Results {
         let end = self.end;
+        // The series' tables first: its per-flow bookkeeping is freed before the flows table is made.
+        let (series, cc_state) = std::mem::take(&mut self.series).into_tables();
         for link in self.links.iter_mut() {
             link.sync(end);
         }
@@ -155,11 +157,10 @@ impl World {
         // The recorders' columns are laid out once the rest of the world (flows, links, packets) is
         // freed: the rtt table is a copy of its samples, so a big run would otherwise hold the world,
         // the samples and the table at once, its peak of memory.
-        let (rtt, series) = (std::mem::take(&mut self.rtt), std::mem::take(&mut self.series));
+        let rtt = std::mem::take(&mut self.rtt);
         let (link_series, link_names) = (std::mem::take(&mut self.link_series), std::mem::take(&mut self.link_names));
         let (source_series, events) = (std::mem::take(&mut self.source_series), self.events.processed());
         drop(self);
-        let (series, cc_state) = series.into_tables();
         Results {
             flows,
             series,
