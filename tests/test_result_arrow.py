@@ -13,7 +13,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 from ccbench import _ccsim, run_files
-from ccbench.run_result import TABLES, Result, interval_rates_per_flow
+from ccbench.run_result import TABLES, Result, cc_state_wide, interval_rates_per_flow
 from ccbench.scenario import load
 
 
@@ -93,6 +93,28 @@ def test_interval_rates_per_flow_follow_each_flow_through_interleaved_rows():
         expected[1:] = np.diff(counter[rows]) * 8 / np.diff(t[rows])
         np.testing.assert_allclose(got[rows], expected, rtol=1e-12)
     assert interval_rates_per_flow(np.array([], dtype=np.uint32), np.array([]), np.array([])).shape == (0,)
+
+
+def test_the_wide_state_holds_each_value_until_its_next_change_even_a_nan():
+    """cc_state has a row only when a variable changed: the wide layout at a
+    series row takes each variable's latest row at or before it, a NaN
+    value included (a change to NaN is not filled over)."""
+    nan = float("nan")
+    rows = [(1.0, 0, "x", 5.0, ""), (1.0, 0, "m", 0.0, "a"), (1.0, 1, "y", 7.0, "")]
+    rows += [(2.0, 0, "m", 1.0, "b"), (3.0, 0, "x", nan, "")]
+    t, flow, var, value, label = zip(*rows)
+    long = pd.DataFrame({"t": t, "flow": np.array(flow, dtype=np.uint32), "var": var, "value": value, "label": label})
+    series = pd.DataFrame(
+        {"t": [1.0, 1.0, 1.0, 2.0, 2.0, 3.0, 4.0], "flow": np.array([0, 1, 2, 0, 1, 0, 0], np.uint32)}
+    )
+    wide = cc_state_wide(long, at=series)
+    assert list(zip(wide["t"], wide["flow"])) == [(1.0, 0), (1.0, 1), (2.0, 0), (2.0, 1), (3.0, 0), (4.0, 0)]
+    np.testing.assert_array_equal(wide["cc_x"], [5.0, nan, 5.0, nan, nan, nan])
+    assert list(wide["cc_m"]) == ["a", "", "b", "", "b", "b"]
+    np.testing.assert_array_equal(wide["cc_y"], [nan, 7.0, nan, 7.0, nan, nan])
+    # Without the series: a row per (t, flow) that has a state row.
+    assert list(zip(cc_state_wide(long)["t"], cc_state_wide(long)["flow"])) == [(1.0, 0), (1.0, 1), (2.0, 0), (3.0, 0)]
+    assert list(cc_state_wide(long)["cc_m"]) == ["a", "", "b", "b"]
 
 
 def test_saved_text_columns_are_text_even_without_rows(tmp_path, small_scenario):

@@ -115,15 +115,20 @@ def test_algorithm_state_is_a_long_table_beside_the_series(tmp_path):
     assert "probe_bw" in set(modes["label"])
     names = ["startup", "drain", "probe_bw", "probe_rtt"]
     assert [names[int(v)] for v in modes["value"]] == list(modes["label"])
-    # One state row per series row and variable: bbr's rows are at its series' times.
-    assert list(modes["t"]) == list(r.series[r.series["flow"] == 0]["t"])
+    # A state row when the value changed: bbr's mode rows are at some of its series' times, each a new mode.
+    series_t = list(r.series[r.series["flow"] == 0]["t"])
+    assert set(modes["t"]) <= set(series_t) and modes["t"].iloc[0] == series_t[0]
+    assert (modes["label"].astype(str).to_numpy()[1:] != modes["label"].astype(str).to_numpy()[:-1]).all()
     assert "mode" not in set(s[s["flow"] == 1]["var"]) and "wmax" in set(s[s["flow"] == 1]["var"])
     assert set(s[s["var"] == "btl_bw_bps"]["label"]) == {""}
     wide = r.state()
     assert {"t", "flow", "cc_mode", "cc_btl_bw_bps", "cc_wmax"} <= set(wide.columns)
     assert wide["cc_btl_bw_bps"].dtype == np.float64
     assert set(wide[wide["flow"] == 1]["cc_mode"]) == {""}
-    assert list(r.state(flow=0)["cc_mode"]) == list(modes["label"])
+    # Wide, a row per series row: each the mode of the latest change at or before it.
+    assert list(r.state(flow=0)["t"]) == series_t
+    latest = np.searchsorted(modes["t"].to_numpy(), series_t, side="right") - 1
+    assert list(r.state(flow=0)["cc_mode"]) == list(modes["label"].astype(str).to_numpy()[latest])
     back = run_files.load(run_files.save(r, tmp_path / "run"))
     assert back.state().equals(wide)
     assert list(back.cc_state["label"].astype(str)) == list(s["label"].astype(str))

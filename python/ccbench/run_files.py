@@ -5,7 +5,7 @@ Layout of a run directory:
     meta.json            schema_version, ccbench_version, seed, scenario (normalized), events, duration_s, pcap
     flows.parquet/.csv   per-flow summary with metrics
     series.parquet/.csv  sampled time series (the same columns for every algorithm)
-    cc_state.parquet     the algorithms' own state at the series' rows, long: t, flow, var, value, label
+    cc_state.parquet     the algorithms' own state where it changed, long: t, flow, var, value, label
     rtt.parquet          per-ACK RTT samples
     links.parquet/.csv   per-link counters, capacity, utilization
     link_series.parquet  sampled link state

@@ -247,28 +247,39 @@ def arrow_link_summary(links: pa.Table, flows: pd.DataFrame, scenario: dict) -> 
     return links
 
 
-def cc_state_wide(cc_state) -> pd.DataFrame:
+def cc_state_wide(cc_state, at=None) -> pd.DataFrame:
     """The long `cc_state` table (t, flow, var, value, label: a DataFrame or
-    Arrow table) in the wide layout: a row per (t, flow) that has state, and
-    a column `cc_<var>` per variable (the prefix keeps them apart from the
-    series' columns when joined on t and flow): a number's value (NaN for
-    flows whose algorithm has no such variable), a mode's label ("" likewise).
-    A variable is a mode when any of its rows has a label."""
+    Arrow table; a row when a variable's value changed, every variable at a
+    flow's first series row) in the wide layout: a row per (t, flow) of `at`
+    (a DataFrame with `t` and `flow`, e.g. the series; flows without state
+    left out), or without `at` per (t, flow) that has a state row; and a
+    column `cc_<var>` per variable (the prefix keeps them apart from the
+    series' columns when joined on t and flow): its value at that time, the
+    value of the flow's latest row of it at or before then: a number (NaN
+    for flows whose algorithm has no such variable), a mode's label (""
+    likewise). A variable is a mode when any of its rows has a label."""
     s = cc_state if isinstance(cc_state, pd.DataFrame) else as_arrow(cc_state).to_pandas()
     if s.empty:
         return pd.DataFrame({"t": pd.Series(dtype=float), "flow": pd.Series(dtype=np.uint32)})
+    s = s.sort_values("t", kind="stable")
     var = s["var"].astype(str).to_numpy()
     label = s["label"].astype(str).to_numpy()
     order = list(dict.fromkeys(var))
     modes = set(var[label != ""])
-    keys = pd.MultiIndex.from_frame(s[["t", "flow"]])
-    rows = keys.unique().sort_values()
+    keys = s[["t", "flow"]] if at is None else at.loc[np.isin(at["flow"], s["flow"].unique()), ["t", "flow"]]
+    rows = pd.MultiIndex.from_frame(keys).unique().sort_values()
+    wanted = pd.DataFrame({"t": rows.get_level_values("t"), "flow": rows.get_level_values("flow")})
     out = {}
     for name in order:
         pick = var == name
-        cells = pd.Series(label[pick] if name in modes else s["value"].to_numpy()[pick], index=keys[pick])
-        cells = cells[~cells.index.duplicated(keep="last")].reindex(rows)
-        out[f"cc_{name}"] = cells.fillna("").to_numpy(dtype=object) if name in modes else cells.to_numpy(dtype=float)
+        cells = s.loc[pick, ["t", "flow"]].assign(cell=np.arange(pick.sum()))
+        latest = pd.merge_asof(wanted, cells, on="t", by="flow", direction="backward")["cell"]
+        found = latest.notna().to_numpy()
+        cell = latest.fillna(0).to_numpy(dtype=np.int64)
+        if name in modes:
+            out[f"cc_{name}"] = np.where(found, label[pick][cell], "").astype(object)
+        else:
+            out[f"cc_{name}"] = np.where(found, s["value"].to_numpy()[pick][cell], np.nan)
     wide = pd.DataFrame(out)
     wide.insert(0, "flow", rows.get_level_values("flow").to_numpy())
     wide.insert(0, "t", rows.get_level_values("t").to_numpy())
@@ -289,8 +300,8 @@ class Result:
     """One run. Tables: `flows` (per-flow summary with metrics), `series`
     (sampled kernel-style variables plus interval goodput/throughput: the
     same columns for every algorithm), `cc_state` (the algorithms' own state
-    beside the series rows, long: t, flow, var, value, label; `state()` gives
-    it wide), `rtt`
+    at the series rows where it changed, long: t, flow, var, value, label;
+    `state()` gives it wide at every series row), `rtt`
     (per-ACK samples), `links` (counters, capacity, utilization),
     `link_series`, `sources` and `source_series` (UDP and background traffic),
     each a pandas DataFrame built the first time it is read; `arrow(name)`:
@@ -433,9 +444,10 @@ class Result:
         return self.meta["scenario"]
 
     def state(self, flow: int | None = None) -> pd.DataFrame:
-        """The algorithms' state in the wide layout (cc_state_wide): t, flow
-        and a `cc_<var>` column per variable; of one flow if `flow` is given."""
-        wide = cc_state_wide(self.arrow("cc_state"))
+        """The algorithms' state in the wide layout (cc_state_wide) at every
+        series row of the flows with state: t, flow and a `cc_<var>` column
+        per variable; of one flow if `flow` is given."""
+        wide = cc_state_wide(self.arrow("cc_state"), at=self.arrow("series").select(["t", "flow"]).to_pandas())
         return wide if flow is None else wide[wide["flow"] == flow].reset_index(drop=True)
 
     def jain_index(self, link: str | None = None) -> float:

@@ -23,7 +23,8 @@ struct FlowSamples {
     rng: Rng,
 }
 
-/// The RTT samples of every flow.
+/// The RTT samples of every flow (the default: of no flow).
+#[derive(Default)]
 pub struct RttSamples {
     /// At most this many per flow (None: all; Some(0): none).
     per_flow: Option<u64>,

@@ -1,10 +1,11 @@
 //! Time series sampled at a fixed interval: per flow the kernel-style
 //! variables (as tcp_probe / TCP_INFO show them), a row only when something
 //! changed, and beside it the algorithm's own state as a long table
-//! (`cc_state`: one row per series row and state variable, so every run's
-//! tables have the same columns whatever its algorithms); per link the queue
-//! and its counters, a row every sample. Sampling allocates nothing per row
-//! beyond the columns' growth.
+//! (`cc_state`: at a series row, one row per state variable whose value
+//! changed since the flow's previous series row, every variable at its
+//! first; so every run's tables have the same columns whatever its
+//! algorithms); per link the queue and its counters, a row every sample.
+//! Sampling allocates nothing per row beyond the columns' growth.
 
 use super::table::{Column, Table};
 use crate::cc::{StateKind, StateOut, StateValue, StateVar, INFINITE_SSTHRESH};
@@ -98,12 +99,11 @@ fn same_state(a: &StateValue, b: &StateValue) -> bool {
     }
 }
 
-/// Per flow: its algorithm's state variables (where in the flat buffers,
-/// and each one's column), the last row written and whether later samples
-/// were the same (held).
+/// Per flow: its algorithm's state variables (and where they start in the
+/// flat buffers) and the last row written.
 struct FlowTrack {
+    vars: &'static [StateVar],
     cc_start: usize,
-    cc_len: usize,
     last: Option<KernelRow>,
     /// This sample's row (between the two passes of `sample`).
     current: KernelRow,
@@ -136,7 +136,7 @@ pub struct FlowSeries {
     pacing_rate_bps: Vec<f64>,
     rwnd_bytes: Vec<u64>,
     /// The `cc_state` table: per series row, one row per state variable of
-    /// the flow's algorithm.
+    /// the flow's algorithm that changed since the flow's previous row.
     state: StateRows,
     tracks: Vec<FlowTrack>,
     /// Per flow (compact, as the quiet flows of a sample touch nothing
@@ -144,12 +144,11 @@ pub struct FlowSeries {
     /// not written, and whether it was active at its latest sample.
     held_t: Vec<Option<f64>>,
     active: Vec<bool>,
-    /// Per flow, flat: each state variable, its code in `var_names`, where
-    /// its mode names' codes start in `label_codes`, its last written value
-    /// and this sample's value.
-    cc_vars: Vec<StateVar>,
+    /// Per flow, flat: each state variable's code in `var_names`, where its
+    /// mode names' codes start in `label_codes`, its value at the flow's
+    /// last row and this sample's value.
     cc_var_code: Vec<u32>,
-    cc_label_start: Vec<usize>,
+    cc_label_start: Vec<u32>,
     cc_last: Vec<StateValue>,
     cc_current: Vec<StateValue>,
     /// The values of one sample (reused).
@@ -190,11 +189,10 @@ impl FlowSeries {
         let mut s = FlowSeries::default();
         s.state.labels.push("");
         for vars in state_vars {
-            let cc_start = s.cc_vars.len();
+            let cc_start = s.cc_last.len();
             for v in vars {
-                s.cc_vars.push(*v);
                 s.cc_var_code.push(code_of(&mut s.state.var_names, v.name));
-                s.cc_label_start.push(s.state.label_codes.len());
+                s.cc_label_start.push(s.state.label_codes.len() as u32);
                 if let StateKind::Mode { names } = v.kind {
                     for name in names {
                         let code = code_of(&mut s.state.labels, name);
@@ -205,7 +203,7 @@ impl FlowSeries {
                 s.cc_last.push(unknown);
                 s.cc_current.push(unknown);
             }
-            s.tracks.push(FlowTrack { cc_start, cc_len: vars.len(), last: None, current: KernelRow::default() });
+            s.tracks.push(FlowTrack { vars, cc_start, last: None, current: KernelRow::default() });
             s.held_t.push(None);
             s.active.push(false);
         }
@@ -247,7 +245,7 @@ impl FlowSeries {
             let alg = sender.algorithm();
             alg.state(&mut StateOut::new(alg.info().state, &mut self.cc_values));
             let track = &mut self.tracks[i];
-            let cc = track.cc_start..track.cc_start + track.cc_len;
+            let cc = track.cc_start..track.cc_start + track.vars.len();
             let same = track.last.is_some_and(|last| last.same_as(&row))
                 && self.cc_values.iter().zip(&self.cc_last[cc.clone()]).all(|(a, b)| same_state(a, b));
             if same && !last_sample {
@@ -265,10 +263,10 @@ impl FlowSeries {
         }
         for &i in &changed {
             let track = &mut self.tracks[i as usize];
+            let first = track.last.is_none();
             track.last = Some(track.current);
-            let cc = track.cc_start..track.cc_start + track.cc_len;
-            self.cc_last[cc.clone()].copy_from_slice(&self.cc_current[cc]);
             self.write(t, i as usize);
+            self.write_state(t, i as usize, first);
         }
         self.changed = changed;
     }
@@ -301,11 +299,23 @@ impl FlowSeries {
         self.ca_state.push(r.ca_state);
         self.pacing_rate_bps.push(r.pacing_rate_bps);
         self.rwnd_bytes.push(r.rwnd_bytes);
-        for k in track.cc_start..track.cc_start + track.cc_len {
-            let (value, label) = match (self.cc_last[k], self.cc_vars[k].kind) {
+    }
+
+    /// Writes flow `i`'s `cc_state` rows at time `t`: one for each state
+    /// variable whose value this sample differs from its last (`all`: every
+    /// one), which it becomes.
+    fn write_state(&mut self, t: f64, i: usize, all: bool) {
+        let track = &self.tracks[i];
+        for (k, var) in (track.cc_start..).zip(track.vars) {
+            let value = self.cc_current[k];
+            if !all && same_state(&value, &self.cc_last[k]) {
+                continue;
+            }
+            self.cc_last[k] = value;
+            let (value, label) = match (value, var.kind) {
                 (StateValue::Number(v), _) => (v, 0),
                 (StateValue::Mode(m), StateKind::Mode { names }) => match names.iter().position(|n| *n == m) {
-                    Some(index) => (index as f64, self.state.label_codes[self.cc_label_start[k] + index]),
+                    Some(index) => (index as f64, self.state.label_codes[self.cc_label_start[k] as usize + index]),
                     None => (f64::NAN, 0),
                 },
                 (StateValue::Mode(_), _) => (f64::NAN, 0),
@@ -514,7 +524,8 @@ mod tests {
         series.sample(2_000_000, false, &mut [true], |_| (&d.s, Some((1, 0))));
         let (table, state) = series.into_tables();
         assert!(table.columns.iter().all(|(name, _)| !name.starts_with("cc_")));
-        assert_eq!(state.rows(), 2 * vars.len());
+        // Every variable at the flow's first row; at its second only those that changed (none here).
+        assert_eq!(state.rows(), vars.len());
         let names = state.texts("var");
         assert_eq!(&names[..vars.len()], vars.iter().map(|v| v.name).collect::<Vec<_>>());
         let mode = names.iter().position(|n| *n == "mode").expect("bbr traces its mode");
@@ -523,6 +534,63 @@ mod tests {
         let gain = names.iter().position(|n| *n == "pacing_gain").expect("bbr traces its pacing gain");
         assert!(state.f64("value")[gain] > 2.0, "startup's gain is 2/ln 2");
         assert_eq!(state.texts("label")[gain], "");
-        assert_eq!(state.f64("t")[vars.len()], 0.002);
+    }
+
+    /// Runs `cc` through slow start, a timeout and more ACKs, sampling after
+    /// each step (a series row every time: delivered bytes grow); returns
+    /// the tables and the algorithm's state at each row, as its `state()`
+    /// gave it.
+    fn sampled_state(cc: &str) -> (Table, Table, Vec<Vec<StateValue>>) {
+        let mut d = Driver::new(cc, 10);
+        d.start();
+        let vars = d.s.algorithm().info().state;
+        let mut series = FlowSeries::new(std::iter::once(vars));
+        let mut expected = Vec::new();
+        for step in 0..20u64 {
+            match step {
+                0 => {}
+                6 => drop(d.timeout()),
+                k if k < 6 => drop(d.ack(10, k, &[])),
+                k => drop(d.ack(10, k - 1, &[])),
+            }
+            series.sample(d.now, false, &mut [true], |_| (&d.s, Some((step, 0))));
+            let mut values = Vec::new();
+            d.s.algorithm().state(&mut StateOut::new(vars, &mut values));
+            expected.push(values);
+        }
+        let (table, state) = series.into_tables();
+        (table, state, expected)
+    }
+
+    #[test]
+    fn state_rows_only_on_change_keep_every_value_of_every_series_row() {
+        for cc in ["cubic", "bbr", "vegas"] {
+            let (table, state, expected) = sampled_state(cc);
+            let vars = Driver::new(cc, 10).s.algorithm().info().state;
+            assert_eq!(table.rows(), expected.len());
+            let (t, names, value, label) =
+                (state.f64("t"), state.texts("var"), state.f64("value"), state.texts("label"));
+            assert!(state.rows() > vars.len(), "{cc}: some variable changed after the first row");
+            assert!(state.rows() < table.rows() * vars.len(), "{cc}: unchanged values have no rows");
+            for (k, var) in vars.iter().enumerate() {
+                let rows: Vec<usize> = (0..state.rows()).filter(|&r| names[r] == var.name).collect();
+                assert_eq!(t[rows[0]], table.f64("t")[0], "{cc} {}: every variable at the first row", var.name);
+                for w in rows.windows(2) {
+                    let same = value[w[0]].to_bits() == value[w[1]].to_bits() && label[w[0]] == label[w[1]];
+                    assert!(!same, "{cc} {}: a row only when the value changed", var.name);
+                }
+                // The value at each series row: that of the variable's latest row at or before it.
+                for (row, values) in expected.iter().enumerate() {
+                    let at = table.f64("t")[row];
+                    let r = *rows.iter().rev().find(|&&r| t[r] <= at).expect("a row at or before");
+                    match values[k] {
+                        StateValue::Number(v) => {
+                            assert_eq!(value[r].to_bits(), v.to_bits(), "{cc} {} at {at}", var.name)
+                        }
+                        StateValue::Mode(m) => assert_eq!(label[r], m, "{cc} {} at {at}", var.name),
+                    }
+                }
+            }
+        }
     }
 }

@@ -49,6 +49,8 @@ impl World {
     /// The results of a finished run.
     pub fn results(mut self, s: &Scenario) -> Results {
         let end = self.end;
+        // The series' tables first: its per-flow bookkeeping is freed before the flows table is made.
+        let (series, cc_state) = std::mem::take(&mut self.series).into_tables();
         for link in self.links.iter_mut() {
             link.sync(end);
         }
@@ -152,18 +154,24 @@ impl World {
         let mut links = links_table(self.link_names.iter().map(String::as_str).zip(self.links.iter()));
         add_link_summary(&mut links, &self.links, &self.flows, &goodput_bps);
 
-        let (series, cc_state) = self.series.into_tables();
+        // The recorders' columns are laid out once the rest of the world (flows, links, packets) is
+        // freed: the rtt table is a copy of its samples, so a big run would otherwise hold the world,
+        // the samples and the table at once, its peak of memory.
+        let rtt = std::mem::take(&mut self.rtt);
+        let (link_series, link_names) = (std::mem::take(&mut self.link_series), std::mem::take(&mut self.link_names));
+        let (source_series, events) = (std::mem::take(&mut self.source_series), self.events.processed());
+        drop(self);
         Results {
             flows,
             series,
             cc_state,
-            rtt: self.rtt.into_table(),
+            rtt: rtt.into_table(),
             links,
-            link_series: self.link_series.into_table(&self.link_names),
+            link_series: link_series.into_table(&link_names),
             sources,
-            source_series: self.source_series.into_table(),
+            source_series: source_series.into_table(),
             pcap,
-            events: self.events.processed(),
+            events,
             duration: end,
         }
     }

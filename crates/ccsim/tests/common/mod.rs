@@ -19,16 +19,29 @@ pub fn goodput_bps(r: &Results, i: usize) -> f64 {
     delivered * 8.0 / active
 }
 
-/// The `cc_state` rows of flow `i` for the state variable `var`: (t, value, label).
+/// The state variable `var` of flow `i` at each of the flow's series rows:
+/// (t, value, label), from `cc_state`, which has a row only when the value
+/// changed (the value of the latest row at or before t).
 pub fn state_rows<'a>(r: &'a Results, i: u32, var: &str) -> Vec<(f64, f64, &'a str)> {
     use ccsim::record::table::Column;
     let s = &r.cc_state;
     let (t, value) = (s.f64("t"), s.f64("value"));
     let (vars, labels) = (s.texts("var"), s.texts("label"));
     let Some(Column::U32(flow)) = s.get("flow") else { panic!("no flow column") };
-    let rows: Vec<_> =
-        (0..t.len()).filter(|&k| flow[k] == i && vars[k] == var).map(|k| (t[k], value[k], labels[k])).collect();
     assert!(vars.contains(&var), "no state variable {var} in cc_state");
+    let changes: Vec<usize> = (0..t.len()).filter(|&k| flow[k] == i && vars[k] == var).collect();
+    let Some(Column::U32(series_flow)) = r.series.get("flow") else { panic!("no flow column") };
+    let mut latest = 0;
+    let mut rows = Vec::new();
+    for (&at, _) in r.series.f64("t").iter().zip(series_flow).filter(|(_, f)| **f == i) {
+        while latest + 1 < changes.len() && t[changes[latest + 1]] <= at {
+            latest += 1;
+        }
+        match changes.get(latest) {
+            Some(&k) if t[k] <= at => rows.push((at, value[k], labels[k])),
+            _ => {}
+        }
+    }
     rows
 }
 
