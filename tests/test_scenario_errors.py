@@ -34,6 +34,10 @@ CASES = {
         GOOD.replace('cc = "cubic"', 'cc = "vegas"\ncc_params = { alpha = 2.9 }'),
         ["flows[0].cc_params.alpha", "2.9", "an integer from 0 to 1000"],
     ),
+    "send_buffer_overhead_too_large": (
+        GOOD.replace('cc = "cubic"', 'cc = "cubic"\ntcp = { snd_skb_overhead = "100KB" }'),
+        ["flows[0].tcp.snd_skb_overhead", "100000 bytes", "more than 64 KB per segment"],
+    ),
     "boolean_parameter_not_0_or_1": (
         GOOD.replace('cc = "cubic"', 'cc = "cubic"\ncc_params = { hystart = 0.5 }'),
         ["flows[0].cc_params.hystart", "0.5", "0 or 1"],
