@@ -366,7 +366,7 @@ def _campaign_summary(directory: Path) -> Table:
 
 
 #: What the report needs (matplotlib, scipy): imported while a campaign's workers run.
-REPORT_MODULES = ("ccbench.report",)
+REPORT_MODULES = ("ccbench.report", "scipy.special")
 
 
 def _run_campaign(
