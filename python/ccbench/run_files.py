@@ -142,22 +142,23 @@ def _flow_algorithms(result: Result) -> dict[int, str]:
     return dict(zip(flows["flow"].to_pylist(), flows["cc"].to_pylist()))
 
 
-def run_columns(result: Result, name: str, table: pa.Table) -> dict[str, np.ndarray]:
+def run_columns(result: Result, name: str, table: pa.Table) -> dict[str, pa.Array]:
     """The columns that say which run (and, in PER_FLOW_TABLES, which
-    algorithm) each row of table `name` is from."""
+    algorithm) each row of table `name` is from, built in Arrow (no Python
+    string per row)."""
     n = table.num_rows
     scenario = result.meta.get("scenario") or {}
     columns = {
-        "scenario": np.full(n, str(scenario.get("name", "")), dtype=object),
-        "seed": np.full(n, int(result.meta.get("seed", 0)), dtype=np.int64),
+        "scenario": pa.repeat(pa.scalar(str(scenario.get("name", "")), pa.string()), n),
+        "seed": pa.repeat(pa.scalar(int(result.meta.get("seed", 0)), pa.int64()), n),
     }
     if name in PER_FLOW_TABLES and "flow" in table.column_names:
         background = str((scenario.get("background") or {}).get("cc", ""))
         algorithms = _flow_algorithms(result)
         flows = table["flow"].to_numpy()
         ids = np.unique(flows)
-        names = np.array([algorithms.get(int(i), background) for i in ids], dtype=object)
-        columns["cc"] = names[np.searchsorted(ids, flows)] if n else np.array([], dtype=object)
+        names = pa.array([algorithms.get(int(i), background) for i in ids], pa.string())
+        columns["cc"] = names.take(pa.array(np.searchsorted(ids, flows), pa.int64()))
     return {c: v for c, v in columns.items() if c not in table.column_names}
 
 
@@ -203,12 +204,13 @@ def write_run_table(directory: Path, result: Result, name: str, csv: bool) -> No
     table = result.arrow(name)
     front = run_columns(result, name, table)
     for i, (column, values) in enumerate(front.items()):
-        table = table.add_column(i, column, pa.array(values, pa.string() if values.dtype == object else None))
+        table = table.add_column(i, column, values)
     table = table.replace_schema_metadata(parquet_metadata(result, name))
     atomic_write_bytes(directory / f"{name}.parquet", arrow_parquet_bytes(table))
     if csv:
         df = result.frame(name)
-        atomic_write_bytes(directory / f"{name}.csv", csv_bytes(pd.concat([pd.DataFrame(front), df], axis=1)))
+        front_df = pd.DataFrame({c: v.to_numpy(zero_copy_only=False) for c, v in front.items()})
+        atomic_write_bytes(directory / f"{name}.csv", csv_bytes(pd.concat([front_df, df], axis=1)))
 
 
 def save(result: Result, directory: str | Path, csv: bool = True) -> Path:
