@@ -92,7 +92,8 @@ def test_every_parquet_file_carries_the_run_in_its_metadata(saved_runs):
 
 
 def test_only_text_and_categorical_columns_are_dictionary_encoded(saved_runs):
-    """Numbers are nearly all distinct, so a dictionary would only cost time and bytes."""
+    """Numbers are nearly all distinct, so a dictionary would only cost time and
+    bytes; a table of a few rows (flows) gains nothing from compression either."""
     for name in ("series", "cc_state", "rtt", "flows"):
         meta = pq.ParquetFile(saved_runs / "bbr" / f"{name}.parquet").metadata
         schema = pq.read_schema(saved_runs / "bbr" / f"{name}.parquet")
@@ -100,7 +101,7 @@ def test_only_text_and_categorical_columns_are_dictionary_encoded(saved_runs):
             chunk = meta.row_group(0).column(i)
             field = schema.field(chunk.path_in_schema)
             text = pa.types.is_string(field.type) or pa.types.is_dictionary(field.type)
-            assert chunk.compression == "ZSTD"
+            assert chunk.compression == ("ZSTD" if meta.num_rows >= run_files.COMPRESS_FROM_ROWS else "UNCOMPRESSED")
             if text or not meta.num_rows:
                 continue
             assert not any("DICTIONARY" in e for e in chunk.encodings), (name, field.name, chunk.encodings)
