@@ -47,6 +47,26 @@ def test_tables_are_bit_identical_with_one_and_two_processes(tmp_path):
     assert set(data.index["status"]) == {"done"} and (data.index["completions"] == 1).all()
 
 
+def test_preload_imports_while_the_workers_run_once_they_exist(tmp_path, monkeypatch):
+    """The driver imports what comes next (the report's modules) while it waits,
+    never before the pool has forked (a fork during an import could deadlock a
+    worker); a module that fails to import is left to the caller."""
+    import multiprocessing
+
+    sys.modules.pop("tabnanny", None)
+    workers_at_start = []
+    start = campaign_runner._import_in_background
+
+    def spy(modules):
+        workers_at_start.append(len(multiprocessing.active_children()))
+        return start(modules)
+
+    monkeypatch.setattr(campaign_runner, "_import_in_background", spy)
+    done = campaign_runner.run(SMALL, tmp_path / "c", jobs=2, preload=("no_such_module_for_ccbench", "tabnanny"))
+    assert done.executed == 12 and done.failed == 0
+    assert workers_at_start == [2] and "tabnanny" in sys.modules
+
+
 def ray_or_skip():
     try:
         import ray  # noqa: F401

@@ -25,6 +25,24 @@ def test_options_are_applied_to_the_campaign():
     assert "applied by ccbench compare" in c.text
 
 
+def test_the_driver_forks_its_workers_before_loading_the_report_modules():
+    """Up to the first run the driver works alone: it must not import what
+    only the report needs (matplotlib, scipy; imported while the workers run)."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "import ccbench.cli\n"
+        "from ccbench import compare\n"
+        "from ccbench.campaigns import executors, runner, storage\n"
+        "compare.campaign()\n"
+        "print(sorted({m.split('.')[0] for m in sys.modules} & {'matplotlib', 'scipy'}))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]", done.stdout
+
+
 def test_quick_compare_end_to_end(quick_campaign):
     out, output, algs = quick_campaign
     assert algs == [a["name"] for a in _ccsim.algorithms()]

@@ -1,5 +1,7 @@
 """Plot helpers: hand-checked numbers behind the pictures, and PNG output."""
 
+import io
+
 import numpy as np
 import pandas as pd
 from ccbench import plots
@@ -24,6 +26,22 @@ def test_figures_are_pngs_and_identical_for_identical_data():
     two = plots.png_bytes(plots.bars(table, "algorithm", "goodput", "ci", "Mbit/s", "t", highlight={"a"}))
     assert one[:8] == b"\x89PNG\r\n\x1a\n"
     assert one == two
+
+
+def test_png_is_what_savefig_writes_and_the_figure_keeps_its_dpi():
+    """png_bytes draws once where savefig draws twice (layout, then render): same bytes."""
+    series = pd.DataFrame(
+        {"t": [0.0, 1.0, 2.0] * 2, "flow": [0] * 3 + [1] * 3, "cwnd": [10, 20, 15, 5, 8, 9], "ssthresh": [np.nan] * 6}
+    )
+    flows = pd.DataFrame({"flow": [0, 1], "cc": ["cubic", "bbr"]})
+    one = plots.cwnd_over_time(series, flows, title="cwnd")
+    dpi = one.dpi
+    ours = plots.figure_bytes(one, "png", close=False)
+    assert one.dpi == dpi and dpi != plots.DPI
+    two = plots.cwnd_over_time(series, flows, title="cwnd")
+    buf = io.BytesIO()
+    two.savefig(buf, format="png", dpi=plots.DPI, metadata=plots.PNG_METADATA)
+    assert ours == buf.getvalue()
 
 
 def test_overlapping_labels_are_left_out():

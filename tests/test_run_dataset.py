@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 
 import ccbench
+import pyarrow as pa
 import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 import pytest
@@ -88,6 +89,27 @@ def test_every_parquet_file_carries_the_run_in_its_metadata(saved_runs):
         assert kv[b"ccbench.version"].decode() == ccbench.__version__
         assert int(kv[b"ccbench.seed"]) == 2 and json.loads(kv[b"ccbench.algorithms"]) == ["bbr"]
         assert json.loads(kv[b"ccbench.scenario"]) == meta["scenario"]
+
+
+def test_only_text_and_categorical_columns_are_dictionary_encoded(saved_runs):
+    """Numbers are nearly all distinct, so a dictionary would only cost time and
+    bytes; a table of a few rows (flows) gains nothing from compression either."""
+    for name in ("series", "cc_state", "rtt", "flows"):
+        meta = pq.ParquetFile(saved_runs / "bbr" / f"{name}.parquet").metadata
+        schema = pq.read_schema(saved_runs / "bbr" / f"{name}.parquet")
+        for i in range(meta.num_columns):
+            chunk = meta.row_group(0).column(i)
+            field = schema.field(chunk.path_in_schema)
+            text = pa.types.is_string(field.type) or pa.types.is_dictionary(field.type)
+            assert chunk.compression == ("ZSTD" if meta.num_rows >= run_files.COMPRESS_FROM_ROWS else "UNCOMPRESSED")
+            if text or not meta.num_rows:
+                continue
+            assert not any("DICTIONARY" in e for e in chunk.encodings), (name, field.name, chunk.encodings)
+        dictionary = [c for c in ("scenario", "cc", "var", "label") if c in schema.names]
+        assert dictionary, name
+        for c in dictionary:
+            chunk = meta.row_group(0).column(schema.names.index(c))
+            assert any("DICTIONARY" in e for e in chunk.encodings), (name, c, chunk.encodings)
 
 
 def test_csv_tables_have_the_run_columns_too(saved_runs):

@@ -365,6 +365,10 @@ def _campaign_summary(directory: Path) -> Table:
     return t
 
 
+#: What the report needs (matplotlib, scipy): imported while a campaign's workers run.
+REPORT_MODULES = ("ccbench.report", "scipy.special")
+
+
 def _run_campaign(
     campaign,
     out: Path | None,
@@ -385,7 +389,6 @@ def _run_campaign(
     first runs have finished (ccbench.campaigns.estimate)."""
     from rich.progress import TimeRemainingColumn
 
-    from ccbench import report
     from ccbench.campaigns import runner, storage
 
     out = out or runner.default_out(campaign)
@@ -429,7 +432,11 @@ def _run_campaign(
                     raw, source, text, folder, out, jobs, executor, address, force, max_reps, on_round
                 )
             else:
-                done = runner.run(campaign, out, jobs, executor, address, force, on_progress=on_round(None))
+                done = runner.run(
+                    campaign, out, jobs, executor, address, force, on_progress=on_round(None), preload=REPORT_MODULES
+                )
+            from ccbench import report
+
             rep_task = progress.add_task("building the report", total=1, failed=0)
             path = report.build(out, jobs=jobs, svg=svg)
             progress.advance(rep_task)

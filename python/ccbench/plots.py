@@ -38,12 +38,28 @@ def figure_bytes(fig, fmt: str = "png", close: bool = True) -> bytes:
         raise ValueError(f"plot format {fmt!r}: one of {', '.join(FORMATS)}")
     buf = io.BytesIO()
     if fmt == "png":
-        fig.savefig(buf, format="png", dpi=DPI, metadata=PNG_METADATA)
+        _png_one_draw(fig, buf)
     else:
         fig.savefig(buf, format="svg", metadata=SVG_METADATA)
     if close:
         plt.close(fig)
     return buf.getvalue()
+
+
+def _png_one_draw(fig, buf) -> None:
+    """What fig.savefig(buf, format="png", dpi=DPI) writes, byte for byte, in
+    one draw instead of two: savefig draws a figure with a layout engine
+    (constrained layout) once to lay it out and once more to render it; the
+    canvas's own draw lays out and renders in one pass."""
+    from matplotlib.image import imsave
+
+    dpi = fig.dpi
+    fig.set_dpi(DPI)
+    try:
+        fig.canvas.draw()
+        imsave(buf, fig.canvas.buffer_rgba(), format="png", origin="upper", dpi=DPI, metadata=PNG_METADATA)
+    finally:
+        fig.set_dpi(dpi)
 
 
 def png_bytes(fig) -> bytes:

@@ -21,7 +21,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy import special
 
 
 @dataclass(frozen=True)
@@ -42,7 +41,10 @@ class Summary:
 
 def t_quantile(q: float, df: float) -> float:
     """Quantile of Student's t distribution (scipy.special: much lighter to
-    import than scipy.stats, which matters for a CLI)."""
+    import than scipy.stats, which matters for a CLI; imported on first use,
+    so parsing a campaign file does not wait for it)."""
+    from scipy import special
+
     return float(special.stdtrit(df, q))
 
 
@@ -72,6 +74,8 @@ def welch_p(a, b) -> float:
     va, vb = a.var(ddof=1) / a.size, b.var(ddof=1) / b.size
     t = (a.mean() - b.mean()) / math.sqrt(va + vb)
     df = (va + vb) ** 2 / (va**2 / (a.size - 1) + vb**2 / (b.size - 1))
+    from scipy import special
+
     return float(2.0 * special.stdtr(df, -abs(t)))
 
 

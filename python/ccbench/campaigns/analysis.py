@@ -32,7 +32,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
-from scipy import special
 
 from ccbench.stats import summarize, t_quantile
 
@@ -171,6 +170,8 @@ def reps_to_decide(diff: float, se: float, margin: float, n: int) -> int | None:
     gap = abs(margin - abs(diff))
     if gap <= 1e-12 * max(1.0, abs(margin)):
         return None
+    from scipy import special  # on first use: see ccbench.stats.t_quantile
+
     candidates = np.arange(n + 1, MAX_REPS_ESTIMATE + 1)
     half = special.stdtrit(2 * candidates - 2, 0.975) * se * np.sqrt(n / candidates)
     ok = np.flatnonzero(half < gap)

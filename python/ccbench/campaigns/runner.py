@@ -2,6 +2,12 @@
 rest to an executor in batches, records each outcome in the index, and
 assembles the tidy tables at the end.
 
+While the workers run, the driver is idle: it can import, in a thread, the
+modules its caller needs next (the report's: matplotlib, scipy), so that
+time overlaps the runs instead of following them. The thread starts once
+the worker processes exist (a fork while a thread imports could leave a
+child with a held import lock) and is joined before `run` returns.
+
 Interrupted (Ctrl-C), it stops the workers, marks the runs in flight as not
 done and raises CampaignInterrupted; killed outright, the runs in flight stay
 'running' in the index and run again next time. Either way, rerunning the
@@ -10,7 +16,9 @@ same command resumes.
 
 from __future__ import annotations
 
+import importlib
 import os
+import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -61,6 +69,22 @@ def default_out(campaign: Campaign) -> Path:
     return Path("ccbench-out") / safe
 
 
+def _import_in_background(modules: tuple[str, ...]) -> threading.Thread:
+    """Imports `modules` in a daemon thread; returns it (to join). A failed
+    import is left for the caller's own import to report."""
+
+    def load():
+        for m in modules:
+            try:
+                importlib.import_module(m)
+            except Exception:  # noqa: BLE001 - the caller's own import raises it again
+                continue
+
+    thread = threading.Thread(target=load, name="ccbench-preload", daemon=True)
+    thread.start()
+    return thread
+
+
 def run(
     campaign: Campaign | str | Path | Mapping[str, Any],
     out: str | Path | None = None,
@@ -69,10 +93,13 @@ def run(
     address: str | None = None,
     force: bool = False,
     on_progress: Callable[[Progress], None] = lambda p: None,
+    preload: tuple[str, ...] = (),
 ) -> CampaignRun:
     """Runs (or resumes) a campaign into `out`; returns a CampaignRun. The
-    tidy tables are written at the end. Raises CampaignFileError (bad file),
-    CampaignDirectoryError (another campaign in `out`), CampaignInterrupted."""
+    tidy tables are written at the end. `preload`: modules to import while
+    the workers run (see the module's doc). Raises CampaignFileError (bad
+    file), CampaignDirectoryError (another campaign in `out`),
+    CampaignInterrupted."""
     from ccbench import _ccsim
 
     started = time.perf_counter()
@@ -84,6 +111,7 @@ def run(
     in_flight: dict[str, None] = {}
     fresh: dict = {}  # key -> the run's rows as returned by its worker
     ex = None
+    preloading = None
     try:
         todo_keys = index.keys("pending")
         todo = [r for r in campaign.runs if r.key in todo_keys]
@@ -113,6 +141,8 @@ def run(
 
             for outcomes in ex.run(batches()):
                 t0 = time.perf_counter()
+                if preload and preloading is None:  # the workers exist now: no fork follows in run
+                    preloading = _import_in_background(preload)
                 for o in outcomes:
                     table = o.pop("table", None)
                     if table is not None:
@@ -137,6 +167,8 @@ def run(
         if ex is not None:
             ex.stop()
         index.close()
+        if preloading is not None:
+            preloading.join()
     return CampaignRun(
         directory=out,
         campaign=campaign,
