@@ -52,7 +52,7 @@ impl World {
         // The series' tables first: its per-flow bookkeeping is freed before the flows table is made.
         let (series, cc_state) = std::mem::take(&mut self.series).into_tables();
         for link in self.links.iter_mut() {
-            link.sync(end);
+            link.sync(end, &mut self.pool);
         }
         // Background TCP transfers: their bytes sent add to their source's row.
         for f in &self.flows[self.main_flows..] {
