@@ -51,6 +51,7 @@ impl World {
         let end = self.end;
         // The series' tables first: its per-flow bookkeeping is freed before the flows table is made.
         let (series, cc_state) = std::mem::take(&mut self.series).into_tables();
+        self.rtt_stats.iter_mut().for_each(RttStats::flush);
         for link in self.links.iter_mut() {
             link.sync(end, &mut self.pool);
         }
