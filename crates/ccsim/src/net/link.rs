@@ -133,7 +133,7 @@ pub struct Link {
     /// head is due, or when someone looks (`sync`). This saves an event per
     /// packet; the results are the same as completing each frame on time.
     /// The packet itself goes on the wire as its transmission starts
-    /// (`start_transmission`), so it is copied once less.
+    /// (`start_transmission`) instead of waiting on the transmitter.
     lazy: bool,
     /// Drops at enqueue (full buffer or RED).
     enqueue_drops: u64,
