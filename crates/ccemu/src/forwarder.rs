@@ -8,7 +8,7 @@ use crate::pool::{Pool, SLOT_BYTES};
 use crate::records::{self, Lateness, PacketRecords};
 use crate::tun::Tun;
 use ccsim::net::link::Link;
-use ccsim::net::packet::Packet;
+use ccsim::net::pool::{PacketId, PacketPool};
 use ccsim::net::queue::Capacity;
 
 /// Packets read from a device per call, so one busy input cannot starve the
@@ -33,7 +33,9 @@ pub struct Direction {
     pub index: u8,
     pub link: Link,
     pool: Pool,
-    delivered: Vec<Packet>,
+    /// The link model's packets (the `Packet` beside each ring slot's bytes).
+    packets: PacketPool,
+    delivered: Vec<PacketId>,
     pub anomalies: Anomalies,
     pub lateness: Lateness,
 }
@@ -57,6 +59,7 @@ impl Direction {
             index,
             link,
             pool,
+            packets: PacketPool::new(),
             delivered: Vec::with_capacity(READ_BATCH * 4),
             anomalies: Anomalies::default(),
             lateness: Lateness::default(),
@@ -65,6 +68,11 @@ impl Direction {
 
     pub fn pool_slots(&self) -> usize {
         self.pool.slots()
+    }
+
+    /// Brings the link up to `now` (see `Link::sync`).
+    pub fn sync(&mut self, now: u64) {
+        self.link.sync(now, &mut self.packets);
     }
 
     /// Reads up to READ_BATCH packets from `input` and queues them on the
@@ -92,7 +100,8 @@ impl Direction {
             };
             let now = clock();
             p.seq = self.pool.commit(len);
-            if !self.link.enqueue(now, p) {
+            let id = self.packets.insert(p);
+            if !self.link.enqueue(now, id, &mut self.packets) {
                 if let Some(r) = records {
                     r.push(now, 0, p.flow, p.wire_bytes, self.index, records::DROPPED_AT_ENQUEUE, false);
                 }
@@ -109,12 +118,13 @@ impl Direction {
         if due > now {
             return;
         }
-        self.link.advance(now, &mut self.delivered);
+        self.link.advance(now, &mut self.packets, &mut self.delivered);
         if self.delivered.is_empty() {
             return;
         }
         self.lateness.add(now - due);
-        for p in self.delivered.drain(..) {
+        for id in self.delivered.drain(..) {
+            let p = self.packets.remove(id);
             let outcome = match self.pool.get_mut(p.seq) {
                 None => {
                     self.anomalies.overruns += 1;

@@ -141,7 +141,7 @@ fn main() {
         }
         if now >= next_sample {
             for d in dirs.iter_mut() {
-                d.link.sync(now);
+                d.sync(now);
                 series.push(now, d.index as usize, &d.link);
             }
             next_sample += interval * ((now - next_sample) / interval + 1);
@@ -162,7 +162,7 @@ fn main() {
     }
     let end = clock();
     for d in dirs.iter_mut() {
-        d.link.sync(end);
+        d.sync(end);
         series.push(end, d.index as usize, &d.link);
     }
     let records_ok = records.map(|r| r.finish().map_err(|e| e.to_string()));

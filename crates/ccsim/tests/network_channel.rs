@@ -9,6 +9,7 @@ use ccsim::net::channel::arq::ArqConfig;
 use ccsim::net::channel::loss::LossModel;
 use ccsim::net::link::{Link, LinkConfig};
 use ccsim::net::packet::{Kind, Packet};
+use ccsim::net::pool::PacketPool;
 use ccsim::net::queue::Capacity;
 use ccsim::Results;
 use common::*;
@@ -95,6 +96,7 @@ fn arq_latencies(in_order: bool) -> (Vec<(u64, u64)>, u64) {
     config.loss = LossModel::Bernoulli { p: 0.1 };
     config.arq = Some(ArqConfig { max_retries: 3, retry_delay_ns: 8_000_000, in_order });
     let mut link = Link::new(config, 7, 1);
+    let mut pool = PacketPool::new();
     let mut out = Vec::new();
     let mut delivered = Vec::new();
     let n = 20_000u64;
@@ -106,14 +108,16 @@ fn arq_latencies(in_order: bool) -> (Vec<(u64, u64)>, u64) {
             now = next_send * 1_000_000;
             let mut p = Packet::new(Kind::Data, 0, 1500);
             p.seq = next_send;
-            assert!(link.enqueue(now, p));
+            let id = pool.insert(p);
+            assert!(link.enqueue(now, id, &mut pool));
             next_send += 1;
             continue;
         }
         let Some(w) = wake else { break };
         now = w;
-        link.advance(now, &mut out);
-        for p in out.drain(..) {
+        link.advance(now, &mut pool, &mut out);
+        for id in out.drain(..) {
+            let p = pool.remove(id);
             delivered.push((p.seq, now - p.seq * 1_000_000));
         }
     }

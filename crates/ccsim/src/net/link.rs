@@ -3,10 +3,13 @@
 //! told the time.
 //!
 //! The simulator drives it from its event queue; the kernel emulator can drive
-//! the same code from the wall clock. The owner calls `enqueue` when a packet
-//! arrives, `advance(now)` whenever `next_wakeup()` is due, and forwards the
-//! packets `advance` hands back. Nothing here knows about events or flows,
-//! and calls at the same instant give the same result in any order (the
+//! the same code from the wall clock. The owner keeps the packets in a
+//! `PacketPool` and hands the link their handles: it calls `enqueue` when a
+//! packet arrives, `advance(now)` whenever `next_wakeup()` is due, and
+//! forwards the packets `advance` hands back (and frees them at the end of
+//! their journey); a packet the link drops or loses, the link frees. Nothing
+//! here knows about events or flows, and calls at the same instant give the
+//! same result in any order (the
 //! transmitter is brought up to `now` before an arrival is queued, as
 //! Mahimahi's link queue does).
 //!
@@ -28,6 +31,7 @@ use super::channel::outage::{OutageConfig, Outages};
 use super::channel::rate::{RateConfig, Transmitter};
 use super::delay_line::DelayLine;
 use super::packet::Packet;
+use super::pool::{PacketId, PacketPool};
 use super::queue::{Capacity, Queue, QueueConfig};
 use super::sack_store::{SackSlot, NO_SACK};
 use crate::rng::Rng;
@@ -108,7 +112,7 @@ pub struct Link {
     /// the wire (see `start_transmission`); on the others it waits in
     /// `in_service_packet` for the channel.
     in_service: Option<Transmission>,
-    in_service_packet: Packet,
+    in_service_packet: Option<PacketId>,
     /// The transmitter is held by an outage until then.
     resume_at: Option<Nanos>,
     /// The next transmission follows the previous one without idle time.
@@ -129,7 +133,7 @@ pub struct Link {
     /// head is due, or when someone looks (`sync`). This saves an event per
     /// packet; the results are the same as completing each frame on time.
     /// The packet itself goes on the wire as its transmission starts
-    /// (`start_transmission`), so it is copied once less.
+    /// (`start_transmission`) instead of waiting on the transmitter.
     lazy: bool,
     /// Drops at enqueue (full buffer or RED).
     enqueue_drops: u64,
@@ -149,7 +153,7 @@ impl Link {
             queue: Queue::new(&config.queue, packet_time_ns, stream(0x200)),
             tx: Transmitter::new(&config.rate, stream(0x400)),
             in_service: None,
-            in_service_packet: Packet::new(super::packet::Kind::Data, 0, 0),
+            in_service_packet: None,
             resume_at: None,
             back_to_back: false,
             outages: Outages::new(&config.outages, stream(0x300)),
@@ -176,23 +180,25 @@ impl Link {
         self.config.rate.mean_rate_bps()
     }
 
-    /// A packet arrives at the link's queue at `now`. Returns false if it was dropped.
+    /// Packet `id` of `pool` arrives at the link's queue at `now`. Returns
+    /// false if it was dropped (and freed).
     #[inline]
-    pub fn enqueue(&mut self, now: Nanos, mut p: Packet) -> bool {
+    pub fn enqueue(&mut self, now: Nanos, id: PacketId, pool: &mut PacketPool) -> bool {
         if self.next_transmitter_event().is_some_and(|t| t <= now) {
-            self.catch_up(now);
+            self.catch_up(now, pool);
         }
+        let p = pool.get_mut(id);
         self.counters.arrivals += 1;
         self.counters.arrival_bytes += p.wire_bytes as u64;
         p.enqueued_at = now;
-        if !self.queue.enqueue(now, p) {
+        if !self.queue.enqueue(now, id, pool) {
             self.enqueue_drops += 1;
-            self.lose(&p);
+            self.lose(id, pool);
             return false;
         }
         if self.in_service.is_none() && self.resume_at.is_none() {
             self.back_to_back = false;
-            self.start_transmission(now);
+            self.start_transmission(now, pool);
         }
         true
     }
@@ -227,49 +233,56 @@ impl Link {
         }
     }
 
-    /// Runs the link up to `now`, appending delivered packets to `out` in order.
-    pub fn advance(&mut self, now: Nanos, out: &mut Vec<Packet>) {
-        self.run_transmitter(now);
-        while let Some(p) = self.wire.pop_due(now) {
+    /// Runs the link up to `now`, appending the handles of delivered packets
+    /// to `out` in order (they stay in `pool`: the owner frees them).
+    pub fn advance(&mut self, now: Nanos, pool: &mut PacketPool, out: &mut Vec<PacketId>) {
+        self.run_transmitter(now, pool);
+        while let Some(id) = self.wire.pop_due(now) {
             self.counters.delivered += 1;
-            self.counters.delivered_bytes += p.wire_bytes as u64;
-            out.push(p);
+            self.counters.delivered_bytes += pool.get(id).wire_bytes as u64;
+            out.push(id);
         }
     }
 
     /// `run_transmitter` for an arrival that finds the transmitter behind
     /// (lazy links: the usual case on a busy link).
     #[inline(never)]
-    fn catch_up(&mut self, now: Nanos) {
-        self.run_transmitter(now);
+    fn catch_up(&mut self, now: Nanos, pool: &mut PacketPool) {
+        self.run_transmitter(now, pool);
     }
 
     /// Brings the transmitter up to `now` without delivering anything, so the
     /// queue length and counters are current (before sampling or reporting).
     /// `next_wakeup` stays valid.
-    pub fn sync(&mut self, now: Nanos) {
-        self.run_transmitter(now);
+    pub fn sync(&mut self, now: Nanos, pool: &mut PacketPool) {
+        self.run_transmitter(now, pool);
+    }
+
+    /// Packets inside the link (queued, on the transmitter, on the wire):
+    /// what it holds of the pool.
+    pub fn packets_inside(&self) -> usize {
+        self.queue.len_packets() + self.in_service_packet.is_some() as usize + self.wire.len()
     }
 
     /// Completes the transmissions due by `now` and starts the next ones.
     #[inline(always)]
-    fn run_transmitter(&mut self, now: Nanos) {
+    fn run_transmitter(&mut self, now: Nanos, pool: &mut PacketPool) {
         loop {
             if let Some(tr) = self.in_service {
                 if tr.end > now {
                     return;
                 }
                 self.in_service = None;
-                self.depart(tr);
+                self.depart(tr, pool);
                 self.back_to_back = true;
-                self.start_transmission(tr.end);
+                self.start_transmission(tr.end, pool);
             } else if let Some(at) = self.resume_at {
                 if at > now {
                     return;
                 }
                 self.resume_at = None;
                 self.back_to_back = false;
-                self.start_transmission(at);
+                self.start_transmission(at, pool);
                 if self.in_service.is_none() && self.resume_at.is_none() {
                     return;
                 }
@@ -281,58 +294,60 @@ impl Link {
 
     /// Starts sending the head of the queue at `t`, unless an outage holds it.
     #[inline(always)]
-    fn start_transmission(&mut self, t: Nanos) {
+    fn start_transmission(&mut self, t: Nanos, pool: &mut PacketPool) {
         if self.has_outages && !self.queue.is_empty() && self.queue.len_bytes() >= self.config.outages.min_backlog_bytes
         {
             let known = self.outages.count;
             if let Some(end) = self.outages.blocked_until(t) {
                 if self.config.outages.discard && self.outages.count != known {
-                    self.discard_queue(t);
+                    self.discard_queue(t, pool);
                 }
                 self.resume_at = Some(end);
                 return;
             }
         }
         let lost_sacks = &mut self.lost_sacks;
-        if let Some(p) = self.queue.dequeue(t, |p| note_lost_sack(lost_sacks, p)) {
+        if let Some(id) = self.queue.dequeue(t, pool, |p| note_lost_sack(lost_sacks, p)) {
+            let p = pool.get(id);
+            let wire_bytes = p.wire_bytes;
             self.counters.dequeued += 1;
             self.counters.sojourn_ns += t - p.enqueued_at;
-            let end = self.tx.finish_time(t, p.wire_bytes, self.back_to_back);
+            let end = self.tx.finish_time(t, wire_bytes, self.back_to_back);
             let mut lost = false;
             if self.lazy {
                 // Without ARQ or jitter the frame's fate does not depend on
                 // when it leaves: the channel's draw (one per frame, in order)
                 // is made now and the packet goes on the wire at once, to come
-                // out at end + delay, instead of being copied into and out of
-                // the transmitter. It is counted as departed at `end`.
+                // out at end + delay, instead of waiting on the transmitter.
+                // It is counted as departed at `end`.
                 lost = self.lossy && self.loss.lose();
                 if lost {
-                    self.lose(&p);
+                    self.lose(id, pool);
                 } else {
-                    self.wire.push(end + self.config.delay_ns, p);
+                    self.wire.push(end + self.config.delay_ns, id);
                 }
             } else {
-                self.in_service_packet = p;
+                self.in_service_packet = Some(id);
             }
-            self.in_service = Some(Transmission { end, wire_bytes: p.wire_bytes, lost });
+            self.in_service = Some(Transmission { end, wire_bytes, lost });
         }
     }
 
     /// A link-layer reset at the start of an outage: what the queue holds is
     /// lost for good (counted as residual losses).
     #[inline(never)]
-    fn discard_queue(&mut self, t: Nanos) {
-        let lost_sacks = &mut self.lost_sacks;
-        while let Some(p) = self.queue.dequeue(t, |p| note_lost_sack(lost_sacks, p)) {
-            note_lost_sack(lost_sacks, &p);
+    fn discard_queue(&mut self, t: Nanos, pool: &mut PacketPool) {
+        while let Some(id) = self.queue.dequeue(t, pool, |p| note_lost_sack(&mut self.lost_sacks, p)) {
+            self.lose(id, pool);
             self.counters.residual_losses += 1;
         }
     }
 
-    /// `p` is lost inside the link: its SACK slot, if any, goes back to the owner.
+    /// Packet `id` is lost inside the link: it is freed, and its SACK slot,
+    /// if any, goes back to the owner.
     #[inline]
-    fn lose(&mut self, p: &Packet) {
-        note_lost_sack(&mut self.lost_sacks, p);
+    fn lose(&mut self, id: PacketId, pool: &mut PacketPool) {
+        note_lost_sack(&mut self.lost_sacks, &pool.remove(id));
     }
 
     /// Hands `release` the (flow, SACK slot) of each ACK with blocks this
@@ -351,7 +366,7 @@ impl Link {
     /// The frame `tr` has left the transmitter: the channel, then the wire
     /// (a lazy link's frame is already on the wire, or lost).
     #[inline(always)]
-    fn depart(&mut self, tr: Transmission) {
+    fn depart(&mut self, tr: Transmission, pool: &mut PacketPool) {
         self.counters.departures += 1;
         self.counters.departure_bytes += tr.wire_bytes as u64;
         if self.lazy {
@@ -361,13 +376,14 @@ impl Link {
             }
             return;
         }
-        let (t, p) = (tr.end, self.in_service_packet);
+        let t = tr.end;
+        let p = self.in_service_packet.take().expect("a frame on the transmitter");
         let ready = match &mut self.arq {
             None => {
                 if self.lossy && self.loss.lose() {
                     self.counters.channel_losses += 1;
                     self.counters.residual_losses += 1;
-                    self.lose(&p);
+                    self.lose(p, pool);
                     return;
                 }
                 t
@@ -383,7 +399,7 @@ impl Link {
                     None => {
                         self.counters.arq_retries += o.failed_tries as u64 - 1;
                         self.counters.residual_losses += 1;
-                        self.lose(&p);
+                        self.lose(p, pool);
                         return;
                     }
                 }
@@ -438,21 +454,46 @@ mod tests {
     use crate::net::packet::Kind;
     use crate::time::NS_PER_MS;
 
-    fn link(outages: Vec<(Nanos, Nanos)>) -> Link {
-        let mut config = LinkConfig::simple(12_000_000, 10 * NS_PER_MS, Capacity::Packets(3)); // 1500 bytes = 1 ms
-        config.outages.scheduled = outages;
-        Link::new(config, 1, 1)
+    /// A link with the pool of its packets: packets in by value, out by value.
+    struct Bench {
+        l: Link,
+        pool: PacketPool,
     }
 
-    fn run_until(l: &mut Link, end: Nanos, out: &mut Vec<(Nanos, Packet)>) {
-        let mut buf = Vec::new();
-        while let Some(t) = l.next_wakeup() {
-            if t > end {
-                break;
-            }
-            l.advance(t, &mut buf);
-            out.extend(buf.drain(..).map(|p| (t, p)));
+    impl Bench {
+        fn new(config: LinkConfig) -> Bench {
+            Bench { l: Link::new(config, 1, 1), pool: PacketPool::new() }
         }
+
+        fn enqueue(&mut self, now: Nanos, p: Packet) -> bool {
+            let id = self.pool.insert(p);
+            self.l.enqueue(now, id, &mut self.pool)
+        }
+
+        /// Advances to `now` and takes the packets delivered.
+        fn advance(&mut self, now: Nanos) -> Vec<Packet> {
+            let mut ids = Vec::new();
+            self.l.advance(now, &mut self.pool, &mut ids);
+            ids.into_iter().map(|id| self.pool.remove(id)).collect()
+        }
+
+        /// Runs to `end`, with the delivery time of each packet; every packet
+        /// is then either delivered or freed by the link.
+        fn run_until(&mut self, end: Nanos, out: &mut Vec<(Nanos, Packet)>) {
+            while let Some(t) = self.l.next_wakeup() {
+                if t > end {
+                    break;
+                }
+                out.extend(self.advance(t).into_iter().map(|p| (t, p)));
+            }
+            assert_eq!(self.pool.len(), self.l.packets_inside());
+        }
+    }
+
+    fn link(outages: Vec<(Nanos, Nanos)>) -> Bench {
+        let mut config = LinkConfig::simple(12_000_000, 10 * NS_PER_MS, Capacity::Packets(3)); // 1500 bytes = 1 ms
+        config.outages.scheduled = outages;
+        Bench::new(config)
     }
 
     #[test]
@@ -463,9 +504,9 @@ mod tests {
             l.enqueue(0, p);
         }
         // One in service, three queued, one dropped.
-        assert_eq!(l.counters().queue_drops, 1);
+        assert_eq!(l.l.counters().queue_drops, 1);
         let mut out = Vec::new();
-        run_until(&mut l, u64::MAX, &mut out);
+        l.run_until(u64::MAX, &mut out);
         let times: Vec<Nanos> = out.iter().map(|(t, _)| *t / NS_PER_MS).collect();
         assert_eq!(times, vec![11, 12, 13, 14]);
     }
@@ -477,13 +518,13 @@ mod tests {
             p.sack = slot;
             p
         };
-        let released = |l: &mut Link| {
+        let released = |l: &mut Bench| {
             let mut v = Vec::new();
-            l.release_lost_sacks(|flow, slot| v.push((flow, slot)));
+            l.l.release_lost_sacks(|flow, slot| v.push((flow, slot)));
             v
         };
         // One in service and one queued: the next two are dropped at the tail.
-        let mut l = Link::new(LinkConfig::simple(12_000_000, 10 * NS_PER_MS, Capacity::Packets(1)), 1, 1);
+        let mut l = Bench::new(LinkConfig::simple(12_000_000, 10 * NS_PER_MS, Capacity::Packets(1)));
         assert!(l.enqueue(0, ack(0, 7)) && l.enqueue(0, ack(1, NO_SACK)));
         assert!(!l.enqueue(0, ack(2, 9)) && !l.enqueue(0, ack(3, NO_SACK)));
         assert_eq!(released(&mut l), vec![(2, 9)]);
@@ -493,16 +534,15 @@ mod tests {
             loss: LossModel::Bernoulli { p: 1.0 },
             ..LinkConfig::simple(12_000_000, 0, Capacity::Packets(10))
         };
-        let mut l = Link::new(config, 1, 1);
+        let mut l = Bench::new(config);
         l.enqueue(0, ack(4, 3));
         l.enqueue(0, ack(5, NO_SACK));
         assert_eq!(released(&mut l), vec![(4, 3)], "known lost as its transmission starts");
-        assert_eq!(l.counters().channel_losses, 0, "but counted when it has left");
-        let mut out = Vec::new();
-        l.advance(10 * NS_PER_MS, &mut out);
-        assert!(out.is_empty());
+        assert_eq!(l.l.counters().channel_losses, 0, "but counted when it has left");
+        assert!(l.advance(10 * NS_PER_MS).is_empty());
         assert_eq!(released(&mut l), vec![]);
-        let c = l.counters();
+        assert!(l.pool.is_empty(), "the lost packets are freed");
+        let c = l.l.counters();
         assert_eq!((c.departures, c.channel_losses, c.residual_losses), (2, 2, 2));
     }
 
@@ -511,10 +551,10 @@ mod tests {
         let mut l = link(vec![(0, 50 * NS_PER_MS)]);
         l.enqueue(0, Packet::new(Kind::Data, 0, 1500));
         let mut out = Vec::new();
-        run_until(&mut l, u64::MAX, &mut out);
+        l.run_until(u64::MAX, &mut out);
         assert_eq!(out.len(), 1);
         assert_eq!(out[0].0, 61 * NS_PER_MS);
-        assert_eq!(l.counters().outages, 1);
+        assert_eq!(l.l.counters().outages, 1);
     }
 
     #[test]
@@ -523,23 +563,24 @@ mod tests {
             let mut config = LinkConfig::simple(12_000_000, 10 * NS_PER_MS, Capacity::Packets(10));
             config.outages.scheduled = vec![(NS_PER_MS / 2, 50 * NS_PER_MS)];
             config.outages.discard = discard;
-            let mut l = Link::new(config, 1, 1);
+            let mut l = Bench::new(config);
             for _ in 0..4 {
                 l.enqueue(0, Packet::new(Kind::Data, 0, 1500));
             }
             // During the outage: queued behind it, whether or not the queue was reset.
             l.enqueue(20 * NS_PER_MS, Packet::new(Kind::Data, 0, 1500));
             let mut out = Vec::new();
-            run_until(&mut l, u64::MAX, &mut out);
+            l.run_until(u64::MAX, &mut out);
             let times: Vec<Nanos> = out.iter().map(|(t, _)| *t / NS_PER_MS).collect();
             if discard {
                 // The first frame was on the air and completes; the three queued are lost.
                 assert_eq!(times, vec![11, 61]);
-                assert_eq!(l.counters().residual_losses, 3);
+                assert_eq!(l.l.counters().residual_losses, 3);
             } else {
                 assert_eq!(times, vec![11, 61, 62, 63, 64]);
-                assert_eq!(l.counters().residual_losses, 0);
+                assert_eq!(l.l.counters().residual_losses, 0);
             }
+            assert!(l.pool.is_empty());
         }
     }
 
@@ -548,18 +589,18 @@ mod tests {
         let mut config = LinkConfig::simple(12_000_000, 10 * NS_PER_MS, Capacity::Packets(10));
         config.outages.scheduled = vec![(0, 50 * NS_PER_MS)];
         config.outages.min_backlog_bytes = 3000;
-        let mut l = Link::new(config, 1, 1);
+        let mut l = Bench::new(config);
         // A lone packet (1500 bytes queued) goes through the outage.
         l.enqueue(0, Packet::new(Kind::Data, 0, 1500));
         let mut out = Vec::new();
-        run_until(&mut l, 20 * NS_PER_MS, &mut out);
+        l.run_until(20 * NS_PER_MS, &mut out);
         assert_eq!(out.iter().map(|(t, _)| *t / NS_PER_MS).collect::<Vec<_>>(), vec![11]);
         // A burst of three: the first finds the queue below the backlog and
         // goes; the other two (3000 bytes) are held until the outage ends.
         for _ in 0..3 {
             l.enqueue(20 * NS_PER_MS, Packet::new(Kind::Data, 0, 1500));
         }
-        run_until(&mut l, u64::MAX, &mut out);
+        l.run_until(u64::MAX, &mut out);
         let times: Vec<Nanos> = out.iter().map(|(t, _)| *t / NS_PER_MS).collect();
         assert_eq!(times, vec![11, 31, 61, 62]);
     }
@@ -572,24 +613,23 @@ mod tests {
             rate: RateConfig::Trace(TraceConfig { opportunities_ms: vec![1], bytes_per_opportunity: 1504 }),
             ..LinkConfig::simple(1, 0, Capacity::Packets(10))
         };
-        let mut a = Link::new(config.clone(), 1, 1);
-        let mut b = Link::new(config, 1, 1);
+        let mut a = Bench::new(config.clone());
+        let mut b = Bench::new(config);
         let p = Packet::new(Kind::Data, 0, 1000);
-        let (mut out_a, mut out_b) = (Vec::new(), Vec::new());
         a.enqueue(0, p);
         b.enqueue(0, p);
-        a.advance(NS_PER_MS, &mut out_a);
+        let out_a = a.advance(NS_PER_MS);
         a.enqueue(NS_PER_MS, p);
         b.enqueue(NS_PER_MS, p);
-        b.advance(NS_PER_MS, &mut out_b);
+        let out_b = b.advance(NS_PER_MS);
         assert_eq!((out_a.len(), out_b.len()), (1, 1));
         let (mut rest_a, mut rest_b) = (Vec::new(), Vec::new());
-        run_until(&mut a, u64::MAX, &mut rest_a);
-        run_until(&mut b, u64::MAX, &mut rest_b);
+        a.run_until(u64::MAX, &mut rest_a);
+        b.run_until(u64::MAX, &mut rest_b);
         // The second packet could not use the 504 bytes left at 1 ms: it leaves at 2 ms.
         let times = |v: &Vec<(Nanos, Packet)>| v.iter().map(|(t, _)| *t).collect::<Vec<_>>();
         assert_eq!(times(&rest_a), vec![2 * NS_PER_MS]);
         assert_eq!(times(&rest_b), vec![2 * NS_PER_MS]);
-        assert_eq!(a.counters().delivered, 2);
+        assert_eq!(a.l.counters().delivered, 2);
     }
 }

@@ -4,6 +4,7 @@ pub mod channel;
 pub mod delay_line;
 pub mod link;
 pub mod packet;
+pub mod pool;
 pub mod queue;
 pub mod sack_store;
 pub mod topology;

@@ -1,5 +1,6 @@
-//! A packet as the network sees it: a small `Copy` struct (one cache line)
-//! that moves between queues and delay lines by value, never allocated per
+//! A packet as the network sees it: a small `Copy` struct (one cache line).
+//! Inside the network it stays in one slot of the `PacketPool` (net/pool.rs)
+//! and queues and delay lines pass its handle; nothing is allocated per
 //! packet. An ACK's SACK blocks are not in it but in the `SackStore`, named
 //! by the packet's `sack` slot.
 //!

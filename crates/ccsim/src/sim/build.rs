@@ -9,6 +9,7 @@ use crate::event::{EventQueue, Timer};
 use crate::net::build::link_config;
 use crate::net::delay_line::DelayLine;
 use crate::net::link::Link;
+use crate::net::pool::PacketPool;
 use crate::net::topology::{Route, Topology};
 use crate::record::pcap::{FlowMeta, PcapWriter};
 use crate::record::rtt_samples::RttSamples;
@@ -294,6 +295,7 @@ impl World {
             rtt: RttSamples::new(s.record.rtt_samples, main_flows, s.seed),
             rtt_stats: vec![RttStats::default(); main_flows],
             packets: Vec::new(),
+            pool: PacketPool::new(),
             delivered: Vec::new(),
             main_flows,
             sources,

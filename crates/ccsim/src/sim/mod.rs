@@ -33,6 +33,7 @@ use crate::event::{Event, EventQueue, OrderKey, Timer, TimerCheck};
 use crate::net::delay_line::DelayLine;
 use crate::net::link::Link;
 use crate::net::packet::{Kind, Packet};
+use crate::net::pool::{PacketId, PacketPool};
 use crate::record::pcap::{FlowMeta, PcapWriter};
 use crate::record::rtt_samples::RttSamples;
 use crate::record::rtt_stats::RttStats;
@@ -109,8 +110,12 @@ pub struct World {
     /// statistics of every sample.
     rtt: RttSamples,
     rtt_stats: Vec<RttStats>,
+    /// What a sender, receiver or source emits in one go, before it enters the network.
     packets: Vec<Packet>,
-    delivered: Vec<Packet>,
+    /// Every packet inside the network (links, access delay lines), named by handle.
+    pool: PacketPool,
+    /// The handles a link delivered in one go.
+    delivered: Vec<PacketId>,
     /// The scenario's own flows are flows[..main_flows]; background transfers follow.
     main_flows: usize,
     sources: Vec<Source>,
@@ -263,7 +268,8 @@ impl World {
                 c.bytes_sent += p.payload as u64;
                 self.capture(captured, &p);
                 p.hop = 0;
-                if !self.links[l].enqueue(self.now, p) {
+                let id = self.pool.insert(p);
+                if !self.links[l].enqueue(self.now, id, &mut self.pool) {
                     self.source_counters[k].queue_drops += 1;
                 }
             }
@@ -311,33 +317,33 @@ impl World {
             return;
         }
         let mut delivered = std::mem::take(&mut self.delivered);
-        self.links[l].advance(self.now, &mut delivered);
+        self.links[l].advance(self.now, &mut self.pool, &mut delivered);
         self.arm_link(l);
-        for p in delivered.drain(..) {
-            self.on_link_delivery(p);
+        for id in delivered.drain(..) {
+            self.on_link_delivery(id);
         }
         self.delivered = delivered;
     }
 
     /// A packet a link delivered: on to the next link of its route, or to
     /// its end (receiver, sender, UDP sink).
-    fn on_link_delivery(&mut self, mut p: Packet) {
-        let i = p.flow as usize;
-        let route = match p.kind {
+    fn on_link_delivery(&mut self, id: PacketId) {
+        let p = self.pool.get_mut(id);
+        let (kind, i, next) = (p.kind, p.flow as usize, p.hop as usize + 1);
+        let route = match kind {
             Kind::Data => &self.flows[i].data_route,
             Kind::Ack => &self.flows[i].ack_route,
             Kind::Udp => &self.source_routes[i],
         };
-        let next = p.hop as usize + 1;
         if let Some(&l) = route.get(next) {
             p.hop = next as u8;
             let l = l as usize;
-            let source = match p.kind {
+            let source = match kind {
                 Kind::Udp => Some(i),
                 Kind::Data => self.flows[i].source.map(|k| k as usize),
                 Kind::Ack => None,
             };
-            if !self.links[l].enqueue(self.now, p) {
+            if !self.links[l].enqueue(self.now, id, &mut self.pool) {
                 if let Some(k) = source {
                     self.source_counters[k].queue_drops += 1;
                 }
@@ -345,19 +351,20 @@ impl World {
             self.arm_link(l);
             return;
         }
-        match p.kind {
-            Kind::Data => self.on_data_at_receiver(i, p),
+        match kind {
+            Kind::Data => self.on_data_at_receiver(i, id),
             Kind::Ack => {
                 if self.flows[i].access_delay > 0 {
                     let f = &mut self.flows[i];
-                    f.line_in.push(self.now + f.access_delay, p);
+                    f.line_in.push(self.now + f.access_delay, id);
                     self.arm_line(i, true);
                 } else {
-                    self.on_ack_at_sender(i, p);
+                    self.on_ack_at_sender(i, id);
                 }
             }
             Kind::Udp => {
-                let c = &mut self.source_counters[p.flow as usize];
+                let p = self.pool.remove(id);
+                let c = &mut self.source_counters[i];
                 c.packets_delivered += 1;
                 c.bytes_delivered += p.payload as u64;
             }
@@ -385,12 +392,12 @@ impl World {
         loop {
             let f = &mut self.flows[i];
             let line = if inbound { &mut f.line_in } else { &mut f.line_out };
-            let Some(p) = line.pop_due(self.now) else { break };
+            let Some(id) = line.pop_due(self.now) else { break };
             if inbound {
-                self.on_ack_at_sender(i, p);
+                self.on_ack_at_sender(i, id);
             } else {
                 let l = self.flows[i].data_link();
-                if !self.links[l].enqueue(self.now, p) {
+                if !self.links[l].enqueue(self.now, id, &mut self.pool) {
                     self.count_background_drop(i);
                 }
                 self.arm_link(l);
@@ -418,7 +425,9 @@ impl World {
         self.arm_sender(i);
     }
 
-    fn on_ack_at_sender(&mut self, i: usize, p: Packet) {
+    /// ACK `id` reaches flow `i`'s sender (the end of its journey: freed).
+    fn on_ack_at_sender(&mut self, i: usize, id: PacketId) {
+        let p = self.pool.remove(id);
         if let Some(pcap) = self.pcap.as_mut() {
             let f = &self.flows[i];
             if f.captured {
@@ -462,13 +471,14 @@ impl World {
         }
         if f.access_delay > 0 {
             for p in out.drain(..) {
-                f.line_out.push(self.now + f.access_delay, p);
+                f.line_out.push(self.now + f.access_delay, self.pool.insert(p));
             }
             self.arm_line(i, false);
         } else {
             let l = f.data_link();
             for p in out.drain(..) {
-                if !self.links[l].enqueue(self.now, p) {
+                let id = self.pool.insert(p);
+                if !self.links[l].enqueue(self.now, id, &mut self.pool) {
                     self.count_background_drop(i);
                 }
             }
@@ -492,7 +502,9 @@ impl World {
         }
     }
 
-    fn on_data_at_receiver(&mut self, i: usize, p: Packet) {
+    /// Data segment `id` reaches flow `i`'s receiver (the end of its journey: freed).
+    fn on_data_at_receiver(&mut self, i: usize, id: PacketId) {
+        let p = self.pool.remove(id);
         self.touch(i);
         let now = self.now;
         let f = &mut self.flows[i];
@@ -537,7 +549,8 @@ impl World {
     fn send_ack(&mut self, i: usize, mut ack: Packet) {
         ack.hop = 0;
         let l = self.flows[i].ack_link();
-        self.links[l].enqueue(self.now, ack);
+        let id = self.pool.insert(ack);
+        self.links[l].enqueue(self.now, id, &mut self.pool);
         self.arm_link(l);
     }
 
@@ -564,7 +577,7 @@ impl World {
             (&f.sender, active.then(|| (f.receiver.delivered_bytes, f.receiver.rcv_buf())))
         });
         for (l, link) in self.links.iter_mut().enumerate() {
-            link.sync(now);
+            link.sync(now, &mut self.pool);
             let flows = &mut self.flows;
             link.release_lost_sacks(|flow, slot| flows[flow as usize].receiver.release_sack(slot));
             self.link_series.push(now, l, link);
@@ -625,6 +638,40 @@ mod tests {
         .expect("not interrupted");
         // `events` also counts the one event popped past the end.
         assert!(checks > 0 && checks.abs_diff(r.events / INTERRUPT_CHECK_EVENTS as u64) <= 1, "{checks} checks");
+    }
+
+    /// Every packet a link drops or loses, and every one that reaches its
+    /// end, is freed: what the pool holds at the end is exactly what is still
+    /// inside the links and the access delay lines (debug builds also check
+    /// that no freed slot is used again).
+    #[test]
+    fn the_pool_holds_exactly_the_packets_inside_the_network() {
+        let lossy = r#"{"duration": 6, "seed": 5,
+            "downlink": {"rate": "20Mbit", "delay": "20ms", "queue": {"size": "30pkt"},
+                         "loss": {"model": "bernoulli", "p": 0.05},
+                         "arq": {"max_retries": 2, "retry_delay": "5ms", "in_order": false},
+                         "jitter": {"distribution": "uniform", "min": "0ms", "max": "3ms", "reorder": true}},
+            "uplink": {"rate": "1Mbit", "delay": "20ms", "queue": {"size": "5pkt"},
+                       "loss": {"model": "bernoulli", "p": 0.02}},
+            "flows": [{"cc": "cubic", "count": 3}, {"cc": "reno", "access_delay": "2ms"}]}"#;
+        let codel = r#"{"duration": 6, "seed": 6,
+            "downlink": {"rate": "50Mbit", "delay": "10ms", "queue": {"kind": "codel", "size": "200pkt"},
+                         "outages": [{"start": "2s", "duration": "300ms"}]},
+            "flows": [{"cc": "cubic", "count": 2}, {"cc": "bbr", "access_delay": "5ms"}],
+            "udp": [{"rate": "30Mbit", "start": "1s", "stop": "4s"}]}"#;
+        for json in [lossy, codel] {
+            let mut w = World::new(&Scenario::from_json(json).unwrap());
+            w.run();
+            let mut inside: usize = w.flows.iter().map(|f| f.line_out.len() + f.line_in.len()).sum();
+            for link in w.links.iter_mut() {
+                link.sync(w.end, &mut w.pool);
+                inside += link.packets_inside();
+            }
+            let c = w.links[0].counters();
+            assert!(c.queue_drops > 0 || c.aqm_drops > 0, "{c:?}");
+            assert!(inside > 0);
+            assert_eq!(w.pool.len(), inside);
+        }
     }
 
     #[test]

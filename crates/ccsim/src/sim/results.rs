@@ -51,8 +51,9 @@ impl World {
         let end = self.end;
         // The series' tables first: its per-flow bookkeeping is freed before the flows table is made.
         let (series, cc_state) = std::mem::take(&mut self.series).into_tables();
+        self.rtt_stats.iter_mut().for_each(RttStats::flush);
         for link in self.links.iter_mut() {
-            link.sync(end);
+            link.sync(end, &mut self.pool);
         }
         // Background TCP transfers: their bytes sent add to their source's row.
         for f in &self.flows[self.main_flows..] {

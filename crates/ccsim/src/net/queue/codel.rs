@@ -12,9 +12,11 @@
 //! is marked CE instead of dropped and sent on, as Linux's codel_dequeue does.
 //!
 //! The hard limit (`size` of the queue) drops at the tail on arrival.
+//! A packet dropped at dequeue is freed from the pool here.
 
 use super::fifo::{Capacity, Fifo};
 use crate::net::packet::Packet;
+use crate::net::pool::{PacketId, PacketPool};
 use crate::time::Nanos;
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -47,7 +49,7 @@ pub struct Codel {
 }
 
 struct Dequeued {
-    p: Option<Packet>,
+    p: Option<PacketId>,
     ok_to_drop: bool,
 }
 
@@ -67,14 +69,15 @@ impl Codel {
         }
     }
 
-    /// Adds `p` at the tail; false when the hard limit drops it.
+    /// Adds packet `id` at the tail; false when the hard limit drops it.
     #[inline(never)]
-    pub fn enqueue(&mut self, p: Packet) -> bool {
-        if !self.fifo.fits(&p) {
+    pub fn enqueue(&mut self, id: PacketId, pool: &PacketPool) -> bool {
+        let p = pool.get(id);
+        if !self.fifo.fits(p) {
             return false;
         }
         self.max_packet_bytes = self.max_packet_bytes.max(p.wire_bytes as u64);
-        self.fifo.push(p);
+        self.fifo.push(id, p.wire_bytes);
         true
     }
 
@@ -84,12 +87,12 @@ impl Codel {
     }
 
     /// RFC 8289 5.4 dodequeue: the head packet and whether CoDel may drop it.
-    fn do_dequeue(&mut self, now: Nanos) -> Dequeued {
-        let Some(p) = self.fifo.pop() else {
+    fn do_dequeue(&mut self, now: Nanos, pool: &PacketPool) -> Dequeued {
+        let Some(id) = self.fifo.pop(pool) else {
             self.first_above_time = None;
             return Dequeued { p: None, ok_to_drop: false };
         };
-        let sojourn = now.saturating_sub(p.enqueued_at);
+        let sojourn = now.saturating_sub(pool.get(id).enqueued_at);
         let mut ok_to_drop = false;
         if sojourn < self.params.target_ns || self.fifo.len_bytes() <= self.max_packet_bytes {
             self.first_above_time = None;
@@ -100,7 +103,7 @@ impl Codel {
                 Some(_) => {}
             }
         }
-        Dequeued { p: Some(p), ok_to_drop }
+        Dequeued { p: Some(id), ok_to_drop }
     }
 
     /// Marks `p` if ECN allows it (true: send it on), else counts it dropped.
@@ -116,10 +119,11 @@ impl Codel {
     }
 
     /// RFC 8289 5.5 dequeue: the next packet to send, dropping on the way as
-    /// the state machine says (each dropped packet is shown to `on_drop`).
+    /// the state machine says (each dropped packet is freed from `pool` and
+    /// shown to `on_drop`).
     #[inline(never)]
-    pub fn dequeue(&mut self, now: Nanos, mut on_drop: impl FnMut(&Packet)) -> Option<Packet> {
-        let mut r = self.do_dequeue(now);
+    pub fn dequeue(&mut self, now: Nanos, pool: &mut PacketPool, mut on_drop: impl FnMut(&Packet)) -> Option<PacketId> {
+        let mut r = self.do_dequeue(now, pool);
         let Some(mut p) = r.p else {
             // An empty queue ends a dropping state (RFC 8289: ok_to_drop is false).
             self.dropping = false;
@@ -132,12 +136,12 @@ impl Codel {
             }
             while self.dropping && now >= self.drop_next {
                 self.count += 1;
-                if self.signal(&mut p) {
+                if self.signal(pool.get_mut(p)) {
                     self.drop_next = self.control_law(self.drop_next, self.count);
                     return Some(p);
                 }
-                on_drop(&p);
-                r = self.do_dequeue(now);
+                on_drop(&pool.remove(p));
+                r = self.do_dequeue(now, pool);
                 let Some(next) = r.p else {
                     self.dropping = false;
                     return None;
@@ -150,10 +154,10 @@ impl Codel {
                 }
             }
         } else if r.ok_to_drop {
-            let marked = self.signal(&mut p);
+            let marked = self.signal(pool.get_mut(p));
             if !marked {
-                on_drop(&p);
-                r = self.do_dequeue(now);
+                on_drop(&pool.remove(p));
+                r = self.do_dequeue(now, pool);
             }
             self.dropping = true;
             // Restart near the drop rate of the last cycle if it ended recently.
@@ -192,18 +196,42 @@ mod tests {
         p
     }
 
+    /// A CoDel queue with a packet pool: packets in by value.
+    struct Bench {
+        q: Codel,
+        pool: PacketPool,
+    }
+
+    impl Bench {
+        fn new(params: CodelParams) -> Bench {
+            let capacity = Capacity::Packets(100_000);
+            Bench { q: Codel::new(capacity, params), pool: PacketPool::new() }
+        }
+
+        fn enqueue(&mut self, p: Packet) {
+            let id = self.pool.insert(p);
+            assert!(self.q.enqueue(id, &self.pool));
+        }
+
+        /// Whether a packet was sent (it is freed at once).
+        fn dequeue(&mut self, now: Nanos) -> bool {
+            let sent = self.q.dequeue(now, &mut self.pool, |_| {});
+            sent.map(|id| self.pool.remove(id)).is_some()
+        }
+    }
+
     #[test]
     fn drops_after_an_interval_above_target_then_by_the_control_law() {
-        let mut q = Codel::new(Capacity::Packets(100_000), CodelParams::default());
+        let mut q = Bench::new(CodelParams::default());
         // A standing queue: packets arrive every ms and are served every ms, 50 ms late.
         let mut drop_times = Vec::new();
         for t in 0..2000u64 {
             q.enqueue(packet(t * NS_PER_MS));
             q.enqueue(packet(t * NS_PER_MS)); // twice the service rate keeps the queue growing
             if t >= 50 {
-                let before = q.drops;
-                q.dequeue(t * NS_PER_MS, |_| {});
-                if q.drops > before {
+                let before = q.q.drops;
+                q.dequeue(t * NS_PER_MS);
+                if q.q.drops > before {
                     drop_times.push(t);
                 }
             }
@@ -217,28 +245,29 @@ mod tests {
 
     #[test]
     fn leaves_the_dropping_state_when_sojourn_is_below_target() {
-        let mut q = Codel::new(Capacity::Packets(1000), CodelParams::default());
+        let mut q = Bench::new(CodelParams::default());
         for _ in 0..10 {
             q.enqueue(packet(0));
         }
         // All waited 1 ms: nothing dropped however long it runs.
         for k in 0..10 {
-            assert!(q.dequeue(NS_PER_MS + k, |_| {}).is_some());
+            assert!(q.dequeue(NS_PER_MS + k));
         }
-        assert_eq!(q.drops, 0);
+        assert_eq!(q.q.drops, 0);
+        assert!(q.pool.is_empty());
     }
 
     #[test]
     fn ecn_marks_instead_of_dropping() {
-        let mut q = Codel::new(Capacity::Packets(100_000), CodelParams { ecn: true, ..CodelParams::default() });
+        let mut q = Bench::new(CodelParams { ecn: true, ..CodelParams::default() });
         for t in 0..1000u64 {
             let mut p = packet(t * NS_PER_MS);
             p.ect = true;
             q.enqueue(p);
             q.enqueue(p);
-            q.dequeue(t * NS_PER_MS + 50 * NS_PER_MS, |_| {});
+            q.dequeue(t * NS_PER_MS + 50 * NS_PER_MS);
         }
-        assert_eq!(q.drops, 0);
-        assert!(q.marks >= 5, "marks {}", q.marks);
+        assert_eq!(q.q.drops, 0);
+        assert!(q.q.marks >= 5, "marks {}", q.q.marks);
     }
 }

@@ -6,7 +6,7 @@
 //! packets queued is marked CE instead of being delayed silently.
 
 use super::fifo::{Capacity, Fifo};
-use crate::net::packet::Packet;
+use crate::net::pool::{PacketId, PacketPool};
 
 pub struct DropTail {
     fifo: Fifo,
@@ -27,23 +27,24 @@ impl DropTail {
         self
     }
 
-    /// Adds `p` at the tail; false (and the packet is dropped) when it does not fit.
+    /// Adds packet `id` at the tail; false (and the packet is dropped) when it does not fit.
     #[inline]
-    pub fn enqueue(&mut self, mut p: Packet) -> bool {
-        if !self.fifo.fits(&p) {
+    pub fn enqueue(&mut self, id: PacketId, pool: &mut PacketPool) -> bool {
+        let p = pool.get_mut(id);
+        if !self.fifo.fits(p) {
             return false;
         }
         if p.ect && self.mark_threshold.is_some_and(|k| self.fifo.len_packets() as u64 >= k) {
             p.ce = true;
             self.marks += 1;
         }
-        self.fifo.push(p);
+        self.fifo.push(id, p.wire_bytes);
         true
     }
 
     #[inline]
-    pub fn dequeue(&mut self) -> Option<Packet> {
-        self.fifo.pop()
+    pub fn dequeue(&mut self, pool: &PacketPool) -> Option<PacketId> {
+        self.fifo.pop(pool)
     }
 
     pub fn fifo(&self) -> &Fifo {
@@ -54,30 +55,38 @@ impl DropTail {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::packet::Kind;
+    use crate::net::packet::{Kind, Packet};
 
     #[test]
     fn drops_at_the_tail_when_full() {
+        let mut pool = PacketPool::new();
+        let mut add = |q: &mut DropTail, p: Packet| {
+            let id = pool.insert(p);
+            q.enqueue(id, &mut pool)
+        };
         let mut q = DropTail::new(Capacity::Packets(2));
         let p = Packet::new(Kind::Data, 0, 1500);
-        assert!(q.enqueue(p) && q.enqueue(p));
-        assert!(!q.enqueue(p));
+        assert!(add(&mut q, p) && add(&mut q, p));
+        assert!(!add(&mut q, p));
         assert_eq!(q.fifo().len_packets(), 2);
         let mut q = DropTail::new(Capacity::Bytes(3000));
-        assert!(q.enqueue(p) && q.enqueue(p) && !q.enqueue(Packet::new(Kind::Ack, 0, 52)));
-        assert_eq!(q.dequeue().map(|p| p.wire_bytes), Some(1500));
+        assert!(add(&mut q, p) && add(&mut q, p) && !add(&mut q, Packet::new(Kind::Ack, 0, 52)));
+        let head = q.dequeue(&pool).unwrap();
+        assert_eq!(pool.get(head).wire_bytes, 1500);
         assert_eq!(q.fifo().len_bytes(), 1500);
     }
 
     #[test]
     fn marks_ect_packets_above_the_threshold() {
+        let mut pool = PacketPool::new();
         let mut q = DropTail::new(Capacity::Packets(10)).with_mark_threshold(Some(2));
         let mut p = Packet::new(Kind::Data, 0, 1500);
         p.ect = true;
         for _ in 0..4 {
-            q.enqueue(p);
+            let id = pool.insert(p);
+            q.enqueue(id, &mut pool);
         }
-        let marked: Vec<bool> = (0..4).map(|_| q.dequeue().unwrap().ce).collect();
+        let marked: Vec<bool> = (0..4).map(|_| pool.get(q.dequeue(&pool).unwrap()).ce).collect();
         assert_eq!(marked, vec![false, false, true, true]);
         assert_eq!(q.marks, 2);
     }

@@ -1,8 +1,9 @@
-//! The FIFO buffer under every queue discipline: a ring buffer with a hard
-//! limit in packets or bytes that keeps count of its bytes. It allocates once
-//! (sized from the limit) and never per packet.
+//! The FIFO buffer under every queue discipline: a ring buffer of packet
+//! handles with a hard limit in packets or bytes that keeps count of its
+//! bytes. It allocates once (sized from the limit) and never per packet.
 
 use crate::net::packet::Packet;
+use crate::net::pool::{PacketId, PacketPool};
 use std::collections::VecDeque;
 
 /// The limit of a queue, resolved to concrete units.
@@ -24,7 +25,7 @@ impl Capacity {
 
 pub struct Fifo {
     capacity: Capacity,
-    packets: VecDeque<Packet>,
+    packets: VecDeque<PacketId>,
     bytes: u64,
 }
 
@@ -47,18 +48,18 @@ impl Fifo {
         }
     }
 
-    /// Appends `p`; the caller has checked `fits`.
+    /// Appends packet `id` of `wire_bytes`; the caller has checked `fits`.
     #[inline]
-    pub fn push(&mut self, p: Packet) {
-        self.bytes += p.wire_bytes as u64;
-        self.packets.push_back(p);
+    pub fn push(&mut self, id: PacketId, wire_bytes: u32) {
+        self.bytes += wire_bytes as u64;
+        self.packets.push_back(id);
     }
 
     #[inline]
-    pub fn pop(&mut self) -> Option<Packet> {
-        let p = self.packets.pop_front()?;
-        self.bytes -= p.wire_bytes as u64;
-        Some(p)
+    pub fn pop(&mut self, pool: &PacketPool) -> Option<PacketId> {
+        let id = self.packets.pop_front()?;
+        self.bytes -= pool.get(id).wire_bytes as u64;
+        Some(id)
     }
 
     #[inline]

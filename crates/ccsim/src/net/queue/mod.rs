@@ -13,6 +13,7 @@ pub use fifo::{Capacity, Fifo};
 pub use red::{Red, RedParams};
 
 use crate::net::packet::Packet;
+use crate::net::pool::{PacketId, PacketPool};
 use crate::time::Nanos;
 
 /// A queue discipline and its parameters, sizes resolved.
@@ -70,24 +71,25 @@ impl Queue {
         }
     }
 
-    /// A packet arrives at `now` (its `enqueued_at` set); false if it was dropped.
+    /// Packet `id` arrives at `now` (its `enqueued_at` set); false if it
+    /// was dropped (it is still in the pool: the caller frees it).
     #[inline(always)]
-    pub fn enqueue(&mut self, now: Nanos, p: Packet) -> bool {
+    pub fn enqueue(&mut self, now: Nanos, id: PacketId, pool: &mut PacketPool) -> bool {
         match self {
-            Queue::DropTail(q) => q.enqueue(p),
-            Queue::Red(q) => q.enqueue(now, p),
-            Queue::Codel(q) => q.enqueue(p),
+            Queue::DropTail(q) => q.enqueue(id, pool),
+            Queue::Red(q) => q.enqueue(now, id, pool),
+            Queue::Codel(q) => q.enqueue(id, pool),
         }
     }
 
     /// The next packet to transmit at `now` (CoDel may drop some on the way:
-    /// each is shown to `on_drop`).
+    /// each is freed from the pool and shown to `on_drop`).
     #[inline(always)]
-    pub fn dequeue(&mut self, now: Nanos, on_drop: impl FnMut(&Packet)) -> Option<Packet> {
+    pub fn dequeue(&mut self, now: Nanos, pool: &mut PacketPool, on_drop: impl FnMut(&Packet)) -> Option<PacketId> {
         match self {
-            Queue::DropTail(q) => q.dequeue(),
-            Queue::Red(q) => q.dequeue(now),
-            Queue::Codel(q) => q.dequeue(now, on_drop),
+            Queue::DropTail(q) => q.dequeue(pool),
+            Queue::Red(q) => q.dequeue(now, pool),
+            Queue::Codel(q) => q.dequeue(now, pool, on_drop),
         }
     }
 

@@ -19,7 +19,7 @@
 //! same count spacing as the linear region, as ns-2 does.
 
 use super::fifo::{Capacity, Fifo};
-use crate::net::packet::Packet;
+use crate::net::pool::{PacketId, PacketPool};
 use crate::rng::Rng;
 use crate::time::Nanos;
 
@@ -106,10 +106,11 @@ impl Red {
         }
     }
 
-    /// Adds `p` unless RED drops it early or the queue is full; false when dropped.
+    /// Adds packet `id` unless RED drops it early or the queue is full; false when dropped.
     #[inline(never)]
-    pub fn enqueue(&mut self, now: Nanos, mut p: Packet) -> bool {
+    pub fn enqueue(&mut self, now: Nanos, id: PacketId, pool: &mut PacketPool) -> bool {
         self.update_average(now);
+        let p = pool.get_mut(id);
         if self.signal() {
             if self.params.ecn && p.ect {
                 p.ce = true;
@@ -119,20 +120,20 @@ impl Red {
                 return false;
             }
         }
-        if !self.fifo.fits(&p) {
+        if !self.fifo.fits(p) {
             return false;
         }
-        self.fifo.push(p);
+        self.fifo.push(id, p.wire_bytes);
         true
     }
 
     #[inline(never)]
-    pub fn dequeue(&mut self, now: Nanos) -> Option<Packet> {
-        let p = self.fifo.pop()?;
+    pub fn dequeue(&mut self, now: Nanos, pool: &PacketPool) -> Option<PacketId> {
+        let id = self.fifo.pop(pool)?;
         if self.fifo.is_empty() {
             self.idle_since = Some(now);
         }
-        Some(p)
+        Some(id)
     }
 
     pub fn fifo(&self) -> &Fifo {
@@ -143,27 +144,53 @@ impl Red {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::packet::Kind;
+    use crate::net::packet::{Kind, Packet};
 
     fn red(params: RedParams) -> Red {
         Red::new(Capacity::Packets(1000), params, 1e6, Rng::for_component(1, 9))
     }
 
+    /// A RED queue with a packet pool: packets in by value, handles out.
+    struct Bench {
+        q: Red,
+        pool: PacketPool,
+    }
+
+    impl Bench {
+        fn new(params: RedParams) -> Bench {
+            Bench { q: red(params), pool: PacketPool::new() }
+        }
+
+        fn enqueue(&mut self, now: Nanos, p: Packet) -> bool {
+            let id = self.pool.insert(p);
+            let queued = self.q.enqueue(now, id, &mut self.pool);
+            if !queued {
+                self.pool.remove(id);
+            }
+            queued
+        }
+
+        fn dequeue(&mut self, now: Nanos) -> Option<Packet> {
+            let id = self.q.dequeue(now, &self.pool)?;
+            Some(self.pool.remove(id))
+        }
+    }
+
     #[test]
     fn average_follows_the_ewma_and_decays_when_idle() {
-        let mut q = red(RedParams { w_q: 0.5, min_th_pkts: 100.0, max_th_pkts: 300.0, ..RedParams::default() });
+        let mut q = Bench::new(RedParams { w_q: 0.5, min_th_pkts: 100.0, max_th_pkts: 300.0, ..RedParams::default() });
         let p = Packet::new(Kind::Data, 0, 1500);
         // Arrivals at an empty queue that was idle since 0: avg stays 0, then 0.5*1, then 0.5*0.5+0.5*2.
         assert!(q.enqueue(0, p));
         assert!(q.enqueue(0, p));
         assert!(q.enqueue(0, p));
-        assert!((q.avg_pkts - 1.25).abs() < 1e-12);
+        assert!((q.q.avg_pkts - 1.25).abs() < 1e-12);
         for _ in 0..3 {
             q.dequeue(0);
         }
         // Idle for 2 packet times: avg * 0.5^2.
         q.enqueue(2_000_000, p);
-        assert!((q.avg_pkts - 1.25 * 0.25).abs() < 1e-12);
+        assert!((q.q.avg_pkts - 1.25 * 0.25).abs() < 1e-12);
     }
 
     #[test]
@@ -171,12 +198,12 @@ mod tests {
         // Hold avg near the middle of [min_th, max_th] and count early drops.
         let params =
             RedParams { min_th_pkts: 10.0, max_th_pkts: 30.0, max_p: 0.1, w_q: 1.0, gentle: false, ecn: false };
-        let mut q = red(params);
+        let mut q = Bench::new(params);
         let p = Packet::new(Kind::Data, 0, 1500);
-        while q.fifo().len_packets() < 20 {
+        while q.q.fifo().len_packets() < 20 {
             q.enqueue(0, p);
         }
-        let before = q.early_drops;
+        let before = q.q.early_drops;
         let n = 100_000;
         for _ in 0..n {
             // Keep the queue at 20 packets: p_b = 0.05.
@@ -185,7 +212,7 @@ mod tests {
             }
         }
         // With count spacing the drops are uniform with mean gap ~ 1/(2 p_b) + 1/2 (Floyd 1993, sec. 7).
-        let rate = (q.early_drops - before) as f64 / n as f64;
+        let rate = (q.q.early_drops - before) as f64 / n as f64;
         let expected = 1.0 / (1.0 / (2.0 * 0.05) + 0.5);
         assert!((rate - expected).abs() < 0.1 * expected, "drop rate {rate}, expected {expected}");
     }
@@ -193,15 +220,15 @@ mod tests {
     #[test]
     fn marks_ect_packets_instead_of_dropping() {
         let params = RedParams { min_th_pkts: 1.0, max_th_pkts: 2.0, w_q: 1.0, ecn: true, ..RedParams::default() };
-        let mut q = red(params);
+        let mut q = Bench::new(params);
         let mut p = Packet::new(Kind::Data, 0, 1500);
         p.ect = true;
         for _ in 0..10 {
             assert!(q.enqueue(0, p));
         }
-        assert!(q.marks >= 7 && q.early_drops == 0, "marks {}", q.marks);
+        assert!(q.q.marks >= 7 && q.q.early_drops == 0, "marks {}", q.q.marks);
         p.ect = false;
         assert!(!q.enqueue(0, p));
-        assert_eq!(q.early_drops, 1);
+        assert_eq!(q.q.early_drops, 1);
     }
 }
