@@ -312,6 +312,17 @@ def cc_state_wide(cc_state, at=None) -> pd.DataFrame:
     return wide
 
 
+class TableNotSaved(LookupError):
+    """A table of a saved run that was not saved (a campaign's kept_tables)."""
+
+
+def _unsaved(message: str) -> Callable[[Result], pd.DataFrame]:
+    def fail(_):
+        raise TableNotSaved(message)
+
+    return fail
+
+
 class _Table:
     """A table attribute of Result: read, a pandas DataFrame (built on first read)."""
 
@@ -337,7 +348,9 @@ class Result:
 
     A table given to the constructor is a DataFrame, a pyarrow Table or
     record batch, anything exporting one through the Arrow PyCapsule
-    interface, or None (empty)."""
+    interface, or None (empty). `unsaved`: table name -> why it is missing
+    (a saved run that kept only some tables); reading it raises
+    TableNotSaved with that message."""
 
     flows = _Table()
     series = _Table()
@@ -359,6 +372,7 @@ class Result:
         sources=None,
         source_series=None,
         meta: dict | None = None,
+        unsaved: Mapping[str, str] | None = None,
     ):
         given = dict(
             flows=flows,
@@ -370,7 +384,8 @@ class Result:
             sources=sources,
             source_series=source_series,
         )
-        self._hold(meta, {name: table for name, table in given.items() if table is not None}, {})
+        pending = {name: _unsaved(message) for name, message in (unsaved or {}).items()}
+        self._hold(meta, {name: table for name, table in given.items() if table is not None}, pending)
 
     def _hold(self, meta: dict | None, tables: dict, pending: dict) -> None:
         """Keeps `tables` (name -> DataFrame or Arrow table) and `pending`
@@ -430,7 +445,8 @@ class Result:
         return r
 
     def _compute(self, name: str) -> None:
-        table = self._pending.pop(name)(self)
+        table = self._pending[name](self)
+        del self._pending[name]
         self._frames.pop(name, None)
         self._arrow.pop(name, None)
         if isinstance(table, pd.DataFrame):
