@@ -125,6 +125,12 @@ BAD = {
         ['"fast"', "throughput", "latency", "balanced"],
     ),
     "no_base": (CAMPAIGN.replace("[scenario]", "[other]"), "", ["unknown field"]),
+    "kept_table_unknown": (
+        'kept_tables = ["flows", "cwnd"]\n' + CAMPAIGN,
+        "kept_tables[1]",
+        ['"cwnd" is not a table', "flows, series, cc_state, rtt"],
+    ),
+    "kept_tables_empty": ("kept_tables = []\n" + CAMPAIGN, "kept_tables", ["expected a list of table names"]),
 }
 
 

@@ -63,6 +63,28 @@ def test_quick_compare_end_to_end(quick_campaign):
     assert len(runs) == len(algs) * len(titles) * 2
     assert (out / "flows.csv").exists() and (out / "campaign.toml").exists()
     assert (runs["utilization"] <= 1.0 + 1e-9).all()
+    # repetition 0 keeps only the tables the report draws from
+    kept = list((out / "tables").iterdir())
+    assert len(kept) == len(algs) * len(titles)
+    for d in kept:
+        assert sorted(p.name for p in d.iterdir()) == ["flows.parquet", "meta.json", "rtt.parquet", "series.parquet"]
+
+
+def test_report_rebuilds_the_same_report_from_the_kept_tables(quick_campaign, tmp_path):
+    import shutil
+
+    from ccbench.cli import app
+    from typer.testing import CliRunner
+
+    out = tmp_path / "copy"
+    shutil.copytree(quick_campaign[0], out)
+    shutil.rmtree(out / "plots")
+    (out / "report.html").unlink()
+    result = CliRunner().invoke(app, ["report", str(out)], terminal_width=250)
+    assert result.exit_code == 0, result.output
+    assert (out / "report.html").read_bytes() == (quick_campaign[0] / "report.html").read_bytes()
+    plots = sorted(p.name for p in (quick_campaign[0] / "plots").iterdir())
+    assert plots and sorted(p.name for p in (out / "plots").iterdir()) == plots
 
 
 def test_report_with_svg_writes_each_figure_as_svg_too(quick_campaign, tmp_path):

@@ -13,7 +13,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 from ccbench import _ccsim, run_files
-from ccbench.run_result import TABLES, Result, cc_state_wide, interval_rates_per_flow
+from ccbench.run_result import TABLES, Result, cc_state_wide, flow_summary, interval_rates_per_flow
 from ccbench.scenario import load
 
 
@@ -79,6 +79,23 @@ def test_a_result_built_from_dicts_of_columns_equals_one_from_arrow(small_scenar
     a, b = Result.from_raw(raw, scenario, "v"), Result.from_raw(as_dicts, scenario, "v")
     for name in ("flows", "series", "rtt", "links", "link_series"):
         pd.testing.assert_frame_equal(a.frame(name), b.frame(name), check_dtype=True)
+
+
+def test_the_flows_table_is_built_in_arrow_with_the_same_values_as_flow_summary(small_scenario):
+    """The simulator's flows table gets its route columns in Arrow (no
+    DataFrame is built for it), the same table as flow_summary's DataFrame."""
+    raw = _ccsim.run(json.dumps(load(small_scenario)))
+    scenario = json.loads(raw["scenario"])
+    r = Result.from_raw(raw, scenario, "v")
+    flows = r.arrow("flows")
+    assert "flows" not in r._frames
+    tables = {n: pa.Table.from_batches([pa.record_batch(raw[n])]) for n in ("flows", "rtt", "links")}
+    cols = {n: {c: t.column(c).to_numpy() for c in t.column_names} for n, t in tables.items()}
+    expected = run_files.arrow_table(flow_summary(cols["flows"], cols["rtt"], scenario, cols["links"]))
+    assert flows.schema.equals(expected.schema)
+    assert run_files.arrow_parquet_bytes(flows) == run_files.arrow_parquet_bytes(expected)  # bit for bit (NaN too)
+    assert flows.column_names[-3:] == ["route", "ack_route", "link"]
+    assert flows["route"].to_pylist() == ["downlink", "downlink"] and flows["link"].to_pylist() == ["downlink"] * 2
 
 
 def test_interval_rates_per_flow_follow_each_flow_through_interleaved_rows():

@@ -124,6 +124,26 @@ def test_loading_a_run_gives_back_the_tables_of_the_run(saved_runs):
     assert back.meta["seed"] == 1
 
 
+def test_a_run_saved_with_some_tables_loads_them_and_refuses_the_others(tmp_path, saved_runs):
+    """A campaign's kept_tables: only those files, listed in meta.json; the
+    loaded run reads them as saved and raises on the others (never empty)."""
+    run = run_files.load(saved_runs / "bbr")
+    run_files.save(run, tmp_path / "some", csv=False, tables=("flows", "series", "rtt"))
+    assert sorted(p.name for p in (tmp_path / "some").iterdir()) == [
+        "flows.parquet",
+        "meta.json",
+        "rtt.parquet",
+        "series.parquet",
+    ]
+    back = run_files.load(tmp_path / "some")
+    assert back.meta["tables"] == ["flows", "series", "rtt"]
+    assert back.flows.equals(run.flows) and back.series.equals(run.series) and back.rtt.equals(run.rtt)
+    for _ in range(2):  # still refused when read again
+        with pytest.raises(LookupError, match="the links table was not saved"):
+            back.arrow("links")
+    assert "tables" not in json.loads((saved_runs / "bbr" / "meta.json").read_text())
+
+
 def test_a_trace_scenario_keeps_its_opportunities_out_of_the_metadata(tmp_path):
     (tmp_path / "cell.down").write_text("\n".join(str(t) for t in range(1, 200)) + "\n")
     scenario = tmp_path / "s.toml"

@@ -11,6 +11,9 @@ Layout of a run directory:
     link_series.parquet  sampled link state
     sources.parquet/.csv, source_series.parquet   UDP and background traffic (empty without)
 
+A campaign may save only some of the tables (its kept_tables); meta.json then
+lists those under `tables`, and reading another from the loaded run raises.
+
 The tables describe themselves, so the files of many runs can be read as one
 dataset (pyarrow.dataset, duckdb, polars) without meta.json: every table's
 first columns are `scenario` (the scenario's name) and `seed`, and the tables
@@ -221,14 +224,18 @@ def write_run_table(directory: Path, result: Result, name: str, csv: bool) -> No
         atomic_write_bytes(directory / f"{name}.csv", csv_bytes(pd.concat([front_df, df], axis=1)))
 
 
-def save(result: Result, directory: str | Path, csv: bool = True) -> Path:
+def save(result: Result, directory: str | Path, csv: bool = True, tables: tuple[str, ...] = TABLES) -> Path:
     """Writes a run directory (created if needed); returns its path. `csv=False`
-    writes Parquet only (campaigns, which also write one tidy CSV)."""
+    writes Parquet only (campaigns, which also write one tidy CSV). `tables`:
+    the tables to write (a campaign's kept_tables); with fewer than all,
+    meta.json lists them under `tables`, and `load` refuses to read the others."""
     d = Path(directory)
     d.mkdir(parents=True, exist_ok=True)
-    for name in TABLES:
+    for name in tables:
         write_run_table(d, result, name, csv=csv and name in CSV_TABLES)
     meta = {k: v for k, v in result.meta.items() if k not in VOLATILE_META}
+    if tuple(tables) != TABLES:
+        meta["tables"] = list(tables)
     atomic_write_bytes(d / "meta.json", json_bytes(meta))
     return d
 
@@ -241,8 +248,10 @@ def load(directory: str | Path) -> Result:
     meta = json.loads((d / "meta.json").read_text(encoding="utf-8"))
     if meta.get("schema_version") != SCHEMA_VERSION:
         raise ValueError(f"{d}: schema version {meta.get('schema_version')} is not {SCHEMA_VERSION}")
-    tables = {name: _without_run_columns(pq.read_table(d / f"{name}.parquet"), name) for name in TABLES}
-    return Result(meta=meta, **tables)
+    saved = meta.get("tables", TABLES)
+    tables = {name: _without_run_columns(pq.read_table(d / f"{name}.parquet"), name) for name in saved}
+    unsaved = {name: f"{d}: the {name} table was not saved (kept only: {', '.join(saved)})" for name in TABLES}
+    return Result(meta=meta, unsaved={k: v for k, v in unsaved.items() if k not in saved}, **tables)
 
 
 def _without_run_columns(table: pa.Table, name: str) -> pa.Table:

@@ -120,18 +120,44 @@ def flow_summary(flows, rtt, scenario: dict, links) -> pd.DataFrame:
     the `rtt` table. `flows`, `rtt` and `links`: DataFrames or dicts of
     columns; `scenario`: the normalized scenario."""
     cols = {c: list(flows[c]) if c in ("cc", "direction") else np.asarray(flows[c]) for c in flows}
-    routes = flow_routes(scenario)
-    rate = dict(zip(links["link"], np.asarray(links["rate_bps"], dtype=float)))
-    data = [routes[g][0] for g in cols["group"]]
-    cols["route"] = [ROUTE_SEPARATOR.join(r) for r in data]
-    cols["ack_route"] = [ROUTE_SEPARATOR.join(routes[g][1]) for g in cols["group"]]
-    cols["link"] = [min(r, key=lambda name: rate[name]) for r in data]
+    cols.update(route_columns(cols["group"], scenario, links))
     if "goodput_bps" not in cols:
         cols.update(flow_metrics(cols))
     if "rtt_mean_ms" not in cols:
         stats = metrics.rtt_stats_per_flow(rtt, cols["flow"])
         cols.update({c: stats[c].to_numpy() for c in stats.columns})
     return pd.DataFrame(cols)
+
+
+def route_columns(groups, scenario: dict, links) -> dict[str, list[str]]:
+    """The flows table's `route`, `ack_route` and `link` (flow_summary) of
+    flows of the given [[flows]] entries (`groups`); `links`: a DataFrame or
+    dict of columns with `link` and `rate_bps`."""
+    routes = flow_routes(scenario)
+    rate = dict(zip(links["link"], np.asarray(links["rate_bps"], dtype=float)))
+    data = [routes[g][0] for g in groups]
+    return {
+        "route": [ROUTE_SEPARATOR.join(r) for r in data],
+        "ack_route": [ROUTE_SEPARATOR.join(routes[g][1]) for g in groups],
+        "link": [min(r, key=lambda name: rate[name]) for r in data],
+    }
+
+
+#: Every column flow_summary computes for a flows table that lacks it.
+FLOW_SUMMARY_COLUMNS = [*FLOW_METRIC_COLUMNS, *metrics.RTT_STAT_COLUMNS]
+
+
+def arrow_flow_summary(flows: pa.Table, rtt: pa.Table, scenario: dict, links: pa.Table) -> pa.Table | pd.DataFrame:
+    """flow_summary of the simulator's Arrow tables: when the core computed
+    the metrics (it does), the flows table with the route columns appended,
+    without building a DataFrame (the same columns, types and values);
+    otherwise flow_summary's DataFrame."""
+    if not all(c in flows.column_names for c in FLOW_SUMMARY_COLUMNS):
+        return flow_summary(columns(flows), columns(rtt), scenario, columns(links))
+    groups = flows["group"].to_pylist()
+    for name, values in route_columns(groups, scenario, columns(links.select(["link", "rate_bps"]))).items():
+        flows = flows.append_column(name, pa.array(values, pa.string()))
+    return flows
 
 
 def flow_metrics(cols: dict) -> dict:
@@ -286,6 +312,17 @@ def cc_state_wide(cc_state, at=None) -> pd.DataFrame:
     return wide
 
 
+class TableNotSaved(LookupError):
+    """A table of a saved run that was not saved (a campaign's kept_tables)."""
+
+
+def _unsaved(message: str) -> Callable[[Result], pd.DataFrame]:
+    def fail(_):
+        raise TableNotSaved(message)
+
+    return fail
+
+
 class _Table:
     """A table attribute of Result: read, a pandas DataFrame (built on first read)."""
 
@@ -311,7 +348,9 @@ class Result:
 
     A table given to the constructor is a DataFrame, a pyarrow Table or
     record batch, anything exporting one through the Arrow PyCapsule
-    interface, or None (empty)."""
+    interface, or None (empty). `unsaved`: table name -> why it is missing
+    (a saved run that kept only some tables); reading it raises
+    TableNotSaved with that message."""
 
     flows = _Table()
     series = _Table()
@@ -333,6 +372,7 @@ class Result:
         sources=None,
         source_series=None,
         meta: dict | None = None,
+        unsaved: Mapping[str, str] | None = None,
     ):
         given = dict(
             flows=flows,
@@ -344,7 +384,8 @@ class Result:
             sources=sources,
             source_series=source_series,
         )
-        self._hold(meta, {name: table for name, table in given.items() if table is not None}, {})
+        pending = {name: _unsaved(message) for name, message in (unsaved or {}).items()}
+        self._hold(meta, {name: table for name, table in given.items() if table is not None}, pending)
 
     def _hold(self, meta: dict | None, tables: dict, pending: dict) -> None:
         """Keeps `tables` (name -> DataFrame or Arrow table) and `pending`
@@ -395,9 +436,7 @@ class Result:
             return r
         tables = {name: as_arrow(raw[name]) for name in TABLES}
         pending = {
-            "flows": lambda _: flow_summary(
-                *(columns(tables[n]) for n in ("flows", "rtt")), scenario, columns(tables["links"])
-            ),
+            "flows": lambda _: arrow_flow_summary(tables["flows"], tables["rtt"], scenario, tables["links"]),
             "series": lambda _: arrow_series_with_rates(tables["series"]),
             "links": lambda r: arrow_link_summary(tables["links"], r.flows, scenario),
         }
@@ -406,7 +445,8 @@ class Result:
         return r
 
     def _compute(self, name: str) -> None:
-        table = self._pending.pop(name)(self)
+        table = self._pending[name](self)
+        del self._pending[name]
         self._frames.pop(name, None)
         self._arrow.pop(name, None)
         if isinstance(table, pd.DataFrame):

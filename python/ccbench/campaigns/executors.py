@@ -36,7 +36,8 @@ class Job:
     key: str
     scenario_json: str
     directory: str
-    keep_tables: bool
+    #: The tables saved in tables/KEY/ (none: the run's tables are not kept).
+    keep_tables: tuple[str, ...]
 
 
 def execute(job: Job, kernel: bool = False) -> dict:
@@ -61,7 +62,7 @@ def execute(job: Job, kernel: bool = False) -> dict:
             raw = _ccsim.run(job.scenario_json, capture_dir=str(tables_dir(Path(job.directory), job.key)))
             result = Result.from_raw(raw, json.loads(raw["scenario"]), _ccsim.__version__)
         if job.keep_tables:
-            run_files.save(result, tables_dir(Path(job.directory), job.key), csv=False)
+            run_files.save(result, tables_dir(Path(job.directory), job.key), csv=False, tables=job.keep_tables)
         # The per-flow rows (the one DataFrame built: flow_summary's) and each
         # flow's link utilization, from the links' Arrow table.
         links = result.arrow("links")

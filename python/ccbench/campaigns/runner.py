@@ -133,7 +133,12 @@ def run(
                     in_flight.update((r.key, None) for r in chunk)
                     index.mark_running([r.key for r in chunk])
                     jobs_ = [
-                        executors.Job(r.key, r.scenario_json, str(out), keep_all or (keep_first and r.rep == 0))
+                        executors.Job(
+                            r.key,
+                            r.scenario_json,
+                            str(out),
+                            campaign.kept_tables if keep_all or (keep_first and r.rep == 0) else (),
+                        )
                         for r in chunk
                     ]
                     driver_seconds += time.perf_counter() - t0

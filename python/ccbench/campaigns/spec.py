@@ -17,6 +17,7 @@ Also allowed: a named factor whose levels are tables merged into the scenario
 (every flow), `common_seeds = [...]` (factors whose levels share seeds: common
 random numbers), `[random]` (per-run values drawn from the run's seed),
 `keep_tables` ("first": full tables of repetition 0, "none", "all"),
+`kept_tables` (which of those runs' tables are saved: a list of names, default every table),
 `[analysis]` (compare, objective, margin; see ccbench.campaigns.analysis),
 `study` (a shipped study's name: its report section, ccbench.campaigns.study_report)
 and `[quick]` (a documented reduction of the design, ccbench.campaigns.quick).
@@ -45,6 +46,7 @@ import tomllib
 
 from ccbench import inputs, limits
 from ccbench.profiles import deep_merge
+from ccbench.run_result import TABLES
 from ccbench.scenario import ScenarioFileError
 from ccbench.scenario import load as load_scenario
 from ccbench.scenario import read as read_scenario
@@ -60,6 +62,7 @@ TOP_LEVEL_KEYS = (
     "common_seeds",
     "random",
     "keep_tables",
+    "kept_tables",
     "analysis",
     "study",
     "quick",
@@ -236,6 +239,8 @@ class Campaign:
     analysis: dict
     runs: list[Run] = field(repr=False)
     study: str | None = None
+    #: The tables saved of each run whose tables are kept (keep_tables).
+    kept_tables: tuple[str, ...] = TABLES
 
     @property
     def text_hash(self) -> str:
@@ -258,6 +263,7 @@ class Campaign:
             "common_seeds": self.common_seeds,
             "random": {r.name: {"min": r.low, "max": r.high, "step": r.step, "unit": r.unit} for r in self.random},
             "keep_tables": self.keep_tables,
+            "kept_tables": list(self.kept_tables),
             "analysis": self.analysis,
             "study": self.study,
             "level_names": {
@@ -534,6 +540,7 @@ def parse_raw(raw: dict, source: str, text: str, folder: Path) -> Campaign:
     keep = raw.get("keep_tables", "first")
     if keep not in KEEP_TABLES:
         raise CampaignFileError(source, "keep_tables", f"{_show(keep)} is not allowed; one of {', '.join(KEEP_TABLES)}")
+    kept_tables = _kept_tables(raw, source)
     analysis = _analysis(raw, factors, source)
     study = _study(raw, source)
     from ccbench.campaigns.quick import check as check_quick
@@ -586,4 +593,18 @@ def parse_raw(raw: dict, source: str, text: str, folder: Path) -> Campaign:
         analysis,
         runs,
         study,
+        kept_tables,
     )
+
+
+def _kept_tables(raw: dict, source: str) -> tuple[str, ...]:
+    """`kept_tables`: the names of the tables saved of a kept run, in TABLES'
+    order (default: all of them)."""
+    kept = raw.get("kept_tables", list(TABLES))
+    if not isinstance(kept, list) or not kept:
+        raise CampaignFileError(source, "kept_tables", f"{_show(kept)} is not allowed; expected a list of table names")
+    for i, name in enumerate(kept):
+        if name not in TABLES:
+            allowed = ", ".join(TABLES)
+            raise CampaignFileError(source, f"kept_tables[{i}]", f"{_show(name)} is not a table; one of {allowed}")
+    return tuple(t for t in TABLES if t in kept)

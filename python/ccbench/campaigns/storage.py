@@ -8,7 +8,7 @@ Layout:
                           finished_at, wall_s, worker, result_hash, error
     campaign.toml         the campaign file as given (campaign.json for a dict)
     runs/KEY.parquet      one row per flow of run KEY (written by the worker: temporary file + rename)
-    tables/KEY/           full tables of the run (series, rtt, links, ...) when kept (keep_tables)
+    tables/KEY/           full tables of the run (series, rtt, links, ...) when kept (keep_tables, kept_tables)
     flows.parquet/.csv    tidy: one row per flow per finished run, every factor a column, plus rep and seed
     runs.parquet/.csv     tidy: one row per finished run
     report.html, recommendations.json, plots/   written by `ccbench report`
