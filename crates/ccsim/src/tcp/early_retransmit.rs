@@ -29,21 +29,12 @@ pub struct EarlyRetransmit {
     pub timer_at: Option<Nanos>,
 }
 
-/// What an ACK's check decided.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum EarlyRetransmitDecision {
-    /// The rule does not apply.
-    NotNow,
-    /// Wait for another ACK until the timer.
-    Wait,
-    /// Take the first segment as lost now.
-    Recover,
-}
-
 impl Sender {
     /// Linux tcp_time_to_recover's Trick#6 and tcp_pause_early_retransmit,
-    /// for an ACK in Open, Disorder or CWR that found no loss.
-    pub(super) fn check_early_retransmit(&mut self, now: Nanos) -> EarlyRetransmitDecision {
+    /// for an ACK in Open, Disorder or CWR that found no loss: true when the
+    /// first segment is to be taken as lost now; when the rule says wait, the
+    /// timer is armed instead.
+    pub(super) fn early_retransmit_now(&mut self, now: Nanos) -> bool {
         let sb = &self.sb;
         let applies = self.cfg.early_retrans
             && sb.reordering <= DUPTHRESH
@@ -53,25 +44,18 @@ impl Sender {
             && sb.packets_out() < 4
             && !(self.may_send_new_segment() && sb.in_flight() < self.w.cwnd);
         if !applies {
-            return EarlyRetransmitDecision::NotNow;
+            return false;
         }
-        let Some(srtt) = self.rtt.srtt() else { return EarlyRetransmitDecision::Recover };
+        let Some(srtt) = self.rtt.srtt() else { return true };
         if self.ece_seen_this_ack {
-            return EarlyRetransmitDecision::Recover;
+            return true;
         }
         let at = now + (srtt / 4).max(MIN_DELAY_NS);
         if self.rto_at.is_some_and(|rto| rto <= at) {
-            return EarlyRetransmitDecision::Recover;
+            return true;
         }
         self.early_retransmit.timer_at = Some(at);
-        EarlyRetransmitDecision::Wait
-    }
-
-    /// The first segment is taken as lost (Linux tcp_update_scoreboard
-    /// marking the head once tcp_time_to_recover said so).
-    pub(super) fn mark_head_lost(&mut self) {
-        let una = self.sb.una();
-        self.sb.mark_lost(una);
+        false
     }
 
     /// Linux tcp_resume_early_retransmit: the wait ended without an ACK,
@@ -79,7 +63,7 @@ impl Sender {
     pub(super) fn on_early_retransmit_timer(&mut self, now: Nanos) {
         self.early_retransmit.timer_at = None;
         if self.sb.packets_out() > 0 && matches!(self.ca_state, CaState::Open | CaState::Disorder | CaState::Cwr) {
-            self.mark_head_lost();
+            self.sb.mark_head_lost();
             self.start_loss_episode(now);
         }
     }

@@ -15,7 +15,6 @@
 //! 6675, with PRR, as Linux); without SACK they differ in what a partial ACK
 //! does. `SlowStart` (Tahoe) applies with and without SACK.
 
-use super::early_retransmit::EarlyRetransmitDecision;
 use super::frto::{AckFlags, FrtoVariant};
 use super::sender::Sender;
 use crate::cc::{CaEvent, CaState, INFINITE_SSTHRESH};
@@ -137,7 +136,7 @@ impl Sender {
                     self.set_state(now, CaState::Open);
                 } else {
                     // RFC 6582 partial ACK: retransmit the next hole.
-                    self.sb.mark_lost(una);
+                    self.sb.mark_head_lost();
                 }
             }
             _ => {}
@@ -147,8 +146,8 @@ impl Sender {
         // reordering degree).
         if matches!(self.ca_state, CaState::Open | CaState::Disorder | CaState::Cwr) && self.frto.counter == 0 {
             let mut loss = if self.cfg.sack { self.sb.lost_out > 0 } else { self.sb.sacked_out >= self.sb.reordering };
-            if !loss && self.check_early_retransmit(now) == EarlyRetransmitDecision::Recover {
-                self.mark_head_lost();
+            if !loss && self.early_retransmit_now(now) {
+                self.sb.mark_head_lost();
                 loss = true;
             }
             if loss {
@@ -245,7 +244,7 @@ impl Sender {
     pub(super) fn enter_recovery(&mut self, now: Nanos) {
         self.stats.fast_recoveries += 1;
         if !self.cfg.sack {
-            self.sb.mark_lost(self.sb.una());
+            self.sb.mark_head_lost();
         }
         // What an undo restores (Linux tcp_enter_recovery: prior_ssthresh,
         // undo_marker; retrans_stamp restarts once nothing is retransmitted).

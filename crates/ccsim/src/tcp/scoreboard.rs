@@ -257,6 +257,12 @@ impl Scoreboard {
         newly
     }
 
+    /// Marks the first unacknowledged segment lost (NewReno's head, an early
+    /// retransmit). True if it was not already.
+    pub fn mark_head_lost(&mut self) -> bool {
+        self.mark_lost(self.una)
+    }
+
     /// Marks one segment lost (NewReno's head, or IsLost). True if it was not already.
     pub fn mark_lost(&mut self, seq: u64) -> bool {
         if seq < self.una || seq >= self.nxt() {
