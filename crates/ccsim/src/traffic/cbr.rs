@@ -1,37 +1,35 @@
 //! A constant-bit-rate pacer: when the next datagram of a fixed wire size
 //! leaves so that the long-run rate is exact. Shared by every UDP source.
 //!
-//! Gaps come from `time::serialization_ns`, which carries the sub-nanosecond
+//! Gaps come from `time::Serializer`, which carries the sub-nanosecond
 //! remainder from one datagram to the next, so a 200 Mbit/s source sends
 //! exactly 200 Mbit/s over any long window, with no drift.
 
-use crate::time::{serialization_ns, Nanos};
+use crate::time::{Nanos, Serializer};
 
 #[derive(Clone, Copy, Debug)]
 pub struct Cbr {
-    pub rate_bps: u64,
     pub wire_bytes: u32,
     /// When the next datagram is due.
     pub next_at: Nanos,
-    carry: u64,
+    gaps: Serializer,
 }
 
 impl Cbr {
     pub fn new(rate_bps: u64, wire_bytes: u32, first_at: Nanos) -> Cbr {
-        Cbr { rate_bps: rate_bps.max(1), wire_bytes, next_at: first_at, carry: 0 }
+        Cbr { wire_bytes, next_at: first_at, gaps: Serializer::new(rate_bps.max(1)) }
     }
 
     /// Moves past one datagram sent at `next_at`.
     #[inline]
     pub fn step(&mut self) {
-        self.next_at += serialization_ns(self.wire_bytes, self.rate_bps, &mut self.carry).max(1);
+        self.next_at += self.gaps.ns(self.wire_bytes).max(1);
     }
 
     /// Changes the rate from the next gap on.
     pub fn set_rate(&mut self, rate_bps: u64) {
-        if rate_bps.max(1) != self.rate_bps {
-            self.rate_bps = rate_bps.max(1);
-            self.carry = 0;
+        if rate_bps.max(1) != self.gaps.rate_bps() {
+            self.gaps = Serializer::new(rate_bps.max(1));
         }
     }
 }

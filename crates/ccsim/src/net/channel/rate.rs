@@ -15,7 +15,7 @@
 
 use super::trace::{TraceConfig, TraceRate};
 use crate::rng::Rng;
-use crate::time::{serialization_ns, Nanos, NS_PER_SEC};
+use crate::time::{Nanos, Serializer, NS_PER_SEC};
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct RateState {
@@ -114,7 +114,7 @@ impl MarkovRate {
 }
 
 pub enum Transmitter {
-    Constant { bps: u64, carry: u64 },
+    Constant(Serializer),
     Trace(TraceRate),
     Markov(MarkovRate),
 }
@@ -122,7 +122,7 @@ pub enum Transmitter {
 impl Transmitter {
     pub fn new(config: &RateConfig, rng: Rng) -> Transmitter {
         match config {
-            RateConfig::Constant { bps } => Transmitter::Constant { bps: *bps, carry: 0 },
+            RateConfig::Constant { bps } => Transmitter::Constant(Serializer::new(*bps)),
             RateConfig::Trace(t) => Transmitter::Trace(TraceRate::new(t.clone())),
             RateConfig::Markov { states, stationary_start } => {
                 Transmitter::Markov(MarkovRate::new(states.clone(), *stationary_start, rng))
@@ -135,7 +135,7 @@ impl Transmitter {
     #[inline(always)]
     pub fn finish_time(&mut self, start: Nanos, bytes: u32, back_to_back: bool) -> Nanos {
         match self {
-            Transmitter::Constant { bps, carry } => start + serialization_ns(bytes, *bps, carry),
+            Transmitter::Constant(s) => start + s.ns(bytes),
             Transmitter::Trace(t) => t.finish_time(start, bytes, back_to_back),
             Transmitter::Markov(m) => m.finish_time(start, bytes),
         }
