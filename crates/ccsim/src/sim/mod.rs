@@ -167,7 +167,9 @@ impl World {
     pub fn run_unless_interrupted(&mut self, interrupted: &mut dyn FnMut(Nanos) -> bool) -> bool {
         let mut until_check = INTERRUPT_CHECK_EVENTS;
         while let Some((key, event)) = self.events.pop_keyed() {
-            self.take_samples_before(Some(key));
+            if self.next_sample.is_some_and(|s| s < key) {
+                self.take_samples_before(Some(key));
+            }
             let t = key.time();
             if t > self.end {
                 break;
@@ -197,7 +199,7 @@ impl World {
     /// when there is none). A sample is no event: its place in the event
     /// order is reserved when the previous one is taken, so it runs exactly
     /// where an event scheduled then would have.
-    #[inline]
+    #[inline(never)]
     fn take_samples_before(&mut self, next: Option<OrderKey>) {
         while let Some(sample) = self.next_sample.filter(|&s| next.is_none_or(|k| s < k)) {
             self.now = sample.time();
