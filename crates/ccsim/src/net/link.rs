@@ -354,13 +354,17 @@ impl Link {
     /// link has lost since the last call. The owner calls it after handing
     /// the link packets or time (`enqueue`, `advance`, `sync`), so a slot of a
     /// `SackStore` is never held for a packet that no longer exists.
-    #[inline]
+    #[inline(never)]
     pub fn release_lost_sacks(&mut self, mut release: impl FnMut(u32, SackSlot)) {
-        if !self.lost_sacks.is_empty() {
-            for (flow, slot) in self.lost_sacks.drain(..) {
-                release(flow, slot);
-            }
+        for (flow, slot) in self.lost_sacks.drain(..) {
+            release(flow, slot);
         }
+    }
+
+    /// Whether `release_lost_sacks` has anything to hand back.
+    #[inline]
+    pub fn has_lost_sacks(&self) -> bool {
+        !self.lost_sacks.is_empty()
     }
 
     /// The frame `tr` has left the transmitter: the channel, then the wire

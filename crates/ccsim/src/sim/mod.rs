@@ -216,12 +216,17 @@ impl World {
 
     /// Schedules link `l`'s next wakeup, after it was handed packets or time
     /// (and frees the SACK slots of the ACKs it lost meanwhile).
+    #[inline]
     fn arm_link(&mut self, l: usize) {
-        let flows = &mut self.flows;
-        self.links[l].release_lost_sacks(|flow, slot| flows[flow as usize].receiver.release_sack(slot));
+        let link = &mut self.links[l];
+        if link.has_lost_sacks() {
+            let flows = &mut self.flows;
+            link.release_lost_sacks(|flow, slot| flows[flow as usize].receiver.release_sack(slot));
+        }
         if let Some(t) = self.links[l].next_wakeup() {
-            let armed = self.link_timers[l].arm(t);
-            Self::schedule_check(&mut self.events, armed, |g| Event::Link { link: l as u32, generation: g });
+            if let Some((at, g)) = self.link_timers[l].arm(t) {
+                self.events.schedule(at, Event::Link { link: l as u32, generation: g });
+            }
         }
     }
 
