@@ -1,5 +1,6 @@
-//! Packets (their pool handles) on a wire (propagation) or an access link,
-//! kept in order of exit time, ties in order of arrival.
+//! Packets (their pool handles, with what the owner reads when they exit)
+//! on a wire (propagation) or an access link, kept in order of exit time,
+//! ties in order of arrival.
 //!
 //! With a constant delay every packet is appended at the back (one compare);
 //! a packet that must leave before some already on the line (jitter with
@@ -7,24 +8,29 @@
 //! usually near the back. Only the head needs a timer: one pending event per
 //! line, not per packet.
 
-use super::pool::PacketId;
 use crate::time::Nanos;
 use std::collections::VecDeque;
 
-#[derive(Default)]
-pub struct DelayLine {
-    in_flight: VecDeque<(Nanos, PacketId)>,
+/// `T`: what each entry carries (a pool handle, or a handle and its size).
+pub struct DelayLine<T> {
+    in_flight: VecDeque<(Nanos, T)>,
 }
 
-impl DelayLine {
-    pub fn new() -> DelayLine {
+impl<T> Default for DelayLine<T> {
+    fn default() -> Self {
         DelayLine { in_flight: VecDeque::new() }
+    }
+}
+
+impl<T: Copy> DelayLine<T> {
+    pub fn new() -> DelayLine<T> {
+        DelayLine::default()
     }
 
     /// Puts `p` on the line, to come out at `exit_at`, after every packet
     /// already on it that exits at or before that time.
     #[inline]
-    pub fn push(&mut self, exit_at: Nanos, p: PacketId) {
+    pub fn push(&mut self, exit_at: Nanos, p: T) {
         match self.in_flight.back() {
             Some((t, _)) if *t > exit_at => self.insert_sorted(exit_at, p),
             _ => self.in_flight.push_back((exit_at, p)),
@@ -34,7 +40,7 @@ impl DelayLine {
     /// The rare case (reordering): insert after every packet exiting at or before `exit_at`.
     #[cold]
     #[inline(never)]
-    fn insert_sorted(&mut self, exit_at: Nanos, p: PacketId) {
+    fn insert_sorted(&mut self, exit_at: Nanos, p: T) {
         let at = self.in_flight.partition_point(|(t, _)| *t <= exit_at);
         self.in_flight.insert(at, (exit_at, p));
     }
@@ -46,7 +52,7 @@ impl DelayLine {
 
     /// Takes the head packet if it is due at `now`.
     #[inline]
-    pub fn pop_due(&mut self, now: Nanos) -> Option<PacketId> {
+    pub fn pop_due(&mut self, now: Nanos) -> Option<T> {
         match self.in_flight.front() {
             Some((t, _)) if *t <= now => self.in_flight.pop_front().map(|(_, p)| p),
             _ => None,

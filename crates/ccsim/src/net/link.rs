@@ -32,7 +32,7 @@ use super::channel::rate::{RateConfig, Transmitter};
 use super::delay_line::DelayLine;
 use super::packet::Packet;
 use super::pool::{PacketId, PacketPool};
-use super::queue::{Capacity, Queue, QueueConfig};
+use super::queue::{Capacity, Queue, QueueConfig, Queued};
 use super::sack_store::{SackSlot, NO_SACK};
 use crate::rng::Rng;
 use crate::time::Nanos;
@@ -125,7 +125,8 @@ pub struct Link {
     lossy: bool,
     arq: Option<Arq>,
     jitter: Option<Jitter>,
-    wire: DelayLine,
+    /// Frames on the wire, each with its wire bytes (counted as it exits).
+    wire: DelayLine<(PacketId, u32)>,
     /// Transmissions may be completed lazily: every frame waits the same
     /// delay after leaving the transmitter (no ARQ, no jitter), so frames
     /// reach the far end in the order they left, and the transmitter only
@@ -237,9 +238,9 @@ impl Link {
     /// to `out` in order (they stay in `pool`: the owner frees them).
     pub fn advance(&mut self, now: Nanos, pool: &mut PacketPool, out: &mut Vec<PacketId>) {
         self.run_transmitter(now, pool);
-        while let Some(id) = self.wire.pop_due(now) {
+        while let Some((id, wire_bytes)) = self.wire.pop_due(now) {
             self.counters.delivered += 1;
-            self.counters.delivered_bytes += pool.get(id).wire_bytes as u64;
+            self.counters.delivered_bytes += wire_bytes as u64;
             out.push(id);
         }
     }
@@ -307,11 +308,11 @@ impl Link {
             }
         }
         let lost_sacks = &mut self.lost_sacks;
-        if let Some(id) = self.queue.dequeue(t, pool, |p| note_lost_sack(lost_sacks, p)) {
-            let p = pool.get(id);
-            let wire_bytes = p.wire_bytes;
+        if let Some(Queued { id, wire_bytes, enqueued_at }) =
+            self.queue.dequeue(t, pool, |p| note_lost_sack(lost_sacks, p))
+        {
             self.counters.dequeued += 1;
-            self.counters.sojourn_ns += t - p.enqueued_at;
+            self.counters.sojourn_ns += t - enqueued_at;
             let end = self.tx.finish_time(t, wire_bytes, self.back_to_back);
             let mut lost = false;
             if self.lazy {
@@ -324,7 +325,7 @@ impl Link {
                 if lost {
                     self.lose(id, pool);
                 } else {
-                    self.wire.push(end + self.config.delay_ns, id);
+                    self.wire.push(end + self.config.delay_ns, (id, wire_bytes));
                 }
             } else {
                 self.in_service_packet = Some(id);
@@ -337,8 +338,8 @@ impl Link {
     /// lost for good (counted as residual losses).
     #[inline(never)]
     fn discard_queue(&mut self, t: Nanos, pool: &mut PacketPool) {
-        while let Some(id) = self.queue.dequeue(t, pool, |p| note_lost_sack(&mut self.lost_sacks, p)) {
-            self.lose(id, pool);
+        while let Some(q) = self.queue.dequeue(t, pool, |p| note_lost_sack(&mut self.lost_sacks, p)) {
+            self.lose(q.id, pool);
             self.counters.residual_losses += 1;
         }
     }
@@ -414,7 +415,7 @@ impl Link {
             None => exit,
             Some(j) => j.apply(exit),
         };
-        self.wire.push(exit, p);
+        self.wire.push(exit, (p, tr.wire_bytes));
     }
 
     /// Cumulative counters, with the queue's own (AQM drops, marks) merged in.

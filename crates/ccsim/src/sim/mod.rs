@@ -59,8 +59,8 @@ struct Flow {
     sender_timer: Timer,
     delack_timer: Timer,
     /// Access delay lines: toward the bottleneck (data) and back (ACKs).
-    line_out: DelayLine,
-    line_in: DelayLine,
+    line_out: DelayLine<PacketId>,
+    line_in: DelayLine<PacketId>,
     line_out_timer: Timer,
     line_in_timer: Timer,
     size: Option<u64>,

@@ -14,7 +14,7 @@
 //! The hard limit (`size` of the queue) drops at the tail on arrival.
 //! A packet dropped at dequeue is freed from the pool here.
 
-use super::fifo::{Capacity, Fifo};
+use super::fifo::{Capacity, Fifo, Queued};
 use crate::net::packet::Packet;
 use crate::net::pool::{PacketId, PacketPool};
 use crate::time::Nanos;
@@ -49,7 +49,7 @@ pub struct Codel {
 }
 
 struct Dequeued {
-    p: Option<PacketId>,
+    p: Option<Queued>,
     ok_to_drop: bool,
 }
 
@@ -77,7 +77,7 @@ impl Codel {
             return false;
         }
         self.max_packet_bytes = self.max_packet_bytes.max(p.wire_bytes as u64);
-        self.fifo.push(id, p.wire_bytes);
+        self.fifo.push(id, p);
         true
     }
 
@@ -87,12 +87,12 @@ impl Codel {
     }
 
     /// RFC 8289 5.4 dodequeue: the head packet and whether CoDel may drop it.
-    fn do_dequeue(&mut self, now: Nanos, pool: &PacketPool) -> Dequeued {
-        let Some(id) = self.fifo.pop(pool) else {
+    fn do_dequeue(&mut self, now: Nanos) -> Dequeued {
+        let Some(q) = self.fifo.pop() else {
             self.first_above_time = None;
             return Dequeued { p: None, ok_to_drop: false };
         };
-        let sojourn = now.saturating_sub(pool.get(id).enqueued_at);
+        let sojourn = now.saturating_sub(q.enqueued_at);
         let mut ok_to_drop = false;
         if sojourn < self.params.target_ns || self.fifo.len_bytes() <= self.max_packet_bytes {
             self.first_above_time = None;
@@ -103,7 +103,7 @@ impl Codel {
                 Some(_) => {}
             }
         }
-        Dequeued { p: Some(id), ok_to_drop }
+        Dequeued { p: Some(q), ok_to_drop }
     }
 
     /// Marks `p` if ECN allows it (true: send it on), else counts it dropped.
@@ -122,8 +122,8 @@ impl Codel {
     /// the state machine says (each dropped packet is freed from `pool` and
     /// shown to `on_drop`).
     #[inline(never)]
-    pub fn dequeue(&mut self, now: Nanos, pool: &mut PacketPool, mut on_drop: impl FnMut(&Packet)) -> Option<PacketId> {
-        let mut r = self.do_dequeue(now, pool);
+    pub fn dequeue(&mut self, now: Nanos, pool: &mut PacketPool, mut on_drop: impl FnMut(&Packet)) -> Option<Queued> {
+        let mut r = self.do_dequeue(now);
         let Some(mut p) = r.p else {
             // An empty queue ends a dropping state (RFC 8289: ok_to_drop is false).
             self.dropping = false;
@@ -136,12 +136,12 @@ impl Codel {
             }
             while self.dropping && now >= self.drop_next {
                 self.count += 1;
-                if self.signal(pool.get_mut(p)) {
+                if self.signal(pool.get_mut(p.id)) {
                     self.drop_next = self.control_law(self.drop_next, self.count);
                     return Some(p);
                 }
-                on_drop(&pool.remove(p));
-                r = self.do_dequeue(now, pool);
+                on_drop(&pool.remove(p.id));
+                r = self.do_dequeue(now);
                 let Some(next) = r.p else {
                     self.dropping = false;
                     return None;
@@ -154,10 +154,10 @@ impl Codel {
                 }
             }
         } else if r.ok_to_drop {
-            let marked = self.signal(pool.get_mut(p));
+            let marked = self.signal(pool.get_mut(p.id));
             if !marked {
-                on_drop(&pool.remove(p));
-                r = self.do_dequeue(now, pool);
+                on_drop(&pool.remove(p.id));
+                r = self.do_dequeue(now);
             }
             self.dropping = true;
             // Restart near the drop rate of the last cycle if it ended recently.
@@ -216,7 +216,7 @@ mod tests {
         /// Whether a packet was sent (it is freed at once).
         fn dequeue(&mut self, now: Nanos) -> bool {
             let sent = self.q.dequeue(now, &mut self.pool, |_| {});
-            sent.map(|id| self.pool.remove(id)).is_some()
+            sent.map(|q| self.pool.remove(q.id)).is_some()
         }
     }
 

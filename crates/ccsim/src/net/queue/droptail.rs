@@ -5,7 +5,7 @@
 //! RFC 8257 3.1): an ECN-capable packet that arrives to find at least K
 //! packets queued is marked CE instead of being delayed silently.
 
-use super::fifo::{Capacity, Fifo};
+use super::fifo::{Capacity, Fifo, Queued};
 use crate::net::pool::{PacketId, PacketPool};
 
 pub struct DropTail {
@@ -38,13 +38,13 @@ impl DropTail {
             p.ce = true;
             self.marks += 1;
         }
-        self.fifo.push(id, p.wire_bytes);
+        self.fifo.push(id, p);
         true
     }
 
     #[inline]
-    pub fn dequeue(&mut self, pool: &PacketPool) -> Option<PacketId> {
-        self.fifo.pop(pool)
+    pub fn dequeue(&mut self) -> Option<Queued> {
+        self.fifo.pop()
     }
 
     pub fn fifo(&self) -> &Fifo {
@@ -71,8 +71,9 @@ mod tests {
         assert_eq!(q.fifo().len_packets(), 2);
         let mut q = DropTail::new(Capacity::Bytes(3000));
         assert!(add(&mut q, p) && add(&mut q, p) && !add(&mut q, Packet::new(Kind::Ack, 0, 52)));
-        let head = q.dequeue(&pool).unwrap();
-        assert_eq!(pool.get(head).wire_bytes, 1500);
+        let head = q.dequeue().unwrap();
+        assert_eq!(pool.get(head.id).wire_bytes, 1500);
+        assert_eq!(head.wire_bytes, 1500);
         assert_eq!(q.fifo().len_bytes(), 1500);
     }
 
@@ -86,7 +87,7 @@ mod tests {
             let id = pool.insert(p);
             q.enqueue(id, &mut pool);
         }
-        let marked: Vec<bool> = (0..4).map(|_| pool.get(q.dequeue(&pool).unwrap()).ce).collect();
+        let marked: Vec<bool> = (0..4).map(|_| pool.get(q.dequeue().unwrap().id).ce).collect();
         assert_eq!(marked, vec![false, false, true, true]);
         assert_eq!(q.marks, 2);
     }

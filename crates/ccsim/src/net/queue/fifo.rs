@@ -1,9 +1,14 @@
 //! The FIFO buffer under every queue discipline: a ring buffer of packet
 //! handles with a hard limit in packets or bytes that keeps count of its
 //! bytes. It allocates once (sized from the limit) and never per packet.
+//!
+//! Each handle is kept with the packet's size and arrival time, which is all
+//! a link needs at the head: the packet itself, written long before, is not
+//! read back from the pool (on a busy link it has left the cache).
 
 use crate::net::packet::Packet;
-use crate::net::pool::{PacketId, PacketPool};
+use crate::net::pool::PacketId;
+use crate::time::Nanos;
 use std::collections::VecDeque;
 
 /// The limit of a queue, resolved to concrete units.
@@ -23,9 +28,18 @@ impl Capacity {
     }
 }
 
+/// A packet waiting in a queue, with what the link reads when it leaves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Queued {
+    pub id: PacketId,
+    pub wire_bytes: u32,
+    /// When it entered the queue (its `enqueued_at`).
+    pub enqueued_at: Nanos,
+}
+
 pub struct Fifo {
     capacity: Capacity,
-    packets: VecDeque<PacketId>,
+    packets: VecDeque<Queued>,
     bytes: u64,
 }
 
@@ -48,18 +62,18 @@ impl Fifo {
         }
     }
 
-    /// Appends packet `id` of `wire_bytes`; the caller has checked `fits`.
+    /// Appends packet `id`, which is `p`; the caller has checked `fits`.
     #[inline]
-    pub fn push(&mut self, id: PacketId, wire_bytes: u32) {
-        self.bytes += wire_bytes as u64;
-        self.packets.push_back(id);
+    pub fn push(&mut self, id: PacketId, p: &Packet) {
+        self.bytes += p.wire_bytes as u64;
+        self.packets.push_back(Queued { id, wire_bytes: p.wire_bytes, enqueued_at: p.enqueued_at });
     }
 
     #[inline]
-    pub fn pop(&mut self, pool: &PacketPool) -> Option<PacketId> {
-        let id = self.packets.pop_front()?;
-        self.bytes -= pool.get(id).wire_bytes as u64;
-        Some(id)
+    pub fn pop(&mut self) -> Option<Queued> {
+        let q = self.packets.pop_front()?;
+        self.bytes -= q.wire_bytes as u64;
+        Some(q)
     }
 
     #[inline]

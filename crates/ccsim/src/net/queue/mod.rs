@@ -9,7 +9,7 @@ pub mod red;
 
 pub use codel::{Codel, CodelParams};
 pub use droptail::DropTail;
-pub use fifo::{Capacity, Fifo};
+pub use fifo::{Capacity, Fifo, Queued};
 pub use red::{Red, RedParams};
 
 use crate::net::packet::Packet;
@@ -85,10 +85,10 @@ impl Queue {
     /// The next packet to transmit at `now` (CoDel may drop some on the way:
     /// each is freed from the pool and shown to `on_drop`).
     #[inline(always)]
-    pub fn dequeue(&mut self, now: Nanos, pool: &mut PacketPool, on_drop: impl FnMut(&Packet)) -> Option<PacketId> {
+    pub fn dequeue(&mut self, now: Nanos, pool: &mut PacketPool, on_drop: impl FnMut(&Packet)) -> Option<Queued> {
         match self {
-            Queue::DropTail(q) => q.dequeue(pool),
-            Queue::Red(q) => q.dequeue(now, pool),
+            Queue::DropTail(q) => q.dequeue(),
+            Queue::Red(q) => q.dequeue(now),
             Queue::Codel(q) => q.dequeue(now, pool, on_drop),
         }
     }

@@ -18,7 +18,7 @@
 //! sent), so m counts one transmission time more; the gentle region uses the
 //! same count spacing as the linear region, as ns-2 does.
 
-use super::fifo::{Capacity, Fifo};
+use super::fifo::{Capacity, Fifo, Queued};
 use crate::net::pool::{PacketId, PacketPool};
 use crate::rng::Rng;
 use crate::time::Nanos;
@@ -123,17 +123,17 @@ impl Red {
         if !self.fifo.fits(p) {
             return false;
         }
-        self.fifo.push(id, p.wire_bytes);
+        self.fifo.push(id, p);
         true
     }
 
     #[inline(never)]
-    pub fn dequeue(&mut self, now: Nanos, pool: &PacketPool) -> Option<PacketId> {
-        let id = self.fifo.pop(pool)?;
+    pub fn dequeue(&mut self, now: Nanos) -> Option<Queued> {
+        let q = self.fifo.pop()?;
         if self.fifo.is_empty() {
             self.idle_since = Some(now);
         }
-        Some(id)
+        Some(q)
     }
 
     pub fn fifo(&self) -> &Fifo {
@@ -171,7 +171,7 @@ mod tests {
         }
 
         fn dequeue(&mut self, now: Nanos) -> Option<Packet> {
-            let id = self.q.dequeue(now, &self.pool)?;
+            let id = self.q.dequeue(now)?.id;
             Some(self.pool.remove(id))
         }
     }
