@@ -34,29 +34,67 @@ struct Entry {
 /// share a cache line or two), sifted with a hole instead of swaps.
 ///
 /// A popped event's slot at the root is left vacant until the next call:
-/// most handlers schedule an event at once (a link its next delivery), and
-/// that event then takes the root and sinks, one sift instead of the two a
-/// removal and an insertion would take.
+/// most handlers schedule an event at once, and that event then takes the
+/// root and sinks, one sift instead of the two a removal and an insertion
+/// would take.
+///
+/// Link events, nearly every event of a run, skip the heap when there are
+/// few links: each link has one slot, since a link's timer has at most one
+/// live event (`Timer::arm` schedules only an earlier one, which makes the
+/// event it replaces stale), and the earliest slot is found by a scan.
 #[derive(Default)]
 pub struct EventQueue {
     heap: Vec<Entry>,
     /// The root slot holds an event already popped.
     root_vacant: bool,
+    /// Per link, its pending event (empty when the links are too many).
+    link_slots: Vec<LinkSlot>,
+    /// The slot with the smallest key.
+    next_link: usize,
     next_order: u64,
     processed: u64,
 }
 
+#[derive(Clone, Copy, Debug)]
+struct LinkSlot {
+    /// EMPTY_SLOT: no event pending.
+    key: u128,
+    generation: u32,
+}
+
+const EMPTY_SLOT: u128 = u128::MAX;
+
 const ARITY: usize = 4;
+
+/// Up to this many links get a slot each; more go through the heap (a scan
+/// of the slots would cost more than the heap saves).
+pub const MAX_SLOTTED_LINKS: usize = 8;
 
 impl EventQueue {
     pub fn new() -> Self {
         Self::default()
     }
 
+    /// A queue for a world of `links` links.
+    pub fn for_links(links: usize) -> Self {
+        let slots = if links <= MAX_SLOTTED_LINKS { links } else { 0 };
+        EventQueue { link_slots: vec![LinkSlot { key: EMPTY_SLOT, generation: 0 }; slots], ..Self::default() }
+    }
+
     #[inline]
     pub fn schedule(&mut self, at: Nanos, event: Event) {
         let key = ((at as u128) << 64) | self.next_order as u128;
         self.next_order += 1;
+        if let Event::Link { link, generation } = event {
+            if let Some(slot) = self.link_slots.get_mut(link as usize) {
+                debug_assert!(slot.key == EMPTY_SLOT || slot.key > key, "a link event replaces only a later one");
+                *slot = LinkSlot { key, generation };
+                if key < self.link_slots[self.next_link].key {
+                    self.next_link = link as usize;
+                }
+                return;
+            }
+        }
         let entry = Entry { key, event };
         if self.root_vacant {
             self.root_vacant = false;
@@ -102,10 +140,31 @@ impl EventQueue {
                 self.sift_down_from_root(last);
             }
         }
+        let heap_key = self.heap.first().map_or(EMPTY_SLOT, |e| e.key);
+        if let Some(&LinkSlot { key, generation }) = self.link_slots.get(self.next_link) {
+            if key < heap_key {
+                let link = self.next_link;
+                self.link_slots[link].key = EMPTY_SLOT;
+                self.next_link = self.earliest_link_slot();
+                self.processed += 1;
+                return Some((OrderKey(key), Event::Link { link: link as u32, generation }));
+            }
+        }
         let top = *self.heap.first()?;
         self.root_vacant = true;
         self.processed += 1;
         Some((OrderKey(top.key), top.event))
+    }
+
+    #[inline]
+    fn earliest_link_slot(&self) -> usize {
+        let mut best = 0;
+        for (i, slot) in self.link_slots.iter().enumerate().skip(1) {
+            if slot.key < self.link_slots[best].key {
+                best = i;
+            }
+        }
+        best
     }
 
     /// Puts `entry` at the root (which must be vacant or hold an event no
@@ -300,6 +359,55 @@ mod tests {
             assert_eq!(q.pop(), Some((at, Event::Source { source, generation: 0 })));
         }
         assert_eq!(q.pop(), None);
+        assert_eq!(q.pop(), None);
+    }
+
+    /// Link events in their slots and other events in the heap pop in one
+    /// order; a link event scheduled earlier than its link's pending one
+    /// replaces it (what `Timer::arm` does), so the replaced one never pops.
+    #[test]
+    fn link_slots_and_the_heap_pop_in_one_order() {
+        let links = 3;
+        let mut q = EventQueue::for_links(links);
+        let mut reference = std::collections::BTreeMap::new();
+        let mut pending: Vec<Option<(u64, u64)>> = vec![None; links];
+        let mut rng = crate::rng::Rng::for_component(3, 1);
+        let (mut now, mut order) = (0u64, 0u64);
+        for i in 0..30_000u32 {
+            match rng.next_u64() % 4 {
+                0 => {
+                    let at = now + rng.next_u64() % 40;
+                    q.schedule(at, Event::Source { source: i, generation: 0 });
+                    reference.insert((at, order), Event::Source { source: i, generation: 0 });
+                    order += 1;
+                }
+                1 => {
+                    let link = (rng.next_u64() % links as u64) as usize;
+                    let at = now + rng.next_u64() % 40;
+                    if pending[link].is_none_or(|(t, _)| at < t) {
+                        if let Some((t, o)) = pending[link] {
+                            assert!(reference.remove(&(t, o)).is_some());
+                        }
+                        let event = Event::Link { link: link as u32, generation: order as u32 };
+                        q.schedule(at, event);
+                        reference.insert((at, order), event);
+                        pending[link] = Some((at, order));
+                        order += 1;
+                    }
+                }
+                _ => {
+                    let Some(((at, _), event)) = reference.pop_first() else { continue };
+                    assert_eq!(q.pop(), Some((at, event)));
+                    if let Event::Link { link, .. } = event {
+                        pending[link as usize] = None;
+                    }
+                    now = at;
+                }
+            }
+        }
+        while let Some(((at, _), event)) = reference.pop_first() {
+            assert_eq!(q.pop(), Some((at, event)));
+        }
         assert_eq!(q.pop(), None);
     }
 

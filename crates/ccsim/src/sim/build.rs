@@ -282,7 +282,7 @@ impl World {
             now: 0,
             end: s.duration.ns(),
             seed: s.seed,
-            events: EventQueue::new(),
+            events: EventQueue::for_links(links.len()),
             link_timers: vec![Timer::default(); links.len()],
             links,
             link_names: topology.names,
