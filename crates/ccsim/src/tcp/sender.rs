@@ -151,6 +151,8 @@ pub struct Sender {
     pub last_rtt_sample: Option<Nanos>,
     /// The automatic send buffer (bytes) as grown so far: it never shrinks.
     auto_snd_buf_bytes: u64,
+    /// `auto_snd_buf_bytes` in segments (divided when it grows, not per send).
+    auto_snd_buf_segments: u64,
 }
 
 impl Sender {
@@ -200,6 +202,7 @@ impl Sender {
             chrono: Chrono::default(),
             last_rtt_sample: None,
             auto_snd_buf_bytes: 0,
+            auto_snd_buf_segments: 0,
         }
     }
 
@@ -347,7 +350,10 @@ impl Sender {
     /// its size in payload (4 MB: 1865 segments of 1448 bytes, not 2896).
     fn grow_send_buffer(&mut self) {
         let want = 2 * self.w.cwnd.max(self.cfg.init_cwnd) as u64 * self.auto_buffer_segment_bytes();
-        self.auto_snd_buf_bytes = self.auto_snd_buf_bytes.max(want.min(self.cfg.wmem_max));
+        if want.min(self.cfg.wmem_max) > self.auto_snd_buf_bytes {
+            self.auto_snd_buf_bytes = want.min(self.cfg.wmem_max);
+            self.auto_snd_buf_segments = self.auto_snd_buf_bytes / self.auto_buffer_segment_bytes();
+        }
     }
 
     /// What one segment takes in the automatic send buffer.
@@ -367,7 +373,7 @@ impl Sender {
     pub(super) fn send_buffer_segments(&self) -> u64 {
         let segments = match self.cfg.snd_buf {
             Some(payload) => payload / self.cfg.mss as u64,
-            None => self.auto_snd_buf_bytes / self.auto_buffer_segment_bytes(),
+            None => self.auto_snd_buf_segments,
         };
         segments.max(1)
     }
