@@ -152,7 +152,8 @@ def arrow_flow_summary(flows: pa.Table, rtt: pa.Table, scenario: dict, links: pa
     the metrics (it does), the flows table with the route columns appended,
     without building a DataFrame (the same columns, types and values);
     otherwise flow_summary's DataFrame."""
-    if not all(c in flows.column_names for c in FLOW_SUMMARY_COLUMNS):
+    names = set(flows.column_names)  # a new list at every access: read it once
+    if not all(c in names for c in FLOW_SUMMARY_COLUMNS):
         return flow_summary(columns(flows), columns(rtt), scenario, columns(links))
     groups = flows["group"].to_pylist()
     for name, values in route_columns(groups, scenario, columns(links.select(["link", "rate_bps"]))).items():
