@@ -3,6 +3,7 @@ shipped profile building a scenario the core accepts and runs."""
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
 import re
@@ -365,3 +366,14 @@ def test_a_profile_parsed_once_is_not_changed_by_what_a_caller_does_with_it():
     names = profiles.profile_names()
     names.clear()
     assert "umts" in profiles.profile_names()
+
+
+def test_expanding_a_profile_leaves_the_cached_profile_as_it_was():
+    # The resolved profiles are kept per process; expansions copy what they change.
+    before = copy.deepcopy(profiles._resolved("lte-good"))
+    with_load = profiles.expand({"profile": {"name": "lte-good", "load": "evening"}, "flows": [{"cc": "cubic"}]})
+    with_load["background"]["load"] = 0.5
+    with_load["downlink"]["queue"] = {"size": "1pkt"}
+    assert profiles._resolved("lte-good") == before
+    plain = profiles.expand({"profile": "lte-good", "flows": [{"cc": "cubic"}]})
+    assert "background" not in plain or plain["background"].get("load") != 0.5

@@ -103,6 +103,13 @@ def _read_file(name: str) -> dict:
     return copy.deepcopy(_parsed_file(name))
 
 
+@functools.cache
+def _resolved(name: str) -> dict:
+    """_resolve(name), once per process like the files it reads; callers
+    only read it and copy what they keep."""
+    return _resolve(name)
+
+
 def _resolve(name: str, seen: tuple[str, ...] = ()) -> dict:
     """A profile's data with its `extends` chain applied (sources accumulate)."""
     if name in seen:
@@ -144,7 +151,7 @@ def list_profiles() -> list[dict]:
     options (name -> doc, default, allowed values) and sources."""
     out = []
     for name in profile_names():
-        p = _resolve(name)
+        p = _resolved(name)
         params = _flatten(p.get("scenario", {}))
         for link in ("downlink", "uplink"):
             file = params.get(f"{link}.trace")
@@ -228,7 +235,7 @@ def _named_profile(name: str, options: dict) -> tuple[dict, dict]:
     if name not in known:
         hint = did_you_mean(name, known + ["trace:PATH"])
         raise ProfileError("profile", f"unknown profile '{name}'{hint}; known: {', '.join(known)}, trace:PATH")
-    p = _resolve(name)
+    p = _resolved(name)
     fragment = copy.deepcopy(p.get("scenario", {}))
     flow_defaults = copy.deepcopy(p.get("flow_defaults", {}))
     declared = p.get("options", {})
