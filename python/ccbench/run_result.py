@@ -11,6 +11,7 @@ reports work from saved results only.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping
 
 import numpy as np
@@ -435,14 +436,17 @@ class Result:
             pending["links"] = lambda r: link_summary(_frame(raw["links"]), r.flows, scenario)
             r._hold(meta, {}, pending)
             return r
-        tables = {name: as_arrow(raw[name]) for name in TABLES}
+        # Each table is imported from the binding when first read: a campaign
+        # worker or a user reading `flows` pays for three of the eight.
+        table = functools.cache(lambda name: as_arrow(raw[name]))
         pending = {
-            "flows": lambda _: arrow_flow_summary(tables["flows"], tables["rtt"], scenario, tables["links"]),
-            "series": lambda _: arrow_series_with_rates(tables["series"]),
-            "links": lambda r: arrow_link_summary(tables["links"], r.flows, scenario),
+            "flows": lambda _: arrow_flow_summary(table("flows"), table("rtt"), scenario, table("links")),
+            "series": lambda _: arrow_series_with_rates(table("series")),
+            "links": lambda r: arrow_link_summary(table("links"), r.flows, scenario),
         }
-        held = ("cc_state", "rtt", "link_series", "sources", "source_series")
-        r._hold(meta, {name: tables[name] for name in held}, pending)
+        for name in ("cc_state", "rtt", "link_series", "sources", "source_series"):
+            pending[name] = lambda _, name=name: table(name)
+        r._hold(meta, {}, pending)
         return r
 
     def _compute(self, name: str) -> None:
