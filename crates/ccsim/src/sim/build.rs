@@ -278,6 +278,7 @@ impl World {
         let n_sources = sources.len();
         let source_captured = source_routes.iter().map(|r| r.iter().any(|&l| pcap_links[l as usize])).collect();
         let main_flows = flows.len();
+        let link_sample_rows = links.len() * (s.duration.ns() / s.record.interval_ns() + 1) as usize;
         let mut w = World {
             now: 0,
             end: s.duration.ns(),
@@ -291,7 +292,7 @@ impl World {
             next_sample: None,
             series,
             sample_touched: vec![true; main_flows],
-            link_series: LinkSeries::default(),
+            link_series: LinkSeries::with_capacity(link_sample_rows),
             rtt: RttSamples::new(s.record.rtt_samples, main_flows, s.seed),
             rtt_stats: vec![RttStats::default(); main_flows],
             packets: Vec::new(),
