@@ -264,11 +264,13 @@ def link_summary(links: pd.DataFrame, flows: pd.DataFrame, scenario: dict) -> pd
     return links.assign(**link_metrics(links, flows, scenario))
 
 
-def arrow_link_summary(links: pa.Table, flows: pd.DataFrame, scenario: dict) -> pa.Table:
-    """link_summary of an Arrow links table, without building its DataFrame."""
+def arrow_link_summary(links: pa.Table, flows: Callable[[], pd.DataFrame], scenario: dict) -> pa.Table:
+    """link_summary of an Arrow links table, without building its DataFrame.
+    `flows` gives the flows DataFrame; it is called only for a table without
+    the core's link metrics, so the simulator's runs never build it here."""
     if all(c in links.column_names for c in LINK_METRIC_COLUMNS):
         return links
-    for name, values in link_metrics(columns(links.select(["link", "rate_bps"])), flows, scenario).items():
+    for name, values in link_metrics(columns(links.select(["link", "rate_bps"])), flows(), scenario).items():
         links = links.append_column(name, pa.array(values))
     return links
 
@@ -438,7 +440,7 @@ class Result:
         pending = {
             "flows": lambda _: arrow_flow_summary(tables["flows"], tables["rtt"], scenario, tables["links"]),
             "series": lambda _: arrow_series_with_rates(tables["series"]),
-            "links": lambda r: arrow_link_summary(tables["links"], r.flows, scenario),
+            "links": lambda r: arrow_link_summary(tables["links"], lambda: r.flows, scenario),
         }
         held = ("cc_state", "rtt", "link_series", "sources", "source_series")
         r._hold(meta, {name: tables[name] for name in held}, pending)
