@@ -13,6 +13,12 @@ def test_the_shipped_campaign_file_lists_every_algorithm_and_runs_as_it_is():
     assert len(c.runs) == 4 * len(compare.algorithm_names()) * 4
 
 
+def test_the_shipped_campaign_keeps_exactly_the_tables_the_report_reads():
+    from ccbench.campaigns.report import RUN_TABLES_READ
+
+    assert spec.parse(compare.CAMPAIGN_FILE).kept_tables == RUN_TABLES_READ
+
+
 def test_options_are_applied_to_the_campaign():
     c = compare.campaign(["reno", "cubic"], reps=3, seed=9, quick=True)
     assert c.repetitions == 3 and c.seed == 9

@@ -16,6 +16,12 @@ def test_recommend_ranks_every_algorithm_and_adds_repetitions_only_while_undecid
 
     index = ccbench.load(out).index
     assert set(index["rep"]) <= {0, 1, 2} and (index["completions"] == 1).all()
+    # repetition 0 keeps only the tables the report draws from
+    kept = list((out / "tables").iterdir())
+    assert len(kept) == (index["rep"] == 0).sum()
+    for d in kept:
+        assert sorted(p.name for p in d.iterdir()) == ["flows.parquet", "meta.json", "rtt.parquet", "series.parquet"]
+    assert len(list((out / "plots").glob("*.png"))) == 6  # the time series too
 
 
 def test_recommend_names_the_bad_option(runner):

@@ -98,6 +98,16 @@ def test_the_flows_table_is_built_in_arrow_with_the_same_values_as_flow_summary(
     assert flows["route"].to_pylist() == ["downlink", "downlink"] and flows["link"].to_pylist() == ["downlink"] * 2
 
 
+def test_the_links_table_of_a_simulator_run_builds_no_flows_dataframe(small_scenario):
+    """The core computes the link metrics, so reading the links (as a
+    campaign worker does for every run) needs no flows DataFrame."""
+    raw = _ccsim.run(json.dumps(load(small_scenario)))
+    r = Result.from_raw(raw, json.loads(raw["scenario"]), "v")
+    links = r.arrow("links")
+    assert "flows" not in r._frames
+    assert links["utilization"].to_pylist() == list(r.links["utilization"])
+
+
 def test_interval_rates_per_flow_follow_each_flow_through_interleaved_rows():
     rng = np.random.default_rng(5)
     flow = rng.integers(0, 4, size=200).astype(np.uint32)

@@ -266,11 +266,13 @@ def link_summary(links: pd.DataFrame, flows: pd.DataFrame, scenario: dict) -> pd
     return links.assign(**link_metrics(links, flows, scenario))
 
 
-def arrow_link_summary(links: pa.Table, flows: pd.DataFrame, scenario: dict) -> pa.Table:
-    """link_summary of an Arrow links table, without building its DataFrame."""
+def arrow_link_summary(links: pa.Table, flows: Callable[[], pd.DataFrame], scenario: dict) -> pa.Table:
+    """link_summary of an Arrow links table, without building its DataFrame.
+    `flows` gives the flows DataFrame; it is called only for a table without
+    the core's link metrics, so the simulator's runs never build it here."""
     if all(c in links.column_names for c in LINK_METRIC_COLUMNS):
         return links
-    for name, values in link_metrics(columns(links.select(["link", "rate_bps"])), flows, scenario).items():
+    for name, values in link_metrics(columns(links.select(["link", "rate_bps"])), flows(), scenario).items():
         links = links.append_column(name, pa.array(values))
     return links
 
@@ -442,7 +444,7 @@ class Result:
         pending = {
             "flows": lambda _: arrow_flow_summary(table("flows"), table("rtt"), scenario, table("links")),
             "series": lambda _: arrow_series_with_rates(table("series")),
-            "links": lambda r: arrow_link_summary(table("links"), r.flows, scenario),
+            "links": lambda r: arrow_link_summary(table("links"), lambda: r.flows, scenario),
         }
         for name in ("cc_state", "rtt", "link_series", "sources", "source_series"):
             pending[name] = lambda _, name=name: table(name)

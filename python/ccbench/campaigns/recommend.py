@@ -14,7 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ccbench.campaigns import analysis, runner, spec
-from ccbench.campaigns.report import build
+from ccbench.campaigns.report import RUN_TABLES_READ, build
 
 WORKLOAD = re.compile(r"^(bulk|file:(.+))$")
 FIRST_REPS = 3
@@ -59,6 +59,7 @@ def campaign_dict(
         "seed": seed,
         "common_seeds": ["flows[0].cc"],
         "keep_tables": "first",
+        "kept_tables": list(RUN_TABLES_READ),
         "scenario": {"profile": profile, "duration": duration, "flows": [flow]},
         "factors": {"flows[0].cc": list(algorithms or algorithm_names())},
         "random": {"flows[*].access_delay": {"min": 0, "max": 2, "step": 0.1, "unit": "ms"}},

@@ -25,6 +25,9 @@ TEMPLATE = Path(__file__).resolve().parents[1] / "report" / "template.html"
 #: At most this many candidates in the time-series and CDF figures.
 FEW = 6
 TABLE_METRICS = ("goodput_bps", "rtt_p95_ms", "rtt_mean_ms", "retrans_pct", "timeouts_per_100s", "jain")
+#: The tables of a kept run the report reads (its time series of repetition 0): a campaign that
+#: keeps only these (its kept_tables, as compare and recommend do) rebuilds the same report.
+RUN_TABLES_READ = ("flows", "series", "rtt")
 
 
 def _e(x) -> str:
