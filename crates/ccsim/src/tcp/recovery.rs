@@ -139,6 +139,12 @@ impl Sender {
                     self.sb.mark_head_lost();
                 }
             }
+            // Linux tcp_fastretrans_alert (Open, Disorder, CWR): without SACK
+            // an ACK of new data starts the duplicate-ACK count over, so only
+            // duplicates in a row reach the reordering degree.
+            CaState::Open | CaState::Disorder | CaState::Cwr if !self.cfg.sack && acked_new => {
+                self.sb.reset_reno_sacks();
+            }
             _ => {}
         }
         // Start of a loss episode (Linux tcp_time_to_recover: none while the
@@ -498,6 +504,22 @@ mod tests {
         d.ack_echo(1, 20, &[], retransmitted_at);
         assert_eq!(d.s.stats.undone_recoveries, 0);
         assert_eq!(d.s.w.ssthresh, 10);
+    }
+
+    #[test]
+    fn without_sack_only_duplicate_acks_in_a_row_count_towards_recovery() {
+        // Segments 0 and 1 are delayed: two duplicate ACKs, then segment 0
+        // arrives and the ACK of new data still leaves 1 missing. Linux
+        // (tcp_fastretrans_alert, Disorder) forgets the two, so the next
+        // duplicate ACK is the first again, not the third.
+        let mut d = lose_the_first_of_twenty();
+        d.s.cfg.sack = false;
+        d.ack(1, 0, &[]);
+        d.ack(1, 0, &[]);
+        d.ack(1, 1, &[]);
+        d.ack(1, 1, &[]);
+        assert_eq!((d.s.ca_state, d.s.sb.sacked_out), (CaState::Disorder, 1));
+        assert_eq!(d.s.stats.fast_recoveries, 0);
     }
 
     #[test]
