@@ -34,6 +34,17 @@ def test_westwood_plus_is_the_kernels_westwood():
     assert kernel.kernel_algorithm("westwood_plus", ["westwood"]) == "westwood"
 
 
+def test_newreno_is_the_kernels_reno_and_reno_without_sack_is_refused():
+    # Linux's reno recovers as NewReno; without SACK the simulator's reno is
+    # RFC 5681 Reno, which no kernel runs.
+    assert kernel.kernel_algorithm("newreno", AVAILABLE) == "reno"
+    kernel.check(scenario(cc="newreno", tcp={"sack": False}), AVAILABLE)
+    kernel.check(scenario(cc="reno"), AVAILABLE)
+    with pytest.raises(kernel.KernelModeError, match='use "newreno"') as e:
+        kernel.check(scenario(cc="reno", tcp={"sack": False}), AVAILABLE)
+    assert e.value.path == "flows[0].cc"
+
+
 def test_settings_the_kernel_fixes_are_refused_by_field():
     with pytest.raises(kernel.KernelModeError) as e:
         kernel.check(scenario(tcp={"delack_segments": 3}), AVAILABLE)
@@ -43,13 +54,13 @@ def test_settings_the_kernel_fixes_are_refused_by_field():
 
 
 def test_flows_of_one_namespace_must_agree_on_namespace_settings():
-    s = scenario(flows=[{"cc": "cubic"}, {"cc": "reno", "tcp": {"sack": False}}])
+    s = scenario(flows=[{"cc": "cubic"}, {"cc": "newreno", "tcp": {"sack": False}}])
     with pytest.raises(kernel.KernelModeError) as e:
         kernel.check(s, AVAILABLE)
     assert e.value.path == "flows[1].tcp.sack"
     # In opposite directions they may differ.
     kernel.check(
-        scenario(flows=[{"cc": "cubic"}, {"cc": "reno", "direction": "up", "tcp": {"sack": False}}]), AVAILABLE
+        scenario(flows=[{"cc": "cubic"}, {"cc": "newreno", "direction": "up", "tcp": {"sack": False}}]), AVAILABLE
     )
 
 

@@ -12,11 +12,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-#: Simulator algorithms whose kernel module has another name.
-KERNEL_NAME = {"westwood_plus": "westwood"}
+#: Simulator algorithms whose kernel module has another name. Linux builds
+#: NewReno (RFC 6582) into the stack (tcp_fastretrans_alert): its reno module
+#: is the simulator's newreno, with SACK or without.
+KERNEL_NAME = {"westwood_plus": "westwood", "newreno": "reno"}
 #: Simulator algorithms without a Linux kernel module, and why.
 SIMULATOR_ONLY = {
-    "newreno": "RFC 6582 NewReno as its own algorithm (Linux builds its recovery into the stack; use reno)",
     "tahoe": "Tahoe (no Linux module)",
     "westwood": "the original per-ACK Westwood (Linux's westwood is westwood_plus)",
     "ccp": "a simulator-only controller",
@@ -88,6 +89,12 @@ def check(scenario: dict, available: list[str]) -> None:
     for i, f in enumerate(scenario["flows"]):
         p = f"flows[{i}]"
         kernel_algorithm(f["cc"], available, f"{p}.cc")
+        if f["cc"] == "reno" and not f["tcp"]["sack"]:
+            raise KernelModeError(
+                f"{p}.cc",
+                'without SACK the simulator\'s "reno" is RFC 5681 Reno (fast recovery ends at the first new ACK), '
+                'which Linux does not have: its reno recovers as NewReno (RFC 6582); use "newreno"',
+            )
         if f.get("cc_params"):
             raise KernelModeError(
                 f"{p}.cc_params", "kernel algorithms take their module's parameters, not per-flow ones"

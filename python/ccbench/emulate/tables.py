@@ -54,6 +54,7 @@ EXTRA_TCPI = (
     "sndbuf_limited",
     "busy_time",
     "reord_seen",
+    "reordering",
     "dsack_dups",
 )
 

@@ -207,6 +207,13 @@ pub const NOT_MODELLED: &[(&str, &str)] = &[
     ),
     ("FACK", "on by default before 4.15 (sysctl_tcp_fack); ccbench counts SACKed segments only"),
     (
+        "partial undo without SACK",
+        "every preset follows 5.14+ (tcp_try_undo_partial): the degree grows to the segments the ACK covered, the \
+         window is restored and the duplicate ACKs left may start a new recovery at once; 2.6 and 3.5 restored the \
+         window but stayed in Recovery (tcp_undo_cwr) and raised the degree to the duplicate ACKs + 1 + the segments \
+         ACKed (tcp_fackets_out)",
+    ),
+    (
         "CUBIC/BIC version",
         "cubic's beta, max_increment, HyStart and growth before the first loss follow each release; not modelled: \
          the per-ACK counting scaled by the delayed-ACK ratio (before 4.1), v2.1 setting cnt to 50 before the first \

@@ -81,29 +81,19 @@ impl Sender {
         if self.ca_state == CaState::Loss && !loss_undo && self.process_loss_frto(now, ack) {
             return;
         }
+        let mut held_by_partial_undo = false;
         match self.ca_state {
-            // Linux tcp_try_undo_recovery: the recovery was spurious.
+            // Linux tcp_try_undo_recovery: the recovery was spurious. Without
+            // SACK the duplicate ACKs are forgotten first (tcp_fastretrans_alert
+            // resets them whenever recovery reaches high_seq).
             CaState::Recovery if una >= self.episode.high_seq && acked_new && self.may_undo(ack_tsecr) => {
+                if !self.cfg.sack {
+                    self.sb.reset_reno_sacks();
+                }
                 self.undo_recovery(now, prior_una);
             }
-            // Linux tcp_try_undo_partial: the hole was filled by the original
-            // segment, not its retransmission. The reordering degree grows to
-            // what this ACK reveals (without SACK, Linux's tcp_fackets_out =
-            // duplicate ACKs + 1, plus the segments ACKed); the reduction is
-            // undone once no retransmission is out, and until then nothing
-            // more is marked lost.
             CaState::Recovery if acked_new && self.may_undo(ack_tsecr) => {
-                if self.sb.retrans_out == 0 {
-                    if !self.cfg.sack {
-                        self.sb.raise_reordering(self.sb.sacked_out + 1 + ack.cum_acked);
-                    }
-                    self.undo_recovery(now, prior_una);
-                } else if self.cfg.sack {
-                    self.sb.note_reordering(prior_una);
-                } else {
-                    self.sb.raise_reordering(self.sb.sacked_out + 1 + ack.cum_acked);
-                }
-                return;
+                held_by_partial_undo = !self.undo_partial(now, prior_una, ack.cum_acked);
             }
             // Linux tcp_try_undo_dsack: every retransmission came back as a duplicate.
             CaState::Open | CaState::Disorder | CaState::Recovery if self.dsack_proves_reduction_needless() => {
@@ -139,7 +129,17 @@ impl Sender {
                     self.sb.mark_head_lost();
                 }
             }
+            // Linux tcp_fastretrans_alert (Open, Disorder, CWR): without SACK
+            // an ACK of new data starts the duplicate-ACK count over, so only
+            // duplicates in a row reach the reordering degree. (A partial
+            // undo, above, keeps the count of its recovery.)
+            CaState::Open | CaState::Disorder | CaState::Cwr if !self.cfg.sack && acked_new => {
+                self.sb.reset_reno_sacks();
+            }
             _ => {}
+        }
+        if held_by_partial_undo {
+            return;
         }
         // Start of a loss episode (Linux tcp_time_to_recover: none while the
         // RFC 4138 F-RTO runs; without SACK, more duplicate ACKs than the
@@ -170,6 +170,31 @@ impl Sender {
         }
     }
 
+    /// Linux tcp_try_undo_partial: a partial ACK echoes a timestamp older
+    /// than the episode's first retransmission, so the delayed original, not
+    /// the retransmission, filled the hole. The reordering degree grows to
+    /// what the ACK reveals; while a retransmission is out nothing more is
+    /// marked lost, and once none is the reduction is undone. Returns whether
+    /// the ACK goes on to the loss check: without SACK, as Linux 5.14+ ("net:
+    /// tcp better handling of reordering then loss cases"), the undone
+    /// episode keeps its duplicate ACKs and the head is judged at once
+    /// against the new degree (tcp_newreno_mark_lost, tcp_time_to_recover),
+    /// so reordering followed by real losses starts a new recovery on this
+    /// ACK. With SACK ccbench's loss marking (RACK or IsLost) runs before
+    /// this and finds the losses again on the next ACK.
+    fn undo_partial(&mut self, now: Nanos, prior_una: u64, cum_acked: u32) -> bool {
+        if self.cfg.sack {
+            self.sb.note_reordering(prior_una);
+        } else {
+            self.sb.note_reno_reordering(cum_acked);
+        }
+        if self.sb.retrans_out > 0 {
+            return false;
+        }
+        self.undo_reduction(now);
+        !self.cfg.sack
+    }
+
     /// Linux tcp_may_undo: every retransmission of the episode was
     /// reported as a duplicate by D-SACK (undo_retrans 0), or the ACK echoes
     /// a timestamp older than the episode's first retransmission (Eifel,
@@ -181,7 +206,7 @@ impl Sender {
                 || (self.episode.retrans_stamp > 0 && ack_tsecr > 0 && ack_tsecr < self.episode.retrans_stamp))
     }
 
-    /// Linux tcp_undo_cwnd_reduction after a spurious fast recovery: restore
+    /// Linux tcp_try_undo_recovery after a spurious fast recovery: restore
     /// the window, note the reordering that fooled the sender, and return to Open.
     fn undo_recovery(&mut self, now: Nanos, prior_una: u64) {
         self.sb.note_reordering(prior_una);
@@ -199,16 +224,17 @@ impl Sender {
     }
 
     /// Linux tcp_undo_cwnd_reduction: the window and ssthresh of before the
-    /// episode come back, nothing is lost after all, and the state is Open.
+    /// episode come back, nothing is lost after all, and the state is Open
+    /// (Disorder once the ACK's loss check sees segments out of order).
+    /// Without SACK the duplicate ACKs counted so far stay: they still stand
+    /// for segments the receiver holds (tcp_undo_cwnd_reduction leaves
+    /// sacked_out alone).
     pub(super) fn undo_reduction(&mut self, now: Nanos) {
         self.stats.undone_recoveries += 1;
         self.unmark_lost();
         self.w.cwnd = self.cc.undo_cwnd(&self.w, self.episode.prior_cwnd);
         self.w.ssthresh = self.w.ssthresh.max(self.episode.prior_ssthresh);
         self.episode.undo_possible = false;
-        if !self.cfg.sack {
-            self.sb.reset_reno_sacks();
-        }
         self.set_state(now, CaState::Open);
     }
 
@@ -498,6 +524,69 @@ mod tests {
         d.ack_echo(1, 20, &[], retransmitted_at);
         assert_eq!(d.s.stats.undone_recoveries, 0);
         assert_eq!(d.s.w.ssthresh, 10);
+    }
+
+    /// Without SACK: 20 segments out, segment 0 only delayed, its fast
+    /// retransmission sent on the third duplicate ACK; then `dupacks` more
+    /// duplicate ACKs (segment 4, and 6.. above a real loss of segment 5).
+    fn reno_recovery_on_a_delayed_head(dupacks: u64) -> Driver {
+        let mut d = lose_the_first_of_twenty();
+        d.s.cfg.sack = false;
+        for _ in 0..3 {
+            d.ack(1, 0, &[]);
+        }
+        assert_eq!((d.s.ca_state, d.s.sb.retrans_out), (CaState::Recovery, 1));
+        for _ in 0..dupacks {
+            d.ack(1, 0, &[]);
+        }
+        d
+    }
+
+    #[test]
+    fn without_sack_a_partial_undo_with_a_loss_behind_it_recovers_again_on_that_ack() {
+        // Linux 5.14+ tcp_fastretrans_alert: after tcp_try_undo_partial the
+        // duplicate ACKs left (14 - 4 covered) are judged against the degree
+        // the ACK revealed (5 segments ACKed: fack is snd_una for a flow
+        // without SACK), so the next hole is retransmitted at once under a
+        // new reduction, not left to the retransmission timer.
+        let mut d = reno_recovery_on_a_delayed_head(11);
+        assert_eq!(d.s.sb.sacked_out, 14);
+        // The original segment 0 arrives: the ACK echoes its timestamp.
+        let sent = d.ack_echo(1, 5, &[], 1);
+        assert_eq!(d.s.stats.undone_recoveries, 1);
+        assert_eq!(d.s.sb.reordering, 5, "the segments ACKed, not sacked_out + 1 + ACKed (16)");
+        assert_eq!(d.s.ca_state, CaState::Recovery);
+        assert_eq!((d.s.stats.fast_recoveries, d.s.w.ssthresh), (2, 10));
+        assert_eq!(sent.first(), Some(&5), "the hole behind goes now");
+    }
+
+    #[test]
+    fn without_sack_the_duplicate_acks_outlive_a_partial_undo() {
+        // tcp_undo_cwnd_reduction leaves sacked_out alone: 4 duplicate ACKs
+        // stay counted after the undo (Disorder), and one more reaches the
+        // new degree of 5.
+        let mut d = reno_recovery_on_a_delayed_head(5);
+        d.ack_echo(1, 5, &[], 1);
+        assert_eq!((d.s.ca_state, d.s.sb.sacked_out, d.s.sb.reordering), (CaState::Disorder, 4, 5));
+        let sent = d.ack(1, 5, &[]);
+        assert_eq!(d.s.ca_state, CaState::Recovery);
+        assert_eq!(sent.first(), Some(&5));
+    }
+
+    #[test]
+    fn without_sack_only_duplicate_acks_in_a_row_count_towards_recovery() {
+        // Segments 0 and 1 are delayed: two duplicate ACKs, then segment 0
+        // arrives and the ACK of new data still leaves 1 missing. Linux
+        // (tcp_fastretrans_alert, Disorder) forgets the two, so the next
+        // duplicate ACK is the first again, not the third.
+        let mut d = lose_the_first_of_twenty();
+        d.s.cfg.sack = false;
+        d.ack(1, 0, &[]);
+        d.ack(1, 0, &[]);
+        d.ack(1, 1, &[]);
+        d.ack(1, 1, &[]);
+        assert_eq!((d.s.ca_state, d.s.sb.sacked_out), (CaState::Disorder, 1));
+        assert_eq!(d.s.stats.fast_recoveries, 0);
     }
 
     #[test]

@@ -487,6 +487,17 @@ impl Scoreboard {
         self.reordering = self.reordering.max(degree.min(MAX_REORDERING));
     }
 
+    /// Without SACK: a partial ACK that the delayed original filled (Linux
+    /// tcp_check_sack_reordering from tcp_try_undo_partial). Since 5.5 ("tcp:
+    /// fix highest_sack and highest_sack_seq") a SACK-less flow's
+    /// highest_sack is the head of its queue, so the distance is measured
+    /// from snd_una: the degree grows to the `cum_acked` segments this ACK
+    /// covered, not to the whole flight.
+    pub fn note_reno_reordering(&mut self, cum_acked: u32) {
+        self.reordering_seen = true;
+        self.raise_reordering(cum_acked);
+    }
+
     /// Without SACK: a duplicate ACK stands for one segment that left the
     /// network (Linux tcp_add_reno_sack).
     pub fn add_reno_sack(&mut self) {

@@ -524,10 +524,16 @@ impl Sender {
             // (tcp_rearm_rto); the checks below may start another.
             self.early_retransmit.timer_at = None;
         }
-        self.rwnd = ack.window;
         if self.cfg.timestamps && ack.ts_val > 0 {
             self.ts_recent = ack.ts_val;
         }
+        // Linux tcp_ack (old_ack): an ACK below snd_una was overtaken by a
+        // later one; only its SACK blocks are used, so without SACK it
+        // changes nothing and is no duplicate ACK.
+        if !self.cfg.sack && ack.seq < self.sb.una() {
+            return;
+        }
+        self.rwnd = ack.window;
         let prior_in_flight = self.sb.in_flight();
         let prior_una = self.sb.una();
         let prior_delivered = self.rate.delivered;
@@ -778,6 +784,23 @@ mod tests {
         let now = t_r + 80 * NS_PER_MS;
         s.on_ack(now, &ack(10, now, t_r), &[], &mut out);
         assert_eq!(s.last_rtt_sample, Some(80 * NS_PER_MS));
+    }
+
+    #[test]
+    fn without_sack_acks_overtaken_by_later_ones_are_no_duplicate_acks() {
+        // The return path reorders ACKs: three ACKs of segment 3 arrive after
+        // the ACK of segment 5. Linux (tcp_ack, old_ack) ignores them; counted
+        // as duplicates they would start a needless fast retransmit.
+        let mut d = crate::tcp::driver::Driver::new("reno", 20);
+        d.s.cfg.sack = false;
+        d.start();
+        d.ack(1, 5, &[]);
+        let cwnd = d.s.w.cwnd;
+        for _ in 0..3 {
+            assert!(d.ack(1, 3, &[]).is_empty());
+        }
+        assert_eq!((d.s.ca_state, d.s.sb.sacked_out, d.s.w.cwnd), (CaState::Open, 0, cwnd));
+        assert_eq!(d.s.stats.fast_recoveries, 0);
     }
 
     #[test]
