@@ -5,7 +5,11 @@ scripts/test). Skipped with the reason when one is missing, except under
 CI=true, where CI runs as root and they must run. The machine may be shared:
 the bounds are the contract's (rate within 2%, added delay within 0.5 ms at
 the median and 2 ms at the 99th percentile, loss within its binomial 99%
-interval), measured at the receiving sockets."""
+interval), measured at the receiving sockets. A check of real time (rate,
+delay) gets a second run when the first misses: the host's other tenants
+can take the CPU for long enough to spoil one run (seen on the 2-core
+machine, with the same binary passing and failing in turn), and the
+contract must hold in one of two."""
 
 from __future__ import annotations
 
@@ -49,6 +53,16 @@ def no_leftovers(tag: str) -> None:
 GIGABIT = os.environ.get("CI", "").lower() == "true" or os.environ.get("CCBENCH_EMULATE_1G") == "1"
 
 
+def in_one_of_two_runs(run, check) -> None:
+    """Calls check(run()); if it fails, once more on a new run (see the
+    module's doc); the second failure is the test's."""
+    try:
+        check(run())
+    except AssertionError as first:
+        print(f"first run missed ({first}); running again", file=sys.stderr)
+        check(run())
+
+
 @pytest.mark.parametrize(
     "rate_mbit",
     [
@@ -65,25 +79,30 @@ GIGABIT = os.environ.get("CI", "").lower() == "true" or os.environ.get("CCBENCH_
     ],
 )
 def test_delivered_rate_is_the_configured_rate(rate_mbit):
-    r = runner.emulate(
-        {
-            "duration": "4s",
-            "downlink": {"rate": f"{rate_mbit}Mbit", "delay": "5ms", "queue": {"size": "2bdp"}},
-            "flows": [{"cc": "cubic", "tcp": {"rmem_max": "32MB", "wmem_max": "32MB"}}],
-        }
-    )
-    s = r.series[r.series["flow"] == 0]
-    t, d = s["t"].to_numpy(), s["delivered_bytes"].to_numpy(float)
-    a, b = 1.5, float(t[-1]) - 0.05
-    measured = (np.interp(b, t, d) - np.interp(a, t, d)) * 8 / (b - a)
-    expected = rate_mbit * 1e6 * PAYLOAD_SHARE
-    assert abs(measured / expected - 1) < 0.02, f"{measured / 1e6:.3f} Mbit/s of payload, expected {expected / 1e6:.3f}"
-    assert r.meta["emulator"]["per_link"][0]["overruns"] == 0
+    def run():
+        return runner.emulate(
+            {
+                "duration": "4s",
+                "downlink": {"rate": f"{rate_mbit}Mbit", "delay": "5ms", "queue": {"size": "2bdp"}},
+                "flows": [{"cc": "cubic", "tcp": {"rmem_max": "32MB", "wmem_max": "32MB"}}],
+            }
+        )
+
+    def check(r):
+        s = r.series[r.series["flow"] == 0]
+        t, d = s["t"].to_numpy(), s["delivered_bytes"].to_numpy(float)
+        a, b = 1.5, float(t[-1]) - 0.05
+        measured = (np.interp(b, t, d) - np.interp(a, t, d)) * 8 / (b - a)
+        expected = rate_mbit * 1e6 * PAYLOAD_SHARE
+        message = f"{measured / 1e6:.3f} Mbit/s of payload, expected {expected / 1e6:.3f}"
+        assert abs(measured / expected - 1) < 0.02, message
+        assert r.meta["emulator"]["per_link"][0]["overruns"] == 0
+
+    in_one_of_two_runs(run, check)
     no_leftovers(host.Names.for_this_process().tag)
 
 
-@pytest.fixture(scope="module")
-def probed():
+def probe():
     """UDP probes (1500 bytes, 3 Mbit/s) over a 100 Mbit/s link with 20 ms delay and 5% Bernoulli loss."""
     return runner.emulate(
         {
@@ -95,11 +114,22 @@ def probed():
     )
 
 
-def test_added_one_way_delay_is_the_configured_delay(probed):
-    src = probed.sources.iloc[0]
+@pytest.fixture(scope="module")
+def probed():
+    return probe()
+
+
+def check_one_way_delay(r) -> None:
+    src = r.sources.iloc[0]
     serialization_ms = 1500 * 8 / 100e6 * 1e3
     assert abs(src["owd_p50_ms"] - serialization_ms - 20.0) < 0.5, src["owd_p50_ms"]
     assert abs(src["owd_p99_ms"] - serialization_ms - 20.0) < 2.0, src["owd_p99_ms"]
+
+
+def test_added_one_way_delay_is_the_configured_delay(probed):
+    # The first run is the module's probe run; a second is a new one.
+    runs = [probed]
+    in_one_of_two_runs(lambda: runs.pop() if runs else probe(), check_one_way_delay)
 
 
 def test_bernoulli_loss_is_within_its_binomial_interval(probed):
