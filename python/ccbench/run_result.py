@@ -67,6 +67,12 @@ def _frame(columns: Mapping) -> pd.DataFrame:
     return pd.DataFrame({k: (np.asarray(v) if not isinstance(v, list) else v) for k, v in columns.items()})
 
 
+def _has_columns(table: pa.Table, names) -> bool:
+    """Whether `table` has every column of `names` (its column_names is a
+    new list at every access: read once)."""
+    return set(names) <= set(table.column_names)
+
+
 def as_arrow(table) -> pa.Table:
     """A pyarrow Table of an Arrow table or record batch, or of anything
     exporting one through the Arrow PyCapsule interface (the binding's
@@ -153,8 +159,7 @@ def arrow_flow_summary(flows: pa.Table, rtt: pa.Table, scenario: dict, links: pa
     the metrics (it does), the flows table with the route columns appended,
     without building a DataFrame (the same columns, types and values);
     otherwise flow_summary's DataFrame."""
-    names = set(flows.column_names)  # a new list at every access: read it once
-    if not all(c in names for c in FLOW_SUMMARY_COLUMNS):
+    if not _has_columns(flows, FLOW_SUMMARY_COLUMNS):
         return flow_summary(columns(flows), columns(rtt), scenario, columns(links))
     groups = flows["group"].to_pylist()
     for name, values in route_columns(groups, scenario, columns(links.select(["link", "rate_bps"]))).items():
@@ -270,7 +275,7 @@ def arrow_link_summary(links: pa.Table, flows: Callable[[], pd.DataFrame], scena
     """link_summary of an Arrow links table, without building its DataFrame.
     `flows` gives the flows DataFrame; it is called only for a table without
     the core's link metrics, so the simulator's runs never build it here."""
-    if all(c in links.column_names for c in LINK_METRIC_COLUMNS):
+    if _has_columns(links, LINK_METRIC_COLUMNS):
         return links
     for name, values in link_metrics(columns(links.select(["link", "rate_bps"])), flows(), scenario).items():
         links = links.append_column(name, pa.array(values))

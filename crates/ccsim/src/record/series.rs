@@ -393,26 +393,27 @@ impl LinkSeries {
     /// samples it takes: growing the 17 columns row by row cost a UMTS run as
     /// much as taking the samples).
     pub fn with_capacity(rows: usize) -> LinkSeries {
-        let f = || Vec::with_capacity(rows);
-        let u = || Vec::with_capacity(rows);
+        fn column<T>(rows: usize) -> Vec<T> {
+            Vec::with_capacity(rows)
+        }
         LinkSeries {
-            t: f(),
-            link: Vec::with_capacity(rows),
-            queue_packets: u(),
-            queue_bytes: u(),
-            arrivals: u(),
-            queue_drops: u(),
-            aqm_drops: u(),
-            ecn_marks: u(),
-            departures: u(),
-            departure_bytes: u(),
-            channel_losses: u(),
-            arq_retries: u(),
-            residual_losses: u(),
-            outages: u(),
-            delivered_bytes: u(),
-            delivered_rate_bps: f(),
-            sojourn_ms: f(),
+            t: column(rows),
+            link: column(rows),
+            queue_packets: column(rows),
+            queue_bytes: column(rows),
+            arrivals: column(rows),
+            queue_drops: column(rows),
+            aqm_drops: column(rows),
+            ecn_marks: column(rows),
+            departures: column(rows),
+            departure_bytes: column(rows),
+            channel_losses: column(rows),
+            arq_retries: column(rows),
+            residual_losses: column(rows),
+            outages: column(rows),
+            delivered_bytes: column(rows),
+            delivered_rate_bps: column(rows),
+            sojourn_ms: column(rows),
             previous: Vec::new(),
         }
     }

@@ -224,9 +224,8 @@ impl World {
             link.release_lost_sacks(|flow, slot| flows[flow as usize].receiver.release_sack(slot));
         }
         if let Some(t) = self.links[l].next_wakeup() {
-            if let Some((at, g)) = self.link_timers[l].arm(t) {
-                self.events.schedule(at, Event::Link { link: l as u32, generation: g });
-            }
+            let armed = self.link_timers[l].arm(t);
+            Self::schedule_check(&mut self.events, armed, |g| Event::Link { link: l as u32, generation: g });
         }
     }
 

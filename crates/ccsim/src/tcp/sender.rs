@@ -350,8 +350,9 @@ impl Sender {
     /// its size in payload (4 MB: 1865 segments of 1448 bytes, not 2896).
     fn grow_send_buffer(&mut self) {
         let want = 2 * self.w.cwnd.max(self.cfg.init_cwnd) as u64 * self.auto_buffer_segment_bytes();
-        if want.min(self.cfg.wmem_max) > self.auto_snd_buf_bytes {
-            self.auto_snd_buf_bytes = want.min(self.cfg.wmem_max);
+        let room = want.min(self.cfg.wmem_max);
+        if room > self.auto_snd_buf_bytes {
+            self.auto_snd_buf_bytes = room;
             self.auto_snd_buf_segments = self.auto_snd_buf_bytes / self.auto_buffer_segment_bytes();
         }
     }
