@@ -96,7 +96,9 @@ impl Rack {
     }
 
     /// Segment `seq` was newly SACKed or cumulatively ACKed by the ACK being
-    /// processed (RFC 8985 RACK_update, Linux tcp_rack_advance).
+    /// processed (RFC 8985 RACK_update, Linux tcp_rack_advance). Of a run of
+    /// clean segments (scoreboard::Removed) only the last, sent after the
+    /// others, needs to be reported.
     #[inline]
     pub fn on_delivered(&mut self, seq: u64, s: &Segment, now: Nanos, min_rtt: Option<Nanos>) {
         if s.has(EVER_RETRANS) && min_rtt.is_some_and(|m| now - s.sent_at < m) {
@@ -267,7 +269,7 @@ mod tests {
         assert_eq!(rack.mark_lost(&mut sb, 101 * MS, 25 * MS), 0);
         assert!(rack.timer_at.is_some());
         // Segment 0 arrives 10 ms late: the cumulative ACK covers it.
-        sb.ack_to(3, |seq, s| rack.on_delivered(seq, s, 111 * MS, Some(50 * MS)));
+        sb.ack_to(3, |r| rack.on_delivered(r.last_seq, r.last, 111 * MS, Some(50 * MS)));
         rack.end_ack(111 * MS, sb.una());
         assert_eq!(rack.mark_lost(&mut sb, 111 * MS, 25 * MS), 0);
         assert_eq!(rack.timer_at, None);
@@ -329,7 +331,7 @@ mod tests {
         sb.on_retransmit(0, 100 * MS, TxSnapshot::default());
         rack.on_transmit(0, 100 * MS);
         // 10 ms later (less than min_rtt) segment 0 is ACKed: the original's ACK, most likely.
-        sb.ack_to(1, |seq, s| rack.on_delivered(seq, s, 110 * MS, Some(50 * MS)));
+        sb.ack_to(1, |r| rack.on_delivered(r.last_seq, r.last, 110 * MS, Some(50 * MS)));
         rack.end_ack(110 * MS, sb.una());
         assert_eq!(rack.newest_delivered, Some((2 * MS, 2)));
         assert_eq!(rack.rtt_ns, 98 * MS);

@@ -59,9 +59,11 @@ impl RateSampler {
         self.sample_rtt = None;
     }
 
-    /// A segment sent at `sent_at` with snapshot `tx` is delivered now.
-    pub fn on_delivered(&mut self, now: Nanos, sent_at: Nanos, tx: &TxSnapshot) {
-        self.delivered += 1;
+    /// `count` segments are delivered now, the most recently sent of them at
+    /// `sent_at` with snapshot `tx` (one segment, or a run sent in order:
+    /// scoreboard::Removed; of such a run only its last could be the sample).
+    pub fn on_delivered(&mut self, now: Nanos, count: u32, sent_at: Nanos, tx: &TxSnapshot) {
+        self.delivered += count as u64;
         self.delivered_time = now;
         // Use the most recently sent of the segments this ACK delivers.
         if self.prior_time.is_none()
@@ -135,7 +137,7 @@ mod tests {
     ) -> RateSample {
         r.begin_ack();
         for (sent_at, tx) in segments {
-            r.on_delivered(now, *sent_at, tx);
+            r.on_delivered(now, 1, *sent_at, tx);
         }
         r.end_ack(segments.len() as u32, 0, 10, min_rtt)
     }

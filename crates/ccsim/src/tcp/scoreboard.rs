@@ -47,6 +47,22 @@ impl Segment {
     }
 }
 
+/// What `Scoreboard::ack_to` hands over: one segment (`count` 1, `first`
+/// and `last` the same), or a run of `count` consecutive clean segments
+/// (flags 0: never SACKed, marked lost or retransmitted). A clean segment
+/// went out once, in sequence order, so a run was also sent in time order
+/// with non-decreasing delivery snapshots: whoever keeps the most recently
+/// sent or the oldest of the delivered segments (the rate sample, RACK, the
+/// RTT samples) needs only the run's ends, and one call per ACK replaces
+/// one per segment in the common case.
+pub struct Removed<'a> {
+    pub first_seq: u64,
+    pub first: &'a Segment,
+    pub last_seq: u64,
+    pub last: &'a Segment,
+    pub count: u32,
+}
+
 #[derive(Default)]
 pub struct Scoreboard {
     una: u64,
@@ -148,15 +164,39 @@ impl Scoreboard {
         }
     }
 
-    /// Cumulative ACK up to `ack` (exclusive): calls `on_removed` with each
-    /// segment it removes, read in place before the ring lets go of them
-    /// (no copy of them).
+    /// Cumulative ACK up to `ack` (exclusive): calls `on_removed` with the
+    /// segments it removes, read in place before the ring lets go of them
+    /// (no copy of them): one at a time, except that consecutive clean
+    /// segments come as one run (see `Removed`).
     #[inline]
-    pub fn ack_to(&mut self, ack: u64, mut on_removed: impl FnMut(u64, &Segment)) {
+    pub fn ack_to(&mut self, ack: u64, mut on_removed: impl FnMut(Removed)) {
         let una = self.una;
         let n = ack.saturating_sub(una).min(self.segs.len() as u64) as usize;
-        for (k, s) in self.segs.range(..n).enumerate() {
+        let mut k = 0;
+        while k < n {
             let seq = una + k as u64;
+            let s = &self.segs[k];
+            if s.flags == 0 {
+                let mut end = k + 1;
+                while end < n && self.segs[end].flags == 0 {
+                    end += 1;
+                }
+                // Never retransmitted: each was delivered late if below what
+                // an earlier ACK SACKed; the run's first is its lowest.
+                if seq < self.prior_highest_sacked_end {
+                    self.reordered_low = self.reordered_low.min(seq);
+                }
+                let last = &self.segs[end - 1];
+                on_removed(Removed {
+                    first_seq: seq,
+                    first: s,
+                    last_seq: una + end as u64 - 1,
+                    last,
+                    count: (end - k) as u32,
+                });
+                k = end;
+                continue;
+            }
             if s.has(SACKED) {
                 self.sacked_out -= 1;
                 if seq < self.scan {
@@ -176,7 +216,8 @@ impl Scoreboard {
                     self.reordered_low = self.reordered_low.min(seq);
                 }
             }
-            on_removed(seq, s);
+            on_removed(Removed { first_seq: seq, first: s, last_seq: seq, last: s, count: 1 });
+            k += 1;
         }
         self.segs.drain(..n);
         self.una += n as u64;
@@ -539,9 +580,14 @@ impl Scoreboard {
 mod tests {
     use super::*;
 
-    /// Collects what `sack` or `ack_to` reports.
+    /// Collects what `sack` reports.
     fn collect_into(v: &mut Vec<(u64, Segment)>) -> impl FnMut(u64, &Segment) + '_ {
         |seq, s| v.push((seq, *s))
+    }
+
+    /// Collects what `ack_to` reports, a run as its two ends and its count.
+    fn collect_removed(v: &mut Vec<(u64, u64, u32)>) -> impl FnMut(Removed) + '_ {
+        |r| v.push((r.first_seq, r.last_seq, r.count))
     }
 
     fn board(n: u64) -> Scoreboard {
@@ -565,10 +611,21 @@ mod tests {
         b.on_retransmit(0, 5, TxSnapshot::default());
         assert_eq!(b.in_flight(), 10 - 3);
         assert_eq!(b.next_to_retransmit(), None);
-        v.clear();
-        b.ack_to(4, collect_into(&mut v));
-        assert_eq!(v.len(), 4);
+        let mut removed = Vec::new();
+        b.ack_to(4, collect_removed(&mut removed));
+        assert_eq!(removed, [(0, 0, 1), (1, 1, 1), (2, 2, 1), (3, 3, 1)], "none of them clean");
         assert_eq!((b.sacked_out, b.lost_out, b.retrans_out, b.in_flight()), (0, 0, 0, 6));
+    }
+
+    #[test]
+    fn a_cumulative_ack_hands_over_clean_segments_as_runs() {
+        let mut b = board(10);
+        let mut v = Vec::new();
+        b.sack(4, 5, collect_into(&mut v));
+        let mut removed = Vec::new();
+        b.ack_to(8, collect_removed(&mut removed));
+        assert_eq!(removed, [(0, 3, 4), (4, 4, 1), (5, 7, 3)], "the SACKed segment 4 splits the run");
+        assert_eq!((b.una(), b.sacked_out, b.in_flight()), (8, 0, 2));
     }
 
     #[test]
@@ -606,7 +663,7 @@ mod tests {
         // Then 0 itself arrives (it was never retransmitted): it was
         // reordered by 7 segments, not lost.
         b.begin_ack();
-        b.ack_to(7, collect_into(&mut v));
+        b.ack_to(7, |_| {});
         b.end_ack();
         assert_eq!(b.reordering, 7);
         // Now a hole needs 7 SACKed segments above it.

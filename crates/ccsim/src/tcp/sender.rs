@@ -559,7 +559,7 @@ impl Sender {
             let rack = &mut self.rack;
             for b in sack {
                 self.sb.sack(b.start, b.end, |seq, s| {
-                    rate.on_delivered(now, s.sent_at, &s.tx);
+                    rate.on_delivered(now, 1, s.sent_at, &s.tx);
                     flags.data_sacked = true;
                     if rack_on {
                         rack.on_delivered(seq, s, now, min_rtt);
@@ -577,23 +577,25 @@ impl Sender {
         let mut first_acked = true;
         let rate = &mut self.rate;
         let rack = &mut self.rack;
-        self.sb.ack_to(ack.seq, |seq, s| {
+        // A run of clean segments (scoreboard::Removed) went out in order: the
+        // rate sample and RACK take its last, the oldest RTT its first.
+        self.sb.ack_to(ack.seq, |r| {
+            let s = r.last;
             if s.has(EVER_RETRANS) {
                 flags.nonhead_retrans_acked |= !first_acked;
             }
             first_acked = false;
             if !s.has(SACKED) {
-                rate.on_delivered(now, s.sent_at, &s.tx);
+                rate.on_delivered(now, r.count, s.sent_at, &s.tx);
                 if rack_on {
-                    rack.on_delivered(seq, s, now, min_rtt);
+                    rack.on_delivered(r.last_seq, s, now, min_rtt);
                 }
                 if s.has(EVER_RETRANS) {
                     retransmitted_data_acked = true;
                 } else {
-                    flags.orig_acked_below_high_seq |= seq < high_seq;
-                    let r = now - s.sent_at;
-                    oldest_rtt.get_or_insert(r);
-                    newest_rtt = Some(r);
+                    flags.orig_acked_below_high_seq |= r.first_seq < high_seq;
+                    oldest_rtt.get_or_insert(now - r.first.sent_at);
+                    newest_rtt = Some(now - s.sent_at);
                 }
             }
         });
