@@ -322,13 +322,14 @@ impl World {
         }) {
             return;
         }
-        let mut delivered = std::mem::take(&mut self.delivered);
-        self.links[l].advance(self.now, &mut self.pool, &mut delivered);
+        self.links[l].advance(self.now, &mut self.pool, &mut self.delivered);
         self.arm_link(l);
-        for id in delivered.drain(..) {
-            self.on_link_delivery(id);
+        // By index: a delivery never reaches another link's `advance`, so
+        // the list stays as it is until cleared (and is not moved out and back).
+        for k in 0..self.delivered.len() {
+            self.on_link_delivery(self.delivered[k]);
         }
-        self.delivered = delivered;
+        self.delivered.clear();
     }
 
     /// A packet a link delivered: on to the next link of its route, or to
