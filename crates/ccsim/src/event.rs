@@ -11,7 +11,9 @@ use crate::time::Nanos;
 /// events, they wait in the component (queue, delay line) that owns them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Event {
-    /// A link's state machine has something due (transmission end, delivery, ...).
+    /// A link's state machine has something due (transmission end, delivery,
+    /// ...); ask `EventQueue::link_fires` (the generation is its timer's, 0
+    /// for a link in a slot).
     Link { link: u32, generation: u32 },
     /// The head of a per-flow access delay line arrives.
     Access { line: u32, generation: u32 },
@@ -38,28 +40,36 @@ struct Entry {
 /// root and sinks, one sift instead of the two a removal and an insertion
 /// would take.
 ///
-/// Link events, nearly every event of a run, skip the heap when there are
-/// few links: each link has one slot, since a link's timer has at most one
-/// live event (`Timer::arm` schedules only an earlier one, which makes the
-/// event it replaces stale), and the earliest slot is found by a scan.
+/// The queue keeps the links' timers (`arm_link`, `link_fires`). Link
+/// events, nearly every event of a run, skip the heap when there are few
+/// links: each link has one slot, since a link's timer has at most one live
+/// event (arming schedules only an earlier one, which replaces the later),
+/// and the earliest slot is found by a scan. A slot is its link's timer, with
+/// no generation to check; with more links each has a `Timer` and its events
+/// go through the heap.
 #[derive(Default)]
 pub struct EventQueue {
     heap: Vec<Entry>,
     /// The root slot holds an event already popped.
     root_vacant: bool,
-    /// Per link, its pending event (empty when the links are too many).
+    /// Per link, its pending event and deadline (empty when the links are too many).
     link_slots: Vec<LinkSlot>,
     /// The slot with the smallest key.
     next_link: usize,
+    /// Per link, its timer, when the links are too many for slots.
+    link_timers: Vec<Timer>,
     next_order: u64,
     processed: u64,
 }
 
+/// A link's timer as a slot: what `Timer` keeps, where the pending event's
+/// key is its `scheduled` time.
 #[derive(Clone, Copy, Debug)]
 struct LinkSlot {
     /// EMPTY_SLOT: no event pending.
     key: u128,
-    generation: u32,
+    /// When the link wants to be woken (it may have moved past the event's time).
+    deadline: Nanos,
 }
 
 const EMPTY_SLOT: u128 = u128::MAX;
@@ -77,24 +87,73 @@ impl EventQueue {
 
     /// A queue for a world of `links` links.
     pub fn for_links(links: usize) -> Self {
-        let slots = if links <= MAX_SLOTTED_LINKS { links } else { 0 };
-        EventQueue { link_slots: vec![LinkSlot { key: EMPTY_SLOT, generation: 0 }; slots], ..Self::default() }
+        let (slots, timers) = if links <= MAX_SLOTTED_LINKS { (links, 0) } else { (0, links) };
+        EventQueue {
+            link_slots: vec![LinkSlot { key: EMPTY_SLOT, deadline: 0 }; slots],
+            link_timers: vec![Timer::default(); timers],
+            ..Self::default()
+        }
     }
 
+    /// Schedules `event`; a link's events are scheduled by `arm_link` instead.
     #[inline]
     pub fn schedule(&mut self, at: Nanos, event: Event) {
-        let key = ((at as u128) << 64) | self.next_order as u128;
-        self.next_order += 1;
-        if let Event::Link { link, generation } = event {
-            if let Some(slot) = self.link_slots.get_mut(link as usize) {
-                debug_assert!(slot.key == EMPTY_SLOT || slot.key > key, "a link event replaces only a later one");
-                *slot = LinkSlot { key, generation };
-                if key < self.link_slots[self.next_link].key {
-                    self.next_link = link as usize;
-                }
-                return;
+        debug_assert!(!matches!(event, Event::Link { .. }), "link events come from arm_link");
+        self.push(at, event);
+    }
+
+    /// Sets link `link`'s deadline to `at` (as `Timer::arm`): an event is
+    /// scheduled unless one is pending at or before `at`.
+    #[inline]
+    pub fn arm_link(&mut self, link: usize, at: Nanos) {
+        if let Some(slot) = self.link_slots.get_mut(link) {
+            slot.deadline = at;
+            if slot.key == EMPTY_SLOT || (slot.key >> 64) as Nanos > at {
+                self.fill_link_slot(link, at);
+            }
+        } else if let Some((at, generation)) = self.link_timers[link].arm(at) {
+            self.push(at, Event::Link { link: link as u32, generation });
+        }
+    }
+
+    /// Whether the popped event `generation` of link `link` fires at `now`
+    /// (as `Timer::on_event`): one that came before the deadline, which
+    /// moved later, is scheduled again at the deadline instead.
+    #[inline]
+    pub fn link_fires(&mut self, link: usize, generation: u32, now: Nanos) -> bool {
+        if let Some(slot) = self.link_slots.get(link) {
+            if slot.deadline <= now {
+                return true;
+            }
+            self.fill_link_slot(link, slot.deadline);
+            return false;
+        }
+        match self.link_timers[link].on_event(now, generation) {
+            TimerCheck::Fire => true,
+            TimerCheck::Stale => false,
+            TimerCheck::Reschedule(at, generation) => {
+                self.push(at, Event::Link { link: link as u32, generation });
+                false
             }
         }
+    }
+
+    /// Gives link `link`'s slot a new event at `at`.
+    #[inline]
+    fn fill_link_slot(&mut self, link: usize, at: Nanos) {
+        let key = ((at as u128) << 64) | self.next_order as u128;
+        self.next_order += 1;
+        self.link_slots[link].key = key;
+        if key < self.link_slots[self.next_link].key {
+            self.next_link = link;
+        }
+    }
+
+    /// Puts `event` in the heap.
+    #[inline]
+    fn push(&mut self, at: Nanos, event: Event) {
+        let key = ((at as u128) << 64) | self.next_order as u128;
+        self.next_order += 1;
         let entry = Entry { key, event };
         if self.root_vacant {
             self.root_vacant = false;
@@ -141,13 +200,13 @@ impl EventQueue {
             }
         }
         let heap_key = self.heap.first().map_or(EMPTY_SLOT, |e| e.key);
-        if let Some(&LinkSlot { key, generation }) = self.link_slots.get(self.next_link) {
+        if let Some(&LinkSlot { key, .. }) = self.link_slots.get(self.next_link) {
             if key < heap_key {
                 let link = self.next_link;
                 self.link_slots[link].key = EMPTY_SLOT;
                 self.next_link = self.earliest_link_slot();
                 self.processed += 1;
-                return Some((OrderKey(key), Event::Link { link: link as u32, generation }));
+                return Some((OrderKey(key), Event::Link { link: link as u32, generation: 0 }));
             }
         }
         let top = *self.heap.first()?;
@@ -362,53 +421,95 @@ mod tests {
         assert_eq!(q.pop(), None);
     }
 
-    /// Link events in their slots and other events in the heap pop in one
-    /// order; a link event scheduled earlier than its link's pending one
-    /// replaces it (what `Timer::arm` does), so the replaced one never pops.
+    /// Link timers, in slots (few links) or through the heap (many), and
+    /// other events pop in the order a sorted reference with `Timer`'s rules
+    /// gives: arming earlier than the pending event replaces it (in the heap
+    /// the replaced one stays, stale: it pops but does not fire), arming later
+    /// leaves it, and a link event that comes before its deadline is
+    /// scheduled again at the deadline instead of firing.
     #[test]
-    fn link_slots_and_the_heap_pop_in_one_order() {
-        let links = 3;
-        let mut q = EventQueue::for_links(links);
-        let mut reference = std::collections::BTreeMap::new();
-        let mut pending: Vec<Option<(u64, u64)>> = vec![None; links];
-        let mut rng = crate::rng::Rng::for_component(3, 1);
-        let (mut now, mut order) = (0u64, 0u64);
-        for i in 0..30_000u32 {
-            match rng.next_u64() % 4 {
-                0 => {
-                    let at = now + rng.next_u64() % 40;
-                    q.schedule(at, Event::Source { source: i, generation: 0 });
-                    reference.insert((at, order), Event::Source { source: i, generation: 0 });
-                    order += 1;
-                }
-                1 => {
-                    let link = (rng.next_u64() % links as u64) as usize;
-                    let at = now + rng.next_u64() % 40;
-                    if pending[link].is_none_or(|(t, _)| at < t) {
-                        if let Some((t, o)) = pending[link] {
-                            assert!(reference.remove(&(t, o)).is_some());
-                        }
-                        let event = Event::Link { link: link as u32, generation: order as u32 };
-                        q.schedule(at, event);
-                        reference.insert((at, order), event);
-                        pending[link] = Some((at, order));
+    fn link_timers_and_other_events_pop_in_one_order() {
+        #[derive(Debug)]
+        enum Expected {
+            Source(u32),
+            Link(usize),
+            Stale(usize),
+        }
+        for links in [3, MAX_SLOTTED_LINKS + 1] {
+            let slotted = links <= MAX_SLOTTED_LINKS;
+            let mut q = EventQueue::for_links(links);
+            let mut reference = std::collections::BTreeMap::<(u64, u64), Expected>::new();
+            let mut pending: Vec<Option<(u64, u64)>> = vec![None; links];
+            let mut deadline = vec![0u64; links];
+            let mut rng = crate::rng::Rng::for_component(3, 1);
+            let (mut now, mut order, mut step) = (0u64, 0u64, 0u32);
+            let mut fired = [0u32; 2];
+            loop {
+                let action = match step {
+                    0..30_000 => rng.next_u64() % 4,
+                    _ if reference.is_empty() => break,
+                    _ => 3,
+                };
+                step += 1;
+                match action {
+                    0 => {
+                        let at = now + rng.next_u64() % 40;
+                        q.schedule(at, Event::Source { source: step, generation: 0 });
+                        reference.insert((at, order), Expected::Source(step));
                         order += 1;
                     }
-                }
-                _ => {
-                    let Some(((at, _), event)) = reference.pop_first() else { continue };
-                    assert_eq!(q.pop(), Some((at, event)));
-                    if let Event::Link { link, .. } = event {
-                        pending[link as usize] = None;
+                    1 => {
+                        let link = (rng.next_u64() % links as u64) as usize;
+                        let at = now + rng.next_u64() % 40;
+                        q.arm_link(link, at);
+                        deadline[link] = at;
+                        if pending[link].is_none_or(|(t, _)| at < t) {
+                            if let Some(old) = pending[link] {
+                                let replaced = reference.remove(&old);
+                                assert!(matches!(replaced, Some(Expected::Link(l)) if l == link));
+                                if !slotted {
+                                    reference.insert(old, Expected::Stale(link));
+                                }
+                            }
+                            reference.insert((at, order), Expected::Link(link));
+                            pending[link] = Some((at, order));
+                            order += 1;
+                        }
                     }
-                    now = at;
+                    _ => {
+                        let Some(((at, _), expected)) = reference.pop_first() else {
+                            assert_eq!(q.pop(), None);
+                            continue;
+                        };
+                        let (t, event) = q.pop().expect("an event");
+                        assert_eq!(t, at);
+                        now = at;
+                        match (expected, event) {
+                            (Expected::Source(source), Event::Source { source: s, .. }) => assert_eq!(s, source),
+                            (Expected::Stale(link), Event::Link { link: l, generation }) => {
+                                assert_eq!(l as usize, link);
+                                assert!(!q.link_fires(link, generation, at));
+                            }
+                            (Expected::Link(link), Event::Link { link: l, generation }) => {
+                                assert_eq!(l as usize, link);
+                                pending[link] = None;
+                                let fires = q.link_fires(link, generation, at);
+                                assert_eq!(fires, deadline[link] <= at);
+                                fired[fires as usize] += 1;
+                                if !fires {
+                                    reference.insert((deadline[link], order), Expected::Link(link));
+                                    pending[link] = Some((deadline[link], order));
+                                    order += 1;
+                                }
+                            }
+                            other => panic!("{other:?}"),
+                        }
+                    }
                 }
             }
+            assert_eq!(q.pop(), None);
+            assert!(fired[0] > 100 && fired[1] > 100, "{fired:?}");
         }
-        while let Some(((at, _), event)) = reference.pop_first() {
-            assert_eq!(q.pop(), Some((at, event)));
-        }
-        assert_eq!(q.pop(), None);
     }
 
     #[test]

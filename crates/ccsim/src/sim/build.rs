@@ -284,7 +284,6 @@ impl World {
             end: s.duration.ns(),
             seed: s.seed,
             events: EventQueue::for_links(links.len()),
-            link_timers: vec![Timer::default(); links.len()],
             links,
             link_names: topology.names,
             flows,

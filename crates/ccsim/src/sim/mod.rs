@@ -94,7 +94,6 @@ pub struct World {
     seed: u64,
     events: EventQueue,
     links: Vec<Link>,
-    link_timers: Vec<Timer>,
     link_names: Vec<String>,
     flows: Vec<Flow>,
     sample_interval: Nanos,
@@ -224,8 +223,7 @@ impl World {
             link.release_lost_sacks(|flow, slot| flows[flow as usize].receiver.release_sack(slot));
         }
         if let Some(t) = self.links[l].next_wakeup() {
-            let armed = self.link_timers[l].arm(t);
-            Self::schedule_check(&mut self.events, armed, |g| Event::Link { link: l as u32, generation: g });
+            self.events.arm_link(l, t);
         }
     }
 
@@ -316,10 +314,7 @@ impl World {
     }
 
     fn on_link_event(&mut self, l: usize, generation: u32) {
-        if !fires(&mut self.events, &mut self.link_timers[l], self.now, generation, |g| Event::Link {
-            link: l as u32,
-            generation: g,
-        }) {
+        if !self.events.link_fires(l, generation, self.now) {
             return;
         }
         self.links[l].advance(self.now, &mut self.pool, &mut self.delivered);
