@@ -12,13 +12,22 @@ use crate::time::Nanos;
 use std::collections::VecDeque;
 
 /// `T`: what each entry carries (a pool handle, or a handle and its size).
+///
+/// The exit times of the head and the back are kept beside the entries: the
+/// owner looks at the head more often than it takes it (a link's wakeup,
+/// each `pop_due` that finds nothing due) and every push compares with the
+/// back, and a field is cheaper to read than a ring buffer's slot.
 pub struct DelayLine<T> {
     in_flight: VecDeque<(Nanos, T)>,
+    /// The head's exit time; None when the line is empty.
+    head_at: Option<Nanos>,
+    /// The back's exit time (stale when the line is empty).
+    back_at: Nanos,
 }
 
 impl<T> Default for DelayLine<T> {
     fn default() -> Self {
-        DelayLine { in_flight: VecDeque::new() }
+        DelayLine { in_flight: VecDeque::new(), head_at: None, back_at: 0 }
     }
 }
 
@@ -31,9 +40,14 @@ impl<T: Copy> DelayLine<T> {
     /// already on it that exits at or before that time.
     #[inline]
     pub fn push(&mut self, exit_at: Nanos, p: T) {
-        match self.in_flight.back() {
-            Some((t, _)) if *t > exit_at => self.insert_sorted(exit_at, p),
-            _ => self.in_flight.push_back((exit_at, p)),
+        if self.head_at.is_some() && self.back_at > exit_at {
+            self.insert_sorted(exit_at, p);
+            return;
+        }
+        self.in_flight.push_back((exit_at, p));
+        self.back_at = exit_at;
+        if self.head_at.is_none() {
+            self.head_at = Some(exit_at);
         }
     }
 
@@ -43,18 +57,25 @@ impl<T: Copy> DelayLine<T> {
     fn insert_sorted(&mut self, exit_at: Nanos, p: T) {
         let at = self.in_flight.partition_point(|(t, _)| *t <= exit_at);
         self.in_flight.insert(at, (exit_at, p));
+        if at == 0 {
+            self.head_at = Some(exit_at);
+        }
     }
 
     #[inline]
     pub fn head_time(&self) -> Option<Nanos> {
-        self.in_flight.front().map(|(t, _)| *t)
+        self.head_at
     }
 
     /// Takes the head packet if it is due at `now`.
     #[inline]
     pub fn pop_due(&mut self, now: Nanos) -> Option<T> {
-        match self.in_flight.front() {
-            Some((t, _)) if *t <= now => self.in_flight.pop_front().map(|(_, p)| p),
+        match self.head_at {
+            Some(t) if t <= now => {
+                let (_, p) = self.in_flight.pop_front()?;
+                self.head_at = self.in_flight.front().map(|(t, _)| *t);
+                Some(p)
+            }
             _ => None,
         }
     }
@@ -83,5 +104,26 @@ mod tests {
         }
         let order: Vec<u32> = std::iter::from_fn(|| line.pop_due(10)).map(|id| pool.get(id).flow).collect();
         assert_eq!(order, vec![3, 1, 4, 0, 2]);
+    }
+
+    /// The head's time kept beside the entries follows every push (at the
+    /// back or before the head) and every pop, and an emptied line starts afresh.
+    #[test]
+    fn the_head_time_follows_pushes_and_pops() {
+        let mut line = DelayLine::new();
+        assert_eq!(line.head_time(), None);
+        line.push(5, 'a');
+        line.push(7, 'b');
+        assert_eq!(line.head_time(), Some(5));
+        line.push(2, 'c');
+        assert_eq!(line.head_time(), Some(2));
+        assert_eq!(line.pop_due(4), Some('c'));
+        assert_eq!((line.head_time(), line.pop_due(4)), (Some(5), None));
+        assert_eq!((line.pop_due(9), line.pop_due(9), line.pop_due(9)), (Some('a'), Some('b'), None));
+        assert_eq!(line.head_time(), None);
+        line.push(1, 'd');
+        line.push(3, 'e');
+        assert_eq!((line.head_time(), line.len()), (Some(1), 2));
+        assert_eq!((line.pop_due(3), line.pop_due(3)), (Some('d'), Some('e')));
     }
 }
