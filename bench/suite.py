@@ -25,7 +25,10 @@ per event come from `perf stat` where the CPU's counters can be read.
 
 "Bottleneck packets" are the packets the bottleneck link transmits (ccbench:
 the downlink's departures; ns-3: PhyTxEnd on the bottleneck device). The
-ratio is ccbench's packets per CPU second over ns-3's.
+ratio is ccbench's packets per CPU second over ns-3's: in the table, of the
+two measured one after the other; in the "at the same time" line, of ns-3
+and ccbench's runs on the other core while ns-3 ran, which a host whose
+speed drifts over minutes affects alike (two cores needed).
 
     python3 bench/suite.py [--no-ns3 | --ns3-all] [--repeat 3] [--only a,b] [--out FILE]
 
@@ -40,9 +43,11 @@ import os
 import platform
 import resource
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -216,11 +221,7 @@ def run_ccbench(case: Case, repeat: int, use_perf: bool) -> dict:
         f.write(normalized(case.scenario))
         path = f.name
     try:
-        runs = []
-        for _ in range(repeat):
-            m = measure([str(SPEED_BINARY), path, "downlink"], use_perf)
-            m.extra = json.loads(m.stdout)
-            runs.append(m)
+        runs = [measure_speed_run(path, use_perf) for _ in range(repeat)]
     finally:
         os.unlink(path)
     best = sorted(runs, key=lambda m: m.extra["cpu_seconds"])[len(runs) // 2]  # the median run by CPU time
@@ -244,12 +245,43 @@ def run_ccbench(case: Case, repeat: int, use_perf: bool) -> dict:
     }
 
 
+def measure_speed_run(scenario_path: str, use_perf: bool) -> Measured:
+    m = measure([str(SPEED_BINARY), scenario_path, "downlink"], use_perf)
+    m.extra = json.loads(m.stdout)
+    return m
+
+
 def run_ns3(case: Case, use_perf: bool) -> dict:
+    """ns-3's side, with ccbench's run again and again on the other core
+    while it runs: a machine whose speed drifts over the minutes ns-3 takes
+    then slows or speeds both alike, and the ratio of the two at once
+    (`alongside`, the median of those runs) holds better than that of two
+    measurements minutes apart."""
     ns3_runner.build()
-    m = measure(ns3_runner.command(**case.ns3), use_perf)
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+        f.write(normalized(case.scenario))
+        path = f.name
+    ns3_done = threading.Event()
+    alongside: list[float] = []
+
+    def ccbench_meanwhile() -> None:
+        while not ns3_done.is_set():
+            r = measure_speed_run(path, False).extra
+            alongside.append(r["bottleneck_packets"] / max(r["cpu_seconds"], 1e-9))
+
+    thread = threading.Thread(target=ccbench_meanwhile, daemon=True)
+    thread.start()
+    try:
+        m = measure(ns3_runner.command(**case.ns3), use_perf)
+    finally:
+        ns3_done.set()
+        thread.join()
+        os.unlink(path)
     r = json.loads(m.stdout)
     packets = int(r["bottleneck_packets"])
     return {
+        "ccbench_alongside_pps_cpu": statistics.median(alongside),
+        "ccbench_alongside_runs": len(alongside),
         "events_per_packet": None,
         "ns_per_event": None,
         "pps_cpu": packets / max(m.cpu_s, 1e-9),
@@ -356,6 +388,12 @@ def main() -> int:
             emit(
                 f"{'':<38}goodput: ccbench {ours['goodput_bps'] / 1e6:.1f} Mbit/s, "
                 f"ns-3 {theirs['goodput_bps'] / 1e6:.1f} Mbit/s"
+            )
+            alongside = theirs["ccbench_alongside_pps_cpu"]
+            emit(
+                f"{'':<38}at the same time: ccbench {alongside:,.0f} pkts/CPU s (median of "
+                f"{theirs['ccbench_alongside_runs']} runs on the other core while ns-3 ran), "
+                f"{alongside / theirs['pps_cpu']:.0f}x"
             )
         else:
             note = "ns-3 not run (--no-ns3)" if args.no_ns3 and case.ns3 is not None else case.ns3_note
