@@ -38,6 +38,7 @@ Not a test: timings depend on the machine and its load; nothing asserts on them.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import platform
@@ -49,6 +50,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -216,14 +218,20 @@ def normalized(scenario: dict) -> str:
     return json.dumps(scenario_file.load(scenario, allow_large=True))
 
 
-def run_ccbench(case: Case, repeat: int, use_perf: bool) -> dict:
+@contextlib.contextmanager
+def scenario_file(case: Case) -> Iterator[str]:
+    """The case's scenario, normalized, in a temporary JSON file for the speed binary."""
     with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
         f.write(normalized(case.scenario))
-        path = f.name
     try:
-        runs = [measure_speed_run(path, use_perf) for _ in range(repeat)]
+        yield f.name
     finally:
-        os.unlink(path)
+        os.unlink(f.name)
+
+
+def run_ccbench(case: Case, repeat: int, use_perf: bool) -> dict:
+    with scenario_file(case) as path:
+        runs = [measure_speed_run(path, use_perf) for _ in range(repeat)]
     best = sorted(runs, key=lambda m: m.extra["cpu_seconds"])[len(runs) // 2]  # the median run by CPU time
     r = best.extra
     packets, events, sim_cpu = r["bottleneck_packets"], r["events"], r["cpu_seconds"]
@@ -258,25 +266,22 @@ def run_ns3(case: Case, use_perf: bool) -> dict:
     (`alongside`, the median of those runs) holds better than that of two
     measurements minutes apart."""
     ns3_runner.build()
-    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
-        f.write(normalized(case.scenario))
-        path = f.name
     ns3_done = threading.Event()
     alongside: list[float] = []
 
-    def ccbench_meanwhile() -> None:
+    def ccbench_meanwhile(path: str) -> None:
         while not ns3_done.is_set():
             r = measure_speed_run(path, False).extra
             alongside.append(r["bottleneck_packets"] / max(r["cpu_seconds"], 1e-9))
 
-    thread = threading.Thread(target=ccbench_meanwhile, daemon=True)
-    thread.start()
-    try:
-        m = measure(ns3_runner.command(**case.ns3), use_perf)
-    finally:
-        ns3_done.set()
-        thread.join()
-        os.unlink(path)
+    with scenario_file(case) as path:
+        thread = threading.Thread(target=ccbench_meanwhile, args=(path,), daemon=True)
+        thread.start()
+        try:
+            m = measure(ns3_runner.command(**case.ns3), use_perf)
+        finally:
+            ns3_done.set()
+            thread.join()
     r = json.loads(m.stdout)
     packets = int(r["bottleneck_packets"])
     return {

@@ -141,19 +141,26 @@ impl EventQueue {
     /// Gives link `link`'s slot a new event at `at`.
     #[inline]
     fn fill_link_slot(&mut self, link: usize, at: Nanos) {
-        let key = ((at as u128) << 64) | self.next_order as u128;
-        self.next_order += 1;
+        let key = self.next_key(at);
         self.link_slots[link].key = key;
         if key < self.link_slots[self.next_link].key {
             self.next_link = link;
         }
     }
 
+    /// The order key of an event at `at` scheduled now: its time, then ties
+    /// in the order they were scheduled.
+    #[inline]
+    fn next_key(&mut self, at: Nanos) -> u128 {
+        let key = ((at as u128) << 64) | self.next_order as u128;
+        self.next_order += 1;
+        key
+    }
+
     /// Puts `event` in the heap.
     #[inline]
     fn push(&mut self, at: Nanos, event: Event) {
-        let key = ((at as u128) << 64) | self.next_order as u128;
-        self.next_order += 1;
+        let key = self.next_key(at);
         let entry = Entry { key, event };
         if self.root_vacant {
             self.root_vacant = false;

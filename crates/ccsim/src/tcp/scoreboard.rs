@@ -176,28 +176,17 @@ impl Scoreboard {
         while k < n {
             let seq = una + k as u64;
             let s = &self.segs[k];
+            let mut end = k + 1;
             if s.flags == 0 {
-                let mut end = k + 1;
+                // A clean run: nothing to count off; delivered late if below
+                // what an earlier ACK SACKed, and its first is its lowest.
                 while end < n && self.segs[end].flags == 0 {
                     end += 1;
                 }
-                // Never retransmitted: each was delivered late if below what
-                // an earlier ACK SACKed; the run's first is its lowest.
                 if seq < self.prior_highest_sacked_end {
                     self.reordered_low = self.reordered_low.min(seq);
                 }
-                let last = &self.segs[end - 1];
-                on_removed(Removed {
-                    first_seq: seq,
-                    first: s,
-                    last_seq: una + end as u64 - 1,
-                    last,
-                    count: (end - k) as u32,
-                });
-                k = end;
-                continue;
-            }
-            if s.has(SACKED) {
+            } else if s.has(SACKED) {
                 self.sacked_out -= 1;
                 if seq < self.scan {
                     self.sacked_below_scan -= 1;
@@ -212,12 +201,20 @@ impl Scoreboard {
                 if s.has(RETRANS) {
                     self.retrans_out -= 1;
                 }
+                // Delivered late if below what an earlier ACK SACKed.
                 if !s.has(EVER_RETRANS) && seq < self.prior_highest_sacked_end {
                     self.reordered_low = self.reordered_low.min(seq);
                 }
             }
-            on_removed(Removed { first_seq: seq, first: s, last_seq: seq, last: s, count: 1 });
-            k += 1;
+            let last = &self.segs[end - 1];
+            on_removed(Removed {
+                first_seq: seq,
+                first: s,
+                last_seq: una + end as u64 - 1,
+                last,
+                count: (end - k) as u32,
+            });
+            k = end;
         }
         self.segs.drain(..n);
         self.una += n as u64;
