@@ -13,9 +13,17 @@
 //!   at most SRTT; zero while no reordering has been seen and the flow is in
 //!   recovery or has DupThresh segments SACKed (Linux tcp_rack_reo_wnd), so
 //!   RACK is as quick as the duplicate-ACK rule there.
-//! - The transmissions are kept in send order (Linux tsorted_sent_queue); a
-//!   scan stops at the first one not sent before RACK.xmit_ts, so an ACK
-//!   costs O(1) amortized when nothing is reordered.
+//! - The scan visits the transmissions in send order (Linux
+//!   tsorted_sent_queue) and stops at the first one not sent before
+//!   RACK.xmit_ts, so an ACK costs O(1) amortized when nothing is reordered.
+//!   First transmissions go out in sequence order, so the scoreboard already
+//!   holds them in send order: only retransmissions are kept in a list of
+//!   their own, each with SND.NXT when it was sent (the first transmissions
+//!   sent before it), and the scan walks both as the one list they make. That
+//!   matters where a scan stops: Linux stops at the first transmission in
+//!   send order that was not sent before RACK.xmit_ts, so of a new segment
+//!   and a retransmission sent in the same instant, the one sent first
+//!   decides.
 //! - A segment not yet overdue arms the reordering timer for the time it
 //!   has left (plus Linux's 2 ms TCP_TIMEOUT_MIN); when it fires the scan
 //!   runs again (tcp_rack_reo_timeout).
@@ -39,10 +47,14 @@ fn sent_after(t1: Nanos, seq1: u64, t2: Nanos, seq2: u64) -> bool {
 }
 
 pub struct Rack {
-    /// Transmissions (segment, time) in send order; entries whose segment
-    /// was since delivered, marked lost or sent again are stale and dropped
-    /// when they reach the front.
-    sent: VecDeque<(u64, Nanos)>,
+    /// Retransmissions in send order; entries whose segment was since
+    /// delivered, marked lost or sent again are stale and dropped when they
+    /// reach the front.
+    retransmitted: VecDeque<Retransmission>,
+    /// Segments below this one need no scan of their first transmission
+    /// again (delivered, lost, or sent again); the scan of first
+    /// transmissions starts here or at SND.UNA.
+    first_scan_from: u64,
     /// RACK.xmit_ts and RACK.end_seq (as the segment's index): the most
     /// recently sent segment delivered (None before any).
     newest_delivered: Option<(Nanos, u64)>,
@@ -60,10 +72,20 @@ pub struct Rack {
     pub timer_at: Option<Nanos>,
 }
 
+/// A retransmission of segment `seq` at `sent_at`, sent after the first
+/// transmissions of the segments below `snd_nxt` and before the others.
+#[derive(Clone, Copy)]
+struct Retransmission {
+    seq: u64,
+    sent_at: Nanos,
+    snd_nxt: u64,
+}
+
 impl Default for Rack {
     fn default() -> Rack {
         Rack {
-            sent: VecDeque::new(),
+            retransmitted: VecDeque::new(),
+            first_scan_from: 0,
             newest_delivered: None,
             rtt_ns: 0,
             newest_this_ack: None,
@@ -77,22 +99,24 @@ impl Default for Rack {
 }
 
 impl Rack {
-    /// Segment `seq` was sent (first time or again) at `now`.
+    /// Segment `seq` was sent again at `now`, when the next new segment was
+    /// `snd_nxt` (first transmissions are the scoreboard's).
     #[inline]
-    pub fn on_transmit(&mut self, seq: u64, now: Nanos) {
-        self.sent.push_back((seq, now));
+    pub fn on_retransmit(&mut self, seq: u64, now: Nanos, snd_nxt: u64) {
+        self.retransmitted.push_back(Retransmission { seq, sent_at: now, snd_nxt });
     }
 
-    /// Rebuilds the send-ordered list from the scoreboard, after an undo took
-    /// the LOST marks away from segments the list had let go.
+    /// Rebuilds the scan's state from the scoreboard, after an undo took the
+    /// LOST marks away from segments the scan had let go.
     pub fn resync(&mut self, sb: &Scoreboard) {
-        let mut outstanding: Vec<(u64, Nanos)> = (sb.una()..sb.nxt())
-            .filter(|&seq| !sb.get(seq).has(SACKED))
-            .map(|seq| (seq, sb.get(seq).sent_at))
+        let mut outstanding: Vec<Retransmission> = (sb.una()..sb.nxt())
+            .filter(|&seq| sb.get(seq).has(EVER_RETRANS) && !sb.get(seq).has(SACKED))
+            .map(|seq| Retransmission { seq, sent_at: sb.get(seq).sent_at, snd_nxt: sb.get(seq).nxt_at_retransmit })
             .collect();
-        outstanding.sort_by_key(|&(seq, sent_at)| (sent_at, seq));
-        self.sent.clear();
-        self.sent.extend(outstanding);
+        outstanding.sort_by_key(|r| (r.sent_at, r.seq));
+        self.retransmitted.clear();
+        self.retransmitted.extend(outstanding);
+        self.first_scan_from = sb.una();
     }
 
     /// Segment `seq` was newly SACKed or cumulatively ACKed by the ACK being
@@ -189,37 +213,111 @@ impl Rack {
     /// RFC 8985 RACK_detect_loss: returns the segments marked lost and the
     /// longest time one of the others has left (0: none waits).
     fn detect_loss(&mut self, sb: &mut Scoreboard, now: Nanos, reo_wnd: Nanos) -> (u32, Nanos) {
-        let Some((newest_sent_at, newest_seq)) = self.newest_delivered else { return (0, 0) };
+        let Some(newest) = self.newest_delivered else { return (0, 0) };
         let deadline_ns = self.rtt_ns + reo_wnd;
+        // The scan stops at the first current transmission, in send order,
+        // not sent before the newest delivered one: a retransmission's stop
+        // bounds the first transmissions scanned, and a first transmission's
+        // stop the retransmissions.
+        let retransmission_stop = self
+            .retransmitted
+            .iter()
+            .find(|r| is_current_retransmission(sb, r) && !sent_after(newest.0, newest.1, r.sent_at, r.seq));
+        let first_limit = retransmission_stop.map_or(u64::MAX, |r| r.snd_nxt);
+        let (first_stop, first_newly, first_wait) =
+            self.scan_first_transmissions(sb, now, newest, deadline_ns, first_limit);
+        let (newly, wait) = self.scan_retransmissions(sb, now, newest, deadline_ns, first_stop);
+        (first_newly + newly, first_wait.max(wait))
+    }
+
+    /// Judges the segments sent once, in sequence (= send) order, below
+    /// `limit`. Returns the segment the scan stopped at, if one not sent
+    /// before `newest` stopped it, with the segments marked and the longest wait.
+    fn scan_first_transmissions(
+        &mut self,
+        sb: &mut Scoreboard,
+        now: Nanos,
+        (newest_sent_at, newest_seq): (Nanos, u64),
+        deadline_ns: Nanos,
+        limit: u64,
+    ) -> (Option<u64>, u32, Nanos) {
+        let (mut newly, mut wait) = (0, 0);
+        let mut seq = self.first_scan_from.max(sb.una());
+        let end = sb.nxt().min(limit);
+        let mut done_below = true;
+        while seq < end {
+            let s = sb.get(seq);
+            // Delivered, sent again (a retransmission now), or lost and not
+            // yet sent again (Linux skips these): nothing to decide.
+            if s.flags & (SACKED | LOST | EVER_RETRANS) == 0 {
+                if !sent_after(newest_sent_at, newest_seq, s.sent_at, seq) {
+                    return (Some(seq), newly, wait);
+                }
+                let waited = now - s.sent_at;
+                if waited >= deadline_ns {
+                    newly += sb.mark_transmission_lost(seq) as u32;
+                } else {
+                    wait = wait.max(deadline_ns - waited);
+                    done_below = false;
+                }
+            }
+            seq += 1;
+            if done_below {
+                self.first_scan_from = seq;
+            }
+        }
+        (None, newly, wait)
+    }
+
+    /// Judges the retransmissions in send order, up to the first current one
+    /// not sent before the newest delivered segment, or the first sent after
+    /// the first transmission of `first_stop`.
+    fn scan_retransmissions(
+        &mut self,
+        sb: &mut Scoreboard,
+        now: Nanos,
+        (newest_sent_at, newest_seq): (Nanos, u64),
+        deadline_ns: Nanos,
+        first_stop: Option<u64>,
+    ) -> (u32, Nanos) {
         let (mut newly, mut wait) = (0, 0);
         let mut i = 0;
-        while i < self.sent.len() {
-            let (seq, sent_at) = self.sent[i];
-            let current = seq >= sb.una() && seq < sb.nxt() && {
-                let s = sb.get(seq);
-                // Lost and not yet sent again: nothing to decide (Linux skips these).
-                s.sent_at == sent_at && !s.has(SACKED) && (!s.has(LOST) || s.has(RETRANS))
-            };
-            if current && !sent_after(newest_sent_at, newest_seq, sent_at, seq) {
+        while i < self.retransmitted.len() {
+            let r = self.retransmitted[i];
+            if first_stop.is_some_and(|seq| r.snd_nxt > seq) {
+                break;
+            }
+            let current = is_current_retransmission(sb, &r);
+            if current && !sent_after(newest_sent_at, newest_seq, r.sent_at, r.seq) {
                 break;
             }
             let mut drop = !current;
             if current {
-                let waited = now - sent_at;
+                let waited = now - r.sent_at;
                 if waited >= deadline_ns {
-                    newly += sb.mark_transmission_lost(seq) as u32;
+                    newly += sb.mark_transmission_lost(r.seq) as u32;
                     drop = true;
                 } else {
                     wait = wait.max(deadline_ns - waited);
                 }
             }
             if drop && i == 0 {
-                self.sent.pop_front();
+                self.retransmitted.pop_front();
             } else {
                 i += 1;
             }
         }
         (newly, wait)
+    }
+}
+
+/// Retransmission `r` is its segment's latest transmission, still to be
+/// judged: not delivered, and not lost and waiting to be sent again (Linux
+/// skips these).
+fn is_current_retransmission(sb: &Scoreboard, r: &Retransmission) -> bool {
+    r.seq >= sb.una() && r.seq < sb.nxt() && {
+        let s = sb.get(r.seq);
+        s.sent_at == r.sent_at && !s.has(SACKED) && (!s.has(LOST) || s.has(RETRANS))
     }
 }
 
@@ -231,15 +329,14 @@ mod tests {
 
     const MS: Nanos = NS_PER_MS;
 
-    /// `n` segments sent 1 ms apart from t = 0, recorded by a Rack.
+    /// `n` segments sent 1 ms apart from t = 0, and a Rack (which reads
+    /// first transmissions from the scoreboard).
     fn sent(n: u64) -> (Scoreboard, Rack) {
         let mut sb = Scoreboard::new();
-        let mut rack = Rack::default();
         for seq in 0..n {
             sb.push_new(Segment { sent_at: seq * MS, ..Segment::default() });
-            rack.on_transmit(seq, seq * MS);
         }
-        (sb, rack)
+        (sb, Rack::default())
     }
 
     fn sack(sb: &mut Scoreboard, rack: &mut Rack, now: Nanos, start: u64, end: u64) {
@@ -282,13 +379,44 @@ mod tests {
         sack(&mut sb, &mut rack, 101 * MS, 1, 5);
         assert_eq!(rack.mark_lost(&mut sb, 101 * MS, 0), 1);
         sb.on_retransmit(0, 101 * MS, TxSnapshot::default());
-        rack.on_transmit(0, 101 * MS);
+        rack.on_retransmit(0, 101 * MS, 5);
         // New data sent after the retransmission is delivered; the retransmission is not.
         sb.push_new(Segment { sent_at: 102 * MS, ..Segment::default() });
-        rack.on_transmit(5, 102 * MS);
         sack(&mut sb, &mut rack, 202 * MS, 5, 6);
         assert_eq!(rack.mark_lost(&mut sb, 202 * MS, 0), 1);
         assert_eq!((sb.retrans_out, sb.next_to_retransmit()), (0, Some(0)));
+    }
+
+    /// Segment 0 lost and sent again at 110 ms in the same instant as new
+    /// segments 3 and 4, after them or before them; then 3 is SACKed.
+    /// Returns how many the scan at 300 ms marks lost.
+    fn marked_after_same_instant_retransmission(retransmission_first: bool) -> u32 {
+        let (mut sb, mut rack) = sent(3);
+        sack(&mut sb, &mut rack, 101 * MS, 1, 3);
+        assert_eq!(rack.mark_lost(&mut sb, 101 * MS, 0), 1);
+        let t = 110 * MS;
+        if retransmission_first {
+            sb.on_retransmit(0, t, TxSnapshot::default());
+            rack.on_retransmit(0, t, sb.nxt());
+        }
+        for _ in 3..5 {
+            sb.push_new(Segment { sent_at: t, ..Segment::default() });
+        }
+        if !retransmission_first {
+            sb.on_retransmit(0, t, TxSnapshot::default());
+            rack.on_retransmit(0, t, sb.nxt());
+        }
+        sack(&mut sb, &mut rack, 300 * MS, 3, 4);
+        rack.mark_lost(&mut sb, 300 * MS, 0)
+    }
+
+    #[test]
+    fn of_a_retransmission_and_new_data_sent_in_one_instant_the_one_sent_first_decides() {
+        // Sent before segment 3 (the same instant, a lower sequence): due.
+        assert_eq!(marked_after_same_instant_retransmission(true), 1);
+        // Sent after segment 4, which is not before segment 3 and stops the
+        // scan first, as in Linux's send-ordered list.
+        assert_eq!(marked_after_same_instant_retransmission(false), 0);
     }
 
     #[test]
@@ -329,7 +457,7 @@ mod tests {
         sack(&mut sb, &mut rack, 100 * MS, 2, 3);
         assert_eq!(rack.mark_lost(&mut sb, 100 * MS, 0), 2);
         sb.on_retransmit(0, 100 * MS, TxSnapshot::default());
-        rack.on_transmit(0, 100 * MS);
+        rack.on_retransmit(0, 100 * MS, 3);
         // 10 ms later (less than min_rtt) segment 0 is ACKed: the original's ACK, most likely.
         sb.ack_to(1, |r| rack.on_delivered(r.last_seq, r.last, 110 * MS, Some(50 * MS)));
         rack.end_ack(110 * MS, sb.una());

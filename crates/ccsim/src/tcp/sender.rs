@@ -465,10 +465,10 @@ impl Sender {
     pub(super) fn transmit(&mut self, now: Nanos, seq: u64, retransmission: bool, out: &mut Vec<Packet>) {
         let payload = self.payload_of(seq);
         let tx = self.rate.on_send(now, self.sb.packets_out());
-        if self.cfg.rack && self.cfg.sack {
-            self.rack.on_transmit(seq, now);
-        }
         if retransmission {
+            if self.cfg.rack && self.cfg.sack {
+                self.rack.on_retransmit(seq, now, self.sb.nxt());
+            }
             self.sb.on_retransmit(seq, now, tx);
             self.stats.retransmitted_segments += 1;
             if self.episode.retrans_stamp == 0 {
