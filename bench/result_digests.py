@@ -13,7 +13,6 @@ background load, and the speed suite's 1 Gbit/s dumbbell for 5 s.
     python3 bench/result_digests.py --save before.txt            (on the old commit)
     python3 bench/result_digests.py --against before.txt         (on the new one; exit 1 if any differs)
     python3 bench/result_digests.py --binary OTHER/speed --against before.txt
-    python3 bench/result_digests.py --pgo --against before.txt   (a PGO build gives the same results)
 
 Each line: scenario, digest, events, bottleneck packets. Events may change
 with a refactor that saves events; only the digest must not.
@@ -32,7 +31,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
 
-from suite import build_speed_binary, dumbbell, normalized  # noqa: E402
+from suite import SPEED_BINARY, build_speed_binary, dumbbell, normalized  # noqa: E402
 
 
 def profile_run(profile: str, duration_s: float, seed: int, flows: list[dict]) -> dict:
@@ -122,11 +121,10 @@ def digest_lines(binary: Path) -> list[str]:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--binary", type=Path, help="the speed example to run (default: build this tree's)")
-    ap.add_argument("--pgo", action="store_true", help="build it with PGO, as scripts/build-pgo does")
     ap.add_argument("--save", type=Path, help="write the digests to this file")
     ap.add_argument("--against", type=Path, help="compare the digests with this file's")
     args = ap.parse_args()
-    binary = args.binary or build_speed_binary(args.pgo)
+    binary = args.binary or (build_speed_binary() and SPEED_BINARY)
     lines = digest_lines(binary)
     if args.save:
         args.save.write_text("\n".join(lines) + "\n")

@@ -203,28 +203,12 @@ def child_pids(pid: int) -> list[int]:
         return []
 
 
-def build_speed_binary(pgo: bool = False) -> Path:
-    """The speed example built as `pip install .` builds the core (cargo's
-    release profile), or with `pgo` as scripts/build-pgo does (its profile
-    made afresh, in target/pgo)."""
-    print(f"building crates/ccsim/examples/speed.rs (cargo, release{' + PGO' if pgo else ''}) ...", file=sys.stderr)
-    if not pgo:
-        subprocess.run(
-            ["cargo", "build", "--quiet", "--release", "-p", "ccsim", "--example", "speed"], cwd=ROOT, check=True
-        )
-        return SPEED_BINARY
-    profile = subprocess.run(
-        [str(ROOT / "scripts" / "build-pgo"), "--profile-only"], cwd=ROOT, check=True, capture_output=True, text=True
-    ).stdout.strip()
-    target = ROOT / "target" / "pgo" / "use"
-    env = {**os.environ, "RUSTFLAGS": f"{os.environ.get('RUSTFLAGS', '')} -Cprofile-use={profile}"}
+def build_speed_binary() -> Path:
+    print("building crates/ccsim/examples/speed.rs (cargo, release) ...", file=sys.stderr, flush=True)
     subprocess.run(
-        ["cargo", "build", "--quiet", "--release", "-p", "ccsim", "--example", "speed", "--target-dir", str(target)],
-        cwd=ROOT,
-        check=True,
-        env=env,
+        ["cargo", "build", "--quiet", "--release", "-p", "ccsim", "--example", "speed"], cwd=ROOT, check=True
     )
-    return target / "release" / "examples" / "speed"
+    return SPEED_BINARY
 
 
 def normalized(scenario: dict) -> str:
@@ -245,9 +229,9 @@ def scenario_file(case: Case) -> Iterator[str]:
         os.unlink(f.name)
 
 
-def run_ccbench(binary: Path, case: Case, repeat: int, use_perf: bool) -> dict:
+def run_ccbench(case: Case, repeat: int, use_perf: bool) -> dict:
     with scenario_file(case) as path:
-        runs = [measure_speed_run(binary, path, use_perf) for _ in range(repeat)]
+        runs = [measure_speed_run(path, use_perf) for _ in range(repeat)]
     best = sorted(runs, key=lambda m: m.extra["cpu_seconds"])[len(runs) // 2]  # the median run by CPU time
     r = best.extra
     packets, events, sim_cpu = r["bottleneck_packets"], r["events"], r["cpu_seconds"]
@@ -269,13 +253,13 @@ def run_ccbench(binary: Path, case: Case, repeat: int, use_perf: bool) -> dict:
     }
 
 
-def measure_speed_run(binary: Path, scenario_path: str, use_perf: bool) -> Measured:
-    m = measure([str(binary), scenario_path, "downlink"], use_perf)
+def measure_speed_run(scenario_path: str, use_perf: bool) -> Measured:
+    m = measure([str(SPEED_BINARY), scenario_path, "downlink"], use_perf)
     m.extra = json.loads(m.stdout)
     return m
 
 
-def run_ns3(binary: Path, case: Case, use_perf: bool) -> dict:
+def run_ns3(case: Case, use_perf: bool) -> dict:
     """ns-3's side, with ccbench's run again and again on the other core
     while it runs: a machine whose speed drifts over the minutes ns-3 takes
     then slows or speeds both alike, and the ratio of the two at once
@@ -287,7 +271,7 @@ def run_ns3(binary: Path, case: Case, use_perf: bool) -> dict:
 
     def ccbench_meanwhile(path: str) -> None:
         while not ns3_done.is_set():
-            r = measure_speed_run(binary, path, False).extra
+            r = measure_speed_run(path, False).extra
             alongside.append(r["bottleneck_packets"] / max(r["cpu_seconds"], 1e-9))
 
     with scenario_file(case) as path:
@@ -356,12 +340,11 @@ def main() -> int:
     ap.add_argument("--repeat", type=int, default=3, help="ccbench runs per scenario (the median by CPU time)")
     ap.add_argument("--only", default="", help="comma-separated scenario keys, e.g. a,d (default: all)")
     ap.add_argument("--campaign-reps", type=int, default=4, help="repetitions of the campaign (x 30 runs); 0: skip")
-    ap.add_argument("--pgo", action="store_true", help="ccbench built with PGO, as scripts/build-pgo installs it")
     ap.add_argument("--out", help="also write the table to this file")
     args = ap.parse_args()
 
     use_perf = perf_counts_instructions()
-    binary = build_speed_binary(args.pgo)
+    build_speed_binary()
     lines: list[str] = []
 
     def emit(line: str = "") -> None:
@@ -375,8 +358,6 @@ def main() -> int:
         f"machine: {platform.machine()}, {os.cpu_count()} CPUs, load average {load[0]:.1f} at the start; "
         "timings are CPU time (user + system) of each side's own process, one core"
     )
-    build = "cargo release + PGO, as scripts/build-pgo installs it" if args.pgo else "cargo release, as pip builds it"
-    emit(f"ccbench build: {build}")
     emit(
         "instructions/event: "
         + ("perf stat" if use_perf else "n/a (perf stat cannot read the instructions counter on this machine)")
@@ -394,7 +375,7 @@ def main() -> int:
         if only and case.key not in only:
             continue
         label = f"({case.key}) {case.label}"
-        ours = run_ccbench(binary, case, args.repeat, use_perf)
+        ours = run_ccbench(case, args.repeat, use_perf)
         emit(
             f"{label:<38}{'ccbench':<8}{ours['events_per_packet']:>7.2f}{ours['ns_per_event']:>7.0f}"
             f"{fmt(ours['instructions_per_event'], '.0f'):>9}{ours['packets']:>16,}{ours['pps_cpu']:>13,.0f}"
@@ -403,7 +384,7 @@ def main() -> int:
         theirs = None
         run_theirs = case.ns3 is not None and not args.no_ns3 and (case.ns3_default or args.ns3_all)
         if run_theirs:
-            theirs = run_ns3(binary, case, use_perf)
+            theirs = run_ns3(case, use_perf)
             ratio = ours["pps_cpu"] / theirs["pps_cpu"]
             emit(
                 f"{'':<38}{'ns-3':<8}{'-':>7}{'-':>7}{'-':>9}{theirs['packets']:>16,}{theirs['pps_cpu']:>13,.0f}"
