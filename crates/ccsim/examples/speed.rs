@@ -57,8 +57,8 @@ fn main() {
         write!(h, "{t:?}").expect("hashing");
     }
     println!(
-        "{{\"events\": {}, \"bottleneck\": \"{}\", \"bottleneck_packets\": {}, \"cpu_seconds\": {:.3}, \
-         \"wall_seconds\": {:.3}, \"peak_rss_bytes\": {}, \"delivered_bytes\": {}, \"digest\": \"{:016x}\"}}",
+        "{{\"events\": {}, \"bottleneck\": \"{}\", \"bottleneck_packets\": {}, \"cpu_seconds\": {:.6}, \
+         \"wall_seconds\": {:.6}, \"peak_rss_bytes\": {}, \"delivered_bytes\": {}, \"digest\": \"{:016x}\"}}",
         r.events,
         names[bottleneck],
         departures[bottleneck],
