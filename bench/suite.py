@@ -21,7 +21,10 @@ in release), which also reports its events and its own CPU time of the
 simulation alone (what "events per packet", "ns per event" and "pkts per CPU
 s" use); ns-3's side is the whole program. The machine may be shared: CPU
 time, not wall time, is what compares; wall time is shown too. Instructions
-per event come from `perf stat` where the CPU's counters can be read.
+per event come from `perf stat` where the CPU's counters can be read (the
+whole process), else from valgrind's callgrind (ccbench's event loop alone,
+World::run_unless_interrupted: deterministic, so two commits compare exactly
+on a host whose speed drifts; ns-3 would take hours under it).
 
 "Bottleneck packets" are the packets the bottleneck link transmits (ccbench:
 the downlink's departures; ns-3: PhyTxEnd on the bottleneck device). The
@@ -229,12 +232,14 @@ def scenario_file(case: Case) -> Iterator[str]:
         os.unlink(f.name)
 
 
-def run_ccbench(case: Case, repeat: int, use_perf: bool) -> dict:
+def run_ccbench(case: Case, repeat: int, use_perf: bool, use_callgrind: bool) -> dict:
     with scenario_file(case) as path:
         runs = [measure_speed_run(path, use_perf) for _ in range(repeat)]
+        counted = event_loop_instructions(path) if use_callgrind else None
     best = sorted(runs, key=lambda m: m.extra["cpu_seconds"])[len(runs) // 2]  # the median run by CPU time
     r = best.extra
     packets, events, sim_cpu = r["bottleneck_packets"], r["events"], r["cpu_seconds"]
+    instructions = counted if use_callgrind else best.instructions
     return {
         "events_per_packet": events / max(packets, 1),
         "ns_per_event": 1e9 * sim_cpu / max(events, 1),
@@ -244,7 +249,7 @@ def run_ccbench(case: Case, repeat: int, use_perf: bool) -> dict:
         "wall_s": best.wall_s,
         "cpu_s": best.cpu_s,
         "sim_cpu_s": sim_cpu,
-        "instructions_per_event": best.instructions / events if best.instructions else None,
+        "instructions_per_event": instructions / events if instructions else None,
         "packets": packets,
         "events": events,
         "goodput_bps": 8 * r["delivered_bytes"] / float(case.scenario["duration"]),
@@ -257,6 +262,30 @@ def measure_speed_run(scenario_path: str, use_perf: bool) -> Measured:
     m = measure([str(SPEED_BINARY), scenario_path, "downlink"], use_perf)
     m.extra = json.loads(m.stdout)
     return m
+
+
+def event_loop_instructions(scenario_path: str) -> int:
+    """Instructions of one run's event loop, counted by valgrind's callgrind."""
+    fd, out = tempfile.mkstemp(prefix="ccbench-callgrind-", suffix=".out")
+    os.close(fd)
+    try:
+        subprocess.run(
+            [
+                "valgrind",
+                "--tool=callgrind",
+                "--toggle-collect=ccsim::sim::World::run_unless_interrupted",
+                f"--callgrind-out-file={out}",
+                str(SPEED_BINARY),
+                scenario_path,
+                "downlink",
+            ],
+            check=True,
+            capture_output=True,
+        )
+        summary = [line for line in Path(out).read_text().splitlines() if line.startswith("summary:")]
+        return int(summary[0].split()[1])
+    finally:
+        os.unlink(out)
 
 
 def run_ns3(case: Case, use_perf: bool) -> dict:
@@ -340,10 +369,12 @@ def main() -> int:
     ap.add_argument("--repeat", type=int, default=3, help="ccbench runs per scenario (the median by CPU time)")
     ap.add_argument("--only", default="", help="comma-separated scenario keys, e.g. a,d (default: all)")
     ap.add_argument("--campaign-reps", type=int, default=4, help="repetitions of the campaign (x 30 runs); 0: skip")
+    ap.add_argument("--no-callgrind", action="store_true", help="no instruction counts where perf cannot count")
     ap.add_argument("--out", help="also write the table to this file")
     args = ap.parse_args()
 
     use_perf = perf_counts_instructions()
+    use_callgrind = not use_perf and not args.no_callgrind and shutil.which("valgrind") is not None
     build_speed_binary()
     lines: list[str] = []
 
@@ -358,10 +389,13 @@ def main() -> int:
         f"machine: {platform.machine()}, {os.cpu_count()} CPUs, load average {load[0]:.1f} at the start; "
         "timings are CPU time (user + system) of each side's own process, one core"
     )
-    emit(
-        "instructions/event: "
-        + ("perf stat" if use_perf else "n/a (perf stat cannot read the instructions counter on this machine)")
-    )
+    if use_perf:
+        counted = "perf stat, the whole process"
+    elif use_callgrind:
+        counted = "callgrind, ccbench's event loop alone (perf stat cannot read the counters on this machine)"
+    else:
+        counted = "n/a (perf stat cannot read the instructions counter on this machine; no valgrind)"
+    emit(f"instructions/event: {counted}")
     emit()
     header = (
         f"{'scenario':<38}{'side':<8}{'ev/pkt':>7}{'ns/ev':>7}{'instr/ev':>9}{'bottleneck pkts':>16}"
@@ -375,7 +409,7 @@ def main() -> int:
         if only and case.key not in only:
             continue
         label = f"({case.key}) {case.label}"
-        ours = run_ccbench(case, args.repeat, use_perf)
+        ours = run_ccbench(case, args.repeat, use_perf, use_callgrind)
         emit(
             f"{label:<38}{'ccbench':<8}{ours['events_per_packet']:>7.2f}{ours['ns_per_event']:>7.0f}"
             f"{fmt(ours['instructions_per_event'], '.0f'):>9}{ours['packets']:>16,}{ours['pps_cpu']:>13,.0f}"
