@@ -212,102 +212,77 @@ impl Rack {
 
     /// RFC 8985 RACK_detect_loss: returns the segments marked lost and the
     /// longest time one of the others has left (0: none waits).
+    ///
+    /// One walk in send order over the two lists: the first transmissions
+    /// (the scoreboard, from `first_scan_from`) and the retransmissions, a
+    /// retransmission coming after the first transmissions below its
+    /// `snd_nxt`. It stops at the first current transmission not sent before
+    /// the newest delivered one.
     fn detect_loss(&mut self, sb: &mut Scoreboard, now: Nanos, reo_wnd: Nanos) -> (u32, Nanos) {
-        let Some(newest) = self.newest_delivered else { return (0, 0) };
-        let deadline_ns = self.rtt_ns + reo_wnd;
-        // The scan stops at the first current transmission, in send order,
-        // not sent before the newest delivered one: a retransmission's stop
-        // bounds the first transmissions scanned, and a first transmission's
-        // stop the retransmissions.
-        let retransmission_stop = self
-            .retransmitted
-            .iter()
-            .find(|r| is_current_retransmission(sb, r) && !sent_after(newest.0, newest.1, r.sent_at, r.seq));
-        let first_limit = retransmission_stop.map_or(u64::MAX, |r| r.snd_nxt);
-        let (first_stop, first_newly, first_wait) =
-            self.scan_first_transmissions(sb, now, newest, deadline_ns, first_limit);
-        let (newly, wait) = self.scan_retransmissions(sb, now, newest, deadline_ns, first_stop);
-        (first_newly + newly, first_wait.max(wait))
-    }
-
-    /// Judges the segments sent once, in sequence (= send) order, below
-    /// `limit`. Returns the segment the scan stopped at, if one not sent
-    /// before `newest` stopped it, with the segments marked and the longest wait.
-    fn scan_first_transmissions(
-        &mut self,
-        sb: &mut Scoreboard,
-        now: Nanos,
-        (newest_sent_at, newest_seq): (Nanos, u64),
-        deadline_ns: Nanos,
-        limit: u64,
-    ) -> (Option<u64>, u32, Nanos) {
-        let (mut newly, mut wait) = (0, 0);
+        let Some((newest_sent_at, newest_seq)) = self.newest_delivered else { return (0, 0) };
+        let mut verdicts = Verdicts { deadline_ns: self.rtt_ns + reo_wnd, now, newly: 0, wait: 0 };
         let mut seq = self.first_scan_from.max(sb.una());
-        let end = sb.nxt().min(limit);
-        let mut done_below = true;
-        while seq < end {
-            let s = sb.get(seq);
-            // Delivered, sent again (a retransmission now), or lost and not
-            // yet sent again (Linux skips these): nothing to decide.
-            if s.flags & (SACKED | LOST | EVER_RETRANS) == 0 {
-                if !sent_after(newest_sent_at, newest_seq, s.sent_at, seq) {
-                    return (Some(seq), newly, wait);
-                }
-                let waited = now - s.sent_at;
-                if waited >= deadline_ns {
-                    newly += sb.mark_transmission_lost(seq) as u32;
-                } else {
-                    wait = wait.max(deadline_ns - waited);
-                    done_below = false;
-                }
-            }
-            seq += 1;
-            if done_below {
-                self.first_scan_from = seq;
-            }
-        }
-        (None, newly, wait)
-    }
-
-    /// Judges the retransmissions in send order, up to the first current one
-    /// not sent before the newest delivered segment, or the first sent after
-    /// the first transmission of `first_stop`.
-    fn scan_retransmissions(
-        &mut self,
-        sb: &mut Scoreboard,
-        now: Nanos,
-        (newest_sent_at, newest_seq): (Nanos, u64),
-        deadline_ns: Nanos,
-        first_stop: Option<u64>,
-    ) -> (u32, Nanos) {
-        let (mut newly, mut wait) = (0, 0);
+        // No first transmission below `seq` needs judging again.
+        let mut first_done_below = true;
         let mut i = 0;
-        while i < self.retransmitted.len() {
-            let r = self.retransmitted[i];
-            if first_stop.is_some_and(|seq| r.snd_nxt > seq) {
-                break;
-            }
-            let current = is_current_retransmission(sb, &r);
-            if current && !sent_after(newest_sent_at, newest_seq, r.sent_at, r.seq) {
-                break;
-            }
-            let mut drop = !current;
-            if current {
-                let waited = now - r.sent_at;
-                if waited >= deadline_ns {
-                    newly += sb.mark_transmission_lost(r.seq) as u32;
-                    drop = true;
-                } else {
-                    wait = wait.max(deadline_ns - waited);
+        loop {
+            let retransmission_next = self.retransmitted.get(i).is_some_and(|r| r.snd_nxt <= seq || seq >= sb.nxt());
+            if retransmission_next {
+                let r = self.retransmitted[i];
+                let current = is_current_retransmission(sb, &r);
+                if current && !sent_after(newest_sent_at, newest_seq, r.sent_at, r.seq) {
+                    break;
                 }
-            }
-            if drop && i == 0 {
-                self.retransmitted.pop_front();
+                let done = !current || verdicts.judge(sb, r.seq, r.sent_at);
+                if done && i == 0 {
+                    self.retransmitted.pop_front();
+                } else {
+                    i += 1;
+                }
+            } else if seq < sb.nxt() {
+                let s = sb.get(seq);
+                // Delivered, sent again (a retransmission now), or lost and not
+                // yet sent again (Linux skips these): nothing to decide.
+                if s.flags & (SACKED | LOST | EVER_RETRANS) == 0 {
+                    if !sent_after(newest_sent_at, newest_seq, s.sent_at, seq) {
+                        break;
+                    }
+                    first_done_below &= verdicts.judge(sb, seq, s.sent_at);
+                }
+                seq += 1;
+                if first_done_below {
+                    self.first_scan_from = seq;
+                }
             } else {
-                i += 1;
+                break;
             }
         }
-        (newly, wait)
+        (verdicts.newly, verdicts.wait)
+    }
+}
+
+/// What a scan decides of the transmissions sent before the newest delivered one.
+struct Verdicts {
+    deadline_ns: Nanos,
+    now: Nanos,
+    /// Segments marked lost.
+    newly: u32,
+    /// The longest time a transmission not yet overdue has left.
+    wait: Nanos,
+}
+
+impl Verdicts {
+    /// Segment `seq`'s transmission at `sent_at` is lost once RACK.rtt +
+    /// reo_wnd has passed, else it waits. Returns whether it was marked.
+    fn judge(&mut self, sb: &mut Scoreboard, seq: u64, sent_at: Nanos) -> bool {
+        let waited = self.now - sent_at;
+        if waited >= self.deadline_ns {
+            self.newly += sb.mark_transmission_lost(seq) as u32;
+            true
+        } else {
+            self.wait = self.wait.max(self.deadline_ns - waited);
+            false
+        }
     }
 }
 
