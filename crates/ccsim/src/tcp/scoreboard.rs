@@ -178,13 +178,9 @@ impl Scoreboard {
             let s = &self.segs[k];
             let mut end = k + 1;
             if s.flags == 0 {
-                // A clean run: nothing to count off; delivered late if below
-                // what an earlier ACK SACKed, and its first is its lowest.
+                // A clean run: nothing to count off.
                 while end < n && self.segs[end].flags == 0 {
                     end += 1;
-                }
-                if seq < self.prior_highest_sacked_end {
-                    self.reordered_low = self.reordered_low.min(seq);
                 }
             } else if s.has(SACKED) {
                 self.sacked_out -= 1;
@@ -201,10 +197,11 @@ impl Scoreboard {
                 if s.has(RETRANS) {
                     self.retrans_out -= 1;
                 }
-                // Delivered late if below what an earlier ACK SACKed.
-                if !s.has(EVER_RETRANS) && seq < self.prior_highest_sacked_end {
-                    self.reordered_low = self.reordered_low.min(seq);
-                }
+            }
+            // An original delivered below what an earlier ACK SACKed came
+            // late (of a clean run, the first is the lowest).
+            if s.flags & (SACKED | EVER_RETRANS) == 0 && seq < self.prior_highest_sacked_end {
+                self.reordered_low = self.reordered_low.min(seq);
             }
             let last = &self.segs[end - 1];
             on_removed(Removed {
