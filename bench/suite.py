@@ -258,8 +258,13 @@ def run_ccbench(case: Case, repeat: int, use_perf: bool, use_callgrind: bool) ->
     }
 
 
+def speed_command(scenario_path: str) -> list[str]:
+    """The speed example on a scenario file, the downlink as its bottleneck."""
+    return [str(SPEED_BINARY), scenario_path, "downlink"]
+
+
 def measure_speed_run(scenario_path: str, use_perf: bool) -> Measured:
-    m = measure([str(SPEED_BINARY), scenario_path, "downlink"], use_perf)
+    m = measure(speed_command(scenario_path), use_perf)
     m.extra = json.loads(m.stdout)
     return m
 
@@ -275,9 +280,7 @@ def event_loop_instructions(scenario_path: str) -> int:
                 "--tool=callgrind",
                 "--toggle-collect=ccsim::sim::World::run_unless_interrupted",
                 f"--callgrind-out-file={out}",
-                str(SPEED_BINARY),
-                scenario_path,
-                "downlink",
+                *speed_command(scenario_path),
             ],
             check=True,
             capture_output=True,
