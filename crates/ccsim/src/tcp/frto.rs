@@ -75,6 +75,8 @@ pub(super) struct AckFlags {
     pub retrans_acked: bool,
     /// ... and it was not the first segment this ACK covered (FLAG_NONHEAD_RETRANS_ACKED).
     pub nonhead_retrans_acked: bool,
+    /// The first SACK block reports a duplicate segment (FLAG_DSACKING_ACK).
+    pub dsack: bool,
 }
 
 impl Sender {

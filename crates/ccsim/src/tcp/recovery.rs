@@ -69,18 +69,72 @@ pub(super) struct Episode {
 }
 
 impl Sender {
-    /// Linux tcp_fastretrans_alert, reduced to the states we model.
-    /// `cum_acked`: segments this ACK acknowledged cumulatively; `ack`: what
-    /// else F-RTO and the undo need to know of it.
-    pub(super) fn update_congestion_state(&mut self, now: Nanos, ack: &AckFlags, prior_una: u64, ack_tsecr: Nanos) {
-        let una = self.sb.una();
-        let acked_new = ack.data_acked;
+    /// Linux tcp_fastretrans_alert, reduced to the states we model: the
+    /// episode's exit and undo checks, then RACK's loss marking in the state
+    /// they leave (identify_packet_loss), then the start of a new episode.
+    /// `ack`: what F-RTO and the undo need to know of the ACK. Returns the
+    /// segments RACK marked lost.
+    pub(super) fn update_congestion_state(
+        &mut self,
+        now: Nanos,
+        ack: &AckFlags,
+        prior_una: u64,
+        ack_tsecr: Nanos,
+    ) -> u32 {
+        // Linux tcp_ack_is_dubious: an in-order ACK in Open does not enter
+        // tcp_fastretrans_alert at all.
+        let dubious =
+            self.ca_state != CaState::Open || !ack.data_acked || ack.data_sacked || ack.dsack || self.ece_seen_this_ack;
         // RFC 5682 F-RTO (Linux 3.10+ tcp_process_loss) judges the ACKs of a
         // Loss episode it runs in, after the timestamp and D-SACK undo.
-        let loss_undo = self.ca_state == CaState::Loss && acked_new && self.may_undo(ack_tsecr);
-        if self.ca_state == CaState::Loss && !loss_undo && self.process_loss_frto(now, ack) {
-            return;
+        let loss_undo = self.ca_state == CaState::Loss && ack.data_acked && self.may_undo(ack_tsecr);
+        let frto_took_ack = self.ca_state == CaState::Loss && !loss_undo && self.process_loss_frto(now, ack);
+        if !frto_took_ack && self.check_episode_end(now, ack, prior_una, ack_tsecr) {
+            return 0;
         }
+        let (newly_lost, lost_retransmission) = self.identify_packet_loss(now, dubious);
+        // Recovery goes on; Loss goes on unless its timeout was undone or a
+        // retransmission was lost (then Linux falls through to Open's checks).
+        let open_checks = match self.ca_state {
+            CaState::Open | CaState::Disorder | CaState::Cwr => true,
+            CaState::Loss => lost_retransmission,
+            CaState::Recovery => false,
+        };
+        if open_checks && self.frto.counter == 0 {
+            self.start_episode_or_keep_open(now);
+        }
+        newly_lost
+    }
+
+    /// Linux tcp_identify_packet_loss with RACK (4.18+): RACK alone marks
+    /// losses, lost retransmissions included, judged with the reordering
+    /// window of the state the ACK left the sender in. Returns the segments
+    /// marked lost and whether a retransmission was among them
+    /// (FLAG_LOST_RETRANS). Flows without RACK mark theirs before the state
+    /// machine (sender.rs), as Linux before 4.18 did with SACK.
+    fn identify_packet_loss(&mut self, now: Nanos, dubious: bool) -> (u32, bool) {
+        if !(self.cfg.rack && self.cfg.sack) || self.frto.counter > 0 {
+            return (0, false);
+        }
+        if !dubious {
+            // Not judged; the ACK's RTO or loss probe replaces a pending
+            // reordering timer (one timer in Linux).
+            self.rack.timer_at = None;
+            return (0, false);
+        }
+        let retrans_out = self.sb.retrans_out;
+        let reo_wnd = self.rack_reo_wnd();
+        let newly_lost = self.rack.mark_lost(&mut self.sb, now, reo_wnd);
+        (newly_lost, self.sb.retrans_out < retrans_out)
+    }
+
+    /// Steps D and E of Linux tcp_fastretrans_alert before the loss marking:
+    /// the end of an episode at its recovery point, the undo of a spurious
+    /// one, NewReno's partial ACK. Returns true when a partial undo holds the
+    /// ACK (a retransmission is still out: nothing more is marked lost).
+    fn check_episode_end(&mut self, now: Nanos, ack: &AckFlags, prior_una: u64, ack_tsecr: Nanos) -> bool {
+        let una = self.sb.una();
+        let acked_new = ack.data_acked;
         let mut held_by_partial_undo = false;
         match self.ca_state {
             // Linux tcp_try_undo_recovery: the recovery was spurious. Without
@@ -138,34 +192,33 @@ impl Sender {
             }
             _ => {}
         }
-        if held_by_partial_undo {
+        held_by_partial_undo
+    }
+
+    /// Linux tcp_time_to_recover, then tcp_enter_recovery or tcp_try_to_open
+    /// (none while the RFC 4138 F-RTO runs). Without SACK a loss is more
+    /// duplicate ACKs than the reordering degree.
+    fn start_episode_or_keep_open(&mut self, now: Nanos) {
+        let mut loss = if self.cfg.sack { self.sb.lost_out > 0 } else { self.sb.sacked_out >= self.sb.reordering };
+        if !loss && self.early_retransmit_now(now) {
+            self.sb.mark_head_lost();
+            loss = true;
+        }
+        if loss {
+            self.start_loss_episode(now);
             return;
         }
-        // Start of a loss episode (Linux tcp_time_to_recover: none while the
-        // RFC 4138 F-RTO runs; without SACK, more duplicate ACKs than the
-        // reordering degree).
-        if matches!(self.ca_state, CaState::Open | CaState::Disorder | CaState::Cwr) && self.frto.counter == 0 {
-            let mut loss = if self.cfg.sack { self.sb.lost_out > 0 } else { self.sb.sacked_out >= self.sb.reordering };
-            if !loss && self.early_retransmit_now(now) {
-                self.sb.mark_head_lost();
-                loss = true;
-            }
-            if loss {
-                self.start_loss_episode(now);
-                return;
-            }
-            // RFC 3168 6.1.2: at most one reduction per window: an ECE that only
-            // acknowledges data sent before the last reduction began is old news.
-            if self.ece_seen_this_ack && self.ca_state != CaState::Cwr && self.sb.una() > self.episode.high_seq {
-                self.enter_cwr(now);
-                return;
-            }
-            if self.ca_state != CaState::Cwr {
-                let disorder = self.sb.sacked_out > 0 || self.sb.lost_out > 0;
-                let next = if disorder { CaState::Disorder } else { CaState::Open };
-                if next != self.ca_state {
-                    self.set_state(now, next);
-                }
+        // RFC 3168 6.1.2: at most one reduction per window: an ECE that only
+        // acknowledges data sent before the last reduction began is old news.
+        if self.ece_seen_this_ack && self.ca_state != CaState::Cwr && self.sb.una() > self.episode.high_seq {
+            self.enter_cwr(now);
+            return;
+        }
+        if self.ca_state != CaState::Cwr {
+            let disorder = self.sb.sacked_out > 0 || self.sb.lost_out > 0;
+            let next = if disorder { CaState::Disorder } else { CaState::Open };
+            if next != self.ca_state {
+                self.set_state(now, next);
             }
         }
     }
@@ -175,13 +228,14 @@ impl Sender {
     /// the retransmission, filled the hole. The reordering degree grows to
     /// what the ACK reveals; while a retransmission is out nothing more is
     /// marked lost, and once none is the reduction is undone. Returns whether
-    /// the ACK goes on to the loss check: without SACK, as Linux 5.14+ ("net:
-    /// tcp better handling of reordering then loss cases"), the undone
-    /// episode keeps its duplicate ACKs and the head is judged at once
-    /// against the new degree (tcp_newreno_mark_lost, tcp_time_to_recover),
-    /// so reordering followed by real losses starts a new recovery on this
-    /// ACK. With SACK ccbench's loss marking (RACK or IsLost) runs before
-    /// this and finds the losses again on the next ACK.
+    /// the ACK goes on to the loss check. As Linux 5.14+ ("net: tcp better
+    /// handling of reordering then loss cases") it does after an undo: RACK
+    /// judges the segments at once, or without SACK the undone episode keeps
+    /// its duplicate ACKs and the head is judged against the new degree
+    /// (tcp_newreno_mark_lost), so reordering followed by real losses starts
+    /// a new recovery on this ACK (tcp_time_to_recover). SACK flows without
+    /// RACK (DupThresh, kernels before 4.18) stop there, as those kernels did;
+    /// their marking ran before the state machine and is undone by the undo.
     fn undo_partial(&mut self, now: Nanos, prior_una: u64, cum_acked: u32) -> bool {
         if self.cfg.sack {
             self.sb.note_reordering(prior_una);
@@ -192,7 +246,7 @@ impl Sender {
             return false;
         }
         self.undo_reduction(now);
-        !self.cfg.sack
+        !self.cfg.sack || self.cfg.rack
     }
 
     /// Linux tcp_may_undo: every retransmission of the episode was
@@ -587,6 +641,51 @@ mod tests {
         d.ack(1, 1, &[]);
         assert_eq!((d.s.ca_state, d.s.sb.sacked_out), (CaState::Disorder, 1));
         assert_eq!(d.s.stats.fast_recoveries, 0);
+    }
+
+    /// A modern sender (RACK) without loss probes or F-RTO, so the first
+    /// timer is the retransmission timer and Loss retransmits at once.
+    fn rack_sender(init_cwnd: u32) -> Driver {
+        let mut d = Driver::modern("reno", init_cwnd);
+        d.s.cfg.tlp = false;
+        d.s.cfg.frto = crate::tcp::frto::FrtoVariant::Off;
+        d
+    }
+
+    #[test]
+    fn with_rack_a_partial_undo_marks_the_loss_behind_on_the_same_ack() {
+        // Linux 5.14+ tcp_fastretrans_alert: once the partial undo leaves no
+        // retransmission out, RACK judges in the undone state and a loss
+        // behind the reordering starts a new recovery on this ACK.
+        let mut d = rack_sender(20);
+        assert_eq!(d.start().len(), 20);
+        // Segment 0 is only late: SACKs of 1..4 start a recovery.
+        let sent = d.ack(100, 0, &[(1, 4)]);
+        assert_eq!((d.s.ca_state, sent.first()), (CaState::Recovery, Some(&0)));
+        let newest = *sent.last().unwrap();
+        assert!(newest >= 20, "new data went out too: {sent:?}");
+        // The original segment 0 arrives (its timestamp is echoed), segment 5
+        // is lost, and everything up to the new data sent 150 ms ago is SACKed.
+        let sent = d.ack_echo(150, 5, &[(6, newest + 1)], 1);
+        assert_eq!(d.s.stats.undone_recoveries, 1);
+        assert_eq!((d.s.ca_state, d.s.stats.fast_recoveries), (CaState::Recovery, 2));
+        assert_eq!(sent.first(), Some(&5), "the hole behind goes now: {sent:?}");
+    }
+
+    #[test]
+    fn with_rack_a_retransmission_lost_in_loss_starts_a_fast_recovery() {
+        // Linux 6.x tcp_fastretrans_alert (Loss): a lost retransmission
+        // (FLAG_LOST_RETRANS) falls through to tcp_time_to_recover, and
+        // tcp_enter_recovery starts a new reduction from the Loss window.
+        let mut d = rack_sender(10);
+        d.start();
+        assert_eq!(d.timeout(), [0]);
+        assert_eq!((d.s.ca_state, d.s.w.ssthresh), (CaState::Loss, 5));
+        assert_eq!(d.ack(100, 1, &[]), [1, 2]);
+        // The retransmission of 2 arrives, the one of 1, sent before it, does not.
+        d.ack(120, 1, &[(2, 3)]);
+        assert_eq!((d.s.ca_state, d.s.stats.fast_recoveries), (CaState::Recovery, 1));
+        assert_eq!(d.s.w.ssthresh, 2, "reno's half of the Loss window of 2 (at least 2)");
     }
 
     #[test]

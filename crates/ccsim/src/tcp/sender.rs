@@ -324,7 +324,7 @@ impl Sender {
     }
 
     /// RACK's reordering window now (rack.rs).
-    fn rack_reo_wnd(&self) -> Nanos {
+    pub(super) fn rack_reo_wnd(&self) -> Nanos {
         self.rack.reo_wnd(
             self.rtt.min_rtt(),
             self.rtt.srtt(),
@@ -553,6 +553,7 @@ impl Sender {
         let min_rtt = self.rtt.min_rtt();
         if self.cfg.sack {
             if first_block_is_dsack(sack, ack.seq) {
+                flags.dsack = true;
                 self.on_dsack(sack[0], prior_una);
             }
             let rate = &mut self.rate;
@@ -678,18 +679,12 @@ impl Sender {
         let frto_holds_cwnd = self.frto.counter > 0 && self.process_frto(now, &flags);
         self.process_tlp_ack(now, ack.seq, !acked_new && !newly_sacked);
         let mut newly_lost = 0;
-        let mut reordering_timer_armed = false;
         if rack_on {
-            // Linux 4.18+ (tcp_identify_packet_loss): RACK alone marks losses,
-            // lost retransmissions included.
+            // What the ACK delivered updates RACK here (Linux tcp_rack_advance,
+            // from tcp_sacktag_write_queue and tcp_clean_rtx_queue); RACK
+            // marks losses inside the state machine (identify_packet_loss).
             if self.frto.counter == 0 {
                 self.rack.end_ack(now, self.sb.una());
-                let reo_wnd = self.rack_reo_wnd();
-                newly_lost = self.rack.mark_lost(&mut self.sb, now, reo_wnd);
-                if self.rack.timer_at.is_some() {
-                    self.tlp.timer_at = None; // one timer in Linux
-                    reordering_timer_armed = true;
-                }
             }
         } else if self.cfg.sack {
             if self.frto.counter == 0 {
@@ -701,7 +696,11 @@ impl Sender {
         }
         let ack_tsecr = if self.cfg.timestamps { ack.ts_ecr } else { 0 };
         let prior_state = self.ca_state;
-        self.update_congestion_state(now, &flags, prior_una, ack_tsecr);
+        newly_lost += self.update_congestion_state(now, &flags, prior_una, ack_tsecr);
+        let reordering_timer_armed = rack_on && self.rack.timer_at.is_some();
+        if reordering_timer_armed {
+            self.tlp.timer_at = None; // one timer in Linux
+        }
         if rack_on && matches!(prior_state, CaState::Recovery | CaState::Loss) && self.ca_state == CaState::Open {
             self.rack.on_recovery_exit();
         }
