@@ -14,6 +14,8 @@ pub struct Driver {
     pub now: Nanos,
     /// The receive window the ACKs offer, in segments.
     pub rwnd: u32,
+    /// The ACKs echo congestion experienced (ECE).
+    pub ece: bool,
     /// TSval of the latest transmission of each segment.
     sent_ts: BTreeMap<u64, Nanos>,
 }
@@ -60,7 +62,7 @@ impl Driver {
             size: None,
         };
         let algorithm = crate::cc::build(cc, &BTreeMap::new(), cfg.mss).expect("known algorithm");
-        Driver { s: Sender::new(0, cfg, algorithm), now: 1, rwnd: 1000, sent_ts: BTreeMap::new() }
+        Driver { s: Sender::new(0, cfg, algorithm), now: 1, rwnd: 1000, ece: false, sent_ts: BTreeMap::new() }
     }
 
     fn record(&mut self, out: Vec<Packet>) -> Vec<u64> {
@@ -86,6 +88,7 @@ impl Driver {
         p.window = self.rwnd;
         p.ts_val = self.now;
         p.ts_ecr = ts_ecr;
+        p.ece = self.ece;
         let blocks: Vec<SackBlock> = sack.iter().map(|&(start, end)| SackBlock { start, end }).collect();
         let mut out = Vec::new();
         self.s.on_ack(self.now, &p, &blocks, &mut out);

@@ -328,12 +328,18 @@ impl Sender {
         }
         // What an undo restores (Linux tcp_enter_recovery: prior_ssthresh,
         // undo_marker; retrans_stamp restarts once nothing is retransmitted).
-        self.episode.prior_ssthresh = self.w.current_ssthresh();
+        self.episode.prior_ssthresh = 0;
         self.init_undo();
         if self.sb.retrans_out == 0 {
             self.episode.retrans_stamp = 0;
         }
-        self.init_cwnd_reduction(now);
+        // A reduction under way (CWR after an ECN echo) goes on: its
+        // ssthresh, recovery point and PRR counts stay (tcp_in_cwnd_reduction).
+        // From Loss (a lost retransmission) a new one starts.
+        if self.ca_state != CaState::Cwr {
+            self.episode.prior_ssthresh = self.w.current_ssthresh();
+            self.init_cwnd_reduction(now);
+        }
         self.set_state(now, CaState::Recovery);
     }
 
@@ -686,6 +692,25 @@ mod tests {
         d.ack(120, 1, &[(2, 3)]);
         assert_eq!((d.s.ca_state, d.s.stats.fast_recoveries), (CaState::Recovery, 1));
         assert_eq!(d.s.w.ssthresh, 2, "reno's half of the Loss window of 2 (at least 2)");
+    }
+
+    #[test]
+    fn a_loss_during_an_ecn_reduction_keeps_that_reduction() {
+        // Linux tcp_enter_recovery: in CWR (tcp_in_cwnd_reduction) the
+        // recovery takes over the reduction under way, its ssthresh and
+        // recovery point, instead of halving the reduced window again.
+        let mut d = rack_sender(20);
+        d.s.cfg.ecn = true;
+        d.start();
+        d.ece = true;
+        d.ack(100, 2, &[]);
+        assert_eq!((d.s.ca_state, d.s.w.ssthresh), (CaState::Cwr, 10));
+        let high_seq = d.s.episode.high_seq;
+        assert!(d.s.w.cwnd < 20, "PRR brings the window down: {}", d.s.w.cwnd);
+        d.ece = false;
+        d.ack(10, 2, &[(3, 6)]);
+        assert_eq!(d.s.ca_state, CaState::Recovery);
+        assert_eq!((d.s.w.ssthresh, d.s.episode.high_seq), (10, high_seq));
     }
 
     #[test]
