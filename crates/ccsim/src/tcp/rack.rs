@@ -163,13 +163,20 @@ impl Rack {
         }
     }
 
-    /// A fast recovery or a timeout recovery ended (6.2 step 4): after 16
+    /// A fast recovery or a timeout recovery ended at its recovery point,
+    /// not undone (6.2 step 4; Linux tcp_try_undo_recovery): after 16
     /// without a DSACK the window is back to one min_rtt / 4.
     pub fn on_recovery_exit(&mut self) {
         self.reo_wnd_persist = self.reo_wnd_persist.saturating_sub(1);
         if self.reo_wnd_persist == 0 {
             self.reo_wnd_mult = 1;
         }
+    }
+
+    /// Recoveries left before the window is narrow again.
+    #[cfg(test)]
+    pub fn recoveries_until_narrow(&self) -> u32 {
+        self.reo_wnd_persist
     }
 
     /// RACK.reo_wnd (RFC 8985 6.2 step 4, Linux tcp_rack_reo_wnd).

@@ -170,6 +170,11 @@ impl Sender {
                 if !self.cfg.sack {
                     self.sb.reset_reno_sacks();
                 }
+                // Linux tcp_try_undo_recovery: a recovery that ends without
+                // an undo counts towards RACK's return to its narrow window.
+                if self.ca_state != CaState::Cwr && self.cfg.rack && self.cfg.sack {
+                    self.rack.on_recovery_exit();
+                }
                 self.set_state(now, CaState::Open);
             }
             CaState::Recovery if !self.cfg.sack && acked_new => {
@@ -692,6 +697,27 @@ mod tests {
         d.ack(120, 1, &[(2, 3)]);
         assert_eq!((d.s.ca_state, d.s.stats.fast_recoveries), (CaState::Recovery, 1));
         assert_eq!(d.s.w.ssthresh, 2, "reno's half of the Loss window of 2 (at least 2)");
+    }
+
+    #[test]
+    fn only_a_recovery_that_is_not_undone_narrows_racks_window_again() {
+        // Linux tcp_try_undo_recovery decrements reo_wnd_persist in its
+        // no-undo branch only: a D-SACK widened window outlives undone
+        // recoveries, and 16 recoveries that end at their recovery point.
+        let recovery = |undone: bool| {
+            let mut d = rack_sender(20);
+            d.start();
+            d.s.rack.on_dsack(0, 20);
+            d.ack(100, 0, &[(1, 4)]);
+            assert_eq!(d.s.ca_state, CaState::Recovery);
+            let high = d.s.snd_nxt();
+            let echo = if undone { 1 } else { d.now };
+            d.ack_echo(50, high, &[], echo);
+            assert_eq!((d.s.ca_state, d.s.stats.undone_recoveries), (CaState::Open, undone as u64));
+            d.s.rack.recoveries_until_narrow()
+        };
+        assert_eq!(recovery(true), 16);
+        assert_eq!(recovery(false), 15);
     }
 
     #[test]

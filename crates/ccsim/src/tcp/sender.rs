@@ -695,14 +695,10 @@ impl Sender {
             }
         }
         let ack_tsecr = if self.cfg.timestamps { ack.ts_ecr } else { 0 };
-        let prior_state = self.ca_state;
         newly_lost += self.update_congestion_state(now, &flags, prior_una, ack_tsecr);
         let reordering_timer_armed = rack_on && self.rack.timer_at.is_some();
         if reordering_timer_armed {
             self.tlp.timer_at = None; // one timer in Linux
-        }
-        if rack_on && matches!(prior_state, CaState::Recovery | CaState::Loss) && self.ca_state == CaState::Open {
-            self.rack.on_recovery_exit();
         }
 
         // Window update (Linux tcp_cong_control).
