@@ -282,19 +282,27 @@ impl Sender {
         }
     }
 
-    /// Linux tcp_undo_cwnd_reduction: the window and ssthresh of before the
-    /// episode come back, nothing is lost after all, and the state is Open
-    /// (Disorder once the ACK's loss check sees segments out of order).
-    /// Without SACK the duplicate ACKs counted so far stay: they still stand
-    /// for segments the receiver holds (tcp_undo_cwnd_reduction leaves
-    /// sacked_out alone).
+    /// An undone recovery: the state is Open (Disorder once the ACK's loss
+    /// check sees segments out of order). Without SACK the duplicate ACKs
+    /// counted so far stay: they still stand for segments the receiver holds
+    /// (tcp_undo_cwnd_reduction leaves sacked_out alone).
     pub(super) fn undo_reduction(&mut self, now: Nanos) {
         self.stats.undone_recoveries += 1;
-        self.unmark_lost();
-        self.w.cwnd = self.cc.undo_cwnd(&self.w, self.episode.prior_cwnd);
-        self.w.ssthresh = self.w.ssthresh.max(self.episode.prior_ssthresh);
-        self.episode.undo_possible = false;
+        self.undo_cwnd_reduction();
         self.set_state(now, CaState::Open);
+    }
+
+    /// Linux tcp_undo_cwnd_reduction: nothing is lost after all, and the
+    /// window and ssthresh of before the episode come back if the episode
+    /// made the reduction (prior_ssthresh is 0 after an ECN echo, and in a
+    /// recovery that took over a CWR's reduction).
+    fn undo_cwnd_reduction(&mut self) {
+        self.unmark_lost();
+        if self.episode.prior_ssthresh > 0 {
+            self.w.cwnd = self.cc.undo_cwnd(&self.w, self.episode.prior_cwnd);
+            self.w.ssthresh = self.w.ssthresh.max(self.episode.prior_ssthresh);
+        }
+        self.episode.undo_possible = false;
     }
 
     pub(super) fn set_state(&mut self, now: Nanos, new: CaState) {
@@ -362,10 +370,7 @@ impl Sender {
     /// Open at once; without, Loss lasts until its recovery point is ACKed.
     pub(super) fn undo_loss(&mut self, now: Nanos, by_frto: bool) {
         self.stats.undone_timeouts += 1;
-        self.unmark_lost();
-        self.w.cwnd = self.cc.undo_cwnd(&self.w, self.episode.prior_cwnd);
-        self.w.ssthresh = self.w.ssthresh.max(self.episode.prior_ssthresh);
-        self.episode.undo_possible = false;
+        self.undo_cwnd_reduction();
         self.episode.timeouts_in_a_row = 0;
         self.frto.active = false;
         if by_frto || self.cfg.sack {
@@ -737,6 +742,13 @@ mod tests {
         d.ack(10, 2, &[(3, 6)]);
         assert_eq!(d.s.ca_state, CaState::Recovery);
         assert_eq!((d.s.w.ssthresh, d.s.episode.high_seq), (10, high_seq));
+        // Segment 2 was only late: the undo ends the recovery, but the
+        // reduction the ECN echo asked for stays (prior_ssthresh 0).
+        let cwnd = d.s.w.cwnd;
+        d.ack_echo(10, high_seq, &[], 1);
+        assert_eq!((d.s.ca_state, d.s.stats.undone_recoveries), (CaState::Open, 1));
+        assert_eq!(d.s.w.ssthresh, 10);
+        assert!(d.s.w.cwnd <= cwnd.max(10) + 1, "cwnd {} restored from {cwnd}", d.s.w.cwnd);
     }
 
     #[test]
