@@ -107,8 +107,10 @@ impl Rack {
     }
 
     /// Rebuilds the scan's state from the scoreboard, after an undo took the
-    /// LOST marks away from segments the scan had let go.
+    /// LOST marks away from segments the scan had let go; the next scan
+    /// judges them again (Linux tcp_undo_cwnd_reduction sets rack.advanced).
     pub fn resync(&mut self, sb: &Scoreboard) {
+        self.advanced = true;
         let mut outstanding: Vec<Retransmission> = (sb.una()..sb.nxt())
             .filter(|&seq| sb.get(seq).has(EVER_RETRANS) && !sb.get(seq).has(SACKED))
             .map(|seq| Retransmission { seq, sent_at: sb.get(seq).sent_at, snd_nxt: sb.get(seq).nxt_at_retransmit })
@@ -353,6 +355,20 @@ mod tests {
         assert_eq!(rack.mark_lost(&mut sb, 111 * MS, 25 * MS), 0);
         assert_eq!(rack.timer_at, None);
         assert_eq!(sb.lost_out, 0);
+    }
+
+    #[test]
+    fn after_an_undo_the_next_scan_judges_again_without_a_new_delivery() {
+        // Linux tcp_undo_cwnd_reduction sets rack.advanced: the segments the
+        // undo unmarked are judged on the undoing ACK, even one (a D-SACK)
+        // that delivered nothing new.
+        let (mut sb, mut rack) = sent(5);
+        sack(&mut sb, &mut rack, 101 * MS, 1, 5);
+        assert_eq!(rack.mark_lost(&mut sb, 101 * MS, 0), 1);
+        sb.unmark_lost();
+        rack.resync(&sb);
+        assert_eq!(sb.lost_out, 0);
+        assert_eq!(rack.mark_lost(&mut sb, 102 * MS, 0), 1);
     }
 
     #[test]
