@@ -157,7 +157,13 @@ impl Sender {
             CaState::Loss if acked_new && self.may_undo(ack_tsecr) => {
                 self.undo_loss(now, false);
             }
-            CaState::Recovery | CaState::Loss | CaState::Cwr if una >= self.episode.high_seq && acked_new => {
+            // CWR lasts until data above its recovery point is ACKed, so the
+            // CWR flag has reached the receiver (Linux tcp_fastretrans_alert).
+            CaState::Recovery | CaState::Loss | CaState::Cwr
+                if acked_new
+                    && (una > self.episode.high_seq
+                        || (una == self.episode.high_seq && self.ca_state != CaState::Cwr)) =>
+            {
                 // End of the episode: the window settles at ssthresh (Linux
                 // tcp_end_cwnd_reduction), unless the algorithm sets it (cong_control).
                 if self.ca_state != CaState::Loss && !self.cc_owns_window && self.w.ssthresh < INFINITE_SSTHRESH {
@@ -723,6 +729,24 @@ mod tests {
         };
         assert_eq!(recovery(true), 16);
         assert_eq!(recovery(false), 15);
+    }
+
+    #[test]
+    fn an_ecn_reduction_lasts_until_data_above_its_recovery_point_is_acked() {
+        // Linux tcp_fastretrans_alert (CWR): held until snd_una passes
+        // high_seq, so the segment carrying the CWR flag was received.
+        let mut d = rack_sender(20);
+        d.s.cfg.ecn = true;
+        d.start();
+        d.ece = true;
+        d.ack(100, 2, &[]);
+        let high_seq = d.s.episode.high_seq;
+        assert_eq!((d.s.ca_state, high_seq), (CaState::Cwr, 20));
+        d.ece = false;
+        d.ack(10, high_seq, &[]);
+        assert_eq!(d.s.ca_state, CaState::Cwr);
+        d.ack(10, high_seq + 1, &[]);
+        assert_eq!(d.s.ca_state, CaState::Open);
     }
 
     #[test]
