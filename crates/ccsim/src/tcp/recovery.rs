@@ -731,18 +731,24 @@ mod tests {
         assert_eq!(recovery(false), 15);
     }
 
-    #[test]
-    fn an_ecn_reduction_lasts_until_data_above_its_recovery_point_is_acked() {
-        // Linux tcp_fastretrans_alert (CWR): held until snd_una passes
-        // high_seq, so the segment carrying the CWR flag was received.
+    /// 20 segments out with ECN, then an ACK of 2 echoing congestion: CWR.
+    fn in_cwr() -> Driver {
         let mut d = rack_sender(20);
         d.s.cfg.ecn = true;
         d.start();
         d.ece = true;
         d.ack(100, 2, &[]);
-        let high_seq = d.s.episode.high_seq;
-        assert_eq!((d.s.ca_state, high_seq), (CaState::Cwr, 20));
+        assert_eq!((d.s.ca_state, d.s.w.ssthresh, d.s.episode.high_seq), (CaState::Cwr, 10, 20));
         d.ece = false;
+        d
+    }
+
+    #[test]
+    fn an_ecn_reduction_lasts_until_data_above_its_recovery_point_is_acked() {
+        // Linux tcp_fastretrans_alert (CWR): held until snd_una passes
+        // high_seq, so the segment carrying the CWR flag was received.
+        let mut d = in_cwr();
+        let high_seq = d.s.episode.high_seq;
         d.ack(10, high_seq, &[]);
         assert_eq!(d.s.ca_state, CaState::Cwr);
         d.ack(10, high_seq + 1, &[]);
@@ -754,15 +760,9 @@ mod tests {
         // Linux tcp_enter_recovery: in CWR (tcp_in_cwnd_reduction) the
         // recovery takes over the reduction under way, its ssthresh and
         // recovery point, instead of halving the reduced window again.
-        let mut d = rack_sender(20);
-        d.s.cfg.ecn = true;
-        d.start();
-        d.ece = true;
-        d.ack(100, 2, &[]);
-        assert_eq!((d.s.ca_state, d.s.w.ssthresh), (CaState::Cwr, 10));
+        let mut d = in_cwr();
         let high_seq = d.s.episode.high_seq;
         assert!(d.s.w.cwnd < 20, "PRR brings the window down: {}", d.s.w.cwnd);
-        d.ece = false;
         d.ack(10, 2, &[(3, 6)]);
         assert_eq!(d.s.ca_state, CaState::Recovery);
         assert_eq!((d.s.w.ssthresh, d.s.episode.high_seq), (10, high_seq));
