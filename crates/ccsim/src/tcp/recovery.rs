@@ -82,9 +82,14 @@ impl Sender {
         ack_tsecr: Nanos,
     ) -> u32 {
         // Linux tcp_ack_is_dubious: an in-order ACK in Open does not enter
-        // tcp_fastretrans_alert at all.
+        // tcp_fastretrans_alert at all. Its RTO or loss probe replaces a
+        // pending reordering timer (one timer in Linux).
         let dubious =
             self.ca_state != CaState::Open || !ack.data_acked || ack.data_sacked || ack.dsack || self.ece_seen_this_ack;
+        if !dubious {
+            self.rack.timer_at = None;
+            return 0;
+        }
         // RFC 5682 F-RTO (Linux 3.10+ tcp_process_loss) judges the ACKs of a
         // Loss episode it runs in, after the timestamp and D-SACK undo.
         let loss_undo = self.ca_state == CaState::Loss && ack.data_acked && self.may_undo(ack_tsecr);
@@ -92,7 +97,7 @@ impl Sender {
         if !frto_took_ack && self.check_episode_end(now, ack, prior_una, ack_tsecr) {
             return 0;
         }
-        let (newly_lost, lost_retransmission) = self.identify_packet_loss(now, dubious);
+        let (newly_lost, lost_retransmission) = self.identify_packet_loss(now);
         // Recovery goes on; Loss goes on unless its timeout was undone or a
         // retransmission was lost (then Linux falls through to Open's checks).
         let open_checks = match self.ca_state {
@@ -112,14 +117,8 @@ impl Sender {
     /// marked lost and whether a retransmission was among them
     /// (FLAG_LOST_RETRANS). Flows without RACK mark theirs before the state
     /// machine (sender.rs), as Linux before 4.18 did with SACK.
-    fn identify_packet_loss(&mut self, now: Nanos, dubious: bool) -> (u32, bool) {
+    fn identify_packet_loss(&mut self, now: Nanos) -> (u32, bool) {
         if !(self.cfg.rack && self.cfg.sack) || self.frto.counter > 0 {
-            return (0, false);
-        }
-        if !dubious {
-            // Not judged; the ACK's RTO or loss probe replaces a pending
-            // reordering timer (one timer in Linux).
-            self.rack.timer_at = None;
             return (0, false);
         }
         let retrans_out = self.sb.retrans_out;
