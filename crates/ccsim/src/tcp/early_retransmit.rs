@@ -64,7 +64,7 @@ impl Sender {
         self.early_retransmit.timer_at = None;
         if self.sb.packets_out() > 0 && matches!(self.ca_state, CaState::Open | CaState::Disorder | CaState::Cwr) {
             self.sb.mark_head_lost();
-            self.start_loss_episode(now);
+            self.start_loss_episode(now, false);
         }
     }
 }

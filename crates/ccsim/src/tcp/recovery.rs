@@ -90,6 +90,10 @@ impl Sender {
             self.rack.timer_at = None;
             return 0;
         }
+        // Step A: congestion the network signalled is no reduction to undo.
+        if self.ece_seen_this_ack {
+            self.episode.prior_ssthresh = 0;
+        }
         // RFC 5682 F-RTO (Linux 3.10+ tcp_process_loss) judges the ACKs of a
         // Loss episode it runs in, after the timestamp and D-SACK undo.
         let loss_undo = self.ca_state == CaState::Loss && ack.data_acked && self.may_undo(ack_tsecr);
@@ -215,7 +219,7 @@ impl Sender {
             loss = true;
         }
         if loss {
-            self.start_loss_episode(now);
+            self.start_loss_episode(now, self.ece_seen_this_ack);
             return;
         }
         // RFC 3168 6.1.2: at most one reduction per window: an ECE that only
@@ -329,17 +333,20 @@ impl Sender {
     }
 
     /// A loss episode starts: fast recovery, or slow start for the
-    /// algorithms that recover that way.
-    pub(super) fn start_loss_episode(&mut self, now: Nanos) {
+    /// algorithms that recover that way. `ece_ack`: the ACK that found the
+    /// loss echoed congestion.
+    pub(super) fn start_loss_episode(&mut self, now: Nanos, ece_ack: bool) {
         if self.recovery == RecoveryPolicy::SlowStart {
             self.enter_loss(now);
             self.stats.fast_recoveries += 1;
         } else {
-            self.enter_recovery(now);
+            self.enter_recovery(now, ece_ack);
         }
     }
 
-    pub(super) fn enter_recovery(&mut self, now: Nanos) {
+    /// Linux tcp_enter_recovery; an undo restores the window only if this
+    /// episode made the reduction and no ECN echo (`ece_ack`) asked for it.
+    pub(super) fn enter_recovery(&mut self, now: Nanos, ece_ack: bool) {
         self.stats.fast_recoveries += 1;
         if !self.cfg.sack {
             self.sb.mark_head_lost();
@@ -355,7 +362,9 @@ impl Sender {
         // ssthresh, recovery point and PRR counts stay (tcp_in_cwnd_reduction).
         // From Loss (a lost retransmission) a new one starts.
         if self.ca_state != CaState::Cwr {
-            self.episode.prior_ssthresh = self.w.current_ssthresh();
+            if !ece_ack {
+                self.episode.prior_ssthresh = self.w.current_ssthresh();
+            }
             self.init_cwnd_reduction(now);
         }
         self.set_state(now, CaState::Recovery);
@@ -728,6 +737,24 @@ mod tests {
         };
         assert_eq!(recovery(true), 16);
         assert_eq!(recovery(false), 15);
+    }
+
+    #[test]
+    fn an_ecn_echo_during_a_recovery_keeps_its_undo_from_restoring_the_window() {
+        // Linux tcp_fastretrans_alert step A: an ECE clears prior_ssthresh,
+        // so tcp_undo_cwnd_reduction leaves the reduction in place.
+        let mut d = rack_sender(20);
+        d.s.cfg.ecn = true;
+        d.start();
+        d.ack(100, 0, &[(1, 4)]);
+        assert_eq!((d.s.ca_state, d.s.w.ssthresh), (CaState::Recovery, 10));
+        d.ece = true;
+        d.ack(10, 0, &[(1, 5)]);
+        d.ece = false;
+        let high = d.s.snd_nxt();
+        d.ack_echo(10, high, &[], 1);
+        assert_eq!((d.s.ca_state, d.s.stats.undone_recoveries), (CaState::Open, 1));
+        assert_eq!(d.s.w.ssthresh, 10);
     }
 
     /// 20 segments out with ECN, then an ACK of 2 echoing congestion: CWR.

@@ -312,7 +312,7 @@ impl Sender {
         let reo_wnd = self.rack_reo_wnd();
         let newly_lost = self.rack.on_timer(&mut self.sb, now, reo_wnd);
         if newly_lost > 0 && self.ca_state != CaState::Recovery {
-            self.enter_recovery(now);
+            self.enter_recovery(now, false);
             if !self.cc_owns_window {
                 if self.cfg.prr {
                     self.prr_reduce(1, false);
