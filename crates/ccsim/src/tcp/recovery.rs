@@ -757,6 +757,22 @@ mod tests {
         assert_eq!(d.s.w.ssthresh, 10);
     }
 
+    #[test]
+    fn the_ack_of_an_original_does_not_time_rack_by_its_retransmission() {
+        // Linux tcp_clean_rtx_queue skips tcp_rack_advance for a
+        // retransmitted segment whose ACK echoes an older timestamp
+        // (tcp_skb_spurious_retrans): after a spurious timeout the segments
+        // sent with the original are not overdue against the retransmission.
+        let mut d = rack_sender(10);
+        d.start();
+        assert_eq!(d.timeout(), [0]);
+        // The original segment 0 arrives after the timeout (its timestamp, 1, is echoed).
+        let sent = d.ack_echo(100, 1, &[], 1);
+        assert_eq!((d.s.ca_state, d.s.stats.undone_timeouts), (CaState::Open, 1));
+        assert_eq!(d.s.sb.lost_out, 0, "segments 1.. are not lost");
+        assert!(sent.iter().all(|&seq| seq >= 10), "new data only: {sent:?}");
+    }
+
     /// 20 segments out with ECN, then an ACK of 2 echoing congestion: CWR.
     fn in_cwr() -> Driver {
         let mut d = rack_sender(20);

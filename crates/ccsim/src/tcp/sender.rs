@@ -578,6 +578,7 @@ impl Sender {
         let mut first_acked = true;
         let rate = &mut self.rate;
         let rack = &mut self.rack;
+        let ts_ecr = if self.cfg.timestamps { ack.ts_ecr } else { 0 };
         // A run of clean segments (scoreboard::Removed) went out in order: the
         // rate sample and RACK take its last, the oldest RTT its first.
         self.sb.ack_to(ack.seq, |r| {
@@ -588,7 +589,11 @@ impl Sender {
             first_acked = false;
             if !s.has(SACKED) {
                 rate.on_delivered(now, r.count, s.sent_at, &s.tx);
-                if rack_on {
+                // Linux tcp_skb_spurious_retrans: an ACK echoing a timestamp
+                // older than the retransmission was for the original, so
+                // RACK does not take the retransmission's send time.
+                let original_arrived = s.has(EVER_RETRANS) && ts_ecr > 0 && ts_ecr < s.sent_at;
+                if rack_on && !original_arrived {
                     rack.on_delivered(r.last_seq, s, now, min_rtt);
                 }
                 if s.has(EVER_RETRANS) {
