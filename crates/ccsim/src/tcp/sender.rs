@@ -578,7 +578,7 @@ impl Sender {
         let mut first_acked = true;
         let rate = &mut self.rate;
         let rack = &mut self.rack;
-        let ts_ecr = if self.cfg.timestamps { ack.ts_ecr } else { 0 };
+        let ack_tsecr = if self.cfg.timestamps { ack.ts_ecr } else { 0 };
         // A run of clean segments (scoreboard::Removed) went out in order: the
         // rate sample and RACK take its last, the oldest RTT its first.
         self.sb.ack_to(ack.seq, |r| {
@@ -592,7 +592,7 @@ impl Sender {
                 // Linux tcp_skb_spurious_retrans: an ACK echoing a timestamp
                 // older than the retransmission was for the original, so
                 // RACK does not take the retransmission's send time.
-                let original_arrived = s.has(EVER_RETRANS) && ts_ecr > 0 && ts_ecr < s.sent_at;
+                let original_arrived = s.has(EVER_RETRANS) && ack_tsecr > 0 && ack_tsecr < s.sent_at;
                 if rack_on && !original_arrived {
                     rack.on_delivered(r.last_seq, s, now, min_rtt);
                 }
@@ -699,7 +699,6 @@ impl Sender {
                 newly_lost += self.sb.mark_lost_retransmissions();
             }
         }
-        let ack_tsecr = if self.cfg.timestamps { ack.ts_ecr } else { 0 };
         newly_lost += self.update_congestion_state(now, &flags, prior_una, ack_tsecr);
         let reordering_timer_armed = rack_on && self.rack.timer_at.is_some();
         if reordering_timer_armed {
