@@ -124,15 +124,22 @@ def main() -> int:
     ap.add_argument("--save", type=Path, help="write the digests to this file")
     ap.add_argument("--against", type=Path, help="compare the digests with this file's")
     args = ap.parse_args()
+    # Read before the runs, so a wrong path fails at once rather than after them.
+    expected = None
+    if args.against:
+        text = args.against.read_text()
+        expected = {line.split()[0]: line.split()[1] for line in text.splitlines() if line.strip()}
     binary = args.binary or (build_speed_binary() and SPEED_BINARY)
     lines = digest_lines(binary)
     if args.save:
         args.save.write_text("\n".join(lines) + "\n")
-    if args.against:
-        digest = {line.split()[0]: line.split()[1] for line in args.against.read_text().splitlines() if line.strip()}
-        differ = [line.split()[0] for line in lines if digest.get(line.split()[0]) != line.split()[1]]
+    if expected is not None:
+        differ = [line.split()[0] for line in lines if expected.get(line.split()[0]) != line.split()[1]]
         for name in differ:
             print(f"differs: {name}", file=sys.stderr)
+        # Always a last line, so "no differences" is never read from no output.
+        summary = f"{len(differ)} of {len(lines)} digests differ" if differ else f"all {len(lines)} digests match"
+        print(f"{summary} ({args.against})", file=sys.stderr)
         return 1 if differ else 0
     return 0
 
