@@ -122,7 +122,7 @@ impl Sender {
     /// (FLAG_LOST_RETRANS). Flows without RACK mark theirs before the state
     /// machine (sender.rs), as Linux before 4.18 did with SACK.
     fn identify_packet_loss(&mut self, now: Nanos) -> (u32, bool) {
-        if !(self.cfg.rack && self.cfg.sack) || self.frto.counter > 0 {
+        if !self.uses_rack() || self.frto.counter > 0 {
             return (0, false);
         }
         let retrans_out = self.sb.retrans_out;
@@ -181,7 +181,7 @@ impl Sender {
                 }
                 // Linux tcp_try_undo_recovery: a recovery that ends without
                 // an undo counts towards RACK's return to its narrow window.
-                if self.ca_state != CaState::Cwr && self.cfg.rack && self.cfg.sack {
+                if self.ca_state != CaState::Cwr && self.uses_rack() {
                     self.rack.on_recovery_exit();
                 }
                 self.set_state(now, CaState::Open);
@@ -260,7 +260,7 @@ impl Sender {
             return false;
         }
         self.undo_reduction(now);
-        !self.cfg.sack || self.cfg.rack
+        !self.cfg.sack || self.uses_rack()
     }
 
     /// Linux tcp_may_undo: every retransmission of the episode was

@@ -219,6 +219,12 @@ impl Sender {
         self.sb.nxt()
     }
 
+    /// RACK finds this flow's losses (it needs SACK; without, the duplicate
+    /// ACKs do).
+    pub(super) fn uses_rack(&self) -> bool {
+        self.cfg.rack && self.cfg.sack
+    }
+
     /// Pacing rate in bytes per second, when pacing is on.
     pub fn pacing_rate(&self) -> Option<f64> {
         if let Some(r) = self.cc.pacing_rate() {
@@ -466,7 +472,7 @@ impl Sender {
         let payload = self.payload_of(seq);
         let tx = self.rate.on_send(now, self.sb.packets_out());
         if retransmission {
-            if self.cfg.rack && self.cfg.sack {
+            if self.uses_rack() {
                 self.rack.on_retransmit(seq, now, self.sb.nxt());
             }
             self.sb.on_retransmit(seq, now, tx);
@@ -549,7 +555,7 @@ impl Sender {
         let (high_seq, frto_highmark) = (self.episode.high_seq, self.frto.highmark);
         self.sb.begin_ack();
         let prior_sacked_out = self.sb.sacked_out;
-        let rack_on = self.cfg.rack && self.cfg.sack;
+        let rack_on = self.uses_rack();
         let min_rtt = self.rtt.min_rtt();
         if self.cfg.sack {
             if first_block_is_dsack(sack, ack.seq) {
