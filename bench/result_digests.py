@@ -24,14 +24,13 @@ import argparse
 import json
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
 
-from suite import SPEED_BINARY, build_speed_binary, dumbbell, normalized  # noqa: E402
+from suite import SPEED_BINARY, build_speed_binary, dumbbell, scenario_json  # noqa: E402
 
 
 def profile_run(profile: str, duration_s: float, seed: int, flows: list[dict]) -> dict:
@@ -108,10 +107,8 @@ def scenarios() -> dict[str, dict | Path]:
 def digest_lines(binary: Path) -> list[str]:
     lines = []
     for name, scenario in scenarios().items():
-        with tempfile.NamedTemporaryFile("w", suffix=".json") as f:
-            f.write(normalized(scenario))
-            f.flush()
-            proc = subprocess.run([str(binary), f.name], capture_output=True, text=True, check=True)
+        with scenario_json(scenario) as path:
+            proc = subprocess.run([str(binary), path], capture_output=True, text=True, check=True)
         r = json.loads(proc.stdout)
         lines.append(f"{name:<44} {r['digest']} {r['events']:>9} {r['bottleneck_packets']:>9}")
         print(lines[-1], flush=True)

@@ -214,18 +214,18 @@ def build_speed_binary() -> Path:
     return SPEED_BINARY
 
 
-def normalized(scenario: dict) -> str:
+def normalized(scenario: dict | Path) -> str:
     """The scenario as the core reads it (profiles expanded, defaults filled in)."""
-    from ccbench import scenario as scenario_file
+    from ccbench import scenario as ccbench_scenario
 
-    return json.dumps(scenario_file.load(scenario, allow_large=True))
+    return json.dumps(ccbench_scenario.load(scenario, allow_large=True))
 
 
 @contextlib.contextmanager
-def scenario_file(case: Case) -> Iterator[str]:
-    """The case's scenario, normalized, in a temporary JSON file for the speed binary."""
+def scenario_json(scenario: dict | Path) -> Iterator[str]:
+    """The scenario, normalized, in a temporary JSON file for the speed binary."""
     with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
-        f.write(normalized(case.scenario))
+        f.write(normalized(scenario))
     try:
         yield f.name
     finally:
@@ -233,7 +233,7 @@ def scenario_file(case: Case) -> Iterator[str]:
 
 
 def run_ccbench(case: Case, repeat: int, use_perf: bool, use_callgrind: bool) -> dict:
-    with scenario_file(case) as path:
+    with scenario_json(case.scenario) as path:
         runs = [measure_speed_run(path, use_perf) for _ in range(repeat)]
         counted = event_loop_instructions(path) if use_callgrind else None
     best = sorted(runs, key=lambda m: m.extra["cpu_seconds"])[len(runs) // 2]  # the median run by CPU time
@@ -306,7 +306,7 @@ def run_ns3(case: Case, use_perf: bool) -> dict:
             r = measure_speed_run(path, False).extra
             alongside.append(r["bottleneck_packets"] / max(r["cpu_seconds"], 1e-9))
 
-    with scenario_file(case) as path:
+    with scenario_json(case.scenario) as path:
         thread = threading.Thread(target=ccbench_meanwhile, args=(path,), daemon=True)
         thread.start()
         try:
