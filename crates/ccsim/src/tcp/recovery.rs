@@ -72,15 +72,8 @@ impl Sender {
     /// Linux tcp_fastretrans_alert, reduced to the states we model: the
     /// episode's exit and undo checks, then RACK's loss marking in the state
     /// they leave (identify_packet_loss), then the start of a new episode.
-    /// `ack`: what F-RTO and the undo need to know of the ACK. Returns the
-    /// segments RACK marked lost.
-    pub(super) fn update_congestion_state(
-        &mut self,
-        now: Nanos,
-        ack: &AckFlags,
-        prior_una: u64,
-        ack_tsecr: Nanos,
-    ) -> u32 {
+    /// `ack`: what F-RTO and the undo need to know of the ACK.
+    pub(super) fn update_congestion_state(&mut self, now: Nanos, ack: &AckFlags, prior_una: u64, ack_tsecr: Nanos) {
         // Linux tcp_ack_is_dubious: an in-order ACK in Open does not enter
         // tcp_fastretrans_alert at all. Its RTO or loss probe replaces a
         // pending reordering timer (one timer in Linux).
@@ -88,7 +81,7 @@ impl Sender {
             self.ca_state != CaState::Open || !ack.data_acked || ack.data_sacked || ack.dsack || self.ece_seen_this_ack;
         if !dubious {
             self.rack.timer_at = None;
-            return 0;
+            return;
         }
         // Step A: congestion the network signalled is no reduction to undo.
         if self.ece_seen_this_ack {
@@ -99,9 +92,9 @@ impl Sender {
         let loss_undo = self.ca_state == CaState::Loss && ack.data_acked && self.may_undo(ack_tsecr);
         let frto_took_ack = self.ca_state == CaState::Loss && !loss_undo && self.process_loss_frto(now, ack);
         if !frto_took_ack && self.check_episode_end(now, ack, prior_una, ack_tsecr) {
-            return 0;
+            return;
         }
-        let (newly_lost, lost_retransmission) = self.identify_packet_loss(now);
+        let lost_retransmission = self.identify_packet_loss(now);
         // Recovery goes on; Loss goes on unless its timeout was undone or a
         // retransmission was lost (then Linux falls through to Open's checks).
         let open_checks = match self.ca_state {
@@ -112,23 +105,22 @@ impl Sender {
         if open_checks && self.frto.counter == 0 {
             self.start_episode_or_keep_open(now);
         }
-        newly_lost
     }
 
     /// Linux tcp_identify_packet_loss with RACK (4.18+): RACK alone marks
     /// losses, lost retransmissions included, judged with the reordering
-    /// window of the state the ACK left the sender in. Returns the segments
-    /// marked lost and whether a retransmission was among them
-    /// (FLAG_LOST_RETRANS). Flows without RACK mark theirs before the state
-    /// machine (sender.rs), as Linux before 4.18 did with SACK.
-    fn identify_packet_loss(&mut self, now: Nanos) -> (u32, bool) {
+    /// window of the state the ACK left the sender in. Returns whether a
+    /// retransmission was marked lost (FLAG_LOST_RETRANS). Flows without
+    /// RACK mark theirs before the state machine (sender.rs), as Linux
+    /// before 4.18 did with SACK.
+    fn identify_packet_loss(&mut self, now: Nanos) -> bool {
         if !self.uses_rack() || self.frto.counter > 0 {
-            return (0, false);
+            return false;
         }
         let retrans_out = self.sb.retrans_out;
         let reo_wnd = self.rack_reo_wnd();
-        let newly_lost = self.rack.mark_lost(&mut self.sb, now, reo_wnd);
-        (newly_lost, self.sb.retrans_out < retrans_out)
+        self.rack.mark_lost(&mut self.sb, now, reo_wnd);
+        self.sb.retrans_out < retrans_out
     }
 
     /// Steps D and E of Linux tcp_fastretrans_alert before the loss marking:
@@ -671,6 +663,36 @@ mod tests {
         d.ack(1, 1, &[]);
         assert_eq!((d.s.ca_state, d.s.sb.sacked_out), (CaState::Disorder, 1));
         assert_eq!(d.s.stats.fast_recoveries, 0);
+    }
+
+    #[test]
+    fn without_sack_a_partial_ack_that_marks_the_next_hole_earns_no_extra_segment() {
+        // Linux 6.x: the partial ACK's NewReno head mark (tcp_newreno_mark_lost)
+        // grows tp->lost, so tcp_cwnd_reduction's slow-start bound gives no
+        // extra segment for that ACK: sndcnt = min(delta, max(prr_delivered -
+        // prr_out, newly delivered)), without the +1 of an ACK that lost nothing.
+        let mut d = Driver::new("newreno", 20);
+        d.s.cfg.sack = false;
+        d.start();
+        // Segments 0 and 5 lost: duplicate ACKs for 1..4 and 6..19.
+        for _ in 0..3 {
+            d.ack(1, 0, &[]);
+        }
+        assert_eq!(d.s.ca_state, CaState::Recovery);
+        let retransmitted_at = d.now;
+        for _ in 3..18 {
+            d.ack(1, 0, &[]);
+        }
+        // The pipe well below ssthresh, PRR's sending ahead of its deliveries
+        // (earlier slow-start bounds): the bound is the ACK's own deliveries.
+        d.s.w.ssthresh = 30;
+        d.s.episode.prr_out = d.s.episode.prr_delivered + 10;
+        // The retransmission of 0 arrives: the partial ACK covers 0..4 and
+        // marks 5, the next hole, lost.
+        let sent = d.ack_echo(1, 5, &[], retransmitted_at);
+        assert_eq!(d.s.ca_state, CaState::Recovery);
+        assert_eq!(sent.first(), Some(&5), "the next hole goes at once");
+        assert_eq!(sent.len(), 5, "one segment per segment delivered, no more");
     }
 
     /// A modern sender (RACK) without loss probes or F-RTO, so the first

@@ -71,6 +71,10 @@ pub struct Scoreboard {
     pub sacked_out: u32,
     pub lost_out: u32,
     pub retrans_out: u32,
+    /// Transmissions marked lost so far, lost retransmissions included
+    /// (Linux tp->lost): what an ACK marked is its growth. The RFC 4138
+    /// F-RTO's re-marking, from releases before tp->lost, is not counted.
+    pub lost_marks: u64,
     /// Lost and not yet retransmitted.
     lost_pending: u32,
     /// Lowest segment that may be lost and not yet retransmitted.
@@ -314,6 +318,7 @@ impl Scoreboard {
         }
         s.flags |= LOST;
         self.lost_out += 1;
+        self.lost_marks += 1;
         self.lost_pending += 1;
         self.retransmit_hint = self.retransmit_hint.min(seq);
         true
@@ -360,6 +365,7 @@ impl Scoreboard {
                     self.retrans_out -= 1;
                     self.lost_pending += 1;
                     self.retransmit_hint = self.retransmit_hint.min(seq);
+                    self.lost_marks += 1;
                     newly += 1;
                 } else {
                     new_low = new_low.min(s.nxt_at_retransmit);
@@ -395,13 +401,17 @@ impl Scoreboard {
     /// counts as in flight (Linux tcp_mark_skb_lost's flag updates).
     fn set_lost(&mut self, seq: u64) {
         let s = &mut self.segs[(seq - self.una) as usize];
-        if s.has(RETRANS) {
+        let lost_retransmission = s.has(RETRANS);
+        if lost_retransmission {
             s.flags &= !RETRANS;
             self.retrans_out -= 1;
         }
         if !s.has(LOST) {
             s.flags |= LOST;
             self.lost_out += 1;
+            self.lost_marks += 1;
+        } else if lost_retransmission {
+            self.lost_marks += 1;
         }
     }
 
@@ -643,6 +653,22 @@ mod tests {
         b.on_retransmit(0, 20, TxSnapshot::default());
         assert_eq!(b.mark_lost_retransmissions(), 0, "the new retransmission went out after segment 6");
         assert_eq!(b.in_flight(), 1);
+    }
+
+    #[test]
+    fn every_transmission_marked_lost_counts_once_a_lost_retransmission_again() {
+        // Linux tp->lost (tcp_mark_skb_lost): a segment marked lost counts;
+        // marking it again while its retransmission is out counts again (that
+        // transmission was lost too); marking what is already lost does not.
+        let mut b = board(6);
+        assert!(b.mark_head_lost());
+        assert!(!b.mark_head_lost());
+        assert_eq!(b.lost_marks, 1);
+        b.on_retransmit(0, 10, TxSnapshot::default());
+        assert!(b.mark_transmission_lost(0));
+        assert_eq!((b.lost_marks, b.lost_out, b.retrans_out), (2, 1, 0));
+        b.mark_all_lost();
+        assert_eq!((b.lost_marks, b.lost_out), (7, 6), "segment 0 was lost already");
     }
 
     #[test]

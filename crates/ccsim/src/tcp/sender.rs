@@ -544,6 +544,7 @@ impl Sender {
         let prior_in_flight = self.sb.in_flight();
         let prior_una = self.sb.una();
         let prior_delivered = self.rate.delivered;
+        let prior_lost_marks = self.sb.lost_marks;
         self.rate.begin_ack();
 
         // SACK blocks, then the cumulative ACK.
@@ -689,7 +690,6 @@ impl Sender {
         // while it runs (Linux tcp_process_frto, tcp_time_to_recover).
         let frto_holds_cwnd = self.frto.counter > 0 && self.process_frto(now, &flags);
         self.process_tlp_ack(now, ack.seq, !acked_new && !newly_sacked);
-        let mut newly_lost = 0;
         if rack_on {
             // What the ACK delivered updates RACK here (Linux tcp_rack_advance,
             // from tcp_sacktag_write_queue and tcp_clean_rtx_queue); RACK
@@ -699,13 +699,16 @@ impl Sender {
             }
         } else if self.cfg.sack {
             if self.frto.counter == 0 {
-                newly_lost = self.sb.mark_lost_by_sack();
+                self.sb.mark_lost_by_sack();
             }
             if self.ca_state == CaState::Recovery {
-                newly_lost += self.sb.mark_lost_retransmissions();
+                self.sb.mark_lost_retransmissions();
             }
         }
-        newly_lost += self.update_congestion_state(now, &flags, prior_una, ack_tsecr);
+        self.update_congestion_state(now, &flags, prior_una, ack_tsecr);
+        // Linux tcp_ack: what this ACK marked lost is tp->lost's growth, the
+        // head NewReno marks without SACK included (tcp_newreno_mark_lost).
+        let newly_lost = (self.sb.lost_marks - prior_lost_marks) as u32;
         let reordering_timer_armed = rack_on && self.rack.timer_at.is_some();
         if reordering_timer_armed {
             self.tlp.timer_at = None; // one timer in Linux
