@@ -666,6 +666,30 @@ mod tests {
     }
 
     #[test]
+    fn without_sack_the_ack_ending_a_recovery_grows_the_window_by_what_no_duplicate_ack_counted() {
+        // Linux tcp_remove_reno_sacks: the duplicate ACKs each counted a
+        // delivery already, so the ACK that fills the hole delivers max(ACKed
+        // - duplicate ACKs, 1) segments, and congestion avoidance after the
+        // recovery grows by that (tcp_cong_avoid_ai), not by all 20 ACKed.
+        let mut d = Driver::new("newreno", 20);
+        d.s.cfg.sack = false;
+        d.start();
+        // Segment 0 lost: a duplicate ACK for each of the others, those
+        // sent on the first two (limited transmit) included.
+        for _ in 0..3 {
+            d.ack(1, 0, &[]);
+        }
+        assert_eq!(d.s.ca_state, CaState::Recovery);
+        let (retransmitted_at, recovery_point) = (d.now, d.s.episode.high_seq);
+        for _ in 3..recovery_point - 1 {
+            d.ack(1, 0, &[]);
+        }
+        d.ack_echo(1, recovery_point, &[], retransmitted_at);
+        assert_eq!(d.s.ca_state, CaState::Open);
+        assert_eq!((d.s.w.cwnd, d.s.w.ssthresh), (10, 10));
+    }
+
+    #[test]
     fn without_sack_a_partial_ack_that_marks_the_next_hole_earns_no_extra_segment() {
         // Linux 6.x: the partial ACK's NewReno head mark (tcp_newreno_mark_lost)
         // grows tp->lost, so tcp_cwnd_reduction's slow-start bound gives no
@@ -688,11 +712,11 @@ mod tests {
         d.s.w.ssthresh = 30;
         d.s.episode.prr_out = d.s.episode.prr_delivered + 10;
         // The retransmission of 0 arrives: the partial ACK covers 0..4 and
-        // marks 5, the next hole, lost.
+        // marks 5, the next hole, lost. It delivered one segment: the
+        // duplicate ACKs counted 1..4 (tcp_remove_reno_sacks).
         let sent = d.ack_echo(1, 5, &[], retransmitted_at);
         assert_eq!(d.s.ca_state, CaState::Recovery);
-        assert_eq!(sent.first(), Some(&5), "the next hole goes at once");
-        assert_eq!(sent.len(), 5, "one segment per segment delivered, no more");
+        assert_eq!(sent, [5], "the next hole, and no extra segment");
     }
 
     /// A modern sender (RACK) without loss probes or F-RTO, so the first

@@ -552,12 +552,16 @@ impl Scoreboard {
 
     /// Without SACK: `acked` segments were cumulatively ACKed; one filled the
     /// hole, the rest had already been counted by duplicate ACKs (Linux
-    /// tcp_remove_reno_sacks).
-    pub fn remove_reno_sacks(&mut self, acked: u32) {
+    /// tcp_remove_reno_sacks). Returns the segments the ACK delivered: those
+    /// no duplicate ACK counted, at least one.
+    pub fn remove_reno_sacks(&mut self, acked: u32) -> u32 {
+        let mut delivered = 0;
         if acked > 0 {
+            delivered = acked.saturating_sub(self.sacked_out).max(1);
             self.sacked_out -= self.sacked_out.min(acked - 1);
         }
         self.check_reno_reordering(acked);
+        delivered
     }
 
     /// Linux tcp_check_reno_reordering (with tcp_limit_reno_sacked): more

@@ -586,6 +586,10 @@ impl Sender {
         let rate = &mut self.rate;
         let rack = &mut self.rack;
         let ack_tsecr = if self.cfg.timestamps { ack.ts_ecr } else { 0 };
+        // Without SACK the duplicate ACKs counted most of these deliveries
+        // already (Linux tcp_clean_rtx_queue counts only with SACK; the rest
+        // is remove_reno_sacks' below); their rate sample is taken all the same.
+        let sack_on = self.cfg.sack;
         // A run of clean segments (scoreboard::Removed) went out in order: the
         // rate sample and RACK take its last, the oldest RTT its first.
         self.sb.ack_to(ack.seq, |r| {
@@ -595,7 +599,7 @@ impl Sender {
             }
             first_acked = false;
             if !s.has(SACKED) {
-                rate.on_delivered(now, r.count, s.sent_at, &s.tx);
+                rate.on_delivered(now, if sack_on { r.count } else { 0 }, s.sent_at, &s.tx);
                 // Linux tcp_skb_spurious_retrans: an ACK echoing a timestamp
                 // older than the retransmission was for the original, so
                 // RACK does not take the retransmission's send time.
@@ -637,7 +641,7 @@ impl Sender {
 
         if !self.cfg.sack {
             if acked_new {
-                self.sb.remove_reno_sacks(cum_acked);
+                self.rate.delivered += self.sb.remove_reno_sacks(cum_acked) as u64;
             } else if self.sb.packets_out() > 0 {
                 // In Loss everything is marked lost already: Linux counts no
                 // duplicate ACK there (tcp_fastretrans_alert, tcp_process_loss),
