@@ -602,12 +602,13 @@ mod tests {
         assert_eq!(d.s.w.ssthresh, 10);
     }
 
-    /// Without SACK: 20 segments out, segment 0 only delayed, its fast
-    /// retransmission sent on the third duplicate ACK; then `dupacks` more
-    /// duplicate ACKs (segment 4, and 6.. above a real loss of segment 5).
-    fn reno_recovery_on_a_delayed_head(dupacks: u64) -> Driver {
-        let mut d = lose_the_first_of_twenty();
+    /// Without SACK: 20 segments of `cc` out, segment 0 missing (lost or
+    /// only delayed), its fast retransmission sent on the third duplicate
+    /// ACK; then `dupacks` more duplicate ACKs.
+    fn recovery_without_sack(cc: &str, dupacks: u64) -> Driver {
+        let mut d = Driver::new(cc, 20);
         d.s.cfg.sack = false;
+        assert_eq!(d.start().len(), 20);
         for _ in 0..3 {
             d.ack(1, 0, &[]);
         }
@@ -616,6 +617,12 @@ mod tests {
             d.ack(1, 0, &[]);
         }
         d
+    }
+
+    /// Reno's recovery on segment 0 only delayed; the duplicate ACKs are for
+    /// segment 4, and 6.. above a real loss of segment 5.
+    fn reno_recovery_on_a_delayed_head(dupacks: u64) -> Driver {
+        recovery_without_sack("reno", dupacks)
     }
 
     #[test]
@@ -671,20 +678,14 @@ mod tests {
         // delivery already, so the ACK that fills the hole delivers max(ACKed
         // - duplicate ACKs, 1) segments, and congestion avoidance after the
         // recovery grows by that (tcp_cong_avoid_ai), not by all 20 ACKed.
-        let mut d = Driver::new("newreno", 20);
-        d.s.cfg.sack = false;
-        d.start();
         // Segment 0 lost: a duplicate ACK for each of the others, those
         // sent on the first two (limited transmit) included.
-        for _ in 0..3 {
-            d.ack(1, 0, &[]);
-        }
-        assert_eq!(d.s.ca_state, CaState::Recovery);
-        let (retransmitted_at, recovery_point) = (d.now, d.s.episode.high_seq);
+        let mut d = recovery_without_sack("newreno", 0);
+        let recovery_point = d.s.episode.high_seq;
         for _ in 3..recovery_point - 1 {
             d.ack(1, 0, &[]);
         }
-        d.ack_echo(1, recovery_point, &[], retransmitted_at);
+        d.ack_echo(1, recovery_point, &[], d.s.episode.retrans_stamp);
         assert_eq!(d.s.ca_state, CaState::Open);
         assert_eq!((d.s.w.cwnd, d.s.w.ssthresh), (10, 10));
     }
@@ -695,18 +696,8 @@ mod tests {
         // grows tp->lost, so tcp_cwnd_reduction's slow-start bound gives no
         // extra segment for that ACK: sndcnt = min(delta, max(prr_delivered -
         // prr_out, newly delivered)), without the +1 of an ACK that lost nothing.
-        let mut d = Driver::new("newreno", 20);
-        d.s.cfg.sack = false;
-        d.start();
         // Segments 0 and 5 lost: duplicate ACKs for 1..4 and 6..19.
-        for _ in 0..3 {
-            d.ack(1, 0, &[]);
-        }
-        assert_eq!(d.s.ca_state, CaState::Recovery);
-        let retransmitted_at = d.now;
-        for _ in 3..18 {
-            d.ack(1, 0, &[]);
-        }
+        let mut d = recovery_without_sack("newreno", 15);
         // The pipe well below ssthresh, PRR's sending ahead of its deliveries
         // (earlier slow-start bounds): the bound is the ACK's own deliveries.
         d.s.w.ssthresh = 30;
@@ -714,7 +705,7 @@ mod tests {
         // The retransmission of 0 arrives: the partial ACK covers 0..4 and
         // marks 5, the next hole, lost. It delivered one segment: the
         // duplicate ACKs counted 1..4 (tcp_remove_reno_sacks).
-        let sent = d.ack_echo(1, 5, &[], retransmitted_at);
+        let sent = d.ack_echo(1, 5, &[], d.s.episode.retrans_stamp);
         assert_eq!(d.s.ca_state, CaState::Recovery);
         assert_eq!(sent, [5], "the next hole, and no extra segment");
     }
