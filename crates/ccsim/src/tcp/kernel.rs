@@ -227,6 +227,13 @@ pub const NOT_MODELLED: &[(&str, &str)] = &[
          segment (4352 bytes for a 1448-byte MSS), so it reaches wmem_max at a smaller window; a fixed snd_buf \
          counts payload only (Linux doubles SO_SNDBUF and counts truesize: a locked 16 KB holds about 7 segments)",
     ),
+    (
+        "PRR bounds of 3.5",
+        "every preset with PRR runs 6.x's tcp_cwnd_reduction (the slow-start bound's extra segment only on an ACK \
+         that advanced snd_una and marked nothing lost); 3.5's tcp_update_cwnd_in_recovery added it on every ACK \
+         and forced a retransmission only on the ACK that entered recovery (with it the S3 LTE rows move by at \
+         most 0.1 Mbit/s)",
+    ),
     ("window_clamp", "before 4.x autotuning also clamped the window to twice the last RTT's data; not modelled"),
     ("initial receive window", "4 segments before 2.6.39, 10 after; ccbench offers about 64 KB (4.19+)"),
 ];
