@@ -497,7 +497,12 @@ mod tests {
 
     /// 20 segments out, segment 0 lost: SACKs of 1..=k arrive one per ACK.
     fn lose_the_first_of_twenty() -> Driver {
-        let mut d = Driver::new("reno", 20);
+        twenty_out("reno")
+    }
+
+    /// A `cc` sender with its initial window of 20 segments out.
+    fn twenty_out(cc: &str) -> Driver {
+        let mut d = Driver::new(cc, 20);
         assert_eq!(d.start().len(), 20);
         d
     }
@@ -606,9 +611,8 @@ mod tests {
     /// only delayed), its fast retransmission sent on the third duplicate
     /// ACK; then `dupacks` more duplicate ACKs.
     fn recovery_without_sack(cc: &str, dupacks: u64) -> Driver {
-        let mut d = Driver::new(cc, 20);
+        let mut d = twenty_out(cc);
         d.s.cfg.sack = false;
-        assert_eq!(d.start().len(), 20);
         for _ in 0..3 {
             d.ack(1, 0, &[]);
         }

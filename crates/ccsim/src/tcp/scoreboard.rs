@@ -307,21 +307,10 @@ impl Scoreboard {
         if seq < self.una || seq >= self.nxt() {
             return false;
         }
-        let s = &mut self.segs[(seq - self.una) as usize];
-        if s.has(SACKED) || s.has(LOST) {
+        if self.get(seq).has(LOST) {
             return false;
         }
-        // A lost retransmission is retransmitted again.
-        if s.has(RETRANS) {
-            s.flags &= !RETRANS;
-            self.retrans_out -= 1;
-        }
-        s.flags |= LOST;
-        self.lost_out += 1;
-        self.lost_marks += 1;
-        self.lost_pending += 1;
-        self.retransmit_hint = self.retransmit_hint.min(seq);
-        true
+        self.mark_transmission_lost(seq)
     }
 
     /// Marks the latest transmission of segment `seq` lost, a retransmission
@@ -352,20 +341,12 @@ impl Scoreboard {
         let mut new_low = u64::MAX;
         let mut seq = self.una;
         while seq < self.nxt() && still_out < self.retrans_out {
-            let i = (seq - self.una) as usize;
-            let s = &mut self.segs[i];
+            let s = self.get(seq);
             if s.has(RETRANS) {
                 if self.highest_sacked_end > s.nxt_at_retransmit {
-                    if !s.has(LOST) {
-                        // A loss probe's retransmission of a segment not marked lost.
-                        s.flags |= LOST;
-                        self.lost_out += 1;
-                    }
-                    s.flags &= !RETRANS; // LOST: due for another retransmission
-                    self.retrans_out -= 1;
-                    self.lost_pending += 1;
-                    self.retransmit_hint = self.retransmit_hint.min(seq);
-                    self.lost_marks += 1;
+                    // Due for another retransmission (a loss probe's segment,
+                    // not marked lost before, now is).
+                    self.mark_transmission_lost(seq);
                     newly += 1;
                 } else {
                     new_low = new_low.min(s.nxt_at_retransmit);
