@@ -77,9 +77,7 @@ impl Sender {
             return; // at most one probe outstanding; the RTO stays armed
         }
         let nxt = self.sb.nxt();
-        let window_end = self.sb.una() + self.rwnd.max(1) as u64;
-        let new_data_fits = nxt < window_end && (self.sb.packets_out() as u64) < self.send_buffer_segments();
-        if self.has_new_data() && new_data_fits {
+        if self.may_send_new_segment() {
             // New data, whatever cwnd says (tcp_write_xmit with push_one = 2).
             self.transmit(now, nxt, false, out);
             self.tlp.probe_was_retransmission = false;
