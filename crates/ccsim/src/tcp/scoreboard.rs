@@ -382,17 +382,15 @@ impl Scoreboard {
     /// counts as in flight (Linux tcp_mark_skb_lost's flag updates).
     fn set_lost(&mut self, seq: u64) {
         let s = &mut self.segs[(seq - self.una) as usize];
-        let lost_retransmission = s.has(RETRANS);
-        if lost_retransmission {
+        // A transmission is newly lost: the segment's first, or a retransmission out.
+        self.lost_marks += (!s.has(LOST) || s.has(RETRANS)) as u64;
+        if s.has(RETRANS) {
             s.flags &= !RETRANS;
             self.retrans_out -= 1;
         }
         if !s.has(LOST) {
             s.flags |= LOST;
             self.lost_out += 1;
-            self.lost_marks += 1;
-        } else if lost_retransmission {
-            self.lost_marks += 1;
         }
     }
 
