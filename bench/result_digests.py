@@ -115,6 +115,11 @@ def digest_lines(binary: Path) -> list[str]:
     return lines
 
 
+def digests(lines: list[str]) -> dict[str, str]:
+    """Scenario name to digest, from lines as `digest_lines` writes them."""
+    return {line.split()[0]: line.split()[1] for line in lines if line.strip()}
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--binary", type=Path, help="the speed example to run (default: build this tree's)")
@@ -122,16 +127,13 @@ def main() -> int:
     ap.add_argument("--against", type=Path, help="compare the digests with this file's")
     args = ap.parse_args()
     # Read before the runs, so a wrong path fails at once rather than after them.
-    expected = None
-    if args.against:
-        text = args.against.read_text()
-        expected = {line.split()[0]: line.split()[1] for line in text.splitlines() if line.strip()}
+    expected = digests(args.against.read_text().splitlines()) if args.against else None
     binary = args.binary or (build_speed_binary() and SPEED_BINARY)
     lines = digest_lines(binary)
     if args.save:
         args.save.write_text("\n".join(lines) + "\n")
     if expected is not None:
-        differ = [line.split()[0] for line in lines if expected.get(line.split()[0]) != line.split()[1]]
+        differ = [name for name, digest in digests(lines).items() if expected.get(name) != digest]
         for name in differ:
             print(f"differs: {name}", file=sys.stderr)
         # Always a last line, so "no differences" is never read from no output.
