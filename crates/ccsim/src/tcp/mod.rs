@@ -13,5 +13,6 @@ pub mod receiver;
 pub mod recovery;
 pub mod rtt;
 pub mod scoreboard;
+pub mod send_buffer;
 pub mod sender;
 pub mod tlp;

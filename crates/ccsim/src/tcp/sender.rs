@@ -36,6 +36,7 @@ use super::rate::RateSampler;
 use super::recovery::{Episode, RecoveryPolicy};
 use super::rtt::{RtoStyle, RttEstimator};
 use super::scoreboard::{Scoreboard, Segment, EVER_RETRANS, SACKED};
+use super::send_buffer::SendBuffer;
 use super::tlp::Tlp;
 use crate::cc::{AckSample, Algorithm, CaEvent, CaState, Conn, Window};
 use crate::net::packet::{tcp_header_bytes, Kind, Packet, SackBlock};
@@ -149,10 +150,8 @@ pub struct Sender {
     pub chrono: Chrono,
     /// The latest RTT sample for the RTO estimator (for recording), per ACK.
     pub last_rtt_sample: Option<Nanos>,
-    /// The automatic send buffer (bytes) as grown so far: it never shrinks.
-    auto_snd_buf_bytes: u64,
-    /// `auto_snd_buf_bytes` in segments (divided when it grows, not per send).
-    auto_snd_buf_segments: u64,
+    /// How far new data may run ahead of SND.UNA (send_buffer.rs).
+    send_buffer: SendBuffer,
 }
 
 impl Sender {
@@ -201,8 +200,7 @@ impl Sender {
             stats: SenderStats::default(),
             chrono: Chrono::default(),
             last_rtt_sample: None,
-            auto_snd_buf_bytes: 0,
-            auto_snd_buf_segments: 0,
+            send_buffer: SendBuffer::default(),
         }
     }
 
@@ -348,26 +346,6 @@ impl Sender {
         self.app_active && self.total_segments.is_none_or(|n| self.sb.nxt() < n)
     }
 
-    /// Linux tcp_new_space / tcp_sndbuf_expand: the automatic send buffer
-    /// grows to room for twice the window, up to wmem_max, and never shrinks,
-    /// so a window cut in recovery keeps the room the larger window gave.
-    /// Room is counted as Linux counts it, in skb truesize: payload plus
-    /// `snd_skb_overhead` per segment, so wmem_max holds fewer segments than
-    /// its size in payload (4 MB: 1865 segments of 1448 bytes, not 2896).
-    fn grow_send_buffer(&mut self) {
-        let want = 2 * self.w.cwnd.max(self.cfg.init_cwnd) as u64 * self.auto_buffer_segment_bytes();
-        let room = want.min(self.cfg.wmem_max);
-        if room > self.auto_snd_buf_bytes {
-            self.auto_snd_buf_bytes = room;
-            self.auto_snd_buf_segments = self.auto_snd_buf_bytes / self.auto_buffer_segment_bytes();
-        }
-    }
-
-    /// What one segment takes in the automatic send buffer.
-    fn auto_buffer_segment_bytes(&self) -> u64 {
-        self.cfg.mss as u64 + self.cfg.snd_skb_overhead
-    }
-
     /// A new segment may go now, the window aside (Linux tcp_may_send_now
     /// with the window F-RTO opened): data, receive window and send buffer allow.
     pub(super) fn may_send_new_segment(&self) -> bool {
@@ -378,11 +356,7 @@ impl Sender {
 
     /// Upper bound on outstanding segments from the send buffer.
     pub(super) fn send_buffer_segments(&self) -> u64 {
-        let segments = match self.cfg.snd_buf {
-            Some(payload) => payload / self.cfg.mss as u64,
-            None => self.auto_snd_buf_segments,
-        };
-        segments.max(1)
+        self.send_buffer.segments(&self.cfg)
     }
 
     /// The send loop (Linux tcp_write_xmit + tcp_xmit_retransmit_queue).
@@ -391,7 +365,7 @@ impl Sender {
         if !self.started {
             return;
         }
-        self.grow_send_buffer();
+        self.send_buffer.grow(&self.cfg, self.w.cwnd);
         let nxt_before = self.sb.nxt();
         let limit = if std::mem::take(&mut self.frto.new_data_first) {
             // RFC 5682 step 2.b (frto.rs): new data before any retransmission;
@@ -816,41 +790,5 @@ mod tests {
         }
         assert_eq!((d.s.ca_state, d.s.sb.sacked_out, d.s.w.cwnd), (CaState::Open, 0, cwnd));
         assert_eq!(d.s.stats.fast_recoveries, 0);
-    }
-
-    #[test]
-    fn the_automatic_send_buffer_keeps_the_room_a_larger_window_gave_it() {
-        let mut s = sender();
-        let mut out = Vec::new();
-        s.on_timer(1, &mut out);
-        s.w.cwnd = 100;
-        s.send(2, &mut out);
-        assert_eq!(s.send_buffer_segments(), 200);
-        // A recovery cuts the window; Linux's sk_sndbuf stays (tcp_new_space only grows it),
-        // so the sender can still send new data while the lost segments hold snd_una back.
-        s.w.cwnd = 50;
-        s.send(3, &mut out);
-        assert_eq!(s.send_buffer_segments(), 200);
-    }
-
-    #[test]
-    fn the_automatic_send_buffer_counts_skb_truesize_against_wmem_max() {
-        // Linux charges each queued skb's truesize to sk_wmem_queued: on 6.18 a
-        // 4 MB buffer held 2.70 MB of 1448-byte segments (ccemu, wan-100ms).
-        let mut s = sender();
-        s.cfg.mss = 1448;
-        s.cfg.snd_skb_overhead = 800;
-        s.cfg.wmem_max = 4_194_304;
-        let mut out = Vec::new();
-        s.on_timer(1, &mut out);
-        s.w.cwnd = 100;
-        s.send(2, &mut out);
-        assert_eq!(s.send_buffer_segments(), 200, "below wmem_max: room for twice the window");
-        s.w.cwnd = 1400;
-        s.send(3, &mut out);
-        assert_eq!(s.send_buffer_segments(), 4_194_304 / 2248, "wmem_max in truesize, not 2896 payload segments");
-        // A fixed SO_SNDBUF stays a payload limit.
-        s.cfg.snd_buf = Some(10 * 1448);
-        assert_eq!(s.send_buffer_segments(), 10);
     }
 }
