@@ -63,7 +63,7 @@ pub struct SenderConfig {
     pub initial_rto: Nanos,
     pub min_rto: Nanos,
     pub max_rto: Nanos,
-    /// Payload bytes that may be outstanding (fixed send buffer), or None for autotuning.
+    /// Payload bytes of a fixed send buffer (send_buffer.rs), or None for autotuning.
     pub snd_buf: Option<u64>,
     pub wmem_max: u64,
     /// Bytes a segment takes in the automatic send buffer beyond its payload
@@ -351,12 +351,7 @@ impl Sender {
     pub(super) fn may_send_new_segment(&self) -> bool {
         self.has_new_data()
             && self.sb.nxt() < self.sb.una() + self.rwnd.max(1) as u64
-            && (self.sb.packets_out() as u64) < self.send_buffer_segments()
-    }
-
-    /// Upper bound on outstanding segments from the send buffer.
-    pub(super) fn send_buffer_segments(&self) -> u64 {
-        self.send_buffer.segments(&self.cfg)
+            && self.sb.nxt() < self.send_buffer.limit(&self.cfg, self.sb.una())
     }
 
     /// The send loop (Linux tcp_write_xmit + tcp_xmit_retransmit_queue).
@@ -365,7 +360,7 @@ impl Sender {
         if !self.started {
             return;
         }
-        self.send_buffer.grow(&self.cfg, self.w.cwnd);
+        self.send_buffer.update(&self.cfg, self.w.cwnd, self.sb.una());
         let nxt_before = self.sb.nxt();
         let limit = if std::mem::take(&mut self.frto.new_data_first) {
             // RFC 5682 step 2.b (frto.rs): new data before any retransmission;
@@ -413,7 +408,7 @@ impl Sender {
             if nxt >= window_end {
                 break Limit::ReceiveWindow;
             }
-            if self.sb.packets_out() as u64 >= self.send_buffer_segments() {
+            if nxt >= self.send_buffer.limit(&self.cfg, self.sb.una()) {
                 break Limit::SendBuffer;
             }
             if self.sb.packets_out() == 0 {
