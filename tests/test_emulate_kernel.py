@@ -19,6 +19,7 @@ import subprocess
 import sys
 import time
 
+import ccbench
 import numpy as np
 import pandas as pd
 import pytest
@@ -152,6 +153,23 @@ def test_a_flow_connects_over_a_path_whose_rtt_is_longer_than_the_agents_poll():
     )
     assert r.meta["flow_errors"] == []
     assert r.flows.loc[0, "goodput_bps"] > 0
+
+
+def test_a_fixed_send_buffer_holds_what_the_simulator_holds():
+    # snd_buf = 10240: 7 segments of 1448 bytes, the writer woken at 4 queued (send_buffer.rs).
+    # Before kernel mode set one-segment skbs and converted SO_SNDBUF, Linux 6.18 kept
+    # 46-51 segments out here (skbs of up to 64 KB, the buffer checked before each).
+    s = {
+        "duration": "6s",
+        "downlink": {"rate": "10Mbit", "delay": "50ms"},
+        "uplink": {"rate": "10Mbit", "delay": "50ms"},
+        "flows": [{"cc": "cubic", "tcp": {"snd_buf": 10240}}],
+    }
+    kernel_out = runner.emulate(s).series.query("t > 1")["in_flight"]
+    sim_out = ccbench.run(s).series.query("t > 1")["in_flight"]
+    assert kernel_out.max() == sim_out.max() == 7
+    # The writer sleeps until 4 are queued, and an ACK frees two: neither holds a steady 7.
+    assert 3 <= kernel_out.min() < 7 and 3 <= sim_out.min() < 7
 
 
 def start_long_run(tmp_path) -> tuple[subprocess.Popen, host.Names, list[int]]:

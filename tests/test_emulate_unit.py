@@ -3,6 +3,7 @@ the preflight messages (these run everywhere, root or not)."""
 
 from __future__ import annotations
 
+import math
 import struct
 
 import pytest
@@ -77,6 +78,35 @@ def test_route_options_carry_initcwnd_rto_min_advmss_and_quickack():
         "1",
     ]
     assert kernel.namespace_sysctls(tcp)["net.ipv4.tcp_rmem"] == "4096 131072 6291456"
+
+
+def test_a_fixed_send_buffer_holds_the_simulators_segments_in_the_kernel():
+    # Simulator (send_buffer.rs): N = 10240 // 1448 = 7 segments, the writer woken at (2N - 1) // 3 = 4.
+    tcp = scenario(tcp={"snd_buf": 10240})["flows"][0]["tcp"]
+    so = kernel.so_sndbuf(tcp)
+    sk_sndbuf = 2 * so  # Linux doubles SO_SNDBUF
+    # tcp_sendmsg takes a new one-segment skb while the queue is below sk_sndbuf; the writer
+    # wakes at two thirds of it. Same counts for the truesize the simulator assumes (2248)
+    # and the one measured on 6.18 (about 2.3 KB).
+    for truesize in (1448 + 800, 2300):
+        assert math.ceil(sk_sndbuf / truesize) == 7
+        assert math.floor(2 * sk_sndbuf / 3 / truesize) == 4
+    assert kernel.one_segment_skbs(tcp)
+    auto = scenario()["flows"][0]["tcp"]
+    assert kernel.so_sndbuf(auto) is None and not kernel.one_segment_skbs(auto)
+    s = scenario(tcp={"snd_buf": 10240})
+    assert agent_plans(s, plan_flows(s, AVAILABLE))["snd"]["tcp_senders"][0]["snd_buf"] == so
+
+
+def test_flows_of_one_direction_must_all_have_a_fixed_send_buffer_or_none():
+    s = scenario(flows=[{"cc": "cubic", "tcp": {"snd_buf": 10240}}, {"cc": "cubic"}])
+    with pytest.raises(kernel.KernelModeError, match="one-segment skbs") as e:
+        kernel.check(s, AVAILABLE)
+    assert e.value.path == "flows[1].tcp.snd_buf"
+    kernel.check(
+        scenario(flows=[{"cc": "cubic", "tcp": {"snd_buf": 10240}}, {"cc": "cubic", "tcp": {"snd_buf": 20480}}]),
+        AVAILABLE,
+    )
 
 
 def test_plans_put_each_end_in_its_namespace():

@@ -10,6 +10,7 @@ set per socket (TCP_CONGESTION), buffer sizes too when fixed.
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 #: Simulator algorithms whose kernel module has another name. Linux builds
@@ -122,6 +123,13 @@ def check(scenario: dict, available: list[str]) -> None:
                         f"{tcp[key]!r} differs from flows[{j}] ({other[key]!r}); the kernel sets it "
                         "per namespace, so flows in one direction must agree",
                     )
+            if fixed_send_buffer(tcp) != fixed_send_buffer(other):
+                raise KernelModeError(
+                    f"{p}.tcp.snd_buf",
+                    f"{tcp['snd_buf']!r} where flows[{j}] has {other['snd_buf']!r}: a fixed send buffer needs "
+                    "one-segment skbs, which the kernel sets per device, so flows in one direction must all "
+                    'have a fixed buffer or all "auto"',
+                )
         else:
             by_namespace[side] = (i, tcp)
     receivers: dict[str, tuple[int, dict]] = {}
@@ -136,6 +144,42 @@ def check(scenario: dict, available: list[str]) -> None:
                         f"differs from flows[{j}]; the receivers' kernel sets it per route (quickack, advmss)",
                     )
         receivers.setdefault(side, (i, f["tcp"]))
+
+
+def fixed_send_buffer(tcp: dict | None) -> bool:
+    """Whether the flows sending with these settings have a fixed send buffer (not "auto")."""
+    return tcp is not None and isinstance(tcp["snd_buf"], int)
+
+
+def so_sndbuf(tcp: dict) -> int | None:
+    """The SO_SNDBUF that gives a fixed `snd_buf` the simulator's meaning, or
+    None for "auto" (the kernel's autotuning).
+
+    The simulator's buffer holds N = snd_buf // mss segments of payload, one
+    per skb, and wakes its writer at (2N - 1) / 3 (send_buffer.rs). Linux
+    doubles SO_SNDBUF into sk_sndbuf and charges each queued skb its
+    truesize; tcp_sendmsg takes a new skb while the queue is below sk_sndbuf,
+    and the writer wakes at two thirds of it (sk_stream_is_writeable). With
+    one-segment skbs (`one_segment_skbs`) and sk_sndbuf = N - 1/2 truesizes
+    of payload plus `snd_skb_overhead`, the kernel holds N and wakes its
+    writer at the same line, for any truesize within a few percent of that
+    one (measured: about 2.3 KB for 1448 bytes on 6.18). Linux's floor,
+    SOCK_MIN_SNDBUF (about 4.5 KB), holds two segments at least."""
+    if not fixed_send_buffer(tcp):
+        return None
+    segments = max(tcp["snd_buf"] // tcp["mss"], 1)
+    truesize = tcp["mss"] + tcp["snd_skb_overhead"]
+    return math.ceil((2 * segments - 1) * truesize / 4)
+
+
+def one_segment_skbs(tcp: dict | None) -> bool:
+    """Whether the sending namespace's device must carry one segment per skb
+    (`ip link set DEV gso_max_segs 1`). A fixed send buffer counts skbs:
+    with segmentation offload (the TUN device has it) tcp_sendmsg builds
+    skbs of up to 64 KB, checking the buffer only before each, so
+    SO_SNDBUF 10240 kept 46-51 segments out on 6.18 instead of 9. The
+    studies' modem links (PPP) had no offload."""
+    return fixed_send_buffer(tcp)
 
 
 def namespace_sysctls(tcp: dict | None) -> dict[str, str]:

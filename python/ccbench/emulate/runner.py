@@ -107,7 +107,7 @@ def agent_plans(scenario: dict, flows: list[dict]) -> dict[str, dict]:
                 "start_s": f["start_s"],
                 "stop_s": f["stop_s"],
                 "size": f["size"],
-                "snd_buf": fixed(tcp["snd_buf"]),
+                "snd_buf": kernel.so_sndbuf(tcp),
             }
         )
         plans[dst]["tcp_receivers"].append(
@@ -176,6 +176,8 @@ def _setup_namespaces(names: host.Names, scenario: dict, flows: list[dict]) -> l
         ex = host.ns_exec(ns, "ip")
         host.run_cmd(*ex, "link", "set", "lo", "up")
         host.run_cmd(*ex, "link", "set", tun, "mtu", "1500", "txqueuelen", str(TUN_QUEUE_PACKETS), "up")
+        if kernel.one_segment_skbs(sending[side]):
+            host.run_cmd(*ex, "link", "set", tun, "gso_max_segs", "1")
         host.run_cmd(*ex, "addr", "add", f"{mine}.1/24", "dev", tun)
         opts = kernel.route_options(sending[side], receiving[side])
         host.run_cmd(*ex, "route", "add", f"{theirs}.0/24", "dev", tun, *opts)
