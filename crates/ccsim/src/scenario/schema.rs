@@ -445,7 +445,9 @@ pub struct TcpSpec {
     /// payload (skb truesize overhead); 0: payload only.
     #[serde(default = "d_zero_bytes")]
     pub skb_overhead: Bytes,
-    /// Send buffer: payload bytes, or "auto" (grows with cwnd up to wmem_max).
+    /// Send buffer: payload bytes (one segment per skb, the writer refilling
+    /// it only at Linux's writable line, two thirds), or "auto" (grows with
+    /// cwnd up to wmem_max).
     #[serde(default = "d_auto")]
     pub snd_buf: BufferSpec,
     #[serde(default = "d_wmem_max")]
