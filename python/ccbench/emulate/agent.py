@@ -103,8 +103,6 @@ class TcpSender:
             sock.setsockopt(socket.IPPROTO_TCP, TCP_CONGESTION, s["cc"].encode())
             if s.get("snd_buf"):
                 sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, int(s["snd_buf"]))
-            if s.get("rcv_buf"):
-                sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, int(s["rcv_buf"]))
             # The handshake takes an RTT or more (a lost SYN: the kernel's 1 s
             # initial RTO and its backoff), so connect may wait until the run ends.
             sock.settimeout(max(duration_s - now_s(t0_ns), 0.05))
