@@ -172,6 +172,21 @@ def test_a_fixed_send_buffer_holds_what_the_simulator_holds():
     assert 3 <= kernel_out.min() < 7 and 3 <= sim_out.min() < 7
 
 
+def test_a_fixed_receive_buffer_offers_the_simulators_window():
+    # rcv_buf = 14336: a window of 9 whole segments of 1448 bytes. Before the agent
+    # resized the buffer by the kernel's measured truesize ratio, Linux 6.18 offered
+    # 11 segments here (SO_RCVBUF doubled, then its scaling_ratio share).
+    s = {
+        "duration": "4s",
+        "downlink": {"rate": "10Mbit", "delay": "50ms"},
+        "uplink": {"rate": "10Mbit", "delay": "50ms"},
+        "flows": [{"cc": "cubic", "tcp": {"rcv_buf": 14336}}],
+    }
+    kernel_out = runner.emulate(s).series.query("t > 1")["in_flight"]
+    sim_out = ccbench.run(s).series.query("t > 1")["in_flight"]
+    assert kernel_out.max() == sim_out.max() == 9
+
+
 def start_long_run(tmp_path) -> tuple[subprocess.Popen, host.Names, list[int]]:
     """`ccbench emulate` of a 60 s scenario, once its namespaces, agents and emulator run."""
     scenario = tmp_path / "long.toml"

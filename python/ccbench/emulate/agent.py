@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import ctypes
 import json
+import math
 import os
 import signal
 import socket
@@ -201,6 +202,8 @@ class TcpReceiver:
                     continue
                 if n == 0:
                     break
+                if self.spec.get("window") and not self.received:
+                    fit_window(conn, self.spec["window"])
                 self.received += n
                 if size is not None and self.received >= size and self.completed_s != self.completed_s:
                     self.completed_s = now_s(t0_ns)
@@ -219,6 +222,18 @@ class TcpReceiver:
             "samples": self.samples,
             "error": self.error,
         }
+
+
+def fit_window(conn: socket.socket, window: int) -> None:
+    """Resizes a fixed receive buffer so that Linux offers `window` bytes
+    (kernel.receive_buffer): called once the first data has arrived, when
+    the kernel has measured its payload-to-truesize ratio (scaling_ratio,
+    6.7+) and set the window clamp to the window of the whole buffer
+    (tcp_measure_rcv_mss), so clamp / sk_rcvbuf is that ratio."""
+    clamp = conn.getsockopt(socket.IPPROTO_TCP, socket.TCP_WINDOW_CLAMP)
+    rcvbuf = conn.getsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF)  # sk_rcvbuf: SO_RCVBUF doubled
+    if clamp > 0 and rcvbuf > 0:
+        conn.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, math.ceil(window * rcvbuf / clamp / 2))
 
 
 class UdpSource:

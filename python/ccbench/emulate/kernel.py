@@ -174,6 +174,25 @@ def so_sndbuf(tcp: dict) -> int | None:
     return math.ceil((2 * segments - 1) * truesize / 4)
 
 
+def receive_buffer(tcp: dict) -> dict[str, int]:
+    """What the receiving agent does with a fixed `rcv_buf`, so that Linux
+    offers the simulator's window, the whole buffer (payload alone counted):
+    SO_RCVBUF (`rcv_buf`) before the connection, and the window to fit once
+    data arrives (`window`, agent.fit_window). Nothing for "auto" (the
+    kernel's autotuning).
+
+    SO_RCVBUF alone does not do it. Linux doubles it and offers the share of
+    it that scaling_ratio leaves (tcp_win_from_space, 6.7+): one half until
+    the first data segment, then payload over skb truesize as measured on
+    the data. On 6.18, SO_RCVBUF 14336 offered 15928 bytes (11 segments)
+    where the simulator offers 9. A TCP_WINDOW_CLAMP does not hold either:
+    the kernel resets the clamp whenever the ratio changes. So the agent
+    resizes the buffer once, by the measured ratio."""
+    if not isinstance(tcp["rcv_buf"], int):
+        return {}
+    return {"rcv_buf": tcp["rcv_buf"], "window": tcp["rcv_buf"]}
+
+
 def one_segment_skbs(tcp: dict | None) -> bool:
     """Whether the sending namespace's device must carry one segment per skb
     (`ip link set DEV gso_max_segs 1`). A fixed send buffer counts skbs:

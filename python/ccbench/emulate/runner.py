@@ -97,7 +97,6 @@ def agent_plans(scenario: dict, flows: list[dict]) -> dict[str, dict]:
     for f in flows:
         src = "snd" if f["direction"] == "down" else "rcv"
         dst, port, tcp = other[src], TCP_PORT_BASE + f["flow"], f["tcp"]
-        fixed = lambda v: v if isinstance(v, int) else None  # noqa: E731  ("auto": kernel autotuning)
         plans[src]["tcp_senders"].append(
             {
                 "flow": f["flow"],
@@ -111,7 +110,7 @@ def agent_plans(scenario: dict, flows: list[dict]) -> dict[str, dict]:
             }
         )
         plans[dst]["tcp_receivers"].append(
-            {"flow": f["flow"], "addr": addr[dst], "port": port, "size": f["size"], "rcv_buf": fixed(tcp["rcv_buf"])}
+            {"flow": f["flow"], "addr": addr[dst], "port": port, "size": f["size"], **kernel.receive_buffer(tcp)}
         )
     for i, u in enumerate(scenario.get("udp", [])):
         src = "snd" if u["direction"] == "down" else "rcv"
