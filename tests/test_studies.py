@@ -5,7 +5,11 @@ shipped file validates like a user file and a copy with one factor changed
 runs; the [quick] reduction and the `study` field are checked like any field."""
 
 import html
+import importlib.util
+import json
 import re
+import sys
+from pathlib import Path
 
 import pytest
 import tomllib
@@ -13,6 +17,7 @@ from ccbench.campaigns import quick, spec
 from ccbench.campaigns.estimate import Estimate, run_cost
 from ccbench.campaigns.studies import STUDIES
 from ccbench.cli import app
+from ccbench.scenario import load
 from typer.testing import CliRunner
 
 #: Per study, the ids (tables) and alt texts (figures) its report section must hold.
@@ -98,6 +103,32 @@ def test_quick_study_report_has_every_table_and_figure(quick_study, name):
     assert html.escape(STUDIES[name].paper) in page  # cites the study
     assert f"Linux {STUDIES[name].kernel} kernel preset" in page
     assert "report.html" in output
+
+
+def test_umts_uploads_run_with_the_calibrated_receive_window():
+    # bench/calibration.py finds the study's steady upload window on its reference
+    # condition; the study's uplink runs must use it, its downlink runs autotune.
+    path = Path(__file__).resolve().parents[1] / "bench" / "calibration.py"
+    module = importlib.util.spec_from_file_location("ccbench_bench_calibration", path)
+    calibration = importlib.util.module_from_spec(module)
+    sys.modules[module.name] = calibration  # its dataclasses look their module up
+    module.loader.exec_module(calibration)
+    calibrated = load(
+        {
+            "duration": "1s",
+            "profile": "umts",
+            "flows": [{"cc": "newreno", "tcp": {"rcv_buf": calibration.UMTS_UPLOAD_RCV_BUF}}],
+        }
+    )
+    c = spec.parse_study(STUDIES["umts"].path)
+    by_direction = {
+        (
+            json.loads(r.scenario_json)["flows"][0]["direction"],
+            json.loads(r.scenario_json)["flows"][0]["tcp"]["rcv_buf"],
+        )
+        for r in c.runs
+    }
+    assert by_direction == {("down", "auto"), ("up", calibrated["flows"][0]["tcp"]["rcv_buf"])}
 
 
 def test_umts_quick_tables_hold_numbers(quick_study):
