@@ -155,18 +155,23 @@ def test_a_flow_connects_over_a_path_whose_rtt_is_longer_than_the_agents_poll():
     assert r.flows.loc[0, "goodput_bps"] > 0
 
 
+def segments_out(tcp: dict, duration: str) -> tuple[pd.Series, pd.Series]:
+    """Segments out after the first second, in the kernel and in the simulator,
+    of one cubic flow with these TCP settings at 10 Mbit/s and 100 ms RTT."""
+    s = {
+        "duration": duration,
+        "downlink": {"rate": "10Mbit", "delay": "50ms"},
+        "uplink": {"rate": "10Mbit", "delay": "50ms"},
+        "flows": [{"cc": "cubic", "tcp": tcp}],
+    }
+    return runner.emulate(s).series.query("t > 1")["in_flight"], ccbench.run(s).series.query("t > 1")["in_flight"]
+
+
 def test_a_fixed_send_buffer_holds_what_the_simulator_holds():
     # snd_buf = 10240: 7 segments of 1448 bytes, the writer woken at 4 queued (send_buffer.rs).
     # Before kernel mode set one-segment skbs and converted SO_SNDBUF, Linux 6.18 kept
     # 46-51 segments out here (skbs of up to 64 KB, the buffer checked before each).
-    s = {
-        "duration": "6s",
-        "downlink": {"rate": "10Mbit", "delay": "50ms"},
-        "uplink": {"rate": "10Mbit", "delay": "50ms"},
-        "flows": [{"cc": "cubic", "tcp": {"snd_buf": 10240}}],
-    }
-    kernel_out = runner.emulate(s).series.query("t > 1")["in_flight"]
-    sim_out = ccbench.run(s).series.query("t > 1")["in_flight"]
+    kernel_out, sim_out = segments_out({"snd_buf": 10240}, "6s")
     assert kernel_out.max() == sim_out.max() == 7
     # The writer sleeps until 4 are queued, and an ACK frees two: neither holds a steady 7.
     assert 3 <= kernel_out.min() < 7 and 3 <= sim_out.min() < 7
@@ -176,14 +181,7 @@ def test_a_fixed_receive_buffer_offers_the_simulators_window():
     # rcv_buf = 14336: a window of 9 whole segments of 1448 bytes. Before the agent
     # resized the buffer by the kernel's measured truesize ratio, Linux 6.18 offered
     # 11 segments here (SO_RCVBUF doubled, then its scaling_ratio share).
-    s = {
-        "duration": "4s",
-        "downlink": {"rate": "10Mbit", "delay": "50ms"},
-        "uplink": {"rate": "10Mbit", "delay": "50ms"},
-        "flows": [{"cc": "cubic", "tcp": {"rcv_buf": 14336}}],
-    }
-    kernel_out = runner.emulate(s).series.query("t > 1")["in_flight"]
-    sim_out = ccbench.run(s).series.query("t > 1")["in_flight"]
+    kernel_out, sim_out = segments_out({"rcv_buf": 14336}, "4s")
     assert kernel_out.max() == sim_out.max() == 9
 
 
