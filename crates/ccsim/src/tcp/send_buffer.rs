@@ -59,9 +59,10 @@ impl SendBuffer {
 
     /// New data must stay below this sequence number (segments).
     pub fn limit(&self, cfg: &SenderConfig, una: u64) -> u64 {
-        match fixed_segments(cfg) {
-            Some(_) => self.written_end,
-            None => una + self.auto_segments.max(1),
+        if cfg.snd_buf.is_some() {
+            self.written_end
+        } else {
+            una + self.auto_segments.max(1)
         }
     }
 }
