@@ -91,9 +91,9 @@ def test_a_fixed_send_buffer_holds_the_simulators_segments_in_the_kernel():
     for truesize in (1448 + 800, 2300):
         assert math.ceil(sk_sndbuf / truesize) == 7
         assert math.floor(2 * sk_sndbuf / 3 / truesize) == 4
-    assert kernel.one_segment_skbs(tcp)
+    assert kernel.fixed_send_buffer(tcp)
     auto = scenario()["flows"][0]["tcp"]
-    assert kernel.so_sndbuf(auto) is None and not kernel.one_segment_skbs(auto)
+    assert kernel.so_sndbuf(auto) is None and not kernel.fixed_send_buffer(auto)
     s = scenario(tcp={"snd_buf": 10240})
     assert agent_plans(s, plan_flows(s, AVAILABLE))["snd"]["tcp_senders"][0]["snd_buf"] == so
 

@@ -147,7 +147,13 @@ def check(scenario: dict, available: list[str]) -> None:
 
 
 def fixed_send_buffer(tcp: dict | None) -> bool:
-    """Whether the flows sending with these settings have a fixed send buffer (not "auto")."""
+    """Whether the flows sending with these settings have a fixed send buffer
+    (not "auto"). Their namespace's device then carries one segment per skb
+    (`ip link set DEV gso_max_segs 1`), since a fixed buffer counts skbs:
+    with segmentation offload (the TUN device has it) tcp_sendmsg builds skbs
+    of up to 64 KB, checking the buffer only before each, so SO_SNDBUF 10240
+    kept 46-51 segments out on 6.18, and at most 9 with one-segment skbs. The
+    studies' modem links (PPP) had no offload."""
     return tcp is not None and isinstance(tcp["snd_buf"], int)
 
 
@@ -160,7 +166,7 @@ def so_sndbuf(tcp: dict) -> int | None:
     doubles SO_SNDBUF into sk_sndbuf and charges each queued skb its
     truesize; tcp_sendmsg takes a new skb while the queue is below sk_sndbuf,
     and the writer wakes at two thirds of it (sk_stream_is_writeable). With
-    one-segment skbs (`one_segment_skbs`) and sk_sndbuf = N - 1/2 truesizes
+    one-segment skbs (`fixed_send_buffer`) and sk_sndbuf = N - 1/2 truesizes
     of payload plus `snd_skb_overhead`, the kernel holds N and wakes its
     writer at the same line if its own truesize is within about 1/(2N) of
     that one. On 6.18 it is 2276-2434 bytes for 1448 (7 held of 14612, 9 of
@@ -191,16 +197,6 @@ def receive_buffer(tcp: dict) -> dict[str, int]:
     if not isinstance(tcp["rcv_buf"], int):
         return {}
     return {"rcv_buf": tcp["rcv_buf"], "window": tcp["rcv_buf"]}
-
-
-def one_segment_skbs(tcp: dict | None) -> bool:
-    """Whether the sending namespace's device must carry one segment per skb
-    (`ip link set DEV gso_max_segs 1`). A fixed send buffer counts skbs:
-    with segmentation offload (the TUN device has it) tcp_sendmsg builds
-    skbs of up to 64 KB, checking the buffer only before each, so
-    SO_SNDBUF 10240 kept 46-51 segments out on 6.18, and at most 9 with
-    one-segment skbs. The studies' modem links (PPP) had no offload."""
-    return fixed_send_buffer(tcp)
 
 
 def namespace_sysctls(tcp: dict | None) -> dict[str, str]:

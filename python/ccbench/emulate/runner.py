@@ -175,7 +175,7 @@ def _setup_namespaces(names: host.Names, scenario: dict, flows: list[dict]) -> l
         ex = host.ns_exec(ns, "ip")
         host.run_cmd(*ex, "link", "set", "lo", "up")
         host.run_cmd(*ex, "link", "set", tun, "mtu", "1500", "txqueuelen", str(TUN_QUEUE_PACKETS), "up")
-        if kernel.one_segment_skbs(sending[side]):
+        if kernel.fixed_send_buffer(sending[side]):  # one segment per skb
             host.run_cmd(*ex, "link", "set", tun, "gso_max_segs", "1")
         host.run_cmd(*ex, "addr", "add", f"{mine}.1/24", "dev", tun)
         opts = kernel.route_options(sending[side], receiving[side])
