@@ -202,8 +202,8 @@ class TcpReceiver:
                     continue
                 if n == 0:
                     break
-                if self.spec.get("window") and not self.received:
-                    fit_window(conn, self.spec["window"])
+                if self.spec.get("rcv_buf") and not self.received:
+                    fit_window(conn, self.spec["rcv_buf"])
                 self.received += n
                 if size is not None and self.received >= size and self.completed_s != self.completed_s:
                     self.completed_s = now_s(t0_ns)
@@ -226,7 +226,7 @@ class TcpReceiver:
 
 def fit_window(conn: socket.socket, window: int) -> None:
     """Resizes a fixed receive buffer so that Linux offers `window` bytes
-    (kernel.receive_buffer): called once the first data has arrived, when
+    (kernel.rcv_buf): called once the first data has arrived, when
     the kernel has measured its payload-to-truesize ratio (scaling_ratio,
     6.7+) and set the window clamp to the window of the whole buffer
     (tcp_measure_rcv_mss), so clamp / sk_rcvbuf is that ratio."""

@@ -180,12 +180,11 @@ def so_sndbuf(tcp: dict) -> int | None:
     return math.ceil((2 * segments - 1) * truesize / 4)
 
 
-def receive_buffer(tcp: dict) -> dict[str, int]:
-    """What the receiving agent does with a fixed `rcv_buf`, so that Linux
-    offers the simulator's window, the whole buffer (payload alone counted):
-    SO_RCVBUF (`rcv_buf`) before the connection, and the window to fit once
-    data arrives (`window`, agent.fit_window). Nothing for "auto" (the
-    kernel's autotuning).
+def rcv_buf(tcp: dict) -> int | None:
+    """A fixed `rcv_buf`, which the receiving agent sets as SO_RCVBUF and, once
+    data arrives, fits to offer the simulator's window, the whole buffer
+    (payload alone counted; agent.fit_window). None for "auto" (the kernel's
+    autotuning).
 
     SO_RCVBUF alone does not do it. Linux doubles it and offers the share of
     it that scaling_ratio leaves (tcp_win_from_space, 6.7+): one half until
@@ -194,9 +193,7 @@ def receive_buffer(tcp: dict) -> dict[str, int]:
     where the simulator offers 9. A TCP_WINDOW_CLAMP does not hold either:
     the kernel resets the clamp whenever the ratio changes. So the agent
     resizes the buffer once, by the measured ratio."""
-    if not isinstance(tcp["rcv_buf"], int):
-        return {}
-    return {"rcv_buf": tcp["rcv_buf"], "window": tcp["rcv_buf"]}
+    return tcp["rcv_buf"] if isinstance(tcp["rcv_buf"], int) else None
 
 
 def namespace_sysctls(tcp: dict | None) -> dict[str, str]:

@@ -110,7 +110,7 @@ def agent_plans(scenario: dict, flows: list[dict]) -> dict[str, dict]:
             }
         )
         plans[dst]["tcp_receivers"].append(
-            {"flow": f["flow"], "addr": addr[dst], "port": port, "size": f["size"], **kernel.receive_buffer(tcp)}
+            {"flow": f["flow"], "addr": addr[dst], "port": port, "size": f["size"], "rcv_buf": kernel.rcv_buf(tcp)}
         )
     for i, u in enumerate(scenario.get("udp", [])):
         src = "snd" if u["direction"] == "down" else "rcv"
