@@ -225,7 +225,8 @@ pub const NOT_MODELLED: &[(&str, &str)] = &[
         "the automatic buffer counts each segment's truesize (payload + snd_skb_overhead) and grows to twice the \
          window's, up to wmem_max; Linux 3.14+ (tcp_sndbuf_expand) reserves a power-of-two rounding of it per \
          segment (4352 bytes for a 1448-byte MSS), so it reaches wmem_max at a smaller window; a fixed snd_buf \
-         counts payload only (Linux doubles SO_SNDBUF and counts truesize: a locked 16 KB holds about 7 segments)",
+         is whole segments of payload, one per skb (Linux doubles SO_SNDBUF and counts truesize: a locked 16 KB \
+         holds about 7 segments), whose writer wakes at Linux's two-thirds line",
     ),
     (
         "PRR bounds of 3.5",
