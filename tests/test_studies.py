@@ -121,13 +121,8 @@ def test_umts_uploads_run_with_the_calibrated_receive_window():
         }
     )
     c = spec.parse_study(STUDIES["umts"].path)
-    by_direction = {
-        (
-            json.loads(r.scenario_json)["flows"][0]["direction"],
-            json.loads(r.scenario_json)["flows"][0]["tcp"]["rcv_buf"],
-        )
-        for r in c.runs
-    }
+    first_flows = [json.loads(r.scenario_json)["flows"][0] for r in c.runs]
+    by_direction = {(f["direction"], f["tcp"]["rcv_buf"]) for f in first_flows}
     assert by_direction == {("down", "auto"), ("up", calibrated["flows"][0]["tcp"]["rcv_buf"])}
 
 
