@@ -706,21 +706,29 @@ impl Sender {
 
         // Retransmission timer (RFC 6298 5.2/5.3), or the loss probe in its
         // place (Linux tcp_set_xmit_timer) unless RACK's timer now holds it.
+        let mut rearm_probe = false;
         if self.sb.packets_out() == 0 {
             self.rto_at = None;
             self.tlp.timer_at = None;
             self.rack.timer_at = None;
         } else if acked_new {
             self.rto_at = Some(now + self.rtt.rto());
-            if self.cfg.tlp && !reordering_timer_armed {
-                self.schedule_loss_probe(now);
-            }
+            rearm_probe = self.cfg.tlp && !reordering_timer_armed;
         }
         if self.total_segments.is_some_and(|n| self.sb.una() >= n) && self.completed_at.is_none() {
             self.completed_at = Some(now);
             self.app_active = false;
         }
+        let nxt_before = self.sb.nxt();
         self.send(now, out);
+        // The probe is armed once: `send` arms it if it sent new data (the
+        // same timer from the state after sending); otherwise it is armed
+        // here. Nothing `send` reads depends on the probe's timer, and
+        // without new data it leaves what the timer is computed from
+        // (packets out, the RTO's deadline, the state) as it was.
+        if rearm_probe && self.sb.nxt() == nxt_before {
+            self.schedule_loss_probe(now);
+        }
     }
 }
 

@@ -51,8 +51,7 @@ pub fn probe_timeout(srtt: Option<Nanos>, packets_out: u32, min_rto: Nanos, init
 
 impl Sender {
     /// Linux tcp_schedule_loss_probe: arms the probe timer, or clears it when
-    /// no probe applies (the RTO then stands alone). `advancing_rto`: an ACK
-    /// just advanced SND.UNA, so the RTO restarts from now.
+    /// no probe applies (the RTO then stands alone).
     pub(super) fn schedule_loss_probe(&mut self, now: Nanos) {
         let packets_out = self.sb.packets_out();
         if !self.cfg.tlp || !self.cfg.sack || packets_out == 0 || !matches!(self.ca_state, CaState::Open | CaState::Cwr)
