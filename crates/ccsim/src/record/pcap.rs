@@ -171,12 +171,9 @@ impl PcapWriter {
         }
     }
 
-    /// Writes one record: `header` (IP and transport) then `payload` zero bytes.
-    fn record(&mut self, now: Nanos, header: &[u8], payload: u32) {
-        if self.out.is_none() {
-            return;
-        }
-        let orig = header.len() as u32 + payload;
+    /// Writes a record's own header for a packet of `orig` bytes stamped
+    /// `now`; returns how many of its bytes the record keeps (`snaplen`).
+    fn record_header(&mut self, now: Nanos, orig: u32) -> u32 {
         let incl = orig.min(self.snaplen);
         let mut rec = [0u8; 16];
         rec[0..4].copy_from_slice(&((now / 1_000_000_000) as u32).to_le_bytes());
@@ -184,6 +181,26 @@ impl PcapWriter {
         rec[8..12].copy_from_slice(&incl.to_le_bytes());
         rec[12..16].copy_from_slice(&orig.to_le_bytes());
         self.write(&rec, &[]);
+        self.packets += 1;
+        incl
+    }
+
+    /// Writes one record of a real IPv4 packet, `bytes` from its IP header
+    /// on, stamped `now` (kernel mode's emulator captures what it forwards).
+    pub fn capture_bytes(&mut self, now: Nanos, bytes: &[u8]) {
+        if self.out.is_none() {
+            return;
+        }
+        let incl = self.record_header(now, bytes.len() as u32);
+        self.write(&bytes[..incl as usize], &[]);
+    }
+
+    /// Writes one record: `header` (IP and transport) then `payload` zero bytes.
+    fn record(&mut self, now: Nanos, header: &[u8], payload: u32) {
+        if self.out.is_none() {
+            return;
+        }
+        let incl = self.record_header(now, header.len() as u32 + payload);
         let from_header = (incl as usize).min(header.len());
         self.write(&header[..from_header], &[]);
         let mut zeros = incl as usize - from_header;
@@ -192,7 +209,6 @@ impl PcapWriter {
             self.write(&ZEROS[..n], &[]);
             zeros -= n;
         }
-        self.packets += 1;
     }
 
     /// Fills the IPv4 header at h[0..20] for a datagram of `total` bytes.
@@ -424,6 +440,27 @@ mod tests {
         assert_eq!(u32::from_le_bytes(bytes[data + 8..data + 12].try_into().unwrap()), 96);
         assert_eq!(u32::from_le_bytes(bytes[data + 12..data + 16].try_into().unwrap()), 1500);
         assert_eq!(bytes.len(), data + 16 + 96);
+    }
+
+    #[test]
+    fn a_real_packet_is_kept_as_it_is_up_to_snaplen() {
+        let path = std::env::temp_dir().join(format!("ccsim-pcap-raw-{}.pcap", std::process::id()));
+        let mut w = PcapWriter::create(path.to_str().unwrap(), 8);
+        let packet: Vec<u8> = (0..12).collect();
+        w.capture_bytes(3_000_000_001, &packet);
+        w.capture_bytes(3_000_000_002, &packet[..4]);
+        let s = w.finish();
+        let bytes = std::fs::read(&path).unwrap();
+        std::fs::remove_file(&path).ok();
+        assert_eq!((s.packets, s.error), (2, None));
+        let field = |at: usize| u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap());
+        // First record: stamped 3 s + 1 ns, 8 of its 12 bytes kept, verbatim.
+        assert_eq!((field(24), field(28), field(32), field(36)), (3, 1, 8, 12));
+        assert_eq!(&bytes[40..48], &packet[..8]);
+        // Second: shorter than snaplen, kept whole.
+        assert_eq!((field(52), field(56), field(60)), (2, 4, 4));
+        assert_eq!(&bytes[64..68], &packet[..4]);
+        assert_eq!(bytes.len(), 68);
     }
 
     #[test]
