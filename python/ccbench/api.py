@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from ccbench import _ccsim
 from ccbench.inputs import TomlText
-from ccbench.scenario import file_path as scenario_file_path
+from ccbench.scenario import capture_dir as scenario_capture_dir
 from ccbench.scenario import load as load_scenario
 
 if TYPE_CHECKING:  # imported when a run returns, not with `import ccbench` (NumPy, pandas, pyarrow)
@@ -37,9 +37,7 @@ def run(
     from ccbench.run_result import Result
 
     normalized = load_scenario(scenario, seed=seed, allow_large=allow_large)
-    if capture_dir is None:
-        file = scenario_file_path(scenario)
-        capture_dir = file.parent if file is not None else Path.cwd()
+    capture_dir = scenario_capture_dir(scenario, capture_dir)
     raw = _ccsim.run(json.dumps(normalized), capture_dir=str(capture_dir), progress=progress)
     return Result.from_raw(raw, json.loads(raw["scenario"]), _ccsim.__version__)
 
@@ -104,12 +102,16 @@ def load(directory: str | Path):
 
 
 def emulate(
-    scenario: str | Path | Mapping[str, Any], seed: int | None = None, packets_file: str | Path | None = None
+    scenario: str | Path | Mapping[str, Any],
+    seed: int | None = None,
+    packets_file: str | Path | None = None,
+    capture_dir: str | Path | None = None,
 ) -> Result:
     """Runs a scenario (a file path, a dict or ccbench.TomlText(text), as
     `run`) through the real Linux kernel's TCP over links emulated by ccemu
     (root, /dev/net/tun and `ip netns` needed) and returns the same Result
-    as `run` (meta["mode"] == "emulate"). See ccbench.emulate."""
+    as `run` (meta["mode"] == "emulate"); a packet capture goes to
+    `capture_dir` as in `run`. See ccbench.emulate."""
     from ccbench.emulate.runner import emulate as _emulate_kernel
 
-    return _emulate_kernel(scenario, seed=seed, packets_file=packets_file)
+    return _emulate_kernel(scenario, seed=seed, packets_file=packets_file, capture_dir=capture_dir)

@@ -94,6 +94,15 @@ def file_path(scenario: str | Path | Mapping[str, Any]) -> Path | None:
     return inputs.file_path(scenario, "scenario")
 
 
+def capture_dir(scenario: str | Path | Mapping[str, Any], given: str | Path | None) -> Path:
+    """Where a run writes its packet capture (`record.pcap.path` is relative
+    to it): `given`, else beside the scenario file, else the working directory."""
+    if given is not None:
+        return Path(given)
+    file = file_path(scenario)
+    return file.parent if file is not None else Path.cwd()
+
+
 def read(scenario: str | Path | Mapping[str, Any], allow_large: bool = False) -> tuple[dict, str]:
     """The raw scenario dict and a name for its source (file path or '<text>').
     `scenario` is a file path (str or Path), a dict, or TOML text marked as
