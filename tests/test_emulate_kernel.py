@@ -284,3 +284,79 @@ def test_mode_emulate_refuses_an_algorithm_the_kernel_lacks_before_anything_runs
     done = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
     assert done.returncode == 2 and "flows[0].cc" in done.stderr and "vegas" in done.stderr, done.stderr
     assert not out.exists()
+
+
+CAPTURED = """
+name = "kernel capture"
+duration = "2s"
+seed = 3
+[downlink]
+rate = "10Mbit"
+delay = "20ms"
+[[flows]]
+cc = "cubic"
+[[flows]]
+cc = "reno"
+direction = "up"
+[[udp]]
+rate = "1.2Mbit"
+start = "0.5s"
+stop = "1.5s"
+[record.pcap]
+path = "caps/kernel.pcap"
+link = "LINK"
+"""
+
+
+def tshark_fields(exe: str, path, *fields: str) -> list[list[str]]:
+    """One row per packet of the capture: the given tshark fields."""
+    args = [exe, "-r", str(path), "-T", "fields", "-E", "separator=,"]
+    for f in fields:
+        args += ["-e", f]
+    out = subprocess.run(args, capture_output=True, text=True, check=True).stdout
+    return [line.split(",") for line in out.splitlines()]
+
+
+def test_a_kernel_run_captures_real_packets_on_the_senders_side(tmp_path, require_tool):
+    exe = require_tool("tshark", install="apt-get install tshark")
+    (tmp_path / "s.toml").write_text(CAPTURED.replace("LINK", "both"))
+    r = ccbench.emulate(tmp_path / "s.toml")
+    path = tmp_path / "caps" / "kernel.pcap"
+    assert r.meta["pcap"] == {"path": str(path), "packets": r.meta["pcap"]["packets"], "error": None}
+    rows = tshark_fields(
+        exe,
+        path,
+        "frame.time_relative",
+        "ip.proto",
+        "tcp.srcport",
+        "tcp.dstport",
+        "tcp.len",
+        "tcp.flags.syn",
+        "tcp.flags.ack",
+    )
+    assert len(rows) == r.meta["pcap"]["packets"] > 1000
+    udp = [row for row in rows if row[1] == "17"]
+    assert abs(len(udp) - 100) <= 2, "1.2 Mbit/s of 1500-byte datagrams for 1 s, each once"
+    tcp = [
+        (float(t), int(sport), int(dport), int(n), syn == "1", ack == "1")
+        for t, p, sport, dport, n, syn, ack in rows
+        if p == "6"
+    ]
+    receivers = {runner.TCP_PORT_BASE, runner.TCP_PORT_BASE + 1}
+    assert {d if d in receivers else s for _, s, d, *_ in tcp} == receivers, "both flows, whatever their direction"
+    for port in receivers:
+        flow = [p for p in tcp if port in (p[1], p[2])]
+        # Data only from the sender; the receiver's packets carry none.
+        assert all(n == 0 for _, s, _, n, *_ in flow if s == port)
+        assert sum(n > 0 for _, s, _, n, *_ in flow if s != port) > 300
+        # The SYN as it left the sender, the SYN-ACK as it reached it: one
+        # round trip (2 x 20 ms) apart, so the receiver's side is not in the file.
+        syn = next(t for t, s, _, _, is_syn, is_ack in flow if is_syn and not is_ack)
+        syn_ack = next(t for t, s, _, _, is_syn, is_ack in flow if is_syn and is_ack)
+        assert 0.040 <= syn_ack - syn < 0.050
+    # One link: only the flow whose data it carries, and the datagrams crossing it.
+    (tmp_path / "s.toml").write_text(CAPTURED.replace("LINK", "uplink"))
+    ccbench.emulate(tmp_path / "s.toml")
+    ports = tshark_fields(exe, path, "ip.proto", "tcp.srcport", "tcp.dstport")
+    assert {p for p, *_ in ports} == {"6"}, "the datagrams go down"
+    assert {int(d) if int(d) in receivers else int(s) for _, s, d in ports} == {runner.TCP_PORT_BASE + 1}

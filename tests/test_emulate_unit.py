@@ -118,6 +118,18 @@ def test_flows_of_one_direction_must_all_have_a_fixed_send_buffer_or_none():
     )
 
 
+def test_a_capture_runs_in_kernel_mode_but_not_in_a_side_by_side_comparison(tmp_path, monkeypatch):
+    from ccbench.emulate import sidebyside
+
+    s = scenario()
+    s["record"]["pcap"] = {"path": "k.pcap", "link": "both", "snaplen": 128}
+    kernel.check(s, AVAILABLE)
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(kernel.KernelModeError, match="capture one run") as e:
+        sidebyside.compare(s)
+    assert e.value.path == "record.pcap" and not list(tmp_path.iterdir())
+
+
 def test_plans_put_each_end_in_its_namespace():
     s = scenario(flows=[{"cc": "cubic", "count": 2}, {"cc": "bbr", "direction": "up"}])
     plans = agent_plans(s, plan_flows(s, AVAILABLE))

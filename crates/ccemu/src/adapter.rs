@@ -9,6 +9,7 @@ use ccsim::net::build::link_config;
 use ccsim::net::link::LinkConfig;
 use ccsim::net::topology::Topology;
 use ccsim::rng::stream;
+use ccsim::scenario::PCAP_EVERY_LINK;
 use ccsim::time::Nanos;
 use ccsim::Scenario;
 
@@ -22,10 +23,20 @@ pub struct EmulatedLink {
     pub component: u64,
 }
 
-/// The links of a scenario and its sampling interval.
+/// The links of a scenario, its sampling interval and its packet capture.
 pub struct EmulatedPath {
     pub links: Vec<EmulatedLink>,
     pub record_interval_ns: Nanos,
+    pub pcap: Option<PcapRequest>,
+}
+
+/// `record.pcap` for the emulator: the file (as the scenario names it), the
+/// bytes kept of each packet, and per link index whether its flows are captured.
+#[derive(Debug, PartialEq)]
+pub struct PcapRequest {
+    pub path: String,
+    pub snaplen: u32,
+    pub links: [bool; 2],
 }
 
 /// Parses and checks the scenario, then builds its links exactly as
@@ -52,7 +63,12 @@ pub fn path_from_scenario(scenario_json: &str) -> Result<EmulatedPath, String> {
             component: stream::LINK_BASE + l as u64,
         })
         .collect();
-    Ok(EmulatedPath { links, record_interval_ns: s.record.interval_ns() })
+    let pcap = s.record.pcap.as_ref().map(|p| PcapRequest {
+        path: p.path.clone(),
+        snaplen: p.snaplen,
+        links: names.map(|name| PCAP_EVERY_LINK.contains(&p.link.as_str()) || p.link == name),
+    });
+    Ok(EmulatedPath { links, record_interval_ns: s.record.interval_ns(), pcap })
 }
 
 #[cfg(test)]
@@ -69,6 +85,21 @@ mod tests {
         // 12 Mbit/s x 20 ms = 30 000 bytes = 20 packets.
         assert_eq!(p.links[0].config.queue.capacity(), ccsim::net::queue::Capacity::Packets(20));
         assert_eq!(p.links[1].component, stream::LINK_BASE + 1);
+    }
+
+    #[test]
+    fn the_capture_selects_the_links_record_pcap_names() {
+        let with = |link: &str| {
+            let json = format!(
+                r#"{{"duration":"1s","downlink":{{"rate":"12Mbit","delay":"10ms"}},"flows":[{{"cc":"cubic"}}],
+                     "record":{{"pcap":{{"path":"k.pcap","link":"{link}","snaplen":96}}}}}}"#
+            );
+            path_from_scenario(&json).unwrap().pcap.unwrap()
+        };
+        assert_eq!(with("downlink"), PcapRequest { path: "k.pcap".into(), snaplen: 96, links: [true, false] });
+        assert_eq!(with("uplink").links, [false, true]);
+        assert_eq!(with("both").links, [true, true]);
+        assert_eq!(with("all").links, [true, true]);
     }
 
     #[test]

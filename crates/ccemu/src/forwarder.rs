@@ -3,6 +3,7 @@
 //! model delivers them. The link is told the wall-clock time (nanoseconds
 //! since the run's start) exactly as the simulator tells it the event time.
 
+use crate::capture::Capture;
 use crate::ip;
 use crate::pool::{Pool, SLOT_BYTES};
 use crate::records::{self, Lateness, PacketRecords};
@@ -76,14 +77,15 @@ impl Direction {
     }
 
     /// Reads up to READ_BATCH packets from `input` and queues them on the
-    /// link at their arrival time (`clock()`: nanoseconds since the start).
-    /// Returns how many were read.
+    /// link at their arrival time (`clock()`: nanoseconds since the start),
+    /// showing each to the packet capture. Returns how many were read.
     #[inline]
     pub fn receive(
         &mut self,
         input: &Tun,
         clock: &impl Fn() -> u64,
         records: &mut Option<PacketRecords>,
+        capture: &mut Option<Capture>,
     ) -> std::io::Result<usize> {
         let mut n = 0;
         while n < READ_BATCH {
@@ -99,6 +101,9 @@ impl Direction {
                 continue;
             };
             let now = clock();
+            if let Some(c) = capture {
+                c.on_enter(self.index, now, &p, &buf[..len]);
+            }
             p.seq = self.pool.commit(len);
             let id = self.packets.insert(p);
             if !self.link.enqueue(now, id, &mut self.packets) {
@@ -111,9 +116,15 @@ impl Direction {
     }
 
     /// If the link has something due by `now`, runs it and writes what it
-    /// delivers to `output`.
+    /// delivers to `output` (shown to the packet capture once written).
     #[inline]
-    pub fn deliver(&mut self, now: u64, output: &Tun, records: &mut Option<PacketRecords>) {
+    pub fn deliver(
+        &mut self,
+        now: u64,
+        output: &Tun,
+        records: &mut Option<PacketRecords>,
+        capture: &mut Option<Capture>,
+    ) {
         let Some(due) = self.link.next_wakeup() else { return };
         if due > now {
             return;
@@ -135,6 +146,9 @@ impl Direction {
                         ip::mark_ce(bytes);
                     }
                     if output.write(bytes) {
+                        if let Some(c) = capture {
+                            c.on_delivery(self.index, now, &p, bytes);
+                        }
                         records::DELIVERED
                     } else {
                         self.anomalies.write_failures += 1;

@@ -9,15 +9,17 @@
 //!
 //! Protocol on stdin/stdout (one JSON or text line each):
 //!   stdin  <- {"scenario": {...normalized...}, "tuns": [A, B], "packets_file": PATH|null,
-//!              "spin_us": 50, "realtime_priority": 10}  (0: nice -20 only)
+//!              "spin_us": 50, "realtime_priority": 10,  (0: nice -20 only)
+//!              "capture_dir": DIR, "receiver_ports": [FIRST, COUNT]}  (record.pcap: capture.rs)
 //!   stdout -> {"ready": true, "pool_slots": [..]}          (devices exist)
 //!   stdin  <- go T0_NS                                      (CLOCK_MONOTONIC of the run's time 0)
 //!   stdin  <- stop   (or end of input, SIGTERM, SIGINT)
-//!   stdout -> {"links": {...}, "link_series": {...}, "stats": {...}}
+//!   stdout -> {"links": {...}, "link_series": {...}, "stats": {...}, "pcap": {...}|null}
 //! The emulator also stops when its parent dies (PR_SET_PDEATHSIG), and its
 //! TUN devices disappear with it.
 
 mod adapter;
+mod capture;
 mod clock;
 mod forwarder;
 mod ip;
@@ -53,6 +55,11 @@ struct Config {
     /// SCHED_FIFO priority of the forwarding thread while it uses little CPU
     /// (see `clock::PriorityGovernor`); 0: always a normal process at nice -20.
     realtime_priority: i32,
+    /// Where a relative `record.pcap.path` is written.
+    capture_dir: std::path::PathBuf,
+    /// The TCP receivers' listening ports, (first, count): the capture tells
+    /// a sender's packets from a receiver's by them.
+    receiver_ports: (u16, u16),
 }
 
 fn parse_config(line: &str) -> Result<Config, String> {
@@ -66,6 +73,14 @@ fn parse_config(line: &str) -> Result<Config, String> {
         packets_file: v.get("packets_file").and_then(|p| p.as_str()).map(str::to_string),
         spin_ns: v.get("spin_us").and_then(|s| s.as_u64()).unwrap_or(50) * 1000,
         realtime_priority: v.get("realtime_priority").and_then(|s| s.as_i64()).unwrap_or(10) as i32,
+        capture_dir: v.get("capture_dir").and_then(|d| d.as_str()).unwrap_or(".").into(),
+        receiver_ports: match v.get("receiver_ports").and_then(|r| r.as_array()).map(|r| r.as_slice()) {
+            Some([first, count]) => {
+                let port = |x: &serde_json::Value| x.as_u64().and_then(|x| u16::try_from(x).ok());
+                (port(first).ok_or("bad receiver_ports")?, port(count).ok_or("bad receiver_ports")?)
+            }
+            _ => (0, 0),
+        },
     })
 }
 
@@ -93,6 +108,10 @@ fn main() {
         .packets_file
         .as_deref()
         .map(|p| PacketRecords::create(p).unwrap_or_else(|e| fail(format!("cannot create {p}: {e}"))));
+    let mut capture = path.pcap.as_ref().map(|p| {
+        let file = config.capture_dir.join(&p.path);
+        capture::Capture::create(&file.to_string_lossy(), p.snaplen, p.links, config.receiver_ports)
+    });
     let ready =
         serde_json::json!({"ready": true, "pool_slots": dirs.iter().map(|d| d.pool_slots()).collect::<Vec<_>>()});
     println!("{ready}");
@@ -131,13 +150,13 @@ fn main() {
         loops += 1;
         governor.tick(clock::monotonic_ns());
         for (d, input) in dirs.iter_mut().zip([&tuns[0], &tuns[1]]) {
-            if let Err(e) = d.receive(input, &clock, &mut records) {
+            if let Err(e) = d.receive(input, &clock, &mut records, &mut capture) {
                 fail(format!("reading {}: {e}", input.name));
             }
         }
         let now = clock();
         for (d, output) in dirs.iter_mut().zip([&tuns[1], &tuns[0]]) {
-            d.deliver(now, output, &mut records);
+            d.deliver(now, output, &mut records, &mut capture);
         }
         if now >= next_sample {
             for d in dirs.iter_mut() {
@@ -166,7 +185,8 @@ fn main() {
         series.push(end, d.index as usize, &d.link);
     }
     let records_ok = records.map(|r| r.finish().map_err(|e| e.to_string()));
-    let result = output::results(&dirs, series, end, loops, sleeps, &governor, records_ok);
+    let files = output::Files { records: records_ok, pcap: capture.map(capture::Capture::finish) };
+    let result = output::results(&dirs, series, end, loops, sleeps, &governor, files);
     println!("{result}");
     std::io::stdout().flush().ok();
 }

@@ -3,6 +3,7 @@
 //! and the emulator's own statistics (timer lateness, anomalies).
 
 use crate::forwarder::Direction;
+use ccsim::record::pcap::PcapSummary;
 use ccsim::record::series::LinkSeries;
 use ccsim::record::table::{Column, Table};
 use serde_json::{json, Map, Value};
@@ -35,6 +36,14 @@ fn link_names(dirs: &[Direction]) -> Vec<String> {
     names
 }
 
+/// What became of the files the emulator was asked to write (None: not asked).
+pub struct Files {
+    /// The packet records (`packets_file`).
+    pub records: Option<Result<(), String>>,
+    /// The packet capture (`record.pcap`).
+    pub pcap: Option<PcapSummary>,
+}
+
 pub fn results(
     dirs: &[Direction],
     series: LinkSeries,
@@ -42,7 +51,7 @@ pub fn results(
     loops: u64,
     sleeps: u64,
     governor: &crate::clock::PriorityGovernor,
-    records: Option<Result<(), String>>,
+    files: Files,
 ) -> Value {
     let per_link: Vec<Value> = dirs
         .iter()
@@ -80,7 +89,8 @@ pub fn results(
             "cpu_user_s": cpu_s(usage.ru_utime),
             "cpu_system_s": cpu_s(usage.ru_stime),
             "per_link": per_link,
-            "packet_records_error": match records { Some(Err(e)) => Value::String(e), _ => Value::Null },
+            "packet_records_error": match files.records { Some(Err(e)) => Value::String(e), _ => Value::Null },
         },
+        "pcap": files.pcap.map(|p| json!({"path": p.path, "packets": p.packets, "error": p.error})),
     })
 }

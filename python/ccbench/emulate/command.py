@@ -85,7 +85,7 @@ def main(
         packets_file = out / "packets.bin" if packets else None
         out.mkdir(parents=True, exist_ok=True)
         with console.status(f"emulating {normalized['duration']:g} s through the kernel..."):
-            r = emulate(normalized, packets_file=packets_file)
+            r = emulate(normalized, packets_file=packets_file, capture_dir=out)
     except ScenarioFileError as e:
         console.print(f"error: {escape(str(e))}")
         return EXIT_BAD_SCENARIO
@@ -95,6 +95,9 @@ def main(
     except host.PreflightError as e:
         console.print(f"error: {escape(str(e))}")
         return EXIT_CANNOT_RUN
+    pcap = r.meta.get("pcap")
+    if pcap:  # saved relative to the results directory, where it was written
+        pcap["path"] = normalized["record"]["pcap"]["path"]
     result_files.save(r, out)
     if packets_file is not None:
         result_files.write_table(out, "packets", read_packet_records(packets_file), csv=False)
@@ -113,4 +116,13 @@ def main(
     console.print(
         f"Results in [bold]{escape(str(out))}[/bold]" + (f" ({len(pngs)} plots)" if pngs else ""), soft_wrap=True
     )
+    if pcap and pcap.get("error"):
+        console.print(f"error: record.pcap.path: {escape(pcap['error'])}")
+        return EXIT_CANNOT_RUN
+    if pcap:
+        console.print(
+            f"Packet capture in [bold]{escape(str(out / pcap['path']))}[/bold] ({pcap['packets']} packets as "
+            "the senders' hosts saw them, stamped with the time since the run's start)",
+            soft_wrap=True,
+        )
     return 0

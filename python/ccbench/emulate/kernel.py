@@ -83,9 +83,6 @@ def check(scenario: dict, available: list[str]) -> None:
         )
     if scenario.get("background"):
         raise KernelModeError("background", "background traffic is simulator-only; use [[udp]] sources instead")
-    pcap = scenario.get("record", {}).get("pcap")
-    if pcap:
-        raise KernelModeError("record.pcap", "packet captures are simulator-only (run tcpdump in the namespaces)")
     by_namespace: dict[str, tuple[int, dict]] = {}
     for i, f in enumerate(scenario["flows"]):
         p = f"flows[{i}]"

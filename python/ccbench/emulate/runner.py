@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from ccbench.emulate import host, kernel, tables
+from ccbench.scenario import capture_dir as scenario_capture_dir
 from ccbench.scenario import load
 
 #: Sampling interval of TCP_INFO (and of the receivers' byte counts).
@@ -198,12 +199,17 @@ def emulate(
     scenario: str | Path | Mapping[str, Any],
     seed: int | None = None,
     packets_file: str | Path | None = None,
+    capture_dir: str | Path | None = None,
 ) -> tables.Result:
     """Runs a scenario through the real Linux kernel (root, /dev/net/tun and
     `ip netns` needed) and returns the same Result as ccbench.run.
     `packets_file`: where the emulator writes one record per packet
-    (read it with `read_packet_records`)."""
+    (read it with `read_packet_records`). A packet capture (`[record.pcap]`:
+    the real packets, at the simulator's capture point) is written in
+    `capture_dir`, by default beside the scenario file (the working directory
+    for a dict), as ccbench.run does; its path is `meta["pcap"]["path"]`."""
     normalized = load(scenario, seed=seed)
+    capture_dir = scenario_capture_dir(scenario, capture_dir)
     available = kernel.available_algorithms()
     kernel.check(normalized, available)
     host.preflight()
@@ -227,6 +233,8 @@ def emulate(
             "scenario": normalized,
             "tuns": [names.sender_tun, names.receiver_tun],
             "packets_file": str(packets_file) if packets_file else None,
+            "capture_dir": str(capture_dir.resolve()),
+            "receiver_ports": [TCP_PORT_BASE, len(flows)],
         }
         _send(emu, json.dumps(config))
         ready = json.loads(_Line(emu, "the emulator").read(10))
@@ -268,6 +276,8 @@ def emulate(
             "flow_errors": errors,
             "wall_seconds": time.monotonic() - started,
         }
+        if emulator.get("pcap"):
+            meta["pcap"] = emulator["pcap"]
         from ccbench import __version__
 
         return tables.to_result(raw, normalized, __version__, meta)

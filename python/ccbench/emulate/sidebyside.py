@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ccbench.emulate.kernel import KernelModeError
 from ccbench.emulate.runner import emulate
 from ccbench.emulate.tables import Result
 from ccbench.scenario import load
@@ -61,6 +62,12 @@ def compare(scenario, reps: int = 1, algorithms: list[str] | None = None, seed: 
     from ccbench.api import run
 
     base = load(scenario, seed=seed)
+    if base.get("record", {}).get("pcap"):
+        raise KernelModeError(
+            "record.pcap",
+            "a side-by-side comparison makes many runs of each side: capture one run with "
+            "`ccbench emulate FILE` (the kernel) and `ccbench run FILE` (the simulator)",
+        )
     variants = {cc: with_algorithm(base, cc) for cc in algorithms} if algorithms else {None: base}
     rows, pairs = [], {}
     for key, s in variants.items():
