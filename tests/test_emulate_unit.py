@@ -130,6 +130,17 @@ def test_a_capture_runs_in_kernel_mode_but_not_in_a_side_by_side_comparison(tmp_
     assert e.value.path == "record.pcap" and not list(tmp_path.iterdir())
 
 
+def test_a_capture_that_cannot_be_created_is_refused_before_anything_runs(tmp_path):
+    from ccbench.emulate import runner
+
+    s = scenario(cc="reno")
+    s["record"]["pcap"] = {"path": "caps/k.pcap", "link": "both", "snaplen": 128}
+    (tmp_path / "blocker").write_text("a file, not a folder")
+    with pytest.raises(kernel.KernelModeError, match="cannot create") as e:
+        runner.emulate(s, capture_dir=tmp_path / "blocker")
+    assert e.value.path == "record.pcap.path"
+
+
 def test_plans_put_each_end_in_its_namespace():
     s = scenario(flows=[{"cc": "cubic", "count": 2}, {"cc": "bbr", "direction": "up"}])
     plans = agent_plans(s, plan_flows(s, AVAILABLE))

@@ -54,6 +54,11 @@ impl Capture {
         p.kind != Kind::Udp && source_port.wrapping_sub(first) < count
     }
 
+    /// Why the file could not be created or written, if it could not.
+    pub fn error(&self) -> Option<&str> {
+        self.writer.error()
+    }
+
     pub fn finish(self) -> PcapSummary {
         self.writer.finish()
     }

@@ -112,6 +112,9 @@ fn main() {
         let file = config.capture_dir.join(&p.path);
         capture::Capture::create(&file.to_string_lossy(), p.snaplen, p.links, config.receiver_ports)
     });
+    if let Some(e) = capture.as_ref().and_then(|c| c.error()) {
+        fail(format!("record.pcap.path: {e}"));
+    }
     let ready =
         serde_json::json!({"ready": true, "pool_slots": dirs.iter().map(|d| d.pool_slots()).collect::<Vec<_>>()});
     println!("{ready}");

@@ -388,6 +388,11 @@ impl PcapWriter {
         }
     }
 
+    /// The first error (the file could not be created or written), if any.
+    pub fn error(&self) -> Option<&str> {
+        self.error.as_deref()
+    }
+
     /// Flushes the file and reports.
     pub fn finish(mut self) -> PcapSummary {
         if let Some(mut out) = self.out.take() {
