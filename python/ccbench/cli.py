@@ -18,7 +18,7 @@ from rich.table import Table
 
 from ccbench import _ccsim, listing
 from ccbench.limits import one_line, shown
-from ccbench.scenario import ScenarioFileError, load
+from ccbench.scenario import ScenarioFileError, create_capture_file, load
 
 app = typer.Typer(
     no_args_is_help=True,
@@ -188,20 +188,14 @@ ALLOW_LARGE_HELP = "Lift the limits on duration, delay, rate, flows and estimate
 
 
 def _stage_pcap(normalized: dict, stage: Path) -> None:
-    """Creates the scenario's packet capture (a relative name without '..',
-    the core refuses others) in the staging directory, so a capture that
-    cannot be written fails before the run starts."""
-    pcap = (normalized.get("record") or {}).get("pcap")
-    if not pcap:
-        return
-    target = stage / pcap["path"]
-    try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.open("wb").close()
-    except OSError as e:
+    """Creates the scenario's packet capture in the staging directory, so a
+    capture that cannot be written fails before the run starts."""
+    why = create_capture_file(normalized, stage)
+    if why:
         from ccbench.run_directory import OutputDirectoryError
 
-        raise OutputDirectoryError(f"record.pcap.path: cannot create {shown(pcap['path'])}: {e.strerror}") from None
+        path = normalized["record"]["pcap"]["path"]
+        raise OutputDirectoryError(f"record.pcap.path: cannot create {shown(path)}: {why}")
 
 
 def result_warnings(r) -> list[str]:

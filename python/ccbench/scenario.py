@@ -103,6 +103,23 @@ def capture_dir(scenario: str | Path | Mapping[str, Any], given: str | Path | No
     return file.parent if file is not None else Path.cwd()
 
 
+def create_capture_file(normalized: dict, directory: Path) -> str | None:
+    """Creates the scenario's packet capture (`record.pcap.path`, a relative
+    name the core checked) empty in `directory`, folders included, so a capture
+    that cannot be written fails before the run starts. Returns why it cannot
+    be created, or None (also when the scenario captures nothing)."""
+    pcap = (normalized.get("record") or {}).get("pcap")
+    if not pcap:
+        return None
+    target = directory / pcap["path"]
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.open("wb").close()
+    except OSError as e:
+        return e.strerror
+    return None
+
+
 def read(scenario: str | Path | Mapping[str, Any], allow_large: bool = False) -> tuple[dict, str]:
     """The raw scenario dict and a name for its source (file path or '<text>').
     `scenario` is a file path (str or Path), a dict, or TOML text marked as

@@ -28,7 +28,7 @@ import numpy as np
 
 from ccbench.emulate import host, kernel, tables
 from ccbench.scenario import capture_dir as scenario_capture_dir
-from ccbench.scenario import load
+from ccbench.scenario import create_capture_file, load
 
 #: Sampling interval of TCP_INFO (and of the receivers' byte counts).
 SAMPLE_INTERVAL_S = 0.01
@@ -131,20 +131,6 @@ def agent_plans(scenario: dict, flows: list[dict]) -> dict[str, dict]:
     return plans
 
 
-def _check_capture_file(scenario: dict, capture_dir: Path) -> None:
-    """Creates the packet capture's file (the emulator writes it), so a place
-    that cannot hold it is refused, naming the field, before anything runs."""
-    pcap = scenario.get("record", {}).get("pcap")
-    if not pcap:
-        return
-    target = capture_dir / pcap["path"]
-    try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.touch()
-    except OSError as e:
-        raise kernel.KernelModeError("record.pcap.path", f"cannot create {target}: {e.strerror}") from None
-
-
 class _Line:
     """Reads one line of a child's stdout with a deadline."""
 
@@ -226,7 +212,10 @@ def emulate(
     capture_dir = scenario_capture_dir(scenario, capture_dir)
     available = kernel.available_algorithms()
     kernel.check(normalized, available)
-    _check_capture_file(normalized, capture_dir)
+    why = create_capture_file(normalized, capture_dir)
+    if why:  # the emulator writes it; a place that cannot hold it is refused first
+        target = capture_dir / normalized["record"]["pcap"]["path"]
+        raise kernel.KernelModeError("record.pcap.path", f"cannot create {target}: {why}")
     host.preflight()
     ccemu = find_ccemu()
     host.cleanup(all_runs=False)
