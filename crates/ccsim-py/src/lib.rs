@@ -10,7 +10,7 @@ use ccsim::net::channel::trace::{self, TraceConfig, MAHIMAHI_BYTES_PER_OPPORTUNI
 use ccsim::Scenario;
 use pyo3::exceptions::{PyKeyboardInterrupt, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList};
+use pyo3::types::{PyBytes, PyDict, PyList};
 
 mod arrow_table;
 use arrow_table::ArrowTable;
@@ -113,6 +113,31 @@ fn run<'py>(
     d.set_item("wall_seconds", wall)?;
     d.set_item("scenario", normalized)?;
     Ok(d)
+}
+
+/// The schedule of a scenario's `[background]` as the simulator offers it
+/// (sim::background_schedule), for kernel mode: a dict of two byte strings of
+/// little-endian u64 pairs, "transfers" (start ns, payload bytes) and
+/// "datagrams" (send ns, bytes on the wire), in time order, and the source's
+/// counts "transfers_started" and "transfers_finished"; None without one.
+#[pyfunction]
+fn background_schedule<'py>(py: Python<'py>, json: &str) -> PyResult<Option<Bound<'py, PyDict>>> {
+    let s = Scenario::from_json(json).map_err(scenario_error)?;
+    let Some(schedule) = py.allow_threads(|| ccsim::sim::background_schedule(&s)) else { return Ok(None) };
+    let packed = |pairs: &mut dyn Iterator<Item = (u64, u64)>| {
+        let mut out = Vec::new();
+        for (a, b) in pairs {
+            out.extend_from_slice(&a.to_le_bytes());
+            out.extend_from_slice(&b.to_le_bytes());
+        }
+        out
+    };
+    let d = PyDict::new(py);
+    d.set_item("transfers", PyBytes::new(py, &packed(&mut schedule.transfers.iter().copied())))?;
+    d.set_item("datagrams", PyBytes::new(py, &packed(&mut schedule.datagrams.iter().map(|&(t, b)| (t, b as u64)))))?;
+    d.set_item("transfers_started", schedule.transfers_started)?;
+    d.set_item("transfers_finished", schedule.transfers_finished)?;
+    Ok(Some(d))
 }
 
 /// The JSON Schema of scenario files (draft-07), as JSON text.
@@ -248,6 +273,7 @@ fn _ccsim(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<ArrowTable>()?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
+    m.add_function(wrap_pyfunction!(background_schedule, m)?)?;
     m.add_function(wrap_pyfunction!(scenario_schema, m)?)?;
     m.add_function(wrap_pyfunction!(algorithms, m)?)?;
     m.add_function(wrap_pyfunction!(kernels, m)?)?;

@@ -24,9 +24,11 @@
 //! Building the world from a scenario is in `build`, assembling the result
 //! tables in `results`; this file keeps the event loop and the routing.
 
+mod background;
 mod build;
 mod results;
 
+pub use background::{background_schedule, BackgroundSchedule};
 pub use results::Results;
 
 use crate::event::{Event, EventQueue, OrderKey, Timer, TimerCheck};
