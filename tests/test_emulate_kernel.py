@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from ccbench.emulate import host, runner
+from ccbench.scenario import load
 from scipy import stats
 
 
@@ -153,6 +154,51 @@ def test_a_flow_connects_over_a_path_whose_rtt_is_longer_than_the_agents_poll():
     )
     assert r.meta["flow_errors"] == []
     assert r.flows.loc[0, "goodput_bps"] > 0
+
+
+def with_background(background: dict) -> dict:
+    return load(
+        {
+            "duration": "4s",
+            "seed": 2,
+            "downlink": {"rate": "20Mbit", "delay": "10ms"},
+            "uplink": {"rate": "20Mbit", "delay": "10ms"},
+            "flows": [{"cc": "cubic"}],
+            "background": background,
+        }
+    )
+
+
+def test_background_web_transfers_are_kernel_connections_at_the_simulators_times():
+    # 100 KB transfers arriving at 7.5 per second for 3 s; each takes well
+    # under the last second, so all of them finish.
+    s = with_background({"kind": "poisson-web", "load": 0.3, "stop": "3s", "size": {"dist": "fixed", "mean": "100KB"}})
+    expected = runner.background_schedule(s)["transfers_started"]
+    r = runner.emulate(s)
+    assert r.meta["flow_errors"] == []
+    row = r.sources.iloc[0]
+    assert (row["kind"], row["transport"], row["direction"]) == ("poisson-web", "tcp", "down")
+    assert expected > 10 and row["transfers_started"] == row["transfers_completed"] == expected
+    assert row["bytes_delivered"] == expected * 100_000 <= row["bytes_sent"]
+    assert row["packets_sent"] >= row["packets_delivered"] >= expected * 70  # 100 KB: 70 segments of 1448
+    assert r.flows.loc[0, "goodput_bps"] > 1e6
+
+
+def test_background_on_off_sources_send_the_simulators_datagrams():
+    s = with_background({"kind": "on-off", "load": 0.2, "sources": 4, "on": "0.3s", "off": "0.3s"})
+    schedule = runner.background_schedule(s)
+    r = runner.emulate(s)
+    row = r.sources.iloc[0]
+    assert (row["kind"], row["transport"]) == ("on-off", "udp")
+    assert row["packets_sent"] == len(schedule["datagrams"]) // 16 > 500
+    assert row["wire_bytes_sent"] == 1500 * row["packets_sent"]
+    # Some are dropped at the queue the cubic flow fills.
+    assert 0.8 * row["packets_sent"] <= row["packets_delivered"] <= row["packets_sent"]
+    assert (row["transfers_started"], row["transfers_completed"]) == (
+        schedule["transfers_started"],
+        schedule["transfers_finished"],
+    )
+    assert 10 <= row["owd_p50_ms"] < 60  # the added delay, and the queue
 
 
 def segments_out(tcp: dict, duration: str) -> tuple[pd.Series, pd.Series]:

@@ -7,7 +7,7 @@ import math
 import struct
 
 import pytest
-from ccbench.emulate import host, kernel, tcp_info
+from ccbench.emulate import agent, host, kernel, runner, tcp_info
 from ccbench.emulate.runner import agent_plans, plan_flows
 from ccbench.scenario import load
 
@@ -131,8 +131,6 @@ def test_a_capture_runs_in_kernel_mode_but_not_in_a_side_by_side_comparison(tmp_
 
 
 def test_a_capture_that_cannot_be_created_is_refused_before_anything_runs(tmp_path):
-    from ccbench.emulate import runner
-
     s = scenario(cc="reno")
     s["record"]["pcap"] = {"path": "caps/k.pcap", "link": "both", "snaplen": 128}
     (tmp_path / "blocker").write_text("a file, not a folder")
@@ -148,6 +146,58 @@ def test_plans_put_each_end_in_its_namespace():
     assert [f["flow"] for f in plans["rcv"]["tcp_senders"]] == [2]
     assert plans["snd"]["tcp_receivers"][0]["addr"] == f"{host.SENDER_NET}.1"
     assert plans["rcv"]["tcp_senders"][0]["dst"] == f"{host.SENDER_NET}.1"
+
+
+def with_background(background: dict, flows: list[dict] | None = None) -> dict:
+    return load(
+        {
+            "duration": "5s",
+            "downlink": {"rate": "10Mbit", "delay": "10ms"},
+            "flows": flows or [{"cc": "cubic"}],
+            "background": background,
+        }
+    )
+
+
+def test_the_backgrounds_tcp_transfers_are_checked_as_a_flow_is():
+    web = {"kind": "poisson-web", "load": 0.2}
+    kernel.check(with_background(web), AVAILABLE)
+    for extra, path in [
+        ({"cc": "ledbat"}, "background.cc"),
+        ({"cc_params": {"beta": 0.5}}, "background.cc_params"),
+        ({"tcp": {"delack_segments": 3}}, "background.tcp.delack_segments"),
+        ({"tcp": {"sack": False}}, "background.tcp.sack"),  # the down flow sends from its namespace with SACK
+    ]:
+        with pytest.raises(kernel.KernelModeError) as e:
+            kernel.check(with_background({**web, **extra}), AVAILABLE)
+        assert e.value.path == path
+    assert "differs from flows[0]" in str(e.value)
+    # Sent from the other namespace, or over UDP, its TCP settings do not meet the flow's.
+    kernel.check(with_background({**web, "direction": "up", "tcp": {"sack": False}}), AVAILABLE)
+    kernel.check(with_background({**web, "transport": "udp", "cc": "ledbat"}), AVAILABLE)
+
+
+def test_plans_give_the_backgrounds_ends_the_simulators_schedule():
+    s = with_background({"kind": "poisson-web", "load": 0.3}, [{"cc": "cubic", "count": 2}])
+    schedule = runner.background_schedule(s)
+    plans = agent_plans(s, plan_flows(s, AVAILABLE), schedule)
+    (sender,) = plans["snd"]["background_tcp"]
+    (sink,) = plans["rcv"]["background_tcp_sinks"]
+    assert sender["port"] == sink["port"] == runner.TCP_PORT_BASE + 2  # after the two flows' receivers
+    assert sender["cc"] == "cubic" and sender["dst"] == sink["addr"] == f"{host.RECEIVER_NET}.1"
+    transfers = agent.unpack_pairs(sender["transfers"])
+    assert len(transfers) == schedule["transfers_started"] > 0
+    assert all(0 <= t <= 5e9 and size > 0 for t, size in transfers)
+
+    s = with_background({"kind": "on-off", "load": 0.3, "direction": "up"})
+    plans = agent_plans(s, plan_flows(s, AVAILABLE), runner.background_schedule(s))
+    (source,) = plans["rcv"]["udp_sources"]
+    (udp_sink,) = plans["snd"]["udp_sinks"]
+    assert source["port"] == udp_sink["port"] == runner.UDP_PORT_BASE  # source 0: the scenario has no [[udp]]
+    datagrams = agent.unpack_pairs(source["datagrams"])
+    assert len(datagrams) > 100 and {size for _, size in datagrams} == {1500}
+    assert [t for t, _ in datagrams] == sorted(t for t, _ in datagrams)
+    assert not plans["snd"]["background_tcp"] and not plans["rcv"]["background_tcp_sinks"]
 
 
 def test_tcp_info_keeps_only_the_fields_the_kernel_returned():

@@ -2,7 +2,8 @@
 exec NS python agent.py`) and plays the ends of the flows that live there,
 as real kernel sockets: TCP senders (TCP_CONGESTION set per socket, bulk
 until a stop time or a file of a given size, staggered starts), TCP
-receivers, UDP constant-bit-rate sources and their sinks.
+receivers, UDP sources (constant bit rate, or the background's schedule)
+and their sinks, and the background's TCP transfers at their scheduled times.
 
 Protocol (one JSON or text line each): stdin <- plan; stdout -> {"ready": true}
 once every listening socket is bound; stdin <- "go T0_NS" (CLOCK_MONOTONIC of
@@ -17,10 +18,13 @@ its parent (PR_SET_PDEATHSIG), so a killed orchestrator leaves no agent.
 
 from __future__ import annotations
 
+import array
+import base64
 import ctypes
 import json
 import math
 import os
+import selectors
 import signal
 import socket
 import struct
@@ -161,17 +165,35 @@ class TcpSender:
         }
 
 
+def listening_socket(spec: dict, backlog: int) -> socket.socket:
+    """A TCP listener on the spec's address and port, with its fixed receive
+    buffer (`rcv_buf`, inherited by the connections it accepts) if it has one."""
+    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    if spec.get("rcv_buf"):
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, int(spec["rcv_buf"]))
+    listener.bind((spec["addr"], spec["port"]))
+    listener.listen(backlog)
+    return listener
+
+
+def close_and_read(sel: selectors.BaseSelector, sock: socket.socket) -> dict[str, int]:
+    """Takes a connection out of `sel` and closes it; returns its last TCP_INFO (empty if unreadable)."""
+    try:
+        info = tcp_info.read(sock)
+    except OSError:
+        info = {}
+    sel.unregister(sock)
+    sock.close()
+    return info
+
+
 class TcpReceiver:
     """One TCP flow's receiving end: counts in-order bytes delivered to the application."""
 
     def __init__(self, spec: dict):
         self.spec = spec
-        self.listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        self.listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        if spec.get("rcv_buf"):
-            self.listener.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, int(spec["rcv_buf"]))
-        self.listener.bind((spec["addr"], spec["port"]))
-        self.listener.listen(1)
+        self.listener = listening_socket(spec, 1)
         self.listener.settimeout(0.05)
         self.received = 0
         self.samples: list[tuple[float, int]] = []
@@ -236,44 +258,202 @@ def fit_window(conn: socket.socket, window: int) -> None:
         conn.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, math.ceil(window * rcvbuf / clamp / 2))
 
 
+def unpack_pairs(text: str) -> list[tuple[int, int]]:
+    """A background schedule's (ns, bytes) pairs: base64 of little-endian u64s."""
+    a = array.array("Q")
+    a.frombytes(base64.b64decode(text))
+    if sys.byteorder == "big":
+        a.byteswap()
+    return list(zip(a[0::2], a[1::2]))
+
+
 class UdpSource:
-    """A constant-bit-rate UDP source: datagrams of `packet_size` bytes on the
-    wire carrying a sequence number and the CLOCK_MONOTONIC send time."""
+    """A UDP source: datagrams carrying a sequence number and the
+    CLOCK_REALTIME send time, either at a constant bit rate (a [[udp]] entry:
+    `rate_bps`, `packet_size`, `start_s`, `stop_s`) or at the times of the
+    background's schedule (`datagrams`: each datagram's time and size)."""
 
     def __init__(self, spec: dict):
         self.spec = spec
         self.sent = 0
+        self.wire_bytes = 0
         self.error: str | None = None
+
+    def datagrams(self, duration_s: float):
+        """(time s, bytes on the wire) of each datagram to send, in order."""
+        s = self.spec
+        if "datagrams" in s:
+            for t_ns, wire in unpack_pairs(s["datagrams"]):
+                yield t_ns / 1e9, wire
+            return
+        interval_s = s["packet_size"] * 8 / s["rate_bps"]
+        stop_s = min(s["stop_s"] if s.get("stop_s") is not None else duration_s, duration_s)
+        k = 0
+        while (t := s["start_s"] + k * interval_s) < stop_s:
+            yield t, s["packet_size"]
+            k += 1
 
     def run(self, t0_ns: int, duration_s: float) -> None:
         s = self.spec
-        payload = bytearray(max(16, s["packet_size"] - UDP_HEADER_BYTES))
-        interval_s = s["packet_size"] * 8 / s["rate_bps"]
-        stop_s = min(s["stop_s"] if s.get("stop_s") is not None else duration_s, duration_s)
+        # The sink reads a sequence number and a send time: 16 bytes of payload at least.
+        payload = memoryview(bytearray(65536))
         sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4 << 20)
-        sleep_until(t0_ns, s["start_s"])
-        next_s = s["start_s"]
         try:
-            while next_s < stop_s:
-                now = now_s(t0_ns)
-                if now < next_s:
-                    time.sleep(min(next_s - now, 0.001))
-                    continue
-                while next_s <= now and next_s < stop_s:
-                    struct.pack_into("=QQ", payload, 0, self.sent, time.clock_gettime_ns(time.CLOCK_REALTIME))
-                    try:
-                        sock.sendto(payload, (s["dst"], s["port"]))
-                        self.sent += 1
-                    except BlockingIOError:
-                        pass
-                    next_s += interval_s
+            for t_s, wire in self.datagrams(duration_s):
+                while (left := t_s - now_s(t0_ns)) > 0:
+                    time.sleep(min(left, 0.001))
+                n = max(16, wire - UDP_HEADER_BYTES)
+                struct.pack_into("=QQ", payload, 0, self.sent, time.clock_gettime_ns(time.CLOCK_REALTIME))
+                try:
+                    sock.sendto(payload[:n], (s["dst"], s["port"]))
+                    self.sent += 1
+                    self.wire_bytes += n + UDP_HEADER_BYTES
+                except BlockingIOError:
+                    pass
         except OSError as e:
             self.error = f"udp source {s['source']}: {e}"
         sock.close()
 
     def result(self) -> dict:
-        return {"source": self.spec["source"], "sent": self.sent, "error": self.error}
+        return {"source": self.spec["source"], "sent": self.sent, "wire_bytes": self.wire_bytes, "error": self.error}
+
+
+class BackgroundTcp:
+    """The background's TCP transfers, sending end: at each scheduled time a
+    new connection (the background's algorithm and send buffer) that sends
+    its size and closes. One thread drives them all with a selector, so
+    hundreds may be under way; what is under way at the end of the run stops
+    there, as in the simulator. Sums the transfers' final TCP_INFO."""
+
+    def __init__(self, spec: dict):
+        self.spec = spec
+        self.started = 0
+        self.failed = 0
+        self.totals = {"bytes_sent": 0, "data_segs_out": 0, "total_retrans": 0}
+        self.error: str | None = None
+
+    def open(self) -> socket.socket:
+        s = self.spec
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        sock.setsockopt(socket.IPPROTO_TCP, TCP_CONGESTION, s["cc"].encode())
+        if s.get("snd_buf"):
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, int(s["snd_buf"]))
+        sock.setblocking(False)
+        sock.connect_ex((s["dst"], s["port"]))
+        return sock
+
+    def close(self, sel: selectors.BaseSelector, sock: socket.socket) -> None:
+        info = close_and_read(sel, sock)
+        for k in self.totals:
+            self.totals[k] += info.get(k, 0)
+
+    def run(self, t0_ns: int, duration_s: float) -> None:
+        pending = [(t / 1e9, size) for t, size in unpack_pairs(self.spec["transfers"]) if t / 1e9 < duration_s]
+        pending.reverse()
+        payload = memoryview(bytes(CHUNK_BYTES))
+        sel = selectors.DefaultSelector()
+        try:
+            while (now := now_s(t0_ns)) < duration_s:
+                while pending and pending[-1][0] <= now:
+                    _, size = pending.pop()
+                    sel.register(self.open(), selectors.EVENT_WRITE, [size, False])
+                    self.started += 1
+                wait = min(pending[-1][0] if pending else duration_s, duration_s) - now
+                for key, _ in sel.select(timeout=min(max(wait, 0.0), 0.05)):
+                    sock, state = key.fileobj, key.data  # [bytes left to send, FIN sent]
+                    try:
+                        if not state[1]:
+                            if state[0] > 0:
+                                state[0] -= sock.send(payload[: min(CHUNK_BYTES, state[0])])
+                            if state[0] <= 0:
+                                sock.shutdown(socket.SHUT_WR)
+                                state[1] = True
+                                # The receiver closes once it has everything.
+                                sel.modify(sock, selectors.EVENT_READ, state)
+                        elif not sock.recv(1):
+                            self.close(sel, sock)
+                    except (BlockingIOError, InterruptedError):
+                        pass
+                    except OSError:  # refused or reset: the transfer is over
+                        self.failed += 1
+                        self.close(sel, sock)
+        except OSError as e:
+            self.error = f"background: {e}"
+        for key in list(sel.get_map().values()):
+            self.close(sel, key.fileobj)
+        sel.close()
+
+    def result(self) -> dict:
+        return {
+            "source": self.spec["source"],
+            "started": self.started,
+            "failed": self.failed,
+            **self.totals,
+            "error": self.error,
+        }
+
+
+class BackgroundTcpSink:
+    """The background's TCP transfers, receiving end: accepts every transfer
+    and reads it to its end (the sender's FIN), then closes; counts the
+    payload delivered, the data segments received and the transfers completed
+    by the end of the run."""
+
+    def __init__(self, spec: dict):
+        self.spec = spec
+        self.listener = listening_socket(spec, 1024)
+        self.listener.setblocking(False)
+        self.received = 0
+        self.data_segs_in = 0
+        self.completed = 0
+
+    def close(self, sel: selectors.BaseSelector, conn: socket.socket) -> None:
+        self.data_segs_in += close_and_read(sel, conn).get("data_segs_in", 0)
+
+    def run(self, t0_ns: int, duration_s: float) -> None:
+        buf = bytearray(CHUNK_BYTES * 4)
+        sel = selectors.DefaultSelector()
+        sel.register(self.listener, selectors.EVENT_READ, None)
+        while (now := now_s(t0_ns)) < duration_s:
+            for key, _ in sel.select(timeout=min(duration_s - now, 0.05)):
+                if key.fileobj is self.listener:
+                    try:
+                        conn, _ = self.listener.accept()
+                    except (BlockingIOError, InterruptedError):
+                        continue
+                    conn.setblocking(False)
+                    sel.register(conn, selectors.EVENT_READ, [False])
+                    continue
+                conn, fitted = key.fileobj, key.data
+                try:
+                    n = conn.recv_into(buf)
+                except (BlockingIOError, InterruptedError):
+                    continue
+                except OSError:
+                    self.close(sel, conn)
+                    continue
+                if n == 0:
+                    self.completed += 1
+                    self.close(sel, conn)
+                    continue
+                if self.spec.get("rcv_buf") and not fitted[0]:
+                    fit_window(conn, self.spec["rcv_buf"])
+                    fitted[0] = True
+                self.received += n
+        for key in list(sel.get_map().values()):
+            if key.fileobj is not self.listener:
+                self.close(sel, key.fileobj)
+        sel.close()
+        self.listener.close()
+
+    def result(self) -> dict:
+        return {
+            "source": self.spec["source"],
+            "received": self.received,
+            "data_segs_in": self.data_segs_in,
+            "completed": self.completed,
+        }
 
 
 class UdpSink:
@@ -342,6 +522,8 @@ def main() -> None:
     receivers = [TcpReceiver(s) for s in plan.get("tcp_receivers", [])]
     sources = [UdpSource(s) for s in plan.get("udp_sources", [])]
     sinks = [UdpSink(s) for s in plan.get("udp_sinks", [])]
+    background = [BackgroundTcp(s) for s in plan.get("background_tcp", [])]
+    background_sinks = [BackgroundTcpSink(s) for s in plan.get("background_tcp_sinks", [])]
     print(json.dumps({"ready": True}), flush=True)
     line = sys.stdin.readline().split()
     if len(line) != 2 or line[0] != "go":
@@ -350,7 +532,7 @@ def main() -> None:
     stop = threading.Event()
     threads = [
         threading.Thread(target=p.run, args=(t0_ns, duration_s), daemon=True)
-        for p in [*senders, *receivers, *sources, *sinks]
+        for p in [*senders, *receivers, *sources, *sinks, *background, *background_sinks]
     ]
     sample_thread = threading.Thread(
         target=sampler,
@@ -368,6 +550,8 @@ def main() -> None:
         "tcp_receivers": [p.result() for p in receivers],
         "udp_sources": [p.result() for p in sources],
         "udp_sinks": [p.result() for p in sinks],
+        "background_tcp": [p.result() for p in background],
+        "background_tcp_sinks": [p.result() for p in background_sinks],
     }
     sys.stdout.write(json.dumps(out) + "\n")
     sys.stdout.flush()

@@ -75,17 +75,36 @@ def kernel_algorithm(name: str, available: list[str], path: str = "") -> str:
     return kernel
 
 
+def tcp_senders(scenario: dict) -> list[tuple[str, dict]]:
+    """Everything that sends TCP in kernel mode, as (field path, entry with
+    cc, cc_params, tcp, direction): the scenario's flows and, if it has TCP
+    transfers, the background (its transfers send from one namespace with
+    its settings, as a flow does)."""
+    out = [(f"flows[{i}]", f) for i, f in enumerate(scenario["flows"])]
+    b = scenario.get("background")
+    if b and background_transport(b) == "tcp":
+        out.append(("background", {**b, "direction": background_direction(b)}))
+    return out
+
+
+def background_transport(b: dict) -> str:
+    """ "tcp" for web transfers over TCP, else "udp" (on-off sources and web bursts over UDP)."""
+    return "tcp" if b["kind"] == "poisson-web" and b["transport"] == "tcp" else "udp"
+
+
+def background_direction(b: dict) -> str:
+    return b.get("direction") or "down"
+
+
 def check(scenario: dict, available: list[str]) -> None:
     """Refuses what kernel mode cannot run, naming the field."""
     if scenario.get("links"):
         raise KernelModeError(
             "links", "kernel mode emulates the downlink/uplink dumbbell; [[links]] topologies are simulator-only"
         )
-    if scenario.get("background"):
-        raise KernelModeError("background", "background traffic is simulator-only; use [[udp]] sources instead")
-    by_namespace: dict[str, tuple[int, dict]] = {}
-    for i, f in enumerate(scenario["flows"]):
-        p = f"flows[{i}]"
+    senders = tcp_senders(scenario)
+    by_namespace: dict[str, tuple[str, dict]] = {}
+    for p, f in senders:
         kernel_algorithm(f["cc"], available, f"{p}.cc")
         if f["cc"] == "reno" and not f["tcp"]["sack"]:
             raise KernelModeError(
@@ -112,35 +131,35 @@ def check(scenario: dict, available: list[str]) -> None:
             raise KernelModeError(f"{p}.tcp.mss", f"{tcp['mss']} does not fit the 1500-byte MTU (at most {limit})")
         side = "snd" if f["direction"] == "down" else "rcv"
         if side in by_namespace:
-            j, other = by_namespace[side]
+            q, other = by_namespace[side]
             for key in PER_NAMESPACE:
                 if tcp[key] != other[key]:
                     raise KernelModeError(
                         f"{p}.tcp.{key}",
-                        f"{tcp[key]!r} differs from flows[{j}] ({other[key]!r}); the kernel sets it "
+                        f"{tcp[key]!r} differs from {q} ({other[key]!r}); the kernel sets it "
                         "per namespace, so flows in one direction must agree",
                     )
             if fixed_send_buffer(tcp) != fixed_send_buffer(other):
                 raise KernelModeError(
                     f"{p}.tcp.snd_buf",
-                    f"{tcp['snd_buf']!r} where flows[{j}] has {other['snd_buf']!r}: a fixed send buffer needs "
+                    f"{tcp['snd_buf']!r} where {q} has {other['snd_buf']!r}: a fixed send buffer needs "
                     "one-segment skbs, which the kernel sets per device, so flows in one direction must all "
                     'have a fixed buffer or all "auto"',
                 )
         else:
-            by_namespace[side] = (i, tcp)
-    receivers: dict[str, tuple[int, dict]] = {}
-    for i, f in enumerate(scenario["flows"]):
+            by_namespace[side] = (p, tcp)
+    receivers: dict[str, tuple[str, dict]] = {}
+    for p, f in senders:
         side = "rcv" if f["direction"] == "down" else "snd"
         if side in receivers:
-            j, other = receivers[side]
+            q, other = receivers[side]
             for key in ("delayed_ack", "mss", "timestamps"):
                 if f["tcp"][key] != other[key]:
                     raise KernelModeError(
-                        f"flows[{i}].tcp.{key}",
-                        f"differs from flows[{j}]; the receivers' kernel sets it per route (quickack, advmss)",
+                        f"{p}.tcp.{key}",
+                        f"differs from {q}; the receivers' kernel sets it per route (quickack, advmss)",
                     )
-        receivers.setdefault(side, (i, f["tcp"]))
+        receivers.setdefault(side, (p, f["tcp"]))
 
 
 def fixed_send_buffer(tcp: dict | None) -> bool:

@@ -12,6 +12,7 @@ an error, Ctrl-C, SIGTERM) the run's processes and namespaces are removed.
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import shutil
@@ -80,8 +81,18 @@ def plan_flows(scenario: dict, available: list[str]) -> list[dict]:
     return flows
 
 
-def agent_plans(scenario: dict, flows: list[dict]) -> dict[str, dict]:
-    """What each namespace's agent runs: "snd" sends downlink data, "rcv" uplink data."""
+def background_schedule(scenario: dict) -> dict | None:
+    """The simulator's schedule of the scenario's [background] (sim::background_schedule):
+    byte strings "transfers" and "datagrams" of (ns, bytes) u64 pairs and the source's
+    transfer counts; None without a background."""
+    from ccbench import _ccsim
+
+    return _ccsim.background_schedule(json.dumps(scenario))
+
+
+def agent_plans(scenario: dict, flows: list[dict], schedule: dict | None = None) -> dict[str, dict]:
+    """What each namespace's agent runs: "snd" sends downlink data, "rcv" uplink data.
+    `schedule`: the background's (background_schedule), if the scenario has one."""
     addr = {"snd": f"{host.SENDER_NET}.1", "rcv": f"{host.RECEIVER_NET}.1"}
     other = {"snd": "rcv", "rcv": "snd"}
     plans = {
@@ -92,6 +103,8 @@ def agent_plans(scenario: dict, flows: list[dict]) -> dict[str, dict]:
             "tcp_receivers": [],
             "udp_sources": [],
             "udp_sinks": [],
+            "background_tcp": [],
+            "background_tcp_sinks": [],
         }
         for side in addr
     }
@@ -128,7 +141,38 @@ def agent_plans(scenario: dict, flows: list[dict]) -> dict[str, dict]:
             }
         )
         plans[dst]["udp_sinks"].append({**common, "addr": addr[dst]})
+    b = scenario.get("background")
+    if b and schedule is not None:
+        k = len(scenario.get("udp", []))
+        src = "snd" if kernel.background_direction(b) == "down" else "rcv"
+        dst = other[src]
+        if kernel.background_transport(b) == "tcp":
+            port = background_tcp_port(flows)
+            plans[src]["background_tcp"].append(
+                {
+                    "source": k,
+                    "cc": kernel.KERNEL_NAME.get(b["cc"], b["cc"]),  # check() found it in the kernel
+                    "dst": addr[dst],
+                    "port": port,
+                    "snd_buf": kernel.so_sndbuf(b["tcp"]),
+                    "transfers": base64.b64encode(schedule["transfers"]).decode(),
+                }
+            )
+            plans[dst]["background_tcp_sinks"].append(
+                {"source": k, "addr": addr[dst], "port": port, "rcv_buf": kernel.rcv_buf(b["tcp"])}
+            )
+        else:
+            common = {"source": k, "port": UDP_PORT_BASE + k}
+            plans[src]["udp_sources"].append(
+                {**common, "dst": addr[dst], "datagrams": base64.b64encode(schedule["datagrams"]).decode()}
+            )
+            plans[dst]["udp_sinks"].append({**common, "addr": addr[dst]})
     return plans
+
+
+def background_tcp_port(flows: list[dict]) -> int:
+    """The background's TCP transfers connect to the port after the flows' receivers."""
+    return TCP_PORT_BASE + len(flows)
 
 
 class _Line:
@@ -155,11 +199,11 @@ def _send(proc: subprocess.Popen, line: str) -> None:
     proc.stdin.flush()
 
 
-def _setup_namespaces(names: host.Names, scenario: dict, flows: list[dict]) -> list[str]:
+def _setup_namespaces(names: host.Names, scenario: dict) -> list[str]:
     """Creates and configures both namespaces; returns the optional sysctls the kernel refused."""
     sending: dict[str, dict | None] = {"snd": None, "rcv": None}
     receiving: dict[str, dict | None] = {"snd": None, "rcv": None}
-    for f in flows:
+    for _, f in kernel.tcp_senders(scenario):
         src = "snd" if f["direction"] == "down" else "rcv"
         dst = "rcv" if src == "snd" else "snd"
         sending[src] = sending[src] or f["tcp"]
@@ -238,12 +282,14 @@ def emulate(
             "tuns": [names.sender_tun, names.receiver_tun],
             "packets_file": str(packets_file) if packets_file else None,
             "capture_dir": str(capture_dir.resolve()),
-            "receiver_ports": [TCP_PORT_BASE, len(flows)],
+            # The flows' receivers and the background's: the capture tells senders' packets by them.
+            "receiver_ports": [TCP_PORT_BASE, background_tcp_port(flows) + 1 - TCP_PORT_BASE],
         }
         _send(emu, json.dumps(config))
         ready = json.loads(_Line(emu, "the emulator").read(10))
-        skipped = _setup_namespaces(names, normalized, flows)
-        plans = agent_plans(normalized, flows)
+        skipped = _setup_namespaces(names, normalized)
+        schedule = background_schedule(normalized)
+        plans = agent_plans(normalized, flows, schedule)
         agents = {}
         for side, ns in (("snd", names.sender_ns), ("rcv", names.receiver_ns)):
             p = subprocess.Popen(
@@ -267,11 +313,11 @@ def emulate(
         errors = [
             e
             for a in outputs
-            for k in ("tcp_senders", "tcp_receivers", "udp_sources")
+            for k in ("tcp_senders", "tcp_receivers", "udp_sources", "background_tcp")
             for x in a[k]
             if (e := x.get("error"))
         ]
-        raw = tables.build_raw(normalized, flows, outputs, emulator, normalized["duration"])
+        raw = tables.build_raw(normalized, flows, outputs, emulator, normalized["duration"], schedule)
         meta = {
             "mode": "emulate",
             "kernel": os.uname().release,

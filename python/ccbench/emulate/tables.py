@@ -21,11 +21,14 @@ import math
 import numpy as np
 
 from ccbench import run_files as result_files
+from ccbench.emulate import kernel
 from ccbench.run_result import Result
 
 __all__ = ["Result", "build_raw", "result_files", "PACKET_RECORD_DTYPE"]
 
 NAN = float("nan")
+#: IP and UDP headers of a datagram.
+UDP_HEADER_BYTES = 28
 #: One record of the emulator's packet file (crates/ccemu/src/records.rs).
 PACKET_RECORD_DTYPE = np.dtype(
     [
@@ -99,9 +102,17 @@ def _columns(rows: list[dict], names: list[str]) -> dict:
     return {n: np.asarray([r[n] for r in rows]) if rows else np.asarray([]) for n in names}
 
 
-def build_raw(scenario: dict, flows: list[dict], agents: list[dict], emulator: dict, duration_s: float) -> dict:
+def build_raw(
+    scenario: dict,
+    flows: list[dict],
+    agents: list[dict],
+    emulator: dict,
+    duration_s: float,
+    schedule: dict | None = None,
+) -> dict:
     """The raw tables of `Result.from_raw`. `flows`: the plan's flows (flow,
-    group, cc, direction, start_s, stop_s, size); `agents`: both agents' results."""
+    group, cc, direction, start_s, stop_s, size); `agents`: both agents'
+    results; `schedule`: the background's (runner.background_schedule)."""
     senders = {s["flow"]: s for a in agents for s in a["tcp_senders"]}
     receivers = {r["flow"]: r for a in agents for r in a["tcp_receivers"]}
     series_rows, rtt_rows, flow_rows = [], [], []
@@ -162,7 +173,7 @@ def build_raw(scenario: dict, flows: list[dict], agents: list[dict], emulator: d
         "rtt": _columns(rtt_rows, ["t", "flow", "rtt_ms"]),
         "links": _table(emulator["links"]),
         "link_series": _table(emulator["link_series"]),
-        "sources": _sources(scenario, agents, emulator, duration_s),
+        "sources": _sources(scenario, agents, duration_s, schedule),
         "source_series": {},
         "events": sum(emulator["links"]["arrivals"]),
         "duration_s": duration_s,
@@ -182,38 +193,36 @@ def _table(columns: dict) -> dict:
     }
 
 
-def _sources(scenario: dict, agents: list[dict], emulator: dict, duration_s: float) -> dict:
+def _sources(scenario: dict, agents: list[dict], duration_s: float, schedule: dict | None) -> dict:
+    """The `sources` table: the [[udp]] sources, then the background, with the
+    simulator's columns (queue drops are not told apart per source: NaN) and
+    the UDP datagrams' one-way delays."""
     sent = {s["source"]: s for a in agents for s in a["udp_sources"]}
     got = {s["source"]: s for a in agents for s in a["udp_sinks"]}
     rows = []
     for i, u in enumerate(scenario.get("udp", [])):
-        s, r = sent.get(i, {}), got.get(i, {})
-        n_sent, n_got = s.get("sent", 0), r.get("received", 0)
-        size = u["packet_size"]
         stop = min(u["stop"] if u.get("stop") is not None else duration_s, duration_s)
-        delays = np.asarray(r.get("delays_ms", []), float)
+        row = _udp_row(sent.get(i, {}), got.get(i, {}), (u["start"], stop))
+        rows.append({"source": i, "kind": "udp", "transport": "udp", "direction": u["direction"], **row})
+        rows[-1].update(transfers_started=1, transfers_completed=0)
+    b = scenario.get("background")
+    if b and schedule is not None:
+        k = len(rows)
+        stop = min(b["stop"] if b.get("stop") is not None else duration_s, duration_s)
+        period = (min(b["start"], duration_s), stop)
+        transport = kernel.background_transport(b)
+        if transport == "tcp":
+            snd = next((x for a in agents for x in a["background_tcp"]), {})
+            rcv = next((x for a in agents for x in a["background_tcp_sinks"]), {})
+            row = _background_tcp_row(b, snd, rcv, period)
+        else:
+            row = _udp_row(sent.get(k, {}), got.get(k, {}), period)
+            # The source's own count of web bursts or on periods, as the simulator's.
+            row.update(
+                transfers_started=schedule["transfers_started"], transfers_completed=schedule["transfers_finished"]
+            )
         rows.append(
-            {
-                "source": i,
-                "kind": "udp",
-                "transport": "udp",
-                "direction": u["direction"],
-                "start_s": u["start"],
-                "stop_s": stop,
-                "packets_sent": n_sent,
-                "wire_bytes_sent": n_sent * size,
-                "bytes_sent": n_sent * (size - 28),
-                "packets_delivered": n_got,
-                "bytes_delivered": n_got * (size - 28),
-                "packets_lost": max(0, n_sent - n_got),
-                "queue_drops": NAN,
-                "transfers_started": 1,
-                "transfers_completed": 0,
-                "delivered_bps": n_got * (size - 28) * 8 / (stop - u["start"]) if stop > u["start"] else NAN,
-                "owd_mean_ms": float(delays.mean()) if delays.size else NAN,
-                "owd_p50_ms": float(np.percentile(delays, 50)) if delays.size else NAN,
-                "owd_p99_ms": float(np.percentile(delays, 99)) if delays.size else NAN,
-            }
+            {"source": k, "kind": b["kind"], "transport": transport, "direction": kernel.background_direction(b), **row}
         )
     if not rows:
         return {}
@@ -221,6 +230,62 @@ def _sources(scenario: dict, agents: list[dict], emulator: dict, duration_s: flo
     for c in ("kind", "transport", "direction"):
         cols[c] = [r[c] for r in rows]
     return cols
+
+
+def _delivered_bps(payload_bytes: float, period: tuple[float, float]) -> float:
+    start, stop = period
+    return payload_bytes * 8 / (stop - start) if stop > start else NAN
+
+
+def _udp_row(source: dict, sink: dict, period: tuple[float, float]) -> dict:
+    """A UDP source's counters: what its agent sent and its sink received."""
+    n_sent, n_got = source.get("sent", 0), sink.get("received", 0)
+    wire_sent, wire_got = source.get("wire_bytes", 0), sink.get("wire_bytes", 0)
+    delays = np.asarray(sink.get("delays_ms", []), float)
+    return {
+        "start_s": period[0],
+        "stop_s": period[1],
+        "packets_sent": n_sent,
+        "wire_bytes_sent": wire_sent,
+        "bytes_sent": wire_sent - n_sent * UDP_HEADER_BYTES,
+        "packets_delivered": n_got,
+        "bytes_delivered": wire_got - n_got * UDP_HEADER_BYTES,
+        "packets_lost": max(0, n_sent - n_got),
+        "queue_drops": NAN,
+        "transfers_started": 0,
+        "transfers_completed": 0,
+        "delivered_bps": _delivered_bps(wire_got - n_got * UDP_HEADER_BYTES, period),
+        "owd_mean_ms": float(delays.mean()) if delays.size else NAN,
+        "owd_p50_ms": float(np.percentile(delays, 50)) if delays.size else NAN,
+        "owd_p99_ms": float(np.percentile(delays, 99)) if delays.size else NAN,
+    }
+
+
+def _background_tcp_row(b: dict, sender: dict, sink: dict, period: tuple[float, float]) -> dict:
+    """The background's TCP transfers summed, as the simulator counts them:
+    data segments sent (their wire bytes: payload and the IP, TCP and
+    timestamp option headers) and received, payload sent (retransmissions
+    included) and delivered in order, transfers begun and read to their end."""
+    segments, payload = sender.get("data_segs_out", 0), sender.get("bytes_sent", 0)
+    header = 40 + (12 if b["tcp"]["timestamps"] else 0)
+    delivered = sink.get("received", 0)
+    return {
+        "start_s": period[0],
+        "stop_s": period[1],
+        "packets_sent": segments,
+        "wire_bytes_sent": payload + segments * header,
+        "bytes_sent": payload,
+        "packets_delivered": sink.get("data_segs_in", 0),
+        "bytes_delivered": delivered,
+        "packets_lost": max(0, segments - sink.get("data_segs_in", 0)),
+        "queue_drops": NAN,
+        "transfers_started": sender.get("started", 0),
+        "transfers_completed": sink.get("completed", 0),
+        "delivered_bps": _delivered_bps(delivered, period),
+        "owd_mean_ms": NAN,
+        "owd_p50_ms": NAN,
+        "owd_p99_ms": NAN,
+    }
 
 
 def to_result(raw: dict, scenario: dict, version: str, extra_meta: dict) -> Result:
