@@ -16,7 +16,8 @@ algorithms: NewReno is Linux's reno; this kernel may lack vegas, westwood):
              calibration's uplink has a fixed receive buffer instead: this row checks the
              fixed send buffer's mapping to the kernel)
   hsdpa      reno, one flow, downlink and uplink
-  lte        lte-good (VAMK) without the cell load, cubic and reno, download and upload
+  lte        lte-good (VAMK) without the cell load, cubic and reno, download and upload;
+             cubic download with the evening's load
   wan        wan-100ms, reno / cubic / vegas, default buffers
   wan-jitter wan-100ms-jitter, reno / cubic / vegas
   wan-nosack wan-100ms-jitter with SACK off, newreno (the kernel's reno) / cubic
@@ -110,8 +111,8 @@ def conditions(scale: float) -> list[Condition]:
         Condition("hsdpa", "reno, downlink", _scenario("hsdpa down", "hsdpa", "reno", "down", d(60)), GOODPUT_KBPS),
         Condition("hsdpa", "reno, uplink", _scenario("hsdpa up", "hsdpa", "reno", "up", d(60)), GOODPUT_KBPS),
     ]
-    # Without the cell load of other users (simulator-only background traffic, 2% of the
-    # downlink in the early morning): both sides run the same path.
+    # Without the cell load of other users, and with the evening's (6% of the downlink as
+    # web transfers over TCP: the kernel runs the simulator's schedule of them).
     lte = "lte-good"
     for cc in ("cubic", "reno"):
         out.append(
@@ -122,6 +123,14 @@ def conditions(scale: float) -> list[Condition]:
         out.append(
             Condition("lte", f"{cc}, VAMK, no load, upload", _scenario("lte up", lte, cc, "up", d(30), size="21.46MB"))
         )
+    evening = {"name": lte, "load": "evening"}
+    out.append(
+        Condition(
+            "lte",
+            "cubic, VAMK, evening load, download",
+            _scenario("lte down evening", evening, "cubic", "down", d(60), size="293MB"),
+        )
+    )
     for group, profile in (("wan", "wan-100ms"), ("wan-jitter", "wan-100ms-jitter")):
         for cc in ("reno", "cubic", "vegas"):
             out.append(Condition(group, f"{cc}, 100 ms, default buffers", _scenario(group, profile, cc, "down", d(60))))
