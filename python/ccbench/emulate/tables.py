@@ -22,13 +22,12 @@ import numpy as np
 
 from ccbench import run_files as result_files
 from ccbench.emulate import kernel
+from ccbench.emulate.agent import UDP_HEADER_BYTES
 from ccbench.run_result import Result
 
 __all__ = ["Result", "build_raw", "result_files", "PACKET_RECORD_DTYPE"]
 
 NAN = float("nan")
-#: IP and UDP headers of a datagram.
-UDP_HEADER_BYTES = 28
 #: One record of the emulator's packet file (crates/ccemu/src/records.rs).
 PACKET_RECORD_DTYPE = np.dtype(
     [
