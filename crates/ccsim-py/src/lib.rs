@@ -124,17 +124,13 @@ fn run<'py>(
 fn background_schedule<'py>(py: Python<'py>, json: &str) -> PyResult<Option<Bound<'py, PyDict>>> {
     let s = Scenario::from_json(json).map_err(scenario_error)?;
     let Some(schedule) = py.allow_threads(|| ccsim::sim::background_schedule(&s)) else { return Ok(None) };
-    let packed = |pairs: &mut dyn Iterator<Item = (u64, u64)>| {
-        let mut out = Vec::new();
-        for (a, b) in pairs {
-            out.extend_from_slice(&a.to_le_bytes());
-            out.extend_from_slice(&b.to_le_bytes());
-        }
-        out
+    let packed = |pairs: Vec<(u64, u64)>| -> Vec<u8> {
+        pairs.into_iter().flat_map(|(a, b)| a.to_le_bytes().into_iter().chain(b.to_le_bytes())).collect()
     };
+    let datagrams = schedule.datagrams.iter().map(|&(t, b)| (t, b as u64)).collect();
     let d = PyDict::new(py);
-    d.set_item("transfers", PyBytes::new(py, &packed(&mut schedule.transfers.iter().copied())))?;
-    d.set_item("datagrams", PyBytes::new(py, &packed(&mut schedule.datagrams.iter().map(|&(t, b)| (t, b as u64)))))?;
+    d.set_item("transfers", PyBytes::new(py, &packed(schedule.transfers)))?;
+    d.set_item("datagrams", PyBytes::new(py, &packed(datagrams)))?;
     d.set_item("transfers_started", schedule.transfers_started)?;
     d.set_item("transfers_finished", schedule.transfers_finished)?;
     Ok(Some(d))
@@ -252,6 +248,13 @@ fn payload_share(mss_bytes: u32, timestamps: bool) -> f64 {
     ccsim::net::packet::payload_share(mss_bytes, timestamps)
 }
 
+/// Bytes of IP and TCP headers on a data segment (with the timestamp option
+/// if `timestamps`), as the core sizes packets.
+#[pyfunction]
+fn data_header_bytes(timestamps: bool) -> u32 {
+    ccsim::net::packet::tcp_header_bytes(timestamps, 0)
+}
+
 /// A duration as scenario files write it ("50ms", "2min", "1.5") in seconds,
 /// read by the core's parser (units.rs); raises ValueError.
 #[pyfunction]
@@ -280,6 +283,7 @@ fn _ccsim(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(parse_mahimahi_trace, m)?)?;
     m.add_function(wrap_pyfunction!(trace_mean_rate_bps, m)?)?;
     m.add_function(wrap_pyfunction!(payload_share, m)?)?;
+    m.add_function(wrap_pyfunction!(data_header_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(did_you_mean, m)?)?;
     m.add_function(wrap_pyfunction!(duration_seconds, m)?)?;
     m.add("MAHIMAHI_BYTES_PER_OPPORTUNITY", MAHIMAHI_BYTES_PER_OPPORTUNITY)?;

@@ -329,7 +329,6 @@ class BackgroundTcp:
     def __init__(self, spec: dict):
         self.spec = spec
         self.started = 0
-        self.failed = 0
         self.totals = {"bytes_sent": 0, "data_segs_out": 0, "total_retrans": 0}
         self.error: str | None = None
 
@@ -359,8 +358,8 @@ class BackgroundTcp:
                     _, size = pending.pop()
                     sel.register(self.open(), selectors.EVENT_WRITE, [size, False])
                     self.started += 1
-                wait = min(pending[-1][0] if pending else duration_s, duration_s) - now
-                for key, _ in sel.select(timeout=min(max(wait, 0.0), 0.05)):
+                next_start = pending[-1][0] if pending else duration_s
+                for key, _ in sel.select(timeout=min(max(next_start - now, 0.0), 0.05)):
                     sock, state = key.fileobj, key.data  # [bytes left to send, FIN sent]
                     try:
                         if not state[1]:
@@ -376,7 +375,6 @@ class BackgroundTcp:
                     except (BlockingIOError, InterruptedError):
                         pass
                     except OSError:  # refused or reset: the transfer is over
-                        self.failed += 1
                         self.close(sel, sock)
         except OSError as e:
             self.error = f"background: {e}"
@@ -388,7 +386,6 @@ class BackgroundTcp:
         return {
             "source": self.spec["source"],
             "started": self.started,
-            "failed": self.failed,
             **self.totals,
             "error": self.error,
         }

@@ -83,17 +83,13 @@ def tcp_senders(scenario: dict) -> list[tuple[str, dict]]:
     out = [(f"flows[{i}]", f) for i, f in enumerate(scenario["flows"])]
     b = scenario.get("background")
     if b and background_transport(b) == "tcp":
-        out.append(("background", {**b, "direction": background_direction(b)}))
+        out.append(("background", b))
     return out
 
 
 def background_transport(b: dict) -> str:
     """ "tcp" for web transfers over TCP, else "udp" (on-off sources and web bursts over UDP)."""
     return "tcp" if b["kind"] == "poisson-web" and b["transport"] == "tcp" else "udp"
-
-
-def background_direction(b: dict) -> str:
-    return b.get("direction") or "down"
 
 
 def check(scenario: dict, available: list[str]) -> None:

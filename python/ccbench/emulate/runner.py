@@ -144,7 +144,7 @@ def agent_plans(scenario: dict, flows: list[dict], schedule: dict | None = None)
     b = scenario.get("background")
     if b and schedule is not None:
         k = len(scenario.get("udp", []))
-        src = "snd" if kernel.background_direction(b) == "down" else "rcv"
+        src = "snd" if b["direction"] == "down" else "rcv"
         dst = other[src]
         if kernel.background_transport(b) == "tcp":
             port = background_tcp_port(flows)
@@ -282,8 +282,9 @@ def emulate(
             "tuns": [names.sender_tun, names.receiver_tun],
             "packets_file": str(packets_file) if packets_file else None,
             "capture_dir": str(capture_dir.resolve()),
-            # The flows' receivers and the background's: the capture tells senders' packets by them.
-            "receiver_ports": [TCP_PORT_BASE, background_tcp_port(flows) + 1 - TCP_PORT_BASE],
+            # The flows' receivers and the background's (the next port): the capture
+            # tells senders' packets by them.
+            "receiver_ports": [TCP_PORT_BASE, len(flows) + 1],
         }
         _send(emu, json.dumps(config))
         ready = json.loads(_Line(emu, "the emulator").read(10))

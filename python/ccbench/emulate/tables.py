@@ -20,6 +20,7 @@ import math
 
 import numpy as np
 
+from ccbench import _ccsim
 from ccbench import run_files as result_files
 from ccbench.emulate import kernel
 from ccbench.emulate.agent import UDP_HEADER_BYTES
@@ -200,29 +201,21 @@ def _sources(scenario: dict, agents: list[dict], duration_s: float, schedule: di
     got = {s["source"]: s for a in agents for s in a["udp_sinks"]}
     rows = []
     for i, u in enumerate(scenario.get("udp", [])):
-        stop = min(u["stop"] if u.get("stop") is not None else duration_s, duration_s)
-        row = _udp_row(sent.get(i, {}), got.get(i, {}), (u["start"], stop))
+        row = _udp_row(sent.get(i, {}), got.get(i, {}), _period(u, duration_s), transfers=(1, 0))
         rows.append({"source": i, "kind": "udp", "transport": "udp", "direction": u["direction"], **row})
-        rows[-1].update(transfers_started=1, transfers_completed=0)
     b = scenario.get("background")
     if b and schedule is not None:
         k = len(rows)
-        stop = min(b["stop"] if b.get("stop") is not None else duration_s, duration_s)
-        period = (min(b["start"], duration_s), stop)
         transport = kernel.background_transport(b)
         if transport == "tcp":
             snd = next((x for a in agents for x in a["background_tcp"]), {})
             rcv = next((x for a in agents for x in a["background_tcp_sinks"]), {})
-            row = _background_tcp_row(b, snd, rcv, period)
+            row = _background_tcp_row(b, snd, rcv, _period(b, duration_s))
         else:
-            row = _udp_row(sent.get(k, {}), got.get(k, {}), period)
             # The source's own count of web bursts or on periods, as the simulator's.
-            row.update(
-                transfers_started=schedule["transfers_started"], transfers_completed=schedule["transfers_finished"]
-            )
-        rows.append(
-            {"source": k, "kind": b["kind"], "transport": transport, "direction": kernel.background_direction(b), **row}
-        )
+            transfers = (schedule["transfers_started"], schedule["transfers_finished"])
+            row = _udp_row(sent.get(k, {}), got.get(k, {}), _period(b, duration_s), transfers)
+        rows.append({"source": k, "kind": b["kind"], "transport": transport, "direction": b["direction"], **row})
     if not rows:
         return {}
     cols = _columns(rows, list(rows[0]))
@@ -231,13 +224,20 @@ def _sources(scenario: dict, agents: list[dict], duration_s: float, schedule: di
     return cols
 
 
+def _period(source: dict, duration_s: float) -> tuple[float, float]:
+    """A source's [start, stop) within the run, as the simulator's sources table has it."""
+    stop = source["stop"] if source.get("stop") is not None else duration_s
+    return min(source["start"], duration_s), min(stop, duration_s)
+
+
 def _delivered_bps(payload_bytes: float, period: tuple[float, float]) -> float:
     start, stop = period
     return payload_bytes * 8 / (stop - start) if stop > start else NAN
 
 
-def _udp_row(source: dict, sink: dict, period: tuple[float, float]) -> dict:
-    """A UDP source's counters: what its agent sent and its sink received."""
+def _udp_row(source: dict, sink: dict, period: tuple[float, float], transfers: tuple[int, int]) -> dict:
+    """A UDP source's counters: what its agent sent and its sink received;
+    `transfers`: begun and finished, as the source counts them."""
     n_sent, n_got = source.get("sent", 0), sink.get("received", 0)
     wire_sent, wire_got = source.get("wire_bytes", 0), sink.get("wire_bytes", 0)
     delays = np.asarray(sink.get("delays_ms", []), float)
@@ -251,8 +251,8 @@ def _udp_row(source: dict, sink: dict, period: tuple[float, float]) -> dict:
         "bytes_delivered": wire_got - n_got * UDP_HEADER_BYTES,
         "packets_lost": max(0, n_sent - n_got),
         "queue_drops": NAN,
-        "transfers_started": 0,
-        "transfers_completed": 0,
+        "transfers_started": transfers[0],
+        "transfers_completed": transfers[1],
         "delivered_bps": _delivered_bps(wire_got - n_got * UDP_HEADER_BYTES, period),
         "owd_mean_ms": float(delays.mean()) if delays.size else NAN,
         "owd_p50_ms": float(np.percentile(delays, 50)) if delays.size else NAN,
@@ -266,7 +266,7 @@ def _background_tcp_row(b: dict, sender: dict, sink: dict, period: tuple[float, 
     timestamp option headers) and received, payload sent (retransmissions
     included) and delivered in order, transfers begun and read to their end."""
     segments, payload = sender.get("data_segs_out", 0), sender.get("bytes_sent", 0)
-    header = 40 + (12 if b["tcp"]["timestamps"] else 0)
+    header = _ccsim.data_header_bytes(b["tcp"]["timestamps"])
     delivered = sink.get("received", 0)
     return {
         "start_s": period[0],

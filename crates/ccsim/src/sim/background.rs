@@ -105,7 +105,8 @@ mod tests {
                 "size": {"dist": "fixed", "mean": "3000B"}}"#,
         );
         let schedule = background_schedule(&s).unwrap();
-        // Every burst ends before the run does. 3000 bytes of payload: 1472 + 1472 + 56 in datagrams of 1500, 1500 and 84 bytes.
+        // Every burst ends before the run does. 3000 bytes of payload:
+        // 1472 + 1472 + 56 in datagrams of 1500, 1500 and 84 bytes.
         assert_eq!(schedule.datagrams.iter().filter(|d| d.1 == 84).count() * 3, schedule.datagrams.len());
         let mut none = s.clone();
         none.background = None;
