@@ -256,6 +256,27 @@ def test_a_second_run_into_the_same_directory_is_refused_without_force(tmp_path,
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".out.")] == [".out.lock"]
 
 
+def test_force_replaces_only_a_run_directory_never_the_scenario_beside_it(tmp_path, runner):
+    project = tmp_path / "project"
+    project.mkdir()
+    scenario = write(project, SMALL)
+    (project / "notes.txt").write_text("precious")
+    line = one_error_line(invoke(runner, "run", scenario, "--out", project, "--no-plots", "--force"))
+    assert "holds other files" in line and "only a run's directory" in line
+    assert sorted(p.name for p in project.iterdir()) == ["notes.txt", "s.toml"]
+
+
+def test_the_current_directory_is_refused_as_output_and_left_as_it_was(tmp_path, runner, monkeypatch):
+    scenario = write(tmp_path, SMALL)
+    inner = tmp_path / "inner"
+    inner.mkdir()
+    monkeypatch.chdir(inner)
+    for out, force in ((".", []), (".", ["--force"]), ("..", ["--force"]), (inner, [])):
+        line = one_error_line(invoke(runner, "run", scenario, "--out", out, "--no-plots", *force))
+        assert "current directory" in line
+    assert list(inner.iterdir()) == [] and sorted(p.name for p in tmp_path.iterdir()) == ["inner", "s.toml"]
+
+
 def test_output_paths_that_cannot_be_used_are_clean_errors(tmp_path, runner):
     scenario = write(tmp_path, SMALL)
     afile = tmp_path / "afile"

@@ -231,7 +231,7 @@ def run(
         help=f"Goodput and link rates in the plots: mean over windows this long (default {DEFAULT_PLOT_WINDOW}).",
     ),
     plot_format: str | None = typer.Option(None, help="Plot files: png (default), svg (vector, for papers), png,svg."),
-    force: bool = typer.Option(False, help="Replace an output directory that is not empty."),
+    force: bool = typer.Option(False, help="Replace an output directory that holds an earlier run's results."),
     allow_large: bool = typer.Option(False, help=ALLOW_LARGE_HELP),
     as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON (keys in the README)."),
 ):

@@ -1,7 +1,9 @@
 """The output directory of `ccbench run`: never mixed, never half-written.
 
-A directory that is not empty (another run's results, or anything else) is
-refused unless `force`; while a run writes, a lock (`.NAME.lock` beside the
+A directory that is not empty is refused; `force` replaces one that holds
+another run's results (its meta.json), never a directory of other files (the
+scenario itself may be in it) nor the current directory or one holding it;
+while a run writes, a lock (`.NAME.lock` beside the
 directory, flock) refuses a second run into the same directory; everything
 (tables, plots, the packet capture) is written into a temporary sibling
 (`.NAME.*.partial`) that is renamed into place only when complete, so a run
@@ -38,13 +40,20 @@ def staged(out: str | Path, force: bool = False) -> Iterator[Path]:
     """Yields a temporary directory to write a run into; on success it
     replaces `out` (created with its parents if needed). Raises
     OutputDirectoryError before anything is written if `out` cannot be used."""
-    out = Path(out)
     name = shown(str(out))
     try:
+        out = Path(out).resolve()
         if out.exists() and not out.is_dir():
             raise OutputDirectoryError(f"{name} exists and is not a directory")
-        if out.is_dir() and any(out.iterdir()) and not force:
-            raise OutputDirectoryError(f"{name} is not empty (it holds {_describe(out)}); --force replaces it")
+        if out == Path.cwd() or out in Path.cwd().parents:
+            raise OutputDirectoryError(f"{name} is the current directory or holds it; choose another directory")
+        if out.is_dir() and any(out.iterdir()):
+            if not force:
+                raise OutputDirectoryError(f"{name} is not empty (it holds {_describe(out)}); --force replaces it")
+            if _describe(out) != "another run":
+                raise OutputDirectoryError(
+                    f"{name} holds other files, not a run's results; --force replaces only a run's directory"
+                )
         out.parent.mkdir(parents=True, exist_ok=True)
         lock = os.open(out.parent / f".{out.name}.lock", os.O_CREAT | os.O_RDWR, 0o644)
     except OSError as e:
