@@ -4,6 +4,7 @@ under the run's output directory; trace files are read safely."""
 
 from __future__ import annotations
 
+import json
 import os
 import textwrap
 
@@ -326,6 +327,20 @@ def test_compare_arguments_are_checked_before_anything_runs(tmp_path, runner, ar
     for w in words:
         assert w in line, line
     assert not out.exists()
+
+
+def test_seeds_beyond_int64_are_refused_before_running_and_the_largest_is_saved(tmp_path, runner):
+    big = 2**63
+    line = one_error_line(invoke(runner, "run", write(tmp_path, SMALL), "--seed", big, "--out", tmp_path / "a"))
+    assert "--seed" in line and str(big - 1) in line
+    in_file = write(tmp_path, f"seed = {2**64 - 1}\n" + SMALL, "big.toml")
+    for args in (["validate", in_file], ["run", in_file, "--out", tmp_path / "a"]):
+        line = one_error_line(invoke(runner, *args))
+        assert "big.toml: seed: " in line and str(2**64 - 1) in line and str(big - 1) in line
+    assert not (tmp_path / "a").exists()
+    result = invoke(runner, "run", write(tmp_path, SMALL), "--seed", big - 1, "--out", tmp_path / "b", "--no-plots")
+    assert result.exit_code == 0, result.output
+    assert json.loads((tmp_path / "b" / "meta.json").read_text())["seed"] == big - 1
 
 
 def test_run_refuses_a_negative_seed(tmp_path, runner):

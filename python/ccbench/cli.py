@@ -82,9 +82,9 @@ def _load_or_exit(path: Path, seed: int | None = None, allow_large: bool = False
         raise typer.Exit(EXIT_BAD_SCENARIO) from None
 
 
-#: Seeds are unsigned 64-bit integers in the core; a campaign seed is hashed
-#: through canonical JSON, so it stays an integer JSON readers keep exactly.
-MAX_SEED = 2**64 - 1
+#: The core's largest seed (saved tables keep seeds as int64); a campaign seed
+#: is hashed through canonical JSON, so it stays an integer JSON readers keep exactly.
+MAX_SEED = _ccsim.MAX_SEED
 MAX_CAMPAIGN_SEED = 2**53 - 1
 #: Repetitions of `compare`: each is a full set of runs (the task list is built in memory).
 MAX_REPS = 1000

@@ -290,6 +290,7 @@ fn _ccsim(m: &Bound<'_, PyModule>) -> PyResult<()> {
     // The series' default interval (record::series::default_interval_ns), for what a run prints.
     m.add("DEFAULT_SERIES_INTERVAL_S", ccsim::record::series::DEFAULT_INTERVAL_NS as f64 / 1e9)?;
     m.add("DEFAULT_SERIES_FLOW_SAMPLES", ccsim::record::series::DEFAULT_FLOW_SAMPLES)?;
+    m.add("MAX_SEED", ccsim::scenario::MAX_SEED)?;
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add("TraceError", m.py().get_type::<TraceError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

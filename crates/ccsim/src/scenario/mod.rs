@@ -25,6 +25,10 @@ use error::{clean_serde_message, err};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+/// The largest seed: saved tables keep seeds as signed 64-bit integers,
+/// which every Parquet reader takes.
+pub const MAX_SEED: u64 = i64::MAX as u64;
+
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Scenario {
@@ -33,7 +37,7 @@ pub struct Scenario {
     pub name: String,
     /// Simulated time of the run.
     pub duration: Duration,
-    /// Seed of every random stream of the run.
+    /// Seed of every random stream of the run: 0 to 2^63 - 1 (MAX_SEED).
     #[serde(default = "default_seed")]
     pub seed: u64,
     /// The dumbbell shorthand: the link that carries the data of downlink
@@ -139,6 +143,15 @@ impl Scenario {
 
     /// Checks every value; the first problem found is returned.
     pub fn validate(&self) -> Result<(), ScenarioError> {
+        if self.seed > MAX_SEED {
+            return err(
+                "seed",
+                format!(
+                    "{} is not allowed; an integer from 0 to {MAX_SEED} (saved tables keep it as int64)",
+                    self.seed
+                ),
+            );
+        }
         if self.duration.ns() == 0 {
             return err("duration", "must be longer than zero");
         }
@@ -236,6 +249,15 @@ mod tests {
         let e = Scenario::from_json(bad).unwrap_err();
         assert_eq!(e.path, "duration");
         assert!(e.message.contains("\"ten\""), "{e}");
+
+        let bad = r#"{"seed": 9223372036854775808, "duration": 1, "downlink": {"rate": 5}, "flows": [{"cc": "reno"}]}"#;
+        let e = Scenario::from_json(bad).unwrap_err();
+        assert_eq!(e.path, "seed");
+        assert!(
+            e.message.contains("9223372036854775808 is not allowed") && e.message.contains(" to 9223372036854775807")
+        );
+        let largest = bad.replace("9223372036854775808", "9223372036854775807");
+        assert_eq!(Scenario::from_json(&largest).unwrap().seed, MAX_SEED);
     }
 
     fn with_rtt_samples(value: &str) -> Result<Scenario, ScenarioError> {
