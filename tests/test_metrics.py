@@ -56,7 +56,15 @@ def test_jain_index():
 def test_payload_share_and_utilization():
     assert metrics.payload_share(1448, True) == 1448 / 1500
     assert metrics.payload_share(1460, False) == 1460 / 1500
-    assert metrics.utilization([3e6, 4.5e6], 10e6) == 0.75
+    assert metrics.utilization(7.5e6, 10e6) == 0.75
+    assert math.isnan(metrics.utilization(1e6, 0.0))
+
+
+def test_a_links_goodput_counts_the_time_its_flows_had_it_together():
+    assert metrics.link_goodput_bps([0.0, 0.0], [2.0, 2.0], [1000, 3000]) == 16_000.0  # the sum of goodputs
+    assert metrics.link_goodput_bps([0.0, 5.0], [10.0, 5.0], [10_000, 5_000]) == 12_000.0  # 10 s, not 15
+    assert metrics.link_goodput_bps([0.0, 0.0], [1.0, 4.0], [1000, 1000]) == 4_000.0  # transfers done at 1 and 4 s
+    assert metrics.link_goodput_bps([], [], []) == 0.0
 
 
 def test_interval_rates_and_windows():

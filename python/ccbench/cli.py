@@ -212,8 +212,9 @@ def result_warnings(r) -> list[str]:
     for _, link in r.links.iterrows():
         if link["utilization"] > 1.0 + 1e-9:
             out.append(
-                f"link {link['link']}: utilization {link['utilization']:.2f} is above 1: its capacity "
-                "(a trace's mean over its period, or a rate process) underestimates what it carried in this run"
+                f"link {link['link']}: utilization {link['utilization']:.2f} is above 1: its payload capacity "
+                "(its mean rate, from a trace's period or a rate process, times the flows' mean payload share) "
+                "underestimates what it carried in this run"
             )
     return out
 
@@ -291,7 +292,7 @@ def run(
         if link["goodput_bps"] > 0:
             console.print(
                 escape(
-                    f"{link['link']}: utilization {100 * link['utilization']:.1f}% (sum of goodputs over "
+                    f"{link['link']}: utilization {100 * link['utilization']:.1f}% (its flows' goodput over "
                     f"{link['capacity_bps'] / 1e6:.2f} Mbit/s payload capacity; "
                     f"{100 * link['nominal_utilization']:.1f}% of the "
                     f"{link['rate_bps'] / 1e6:.3g} Mbit/s nominal rate), "
@@ -303,11 +304,6 @@ def run(
 
     for note in flow_notes(r.flows, normalized):
         console.print(f"note: {escape(note)}", soft_wrap=True, highlight=False)
-    if r.flows["active_s"].nunique() > 1:
-        console.print(
-            "note: the flows were active for different times, so the sum of their goodputs "
-            "overstates the share of the link they used together."
-        )
     if len(r.flows) > 1:
         console.print(f"Jain's fairness index: {r.jain_index():.3f}")
     interval_s = float(normalized["record"]["interval"])

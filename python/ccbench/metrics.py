@@ -24,8 +24,11 @@ Definitions:
   floor(q (n - 1)) in sorted order (numpy's method="lower"; the core's come
   within 1% of it from a streaming sketch);
 - Jain's fairness index: (sum x)^2 / (N * sum x^2);
-- channel utilization: sum of goodputs / payload capacity of the link (and,
-  as the studies report it, sum of goodputs / the nominal link rate);
+- a link's goodput: the unique payload bytes its flows delivered, over the
+  time from the first one's start to the last one's end of activity (flows
+  active together: the sum of their goodputs, the studies' definition);
+- channel utilization: a link's goodput / its payload capacity (and, as the
+  studies report it, / the nominal link rate);
 - mean rate in a window [a, b) from cumulative byte counters; recovery ratio =
   rate(after) / rate(before).
 """
@@ -135,10 +138,19 @@ def payload_share(mss_bytes: int, timestamps: bool) -> float:
     return _ccsim.payload_share(mss_bytes, timestamps)
 
 
-def utilization(goodputs_bps, capacity_bps: float) -> float:
-    """Channel utilization: the sum of the flows' goodputs over the capacity."""
-    g = np.asarray(goodputs_bps, dtype=float)
-    return float(np.nansum(g) / capacity_bps) if capacity_bps > 0 else float("nan")
+def link_goodput_bps(start_s, active_s, delivered_bytes) -> float:
+    """A link's goodput from its flows' start, active time and delivered
+    bytes (the core's record::summary::link_goodput_bps); 0 without flows."""
+    start = np.asarray(start_s, dtype=float)
+    if not len(start):
+        return 0.0
+    span = float(np.max(start + np.asarray(active_s, dtype=float)) - np.min(start))
+    return float(rate_bps(sum(int(b) for b in delivered_bytes), span))
+
+
+def utilization(goodput_bps: float, capacity_bps: float) -> float:
+    """Channel utilization: a link's goodput over its capacity."""
+    return float(goodput_bps / capacity_bps) if capacity_bps > 0 else float("nan")
 
 
 def interval_rates(t, counter_bytes):

@@ -243,24 +243,24 @@ def _crossing(flows: pd.DataFrame, link: str) -> np.ndarray:
 
 def link_metrics(links, flows: pd.DataFrame, scenario: dict) -> dict:
     """Per link (`links`: a DataFrame or dict of columns with `link` and
-    `rate_bps`): payload capacity, the sum of the goodputs of the flows whose
-    data crosses it, the channel utilization (sum of goodputs / payload
-    capacity) and `nominal_utilization` (sum of goodputs / the link's nominal
-    `rate_bps`, headers counted as overhead: the measurement studies'
-    definition, e.g. 56.44 of 64 kbit/s = 88.2%). Note: flows active for
-    different times make the sum of goodputs overstate the share they used
-    together (the SPEC's definition presumes equal active times). The
-    simulator core computes these itself (link_summary keeps its columns);
-    they are computed here for a links table without them (the kernel
-    emulator's)."""
+    `rate_bps`): payload capacity, the goodput of the flows whose data crosses
+    it (metrics.link_goodput_bps), the channel utilization (that goodput /
+    payload capacity) and `nominal_utilization` (that goodput / the link's
+    nominal `rate_bps`, headers counted as overhead: the measurement studies'
+    definition, e.g. 56.44 of 64 kbit/s = 88.2%). The simulator core computes
+    these itself (link_summary keeps its columns); they are computed here for
+    a links table without them (the kernel emulator's)."""
     caps = link_capacity_bps(links, flows, scenario)
-    goodput = np.array([float(flows.loc[_crossing(flows, n), "goodput_bps"].sum()) for n in links["link"]])
+    goodput = []
+    for name in links["link"]:
+        crossing = flows.loc[_crossing(flows, name)]
+        goodput.append(metrics.link_goodput_bps(crossing["start_s"], crossing["active_s"], crossing["delivered_bytes"]))
     nominal = np.asarray(links["rate_bps"], dtype=float)
     return {
         "capacity_bps": caps,
-        "goodput_bps": goodput,
-        "utilization": np.array([metrics.utilization([g], c) for g, c in zip(goodput, caps)], dtype=float),
-        "nominal_utilization": np.array([metrics.utilization([g], c) for g, c in zip(goodput, nominal)], dtype=float),
+        "goodput_bps": np.array(goodput, dtype=float),
+        "utilization": np.array([metrics.utilization(g, c) for g, c in zip(goodput, caps)], dtype=float),
+        "nominal_utilization": np.array([metrics.utilization(g, c) for g, c in zip(goodput, nominal)], dtype=float),
     }
 
 

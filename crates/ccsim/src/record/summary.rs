@@ -12,9 +12,16 @@
 //! - retransmission percentage: retransmitted / sent segments x 100;
 //! - timeouts per 100 s: RTO expirations / active time x 100 s;
 //! - a link's payload capacity: its rate x the mean payload share of a full
-//!   segment of the flows whose data crosses it; utilization: the sum of
-//!   those flows' goodputs / that capacity, nominal utilization: the same
-//!   sum / the link's rate (headers counted as overhead).
+//!   segment of the flows whose data crosses it;
+//! - a link's goodput: the unique payload bytes those flows delivered in
+//!   order, over the time from the first one's start to the last one's end
+//!   of activity. For flows active together that is the sum of their
+//!   goodputs, the studies' definition; for flows that were not (a late
+//!   start, transfers that finish at different times) the sum would count
+//!   each flow's rate as if it had had the link for the whole time, and
+//!   exceed the capacity;
+//! - utilization: a link's goodput / its payload capacity; nominal
+//!   utilization: the same goodput / its rate (headers counted as overhead).
 //!
 //! Every ratio is NaN where its denominator is not positive.
 
@@ -51,9 +58,26 @@ pub fn per_100s(count: u64, seconds: f64) -> f64 {
     scaled_ratio(100.0, count as f64, seconds)
 }
 
-/// The sum of goodputs over a capacity (bit/s both).
-pub fn utilization(goodput_sum_bps: f64, capacity_bps: f64) -> f64 {
-    scaled_ratio(1.0, goodput_sum_bps, capacity_bps)
+/// A link's goodput from its flows' (start s, active s, delivered bytes): 0
+/// without flows.
+pub fn link_goodput_bps(flows: impl Iterator<Item = (f64, f64, u64)>) -> f64 {
+    let (mut first_start, mut last_end, mut bytes, mut any) = (f64::INFINITY, f64::NEG_INFINITY, 0u64, false);
+    for (start, active, delivered) in flows {
+        first_start = first_start.min(start);
+        last_end = last_end.max(start + active);
+        bytes += delivered;
+        any = true;
+    }
+    if any {
+        rate_bps(bytes as f64, last_end - first_start)
+    } else {
+        0.0
+    }
+}
+
+/// A link's goodput over a capacity (bit/s both).
+pub fn utilization(goodput_bps: f64, capacity_bps: f64) -> f64 {
+    scaled_ratio(1.0, goodput_bps, capacity_bps)
 }
 
 #[cfg(test)]
@@ -70,5 +94,12 @@ mod tests {
         assert!(retransmission_pct(0, 0).is_nan());
         assert_eq!(per_100s(3, 50.0), 6.0);
         assert_eq!(utilization(56.44e3, 64e3), 56.44e3 / 64e3);
+        // Flows active together: their goodputs' sum.
+        assert_eq!(link_goodput_bps([(0.0, 2.0, 1000), (0.0, 2.0, 3000)].into_iter()), 16_000.0);
+        // One from 0 to 10 s, one from 5 to 10 s: 10 s of link, not 15.
+        assert_eq!(link_goodput_bps([(0.0, 10.0, 10_000), (5.0, 5.0, 5_000)].into_iter()), 12_000.0);
+        // Two transfers from 0 s, done at 1 and 4 s: 4 s.
+        assert_eq!(link_goodput_bps([(0.0, 1.0, 1000), (0.0, 4.0, 1000)].into_iter()), 4_000.0);
+        assert_eq!(link_goodput_bps(std::iter::empty()), 0.0);
     }
 }
