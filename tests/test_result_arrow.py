@@ -169,3 +169,12 @@ def test_ccbench_emulate_stays_the_function_after_kernel_mode_is_imported(first)
         " ccbench.CampaignFileError is ccbench.campaigns.spec.CampaignFileError)"
     )
     assert out == "True True True"
+
+
+def test_a_name_that_is_not_a_table_is_an_error_naming_the_tables(small_scenario):
+    r = ccbench.run(small_scenario)
+    for name in ("nope", "series_", 5):
+        with pytest.raises(KeyError, match="is not a table of a run; one of flows, series"):
+            r.arrow(name)
+        with pytest.raises(KeyError, match="is not a table of a run"):
+            r.frame(name)

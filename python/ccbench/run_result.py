@@ -466,8 +466,13 @@ class Result:
         else:
             self._arrow[name] = as_arrow(table)
 
+    def _check_name(self, name) -> None:
+        if name not in TABLES:
+            raise KeyError(f"{name!r} is not a table of a run; one of {', '.join(TABLES)}")
+
     def frame(self, name: str) -> pd.DataFrame:
         """The table `name` (one of TABLES) as a pandas DataFrame."""
+        self._check_name(name)
         if name in self._pending:
             self._compute(name)
         if name not in self._frames:
@@ -480,6 +485,7 @@ class Result:
     def arrow(self, name: str) -> pa.Table:
         """The table `name` (one of TABLES) as a pyarrow Table (the
         simulator's own buffers for its numeric columns where no metric was added)."""
+        self._check_name(name)
         if name in self._pending:
             self._compute(name)
         if name not in self._arrow:
