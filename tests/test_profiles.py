@@ -377,3 +377,18 @@ def test_expanding_a_profile_leaves_the_cached_profile_as_it_was():
     assert profiles._resolved("lte-good") == before
     plain = profiles.expand({"profile": "lte-good", "flows": [{"cc": "cubic"}]})
     assert "background" not in plain or plain["background"].get("load") != 0.5
+
+
+def test_a_profile_with_links_is_refused_naming_the_profile_not_the_downlink():
+    """The message used to say 'give either downlink (and uplink) ... or [[links]]',
+    about a downlink the user never wrote (the profile's)."""
+    from ccbench.scenario import ScenarioFileError, load
+
+    spec = {
+        "duration": "1s",
+        "profile": "wan-100ms",
+        "links": [{"name": "a", "rate": "10Mbit"}],
+        "flows": [{"cc": "cubic", "route": ["a"]}],
+    }
+    with pytest.raises(ScenarioFileError, match=r"profile: a profile sets the dumbbell's downlink and uplink"):
+        load(spec)

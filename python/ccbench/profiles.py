@@ -316,6 +316,12 @@ def expand(scenario: dict, base_dir: Path | str | None = None) -> dict:
     Raises ProfileError naming the field."""
     if "profile" not in scenario:
         return scenario
+    if "links" in scenario:
+        raise ProfileError(
+            "profile",
+            "a profile sets the dumbbell's downlink and uplink, so it cannot be combined with [[links]]; "
+            "give each link its values, or drop [[links]]",
+        )
     scenario = dict(scenario)
     spec = scenario.pop("profile")
     if isinstance(spec, str):
