@@ -29,6 +29,7 @@ def test_run_json_has_the_documented_keys_per_flow_and_link(runner, tmp_path):
         "links",
         "jain_index",
         "warnings",
+        "notes",
     }
     assert summary["scenario"] == "cubic vs reno" and summary["out"] == str(out)
     assert "flows.parquet" in summary["files"] and "meta.json" in summary["files"]
@@ -39,6 +40,19 @@ def test_run_json_has_the_documented_keys_per_flow_and_link(runner, tmp_path):
     assert [link["link"] for link in summary["links"]] == ["downlink", "uplink"]
     assert all(tuple(link) == RUN_LINK_KEYS for link in summary["links"])
     assert 0.5 <= summary["jain_index"] <= 1
+
+
+def test_run_json_carries_the_notes_the_text_prints(runner, tmp_path):
+    """--json gave "warnings": [] and nothing else, while the text output said
+    the flow was send-buffer limited 66% of the run."""
+    example = EXAMPLE.parent / "wan-two-routers.toml"
+    args = ["run", str(example), "--no-plots", "--force"]
+    text = runner.invoke(app, [*args, "--out", str(tmp_path / "t")], terminal_width=250).stdout
+    summary = json.loads(runner.invoke(app, [*args, "--out", str(tmp_path / "j"), "--json"]).stdout)
+    assert summary["notes"] and all(n.startswith("flow ") for n in summary["notes"])
+    assert [line.removeprefix("note: ") for line in text.splitlines() if line.startswith("note: flow ")] == summary[
+        "notes"
+    ]
 
 
 def test_algorithms_json_lists_every_algorithm_with_its_parameters(runner):

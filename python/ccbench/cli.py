@@ -270,11 +270,14 @@ def run(
         typer.echo("interrupted: nothing written", err=True)
         raise typer.Exit(130) from None
     warnings = result_warnings(r)
+    from ccbench.flow_limits import flow_notes
+
+    notes = flow_notes(r.flows, normalized)
     if as_json:
         from ccbench import json_output
 
         files = [p.name for p in out.iterdir()]
-        typer.echo(json_output.dumps(json_output.run_summary(r, normalized["name"], out, files, warnings)))
+        typer.echo(json_output.dumps(json_output.run_summary(r, normalized["name"], out, files, warnings, notes)))
         return
     if verbosity < 0:
         typer.echo(str(out))
@@ -300,9 +303,7 @@ def run(
                     f"{link['channel_losses']} channel losses"
                 )
             )
-    from ccbench.flow_limits import flow_notes
-
-    for note in flow_notes(r.flows, normalized):
+    for note in notes:
         console.print(f"note: {escape(note)}", soft_wrap=True, highlight=False)
     if len(r.flows) > 1:
         console.print(f"Jain's fairness index: {r.jain_index():.3f}")

@@ -66,9 +66,10 @@ def _rows(table, keys: tuple[str, ...]) -> list[dict]:
     return [{k: row[k] for k in present} for row in table[present].to_dict("records")]
 
 
-def run_summary(result, scenario_name: str, out: Path, files: list[str], warnings: list[str]) -> dict:
+def run_summary(result, scenario_name: str, out: Path, files: list[str], warnings: list[str], notes: list[str]) -> dict:
     """The summary `ccbench run --json` prints: the run's facts, per flow and
-    per link key numbers, the output directory and the files written."""
+    per link key numbers, the output directory and the files written, and
+    the warnings and notes the text output prints."""
     return plain(
         {
             "scenario": scenario_name,
@@ -81,5 +82,6 @@ def run_summary(result, scenario_name: str, out: Path, files: list[str], warning
             "links": _rows(result.links, RUN_LINK_KEYS),
             "jain_index": result.jain_index() if len(result.flows) > 1 else None,
             "warnings": warnings,
+            "notes": notes,
         }
     )
