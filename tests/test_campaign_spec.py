@@ -131,6 +131,9 @@ BAD = {
         ['"cwnd" is not a table', "flows, series, cc_state, rtt"],
     ),
     "kept_tables_empty": ("kept_tables = []\n" + CAMPAIGN, "kept_tables", ["expected a list of table names"]),
+    # These ran every run, then the report failed with an IndexError.
+    "no_factors": (NO_EXCLUDE.split("[factors]")[0], "factors", ["at least one factor is needed"]),
+    "empty_factors": (NO_EXCLUDE.split("[factors]")[0] + "[factors]\n", "factors", ["at least one factor"]),
 }
 
 

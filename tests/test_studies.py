@@ -232,7 +232,11 @@ def test_bad_quick_table_names_the_field(quick_table, path):
 
 
 def test_unknown_study_names_the_field():
-    raw = {"study": "gprs", "scenario": {"duration": "1s", "downlink": {"rate": "1Mbit"}, "flows": [{"cc": "reno"}]}}
+    raw = {
+        "study": "gprs",
+        "scenario": {"duration": "1s", "downlink": {"rate": "1Mbit"}, "flows": [{"cc": "reno"}]},
+        "factors": {"flows[0].cc": ["reno"]},
+    }
     with pytest.raises(spec.CampaignFileError) as e:
         spec.parse(raw)
     assert e.value.path == "study" and "umts" in e.value.detail

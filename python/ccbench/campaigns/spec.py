@@ -390,6 +390,13 @@ def _factors(raw: dict, source: str) -> list[Factor]:
         if len(set(map(canonical_json, levels))) != len(levels):
             raise CampaignFileError(source, where, f"{_show(levels)}: a level is repeated")
         out.append(Factor(name, tuple(levels), path=path))
+    if not out:
+        raise CampaignFileError(
+            source,
+            "factors",
+            "at least one factor is needed: the report compares its levels "
+            '(repetitions of one scenario: a factor of one level, such as "flows[0].cc" = ["cubic"])',
+        )
     return out
 
 
