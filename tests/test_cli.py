@@ -6,6 +6,7 @@ from pathlib import Path
 from ccbench import _ccsim
 from ccbench.cli import _param_line, app
 from ccbench.run_result import raw_columns
+from ccbench.scenario import load as _load
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "two-flows-cubic-vs-reno.toml"
 
@@ -29,6 +30,24 @@ def test_run_writes_results_and_plots(tmp_path, runner):
     ):
         assert (out / name).stat().st_size > 0, name
     assert (out / "cwnd.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_run_prints_what_udp_and_background_sent_and_lost(tmp_path, runner):
+    """The summary printed only the flows' utilization (0.1% here), so a link
+    that UDP saturated read as idle with many drops."""
+    f = tmp_path / "s.toml"
+    f.write_text(
+        'duration = "2s"\n[downlink]\nrate = "10Mbit"\n[[flows]]\ncc = "cubic"\n[[udp]]\nrate = "20Mbit"\n'
+        '[background]\nkind = "poisson-web"\nload = 0.2\n'
+    )
+    result = runner.invoke(app, ["run", str(f), "--out", str(tmp_path / "o")], terminal_width=250)
+    assert result.exit_code == 0, result.output
+    sources = raw_columns(_ccsim.run(json.dumps(_load(f))))["sources"]
+    text = " ".join(result.stdout.split())  # lines wrapped at 80 columns, joined
+    udp = text[text.index("udp[0]: ") : text.index("background (poisson-web over tcp): ")]
+    assert f"sent 19.6 Mbit/s, delivered {sources['delivered_bps'][0] / 1e6:.3g} Mbit/s" in udp
+    assert f"{sources['packets_lost'][0]} of {sources['packets_sent'][0]} packets lost" in udp
+    assert f"{sources['transfers_started'][1]} transfers begun" in text[text.index("background (poisson-web") :]
 
 
 def test_run_writes_plots_only_when_asked(tmp_path, runner):

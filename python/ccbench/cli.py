@@ -219,6 +219,27 @@ def result_warnings(r) -> list[str]:
     return out
 
 
+def source_lines(sources) -> list[str]:
+    """A line per UDP source and background: what it sent and what arrived,
+    which the links' lines (flows only) leave out."""
+    lines, udp = [], 0
+    for _, s in sources.iterrows():
+        if s["kind"] == "udp":
+            name, udp = f"udp[{udp}]", udp + 1
+        else:
+            name = f"background ({s['kind']} over {s['transport']})"
+        seconds = s["stop_s"] - s["start_s"]
+        sent = 8 * s["bytes_sent"] / seconds / 1e6 if seconds > 0 else float("nan")
+        line = (
+            f"{name}: sent {sent:.3g} Mbit/s, delivered {s['delivered_bps'] / 1e6:.3g} Mbit/s, "
+            f"{s['packets_lost']} of {s['packets_sent']} packets lost ({s['queue_drops']} at queues)"
+        )
+        if s["transport"] == "tcp":
+            line += f", {s['transfers_started']} transfers begun, {s['transfers_completed']} finished"
+        lines.append(line)
+    return lines
+
+
 @app.command()
 def run(
     scenario: Path = typer.Argument(..., help="Scenario file (TOML)."),
@@ -303,6 +324,8 @@ def run(
                     f"{link['channel_losses']} channel losses"
                 )
             )
+    for line in source_lines(r.sources):
+        console.print(escape(line))
     for note in notes:
         console.print(f"note: {escape(note)}", soft_wrap=True, highlight=False)
     if len(r.flows) > 1:
