@@ -50,7 +50,10 @@ pub(super) fn check_flow(path: &str, f: &FlowSpec, run: Duration) -> Result<(), 
         return err(p("delack_segments"), format!("{} is outside 1..64", t.delack_segments));
     }
     if t.min_rto.ns() == 0 || t.min_rto > t.max_rto {
-        return err(p("min_rto"), format!("{} s must be positive and at most max_rto", secs(t.min_rto)));
+        return err(
+            p("min_rto"),
+            format!("{} s must be positive and at most max_rto ({} s)", secs(t.min_rto), secs(t.max_rto)),
+        );
     }
     if t.initial_rto.ns() == 0 {
         return err(p("initial_rto"), "must be positive");

@@ -37,5 +37,18 @@ pub fn unknown_algorithm_message(name: &str) -> String {
 /// serde's messages carry Rust-isms; keep them readable for TOML users.
 pub(super) fn clean_serde_message(m: &str) -> String {
     let m = m.split(" at line ").next().unwrap_or(m);
-    m.replace("variant", "value").replace('`', "'")
+    let m = m.replace("variant", "value").replace('`', "'");
+    // Rust's integer type names say nothing to a user: name the range.
+    for (rust, words) in [
+        ("expected u8", "expected a whole number from 0 to 255"),
+        ("expected u16", "expected a whole number from 0 to 65535"),
+        ("expected u32", "expected a whole number from 0 to 4294967295"),
+        ("expected u64", "expected a whole number, at least 0"),
+        ("expected i32", "expected a whole number from -2147483648 to 2147483647"),
+    ] {
+        if let Some(head) = m.strip_suffix(rust) {
+            return format!("{head}{words}");
+        }
+    }
+    m
 }

@@ -256,6 +256,10 @@ mod tests {
         assert!(
             e.message.contains("9223372036854775808 is not allowed") && e.message.contains(" to 9223372036854775807")
         );
+        let e = Scenario::from_json(&bad.replace("9223372036854775808", "-3")).unwrap_err();
+        assert_eq!(e.message, "invalid value: integer '-3', expected a whole number, at least 0");
+        let e = Scenario::from_json(&minimal(r#", "count": 1.5"#)).unwrap_err();
+        assert_eq!(e.message, "invalid type: floating point '1.5', expected a whole number from 0 to 4294967295");
         let largest = bad.replace("9223372036854775808", "9223372036854775807");
         assert_eq!(Scenario::from_json(&largest).unwrap().seed, MAX_SEED);
     }
