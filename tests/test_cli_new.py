@@ -31,3 +31,13 @@ def test_init_is_new_and_a_directory_gets_scenario_toml(runner, tmp_path):
     result = runner.invoke(app, ["init", str(tmp_path)])
     assert result.exit_code == 0, result.output
     assert load(tmp_path / "scenario.toml")["name"] == "my scenario"
+
+
+def test_new_into_a_missing_folder_says_what_it_cannot_write(runner, tmp_path):
+    """It printed Python's '[Errno 2] No such file or directory: ...'."""
+    target = tmp_path / "sub" / "dir" / "x.toml"
+    result = runner.invoke(app, ["new", str(target)])
+    assert result.exit_code == 2
+    line = result.stderr.strip()
+    assert line.startswith("error: cannot write ") and line.endswith("x.toml: No such file or directory")
+    assert "Errno" not in line

@@ -17,7 +17,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from ccbench import _ccsim, listing
-from ccbench.limits import one_line, shown
+from ccbench.limits import SHOWN_PATH_CHARS, one_line, shown
 from ccbench.scenario import ScenarioFileError, create_capture_file, load
 
 app = typer.Typer(
@@ -813,8 +813,11 @@ def new_cmd(
 
     try:
         written = starter.write(path, force)
-    except (starter.StarterExistsError, OSError) as e:
+    except starter.StarterExistsError as e:
         typer.echo(f"error: {e}", err=True)
+        raise typer.Exit(EXIT_BAD_SCENARIO) from None
+    except OSError as e:
+        typer.echo(f"error: cannot write {shown(str(path), SHOWN_PATH_CHARS)}: {e.strerror}", err=True)
         raise typer.Exit(EXIT_BAD_SCENARIO) from None
     typer.echo(str(written) if verbosity < 0 else f"Wrote {written}; run it with: ccbench run {written}")
 
