@@ -153,3 +153,36 @@ def test_an_undecided_row_without_a_repetition_count_renders():
     assert "undecided" in cell and "reps" not in cell
     row["reps_needed"] = 7
     assert "~7 reps" in report._vs_best(row, analysis.METRICS["goodput_bps"])
+
+
+def test_identical_results_over_common_seeds_are_tied_not_undecided():
+    """With common seeds the runs pair up by seed: a candidate whose every run equals the best's
+    (the spread between runs is large, the difference zero) is tied; unpaired, it never was."""
+    spread = mbps(0.03, 0.1, 0.21, 0.1, 0.21, 0.05, 0.04, 0.3, 0.1, 0.05, 0.3, 0.05)
+    runs = runs_frame({"tahoe": {"goodput_bps": spread}, "reno": {"goodput_bps": spread}})
+    runs["seed"] = runs["rep"] * 7919 + 3  # the same seed for the same repetition of every candidate
+    _, (c,) = analysis.analyze(runs, ["cc"], {"cc": {}}, "cc", "throughput", 0.05)
+    assert dict(zip(c.table["name"], c.table["verdict"])) == {"tahoe": "best", "reno": "tied"}
+    assert c.decided and c.tied == ["reno"]
+    assert c.table.set_index("name").loc["reno", "paired"]
+    # a candidate 1% below the best in every pair is tied too; 10% below, worse
+    lower = runs.assign(cc="lower", goodput_bps=runs["goodput_bps"] * 0.99)
+    much = runs[runs["cc"] == "tahoe"].assign(cc="much", goodput_bps=lambda r: r["goodput_bps"] * 0.9)
+    _, (c,) = analysis.analyze(
+        pd.concat([runs, lower[lower["cc"] == "lower"].drop_duplicates("rep"), much]),
+        ["cc"],
+        {"cc": {}},
+        "cc",
+        "throughput",
+        0.05,
+    )
+    assert dict(zip(c.table["name"], c.table["verdict"]))["much"] == "worse"
+    assert dict(zip(c.table["name"], c.table["verdict"]))["lower"] == "tied"
+
+
+def test_without_shared_seeds_the_comparison_stays_unpaired():
+    a, b = mbps(1, 2, 3), mbps(1, 2, 3)
+    assert analysis.paired_values(a, b, [1, 2, 3], [4, 5, 6]) is None
+    d, se, df = analysis.difference_se(a, b, [1, 2, 3], [4, 5, 6])
+    assert d == 0 and se > 0  # Welch: the spread between runs counts
+    assert analysis.difference_se(a, b, [1, 2, 3], [1, 2, 3])[1] == 0.0

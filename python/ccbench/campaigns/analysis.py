@@ -8,14 +8,19 @@ retransmissions, fairness) or a preset (throughput, latency, balanced).
 Method (equivalence testing against the best, e.g. Wellek, Testing
 Statistical Hypotheses of Equivalence, 2010; Lakens 2017):
 - the leader is the candidate with the best mean; every other candidate is
-  compared with the leader only (not all pairs), by the 95% Welch confidence
-  interval of the difference of means;
+  compared with the leader only (not all pairs), by the 95% confidence
+  interval of the difference of means: paired (the t interval of the
+  per-seed differences) over the runs that share a seed with the leader's
+  (common random numbers: `common_seeds` gives every candidate the same
+  seeds, so the pair differs only by the candidate and the between-run
+  spread cancels; identical results are then exactly tied), else Welch's;
 - a practical-equivalence margin m (default 5% of the leader's mean, at least
   an absolute floor per metric) says what difference does not matter:
   tied = the whole interval lies within +-m; worse = it lies beyond -m;
   undecided = it straddles a boundary, so more repetitions are needed;
   their number is estimated from the interval's half-width, which shrinks
-  with the square root of the repetitions;
+  with the square root of the repetitions (at least 2 are needed to
+  measure the spread at all);
 - ranks are dense (1, 1, 2, 3, ...) over the table sorted by the objective:
   a candidate shares the rank of its group's leader unless it is worse than it;
 - the pick is taken among the leader and those tied with it: within the
@@ -125,16 +130,45 @@ def mean_ci(values, nonnegative: bool = True, upper: float = math.inf) -> tuple[
     return s.n, s.mean, low, min(upper, s.high)
 
 
-def difference_ci(a, b) -> tuple[float, float]:
-    """Mean of b minus mean of a and the half-width of its 95% Welch interval (NaN with fewer than 2 each)."""
-    d, se, df = difference_se(a, b)
+def difference_ci(a, b, seeds_a=None, seeds_b=None) -> tuple[float, float]:
+    """Mean of b minus mean of a and the half-width of its 95% interval
+    (paired when they share seeds, see difference_se; NaN with fewer than 2 each)."""
+    d, se, df = difference_se(a, b, seeds_a, seeds_b)
     if not np.isfinite(se):
         return d, math.nan
     return d, (0.0 if se == 0 else float(t_quantile(0.975, df) * se))
 
 
-def difference_se(a, b) -> tuple[float, float, float]:
-    """Mean of b minus mean of a, its standard error and Welch's degrees of freedom."""
+def paired_values(a, b, seeds_a, seeds_b) -> tuple[np.ndarray, np.ndarray] | None:
+    """The values of a and b of the runs with the same seed (both finite), in
+    the same order; None without seeds or with fewer than 2 such pairs."""
+    if seeds_a is None or seeds_b is None:
+        return None
+    first = {}
+    for s, v in zip(np.asarray(seeds_a).tolist(), np.asarray(a, float)):
+        if np.isfinite(v):
+            first.setdefault(s, v)
+    pairs = []
+    for s, v in zip(np.asarray(seeds_b).tolist(), np.asarray(b, float)):
+        if np.isfinite(v) and s in first:
+            pairs.append((first.pop(s), v))
+    if len(pairs) < 2:
+        return None
+    x, y = np.array(pairs, float).T
+    return x, y
+
+
+def difference_se(a, b, seeds_a=None, seeds_b=None) -> tuple[float, float, float]:
+    """Mean of b minus mean of a, its standard error and degrees of freedom:
+    paired over the runs of a and b that share a seed (at least 2: the same
+    random numbers, so the between-run spread cancels and identical results
+    give a zero-width interval), else Welch's for unpaired samples."""
+    pairs = paired_values(a, b, seeds_a, seeds_b)
+    if pairs is not None:
+        diffs = pairs[1] - pairs[0]
+        d = float(diffs.mean())
+        var = diffs.var(ddof=1) / diffs.size
+        return d, (0.0 if var == 0 else math.sqrt(var)), float(diffs.size - 1)
     a = np.asarray(a, float)
     b = np.asarray(b, float)
     a, b = a[np.isfinite(a)], b[np.isfinite(b)]
@@ -159,12 +193,13 @@ def verdict(diff: float, half: float, margin: float) -> str:
     return "undecided"
 
 
-def reps_to_decide(diff: float, se: float, margin: float, n: int) -> int | None:
+def reps_to_decide(diff: float, se: float, margin: float, n: int, paired: bool = False) -> int | None:
     """Repetitions per candidate after which the 95% interval of the
     difference would likely be narrow enough to decide, if the means and
-    spreads stay as measured: the smallest n' with t(0.975, 2n'-2) * se *
-    sqrt(n/n') below the distance of the difference to the margin. None when
-    it sits on the margin or would need more than MAX_REPS_ESTIMATE."""
+    spreads stay as measured: the smallest n' with t(0.975, df) * se *
+    sqrt(n/n') below the distance of the difference to the margin (df:
+    n'-1 paired, 2n'-2 unpaired). None when it sits on the margin or would
+    need more than MAX_REPS_ESTIMATE."""
     if n < 2 or not np.isfinite(se):
         return 3
     gap = abs(margin - abs(diff))
@@ -173,7 +208,8 @@ def reps_to_decide(diff: float, se: float, margin: float, n: int) -> int | None:
     from scipy import special  # on first use: see ccbench.stats.t_quantile
 
     candidates = np.arange(n + 1, MAX_REPS_ESTIMATE + 1)
-    half = special.stdtrit(2 * candidates - 2, 0.975) * se * np.sqrt(n / candidates)
+    df = candidates - 1 if paired else 2 * candidates - 2
+    half = special.stdtrit(df, 0.975) * se * np.sqrt(n / candidates)
     ok = np.flatnonzero(half < gap)
     return int(candidates[ok[0]]) if ok.size else None
 
@@ -216,9 +252,13 @@ def _margin(metric: Metric, leader_mean: float, rel: float) -> float:
     return max(rel * abs(leader_mean), metric.floor) if np.isfinite(leader_mean) else math.nan
 
 
-def compare_candidates(samples: dict[str, np.ndarray], metric: Metric, rel_margin: float) -> pd.DataFrame:
+def compare_candidates(
+    samples: dict[str, np.ndarray], metric: Metric, rel_margin: float, seeds: dict[str, np.ndarray] | None = None
+) -> pd.DataFrame:
     """Candidates sorted by mean (best first) with n, mean, CI, difference to
-    the leader with its interval, verdict, dense rank and repetitions to decide."""
+    the leader with its interval (`paired`: over runs with the same seed, given
+    `seeds` per candidate), verdict, dense rank and repetitions to decide."""
+    seeds = seeds or {}
     sign = 1.0 if metric.higher_is_better else -1.0
     means = {k: (float(np.nanmean(v)) if np.isfinite(v).any() else math.nan) for k, v in samples.items()}
     order = sorted(samples, key=lambda k: (not np.isfinite(means[k]), -sign * means[k] if np.isfinite(means[k]) else 0))
@@ -230,15 +270,26 @@ def compare_candidates(samples: dict[str, np.ndarray], metric: Metric, rel_margi
         n, mean, low, high = mean_ci(samples[k])
         row = {"name": k, "n": n, "mean": mean, "low": low, "high": high}
         if leader is None or not np.isfinite(mean):
-            rows.append({**row, "diff": math.nan, "diff_half": math.nan, "verdict": "no data", "rank": math.nan})
+            rows.append(
+                {
+                    **row,
+                    "diff": math.nan,
+                    "diff_half": math.nan,
+                    "verdict": "no data",
+                    "rank": math.nan,
+                    "paired": False,
+                }
+            )
             continue
-        d, se, df = difference_se(samples[leader], samples[k])
+        d, se, df = difference_se(samples[leader], samples[k], seeds.get(leader), seeds.get(k))
+        pairs = paired_values(samples[leader], samples[k], seeds.get(leader), seeds.get(k)) if k != leader else None
+        paired = pairs is not None
         half = math.nan if not np.isfinite(se) else (0.0 if se == 0 else float(t_quantile(0.975, df) * se))
         v = "best" if k == leader else verdict(sign * d, half, margin)
         if group_leader is None:
             rank, group_leader = 1, k
         elif k != group_leader:
-            gd, gh = difference_ci(samples[group_leader], samples[k])
+            gd, gh = difference_ci(samples[group_leader], samples[k], seeds.get(group_leader), seeds.get(k))
             group_margin = _margin(metric, means[group_leader], rel_margin)
             if verdict(sign * gd, gh, group_margin) == "worse":
                 rank, group_leader = rank + 1, k
@@ -249,7 +300,10 @@ def compare_candidates(samples: dict[str, np.ndarray], metric: Metric, rel_margi
                 "diff_half": half,
                 "verdict": v,
                 "rank": rank,
-                "reps_needed": reps_to_decide(sign * d, se, margin, n) if v == "undecided" else None,
+                "paired": paired,
+                "reps_needed": reps_to_decide(sign * d, se, margin, len(pairs[0]) if paired else n, paired)
+                if v == "undecided"
+                else None,
             }
         )
     out = pd.DataFrame(rows)
@@ -294,7 +348,10 @@ def analyze_condition(
                 f"not eligible (mean goodput below {objective.min_goodput_share:.0%} of the best): "
                 + ", ".join(k for k in groups if k not in eligible)
             )
-    table = compare_candidates({k: groups[k][objective.metric].to_numpy(float) for k in eligible}, metric, rel_margin)
+    seeds = {k: groups[k]["seed"].to_numpy() for k in eligible} if "seed" in runs.columns else None
+    table = compare_candidates(
+        {k: groups[k][objective.metric].to_numpy(float) for k in eligible}, metric, rel_margin, seeds
+    )
     margin = table.attrs.get("margin", math.nan)
     rest = [k for k in groups if k not in eligible]
     if rest:

@@ -194,7 +194,8 @@ def condition_section(
         f'<div class="pick">{recommendation_html(c, objective, margin, factor)}</div>'
         f"{condition_table(c, objective, several, factor)}"
         f'<p class="note">Sorted by {_e(metric.label)}; cells: mean (95% CI, clipped at 0); "vs best": '
-        f"difference to the best with its 95% Welch interval; ◆: on the Pareto front of goodput vs p95 RTT.</p>"
+        "difference to the best with its 95% interval (paired by seed where the runs share seeds, else Welch); "
+        "◆: on the Pareto front of goodput vs p95 RTT.</p>"
         f"{limits_html}"
         f'<div class="figs">{"".join(imgs)}</div>'
     )
@@ -259,7 +260,10 @@ payload bytes delivered in order over the flow's active time, averaged over the 
 every per-ACK sample (p95 = 95th percentile per flow, averaged over flows); retransmissions: retransmitted /
 sent segments; Jain's index (Σx)²/(N·Σx²) over the flows' goodputs; power: goodput / p95 RTT.
 Per condition the candidates are compared with the best on the objective ($objective: $description) by the 95%
-Welch confidence interval of the difference of means. A practical-equivalence margin of $margin of the best
+confidence interval of the difference of means: paired (the t interval of the per-run differences) over the
+runs that share a seed with the best's (common random numbers, as <code>common_seeds</code> gives: the
+between-run spread cancels, and identical results are exactly tied), else Welch's for unpaired samples.
+A practical-equivalence margin of $margin of the best
 (never less than a small absolute floor per metric: 1 ms, 0.1 percentage points, 0.01 of Jain's index)
 says what does not matter: <b>tied</b> means the whole interval lies inside ±margin (no practical
 difference), <b>worse</b> that it lies beyond it, <b>undecided</b> that the data cannot tell yet, with the
