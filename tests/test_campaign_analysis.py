@@ -186,3 +186,22 @@ def test_without_shared_seeds_the_comparison_stays_unpaired():
     d, se, df = analysis.difference_se(a, b, [1, 2, 3], [4, 5, 6])
     assert d == 0 and se > 0  # Welch: the spread between runs counts
     assert analysis.difference_se(a, b, [1, 2, 3], [1, 2, 3])[1] == 0.0
+
+
+def test_nothing_delivered_gives_no_pick_and_says_why():
+    """Runs too short for anything to arrive: every value is 0, which is no ground for a pick."""
+    c = one({"tahoe": {"goodput_bps": [0.0, 0.0, 0.0]}, "reno": {"goodput_bps": [0.0, 0.0, 0.0]}})
+    assert c.pick is None and c.tied == [] and c.undecided == [] and not c.decided
+    assert c.no_pick == analysis.NOTHING_DELIVERED
+    assert set(c.table["verdict"]) == {"no data"}
+    assert analysis.confidence_text(c, 0.05).startswith("No pick: no flow delivered any data")
+
+
+def test_fairness_of_single_flow_runs_gives_no_pick_saying_why():
+    nan = float("nan")
+    c = one(
+        {"a": {"goodput_bps": mbps(1, 2), "jain": [nan, nan]}, "b": {"goodput_bps": mbps(1, 2), "jain": [nan, nan]}},
+        "fairness",
+    )
+    assert c.pick is None and not c.decided
+    assert c.no_pick == "Jain's index needs at least two flows per run; the runs under these conditions have one"

@@ -37,3 +37,21 @@ def test_campaign_has_every_algorithm_with_the_users_flows():
     flows = c.runs[0].scenario["flows"]
     assert [r.levels["flows[0].cc"] for r in c.runs] == ["reno", "cubic"]
     assert flows[0]["count"] == 2 and flows[0]["direction"] == "up" and flows[0]["size"] == 1_000_000
+
+
+def test_recommend_picks_nothing_when_no_flow_delivered_data(tmp_path, runner):
+    out = tmp_path / "rec"
+    args = ["recommend", "--profile", "lte-good", "--duration", "1ms", "--jobs", "2", "--out", str(out)]
+    result = runner.invoke(app, args, terminal_width=200)
+    assert result.exit_code == 1, result.output
+    assert "Pick " not in result.output and "Decided" not in result.output
+    text = " ".join(result.output.split())  # lines wrapped at 80 columns
+    assert "No pick: no flow delivered any data (goodput 0 in every run) in 1ms; lengthen --duration." in text
+    (rec,) = recommend_json(out)
+    assert rec["pick"] is None and rec["decided"] is False and rec["no_pick"].startswith("no flow delivered")
+
+
+def recommend_json(out):
+    from ccbench.campaigns.report import recommendations
+
+    return recommendations(out)

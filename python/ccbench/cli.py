@@ -370,7 +370,9 @@ def _campaign_summary(directory: Path) -> Table:
     for h in ("conditions", "pick", "no practical difference", "confidence"):
         t.add_column(h)
     for r in recommendations(directory):
-        if r["decided"]:
+        if r["pick"] is None:
+            conf = f"no pick: {r.get('no_pick') or 'no data'}"
+        elif r["decided"]:
             conf = "decided"
         else:
             more = f"; ~{r['repetitions_to_decide']} reps would decide" if r["repetitions_to_decide"] else ""
@@ -725,13 +727,18 @@ def recommend(
             r["verdict"],
         )
     console.print(t)
+    from ccbench.campaigns.analysis import NOTHING_DELIVERED, confidence_text
+
+    if c.pick is None:  # nothing to recommend: say why, and exit 1
+        why = f"{NOTHING_DELIVERED} in {duration}; lengthen --duration" if c.no_pick == NOTHING_DELIVERED else c.no_pick
+        console.print(f"No pick: {escape(why or 'no candidate has data')}.", highlight=False)
+        _print_result("Report", out / "report.html")
+        raise typer.Exit(1)
     console.print(
-        f"Pick [bold]{escape(c.pick or '–')}[/bold]"
+        f"Pick [bold]{escape(c.pick)}[/bold]"
         + (f"; no practical difference (within 5%): {escape(', '.join(c.tied))}" if c.tied else "")
         + "."
     )
-    from ccbench.campaigns.analysis import confidence_text
-
     console.print(confidence_text(c, 0.05), soft_wrap=True)
     _print_result("Report", out / "report.html")
 

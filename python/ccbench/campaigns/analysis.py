@@ -242,10 +242,29 @@ class ConditionResult:
     reps_needed: int | None
     on_front: bool
     notes: list[str] = field(default_factory=list)
+    #: why there is no pick (the data cannot answer), else None
+    no_pick: str | None = None
 
     @property
     def decided(self) -> bool:
-        return not self.undecided
+        """A pick, and no candidate left undecided (no pick is never decided)."""
+        return self.pick is not None and not self.undecided
+
+
+#: No pick: every run's goodput is zero (too short a run for the path: nothing arrived yet).
+NOTHING_DELIVERED = "no flow delivered any data (goodput 0 in every run)"
+
+
+def no_pick_reason(runs: pd.DataFrame, objective: Objective) -> str | None:
+    """Why these runs cannot give a pick, or None: nothing was delivered, or
+    no run has the objective's metric (Jain's index of a single flow)."""
+    if "goodput_bps" in runs and not (runs["goodput_bps"].fillna(0) > 0).any():
+        return NOTHING_DELIVERED
+    if not np.isfinite(runs[objective.metric].to_numpy(float)).any():
+        if objective.metric == "jain" and "flows" in runs and (runs["flows"] < 2).all():
+            return "Jain's index needs at least two flows per run; the runs under these conditions have one"
+        return f"no run has a value of {METRICS[objective.metric].label}"
+    return None
 
 
 def _margin(metric: Metric, leader_mean: float, rel: float) -> float:
@@ -375,7 +394,10 @@ def analyze_condition(
             table[f"{col}_low"] = [s[2] for s in stats]
             table[f"{col}_high"] = [s[3] for s in stats]
     table["pareto"] = pareto_front(table["goodput_bps"].to_numpy(), table["rtt_p95_ms"].to_numpy())
-    pick = _pick(table, objective, rel_margin)
+    no_pick = no_pick_reason(runs, objective)
+    if no_pick:  # no verdicts either: nothing to compare
+        table["verdict"], table["rank"], table["reps_needed"] = "no data", math.nan, None
+    pick = None if no_pick else _pick(table, objective, rel_margin)
     tied = [n for n, v in zip(table["name"], table["verdict"]) if v in ("best", "tied") and n != pick]
     undecided = [n for n, v in zip(table["name"], table["verdict"]) if v == "undecided"]
     needs = [table.loc[table["name"] == n, "reps_needed"].iloc[0] for n in undecided]
@@ -394,6 +416,7 @@ def analyze_condition(
         reps_needed=None if not needs or any(x is None or not np.isfinite(x) for x in needs) else int(max(needs)),
         on_front=on_front,
         notes=notes,
+        no_pick=no_pick,
     )
 
 
@@ -431,9 +454,9 @@ def fmt(value: float, metric: Metric) -> str:
 
 
 def confidence_text(c: ConditionResult, margin: float) -> str:
-    """One sentence: how sure the pick is."""
+    """One sentence: how sure the pick is, or why there is none."""
     if c.pick is None:
-        return "No candidate has data."
+        return f"No pick: {c.no_pick or 'no candidate has data'}."
     if c.decided:
         return (
             f"Decided with {c.reps} repetitions: every other candidate is either within {margin:.0%} "

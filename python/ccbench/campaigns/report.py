@@ -84,7 +84,9 @@ def condition_table(c: ConditionResult, objective, several_flows: bool, factor: 
 
 def recommendation_html(c: ConditionResult, objective, margin: float, factor: str) -> str:
     if c.pick is None:
-        return "No candidate finished a run under these conditions."
+        if c.no_pick == analysis.NOTHING_DELIVERED:
+            return f"No pick: {_e(c.no_pick)}; the runs are too short for this network: lengthen them."
+        return f"No pick: {_e(c.no_pick or 'no candidate finished a run under these conditions')}."
     r = c.table.set_index("name").loc[c.pick]
     facts = (
         f"goodput {fmt(r['goodput_bps'], METRICS['goodput_bps'])} Mbit/s, p95 RTT "
@@ -234,6 +236,12 @@ def _sections(
         return list(pool.map(_section_job, jobs_))
 
 
+def _confidence_cell(c: ConditionResult) -> str:
+    if c.pick is None:
+        return f"no pick: {c.no_pick or 'no data'}"
+    return "decided" if c.decided else "undecided: " + ", ".join(c.undecided)
+
+
 def design_html(data: CampaignData) -> str:
     d = data.design
     rows = "".join(
@@ -315,7 +323,7 @@ def build(
     rows = "".join(
         f'<tr><td class="name"><a href="#{c.key}">{_e(c.title)}</a></td><td class="name">{_e(c.pick or "–")}</td>'
         f'<td class="wrap">{_e(", ".join(c.tied) or "–")}</td>'
-        f'<td class="wrap">{"decided" if c.decided else _e("undecided: " + ", ".join(c.undecided))}</td></tr>'
+        f'<td class="wrap">{_e(_confidence_cell(c))}</td></tr>'
         for c in conditions
     )
     summary = (
@@ -357,6 +365,7 @@ def build(
             "tied": c.tied,
             "undecided": c.undecided,
             "decided": c.decided,
+            "no_pick": c.no_pick,
             "repetitions": c.reps,
             "repetitions_to_decide": c.reps_needed,
             "objective": objective,

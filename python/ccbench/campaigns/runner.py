@@ -223,7 +223,7 @@ def run_until_decided(
             conf.get("objective", analysis.DEFAULT_OBJECTIVE),
             conf.get("margin", analysis.DEFAULT_MARGIN),
         )
-        undecided = [c for c in conditions if not c.decided]
+        undecided = [c for c in conditions if c.undecided]  # a condition without a pick needs no more
         if not undecided or reps >= max_reps:
             return done, conditions, reps
         reps = min(max_reps, max(reps + 1, *(c.reps_needed or max_reps for c in undecided)))
