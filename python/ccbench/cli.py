@@ -517,6 +517,7 @@ def campaign(
         raise typer.Exit(EXIT_BAD_SCENARIO)
     _check_jobs(jobs)
     parsed = _parse_or_exit(lambda: spec.parse_study(file, quick))
+    _check_objective(parsed, file)
     rounds = (spec.read(file), max_reps) if until_decided else None
     if until_decided and quick:
         typer.echo("error: --quick and --until-decided: give one of them", err=True)
@@ -529,6 +530,20 @@ def campaign(
         executor, jobs = _kernel_mode_executor(parsed, executor), 1
         hint += " --mode emulate"
     _run_campaign(parsed, out, jobs, executor, address, force, hint, until_decided=rounds, svg=svg)
+
+
+def _check_objective(parsed, file: Path) -> None:
+    """The file's [analysis] objective checked against its runs before any runs (see report.check_fairness)."""
+    from ccbench.campaigns.report import check_fairness
+
+    if parsed.analysis.get("objective") == "fairness":
+        try:
+            check_fairness(
+                [sum(f.get("count", 1) for f in r.scenario["flows"]) for r in parsed.runs], "analysis.objective"
+            )
+        except ValueError as e:
+            typer.echo(f"error: {file}: {e}", err=True)
+            raise typer.Exit(EXIT_BAD_SCENARIO) from None
 
 
 def _kernel_mode_executor(parsed, executor: str) -> str:

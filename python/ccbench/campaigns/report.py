@@ -282,6 +282,13 @@ in turn the best on $secondary (within the same margin). Tidy tables: <code>flow
 <code>plots/</code>.</p>"""
 
 
+def check_fairness(flows_per_run: list[int], given: str = "--objective") -> None:
+    """Refuses the fairness objective when every run has one flow: Jain's
+    index between flows needs two, so no condition could have a pick."""
+    if flows_per_run and max(flows_per_run) < 2:
+        raise ValueError(f"{given} fairness: Jain's index needs at least two flows per run; these runs have one")
+
+
 def build(
     directory: str | Path,
     factor: str | None = None,
@@ -300,6 +307,7 @@ def build(
     data = load_campaign(directory)
     data.figure_formats = ("png", "svg") if svg else ("png",)
     conf = data.design.get("analysis", {})
+    objective_given = objective is not None
     objective = objective or conf.get("objective", analysis.DEFAULT_OBJECTIVE)
     margin = margin if margin is not None else conf.get("margin", analysis.DEFAULT_MARGIN)
     factor = factor or conf.get("compare")
@@ -310,6 +318,9 @@ def build(
     obj = OBJECTIVES[objective]
     if data.runs.empty:
         raise ValueError(f"{data.directory}: no finished run to report on")
+    if objective == "fairness" and "flows" in data.runs:
+        given = "--objective" if objective_given else "analysis.objective"
+        check_fairness(data.runs["flows"].tolist(), given)
     factor, conditions = analysis.analyze(data.runs, data.factors, data.level_order(), factor, objective, margin)
     names = data.design.get("level_names", {})
     for c in conditions:
