@@ -205,3 +205,22 @@ def test_fairness_of_single_flow_runs_gives_no_pick_saying_why():
     )
     assert c.pick is None and not c.decided
     assert c.no_pick == "Jain's index needs at least two flows per run; the runs under these conditions have one"
+
+
+def test_a_pick_that_is_not_the_best_row_says_which_metric_broke_the_tie():
+    """latency: reno has the lowest p95 RTT, bbr is tied with it and picked for its goodput; the headline says so."""
+    from ccbench.campaigns import report
+
+    c = one(
+        {
+            "reno": {"goodput_bps": mbps(8.0, 8.01, 7.99), "rtt_p95_ms": [82.3, 82.4, 82.2]},
+            "bbr": {"goodput_bps": mbps(9.0, 9.01, 8.99), "rtt_p95_ms": [83.9, 84.0, 83.8]},
+        },
+        "latency",
+    )
+    assert list(c.table["name"][:2]) == ["reno", "bbr"] and c.pick == "bbr" and c.tied == ["reno"]
+    assert c.pick_reason == "bbr and reno are tied on p95 RTT; bbr has the higher goodput (9.00 against 8.00 Mbit/s)"
+    html = report.recommendation_html(c, analysis.OBJECTIVES["latency"], 0.05, "cc")
+    assert c.pick_reason in html
+    # the best row picked: nothing to explain
+    assert one({"a": {"goodput_bps": mbps(10, 10.1, 9.9)}, "b": {"goodput_bps": mbps(5, 5.1, 4.9)}}).pick_reason is None

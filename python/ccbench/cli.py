@@ -754,6 +754,8 @@ def recommend(
         + (f"; no practical difference (within 5%): {escape(', '.join(c.tied))}" if c.tied else "")
         + "."
     )
+    if c.pick_reason:
+        console.print(f"{escape(c.pick_reason)}.", highlight=False)
     console.print(confidence_text(c, 0.05), soft_wrap=True)
     _print_result("Report", out / "report.html")
 

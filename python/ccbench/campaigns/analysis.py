@@ -25,7 +25,8 @@ Statistical Hypotheses of Equivalence, 2010; Lakens 2017):
   a candidate shares the rank of its group's leader unless it is worse than it;
 - the pick is taken among the leader and those tied with it: within the
   margin of the best on each secondary metric in turn (e.g. for throughput:
-  p95 delay, then retransmissions), the best on the objective;
+  p95 delay, then retransmissions), the best on the objective; when that is
+  not the leader, the metric that set them apart is stated (pick_reason);
 - the Pareto front in the goodput vs p95-delay plane is marked.
 Confidence intervals of the mean of a non-negative quantity are clipped at 0.
 """
@@ -244,6 +245,8 @@ class ConditionResult:
     notes: list[str] = field(default_factory=list)
     #: why there is no pick (the data cannot answer), else None
     no_pick: str | None = None
+    #: why the pick is not the best row (a tie broken on a secondary metric), else None
+    pick_reason: str | None = None
 
     @property
     def decided(self) -> bool:
@@ -334,10 +337,15 @@ def _condition_title(levels: dict) -> str:
     return ", ".join(f"{k} = {v}" for k, v in levels.items()) or "all runs"
 
 
-def _pick(table: pd.DataFrame, objective: Objective, rel_margin: float) -> str | None:
+def _pick(table: pd.DataFrame, objective: Objective, rel_margin: float) -> tuple[str | None, str | None]:
+    """(pick, why it is not the best row: None when it is). The pool is the
+    best and those tied with it; each secondary metric in turn keeps those
+    within the margin of the pool's best on it; the first left is the pick."""
     pool = table[table["verdict"].isin(["best", "tied"])]
     if pool.empty:
-        return None
+        return None, None
+    leader = pool.iloc[0]
+    reason = None
     for col in objective.secondary:
         m = METRICS[col]
         vals = pool[f"{col}"]
@@ -345,9 +353,20 @@ def _pick(table: pd.DataFrame, objective: Objective, rel_margin: float) -> str |
             continue
         best = vals.max() if m.higher_is_better else vals.min()
         tol = max(rel_margin * abs(best), m.floor)
-        keep = (vals >= best - tol) if m.higher_is_better else (vals <= best + tol)
-        pool = pool[keep.fillna(False)]
-    return str(pool.iloc[0]["name"])
+        keep = ((vals >= best - tol) if m.higher_is_better else (vals <= best + tol)).fillna(False)
+        pool = pool[keep]
+        if reason is None and leader["name"] not in set(pool["name"]):
+            reason = col
+    pick = pool.iloc[0]
+    if reason is None:
+        return str(pick["name"]), None
+    m, label = METRICS[reason], METRICS[objective.metric].label
+    better = "higher" if m.higher_is_better else "lower"
+    unit = f" {m.unit}" if m.unit not in ("", "%") else m.unit
+    return str(pick["name"]), (
+        f"{pick['name']} and {leader['name']} are tied on {label}; {pick['name']} has the {better} {m.label} "
+        f"({fmt(pick[reason], m)} against {fmt(leader[reason], m)}{unit})"
+    )
 
 
 def analyze_condition(
@@ -397,7 +416,7 @@ def analyze_condition(
     no_pick = no_pick_reason(runs, objective)
     if no_pick:  # no verdicts either: nothing to compare
         table["verdict"], table["rank"], table["reps_needed"] = "no data", math.nan, None
-    pick = None if no_pick else _pick(table, objective, rel_margin)
+    pick, pick_reason = (None, None) if no_pick else _pick(table, objective, rel_margin)
     tied = [n for n, v in zip(table["name"], table["verdict"]) if v in ("best", "tied") and n != pick]
     undecided = [n for n, v in zip(table["name"], table["verdict"]) if v == "undecided"]
     needs = [table.loc[table["name"] == n, "reps_needed"].iloc[0] for n in undecided]
@@ -417,6 +436,7 @@ def analyze_condition(
         on_front=on_front,
         notes=notes,
         no_pick=no_pick,
+        pick_reason=pick_reason,
     )
 
 

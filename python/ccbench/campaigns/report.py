@@ -94,6 +94,8 @@ def recommendation_html(c: ConditionResult, objective, margin: float, factor: st
         f"retransmissions {fmt(r['retrans_pct'], METRICS['retrans_pct'])}%"
     )
     text = f"Pick <b>{_e(c.pick)}</b> ({facts}) for <i>{_e(objective.description)}</i>."
+    if c.pick_reason:
+        text += f" {_e(c.pick_reason)}."
     if c.tied:
         names = ", ".join(f"<b>{_e(t)}</b>" for t in c.tied)
         text += f" No practical difference (within {margin:.0%} on {_e(METRICS[objective.metric].label)}): {names}."
