@@ -224,3 +224,28 @@ def test_a_pick_that_is_not_the_best_row_says_which_metric_broke_the_tie():
     assert c.pick_reason in html
     # the best row picked: nothing to explain
     assert one({"a": {"goodput_bps": mbps(10, 10.1, 9.9)}, "b": {"goodput_bps": mbps(5, 5.1, 4.9)}}).pick_reason is None
+
+
+def test_no_tie_with_undecided_candidates_close_by_does_not_claim_none_comes_within_the_margin():
+    """lte --quick: cubic picked at 21.24 Mbit/s, compound 21.06 and reno 21.02 undecided; the old
+    text said no other comes within 5%."""
+    from ccbench.campaigns import report
+
+    c = one(
+        {
+            "cubic": {"goodput_bps": mbps(21.24, 22.24, 20.24)},
+            "compound": {"goodput_bps": mbps(21.06, 19.06, 23.06)},
+            "reno": {"goodput_bps": mbps(21.02, 18.02, 24.02)},
+        }
+    )
+    assert c.pick == "cubic" and c.tied == [] and c.undecided == ["compound", "reno"]
+    html = report.recommendation_html(c, analysis.OBJECTIVES["throughput"], 0.05, "cc")
+    assert "comes within" not in html
+    assert (
+        "No other cc is shown to be within 5% of it yet; not decided (more repetitions would tell): "
+        "compound 0.8% lower, reno 1.0% lower goodput." in html
+    )
+    worse = one({"a": {"goodput_bps": mbps(10, 10.1, 9.9)}, "b": {"goodput_bps": mbps(5, 5.1, 4.9)}})
+    assert "No other cc comes within 5% of it." in report.recommendation_html(
+        worse, analysis.OBJECTIVES["throughput"], 0.05, "cc"
+    )

@@ -99,6 +99,11 @@ def recommendation_html(c: ConditionResult, objective, margin: float, factor: st
     if c.tied:
         names = ", ".join(f"<b>{_e(t)}</b>" for t in c.tied)
         text += f" No practical difference (within {margin:.0%} on {_e(METRICS[objective.metric].label)}): {names}."
+    elif c.undecided:
+        text += (
+            f" No other {_e(factor)} is shown to be within {margin:.0%} of it yet; not decided (more repetitions "
+            f"would tell): {_e(_distances(c, objective))}."
+        )
     else:
         text += f" No other {_e(factor)} comes within {margin:.0%} of it."
     if c.on_front:
@@ -107,6 +112,19 @@ def recommendation_html(c: ConditionResult, objective, margin: float, factor: st
     for note in c.notes:
         text += f' <br><span class="note">{_e(note)}</span>'
     return text
+
+
+def _distances(c: ConditionResult, objective) -> str:
+    """The undecided candidates with how far their mean is from the best's, e.g. 'reno 1.0% lower'."""
+    t = c.table.set_index("name")
+    best = t["mean"].iloc[0]
+    out = []
+    for n in c.undecided:
+        d = t.loc[n, "diff"]
+        share = abs(d / best) if best else np.nan
+        where = "lower" if d < 0 else "higher"
+        out.append(f"{n} {share:.1%} {where}" if np.isfinite(share) else n)
+    return ", ".join(out) + f" {METRICS[objective.metric].label}"
 
 
 def _few(c: ConditionResult) -> list[str]:
