@@ -249,3 +249,12 @@ def test_no_tie_with_undecided_candidates_close_by_does_not_claim_none_comes_wit
     assert "No other cc comes within 5% of it." in report.recommendation_html(
         worse, analysis.OBJECTIVES["throughput"], 0.05, "cc"
     )
+
+
+def test_one_repetition_asks_for_a_second_instead_of_guessing_a_number():
+    c = one({"a": {"goodput_bps": mbps(10)}, "b": {"goodput_bps": mbps(9.9)}})
+    assert c.undecided == ["b"] and c.reps == 1 and c.reps_needed is None
+    text = analysis.confidence_text(c, 0.05)
+    assert "at least 2 repetitions per candidate are needed to estimate the spread" in text
+    assert "about 3" not in text
+    assert analysis.reps_to_decide(-0.1, float("nan"), 0.5, 1) is None

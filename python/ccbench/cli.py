@@ -376,6 +376,8 @@ def _campaign_summary(directory: Path) -> Table:
             conf = "decided"
         else:
             more = f"; ~{r['repetitions_to_decide']} reps would decide" if r["repetitions_to_decide"] else ""
+            if r["repetitions"] < 2:
+                more = "; at least 2 reps needed to estimate the spread"
             conf = f"undecided: {', '.join(r['undecided'])}{more}"
         t.add_row(r["title"], r["pick"] or "–", ", ".join(r["tied"]) or "–", conf)
     return t

@@ -200,9 +200,10 @@ def reps_to_decide(diff: float, se: float, margin: float, n: int, paired: bool =
     spreads stay as measured: the smallest n' with t(0.975, df) * se *
     sqrt(n/n') below the distance of the difference to the margin (df:
     n'-1 paired, 2n'-2 unpaired). None when it sits on the margin or would
-    need more than MAX_REPS_ESTIMATE."""
+    need more than MAX_REPS_ESTIMATE, and with fewer than 2 repetitions (no
+    spread measured: any number would be a guess)."""
     if n < 2 or not np.isfinite(se):
-        return 3
+        return None
     gap = abs(margin - abs(diff))
     if gap <= 1e-12 * max(1.0, abs(margin)):
         return None
@@ -482,11 +483,12 @@ def confidence_text(c: ConditionResult, margin: float) -> str:
             f"Decided with {c.reps} repetitions: every other candidate is either within {margin:.0%} "
             "of the best (tied) or worse by more than that, at 95% confidence."
         )
-    more = (
-        f"about {c.reps_needed} repetitions per candidate would likely decide"
-        if c.reps_needed
-        else f"deciding would take more than {MAX_REPS_ESTIMATE} repetitions (a difference close to the margin)"
-    )
+    if c.reps < 2:
+        more = "at least 2 repetitions per candidate are needed to estimate the spread of the results"
+    elif c.reps_needed:
+        more = f"about {c.reps_needed} repetitions per candidate would likely decide"
+    else:
+        more = f"deciding would take more than {MAX_REPS_ESTIMATE} repetitions (a difference close to the margin)"
     return (
         f"Not decided with {c.reps} repetitions: {', '.join(c.undecided)} cannot yet be told apart from the best "
         f"by more or less than {margin:.0%}; {more}."

@@ -226,4 +226,5 @@ def run_until_decided(
         undecided = [c for c in conditions if c.undecided]  # a condition without a pick needs no more
         if not undecided or reps >= max_reps:
             return done, conditions, reps
-        reps = min(max_reps, max(reps + 1, *(c.reps_needed or max_reps for c in undecided)))
+        # No estimate: with one repetition (no spread yet) try 3, else go to the cap.
+        reps = min(max_reps, max(reps + 1, *(c.reps_needed or (3 if c.reps < 2 else max_reps) for c in undecided)))
