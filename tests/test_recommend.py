@@ -32,6 +32,12 @@ def test_recommend_names_the_bad_option(runner):
     assert bad.exit_code == 2 and bad.output.startswith("error: --workload: ")
 
 
+def test_an_option_error_names_no_algorithm_the_user_did_not_choose(runner):
+    result = runner.invoke(app, ["recommend", "--profile", "umts", "--duration", "0s"], terminal_width=200)
+    assert result.exit_code == 2
+    assert result.output == "error: --duration: must be longer than zero\n"
+
+
 def test_campaign_has_every_algorithm_with_the_users_flows():
     c = recommend.parse(recommend.campaign_dict("hsdpa", "up", 2, "file:1MB", reps=1, algorithms=["reno", "cubic"]))
     flows = c.runs[0].scenario["flows"]
