@@ -61,3 +61,32 @@ def recommend_json(out):
     from ccbench.campaigns.report import recommendations
 
     return recommendations(out)
+
+
+def test_repetition_and_job_options_below_their_minimum_are_refused(runner, tmp_path):
+    for args, line in (
+        (["--max-reps", "2"], "error: --max-reps: 2 is not allowed; from 3 to 1000\n"),
+        (["--max-reps", "0"], "error: --max-reps: 0 is not allowed; from 3 to 1000\n"),
+        (["--jobs", "0"], "error: --jobs: 0 is not allowed; at least 1\n"),
+        (["--jobs", "-1"], "error: --jobs: -1 is not allowed; at least 1\n"),
+    ):
+        out = tmp_path / "rec"
+        result = runner.invoke(app, ["recommend", "--profile", "umts", "--out", str(out), *args], terminal_width=200)
+        assert (result.exit_code, result.output) == (2, line)
+        assert not out.exists()
+    file = tmp_path / "c.toml"
+    file.write_text(
+        'name = "c"\nrepetitions = 2\n[scenario]\nduration = "1s"\ndownlink = { rate = "10Mbit", delay = "10ms" }\n'
+        'flows = [{ cc = "reno" }]\n[factors]\n"flows[0].cc" = ["reno", "cubic"]\n'
+    )
+    out = tmp_path / "camp"
+    result = runner.invoke(app, ["campaign", str(file), "--out", str(out), "--max-reps", "5"], terminal_width=200)
+    assert (result.exit_code, result.output) == (
+        2,
+        "error: --max-reps: only with --until-decided (it caps the repetitions that adds)\n",
+    )
+    result = runner.invoke(
+        app, ["campaign", str(file), "--out", str(out), "--until-decided", "--max-reps", "1"], terminal_width=200
+    )
+    assert (result.exit_code, result.output) == (2, "error: --max-reps: 1 is not allowed; from 2 to 1000\n")
+    assert not out.exists()

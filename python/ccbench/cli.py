@@ -96,6 +96,14 @@ def _check_jobs(jobs: int | None) -> None:
         raise typer.Exit(EXIT_BAD_SCENARIO)
 
 
+def _check_max_reps(max_reps: int | None, least: int) -> None:
+    """--max-reps: `least` is the repetitions the first round runs (recommend) or the fewest that
+    measure a spread (campaign --until-decided); more than MAX_REPS is never needed."""
+    if max_reps is not None and not least <= max_reps <= MAX_REPS:
+        typer.echo(f"error: --max-reps: {max_reps} is not allowed; from {least} to {MAX_REPS}", err=True)
+        raise typer.Exit(EXIT_BAD_SCENARIO)
+
+
 def _check_seed(seed: int | None, largest: int = MAX_SEED) -> None:
     if seed is not None and not 0 <= seed <= largest:
         typer.echo(f"error: --seed: {shown(str(seed))} is not allowed; an integer from 0 to {largest}", err=True)
@@ -502,7 +510,9 @@ def campaign(
     until_decided: bool = typer.Option(
         False, help="Add repetitions while the recommendation is undecided (up to --max-reps)."
     ),
-    max_reps: int = typer.Option(12, help="With --until-decided: at most this many repetitions."),
+    max_reps: int | None = typer.Option(
+        None, help="With --until-decided: at most this many repetitions (default 12).", show_default=False
+    ),
     quick: bool = typer.Option(False, "--quick", help="Run the file's [quick] reduction of the design."),
     mode: str = typer.Option(
         "simulate", help="simulate, or emulate: every run through the real kernel's TCP (root), one at a time."
@@ -518,6 +528,11 @@ def campaign(
         )
         raise typer.Exit(EXIT_BAD_SCENARIO)
     _check_jobs(jobs)
+    if max_reps is not None and not until_decided:
+        typer.echo("error: --max-reps: only with --until-decided (it caps the repetitions that adds)", err=True)
+        raise typer.Exit(EXIT_BAD_SCENARIO)
+    _check_max_reps(max_reps, 2)
+    max_reps = max_reps or 12
     parsed = _parse_or_exit(lambda: spec.parse_study(file, quick))
     _check_objective(parsed, file)
     rounds = (spec.read(file), max_reps) if until_decided else None
@@ -693,7 +708,7 @@ def recommend(
     flows: int = typer.Option(1, help="Flows of the same algorithm sharing the path."),
     workload: str = typer.Option("bulk", help="bulk, or file:SIZE (e.g. file:2MB) for file transfers."),
     duration: str = typer.Option("20s", help="Simulated time of each run."),
-    max_reps: int = typer.Option(12, help="At most this many repetitions per algorithm."),
+    max_reps: int = typer.Option(12, help="At most this many repetitions per algorithm (at least 3: the first round)."),
     jobs: int | None = typer.Option(None, help="Parallel processes (default: all cores)."),
     out: Path | None = typer.Option(None, help="Campaign directory (default: ccbench-out/recommend-...)."),
 ):
@@ -701,6 +716,8 @@ def recommend(
     from ccbench.campaigns import recommend as rec
     from ccbench.campaigns import runner
 
+    _check_max_reps(max_reps, rec.FIRST_REPS)
+    _check_jobs(jobs)
     try:
         raw = rec.campaign_dict(profile, direction, flows, workload, duration=duration)
         rec.parse({**raw, "factors": {"flows[0].cc": raw["factors"]["flows[0].cc"][:1]}, "repetitions": 1})
