@@ -10,6 +10,8 @@ def test_recommend_ranks_every_algorithm_and_adds_repetitions_only_while_undecid
     result = runner.invoke(app, args + ["--jobs", "2"], terminal_width=200)
     assert result.exit_code == 0, result.output
     assert "Pick " in result.output and f"Report: {out / 'report.html'}" in result.output
+    # the README's text output width (the report's path is not broken: it is copied whole)
+    assert max(len(line) for line in result.output.splitlines() if not line.startswith("Report: ")) <= 80
     for name in ("cubic", "bbr", "vegas"):
         assert f" {name} " in result.output
     import ccbench

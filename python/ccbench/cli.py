@@ -775,7 +775,7 @@ def recommend(
     )
     if c.pick_reason:
         console.print(f"{escape(c.pick_reason)}.", highlight=False)
-    console.print(confidence_text(c, 0.05), soft_wrap=True)
+    console.print(escape(confidence_text(c, 0.05)), highlight=False)  # wrapped to the terminal (80 columns in a pipe)
     _print_result("Report", out / "report.html")
 
 
