@@ -1,5 +1,6 @@
 """Command-line conventions: --version, -h everywhere, -v/-q, shell completion."""
 
+import re
 from pathlib import Path
 
 import pytest
@@ -60,3 +61,16 @@ def test_shell_completion_is_offered(runner):
     result = runner.invoke(app, ["--show-completion", "bash"], prog_name="ccbench")
     assert result.exit_code == 0, result.output
     assert "_CCBENCH_COMPLETE" in result.stdout and "complete" in result.stdout
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_help_shows_bracketed_words_of_every_option(runner, command):
+    """Rich reads "[word]" as markup and drops it unless escaped ("\\[word]")."""
+    import typer.main
+
+    shown_help = " ".join(runner.invoke(app, [command, "-h"]).stdout.replace("│", " ").split())
+    cmd = typer.main.get_command(app).commands[command]
+    for param in cmd.params:
+        text = getattr(param, "help", None) or ""
+        for word in re.findall(r"\[[^\]\s]+\]", text.replace("\\[", "[")):
+            assert word in shown_help, (param.name, text)

@@ -513,7 +513,7 @@ def campaign(
     max_reps: int | None = typer.Option(
         None, help="With --until-decided: at most this many repetitions (default 12).", show_default=False
     ),
-    quick: bool = typer.Option(False, "--quick", help="Run the file's [quick] reduction of the design."),
+    quick: bool = typer.Option(False, "--quick", help="Run the file's \\[quick] reduction of the design."),
     mode: str = typer.Option(
         "simulate", help="simulate, or emulate: every run through the real kernel's TCP (root), one at a time."
     ),
@@ -607,7 +607,7 @@ def studies_cmd():
 @app.command("study")
 def study_cmd(
     name: str = typer.Argument(..., help="umts, hsdpa, lte, highspeed or wan (see ccbench studies)."),
-    quick: bool = typer.Option(False, "--quick", help="The small seeded form (the file's [quick] table)."),
+    quick: bool = typer.Option(False, "--quick", help="The small seeded form (the file's \\[quick] table)."),
     full: bool = typer.Option(False, "--full", help="The study's whole design (the default)."),
     out: Path | None = typer.Option(None, help="Campaign directory (default: ccbench-out/study-NAME[-quick])."),
     jobs: int | None = typer.Option(None, help="Parallel processes (default: all cores); Ray: CPUs of a local Ray."),
