@@ -205,6 +205,44 @@ def test_an_interrupted_campaign_resumes_to_identical_tables(tmp_path, sig):
         assert index.loc[key, "attempts"] == 1 and index.loc[key, "finished_at"] == finished
 
 
+def test_a_second_campaign_into_a_running_directory_is_refused(tmp_path, runner):
+    """The directory's lock (the one `ccbench run` takes) refuses a second
+    campaign at once, even with another file and --force; a kill -9 of the
+    first releases it."""
+    f, other = tmp_path / "long.toml", tmp_path / "other.toml"
+    f.write_text(LONG)
+    other.write_text(LONG.replace("repetitions = 8", "repetitions = 9"))
+    out = tmp_path / "out"
+    first = _start(f, out)
+    while len(_done_runs(out)) < 2 and first.poll() is None:
+        time.sleep(0.02)
+    try:
+        for args in ([str(f)], [str(other), "--force"]):
+            refused = runner.invoke(app, ["campaign", *args, "--out", str(out), "--jobs", "1"], terminal_width=200)
+            assert refused.exit_code == 2, refused.output
+            assert refused.output.splitlines()[-1] == f"error: another ccbench campaign is running in {out}"
+        with pytest.raises(storage.CampaignDirectoryError, match="another ccbench campaign is running"):
+            ccbench.campaign(SMALL, out=out, jobs=1)
+    finally:
+        os.killpg(first.pid, signal.SIGKILL)
+        first.communicate(timeout=120)
+    resumed = runner.invoke(app, ["campaign", str(f), "--out", str(out), "--jobs", "2"], terminal_width=200)
+    assert resumed.exit_code == 0, resumed.output
+    index = ccbench.load(out).index
+    assert len(index) == 96 and (index["completions"] == 1).all()
+
+
+def test_a_locked_campaign_directory_is_refused_before_anything_is_written(tmp_path):
+    import fcntl
+
+    out = tmp_path / "out"
+    with open(tmp_path / ".out.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        with pytest.raises(storage.CampaignDirectoryError, match="another ccbench campaign is running"):
+            campaign_runner.run(SMALL, out, jobs=1)
+    assert not out.exists()
+
+
 def test_api_campaign_and_load(tmp_path):
     data = ccbench.campaign(SMALL, out=tmp_path / "api", jobs=1)
     assert (tmp_path / "api" / "report.html").exists()

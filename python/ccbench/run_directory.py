@@ -3,26 +3,25 @@
 A directory that is not empty is refused; `force` replaces one that holds
 another run's results (its meta.json), never a directory of other files (the
 scenario itself may be in it) nor the current directory or one holding it;
-while a run writes, a lock (`.NAME.lock` beside the
-directory, flock) refuses a second run into the same directory; everything
+while a run writes, a lock (`.NAME.lock` beside the directory,
+ccbench.directory_lock) refuses a second run into the same directory; everything
 (tables, plots, the packet capture) is written into a temporary sibling
 (`.NAME.*.partial`) that is renamed into place only when complete, so a run
 that fails or is interrupted leaves the old directory as it was and writes
 nothing. The directory and its files get the modes mkdir() and open() would
-give them (the umask decides, as for any program). The lock file stays (removing it would let a waiting run lock a
-deleted file).
+give them (the umask decides, as for any program).
 """
 
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import os
 import shutil
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
+from ccbench import directory_lock
 from ccbench.file_modes import directory_mode
 from ccbench.limits import shown
 
@@ -55,14 +54,12 @@ def staged(out: str | Path, force: bool = False) -> Iterator[Path]:
                     f"{name} holds other files, not a run's results; --force replaces only a run's directory"
                 )
         out.parent.mkdir(parents=True, exist_ok=True)
-        lock = os.open(out.parent / f".{out.name}.lock", os.O_CREAT | os.O_RDWR, 0o644)
+        lock = directory_lock.acquire(out)
+    except directory_lock.Busy:
+        raise OutputDirectoryError(f"another ccbench run is writing to {name}") from None
     except OSError as e:
         raise OutputDirectoryError(f"cannot use the output directory {name}: {e.strerror}") from None
     try:
-        try:
-            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            raise OutputDirectoryError(f"another ccbench run is writing to {name}") from None
         try:
             stage = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".partial", dir=out.parent))
             # mkdtemp's 0700 would become the run directory's mode.

@@ -100,11 +100,27 @@ def run(
     the workers run (see the module's doc). Raises CampaignFileError (bad
     file), CampaignDirectoryError (another campaign in `out`),
     CampaignInterrupted."""
-    from ccbench import _ccsim
-
     started = time.perf_counter()
     campaign = campaign if isinstance(campaign, Campaign) else parse(campaign)
     out = Path(out) if out is not None else default_out(campaign)
+    with storage.locked(out):
+        return _run(campaign, out, jobs, executor, address, force, on_progress, preload, started)
+
+
+def _run(
+    campaign: Campaign,
+    out: Path,
+    jobs: int | None,
+    executor: str,
+    address: str | None,
+    force: bool,
+    on_progress: Callable[[Progress], None],
+    preload: tuple[str, ...],
+    started: float,
+) -> CampaignRun:
+    """`run`, with the directory's lock held; `started`: perf_counter() when the call began."""
+    from ccbench import _ccsim
+
     jobs = jobs or default_jobs()
     index = storage.prepare(out, campaign, force, _ccsim.__version__)
     driver_seconds = time.perf_counter() - started
@@ -205,26 +221,30 @@ def run_until_decided(
     file's text (and so the directory's campaign) stays the same; only the
     new repetitions run. Returns the last CampaignRun, the conditions'
     analyses and the repetitions reached."""
-    from ccbench.campaigns import analysis, storage
+    from ccbench.campaigns import analysis
 
+    started = time.perf_counter()
     reps = int(raw.get("repetitions", 1))
-    first = True
-    while True:
-        campaign = spec.parse_raw({**raw, "repetitions": reps}, source, text, folder)
-        done = run(campaign, out, jobs, executor, address, force and first, on_progress=on_round(reps))
-        out, first = done.directory, False
-        data = storage.load(out)
-        conf = campaign.analysis
-        _, conditions = analysis.analyze(
-            data.runs,
-            data.factors,
-            data.level_order(),
-            conf.get("compare"),
-            conf.get("objective", analysis.DEFAULT_OBJECTIVE),
-            conf.get("margin", analysis.DEFAULT_MARGIN),
-        )
-        undecided = [c for c in conditions if c.undecided]  # a condition without a pick needs no more
-        if not undecided or reps >= max_reps:
-            return done, conditions, reps
-        # No estimate: with one repetition (no spread yet) try 3, else go to the cap.
-        reps = min(max_reps, max(reps + 1, *(c.reps_needed or (3 if c.reps < 2 else max_reps) for c in undecided)))
+    campaign = spec.parse_raw({**raw, "repetitions": reps}, source, text, folder)
+    out = Path(out) if out is not None else default_out(campaign)
+    with storage.locked(out):  # across the rounds
+        first = True
+        while True:
+            done = _run(campaign, out, jobs, executor, address, force and first, on_round(reps), (), started)
+            first, started = False, time.perf_counter()
+            data = storage.load(out)
+            conf = campaign.analysis
+            _, conditions = analysis.analyze(
+                data.runs,
+                data.factors,
+                data.level_order(),
+                conf.get("compare"),
+                conf.get("objective", analysis.DEFAULT_OBJECTIVE),
+                conf.get("margin", analysis.DEFAULT_MARGIN),
+            )
+            undecided = [c for c in conditions if c.undecided]  # a condition without a pick needs no more
+            if not undecided or reps >= max_reps:
+                return done, conditions, reps
+            # No estimate: with one repetition (no spread yet) try 3, else go to the cap.
+            reps = min(max_reps, max(reps + 1, *(c.reps_needed or (3 if c.reps < 2 else max_reps) for c in undecided)))
+            campaign = spec.parse_raw({**raw, "repetitions": reps}, source, text, folder)

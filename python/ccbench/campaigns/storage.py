@@ -12,6 +12,7 @@ Layout:
     flows.parquet/.csv    tidy: one row per flow per finished run, every factor a column, plus rep and seed
     runs.parquet/.csv     tidy: one row per finished run
     report.html, recommendations.json, plots/   written by `ccbench report`
+    ../.NAME.lock         beside the directory: held while a campaign runs in it (ccbench.directory_lock)
 
 A run is done once the index says so; its file was renamed into place
 before. A run found 'running' when a campaign starts was interrupted and runs
@@ -21,11 +22,13 @@ again; a finished run never does. Query the index with any SQLite client:
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
 import sqlite3
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -33,6 +36,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from ccbench import directory_lock
 from ccbench.campaigns.spec import Campaign, canonical_json, level_positions
 
 INDEX = "index.sqlite"
@@ -181,6 +185,27 @@ class Index:
     def frame(self) -> pd.DataFrame:
         """The runs of the index in plan order (levels as JSON text)."""
         return pd.read_sql_query("SELECT * FROM runs ORDER BY position", self.db)
+
+
+@contextlib.contextmanager
+def locked(directory: str | Path) -> Iterator[None]:
+    """Holds the lock of a campaign directory (ccbench.directory_lock, the
+    one `ccbench run` takes) while a campaign runs in it, so a second
+    campaign into it is refused at once instead of running the same runs
+    again. Raises CampaignDirectoryError."""
+    d = Path(directory)
+    try:
+        resolved = d.resolve()
+        resolved.parent.mkdir(parents=True, exist_ok=True)
+        lock = directory_lock.acquire(resolved)
+    except directory_lock.Busy:
+        raise CampaignDirectoryError(f"another ccbench campaign is running in {d}") from None
+    except OSError as e:
+        raise CampaignDirectoryError(f"cannot use the campaign directory {d}: {e.strerror}") from None
+    try:
+        yield
+    finally:
+        os.close(lock)
 
 
 def prepare(directory: str | Path, campaign: Campaign, force: bool, version: str) -> Index:
