@@ -243,6 +243,22 @@ def test_a_locked_campaign_directory_is_refused_before_anything_is_written(tmp_p
     assert not out.exists()
 
 
+@pytest.mark.parametrize("where", ["a file", "/proc/ccbench-no-such-dir"])
+def test_an_out_that_cannot_be_a_directory_is_one_error_line(tmp_path, runner, where):
+    f = tmp_path / "small.toml"
+    f.write_text('[scenario]\nduration = "0.5s"\ndownlink = { rate = "5Mbit" }\nflows = [{ cc = "reno" }]\n')
+    out = tmp_path / "a file" if where == "a file" else where
+    if where == "a file":
+        out.write_text("keep me")
+    result = runner.invoke(app, ["campaign", str(f), "--out", str(out), "--jobs", "1"], terminal_width=200)
+    assert result.exit_code == 2, result.output
+    reason = "exists and is not a directory" if where == "a file" else "cannot use the campaign directory"
+    assert result.output.splitlines()[-1].startswith("error: ") and reason in result.output
+    assert "Traceback" not in result.output and not isinstance(result.exception, OSError)
+    if where == "a file":
+        assert out.read_text() == "keep me" and not (tmp_path / ".a file.lock").exists()
+
+
 def test_api_campaign_and_load(tmp_path):
     data = ccbench.campaign(SMALL, out=tmp_path / "api", jobs=1)
     assert (tmp_path / "api" / "report.html").exists()

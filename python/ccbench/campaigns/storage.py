@@ -192,8 +192,11 @@ def locked(directory: str | Path) -> Iterator[None]:
     """Holds the lock of a campaign directory (ccbench.directory_lock, the
     one `ccbench run` takes) while a campaign runs in it, so a second
     campaign into it is refused at once instead of running the same runs
-    again. Raises CampaignDirectoryError."""
+    again. Raises CampaignDirectoryError, also for a path that cannot be a
+    directory (a file, or under one that cannot be written)."""
     d = Path(directory)
+    if d.exists() and not d.is_dir():
+        raise CampaignDirectoryError(f"{d} exists and is not a directory; choose another --out")
     try:
         resolved = d.resolve()
         resolved.parent.mkdir(parents=True, exist_ok=True)
