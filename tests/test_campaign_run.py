@@ -119,6 +119,15 @@ def test_cli_refuses_another_campaign_in_a_directory(tmp_path, runner):
     refused = runner.invoke(app, ["campaign", str(b), "--out", str(out), "--jobs", "1"], terminal_width=200)
     assert refused.exit_code == 2
     assert "another campaign file" in refused.output and "--force" in refused.output
+    assert refused.output.startswith("error: ") and refused.output.count("\n") == 1  # no progress bar before it
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / "notes.txt").write_text("mine")
+    other = runner.invoke(app, ["campaign", str(a), "--out", str(tmp_path / "other")], terminal_width=200)
+    assert (
+        other.exit_code == 2
+        and other.output
+        == f"error: {tmp_path / 'other'} exists and is not a campaign directory; choose another --out\n"
+    )
     forced = runner.invoke(app, ["campaign", str(b), "--out", str(out), "--jobs", "1", "--force"], terminal_width=200)
     assert forced.exit_code == 0, forced.output
     assert "1 run now, 1 already done" in forced.output
@@ -220,7 +229,7 @@ def test_a_second_campaign_into_a_running_directory_is_refused(tmp_path, runner)
         for args in ([str(f)], [str(other), "--force"]):
             refused = runner.invoke(app, ["campaign", *args, "--out", str(out), "--jobs", "1"], terminal_width=200)
             assert refused.exit_code == 2, refused.output
-            assert refused.output.splitlines()[-1] == f"error: another ccbench campaign is running in {out}"
+            assert refused.output == f"error: another ccbench campaign is running in {out}\n"
         with pytest.raises(storage.CampaignDirectoryError, match="another ccbench campaign is running"):
             ccbench.campaign(SMALL, out=out, jobs=1)
     finally:

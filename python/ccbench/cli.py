@@ -433,14 +433,20 @@ def _run_campaign(
         where = "real kernel, one at a time"
     else:
         where = f"{jobs} processes" if executor == "local" else f"ray{' at ' + address if address else ', local'}"
+    # Shown from the first report on, once the directory is checked: a refusal prints no bar.
+    progress = Progress(*columns, console=console, transient=False)
     try:
-        with Progress(*columns, console=console, transient=False) as progress:
+        try:
 
             def on_round(reps):
                 label = f"{len(campaign.runs)} runs ({where})" if reps is None else f"{reps} repetitions ({where})"
-                bar = progress.add_task(label, total=len(campaign.runs), failed=0)
+                bar = None
 
                 def show(p):
+                    nonlocal bar
+                    if bar is None:
+                        progress.start()
+                        bar = progress.add_task(label, total=p.total, failed=0)
                     progress.update(bar, total=p.total, completed=p.done, failed=p.failed)
                     if guess is not None and (line := guess.update(p.done - p.skipped, p.done)):
                         progress.console.print(line, highlight=False)
@@ -466,6 +472,9 @@ def _run_campaign(
             rep_task = progress.add_task("building the report", total=1, failed=0)
             path = report.build(out, jobs=jobs, svg=svg)
             progress.advance(rep_task)
+        finally:
+            if progress.live.is_started:  # stop() of a bar never shown prints an empty line
+                progress.stop()
     except storage.CampaignDirectoryError as e:
         typer.echo(f"error: {e}", err=True)
         raise typer.Exit(EXIT_BAD_SCENARIO) from None
