@@ -133,6 +133,24 @@ def test_cli_refuses_another_campaign_in_a_directory(tmp_path, runner):
     assert "1 run now, 1 already done" in forced.output
 
 
+def test_an_edited_campaign_file_is_refused_naming_the_change(tmp_path, runner):
+    f = tmp_path / "c1.toml"
+    f.write_text(
+        '[scenario]\nduration = "0.5s"\ndownlink = { rate = "5Mbit" }\nflows = [{ cc = "reno" }]\n'
+        '[factors]\n"flows[0].cc" = ["reno", "cubic"]\n'
+    )
+    out = tmp_path / "out"
+    args = ["campaign", str(f), "--out", str(out), "--jobs", "1"]
+    assert runner.invoke(app, args).exit_code == 0
+    f.write_text(f.read_text() + "# a comment\n")
+    refused = runner.invoke(app, args, terminal_width=300)
+    assert refused.exit_code == 2
+    assert refused.output.startswith(f"error: {f} changed since {out} was written (any edit counts, a comment too)")
+    assert "another campaign file" not in refused.output and "--force" in refused.output
+    forced = runner.invoke(app, [*args, "--force"], terminal_width=200)
+    assert forced.exit_code == 0 and "0 run now, 2 already done" in forced.output
+
+
 # A campaign long enough to be stopped part-way: 96 runs of a few tens of ms each.
 LONG = """
 name = "long enough to interrupt"

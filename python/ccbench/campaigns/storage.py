@@ -222,11 +222,9 @@ def prepare(directory: str | Path, campaign: Campaign, force: bool, version: str
         idx = Index(d)
         old = idx.meta().get("campaign_hash")
         if old != campaign.text_hash and not force:
+            meta = idx.meta()
             idx.close()
-            raise CampaignDirectoryError(
-                f"{d} holds the results of another campaign file ({idx_name(d)}); "
-                "use another --out, or --force to switch it to this file (runs whose scenario is unchanged are kept)"
-            )
+            raise CampaignDirectoryError(_refusal(d, meta, campaign))
     else:
         if d.exists() and any(d.iterdir()):
             raise CampaignDirectoryError(f"{d} exists and is not a campaign directory; choose another --out")
@@ -256,12 +254,19 @@ def prepare(directory: str | Path, campaign: Campaign, force: bool, version: str
     return idx
 
 
-def idx_name(directory: Path) -> str:
-    try:
-        with Index(directory) as idx:
-            return idx.meta().get("source", "?")
-    except Exception:  # noqa: BLE001 - only for a message
-        return "?"
+def _refusal(d: Path, meta: dict[str, str], campaign: Campaign) -> str:
+    """Why `d` is refused to `campaign` (without --force), and what to do."""
+    keep = "(runs whose scenario is unchanged are kept)"
+    old_source = meta.get("source", "?")
+    if not campaign.source.startswith("<") and Path(old_source).resolve() == Path(campaign.source).resolve():
+        return (
+            f"{campaign.source} changed since {d} was written (any edit counts, a comment too); "
+            f"use another --out, or --force to switch {d} to the file as it is now {keep}"
+        )
+    return (
+        f"{d} holds the results of another campaign file ({old_source}); "
+        f"use another --out, or --force to switch it to this file {keep}"
+    )
 
 
 RUN_MEANS = (
