@@ -151,6 +151,47 @@ def test_an_edited_campaign_file_is_refused_naming_the_change(tmp_path, runner):
     assert forced.exit_code == 0 and "0 run now, 2 already done" in forced.output
 
 
+QUICK = """
+name = "with a quick form"
+repetitions = 3
+[scenario]
+duration = "1s"
+downlink = { rate = "5Mbit", delay = "5ms" }
+flows = [{ cc = "reno" }]
+[factors]
+"flows[0].cc" = ["reno", "cubic", "bbr"]
+[quick]
+repetitions = 1
+time_scale = 0.5
+levels = { "flows[0].cc" = ["reno", "cubic"] }
+"""
+
+
+def test_the_report_command_resumes_a_quick_form_and_the_full_design_is_refused(tmp_path, runner):
+    """The report's command reruns the file saved in the directory with
+    --quick; that file without --quick is the full design, which is refused
+    (it would replace the quick results), as is --quick into a full design."""
+    f = tmp_path / "q.toml"
+    f.write_text(QUICK)
+    out = tmp_path / "out"
+    quick = runner.invoke(app, ["campaign", str(f), "--quick", "--out", str(out), "--jobs", "1"], terminal_width=200)
+    assert quick.exit_code == 0, quick.output
+    command = "ccbench campaign DIR/campaign.toml --out DIR --quick"
+    assert f"<code>{command}</code>" in (out / "report.html").read_text()
+    args = command.replace("DIR", str(out)).split()[1:]
+    again = runner.invoke(app, [*args, "--jobs", "1"], terminal_width=200)
+    assert again.exit_code == 0, again.output
+    assert "0 run now, 2 already done" in again.output
+    full = runner.invoke(app, [*args[:-1], "--jobs", "1"], terminal_width=300)
+    assert full.exit_code == 2
+    assert full.output.startswith(f"error: {out} holds the quick form of this campaign (--quick), not its full design")
+    assert len(ccbench.load(out).index) == 2
+    whole = tmp_path / "whole"
+    assert runner.invoke(app, ["campaign", str(f), "--out", str(whole), "--jobs", "2"]).exit_code == 0
+    refused = runner.invoke(app, ["campaign", str(f), "--quick", "--out", str(whole)], terminal_width=300)
+    assert refused.exit_code == 2 and "holds the full design of this campaign, not its quick form" in refused.output
+
+
 # A campaign long enough to be stopped part-way: 96 runs of a few tens of ms each.
 LONG = """
 name = "long enough to interrupt"

@@ -17,6 +17,7 @@ import pandas as pd
 
 from ccbench.campaigns import analysis, figures
 from ccbench.campaigns.analysis import METRICS, OBJECTIVES, ConditionResult, fmt
+from ccbench.campaigns.spec import QUICK_NOTE
 from ccbench.campaigns.storage import CampaignData, tables_dir
 from ccbench.campaigns.storage import load as load_campaign
 from ccbench.flow_limits import group_notes
@@ -362,10 +363,10 @@ def build(
         f'<th class="name">No practical difference</th><th class="name">Confidence</th></tr></thead>'
         f"<tbody>{rows}</tbody></table>"
     )
-    text_name = data.meta.get("campaign_file", "campaign.toml")
     reproduce = (
-        f'<p class="note">Rerun (or resume) with <code>ccbench campaign {_e(text_name)} --out DIR</code>; rebuild '
-        f"this page from the saved results with <code>ccbench report DIR</code>. The campaign file:</p>"
+        f'<p class="note">Rerun (or resume) with <code>{_e(reproduce_command(data))}</code>, DIR being the '
+        f"directory of this page; rebuild this page from the saved results with <code>ccbench report DIR</code>. "
+        f"The campaign file (DIR/{_e(data.meta.get('campaign_file', 'campaign.toml'))}):</p>"
         f'<pre class="campaign">{_e(data.text)}</pre>'
     )
     secondary = " then ".join(METRICS[s].label for s in obj.secondary)
@@ -409,6 +410,15 @@ def build(
     path = data.directory / "report.html"
     atomic_write_bytes(path, page.encode("utf-8"))
     return path
+
+
+def reproduce_command(data) -> str:
+    """The command that reruns (or resumes) the campaign of a directory DIR
+    from the campaign file saved in it: with --quick for a quick form; from
+    Python for a campaign given as a dict (saved as campaign.json)."""
+    if data.meta.get("campaign_file") == "campaign.json":
+        return 'ccbench.campaign(json.load(open("DIR/campaign.json")), out="DIR")'
+    return "ccbench campaign DIR/campaign.toml --out DIR" + (" --quick" if data.text.endswith(QUICK_NOTE) else "")
 
 
 def recommendations(directory: str | Path) -> list[dict]:

@@ -68,6 +68,8 @@ TOP_LEVEL_KEYS = (
     "quick",
 )
 KEEP_TABLES = ("first", "none", "all")
+#: Appended to the stored text of a quick form, so its directory is not the full form's.
+QUICK_NOTE = "\n# (run with --quick: the [quick] table above applies)\n"
 #: Column names of the tidy tables that a factor may not take.
 RESERVED_COLUMNS = ("run", "rep", "seed", "flow", "cc", "group", "direction", "link")
 _SEGMENT = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)((?:\[(?:\d+|\*)\])*)$")
@@ -296,7 +298,9 @@ def _show(value: Any) -> str:
 def read(campaign: str | Path | Mapping[str, Any]) -> tuple[dict, str, str, Path]:
     """(raw dict, source name, text, folder for relative paths) of a campaign
     file path (str or Path), dict, or TOML text marked as
-    ccbench.inputs.TomlText (the rule of ccbench.inputs)."""
+    ccbench.inputs.TomlText (the rule of ccbench.inputs). A file's text ends
+    without QUICK_NOTE (the mark of a quick form's saved campaign.toml): the
+    note is --quick's to add, so that file runs its full design without it."""
     if inputs.is_mapping(campaign):
         raw = dict(campaign)
         return raw, "<dict>", canonical_json(raw), Path.cwd()
@@ -314,6 +318,7 @@ def read(campaign: str | Path | Mapping[str, Any]) -> tuple[dict, str, str, Path
                 f"cannot read the file: {reason}{inputs.missing_file_hint(str(path), 'campaign')}",
             ) from None
         source, folder = str(path), path.resolve().parent
+        text = text.removesuffix(QUICK_NOTE)
     else:
         text, source, folder = str(campaign), "<text>", Path.cwd()
     try:
@@ -509,10 +514,6 @@ def parse(campaign: str | Path | Mapping[str, Any]) -> Campaign:
     every run, validating each run's scenario with the simulator's own
     checks. Raises CampaignFileError."""
     return parse_raw(*read(campaign))
-
-
-#: Appended to the stored text of a quick form, so its directory is not the full form's.
-QUICK_NOTE = "\n# (run with --quick: the [quick] table above applies)\n"
 
 
 def parse_study(campaign: str | Path | Mapping[str, Any], quick: bool = False) -> Campaign:

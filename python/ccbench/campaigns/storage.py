@@ -37,7 +37,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from ccbench import directory_lock
-from ccbench.campaigns.spec import Campaign, canonical_json, level_positions
+from ccbench.campaigns.spec import QUICK_NOTE, Campaign, canonical_json, level_positions
 
 INDEX = "index.sqlite"
 #: Layout version of a campaign directory.
@@ -258,6 +258,17 @@ def _refusal(d: Path, meta: dict[str, str], campaign: Campaign) -> str:
     """Why `d` is refused to `campaign` (without --force), and what to do."""
     keep = "(runs whose scenario is unchanged are kept)"
     old_source = meta.get("source", "?")
+    old_text = meta.get("campaign_text", "")
+    if old_text.removesuffix(QUICK_NOTE) == campaign.text.removesuffix(QUICK_NOTE):
+        if old_text.endswith(QUICK_NOTE):
+            return (
+                f"{d} holds the quick form of this campaign (--quick), not its full design; add --quick to resume "
+                f"it, use another --out, or --force to run the full design in {d} {keep}"
+            )
+        return (
+            f"{d} holds the full design of this campaign, not its quick form (--quick); drop --quick to resume "
+            f"it, use another --out, or --force to run the quick form in {d} {keep}"
+        )
     if not campaign.source.startswith("<") and Path(old_source).resolve() == Path(campaign.source).resolve():
         return (
             f"{campaign.source} changed since {d} was written (any edit counts, a comment too); "
