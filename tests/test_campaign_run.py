@@ -15,7 +15,7 @@ import ccbench
 import pandas as pd
 import pytest
 from ccbench.campaigns import runner as campaign_runner
-from ccbench.campaigns import storage
+from ccbench.campaigns import spec, storage
 from ccbench.cli import app
 from conftest import default_sigint
 
@@ -190,6 +190,43 @@ def test_the_report_command_resumes_a_quick_form_and_the_full_design_is_refused(
     assert runner.invoke(app, ["campaign", str(f), "--out", str(whole), "--jobs", "2"]).exit_code == 0
     refused = runner.invoke(app, ["campaign", str(f), "--quick", "--out", str(whole)], terminal_width=300)
     assert refused.exit_code == 2 and "holds the full design of this campaign, not its quick form" in refused.output
+
+
+def test_the_base_file_is_saved_in_the_directory_and_an_edited_one_is_refused(tmp_path, runner):
+    (tmp_path / "path.toml").write_text(
+        'duration = "0.5s"\ndownlink = { rate = "5Mbit", delay = "5ms" }\nflows = [{ cc = "reno" }]\n'
+    )
+    f = tmp_path / "c1.toml"
+    f.write_text('name = "c1"\nbase = "path.toml"  # the path\n[factors]\n"flows[0].cc" = ["reno", "cubic"]\n')
+    out = tmp_path / "out"
+    args = ["--out", str(out), "--jobs", "1"]
+    assert runner.invoke(app, ["campaign", str(f), *args]).exit_code == 0
+    assert (out / "base.toml").read_text() == (tmp_path / "path.toml").read_text()
+    assert (out / "campaign.toml").read_text() == f.read_text().replace('"path.toml"', '"base.toml"')
+    for file in (out / "campaign.toml", f):  # the report's command, and the file given: the same campaign
+        again = runner.invoke(app, ["campaign", str(file), *args], terminal_width=200)
+        assert again.exit_code == 0 and "0 run now, 2 already done" in again.output, again.output
+    (tmp_path / "path.toml").write_text((tmp_path / "path.toml").read_text().replace("5ms", "7ms"))
+    refused = runner.invoke(app, ["campaign", str(f), *args], terminal_width=300)
+    assert refused.exit_code == 2
+    assert refused.output.startswith(f"error: the base scenario path.toml changed since {out} was written")
+    forced = runner.invoke(app, ["campaign", str(f), *args, "--force"], terminal_width=200)
+    assert forced.exit_code == 0 and "2 run now, 0 already done" in forced.output
+    assert "7ms" in (out / "base.toml").read_text()
+
+
+def test_a_directory_written_before_the_base_was_saved_resumes_with_the_same_file(tmp_path):
+    (tmp_path / "path.toml").write_text('duration = "0.5s"\ndownlink = { rate = "5Mbit" }\nflows = [{ cc = "reno" }]\n')
+    f = tmp_path / "c1.toml"
+    f.write_text('base = "path.toml"\n[factors]\n"flows[0].cc" = ["reno", "cubic"]\n')
+    out = tmp_path / "out"
+    campaign_runner.run(f, out, jobs=1)
+    with sqlite3.connect(out / storage.INDEX) as db:  # as an earlier ccbench wrote it: the file's text, no base
+        db.execute("DELETE FROM meta WHERE key = 'base_hash'")
+        db.execute("UPDATE meta SET value = ? WHERE key = 'campaign_text'", (f.read_text(),))
+        db.execute("UPDATE meta SET value = ? WHERE key = 'campaign_hash'", (spec.text_hash(f.read_text()),))
+    again = campaign_runner.run(f, out, jobs=1)
+    assert again.executed == 0 and again.skipped == 2
 
 
 # A campaign long enough to be stopped part-way: 96 runs of a few tens of ms each.

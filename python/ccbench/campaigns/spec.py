@@ -68,12 +68,16 @@ TOP_LEVEL_KEYS = (
     "quick",
 )
 KEEP_TABLES = ("first", "none", "all")
+#: The name of the copy of the base scenario file (`base = "FILE"`) in a campaign directory.
+SAVED_BASE = "base.toml"
 #: Appended to the stored text of a quick form, so its directory is not the full form's.
 QUICK_NOTE = "\n# (run with --quick: the [quick] table above applies)\n"
 #: Column names of the tidy tables that a factor may not take.
 RESERVED_COLUMNS = ("run", "rep", "seed", "flow", "cc", "group", "direction", "link")
 _SEGMENT = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)((?:\[(?:\d+|\*)\])*)$")
 _INDEX = re.compile(r"\[(\d+|\*)\]")
+#: `base = "FILE"` (or 'FILE') on a line of its own, the value in group 2.
+_BASE_LINE = re.compile(r"""^([ \t]*(?:base|"base"|'base')[ \t]*=[ \t]*)("(?:[^"\\\n]|\\.)*"|'[^'\n]*')""", re.M)
 
 
 class CampaignFileError(ValueError):
@@ -83,6 +87,10 @@ class CampaignFileError(ValueError):
     def __init__(self, source: str, path: str, detail: str):
         self.source, self.path, self.detail = source, path, detail
         super().__init__(f"{source}: {path + ': ' if path else ''}{detail}")
+
+
+def text_hash(text: str) -> str:
+    return hashlib.blake2b(text.encode("utf-8"), digest_size=16).hexdigest()
 
 
 def canonical_json(obj: Any) -> str:
@@ -243,10 +251,33 @@ class Campaign:
     study: str | None = None
     #: The tables saved of each run whose tables are kept (keep_tables).
     kept_tables: tuple[str, ...] = TABLES
+    #: `base = "FILE"` as written, and the file's text (None for an inline [scenario]).
+    base_name: str | None = None
+    base_text: str | None = None
 
     @property
     def text_hash(self) -> str:
-        return hashlib.blake2b(self.text.encode("utf-8"), digest_size=16).hexdigest()
+        return text_hash(self.text)
+
+    @property
+    def base_hash(self) -> str:
+        """The base file's hash ("" for an inline [scenario]): part of a campaign directory's identity."""
+        return "" if self.base_text is None else text_hash(self.base_text)
+
+    def saved_text(self) -> str:
+        """The text saved as a campaign directory's campaign.toml: the file's,
+        with `base = "FILE"` made `base = "base.toml"` (SAVED_BASE, the copy
+        of FILE saved beside it), so the directory holds all it reruns from.
+        Unchanged for an inline [scenario], for a dict, and for a base line
+        that cannot be rewritten safely (checked by reading the result back)."""
+        if self.base_text is None or self.source == "<dict>":
+            return self.text
+        rewritten = _BASE_LINE.sub(lambda m: m.group(1) + f'"{SAVED_BASE}"', self.text, count=1)
+        try:
+            same = tomllib.loads(rewritten) == {**tomllib.loads(self.text), "base": SAVED_BASE}
+        except tomllib.TOMLDecodeError:
+            same = False
+        return rewritten if same else self.text
 
     @property
     def factor_names(self) -> list[str]:
@@ -335,7 +366,8 @@ def _int_field(raw: dict, key: str, default: int, minimum: int, source: str) -> 
     return v
 
 
-def _base(raw: dict, source: str, folder: Path) -> tuple[dict, Path]:
+def _base(raw: dict, source: str, folder: Path) -> tuple[dict, Path, str | None]:
+    """(base scenario, folder for its relative paths, the base file's text or None for an inline [scenario])."""
     has_base, has_inline = "base" in raw, "scenario" in raw
     if has_base == has_inline:
         raise CampaignFileError(
@@ -347,16 +379,19 @@ def _base(raw: dict, source: str, folder: Path) -> tuple[dict, Path]:
     if has_inline:
         if not isinstance(raw["scenario"], dict):
             raise CampaignFileError(source, "scenario", f"{_show(raw['scenario'])} is not allowed; expected a table")
-        return copy.deepcopy(raw["scenario"]), folder
+        return copy.deepcopy(raw["scenario"]), folder, None
     name = raw["base"]
     if not isinstance(name, str):
         raise CampaignFileError(source, "base", f"{_show(name)} is not allowed; expected a file name")
     path = Path(name) if Path(name).is_absolute() else folder / name
     try:
         scenario, _ = read_scenario(path)
+        text = path.read_text(encoding="utf-8")  # read_scenario has checked it is UTF-8
     except ScenarioFileError as e:
         raise CampaignFileError(source, "base", f'"{name}": {e.path + ": " if e.path else ""}{e.detail}') from None
-    return scenario, path.resolve().parent
+    except OSError as e:
+        raise CampaignFileError(source, "base", f'"{name}": cannot read the file: {e.strerror}') from None
+    return scenario, path.resolve().parent, text
 
 
 def _factors(raw: dict, source: str) -> list[Factor]:
@@ -537,7 +572,7 @@ def parse_raw(raw: dict, source: str, text: str, folder: Path) -> Campaign:
         raise CampaignFileError(source, "name", f"{_show(name)} is not allowed; expected a string")
     repetitions = _int_field(raw, "repetitions", 1, 1, source)
     seed = _int_field(raw, "seed", 1, 0, source)
-    base, base_dir = _base(raw, source, folder)
+    base, base_dir, base_text = _base(raw, source, folder)
     factors = _factors(raw, source)
     excluded = _excluded(raw, factors, source)
     common = raw.get("common_seeds", [])
@@ -602,6 +637,8 @@ def parse_raw(raw: dict, source: str, text: str, folder: Path) -> Campaign:
         runs,
         study,
         kept_tables,
+        raw["base"] if base_text is not None else None,
+        base_text,
     )
 
 

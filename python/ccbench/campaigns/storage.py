@@ -6,7 +6,8 @@ Layout:
                           key, position, rep, seed, levels (JSON), scenario_hash, status
                           (pending, running, done, failed), attempts, completions, started_at,
                           finished_at, wall_s, worker, result_hash, error
-    campaign.toml         the campaign file as given (campaign.json for a dict)
+    campaign.toml         the campaign file as given (campaign.json for a dict); base = "FILE" reads base.toml
+    base.toml             a copy of the base scenario file (base = "FILE"), part of the directory's identity
     runs/KEY.parquet      one row per flow of run KEY (written by the worker: temporary file + rename)
     tables/KEY/           full tables of the run (series, rtt, links, ...) when kept (keep_tables, kept_tables)
     flows.parquet/.csv    tidy: one row per flow per finished run, every factor a column, plus rep and seed
@@ -37,7 +38,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from ccbench import directory_lock
-from ccbench.campaigns.spec import QUICK_NOTE, Campaign, canonical_json, level_positions
+from ccbench.campaigns.spec import QUICK_NOTE, SAVED_BASE, Campaign, canonical_json, level_positions, text_hash
 
 INDEX = "index.sqlite"
 #: Layout version of a campaign directory.
@@ -213,18 +214,20 @@ def locked(directory: str | Path) -> Iterator[None]:
 
 def prepare(directory: str | Path, campaign: Campaign, force: bool, version: str) -> Index:
     """Opens (or creates) the campaign directory for `campaign`. An existing
-    directory of another campaign file is refused unless `force`, which keeps
-    every run whose scenario is unchanged. Raises CampaignDirectoryError."""
+    directory of another campaign is refused unless `force`, which keeps
+    every run whose scenario is unchanged. A directory's campaign is the
+    text of its campaign.toml (campaign.saved_text) and the text of the base
+    scenario file, copied beside it as SAVED_BASE. Raises CampaignDirectoryError."""
     d = Path(directory)
-    existing = d / INDEX
-    old = None
-    if existing.exists():
+    saved = campaign.saved_text()
+    same = False
+    if (d / INDEX).exists():
         idx = Index(d)
-        old = idx.meta().get("campaign_hash")
-        if old != campaign.text_hash and not force:
-            meta = idx.meta()
+        meta = idx.meta()
+        same = _same_campaign(meta, campaign, saved)
+        if not same and not force:
             idx.close()
-            raise CampaignDirectoryError(_refusal(d, meta, campaign))
+            raise CampaignDirectoryError(_refusal(d, meta, campaign, saved))
     else:
         if d.exists() and any(d.iterdir()):
             raise CampaignDirectoryError(f"{d} exists and is not a campaign directory; choose another --out")
@@ -237,29 +240,46 @@ def prepare(directory: str | Path, campaign: Campaign, force: bool, version: str
     for stale in ("campaign.json", "campaign.toml"):
         if stale != file_name:
             (d / stale).unlink(missing_ok=True)
-    atomic_write_bytes(d / file_name, campaign.text.encode("utf-8"))
+    atomic_write_bytes(d / file_name, saved.encode("utf-8"))
+    if campaign.base_text is None:
+        (d / SAVED_BASE).unlink(missing_ok=True)
+    else:
+        atomic_write_bytes(d / SAVED_BASE, campaign.base_text.encode("utf-8"))
     idx.set_meta(
         {
             "schema_version": str(SCHEMA_VERSION),
             "name": campaign.name,
             "source": campaign.source,
             "campaign_file": file_name,
-            "campaign_text": campaign.text,
-            "campaign_hash": campaign.text_hash,
+            "campaign_text": saved,
+            "campaign_hash": text_hash(saved),
+            "base_hash": campaign.base_hash,
             "design": json.dumps(campaign.design()),  # keeps the factors in the file's order
             "ccbench_version": version,
         }
     )
-    idx.sync_plan(campaign, drop_unplanned=old != campaign.text_hash)
+    idx.sync_plan(campaign, drop_unplanned=not same)
     return idx
 
 
-def _refusal(d: Path, meta: dict[str, str], campaign: Campaign) -> str:
+def _same_campaign(meta: dict[str, str], campaign: Campaign, saved: str) -> bool:
+    """Whether a directory (its index's meta) holds `campaign`, whose saved text is `saved`."""
+    if "base_hash" not in meta:  # written before the base file was part of the identity: the file's text only
+        return meta.get("campaign_hash") == campaign.text_hash
+    return meta["campaign_hash"] == text_hash(saved) and meta["base_hash"] == campaign.base_hash
+
+
+def _refusal(d: Path, meta: dict[str, str], campaign: Campaign, saved: str) -> str:
     """Why `d` is refused to `campaign` (without --force), and what to do."""
     keep = "(runs whose scenario is unchanged are kept)"
     old_source = meta.get("source", "?")
     old_text = meta.get("campaign_text", "")
-    if old_text.removesuffix(QUICK_NOTE) == campaign.text.removesuffix(QUICK_NOTE):
+    if old_text == saved:
+        return (
+            f"the base scenario {campaign.base_name} changed since {d} was written; use another --out, "
+            f"or --force to run the changed runs again in {d} {keep}"
+        )
+    if old_text.removesuffix(QUICK_NOTE) == saved.removesuffix(QUICK_NOTE):
         if old_text.endswith(QUICK_NOTE):
             return (
                 f"{d} holds the quick form of this campaign (--quick), not its full design; add --quick to resume "
