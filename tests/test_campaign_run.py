@@ -351,7 +351,10 @@ def test_a_locked_campaign_directory_is_refused_before_anything_is_written(tmp_p
 @pytest.mark.parametrize("where", ["a file", "/proc/ccbench-no-such-dir"])
 def test_an_out_that_cannot_be_a_directory_is_one_error_line(tmp_path, runner, where):
     f = tmp_path / "small.toml"
-    f.write_text('[scenario]\nduration = "0.5s"\ndownlink = { rate = "5Mbit" }\nflows = [{ cc = "reno" }]\n')
+    f.write_text(
+        '[scenario]\nduration = "0.5s"\ndownlink = { rate = "5Mbit" }\nflows = [{ cc = "reno" }]\n'
+        '[factors]\n"flows[0].cc" = ["reno"]\n'
+    )
     out = tmp_path / "a file" if where == "a file" else where
     if where == "a file":
         out.write_text("keep me")
