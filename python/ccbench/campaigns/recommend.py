@@ -67,11 +67,6 @@ def campaign_dict(
     }
 
 
-#: The suffix a campaign's scenario error gets naming the algorithm it was built with; an error
-#: the user's option caused is not about that algorithm (the options are checked with the first).
-ALGORITHM_SUFFIX = re.compile(r' \(with flows\[0\]\.cc = "[^"]*"\)$')
-
-
 def parse(raw: dict) -> spec.Campaign:
     """The campaign checked; a scenario error is reported against the option that caused it."""
     try:
@@ -79,7 +74,8 @@ def parse(raw: dict) -> spec.Campaign:
     except spec.CampaignFileError as e:
         for option, field in (("--profile", "profile"), ("--workload", "size"), ("--duration", "duration")):
             if field in e.path or field in e.detail.split(":")[0]:
-                raise RecommendError(option, ALGORITHM_SUFFIX.sub("", e.detail)) from None
+                # The option's error, not the algorithm's the scenario was built with (the first).
+                raise RecommendError(option, e.scenario_detail or e.detail) from None
         raise
 
 

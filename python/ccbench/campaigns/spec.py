@@ -82,10 +82,13 @@ _BASE_LINE = re.compile(r"""^([ \t]*(?:base|"base"|'base')[ \t]*=[ \t]*)("(?:[^"
 
 class CampaignFileError(ValueError):
     """A campaign that cannot run: `source` (file or '<dict>'), `path` (field
-    path in the campaign file, such as 'factors."flows[0].cc"[1]') and `detail`."""
+    path in the campaign file, such as 'factors."flows[0].cc"[1]') and `detail`;
+    `scenario_detail`: for an error of the base scenario, its detail without
+    the levels it was built with (which `detail` names)."""
 
-    def __init__(self, source: str, path: str, detail: str):
+    def __init__(self, source: str, path: str, detail: str, scenario_detail: str | None = None):
         self.source, self.path, self.detail = source, path, detail
+        self.scenario_detail = scenario_detail
         super().__init__(f"{source}: {path + ': ' if path else ''}{detail}")
 
 
@@ -541,7 +544,7 @@ def _scenario_error(
                 )
     combo = ", ".join(f"{k} = {_show(v)}" for k, v in levels.items())
     where = f"scenario.{e.path}" if e.path else "scenario"
-    return CampaignFileError(source, where, f"{e.detail} (with {combo or 'the base scenario'})")
+    return CampaignFileError(source, where, f"{e.detail} (with {combo or 'the base scenario'})", e.detail)
 
 
 def parse(campaign: str | Path | Mapping[str, Any]) -> Campaign:
