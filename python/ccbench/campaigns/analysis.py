@@ -135,9 +135,14 @@ def difference_ci(a, b, seeds_a=None, seeds_b=None) -> tuple[float, float]:
     """Mean of b minus mean of a and the half-width of its 95% interval
     (paired when they share seeds, see difference_se; NaN with fewer than 2 each)."""
     d, se, df = difference_se(a, b, seeds_a, seeds_b)
+    return d, _half_width(se, df)
+
+
+def _half_width(se: float, df: float) -> float:
+    """The half-width of a 95% t interval of standard error `se` (NaN without one)."""
     if not np.isfinite(se):
-        return d, math.nan
-    return d, (0.0 if se == 0 else float(t_quantile(0.975, df) * se))
+        return math.nan
+    return 0.0 if se == 0 else float(t_quantile(0.975, df) * se)
 
 
 def paired_values(a, b, seeds_a, seeds_b) -> tuple[np.ndarray, np.ndarray] | None:
@@ -164,7 +169,11 @@ def difference_se(a, b, seeds_a=None, seeds_b=None) -> tuple[float, float, float
     paired over the runs of a and b that share a seed (at least 2: the same
     random numbers, so the between-run spread cancels and identical results
     give a zero-width interval), else Welch's for unpaired samples."""
-    pairs = paired_values(a, b, seeds_a, seeds_b)
+    return _difference_se(a, b, paired_values(a, b, seeds_a, seeds_b))
+
+
+def _difference_se(a, b, pairs: tuple[np.ndarray, np.ndarray] | None) -> tuple[float, float, float]:
+    """difference_se, given paired_values' result."""
     if pairs is not None:
         diffs = pairs[1] - pairs[0]
         d = float(diffs.mean())
@@ -257,6 +266,8 @@ class ConditionResult:
 
 #: No pick: every run's goodput is zero (too short a run for the path: nothing arrived yet).
 NOTHING_DELIVERED = "no flow delivered any data (goodput 0 in every run)"
+#: Why the fairness objective cannot rank runs of one flow.
+JAIN_NEEDS_TWO_FLOWS = "Jain's index needs at least two flows per run"
 
 
 def no_pick_reason(runs: pd.DataFrame, objective: Objective) -> str | None:
@@ -266,7 +277,7 @@ def no_pick_reason(runs: pd.DataFrame, objective: Objective) -> str | None:
         return NOTHING_DELIVERED
     if not np.isfinite(runs[objective.metric].to_numpy(float)).any():
         if objective.metric == "jain" and "flows" in runs and (runs["flows"] < 2).all():
-            return "Jain's index needs at least two flows per run; the runs under these conditions have one"
+            return f"{JAIN_NEEDS_TWO_FLOWS}; the runs under these conditions have one"
         return f"no run has a value of {METRICS[objective.metric].label}"
     return None
 
@@ -304,10 +315,10 @@ def compare_candidates(
                 }
             )
             continue
-        d, se, df = difference_se(samples[leader], samples[k], seeds.get(leader), seeds.get(k))
-        pairs = paired_values(samples[leader], samples[k], seeds.get(leader), seeds.get(k)) if k != leader else None
-        paired = pairs is not None
-        half = math.nan if not np.isfinite(se) else (0.0 if se == 0 else float(t_quantile(0.975, df) * se))
+        pairs = paired_values(samples[leader], samples[k], seeds.get(leader), seeds.get(k))
+        d, se, df = _difference_se(samples[leader], samples[k], pairs)
+        paired = k != leader and pairs is not None
+        half = _half_width(se, df)
         v = "best" if k == leader else verdict(sign * d, half, margin)
         if group_leader is None:
             rank, group_leader = 1, k

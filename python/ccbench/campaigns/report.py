@@ -307,7 +307,7 @@ def check_fairness(flows_per_run: list[int], given: str = "--objective") -> None
     """Refuses the fairness objective when every run has one flow: Jain's
     index between flows needs two, so no condition could have a pick."""
     if flows_per_run and max(flows_per_run) < 2:
-        raise ValueError(f"{given} fairness: Jain's index needs at least two flows per run; these runs have one")
+        raise ValueError(f"{given} fairness: {analysis.JAIN_NEEDS_TWO_FLOWS}; these runs have one")
 
 
 def build(
