@@ -18,10 +18,11 @@ class Busy(Exception):
 
 
 def acquire(directory: Path) -> int:
-    """Locks `directory` (a resolved path whose parent exists) without
-    waiting; returns the lock file's descriptor: os.close releases it.
+    """Locks `directory` (a resolved path; its parent is created if needed)
+    without waiting; returns the lock file's descriptor: os.close releases it.
     Raises Busy if another process holds the lock, OSError if the lock file
     cannot be made."""
+    directory.parent.mkdir(parents=True, exist_ok=True)
     fd = os.open(directory.parent / f".{directory.name}.lock", os.O_CREAT | os.O_RDWR, 0o644)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)

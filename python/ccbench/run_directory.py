@@ -30,8 +30,8 @@ class OutputDirectoryError(Exception):
     """An output directory that cannot be used; the message says why."""
 
 
-def _describe(out: Path) -> str:
-    return "another run" if (out / "meta.json").exists() else "other files"
+def _holds_a_run(out: Path) -> bool:
+    return (out / "meta.json").exists()
 
 
 @contextlib.contextmanager
@@ -48,12 +48,12 @@ def staged(out: str | Path, force: bool = False) -> Iterator[Path]:
             raise OutputDirectoryError(f"{name} is the current directory or holds it; choose another directory")
         if out.is_dir() and any(out.iterdir()):
             if not force:
-                raise OutputDirectoryError(f"{name} is not empty (it holds {_describe(out)}); --force replaces it")
-            if _describe(out) != "another run":
+                holds = "another run" if _holds_a_run(out) else "other files"
+                raise OutputDirectoryError(f"{name} is not empty (it holds {holds}); --force replaces it")
+            if not _holds_a_run(out):
                 raise OutputDirectoryError(
                     f"{name} holds other files, not a run's results; --force replaces only a run's directory"
                 )
-        out.parent.mkdir(parents=True, exist_ok=True)
         lock = directory_lock.acquire(out)
     except directory_lock.Busy:
         raise OutputDirectoryError(f"another ccbench run is writing to {name}") from None

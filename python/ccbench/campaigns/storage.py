@@ -199,9 +199,7 @@ def locked(directory: str | Path) -> Iterator[None]:
     if d.exists() and not d.is_dir():
         raise CampaignDirectoryError(f"{d} exists and is not a directory; choose another --out")
     try:
-        resolved = d.resolve()
-        resolved.parent.mkdir(parents=True, exist_ok=True)
-        lock = directory_lock.acquire(resolved)
+        lock = directory_lock.acquire(d.resolve())
     except directory_lock.Busy:
         raise CampaignDirectoryError(f"another ccbench campaign is running in {d}") from None
     except OSError as e:
