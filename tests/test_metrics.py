@@ -83,7 +83,19 @@ def test_interval_rates_and_windows():
         metrics.window_rate_bps(t, c, 2.0, 1.0)
 
 
-def test_the_core_metrics_are_these_definitions():
+#: A trace of 2 s: 3 opportunities a ms for its first second, 1 for its second.
+BURSTY_TRACE = {"opportunities_ms": [ms for ms in range(1, 2001) for _ in range(3 if ms <= 1000 else 1)]}
+
+
+@pytest.mark.parametrize(
+    "downlink",
+    [
+        {"rate": "8Mbit", "delay": "15ms", "loss": {"model": "bernoulli", "p": 0.01}},
+        # A run shorter than its trace: the rate offered then is not the trace's mean.
+        {"trace": BURSTY_TRACE, "delay": "15ms"},
+    ],
+)
+def test_the_core_metrics_are_these_definitions(downlink):
     """The simulator core computes the per-run metrics; the Python definitions
     (used for the kernel emulator's tables) give the same numbers."""
     import json
@@ -92,8 +104,8 @@ def test_the_core_metrics_are_these_definitions():
     from ccbench.run_result import FLOW_METRIC_COLUMNS, LINK_METRIC_COLUMNS, flow_summary, link_summary, raw_columns
 
     spec = {
-        "duration": "3s",
-        "downlink": {"rate": "8Mbit", "delay": "15ms", "loss": {"model": "bernoulli", "p": 0.01}},
+        "duration": "3s" if "rate" in downlink else "1s",
+        "downlink": downlink,
         "flows": [{"cc": "cubic"}, {"cc": "reno", "size": "300KB", "start": "0.5s"}],
         "record": {"rtt_samples": "all"},
     }
@@ -110,3 +122,8 @@ def test_the_core_metrics_are_these_definitions():
     python_links = link_summary(links.drop(columns=LINK_METRIC_COLUMNS), python, normalized)
     for c in LINK_METRIC_COLUMNS:
         np.testing.assert_allclose(core_links[c].to_numpy(float), python_links[c].to_numpy(float), rtol=1e-9)
+    if "trace" in downlink:
+        # The first second offers 3 x 1504 bytes a ms, twice the trace's mean.
+        rate, offered = core_links.loc[0, ["rate_bps", "offered_rate_bps"]]
+        assert offered == pytest.approx(3 * 1504 * 8 * 1000, rel=1e-3) and offered == pytest.approx(1.5 * rate)
+        assert 0 < core_links.loc[0, "utilization"] <= 1

@@ -221,10 +221,19 @@ def result_warnings(r) -> list[str]:
         if link["utilization"] > 1.0 + 1e-9:
             out.append(
                 f"link {link['link']}: utilization {link['utilization']:.2f} is above 1: its payload capacity "
-                "(its mean rate, from a trace's period or a rate process, times the flows' mean payload share) "
-                "underestimates what it carried in this run"
+                "(the long-run mean rate of its rate process, times the flows' mean payload share) "
+                "underestimates what it offered in this run"
             )
     return out
+
+
+def _offered_rate_text(link) -> str:
+    """The rate a link's nominal utilization is over: its nominal rate, or
+    what its trace offered while the flows ran, beside the trace's mean."""
+    offered, mean = link["offered_rate_bps"], link["rate_bps"]
+    if offered == mean:
+        return f"{offered / 1e6:.3g} Mbit/s nominal rate"
+    return f"{offered / 1e6:.3g} Mbit/s its trace offered while the flows ran (mean {mean / 1e6:.3g})"
 
 
 def source_lines(sources) -> list[str]:
@@ -327,7 +336,7 @@ def run(
                     f"{link['link']}: utilization {100 * link['utilization']:.1f}% (its flows' goodput over "
                     f"{link['capacity_bps'] / 1e6:.2f} Mbit/s payload capacity; "
                     f"{100 * link['nominal_utilization']:.1f}% of the "
-                    f"{link['rate_bps'] / 1e6:.3g} Mbit/s nominal rate), "
+                    f"{_offered_rate_text(link)}), "
                     f"{link['queue_drops']} queue drops, "
                     f"{link['channel_losses']} channel losses"
                 )

@@ -33,6 +33,7 @@ RUN_FLOW_KEYS = (
 RUN_LINK_KEYS = (
     "link",
     "rate_bps",
+    "offered_rate_bps",
     "capacity_bps",
     "goodput_bps",
     "utilization",

@@ -28,7 +28,10 @@ Definitions:
   time from the first one's start to the last one's end of activity (flows
   active together: the sum of their goodputs, the studies' definition);
 - channel utilization: a link's goodput / its payload capacity (and, as the
-  studies report it, / the nominal link rate);
+  studies report it, / the nominal link rate); both rates are those the link
+  offered over its flows' window: a trace's opportunities then (a run may
+  play only part of a trace), otherwise the nominal rate (a rate process:
+  its long-run mean);
 - mean rate in a window [a, b) from cumulative byte counters; recovery ratio =
   rate(after) / rate(before).
 """
@@ -138,14 +141,24 @@ def payload_share(mss_bytes: int, timestamps: bool) -> float:
     return _ccsim.payload_share(mss_bytes, timestamps)
 
 
-def link_goodput_bps(start_s, active_s, delivered_bytes) -> float:
-    """A link's goodput from its flows' start, active time and delivered
-    bytes (the core's record::summary::link_goodput_bps); 0 without flows."""
+def link_window(start_s, active_s) -> tuple[float, float] | None:
+    """The time a link's flows had it (the core's record::summary::link_window):
+    the first one's start and the last one's end of activity, in seconds;
+    None without flows."""
     start = np.asarray(start_s, dtype=float)
     if not len(start):
+        return None
+    return float(np.min(start)), float(np.max(start + np.asarray(active_s, dtype=float)))
+
+
+def link_goodput_bps(start_s, active_s, delivered_bytes) -> float:
+    """A link's goodput from its flows' start, active time and delivered
+    bytes (the core's record::summary::link_goodput_bps): their bytes over
+    their link_window; 0 without flows."""
+    window = link_window(start_s, active_s)
+    if window is None:
         return 0.0
-    span = float(np.max(start + np.asarray(active_s, dtype=float)) - np.min(start))
-    return float(rate_bps(sum(int(b) for b in delivered_bytes), span))
+    return float(rate_bps(sum(int(b) for b in delivered_bytes), window[1] - window[0]))
 
 
 def utilization(goodput_bps: float, capacity_bps: float) -> float:

@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from ccbench import metrics
+from ccbench import metrics, traces
 
 #: Version of the tables' layout and of meta.json; bump on incompatible change.
 SCHEMA_VERSION = 2
@@ -60,7 +60,7 @@ def route_links(route: str) -> list[str]:
 #: The per-flow metrics the simulator core puts in its flows table.
 FLOW_METRIC_COLUMNS = ["active_s", "goodput_bps", "throughput_bps", "retrans_pct", "timeouts_per_100s"]
 #: The per-link metrics the simulator core puts in its links table.
-LINK_METRIC_COLUMNS = ["capacity_bps", "goodput_bps", "utilization", "nominal_utilization"]
+LINK_METRIC_COLUMNS = ["offered_rate_bps", "capacity_bps", "goodput_bps", "utilization", "nominal_utilization"]
 
 
 def _frame(columns: Mapping) -> pd.DataFrame:
@@ -217,13 +217,42 @@ def arrow_series_with_rates(series: pa.Table) -> pa.Table:
     return series
 
 
-def link_capacity_bps(links, flows: pd.DataFrame, scenario: dict) -> np.ndarray:
-    """Payload capacity of each link: the rate the simulator reports for it
-    (`rate_bps`: the nominal rate, or the mean rate of a trace or rate process)
-    times the payload share of a full segment of the flows whose data it
-    carries (mss / (mss + 40, + 12 with timestamps))."""
-    caps = []
+def link_offered_rate_bps(links, flows: pd.DataFrame, scenario: dict) -> np.ndarray:
+    """The rate each link offered over its flows' window (metrics.link_window;
+    the whole run for a link no flow's data crosses), as the core's
+    RateConfig::offered_rate_bps: a trace's opportunities in that window,
+    otherwise the link's `rate_bps` (its nominal rate, or a rate process's
+    long-run mean)."""
+    specs = _link_specs(scenario)
+    offered = []
     for name, rate in zip(links["link"], np.asarray(links["rate_bps"], dtype=float)):
+        trace = specs.get(name, {}).get("trace")
+        if isinstance(trace, dict) and trace.get("opportunities_ms"):
+            crossing = flows.loc[_crossing(flows, name)]
+            window = metrics.link_window(crossing["start_s"], crossing["active_s"]) or (0.0, scenario["duration"])
+            rate = traces.window_rate_bps(
+                trace["opportunities_ms"],
+                *window,
+                trace.get("bytes_per_opportunity", traces.MAHIMAHI_BYTES_PER_OPPORTUNITY),
+            )
+        offered.append(rate)
+    return np.asarray(offered, dtype=float)
+
+
+def _link_specs(scenario: dict) -> dict[str, dict]:
+    """A normalized scenario's links by their names in the results (an
+    omitted uplink has the downlink's rate source, as the core builds it)."""
+    if scenario.get("links"):
+        return {link["name"]: link for link in scenario["links"]}
+    return {"downlink": scenario["downlink"], "uplink": scenario.get("uplink") or scenario["downlink"]}
+
+
+def link_capacity_bps(offered_bps: np.ndarray, links, flows: pd.DataFrame, scenario: dict) -> np.ndarray:
+    """Payload capacity of each link: the rate it offered (`offered_bps`,
+    link_offered_rate_bps) times the payload share of a full segment of the
+    flows whose data it carries (mss / (mss + 40, + 12 with timestamps))."""
+    caps = []
+    for name, rate in zip(links["link"], offered_bps):
         groups = flows.loc[_crossing(flows, name), "group"].to_numpy()
         shares = [
             metrics.payload_share(scenario["flows"][g]["tcp"]["mss"], scenario["flows"][g]["tcp"]["timestamps"])
@@ -243,24 +272,26 @@ def _crossing(flows: pd.DataFrame, link: str) -> np.ndarray:
 
 def link_metrics(links, flows: pd.DataFrame, scenario: dict) -> dict:
     """Per link (`links`: a DataFrame or dict of columns with `link` and
-    `rate_bps`): payload capacity, the goodput of the flows whose data crosses
-    it (metrics.link_goodput_bps), the channel utilization (that goodput /
-    payload capacity) and `nominal_utilization` (that goodput / the link's
-    nominal `rate_bps`, headers counted as overhead: the measurement studies'
+    `rate_bps`): the rate it offered while its flows ran
+    (link_offered_rate_bps), payload capacity, the goodput of the flows whose
+    data crosses it (metrics.link_goodput_bps), the channel utilization (that
+    goodput / payload capacity) and `nominal_utilization` (that goodput / the
+    offered rate, headers counted as overhead: the measurement studies'
     definition, e.g. 56.44 of 64 kbit/s = 88.2%). The simulator core computes
     these itself (link_summary keeps its columns); they are computed here for
     a links table without them (the kernel emulator's)."""
-    caps = link_capacity_bps(links, flows, scenario)
+    offered = link_offered_rate_bps(links, flows, scenario)
+    caps = link_capacity_bps(offered, links, flows, scenario)
     goodput = []
     for name in links["link"]:
         crossing = flows.loc[_crossing(flows, name)]
         goodput.append(metrics.link_goodput_bps(crossing["start_s"], crossing["active_s"], crossing["delivered_bytes"]))
-    nominal = np.asarray(links["rate_bps"], dtype=float)
     return {
+        "offered_rate_bps": offered,
         "capacity_bps": caps,
         "goodput_bps": np.array(goodput, dtype=float),
         "utilization": np.array([metrics.utilization(g, c) for g, c in zip(goodput, caps)], dtype=float),
-        "nominal_utilization": np.array([metrics.utilization(g, c) for g, c in zip(goodput, nominal)], dtype=float),
+        "nominal_utilization": np.array([metrics.utilization(g, c) for g, c in zip(goodput, offered)], dtype=float),
     }
 
 

@@ -97,9 +97,27 @@ def mean_rate_bps(
     opportunities_ms: Sequence[int], bytes_per_opportunity: int = MAHIMAHI_BYTES_PER_OPPORTUNITY
 ) -> float:
     """Mean capacity of a trace over one period, in bit/s."""
+    return _trace_call(_ccsim.trace_mean_rate_bps, list(opportunities_ms), bytes_per_opportunity)
+
+
+def window_rate_bps(
+    opportunities_ms: Sequence[int],
+    from_s: float,
+    to_s: float,
+    bytes_per_opportunity: int = MAHIMAHI_BYTES_PER_OPPORTUNITY,
+) -> float:
+    """Mean capacity of a trace over (from_s, to_s] of a run, in bit/s: the
+    opportunities it offers then (a run shorter than the trace's period plays
+    only part of it); the period's mean for an empty interval."""
+    return _trace_call(_ccsim.trace_window_rate_bps, list(opportunities_ms), from_s, to_s, bytes_per_opportunity)
+
+
+def _trace_call(function, opportunities_ms: list[int], *args):
+    """A core trace function's value, its errors as TraceError (the last
+    argument is bytes_per_opportunity)."""
     try:
-        return _ccsim.trace_mean_rate_bps(list(opportunities_ms), bytes_per_opportunity)
+        return function(opportunities_ms, *args)
     except _ccsim.TraceError as e:
         raise _core_error(e, "trace") from None
     except OverflowError:
-        raise TraceError(f"trace: bytes_per_opportunity {bytes_per_opportunity} is out of range") from None
+        raise TraceError(f"trace: bytes_per_opportunity {args[-1]} is out of range") from None

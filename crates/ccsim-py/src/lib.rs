@@ -242,6 +242,20 @@ fn trace_mean_rate_bps(opportunities_ms: Vec<u64>, bytes_per_opportunity: u32) -
     Ok(TraceConfig::checked(opportunities_ms, bytes_per_opportunity).map_err(trace_error)?.mean_rate_bps())
 }
 
+/// Mean capacity of a trace over (`from_s`, `to_s`] seconds of a run, in
+/// bit/s (what a link's utilization is measured against); raises TraceError.
+#[pyfunction]
+#[pyo3(signature = (opportunities_ms, from_s, to_s, bytes_per_opportunity = MAHIMAHI_BYTES_PER_OPPORTUNITY))]
+fn trace_window_rate_bps(
+    opportunities_ms: Vec<u64>,
+    from_s: f64,
+    to_s: f64,
+    bytes_per_opportunity: u32,
+) -> PyResult<f64> {
+    let trace = TraceConfig::checked(opportunities_ms, bytes_per_opportunity).map_err(trace_error)?;
+    Ok(trace.window_rate_bps(ccsim::time::nanos(from_s.max(0.0)), ccsim::time::nanos(to_s.max(0.0))))
+}
+
 /// Share of a full data segment's wire bytes that is payload: mss / (mss + headers).
 #[pyfunction]
 fn payload_share(mss_bytes: u32, timestamps: bool) -> f64 {
@@ -282,6 +296,7 @@ fn _ccsim(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(kernels, m)?)?;
     m.add_function(wrap_pyfunction!(parse_mahimahi_trace, m)?)?;
     m.add_function(wrap_pyfunction!(trace_mean_rate_bps, m)?)?;
+    m.add_function(wrap_pyfunction!(trace_window_rate_bps, m)?)?;
     m.add_function(wrap_pyfunction!(payload_share, m)?)?;
     m.add_function(wrap_pyfunction!(data_header_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(did_you_mean, m)?)?;

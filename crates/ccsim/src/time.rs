@@ -16,6 +16,12 @@ pub fn secs(t: Nanos) -> f64 {
     t as f64 / NS_PER_SEC as f64
 }
 
+/// Nanoseconds, to the nearest, from seconds (a reported time read back).
+#[inline]
+pub fn nanos(seconds: f64) -> Nanos {
+    (seconds * NS_PER_SEC as f64).round() as Nanos
+}
+
 /// Serialization at a constant rate: the time `bytes` take at `rate_bps`, in
 /// whole nanoseconds, with the remainder of `bits * 1e9 / rate` carried to the
 /// next packet so a long run does not drift.

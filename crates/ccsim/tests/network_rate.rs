@@ -53,6 +53,33 @@ fn a_cellular_trace_delivers_its_mean_capacity() {
 }
 
 #[test]
+fn a_run_shorter_than_its_trace_is_measured_against_the_part_it_played() {
+    // The LTE trace's first 20 s offer more than its 120 s mean (5.1 against
+    // 4.57 Mbit/s): utilization against the mean came to 108%.
+    let ops = read_trace("ATT-LTE-driving-2016.down");
+    // Opportunities in (0, 20 s]: those at 0 come before anything was sent.
+    let played = ops.iter().filter(|&&ms| ms > 0 && ms <= 20_000).count() as f64;
+    let offered_bps = played * 1504.0 * 8.0 / 20.0;
+    let r = simulate(&format!(
+        r#"{{"duration": 20, "downlink": {{"trace": {}, "delay": "20ms", "queue": {{"size": "1000pkt"}}}},
+            "uplink": {{"rate": "100Mbit", "delay": "20ms"}},
+            "flows": [{{"cc": "cubic"}}], "record": {{"rtt_samples": false}}}}"#,
+        trace_json(&ops)
+    ));
+    let (mean, offered) = (r.links.f64("rate_bps")[0], r.links.f64("offered_rate_bps")[0]);
+    assert!(offered > 1.1 * mean, "offered {offered} against a mean of {mean}");
+    assert!((offered - offered_bps).abs() < 1.0, "offered {offered}, expected {offered_bps}");
+    let (capacity, goodput) = (r.links.f64("capacity_bps")[0], r.links.f64("goodput_bps")[0]);
+    assert!((capacity - offered * 1448.0 / 1500.0).abs() < 1e-6, "{capacity}");
+    let (u, nominal) = (r.links.f64("utilization")[0], r.links.f64("nominal_utilization")[0]);
+    assert!(u > 0.9 && u <= 1.0, "utilization {u}");
+    assert_eq!((u, nominal), (goodput / capacity, goodput / offered));
+    // The uplink carries no flow's data: its window is the whole run (the
+    // constant rate offers its own rate).
+    assert_eq!(r.links.f64("offered_rate_bps")[1], 100e6);
+}
+
+#[test]
 fn a_trace_of_one_line_is_a_twelve_mbit_link() {
     let r = simulate(
         r#"{"duration": 30, "downlink": {"trace": {"opportunities_ms": [1]}, "delay": "20ms", "queue": {"size": "2bdp"}},

@@ -181,6 +181,11 @@ impl Link {
         self.config.rate.mean_rate_bps()
     }
 
+    /// The rate the transmitter offered over (`from`, `to`], in bit/s (RateConfig::offered_rate_bps).
+    pub fn offered_rate_bps(&self, from: Nanos, to: Nanos) -> f64 {
+        self.config.rate.offered_rate_bps(from, to)
+    }
+
     /// Packet `id` of `pool` arrives at the link's queue at `now`. Returns
     /// false if it was dropped (and freed).
     #[inline]

@@ -11,8 +11,10 @@
 //!   included, over the active time (it can exceed the link rate);
 //! - retransmission percentage: retransmitted / sent segments x 100;
 //! - timeouts per 100 s: RTO expirations / active time x 100 s;
-//! - a link's payload capacity: its rate x the mean payload share of a full
-//!   segment of the flows whose data crosses it;
+//! - a link's payload capacity: the rate it offered while its flows were
+//!   active (the window below: a trace's opportunities then, the nominal or
+//!   long-run mean rate otherwise) x the mean payload share of a full segment
+//!   of the flows whose data crosses it;
 //! - a link's goodput: the unique payload bytes those flows delivered in
 //!   order, over the time from the first one's start to the last one's end
 //!   of activity. For flows active together that is the sum of their
@@ -21,7 +23,8 @@
 //!   each flow's rate as if it had had the link for the whole time, and
 //!   exceed the capacity;
 //! - utilization: a link's goodput / its payload capacity; nominal
-//!   utilization: the same goodput / its rate (headers counted as overhead).
+//!   utilization: the same goodput / the rate it offered (headers counted as
+//!   overhead).
 //!
 //! Every ratio is NaN where its denominator is not positive.
 
@@ -58,20 +61,24 @@ pub fn per_100s(count: u64, seconds: f64) -> f64 {
     scaled_ratio(100.0, count as f64, seconds)
 }
 
-/// A link's goodput from its flows' (start s, active s, delivered bytes): 0
+/// The time a link's flows had it, from their (start s, active s): the
+/// first one's start and the last one's end of activity, in seconds; None
 /// without flows.
-pub fn link_goodput_bps(flows: impl Iterator<Item = (f64, f64, u64)>) -> f64 {
-    let (mut first_start, mut last_end, mut bytes, mut any) = (f64::INFINITY, f64::NEG_INFINITY, 0u64, false);
-    for (start, active, delivered) in flows {
-        first_start = first_start.min(start);
-        last_end = last_end.max(start + active);
-        bytes += delivered;
-        any = true;
-    }
-    if any {
-        rate_bps(bytes as f64, last_end - first_start)
-    } else {
-        0.0
+pub fn link_window(flows: impl Iterator<Item = (f64, f64)>) -> Option<(f64, f64)> {
+    flows.fold(None, |window, (start, active)| {
+        let (first_start, last_end) = window.unwrap_or((f64::INFINITY, f64::NEG_INFINITY));
+        Some((first_start.min(start), last_end.max(start + active)))
+    })
+}
+
+/// A link's goodput from its flows' (start s, active s, delivered bytes):
+/// their bytes over their `link_window`; 0 without flows.
+pub fn link_goodput_bps(flows: impl Iterator<Item = (f64, f64, u64)> + Clone) -> f64 {
+    match link_window(flows.clone().map(|(start, active, _)| (start, active))) {
+        Some((first_start, last_end)) => {
+            rate_bps(flows.map(|(_, _, delivered)| delivered).sum::<u64>() as f64, last_end - first_start)
+        }
+        None => 0.0,
     }
 }
 
@@ -101,5 +108,7 @@ mod tests {
         // Two transfers from 0 s, done at 1 and 4 s: 4 s.
         assert_eq!(link_goodput_bps([(0.0, 1.0, 1000), (0.0, 4.0, 1000)].into_iter()), 4_000.0);
         assert_eq!(link_goodput_bps(std::iter::empty()), 0.0);
+        assert_eq!(link_window([(1.0, 2.0), (0.5, 1.0), (2.0, 0.5)].into_iter()), Some((0.5, 3.0)));
+        assert_eq!(link_window(std::iter::empty()), None);
     }
 }

@@ -13,7 +13,7 @@ use crate::record::summary;
 use crate::record::table::{Column, Table};
 use crate::scenario::Scenario;
 use crate::tcp::chrono::ChronoTotals;
-use crate::time::{secs, Nanos};
+use crate::time::{nanos, secs, Nanos};
 use crate::traffic::series::summary_table;
 use crate::traffic::Source;
 
@@ -153,7 +153,7 @@ impl World {
         let mut links = links_table(self.link_names.iter().map(String::as_str).zip(self.links.iter()));
         let activity: Vec<(f64, f64, u64)> =
             self.flows.iter().zip(&active_s).map(|(f, &a)| (secs(f.start), a, get_end(f).1)).collect();
-        add_link_summary(&mut links, &self.links, &self.flows, &activity);
+        add_link_summary(&mut links, &self.links, &self.flows, &activity, end);
 
         // The recorders' columns are laid out once the rest of the world (flows, links, packets) is
         // freed: the rtt table is a copy of its samples, so a big run would otherwise hold the world,
@@ -195,20 +195,27 @@ fn add_rtt_stats(flows: &mut Table, stats: &[RttStats]) {
 /// The links table's payload capacity, goodput of the flows whose data
 /// crosses each link, utilization and nominal utilization (record::summary);
 /// `activity`: each flow's (start s, active s, delivered bytes).
-fn add_link_summary(links_table: &mut Table, links: &[Link], flows: &[Flow], activity: &[(f64, f64, u64)]) {
-    let (mut capacity, mut goodput) = (Vec::new(), Vec::new());
+/// The rates are those each link offered over its flows' window
+/// (summary::link_window; the whole run, `end`, for a link no flow's data
+/// crosses).
+fn add_link_summary(links_table: &mut Table, links: &[Link], flows: &[Flow], activity: &[(f64, f64, u64)], end: Nanos) {
+    let (mut offered, mut capacity, mut goodput) = (Vec::new(), Vec::new(), Vec::new());
     for (l, link) in links.iter().enumerate() {
         let crossing = || flows.iter().zip(activity).filter(|(f, _)| f.data_route.contains(&(l as u32)));
         let shares: Vec<f64> =
             crossing().map(|(f, _)| payload_share(f.pcap_meta.mss, f.pcap_meta.timestamps)).collect();
         let share = if shares.is_empty() { 1.0 } else { shares.iter().sum::<f64>() / shares.len() as f64 };
-        capacity.push(link.mean_rate_bps() * share);
+        let (from, to) = summary::link_window(crossing().map(|(_, &(start, active, _))| (start, active)))
+            .map_or((0, end), |(from, to)| (nanos(from), nanos(to)));
+        let rate = link.offered_rate_bps(from, to);
+        offered.push(rate);
+        capacity.push(rate * share);
         goodput.push(summary::link_goodput_bps(crossing().map(|(_, a)| *a)));
     }
-    let utilization = |of: &dyn Fn(usize) -> f64| {
-        Column::F64(goodput.iter().enumerate().map(|(l, &g)| summary::utilization(g, of(l))).collect())
-    };
-    let (u, nominal) = (utilization(&|l| capacity[l]), utilization(&|l| links[l].mean_rate_bps()));
+    let utilization =
+        |of: &[f64]| Column::F64(goodput.iter().zip(of).map(|(&g, &rate)| summary::utilization(g, rate)).collect());
+    let (u, nominal) = (utilization(&capacity), utilization(&offered));
+    links_table.add("offered_rate_bps", Column::F64(offered.clone()));
     links_table.add("capacity_bps", Column::F64(capacity.clone()));
     links_table.add("goodput_bps", Column::F64(goodput.clone()));
     links_table.add("utilization", u);

@@ -42,6 +42,19 @@ impl RateConfig {
             }
         }
     }
+
+    /// The rate offered over (`from`, `to`], in bit/s: what a link's
+    /// utilization is measured against. A trace's opportunities in that
+    /// interval (a run may play only part of it); otherwise the long-run
+    /// mean: a constant rate is its own, and a random rate process's nominal
+    /// rate is its mean, as the studies measured against a channel's nominal
+    /// rate.
+    pub fn offered_rate_bps(&self, from: Nanos, to: Nanos) -> f64 {
+        match self {
+            RateConfig::Trace(t) => t.window_rate_bps(from, to),
+            _ => self.mean_rate_bps(),
+        }
+    }
 }
 
 pub struct MarkovRate {

@@ -132,6 +132,27 @@ impl TraceConfig {
         let period_ms = *self.opportunities_ms.last().unwrap_or(&1) as f64;
         self.opportunities_ms.len() as f64 * self.bytes_per_opportunity as f64 * 8.0 * 1000.0 / period_ms
     }
+
+    /// Opportunities at or before `t` since time 0, the trace repeating with
+    /// its period (an entry `ms` of period k comes at k x period + ms).
+    pub fn opportunities_until(&self, t: Nanos) -> u64 {
+        let ops = &self.opportunities_ms;
+        let period_ns = ops.last().copied().unwrap_or(1).max(1) * NS_PER_MS;
+        let (periods, within) = (t / period_ns, t % period_ns);
+        periods * ops.len() as u64 + ops.partition_point(|&ms| ms * NS_PER_MS <= within) as u64
+    }
+
+    /// Mean capacity over (`from`, `to`], in bit/s: the opportunities the
+    /// trace offers then. A run shorter than the trace's period plays only
+    /// part of it, whose rate may be far from the period's mean; the
+    /// period's mean where the interval is empty.
+    pub fn window_rate_bps(&self, from: Nanos, to: Nanos) -> f64 {
+        if to <= from {
+            return self.mean_rate_bps();
+        }
+        let opportunities = self.opportunities_until(to) - self.opportunities_until(from);
+        opportunities as f64 * self.bytes_per_opportunity as f64 * 8.0 / crate::time::secs(to - from)
+    }
 }
 
 pub struct TraceRate {
@@ -228,6 +249,27 @@ mod tests {
 
     fn parse_error(text: &str) -> String {
         parse_mahimahi(text).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn a_window_counts_the_opportunities_the_trace_offers_in_it() {
+        // 0, 2, 2, 5 ms, repeating every 5 ms: times 0, 2, 2, 5 | 5, 7, 7, 10 | ...
+        let c = TraceConfig { opportunities_ms: vec![0, 2, 2, 5], bytes_per_opportunity: 1000 };
+        let ms = NS_PER_MS;
+        assert_eq!(c.opportunities_until(0), 1);
+        assert_eq!(c.opportunities_until(2 * ms - 1), 1);
+        assert_eq!(c.opportunities_until(2 * ms), 3);
+        assert_eq!(c.opportunities_until(5 * ms), 5); // the period's end and the next one's 0
+        assert_eq!(c.opportunities_until(7 * ms), 7);
+        assert_eq!(c.opportunities_until(10 * ms), 9);
+        // (2 ms, 7 ms]: 5, 5, 7, 7 = four opportunities of 8000 bits in 5 ms.
+        assert!((c.window_rate_bps(2 * ms, 7 * ms) - 4.0 * 8000.0 / 0.005).abs() < 1e-6);
+        // Whole periods give the period's mean.
+        assert!((c.window_rate_bps(5 * ms, 25 * ms) - c.mean_rate_bps()).abs() < 1e-6);
+        assert_eq!(c.window_rate_bps(3 * ms, 3 * ms), c.mean_rate_bps());
+        // A busy first half: its window's rate is above the period's mean.
+        let front = TraceConfig { opportunities_ms: vec![1, 2, 3, 100], bytes_per_opportunity: 1504 };
+        assert!(front.window_rate_bps(0, 10 * ms) > 5.0 * front.mean_rate_bps());
     }
 
     #[test]
