@@ -310,6 +310,22 @@ def test_an_interrupted_campaign_resumes_to_identical_tables(tmp_path, sig):
         assert index.loc[key, "attempts"] == 1 and index.loc[key, "finished_at"] == finished
 
 
+def test_load_of_an_unfinished_campaign_is_its_finished_runs_not_older_tables(tmp_path):
+    out = tmp_path / "out"
+    campaign_runner.run(SMALL, out, jobs=2)
+    complete = ccbench.load(out)
+    with sqlite3.connect(out / storage.INDEX) as db:  # as a --force rerun adding runs leaves it when stopped
+        db.execute("UPDATE runs SET status = 'pending' WHERE rep = 1")
+        db.execute("UPDATE runs SET status = 'running' WHERE rep = 0 AND levels LIKE '%bbr%'")
+    data = ccbench.load(out)
+    assert data.partial and (data.finished, data.planned) == (4, 12)
+    assert repr(data).endswith("4 runs, 8 flows, partial: 4 of 12 runs finished)")
+    kept = complete.runs["rep"].eq(0) & complete.runs["flows[0].cc"].ne("bbr")
+    pd.testing.assert_frame_equal(data.runs, complete.runs[kept].reset_index(drop=True))
+    kept_flows = complete.flows["run"].isin(complete.runs[kept]["run"])
+    pd.testing.assert_frame_equal(data.flows, complete.flows[kept_flows].reset_index(drop=True))
+
+
 def test_a_second_campaign_into_a_running_directory_is_refused(tmp_path, runner):
     """The directory's lock (the one `ccbench run` takes) refuses a second
     campaign at once, even with another file and --force; a kill -9 of the

@@ -95,7 +95,9 @@ def campaign(
 def load(directory: str | Path):
     """A campaign directory read back: `.flows` (one row per flow per run),
     `.runs` (one row per run), `.index` (every run's status, seed, times,
-    worker), `.design` and `.text` (the campaign file)."""
+    worker), `.design` and `.text` (the campaign file). Of an unfinished
+    campaign (stopped, or still running), the finished runs: `.partial` is
+    then true, with `.finished` of `.planned` runs."""
     from ccbench.campaigns.storage import load as load_directory
 
     return load_directory(directory)

@@ -17,7 +17,10 @@ Layout:
 
 A run is done once the index says so; its file was renamed into place
 before. A run found 'running' when a campaign starts was interrupted and runs
-again; a finished run never does. Query the index with any SQLite client:
+again; a finished run never does. The tidy tables are written when a campaign
+completes; until then (interrupted, or still running in another process) `load`
+assembles the finished runs from their files, writing nothing and taking no
+lock. Query the index with any SQLite client:
     sqlite3 DIR/index.sqlite "select status, count(*) from runs group by status"
 """
 
@@ -44,6 +47,8 @@ INDEX = "index.sqlite"
 #: Layout version of a campaign directory.
 SCHEMA_VERSION = 2
 STATUSES = ("pending", "running", "done", "failed")
+#: The statuses of a run a campaign has yet to finish: while one is left, the campaign is partial.
+UNFINISHED = ("pending", "running")
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -331,11 +336,15 @@ def _read_run(path: Path) -> pa.Table:
     return pq.read_table(path)
 
 
-def assemble(directory: str | Path, factor_levels: dict[str, list], fresh: dict | None = None) -> tuple:
+def assemble(
+    directory: str | Path, factor_levels: dict[str, list], fresh: dict | None = None, index: pd.DataFrame | None = None
+) -> tuple:
     """(flows, runs): the tidy tables of every finished run, sorted by the
     factors' levels in the file's order, then repetition. A run's rows come
     from `fresh` (key -> Arrow table returned by its worker in this session)
-    or else from its Parquet file (read in threads)."""
+    or else from its Parquet file (read in threads). `index`: the index's
+    frame when the caller read it already, so the tables hold exactly its
+    done runs (more may finish meanwhile in a running campaign)."""
     from concurrent.futures import ThreadPoolExecutor
 
     d = Path(directory)
@@ -343,8 +352,9 @@ def assemble(directory: str | Path, factor_levels: dict[str, list], fresh: dict 
     factors = list(factor_levels)
     level_order = level_positions(factor_levels)
     as_text = {f: len({type(v) for v in levels}) > 1 for f, levels in factor_levels.items()}
-    with Index(d) as idx:
-        index = idx.frame()
+    if index is None:
+        with Index(d) as idx:
+            index = idx.frame()
     done = index[index["status"] == "done"]
     levels = [json.loads(s) for s in done["levels"]]
     keys, reps, seeds = list(done["key"]), [int(x) for x in done["rep"]], [int(x) for x in done["seed"]]
@@ -402,7 +412,12 @@ class CampaignData:
     `index` (one row per run with status, times, worker, hashes), `design`
     (factors and levels, repetitions, seed, ...), `text` (the campaign file);
     `figure_formats`: the files the report writes per figure into plots/ (PNG,
-    which report.html embeds, and SVG when asked for; set by the report's build)."""
+    which report.html embeds, and SVG when asked for; set by the report's build).
+
+    `partial`: some of the `planned` runs are not finished yet (the campaign
+    was interrupted, or is still running in another process); `flows` and
+    `runs` then hold the `finished` runs only, assembled from their run files
+    (any tidy tables in the directory are from an earlier completion, if any)."""
 
     def __init__(self, directory: str | Path):
         self.directory = Path(directory)
@@ -413,8 +428,16 @@ class CampaignData:
         self.design = json.loads(self.meta["design"])
         self.text = self.meta["campaign_text"]
         self.name = self.meta.get("name", "")
-        self.flows = _read_or_empty(self.directory / "flows.parquet")
-        self.runs = _read_or_empty(self.directory / "runs.parquet")
+        status = self.index["status"]
+        self.planned = len(self.index)
+        self.finished = int((status == "done").sum())
+        self.partial = bool(status.isin(UNFINISHED).any())
+        tidy = self.directory / "runs.parquet"
+        if self.partial or not tidy.exists():  # not complete, or stopped before writing its tables
+            self.flows, self.runs = assemble(self.directory, self.design["factors"], index=self.index)
+        else:
+            self.flows = pq.read_table(self.directory / "flows.parquet").to_pandas()
+            self.runs = pq.read_table(tidy).to_pandas()
 
     @property
     def factors(self) -> list[str]:
@@ -424,13 +447,11 @@ class CampaignData:
         return level_positions(self.design["factors"])
 
     def __repr__(self) -> str:
-        return f"CampaignData({str(self.directory)!r}: {len(self.runs)} runs, {len(self.flows)} flows)"
-
-
-def _read_or_empty(path: Path) -> pd.DataFrame:
-    return pq.read_table(path).to_pandas() if path.exists() else pd.DataFrame()
+        part = f", partial: {self.finished} of {self.planned} runs finished" if self.partial else ""
+        return f"CampaignData({str(self.directory)!r}: {len(self.runs)} runs, {len(self.flows)} flows{part})"
 
 
 def load(directory: str | Path) -> CampaignData:
-    """The tidy tables, index and design of a campaign directory."""
+    """The tidy tables, index and design of a campaign directory; of an
+    unfinished campaign, its finished runs (CampaignData.partial)."""
     return CampaignData(directory)
