@@ -5,17 +5,20 @@ part-way resumes to the same tables without running a finished run again."""
 from __future__ import annotations
 
 import os
+import re
 import signal
 import sqlite3
 import subprocess
 import sys
 import time
+import warnings
 
 import ccbench
 import pandas as pd
 import pytest
+from ccbench import directory_lock
+from ccbench.campaigns import report, spec, storage
 from ccbench.campaigns import runner as campaign_runner
-from ccbench.campaigns import spec, storage
 from ccbench.cli import app
 from conftest import default_sigint
 
@@ -245,6 +248,15 @@ flows = [{ cc = "reno" }]
 """
 
 
+@pytest.fixture(scope="module")
+def long_reference(tmp_path_factory):
+    """LONG run to the end in one go: what an interrupted and resumed LONG must reach."""
+    folder = tmp_path_factory.mktemp("long")
+    (folder / "long.toml").write_text(LONG)
+    campaign_runner.run(folder / "long.toml", folder / "reference", jobs=2)
+    return folder / "reference"
+
+
 def _start(campaign_file, out):
     return subprocess.Popen(
         [sys.executable, "-m", "ccbench.cli", "campaign", str(campaign_file), "--out", str(out), "--jobs", "2"],
@@ -277,11 +289,10 @@ def _interrupt_part_way(campaign_file, out, sig) -> tuple[subprocess.CompletedPr
 
 
 @pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGINT], ids=["SIGKILL", "SIGINT"])
-def test_an_interrupted_campaign_resumes_to_identical_tables(tmp_path, sig):
+def test_an_interrupted_campaign_resumes_to_identical_tables(tmp_path, sig, long_reference):
     f = tmp_path / "long.toml"
     f.write_text(LONG)
-    reference = tmp_path / "reference"
-    campaign_runner.run(f, reference, jobs=2)
+    reference = long_reference
 
     out = tmp_path / "out"
     stopped, done_before = _interrupt_part_way(f, out, sig)
@@ -310,6 +321,85 @@ def test_an_interrupted_campaign_resumes_to_identical_tables(tmp_path, sig):
         assert index.loc[key, "attempts"] == 1 and index.loc[key, "finished_at"] == finished
 
 
+def test_an_interrupted_campaign_reports_its_finished_runs_and_resumes_to_the_full_report(
+    tmp_path, runner, long_reference
+):
+    """`ccbench report` of a campaign stopped part-way is of its finished runs
+    and says so (page and terminal) with the command that finishes it; it
+    writes no tidy table, and the resumed campaign runs only the rest and
+    ends with the same tables and report as one never stopped."""
+    f = tmp_path / "long.toml"
+    f.write_text(LONG)
+    out = tmp_path / "out"
+    _, done_before = _interrupt_part_way(f, out, signal.SIGINT)
+    n = len(done_before)
+    assert 10 <= n < 96, "the campaign must be stopped part-way"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)  # no NaN warning for what did not run yet
+        partial = runner.invoke(app, ["report", str(out)], terminal_width=400)
+    assert partial.exit_code == 0, partial.output
+    said = f"partial: {n} of 96 runs finished"
+    assert partial.stderr == (
+        f"{said} (the campaign was stopped, or is still running); this report is of those "
+        f"runs only; finish the campaign with: ccbench campaign {out}/campaign.toml --out {out}\n"
+    )
+    html = (out / "report.html").read_text()
+    top = html[: html.index("<h2>Recommendations</h2>")]
+    assert f'<p class="partial">{said}' in top and "ccbench campaign DIR/campaign.toml --out DIR" in top
+    assert not (out / "runs.parquet").exists() and not (out / "flows.parquet").exists()
+    data = ccbench.load(out)
+    assert data.partial and (data.finished, data.planned) == (n, 96) and set(data.runs["run"]) == set(done_before)
+    # every planned condition is in the report: those without a finished run say so
+    recs = report.recommendations(out)
+    rates_done = set(data.runs["downlink.rate"])
+    assert [r["levels"]["downlink.rate"] for r in recs] == [
+        *[r for r in ("10Mbit", "20Mbit", "30Mbit") if r in rates_done],
+        *[r for r in ("10Mbit", "20Mbit", "30Mbit") if r not in rates_done],
+    ]
+    waiting = [r for r in recs if r["levels"]["downlink.rate"] not in rates_done]
+    assert all(r["pick"] is None and r["no_pick"] == report.NOT_FINISHED for r in waiting)
+    assert html.count(f"No pick: {report.NOT_FINISHED} under these conditions.") == len(waiting)
+
+    resumed = runner.invoke(app, ["campaign", str(f), "--out", str(out), "--jobs", "2"], terminal_width=200)
+    assert resumed.exit_code == 0, resumed.output
+    assert f"{96 - n} run now, {n} already done" in resumed.output
+    assert tidy_bytes(out) == tidy_bytes(long_reference)
+    index = ccbench.load(out).index.set_index("key")
+    assert (index["status"] == "done").all() and (index["completions"] == 1).all()
+    for key, finished in done_before.items():
+        assert index.loc[key, "attempts"] == 1 and index.loc[key, "finished_at"] == finished
+    report.build(long_reference)
+    assert report.recommendations(out) == report.recommendations(long_reference)
+    assert sorted(p.name for p in (out / "plots").iterdir()) == sorted(
+        p.name for p in (long_reference / "plots").iterdir()
+    )
+    final = (out / "report.html").read_text()
+    assert '<p class="partial">' not in final and "runs finished" not in final and "96 runs; compared" in final
+
+
+def test_a_report_of_a_running_campaign_leaves_its_lock_and_tables_alone(tmp_path, runner):
+    """A report while the campaign runs in another process is of the runs
+    finished so far; it neither needs nor takes the directory's lock, and
+    writes no tidy table (the campaign writes them when it completes)."""
+    f = tmp_path / "long.toml"
+    f.write_text(LONG.replace("repetitions = 8", "repetitions = 40"))  # still running once the report is drawn
+    out = tmp_path / "out"
+    running = _start(f, out)
+    while len(_done_runs(out)) < 5 and running.poll() is None:
+        time.sleep(0.02)
+    try:
+        result = runner.invoke(app, ["report", str(out)], terminal_width=400)
+        assert result.exit_code == 0, result.output
+        assert re.match(r"partial: \d+ of 480 runs finished ", result.stderr), result.stderr
+        assert running.poll() is None, "the campaign must still be running"
+        with pytest.raises(directory_lock.Busy):
+            os.close(directory_lock.acquire(out.resolve()))
+        assert not (out / "runs.parquet").exists() and not (out / "flows.parquet").exists()
+    finally:
+        os.killpg(running.pid, signal.SIGKILL)
+        running.communicate(timeout=120)
+
+
 def test_load_of_an_unfinished_campaign_is_its_finished_runs_not_older_tables(tmp_path):
     out = tmp_path / "out"
     campaign_runner.run(SMALL, out, jobs=2)
@@ -324,6 +414,29 @@ def test_load_of_an_unfinished_campaign_is_its_finished_runs_not_older_tables(tm
     pd.testing.assert_frame_equal(data.runs, complete.runs[kept].reset_index(drop=True))
     kept_flows = complete.flows["run"].isin(complete.runs[kept]["run"])
     pd.testing.assert_frame_equal(data.flows, complete.flows[kept_flows].reset_index(drop=True))
+
+
+def test_a_report_drawn_while_its_campaign_finishes_is_the_full_report(tmp_path, monkeypatch):
+    """A partial report never overwrites the report (and figures) of a
+    campaign that finished while it was drawn: it draws the full one."""
+    out = tmp_path / "out"
+    campaign_runner.run(SMALL, out, jobs=2)
+    with sqlite3.connect(out / storage.INDEX) as db:
+        db.execute("UPDATE runs SET status = 'running' WHERE rep = 1")
+    draw = report._sections
+
+    def finishing(data, *args, **kwargs):
+        sections = draw(data, *args, **kwargs)
+        if data.partial:  # the campaign records its last runs meanwhile
+            with sqlite3.connect(out / storage.INDEX) as db:
+                db.execute("UPDATE runs SET status = 'done'")
+        return sections
+
+    monkeypatch.setattr(report, "_sections", finishing)
+    told = []
+    report.build(out, on_partial=told.append)
+    html = (out / "report.html").read_text()
+    assert told == [] and '<p class="partial">' not in html and "12 runs; compared" in html
 
 
 def test_a_second_campaign_into_a_running_directory_is_refused(tmp_path, runner):

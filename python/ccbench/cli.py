@@ -669,15 +669,23 @@ def report_cmd(
     margin: float | None = typer.Option(None, help="Practical-equivalence margin, a fraction (default 0.05)."),
     svg: bool = typer.Option(False, "--svg", help=SVG_HELP),
 ):
-    """(Re)build report.html of a campaign directory from its saved results, without running anything."""
+    """(Re)build report.html of a campaign directory from its saved results, without running anything;
+    of an unfinished campaign (stopped, or still running), from its finished runs, saying so."""
     from ccbench import report
     from ccbench.campaigns import storage
+    from ccbench.campaigns.report import partial_text
 
     if margin is not None and not 0 <= margin < 1:
         typer.echo(f"error: --margin: {margin} is not allowed; a fraction from 0 to below 1", err=True)
         raise typer.Exit(EXIT_BAD_SCENARIO)
+
+    def say_partial(data):
+        typer.echo(partial_text(data, str(directory)), err=True)
+
     try:
-        path = report.build(directory, factor=compare, objective=objective, margin=margin, svg=svg)
+        path = report.build(
+            directory, factor=compare, objective=objective, margin=margin, svg=svg, on_partial=say_partial
+        )
     except (storage.CampaignDirectoryError, ValueError) as e:
         typer.echo(f"error: {e}", err=True)
         raise typer.Exit(EXIT_BAD_SCENARIO) from None

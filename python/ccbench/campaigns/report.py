@@ -3,19 +3,27 @@ the design, per condition the recommendation with its confidence, a table
 sorted by the objective, figures (also written to plots/: PNG, and SVG on request), the
 method, and the campaign file itself (how to reproduce). Self-contained:
 images are embedded, nothing is fetched.
+
+Of an unfinished campaign (interrupted, or still running in another
+process) the report is partial: built from the finished runs only, it says
+so at its top with the command that finishes the campaign, and lists the
+conditions and candidates with no finished run yet.
 """
 
 from __future__ import annotations
 
 import base64
 import html
+import json
+import shlex
+from collections.abc import Callable
 from pathlib import Path
 from string import Template
 
 import numpy as np
 import pandas as pd
 
-from ccbench.campaigns import analysis, figures
+from ccbench.campaigns import analysis, figures, storage
 from ccbench.campaigns.analysis import METRICS, OBJECTIVES, ConditionResult, fmt
 from ccbench.campaigns.spec import QUICK_NOTE
 from ccbench.campaigns.storage import CampaignData, tables_dir
@@ -29,6 +37,8 @@ TABLE_METRICS = ("goodput_bps", "rtt_p95_ms", "rtt_mean_ms", "retrans_pct", "tim
 #: The tables of a kept run the report reads (its time series of repetition 0): a campaign that
 #: keeps only these (its kept_tables, as compare and recommend do) rebuilds the same report.
 RUN_TABLES_READ = ("flows", "series", "rtt")
+#: What a partial report says of a condition or candidate that has no finished run.
+NOT_FINISHED = "no finished run yet"
 
 
 def _e(x) -> str:
@@ -247,8 +257,10 @@ def _section_job(args) -> str:
 def _sections(
     data: CampaignData, conditions: list[ConditionResult], objective: str, margin, factor, jobs: int, all_figures=True
 ):
-    """The conditions' HTML sections (figures drawn in `jobs` processes)."""
-    if jobs <= 1 or len(conditions) <= 1:
+    """The conditions' HTML sections (figures drawn in `jobs` processes, each
+    reading the directory again: of a partial campaign, whose runs may grow
+    meanwhile, they are drawn here from the runs the rest of the page uses)."""
+    if jobs <= 1 or len(conditions) <= 1 or data.partial:
         return [condition_section(data, c, OBJECTIVES[objective], margin, factor, all_figures) for c in conditions]
     from concurrent.futures import ProcessPoolExecutor
 
@@ -303,6 +315,51 @@ in turn the best on $secondary (within the same margin). Tidy tables: <code>flow
 <code>plots/</code>.</p>"""
 
 
+def partial_text(data: CampaignData, where: str = "DIR") -> str:
+    """What a partial report says first: how many runs it is of, and the
+    command that finishes the campaign (naming the directory as `where`)."""
+    return (
+        f"partial: {data.finished} of {data.planned} runs finished (the campaign was stopped, or is still running); "
+        f"this report is of those runs only; finish the campaign with: {reproduce_command(data, where)}"
+    )
+
+
+def unfinished_conditions(data: CampaignData, factor: str, conditions: list[ConditionResult]) -> list[ConditionResult]:
+    """Of a partial campaign, from the plan in its index: adds a note to each
+    of `conditions` naming its candidates with no finished run yet, and
+    returns the planned conditions with no finished run at all (in plan
+    order), each without a pick."""
+    others = [f for f in data.factors if f != factor]
+    planned: dict[tuple, tuple[dict, list[str]]] = {}  # a condition's levels as text -> (levels, candidates)
+    for text in data.index["levels"]:
+        levels = json.loads(text)
+        cond = {f: levels[f] for f in others}
+        names = planned.setdefault(tuple(str(v) for v in cond.values()), (cond, []))[1]
+        if str(levels[factor]) not in names:
+            names.append(str(levels[factor]))
+    for c in conditions:
+        have = set(c.table["name"])
+        missing = [n for n in planned.pop(tuple(str(v) for v in c.levels.values()), ({}, []))[1] if n not in have]
+        if missing:
+            c.notes.append(f"{NOT_FINISHED}: {', '.join(missing)}")
+    return [
+        ConditionResult(
+            key=f"u{n}",
+            title=", ".join(f"{f} = {v}" for f, v in levels.items()),
+            levels=levels,
+            table=pd.DataFrame(),
+            pick=None,
+            tied=[],
+            undecided=[],
+            reps=0,
+            reps_needed=None,
+            on_front=False,
+            no_pick=NOT_FINISHED,
+        )
+        for n, (levels, _) in enumerate(planned.values())
+    ]
+
+
 def check_fairness(flows_per_run: list[int], given: str = "--objective") -> None:
     """Refuses the fairness objective when every run has one flow: Jain's
     index between flows needs two, so no condition could have a pick."""
@@ -317,12 +374,16 @@ def build(
     margin: float | None = None,
     jobs: int = 1,
     svg: bool = False,
+    on_partial: Callable[[CampaignData], None] = lambda data: None,
 ) -> Path:
     """Writes DIR/report.html, DIR/recommendations.json and DIR/plots/ (each
     figure as PNG, and as SVG too with `svg`) from the saved campaign in DIR;
     returns the report's path. `factor`, `objective` and `margin` default to
     the campaign file's [analysis] table, then to the factor that sets the
-    congestion control, throughput and 5%."""
+    congestion control, throughput and 5%. Of an unfinished campaign, the
+    report is partial (see the module's doc); `on_partial` is then called
+    with the campaign as read, so a caller can say what the page says.
+    Never writes the tidy tables nor takes the directory's lock."""
     from ccbench.run_files import atomic_write_bytes, json_bytes
 
     data = load_campaign(directory)
@@ -343,20 +404,25 @@ def build(
         given = "--objective" if objective_given else "analysis.objective"
         check_fairness(data.runs["flows"].tolist(), given)
     factor, conditions = analysis.analyze(data.runs, data.factors, data.level_order(), factor, objective, margin)
+    waiting = unfinished_conditions(data, factor, conditions) if data.partial else []
     names = data.design.get("level_names", {})
-    for c in conditions:
+    for c in conditions + waiting:
         c.title = ", ".join(names.get(f, {}).get(str(v)) or f"{f} = {v}" for f, v in c.levels.items()) or c.title
     from ccbench.campaigns import study_report
 
     study = study_report.section(data)
     sections = [study] if study else []
     sections += _sections(data, conditions, objective, margin, factor, jobs, all_figures=not study)
+    sections += [
+        f'<h2 id="{c.key}">{_e(c.title)}</h2><p class="note">No pick: {NOT_FINISHED} under these conditions.</p>'
+        for c in waiting
+    ]
     sections += size_sections(data, factor)
     rows = "".join(
         f'<tr><td class="name"><a href="#{c.key}">{_e(c.title)}</a></td><td class="name">{_e(c.pick or "–")}</td>'
         f'<td class="wrap">{_e(", ".join(c.tied) or "–")}</td>'
         f'<td class="wrap">{_e(_confidence_cell(c))}</td></tr>'
-        for c in conditions
+        for c in conditions + waiting
     )
     summary = (
         f'<table><thead><tr><th class="name">Conditions</th><th class="name">Pick</th>'
@@ -372,6 +438,7 @@ def build(
     secondary = " then ".join(METRICS[s].label for s in obj.secondary)
     page = Template(TEMPLATE.read_text(encoding="utf-8")).substitute(
         title=_e(f"ccbench campaign: {data.name}"),
+        partial=f'<p class="partial">{_e(partial_text(data))}</p>' if data.partial else "",
         subtitle=_e(
             f"{len(data.runs)} runs; compared: {factor}; objective: {objective} ({obj.description}); "
             f"margin {margin:.0%}"
@@ -404,24 +471,37 @@ def build(
             "margin": margin,
             "factor": factor,
         }
-        for c in conditions
+        for c in conditions + waiting
     ]
+    if data.partial and not _still_unfinished(data.directory):
+        # The campaign finished while this page was drawn, and writes (or wrote) its own report:
+        # draw that one instead of overwriting it (and the figures in plots/) with this one.
+        return build(directory, factor, objective if objective_given else None, margin, jobs, svg, on_partial)
+    if data.partial:
+        on_partial(data)
     atomic_write_bytes(data.directory / "recommendations.json", json_bytes(recs))
     path = data.directory / "report.html"
     atomic_write_bytes(path, page.encode("utf-8"))
     return path
 
 
-def reproduce_command(data) -> str:
-    """The command that reruns (or resumes) the campaign of a directory DIR
-    from the campaign file saved in it: with --quick for a quick form; from
-    Python for a campaign given as a dict (saved as campaign.json)."""
+def _still_unfinished(directory: Path) -> bool:
+    """Whether the index still has a run to finish (read again: a campaign may be running)."""
+    with storage.Index(directory) as idx:
+        return any(idx.count(s) for s in storage.UNFINISHED)
+
+
+def reproduce_command(data, where: str = "DIR") -> str:
+    """The command that reruns (or resumes) the campaign of a directory
+    (named `where`: DIR on the page) from the campaign file saved in it: with
+    --quick for a quick form; from Python for a campaign given as a dict
+    (saved as campaign.json)."""
     if data.meta.get("campaign_file") == "campaign.json":
-        return 'ccbench.campaign(json.load(open("DIR/campaign.json")), out="DIR")'
-    return "ccbench campaign DIR/campaign.toml --out DIR" + (" --quick" if data.text.endswith(QUICK_NOTE) else "")
+        return f"ccbench.campaign(json.load(open({json.dumps(where + '/campaign.json')})), out={json.dumps(where)})"
+    return f"ccbench campaign {shlex.quote(where + '/campaign.toml')} --out {shlex.quote(where)}" + (
+        " --quick" if data.text.endswith(QUICK_NOTE) else ""
+    )
 
 
 def recommendations(directory: str | Path) -> list[dict]:
-    import json
-
     return json.loads((Path(directory) / "recommendations.json").read_text(encoding="utf-8"))
