@@ -51,3 +51,22 @@ def test_a_campaign_file_asking_fairness_of_one_flow_runs_is_refused_before_runn
         "these runs have one\n"
     )
     assert not out.exists()
+
+
+def test_a_campaign_with_no_finished_run_is_refused_naming_its_plan_and_command(tmp_path, runner):
+    from ccbench.campaigns import spec, storage
+
+    file = tmp_path / "c.toml"
+    file.write_text(
+        '[scenario]\nduration = "1s"\ndownlink = { rate = "10Mbit" }\nflows = [{ cc = "reno" }]\n'
+        '[factors]\n"flows[0].cc" = ["reno", "cubic"]\n"downlink.delay" = ["10ms", "30ms"]\n'
+    )
+    out = tmp_path / "out"
+    storage.prepare(out, spec.parse(file), False, "test").close()  # every run planned, none run yet
+    result = runner.invoke(app, ["report", str(out)], terminal_width=300)
+    assert result.exit_code == 2
+    assert result.output == (
+        f"error: {out}: no finished run to report on (4 runs planned); "
+        f"run them with: ccbench campaign {out}/campaign.toml --out {out}\n"
+    )
+    assert not (out / "report.html").exists()

@@ -399,7 +399,10 @@ def build(
         raise ValueError(f"factor {factor!r} is not a factor of this campaign: {', '.join(data.factors)}")
     obj = OBJECTIVES[objective]
     if data.runs.empty:
-        raise ValueError(f"{data.directory}: no finished run to report on")
+        raise ValueError(
+            f"{data.directory}: no finished run to report on ({data.planned} runs planned); "
+            f"run them with: {reproduce_command(data, str(data.directory))}"
+        )
     if objective == "fairness" and "flows" in data.runs:
         given = "--objective" if objective_given else "analysis.objective"
         check_fairness(data.runs["flows"].tolist(), given)
