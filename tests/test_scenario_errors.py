@@ -38,6 +38,14 @@ CASES = {
         GOOD.replace('cc = "cubic"', 'cc = "cubic"\ntcp = { snd_skb_overhead = "100KB" }'),
         ["flows[0].tcp.snd_skb_overhead", "100000 bytes", "more than 64 KB per segment"],
     ),
+    "fractional_bytes": (
+        GOOD.replace('cc = "cubic"', 'cc = "cubic"\nsize = "1.5B"'),
+        ["flows[0].size", '"1.5B"', "1.5 bytes is not a whole number of bytes"],
+    ),
+    "sub_nanosecond_delay": (
+        GOOD.replace('"10ms"', '"0.5ns"'),
+        ["downlink.delay", '"0.5ns"', "0.5 ns is not a whole number of ns"],
+    ),
     "boolean_parameter_not_0_or_1": (
         GOOD.replace('cc = "cubic"', 'cc = "cubic"\ncc_params = { hystart = 0.5 }'),
         ["flows[0].cc_params.hystart", "0.5", "0 or 1"],

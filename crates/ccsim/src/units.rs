@@ -61,13 +61,19 @@ impl<'de, T, F: Fn(f64, &str) -> Result<T, String>> Visitor<'de> for QuantityVis
     }
 }
 
-/// `v` in the base unit as a u64, refused (never wrapped or clamped) when it
-/// does not fit: `duration = 1e300` is an error, not 1.8e10 s.
-fn fit_u64(v: f64, unit_name: &str) -> Result<u64, String> {
+/// `v` in the base unit as a u64, refused (never rounded, wrapped or clamped)
+/// when it is not whole or does not fit: `size = "1.5B"` and `"0.5ns"` are
+/// errors, not 2 bytes and 1 ns, and `duration = 1e300` is not 1.8e10 s. A
+/// relative 1e-12 absorbs the error of scaling a decimal in binary floating
+/// point (`"1.1KB"` is 1100.0000000000002 bytes).
+fn whole_u64(v: f64, unit_name: &str) -> Result<u64, String> {
     let rounded = v.round();
     // u64::MAX as f64 rounds up to 2^64, which does not fit: refuse it too.
     if rounded >= u64::MAX as f64 {
         return Err(format!("is too large (at most {:e} {unit_name})", u64::MAX as f64));
+    }
+    if (v - rounded).abs() > 1e-12 * rounded.max(1.0) {
+        return Err(format!("{v} {unit_name} is not a whole number of {unit_name}"));
     }
     Ok(rounded as u64)
 }
@@ -112,7 +118,7 @@ impl Duration {
             "h" => 3600e9,
             other => return Err(format!("unknown time unit '{other}'")),
         };
-        Ok(Duration(fit_u64(v * scale, "ns")?))
+        Ok(Duration(whole_u64(v * scale, "ns")?))
     }
     pub fn ns(self) -> Nanos {
         self.0
@@ -148,7 +154,7 @@ impl Rate {
             ));
         }
         let bits_per_unit = if data.counts_bytes { 8.0 } else { 1.0 };
-        let bps = fit_u64(v * data.scale * bits_per_unit, "bit/s")?;
+        let bps = whole_u64(v * data.scale * bits_per_unit, "bit/s")?;
         if bps < 1 {
             return Err("must be positive".into());
         }
@@ -268,9 +274,9 @@ fn size_bytes(v: f64, unit: &str) -> Result<u64, String> {
         return Err(format!("'{unit}' is a rate, not a size; accepted: {SIZE_UNITS}"));
     }
     if data.counts_bytes || unit.is_empty() {
-        return fit_u64(v * data.scale, "bytes");
+        return whole_u64(v * data.scale, "bytes");
     }
-    let bits = fit_u64(v * data.scale, "bits")?;
+    let bits = whole_u64(v * data.scale, "bits")?;
     if bits % 8 != 0 {
         return Err(format!("{bits} bits is not a whole number of bytes"));
     }
@@ -311,7 +317,7 @@ impl QueueSize {
     pub fn parse(v: f64, unit: &str) -> Result<QueueSize, String> {
         check_finite_nonnegative(v)?;
         match unit.to_ascii_lowercase().as_str() {
-            "" | "p" | "pkt" | "pkts" | "packet" | "packets" => Ok(QueueSize::Packets(fit_u64(v, "packets")?)),
+            "" | "p" | "pkt" | "pkts" | "packet" | "packets" => Ok(QueueSize::Packets(whole_u64(v, "packets")?)),
             "bdp" | "xbdp" => Ok(QueueSize::Bdp(v)),
             _ => size_bytes(v, unit)
                 .map(QueueSize::Bytes)
@@ -496,6 +502,29 @@ mod tests {
         assert!(Bytes::parse(1e30, "GB").unwrap_err().contains("too large"));
         assert!(QueueSize::parse(1e20, "pkt").is_err());
         assert_eq!(Duration::parse(18e9, "").unwrap().ns(), 18_000_000_000_000_000_000);
+    }
+
+    #[test]
+    fn values_that_are_not_whole_in_the_base_unit_are_refused_not_rounded() {
+        let e = size("1.5B").unwrap_err();
+        assert!(e.contains("1.5 bytes is not a whole number of bytes") && e.contains("\"1.5B\""), "{e}");
+        assert!(size("1.0005KB").unwrap_err().contains("1000.5 bytes is not a whole number"));
+        assert!(size("8.4bit").unwrap_err().contains("8.4 bits is not a whole number"));
+        assert!(Bytes::parse(0.5, "").unwrap_err().contains("0.5 bytes"));
+        let e = serde_json::from_str::<Duration>("\"0.5ns\"").unwrap_err().to_string();
+        assert!(e.contains("0.5 ns is not a whole number of ns") && e.contains("\"0.5ns\""), "{e}");
+        assert!(Duration::parse(1.5, "ns").unwrap_err().contains("1.5 ns"));
+        assert!(Duration::parse(1e-10, "").unwrap_err().contains("not a whole number of ns"));
+        assert!(rate("1.5bps").unwrap_err().contains("1.5 bit/s is not a whole number of bit/s"));
+        assert!(QueueSize::parse(1.5, "pkt").unwrap_err().contains("1.5 packets is not a whole number"));
+        // Decimals that are whole in the base unit pass, whatever binary floating point makes of them.
+        assert_eq!(size("1.1KB"), Ok(1100));
+        assert_eq!(size("0.3MB"), Ok(300_000));
+        assert_eq!(Duration::parse(0.3, "").unwrap().ns(), 300_000_000);
+        assert_eq!(Duration::parse(1.1, "ms").unwrap().ns(), 1_100_000);
+        assert_eq!(Duration::parse(0.016666667, "").unwrap().ns(), 16_666_667);
+        assert_eq!(rate("2.2Mbit"), Ok(2_200_000));
+        assert_eq!(QueueSize::parse(0.5, "bdp"), Ok(QueueSize::Bdp(0.5)));
     }
 
     #[test]
