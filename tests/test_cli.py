@@ -128,3 +128,20 @@ def test_validate_accepts_a_good_file(runner):
     result = runner.invoke(app, ["validate", str(EXAMPLE)], terminal_width=250)
     assert result.exit_code == 0
     assert "OK" in result.stdout and "2 flow(s)" in result.stdout
+
+
+def _run_text(tmp_path, runner, scenario: str) -> str:
+    """`ccbench run` of a scenario given as TOML text: its output, lines joined."""
+    f = tmp_path / "s.toml"
+    f.write_text(scenario)
+    result = runner.invoke(app, ["run", str(f), "--out", str(tmp_path / "o")], terminal_width=250)
+    assert result.exit_code == 0, result.output
+    return " ".join(result.stdout.split())
+
+
+def test_the_summary_prints_no_negative_zero():
+    """An idle path's mean queuing time (its mean RTT less its minimum) can come to -1e-15: 0."""
+    from ccbench.cli import _mbps, _num
+
+    assert (_num(-1e-15), _num(-0.0, ".2f"), _mbps(-0.0), _mbps(-1e-9)) == ("0.0", "0.00", "0.00", "0.00")
+    assert (_num(-0.06), _num(float("nan"))) == ("-0.1", "–")

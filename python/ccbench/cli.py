@@ -111,11 +111,15 @@ def _check_seed(seed: int | None, largest: int = MAX_SEED) -> None:
 
 
 def _mbps(v: float) -> str:
-    return "–" if v != v else f"{v / 1e6:.2f}"
+    return _num(v / 1e6, ".2f")
 
 
 def _num(v: float, fmt: str = ".1f") -> str:
-    return "–" if v != v else format(v, fmt)
+    if v != v:
+        return "–"
+    text = format(v, fmt)
+    # What rounds to zero from below (-0.0, or a mean less its minimum: -1e-15) prints as 0.
+    return text[1:] if text.startswith("-") and float(text) == 0 else text
 
 
 def flows_table(flows, title: str) -> Table:
