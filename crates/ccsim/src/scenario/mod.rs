@@ -119,23 +119,36 @@ impl Scenario {
     }
 
     /// An outage from the start to the end of the run makes every result
-    /// zero: that is a mistake in the scenario, not a measurement.
+    /// zero: that is a mistake in the scenario, not a measurement. Outages
+    /// that overlap or touch are one outage (their union, as the link runs
+    /// them: net::channel::outage), so a chain of them from time 0 counts too.
     fn check_outages_leave_time(&self) -> Result<(), ScenarioError> {
         let named = self.links.iter().enumerate().map(|(i, l)| (format!("links[{i}]"), l));
         let shorthand = [("downlink", &self.downlink), ("uplink", &self.uplink)]
             .into_iter()
             .filter_map(|(k, l)| l.as_ref().map(|l| (k.to_string(), l)));
         for (path, link) in named.chain(shorthand) {
-            for (i, o) in link.outages.iter().enumerate() {
-                if o.start.ns() == 0 && o.duration >= self.duration {
+            let mut order: Vec<usize> = (0..link.outages.len()).collect();
+            order.sort_by_key(|&i| link.outages[i].start);
+            let (mut covered_until, mut chain) = (0, Vec::new());
+            for i in order {
+                let o = &link.outages[i];
+                if o.start.ns() > covered_until {
+                    break;
+                }
+                covered_until = covered_until.max(o.start.ns().saturating_add(o.duration.ns()));
+                if covered_until >= self.duration.ns() {
+                    let with: Vec<String> = chain.iter().map(|k| format!("{path}.outages[{k}]")).collect();
                     return err(
                         format!("{path}.outages[{i}]"),
                         format!(
-                            "covers the whole run ({} s): nothing could be delivered",
-                            self.duration.ns() as f64 / 1e9
+                            "covers the whole run ({} s){}: nothing could be delivered",
+                            self.duration.ns() as f64 / 1e9,
+                            if with.is_empty() { String::new() } else { format!(" with {}", with.join(", ")) }
                         ),
                     );
                 }
+                chain.push(i);
             }
         }
         Ok(())
@@ -239,6 +252,15 @@ mod tests {
         let e = Scenario::from_json(bad).unwrap_err();
         assert_eq!(e.path, "downlink.outages[0]");
         assert!(e.message.contains("whole run"), "{e}");
+
+        // Overlapping outages are one: together they may cover the run.
+        let bad = r#"{"duration": 10, "downlink": {"rate": 5, "outages": [{"start": 4, "duration": 7},
+                      {"start": 0, "duration": 5}]}, "flows": [{"cc": "reno"}]}"#;
+        let e = Scenario::from_json(bad).unwrap_err();
+        assert_eq!(e.path, "downlink.outages[0]");
+        assert!(e.message.contains("whole run (10 s) with downlink.outages[1]"), "{e}");
+        let gap = bad.replace(r#""start": 4"#, r#""start": 5.5"#);
+        assert!(Scenario::from_json(&gap).is_ok());
 
         let bad = r#"{"duration": 10, "downlink": {"rate": 5, "queue": {"size": "100B"}}, "flows": [{"cc": "reno"}]}"#;
         let e = Scenario::from_json(bad).unwrap_err();
