@@ -196,3 +196,23 @@ def test_a_late_flow_does_not_push_a_constant_links_utilization_above_one():
     assert r.flows["goodput_bps"].sum() / down["capacity_bps"] > 1.05  # what the sum would say
     assert down["goodput_bps"] == pytest.approx(r.flows["delivered_bytes"].sum() * 8 / 5.0, rel=1e-12)
     assert 0.9 < down["utilization"] <= 1.0
+
+
+def test_a_file_with_a_stop_time_is_abandoned_unless_all_sent_by_then():
+    """`size` with `stop` (README, Scenarios): the application stops writing at `stop`. A file not
+    all sent by then has no completion time and its rates end at `stop`; one all sent (here the
+    initial window of 10 segments, sent at once) completes as usual, after `stop`."""
+    r = ccbench.run(
+        {
+            "duration": "4s",
+            "downlink": {"rate": "5Mbit", "delay": "10ms"},
+            "flows": [{"cc": "cubic", "size": "2MB", "stop": "1s"}, {"cc": "cubic", "size": "14480B", "stop": "5ms"}],
+        }
+    )
+    big, small = (row for _, row in r.flows.iterrows())
+    assert math.isnan(big["completion_s"]) and big["end_s"] == 1.0 and big["active_s"] == 1.0
+    assert 0 < big["delivered_bytes"] < 2_000_000
+    assert big["goodput_bps"] == pytest.approx(big["delivered_bytes"] * 8 / 1.0)
+    assert small["delivered_bytes"] == 14480 and small["completion_s"] > 0.005
+    assert small["end_s"] == pytest.approx(small["completion_s"])
+
