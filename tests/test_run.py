@@ -1,10 +1,12 @@
 """The run API, the result model and the result files."""
 
+import io
 import json
 import math
 
 import ccbench
 import numpy as np
+import pandas as pd
 import pytest
 from ccbench import run_files
 
@@ -216,3 +218,10 @@ def test_a_file_with_a_stop_time_is_abandoned_unless_all_sent_by_then():
     assert small["delivered_bytes"] == 14480 and small["completion_s"] > 0.005
     assert small["end_s"] == pytest.approx(small["completion_s"])
 
+
+def test_csv_floats_are_the_shortest_text_that_reads_back_exactly():
+    df = pd.DataFrame({"t": [0.0200432, 0.1 + 0.2, 1e-300, 123456789.12345679, float("nan"), 5.0], "n": range(6)})
+    text = run_files.csv_bytes(df).decode()
+    assert text.splitlines()[1:3] == ["0.0200432,0", "0.30000000000000004,1"]
+    back = pd.read_csv(io.StringIO(text))
+    assert back["t"].equals(df["t"]) and back["n"].equals(df["n"])

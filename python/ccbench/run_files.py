@@ -125,7 +125,9 @@ def arrow_parquet_bytes(table) -> bytes:
 
 
 def csv_bytes(df: pd.DataFrame) -> bytes:
-    return df.to_csv(index=False, lineterminator="\n", float_format="%.17g").encode("utf-8")
+    """A table as CSV. Without a float_format pandas writes each float as Python's repr: the
+    shortest text that reads back as the same number (0.0200432, not 0.020043200000000001)."""
+    return df.to_csv(index=False, lineterminator="\n").encode("utf-8")
 
 
 def json_bytes(obj) -> bytes:
