@@ -145,3 +145,19 @@ def test_the_summary_prints_no_negative_zero():
 
     assert (_num(-1e-15), _num(-0.0, ".2f"), _mbps(-0.0), _mbps(-1e-9)) == ("0.0", "0.00", "0.00", "0.00")
     assert (_num(-0.06), _num(float("nan"))) == ("-0.1", "–")
+
+
+def test_rates_print_without_scientific_notation(tmp_path, runner):
+    """A 10 Gbit/s link printed as "1e+04 Mbit/s nominal rate"."""
+    from ccbench.cli import mbit_text
+
+    assert [mbit_text(v) for v in (1e10, 1.2345e9, 12.34e6, 384e3, 15, 0)] == [
+        "10000",
+        "1230",
+        "12.3",
+        "0.384",
+        "0.000015",
+        "0",
+    ]
+    text = _run_text(tmp_path, runner, 'duration = "0.2s"\n[downlink]\nrate = "10Gbit"\n[[flows]]\ncc = "cubic"\n')
+    assert "of the 10000 Mbit/s nominal rate" in text and "e+" not in text

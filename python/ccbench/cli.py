@@ -114,6 +114,14 @@ def _mbps(v: float) -> str:
     return _num(v / 1e6, ".2f")
 
 
+def mbit_text(bps: float) -> str:
+    """A rate in Mbit/s to three significant digits, never in scientific notation: 10000 (not
+    1e+04), 12.3, 0.384."""
+    import numpy as np
+
+    return np.format_float_positional(bps / 1e6, precision=3, unique=False, fractional=False, trim="-")
+
+
 def _num(v: float, fmt: str = ".1f") -> str:
     if v != v:
         return "–"
@@ -236,8 +244,8 @@ def _offered_rate_text(link) -> str:
     what its trace offered while the flows ran, beside the trace's mean."""
     offered, mean = link["offered_rate_bps"], link["rate_bps"]
     if offered == mean:
-        return f"{offered / 1e6:.3g} Mbit/s nominal rate"
-    return f"{offered / 1e6:.3g} Mbit/s its trace offered while the flows ran (mean {mean / 1e6:.3g})"
+        return f"{mbit_text(offered)} Mbit/s nominal rate"
+    return f"{mbit_text(offered)} Mbit/s its trace offered while the flows ran (mean {mbit_text(mean)})"
 
 
 def source_lines(sources) -> list[str]:
@@ -250,9 +258,9 @@ def source_lines(sources) -> list[str]:
         else:
             name = f"background ({s['kind']} over {s['transport']})"
         seconds = s["stop_s"] - s["start_s"]
-        sent = 8 * s["bytes_sent"] / seconds / 1e6 if seconds > 0 else float("nan")
+        sent = 8 * s["bytes_sent"] / seconds if seconds > 0 else float("nan")
         line = (
-            f"{name}: sent {sent:.3g} Mbit/s, delivered {s['delivered_bps'] / 1e6:.3g} Mbit/s, "
+            f"{name}: sent {mbit_text(sent)} Mbit/s, delivered {mbit_text(s['delivered_bps'])} Mbit/s, "
             f"{s['packets_lost']} of {s['packets_sent']} packets lost ({s['queue_drops']} at queues)"
         )
         if s["transport"] == "tcp":
