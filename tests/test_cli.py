@@ -161,3 +161,16 @@ def test_rates_print_without_scientific_notation(tmp_path, runner):
     ]
     text = _run_text(tmp_path, runner, 'duration = "0.2s"\n[downlink]\nrate = "10Gbit"\n[[flows]]\ncc = "cubic"\n')
     assert "of the 10000 Mbit/s nominal rate" in text and "e+" not in text
+
+
+def test_flows_that_deliver_nothing_share_one_warning(tmp_path, runner):
+    """A thousand flows that delivered nothing printed a thousand warnings."""
+    text = _run_text(
+        tmp_path,
+        runner,
+        'duration = "5ms"\n[downlink]\nrate = "10Mbit"\ndelay = "10ms"\n[[flows]]\ncc = "cubic"\ncount = 12\n',
+    )
+    assert text.count("delivered nothing") == 1, text
+    assert (
+        "warning: 12 flows (0 (cubic), 1 (cubic), 2 (cubic), 3 (cubic), 4 (cubic) and 7 more) delivered nothing" in text
+    )

@@ -218,17 +218,33 @@ def _stage_pcap(normalized: dict, stage: Path) -> None:
         raise OutputDirectoryError(f"record.pcap.path: cannot create {shown(path)}: {why}")
 
 
+#: Flows a warning about many flows names; the rest it counts.
+WARNING_FLOWS_NAMED = 5
+
+
+def _flows_phrase(flows) -> str:
+    """ "flow 3 (cubic)", or "990 flows (10 (cubic), 11 (cubic), ... and 985 more)": one warning
+    line for many flows, however many there are."""
+    named = [f"{f['flow']} ({f['cc']})" for _, f in flows.head(WARNING_FLOWS_NAMED).iterrows()]
+    if len(flows) == 1:
+        return f"flow {named[0]}"
+    more = f" and {len(flows) - len(named)} more" if len(flows) > len(named) else ""
+    return f"{len(flows)} flows ({', '.join(named)}{more})"
+
+
 def result_warnings(r) -> list[str]:
     """Results that cannot be trusted as they stand, each with its likely cause."""
     out = []
-    for _, f in r.flows.iterrows():
-        if not f["goodput_bps"] > 0:
-            out.append(
-                f"flow {f['flow']} ({f['cc']}) delivered nothing: the link may be out or its queue too small "
-                "for the whole run, or the flow too short"
-            )
-        elif f["rtt_mean_ms"] != f["rtt_mean_ms"]:
-            out.append(f"flow {f['flow']} ({f['cc']}) has no RTT sample (record.rtt_samples off, or no ACK arrived)")
+    silent = ~(r.flows["goodput_bps"] > 0)
+    if silent.any():
+        out.append(
+            f"{_flows_phrase(r.flows[silent])} delivered nothing: the link may be out or its queue too small "
+            "for the whole run, or the flow too short"
+        )
+    no_rtt = ~silent & r.flows["rtt_mean_ms"].isna()
+    if no_rtt.any():
+        verb = "has" if no_rtt.sum() == 1 else "have"
+        out.append(f"{_flows_phrase(r.flows[no_rtt])} {verb} no RTT sample (record.rtt_samples off, or no ACK arrived)")
     for _, link in r.links.iterrows():
         if link["utilization"] > 1.0 + 1e-9:
             out.append(
