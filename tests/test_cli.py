@@ -174,3 +174,15 @@ def test_flows_that_deliver_nothing_share_one_warning(tmp_path, runner):
     assert (
         "warning: 12 flows (0 (cubic), 1 (cubic), 2 (cubic), 3 (cubic), 4 (cubic) and 7 more) delivered nothing" in text
     )
+
+
+def test_a_flow_that_got_no_ack_shows_no_sending_rate(tmp_path, runner):
+    """duration = "1ns" printed a sending rate of 115840000 Mbit/s: the first window over 1 ns."""
+    text = _run_text(
+        tmp_path, runner, 'duration = "1ns"\n[downlink]\nrate = "10Gbit"\ndelay = "10ms"\n[[flows]]\ncc = "cubic"\n'
+    )
+    assert "0 cubic down 0.00 – 0.00 0" in text and "115840000" not in text
+    assert "note: flow 0 (cubic) got no ACK back" in text
+    (tmp_path / "b").mkdir()
+    text = _run_text(tmp_path / "b", runner, 'duration = "1s"\n[downlink]\nrate = "10Mbit"\n[[flows]]\ncc = "cubic"\n')
+    assert "got no ACK" not in text and "0 cubic down 9." in text

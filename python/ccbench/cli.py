@@ -130,6 +130,24 @@ def _num(v: float, fmt: str = ".1f") -> str:
     return text[1:] if text.startswith("-") and float(text) == 0 else text
 
 
+def _no_ack(flow) -> bool:
+    """Whether no ACK came back in the flow's active time: all it sent then is its first window
+    (and RTO retransmissions), so bytes sent over that time are no sending rate (`duration =
+    "1ns"` made it 115840000 Mbit/s); the summary shows none."""
+    return flow.get("acks_received", 1) == 0
+
+
+def no_ack_note(flows) -> str | None:
+    """The note that says why a flow's sending rate is "–" (_no_ack); None when none is."""
+    silent = flows[flows.apply(_no_ack, axis=1)] if len(flows) else flows
+    if not len(silent):
+        return None
+    return (
+        f"{_flows_phrase(silent)} got no ACK back (a run or flow shorter than a round trip, or the link "
+        "out): what was sent is the first window, not a sending rate, so the summary shows –"
+    )
+
+
 def flows_table(flows, title: str) -> Table:
     t = Table(
         title=title,
@@ -151,7 +169,7 @@ def flows_table(flows, title: str) -> Table:
             f["cc"],
             f["route"] if f["direction"] == "route" and "route" in f else f["direction"],
             _mbps(f["goodput_bps"]),
-            _mbps(f["throughput_bps"]),
+            _mbps(float("nan") if _no_ack(f) else f["throughput_bps"]),
             _num(f["retrans_pct"], ".2f"),
             str(f["timeouts"]),
             _num(f["rtt_mean_ms"]),
@@ -338,7 +356,7 @@ def run(
     warnings = result_warnings(r)
     from ccbench.flow_limits import flow_notes
 
-    notes = flow_notes(r.flows, normalized)
+    notes = flow_notes(r.flows, normalized) + [n for n in [no_ack_note(r.flows)] if n]
     if as_json:
         from ccbench import json_output
 
