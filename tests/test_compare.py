@@ -106,3 +106,14 @@ def test_report_with_svg_writes_each_figure_as_svg_too(quick_campaign, tmp_path)
     pngs = sorted(p.stem for p in (out / "plots").glob("*.png"))
     assert pngs and sorted(p.stem for p in (out / "plots").glob("*.svg")) == pngs
     assert (out / "plots" / f"{pngs[0]}.svg").read_text().lstrip().startswith("<?xml")
+
+
+def test_an_unknown_executor_is_one_error_line_and_nothing_is_written(tmp_path, runner):
+    from ccbench.cli import app
+
+    out = tmp_path / "out"
+    args = ["compare", "--executor", "nope", "--algorithms", "reno", "--reps", "1", "--out", str(out)]
+    result = runner.invoke(app, args, terminal_width=200)
+    assert result.exit_code == 2
+    assert result.output == "error: --executor: 'nope' is not allowed; one of local, ray\n"
+    assert not out.exists()

@@ -96,6 +96,16 @@ def _check_jobs(jobs: int | None) -> None:
         raise typer.Exit(EXIT_BAD_SCENARIO)
 
 
+def _check_executor(executor: str) -> None:
+    from ccbench.campaigns import executors
+
+    if executor not in executors.EXECUTORS:
+        typer.echo(
+            f"error: --executor: '{shown(executor)}' is not allowed; one of {', '.join(executors.EXECUTORS)}", err=True
+        )
+        raise typer.Exit(EXIT_BAD_SCENARIO)
+
+
 def _check_max_reps(max_reps: int | None, least: int) -> None:
     """--max-reps: `least` is the repetitions the first round runs (recommend) or the fewest that
     measure a spread (campaign --until-decided); more than MAX_REPS is never needed."""
@@ -584,13 +594,9 @@ def campaign(
     svg: bool = typer.Option(False, "--svg", help=SVG_HELP),
 ):
     """Run (or resume) a campaign: every combination of levels, repeated; tables, plots and report.html."""
-    from ccbench.campaigns import executors, spec
+    from ccbench.campaigns import spec
 
-    if executor not in executors.EXECUTORS:
-        typer.echo(
-            f"error: --executor: '{shown(executor)}' is not allowed; one of {', '.join(executors.EXECUTORS)}", err=True
-        )
-        raise typer.Exit(EXIT_BAD_SCENARIO)
+    _check_executor(executor)
     _check_jobs(jobs)
     if max_reps is not None and not until_decided:
         typer.echo("error: --max-reps: only with --until-decided (it caps the repetitions that adds)", err=True)
@@ -683,7 +689,7 @@ def study_cmd(
     svg: bool = typer.Option(False, "--svg", help=SVG_HELP),
 ):
     """Run (or resume) one of the five studies as a campaign; its report has the study's tables and plots."""
-    from ccbench.campaigns import executors, spec
+    from ccbench.campaigns import spec
     from ccbench.campaigns.studies import STUDIES
 
     if name not in STUDIES:
@@ -696,9 +702,7 @@ def study_cmd(
     if print_file:
         typer.echo(study.text(), nl=False)
         return
-    if executor not in executors.EXECUTORS:
-        typer.echo(f"error: --executor: '{executor}' is not allowed; one of {', '.join(executors.EXECUTORS)}", err=True)
-        raise typer.Exit(EXIT_BAD_SCENARIO)
+    _check_executor(executor)
     parsed = _parse_or_exit(lambda: spec.parse_study(study.path, quick))
     out = out or Path("ccbench-out") / f"study-{name}{'-quick' if quick else ''}"
     hint = f"ccbench study {name}{' --quick' if quick else ' --full'}"
@@ -767,6 +771,7 @@ def compare(
         raise typer.Exit(EXIT_BAD_SCENARIO)
     _check_seed(seed, MAX_CAMPAIGN_SEED)
     _check_jobs(jobs)
+    _check_executor(executor)
     parsed = _parse_or_exit(lambda: cmp.campaign(algs, reps, seed, quick))
     done = _run_campaign(parsed, out, jobs, executor, address, True, "ccbench compare (same options)", svg=svg)
     conditions = len(parsed.factors[0].levels)
