@@ -136,6 +136,23 @@ def test_cli_refuses_another_campaign_in_a_directory(tmp_path, runner):
     assert "1 run now, 1 already done" in forced.output
 
 
+@pytest.mark.parametrize("command", ["campaign", "study", "compare"])
+def test_address_without_ray_is_refused_before_anything_is_written(tmp_path, runner, command):
+    """--address names a Ray cluster; with the local executor it was ignored and the runs went local."""
+    f = tmp_path / "c.toml"
+    f.write_text(
+        '[scenario]\nduration = "0.5s"\ndownlink = { rate = "5Mbit" }\nflows = [{ cc = "reno" }]\n'
+        '[factors]\n"flows[0].cc" = ["reno"]\n'
+    )
+    out = tmp_path / "out"
+    first = {"campaign": [str(f)], "study": ["umts", "--quick"], "compare": ["--algorithms", "reno", "--reps", "1"]}
+    args = [command, *first[command], "--out", str(out), "--jobs", "1", "--address", "10.0.0.1:6379"]
+    result = runner.invoke(app, args, terminal_width=200)
+    assert result.exit_code == 2
+    assert result.output == "error: --address: only with --executor ray (the Ray cluster to run on); not with local\n"
+    assert not out.exists() and not (tmp_path / ".out.lock").exists()
+
+
 def test_an_edited_campaign_file_is_refused_naming_the_change(tmp_path, runner):
     f = tmp_path / "c1.toml"
     f.write_text(

@@ -96,12 +96,18 @@ def _check_jobs(jobs: int | None) -> None:
         raise typer.Exit(EXIT_BAD_SCENARIO)
 
 
-def _check_executor(executor: str) -> None:
+def _check_executor(executor: str, address: str | None) -> None:
+    """--executor is known; --address (a Ray cluster to join) only with Ray, which alone would use it."""
     from ccbench.campaigns import executors
 
     if executor not in executors.EXECUTORS:
         typer.echo(
             f"error: --executor: '{shown(executor)}' is not allowed; one of {', '.join(executors.EXECUTORS)}", err=True
+        )
+        raise typer.Exit(EXIT_BAD_SCENARIO)
+    if address is not None and executor != "ray":
+        typer.echo(
+            f"error: --address: only with --executor ray (the Ray cluster to run on); not with {executor}", err=True
         )
         raise typer.Exit(EXIT_BAD_SCENARIO)
 
@@ -596,7 +602,7 @@ def campaign(
     """Run (or resume) a campaign: every combination of levels, repeated; tables, plots and report.html."""
     from ccbench.campaigns import spec
 
-    _check_executor(executor)
+    _check_executor(executor, address)
     _check_jobs(jobs)
     if max_reps is not None and not until_decided:
         typer.echo("error: --max-reps: only with --until-decided (it caps the repetitions that adds)", err=True)
@@ -702,7 +708,7 @@ def study_cmd(
     if print_file:
         typer.echo(study.text(), nl=False)
         return
-    _check_executor(executor)
+    _check_executor(executor, address)
     parsed = _parse_or_exit(lambda: spec.parse_study(study.path, quick))
     out = out or Path("ccbench-out") / f"study-{name}{'-quick' if quick else ''}"
     hint = f"ccbench study {name}{' --quick' if quick else ' --full'}"
@@ -771,7 +777,7 @@ def compare(
         raise typer.Exit(EXIT_BAD_SCENARIO)
     _check_seed(seed, MAX_CAMPAIGN_SEED)
     _check_jobs(jobs)
-    _check_executor(executor)
+    _check_executor(executor, address)
     parsed = _parse_or_exit(lambda: cmp.campaign(algs, reps, seed, quick))
     done = _run_campaign(parsed, out, jobs, executor, address, True, "ccbench compare (same options)", svg=svg)
     conditions = len(parsed.factors[0].levels)
