@@ -88,6 +88,45 @@ def test_tables_from_ray_are_bit_identical_to_local(tmp_path):
     assert len(workers) >= 1 and all(":" in w for w in workers)
 
 
+def test_a_ray_address_where_nothing_listens_fails_fast_before_anything_is_written(tmp_path):
+    """ray.init retried an unreachable cluster for minutes; the address is tried first. In a
+    subprocess with a timeout, so a regression fails instead of hanging the suite."""
+    import socket
+
+    with socket.socket() as s:  # a port nothing listens on once closed
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    f = tmp_path / "c.toml"
+    f.write_text(
+        '[scenario]\nduration = "0.5s"\ndownlink = { rate = "5Mbit" }\nflows = [{ cc = "reno" }]\n'
+        '[factors]\n"flows[0].cc" = ["reno"]\n'
+    )
+    out = tmp_path / "out"
+    args = ["campaign", str(f), "--out", str(out), "--executor", "ray", "--address", f"127.0.0.1:{port}"]
+    done = subprocess.run(
+        [sys.executable, "-m", "ccbench.cli", *args], capture_output=True, text=True, timeout=60, cwd=tmp_path
+    )
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.startswith(f"error: --address 127.0.0.1:{port}: no Ray cluster answers there (")
+    assert done.stderr.count("\n") == 1 and done.stdout == ""
+    assert not out.exists() and not (tmp_path / ".out.lock").exists()
+
+
+def test_ray_addresses_that_ray_resolves_itself_are_left_to_it():
+    from ccbench.campaigns import executors
+
+    for address in ("auto", "local", "ray://127.0.0.1:1"):
+        executors.check_address(address, timeout_s=0.1)  # nothing tried: Ray defines these
+    with pytest.raises(executors.ClusterAddressError, match="not an address of a Ray cluster"):
+        executors.check_address("127.0.0.1")
+    import socket
+
+    with socket.socket() as server:  # something listening passes
+        server.bind(("127.0.0.1", 0))
+        server.listen()
+        executors.check_address(f"127.0.0.1:{server.getsockname()[1]}")
+
+
 def test_rerun_skips_finished_runs_and_another_file_is_refused(tmp_path):
     out = tmp_path / "out"
     first = campaign_runner.run(SMALL, out, jobs=1)

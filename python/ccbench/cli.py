@@ -486,7 +486,7 @@ def _run_campaign(
     first runs have finished (ccbench.campaigns.estimate)."""
     from rich.progress import TimeRemainingColumn
 
-    from ccbench.campaigns import runner, storage
+    from ccbench.campaigns import executors, runner, storage
 
     out = out or runner.default_out(campaign)
     # No more processes than runs (64 jobs for 8 runs would fork idle workers).
@@ -546,7 +546,7 @@ def _run_campaign(
         finally:
             if progress.live.is_started:  # stop() of a bar never shown prints an empty line
                 progress.stop()
-    except storage.CampaignDirectoryError as e:
+    except (storage.CampaignDirectoryError, executors.ClusterAddressError) as e:
         typer.echo(f"error: {e}", err=True)
         raise typer.Exit(EXIT_BAD_SCENARIO) from None
     except runner.CampaignInterrupted as e:

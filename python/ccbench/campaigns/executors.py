@@ -29,6 +29,37 @@ from pathlib import Path
 EXECUTORS = ("local", "ray")
 #: Most runs handed to one worker task: small enough that an interrupt loses little.
 MAX_BATCH = 8
+#: How long a Ray --address may take to accept a connection: a cluster's head answers in
+#: milliseconds, and a remote host that drops the packets is given a few seconds.
+ADDRESS_TIMEOUT_S = 5.0
+
+
+class ClusterAddressError(ValueError):
+    """A Ray --address where no cluster can be reached, found before anything is written."""
+
+
+def check_address(address: str, timeout_s: float = ADDRESS_TIMEOUT_S) -> None:
+    """Raises ClusterAddressError unless something accepts a TCP connection at
+    a HOST:PORT `address`: ray.init retries an unreachable cluster's GCS for
+    minutes before it fails. "auto", "local" and SCHEME://... (Ray Client)
+    are Ray's to resolve and are left to it."""
+    from ccbench.limits import shown
+
+    if address in ("auto", "local") or "://" in address:
+        return
+    host, sep, port = address.rpartition(":")
+    host = host.removeprefix("[").removesuffix("]")  # an IPv6 address: [::1]:6379
+    if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise ClusterAddressError(
+            f"--address {shown(address)}: not an address of a Ray cluster; HOST:PORT of its head, auto or ray://HOST:PORT"
+        )
+    try:
+        socket.create_connection((host, int(port)), timeout=timeout_s).close()
+    except OSError as e:
+        raise ClusterAddressError(
+            f"--address {shown(address)}: no Ray cluster answers there ({e.strerror or e}); "
+            "start one (ray start --head) or correct the address"
+        ) from None
 
 
 @dataclass(frozen=True)
