@@ -587,6 +587,9 @@ def test_until_decided_adds_repetitions_and_a_plain_rerun_keeps_them(tmp_path, r
     recs = __import__("json").loads((out / "recommendations.json").read_text())
     assert 2 < reps <= 4 and (recs[0]["decided"] or reps == 4)  # two repetitions cannot decide this one
     assert (index["completions"] == 1).all()
+    # the summary counts every round, not the last one's new runs
+    assert f"{len(index)} runs: {len(index)} run now, 0 already done, 0 failed, in " in first.output
+    assert " over 2 rounds" in first.output or " over 3 rounds" in first.output
     tables = tidy_bytes(out)
     again = runner.invoke(app, args, terminal_width=200)
     assert again.exit_code == 0, again.output

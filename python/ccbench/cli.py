@@ -559,7 +559,7 @@ def _run_campaign(
     console.print(_campaign_summary(out))
     console.print(
         f"{done.total} runs: {done.executed} run now, {done.skipped} already done, {done.failed} failed, "
-        f"in {done.seconds:.1f} s"
+        f"in {done.seconds:.1f} s" + (f" over {done.rounds} rounds" if done.rounds > 1 else "")
     )
     _print_result("Report", path)
     return done

@@ -16,6 +16,7 @@ same command resumes.
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import os
 import threading
@@ -57,6 +58,8 @@ class CampaignRun:
     failed: int
     seconds: float
     driver_seconds: float
+    #: Rounds of run_until_decided summed up in the counts (each raised the repetitions).
+    rounds: int = 1
 
 
 def default_jobs() -> int:
@@ -227,8 +230,8 @@ def run_until_decided(
     while the analysis (the file's [analysis] settings) has a condition it
     cannot decide yet, to the number it estimates, at most `max_reps`. The
     file's text (and so the directory's campaign) stays the same; only the
-    new repetitions run. Returns the last CampaignRun, the conditions'
-    analyses and the repetitions reached."""
+    new repetitions run. Returns the CampaignRun of all the rounds
+    (`_over_rounds`), the conditions' analyses and the repetitions reached."""
     from ccbench.campaigns import analysis
 
     started = time.perf_counter()
@@ -237,10 +240,12 @@ def run_until_decided(
     out = Path(out) if out is not None else default_out(campaign)
     _check_ray_address(executor, address)
     with storage.locked(out):  # across the rounds
-        first = True
+        rounds: list[CampaignRun] = []
         while True:
-            done = _run(campaign, out, jobs, executor, address, force and first, on_round(reps), (), started)
-            first, started = False, time.perf_counter()
+            rounds.append(
+                _run(campaign, out, jobs, executor, address, force and not rounds, on_round(reps), (), started)
+            )
+            started = time.perf_counter()
             data = storage.load(out)
             conf = campaign.analysis
             _, conditions = analysis.analyze(
@@ -253,7 +258,23 @@ def run_until_decided(
             )
             undecided = [c for c in conditions if c.undecided]  # a condition without a pick needs no more
             if not undecided or reps >= max_reps:
-                return done, conditions, reps
+                return _over_rounds(rounds), conditions, reps
             # No estimate: with one repetition (no spread yet) try 3, else go to the cap.
             reps = min(max_reps, max(reps + 1, *(c.reps_needed or (3 if c.reps < 2 else max_reps) for c in undecided)))
             campaign = spec.parse_raw({**raw, "repetitions": reps}, source, text, folder)
+
+
+def _over_rounds(rounds: list[CampaignRun]) -> CampaignRun:
+    """The rounds of run_until_decided as one CampaignRun: the last round's
+    plan (total) and failures (a round reruns those of the round before),
+    the runs done before the first round (skipped), every run executed in
+    any round, and the time of all."""
+    first, last = rounds[0], rounds[-1]
+    return dataclasses.replace(
+        last,
+        skipped=first.skipped,
+        executed=sum(r.executed for r in rounds),
+        seconds=sum(r.seconds for r in rounds),
+        driver_seconds=sum(r.driver_seconds for r in rounds),
+        rounds=len(rounds),
+    )
