@@ -269,6 +269,31 @@ def test_unknown_study_exits_2(runner):
     assert result.exit_code == 2 and "umts" in result.output
 
 
+def test_study_into_another_campaigns_directory_is_refused_unless_force(tmp_path, runner, monkeypatch):
+    """The refusal advises --force, which study lacked; with it the directory switches to the
+    study as with `campaign --force` (stopped at the directory's check: the study itself takes minutes)."""
+    from ccbench.campaigns import storage
+
+    f = tmp_path / "c.toml"
+    f.write_text(
+        '[scenario]\nduration = "0.5s"\ndownlink = { rate = "5Mbit" }\nflows = [{ cc = "reno" }]\n'
+        '[factors]\n"flows[0].cc" = ["reno"]\n'
+    )
+    out = tmp_path / "out"
+    assert runner.invoke(app, ["campaign", str(f), "--out", str(out), "--jobs", "1"]).exit_code == 0
+    refused = runner.invoke(app, ["study", "umts", "--quick", "--out", str(out)], terminal_width=300)
+    assert refused.exit_code == 2 and "another campaign file" in refused.output and "--force" in refused.output
+    forced = []
+
+    def prepare(directory, campaign, force, version):
+        forced.append((campaign.study, force))
+        raise storage.CampaignDirectoryError("stopped by the test")
+
+    monkeypatch.setattr(storage, "prepare", prepare)
+    result = runner.invoke(app, ["study", "umts", "--quick", "--out", str(out), "--force"], terminal_width=300)
+    assert result.output == "error: stopped by the test\n" and forced == [("umts", True)]
+
+
 def test_estimate_weighs_runs_by_packets_and_speaks_once():
     fast = {"duration": 10.0, "downlink": {"rate": 1e6}}
     slow = {"duration": 10.0, "downlink": {"rate": 100e6}}

@@ -576,6 +576,7 @@ def _parse_or_exit(source):
 
 
 EXECUTOR_HELP = "Where runs execute: local (a process pool) or ray."
+FORCE_HELP = "Switch a directory of another campaign file to this one (keeping the runs it shares)."
 SVG_HELP = "Also write each report figure as SVG (vector, for papers) beside its PNG in plots/."
 
 
@@ -586,7 +587,7 @@ def campaign(
     jobs: int | None = typer.Option(None, help="Parallel processes (default: all cores); Ray: CPUs of a local Ray."),
     executor: str = typer.Option("local", help=EXECUTOR_HELP),
     address: str | None = typer.Option(None, help="Address of a running Ray cluster (default: start a local Ray)."),
-    force: bool = typer.Option(False, help="Switch a directory of another campaign file to this one."),
+    force: bool = typer.Option(False, help=FORCE_HELP),
     until_decided: bool = typer.Option(
         False, help="Add repetitions while the recommendation is undecided (up to --max-reps)."
     ),
@@ -689,6 +690,7 @@ def study_cmd(
     jobs: int | None = typer.Option(None, help="Parallel processes (default: all cores); Ray: CPUs of a local Ray."),
     executor: str = typer.Option("local", help=EXECUTOR_HELP),
     address: str | None = typer.Option(None, help="Address of a running Ray cluster (default: start a local Ray)."),
+    force: bool = typer.Option(False, help=FORCE_HELP),
     print_file: bool = typer.Option(
         False, "--print", help="Write the campaign file to stdout (edit it, run it with ccbench campaign)."
     ),
@@ -712,7 +714,7 @@ def study_cmd(
     parsed = _parse_or_exit(lambda: spec.parse_study(study.path, quick))
     out = out or Path("ccbench-out") / f"study-{name}{'-quick' if quick else ''}"
     hint = f"ccbench study {name}{' --quick' if quick else ' --full'}"
-    _run_campaign(parsed, out, jobs, executor, address, False, hint, estimate=not quick, svg=svg)
+    _run_campaign(parsed, out, jobs, executor, address, force, hint, estimate=not quick, svg=svg)
 
 
 @app.command("report")
