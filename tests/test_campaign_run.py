@@ -251,6 +251,20 @@ def test_the_report_command_resumes_a_quick_form_and_the_full_design_is_refused(
     assert refused.exit_code == 2 and "holds the full design of this campaign, not its quick form" in refused.output
 
 
+def test_quick_on_a_file_without_a_quick_table_says_what_it_runs(tmp_path, runner):
+    f = tmp_path / "plain.toml"
+    f.write_text(QUICK.split("[quick]")[0])
+    out = tmp_path / "out"
+    result = runner.invoke(app, ["campaign", str(f), "--quick", "--out", str(out), "--jobs", "1"], terminal_width=300)
+    assert result.exit_code == 0, result.output
+    assert f"note: {f} has no [quick] table: --quick runs its full design with 1 repetition" in result.output
+    assert len(ccbench.load(out).index) == 3  # the three levels, once each (the file asks for 3 repetitions)
+    q = tmp_path / "q.toml"
+    q.write_text(QUICK)
+    with_table = runner.invoke(app, ["campaign", str(q), "--quick", "--out", str(tmp_path / "q"), "--jobs", "1"])
+    assert with_table.exit_code == 0 and "no [quick] table" not in with_table.output
+
+
 def test_the_base_file_is_saved_in_the_directory_and_an_edited_one_is_refused(tmp_path, runner):
     (tmp_path / "path.toml").write_text(
         'duration = "0.5s"\ndownlink = { rate = "5Mbit", delay = "5ms" }\nflows = [{ cc = "reno" }]\n'

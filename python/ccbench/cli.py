@@ -616,6 +616,17 @@ def campaign(
     if until_decided and quick:
         typer.echo("error: --quick and --until-decided: give one of them", err=True)
         raise typer.Exit(EXIT_BAD_SCENARIO)
+    if quick and "quick" not in spec.read(file)[0]:  # the reduction is then the default's alone: say so
+        from ccbench.campaigns.quick import DEFAULT_REPETITIONS
+
+        console.print(
+            escape(
+                f"note: {file} has no [quick] table: --quick runs its full design with {DEFAULT_REPETITIONS} "
+                "repetition (a [quick] table can also shorten the runs and keep fewer levels: see the README)"
+            ),
+            soft_wrap=True,
+            highlight=False,
+        )
     hint = f"ccbench campaign {file}" + (" --until-decided" if until_decided else "") + (" --quick" if quick else "")
     if mode not in ("simulate", "emulate"):
         typer.echo(f"error: --mode: '{shown(mode)}' is not allowed; one of simulate, emulate", err=True)

@@ -19,6 +19,8 @@ import copy
 from typing import Any
 
 QUICK_KEYS = ("repetitions", "time_scale", "levels", "tables", "scenario")
+#: The quick form's repetitions when the table does not say (and when a file has no table).
+DEFAULT_REPETITIONS = 1
 #: Scenario fields that are times and scale with `time_scale`.
 TIME_KEYS = ("duration", "start", "stop")
 
@@ -39,7 +41,7 @@ def check(raw: dict, factors: list, source: str) -> None:
     for k in quick:
         if k not in QUICK_KEYS:
             raise _error(source, f"quick.{k}", f"unknown field; allowed: {', '.join(QUICK_KEYS)}")
-    reps = quick.get("repetitions", 1)
+    reps = quick.get("repetitions", DEFAULT_REPETITIONS)
     if isinstance(reps, bool) or not isinstance(reps, int) or reps < 1:
         raise _error(source, "quick.repetitions", f"{reps!r} is not allowed; expected an integer >= 1")
     scale = quick.get("time_scale", 1.0)
@@ -101,7 +103,7 @@ def reduce(raw: dict) -> dict:
 
     quick = raw.get("quick") or {}
     out = {k: copy.deepcopy(v) for k, v in raw.items() if k != "quick"}
-    out["repetitions"] = quick.get("repetitions", 1)
+    out["repetitions"] = quick.get("repetitions", DEFAULT_REPETITIONS)
     scale = float(quick.get("time_scale", 1.0))
     scenario = deep_merge(out.get("scenario", {}), quick.get("scenario", {}))
     if "scenario" in out:
