@@ -29,6 +29,11 @@ def test_options_are_applied_to_the_campaign():
     seeds = {(r.levels["condition"], r.rep, r.levels[compare.ALGORITHM_FACTOR]): r.seed for r in c.runs}
     assert seeds[("lossy", 0, "reno")] == seeds[("lossy", 0, "cubic")] != seeds[("lossy", 1, "reno")]
     assert "applied by ccbench compare" in c.text
+    # the report's "How to reproduce" shows the command with these options, not compare.toml's design
+    rerun = "ccbench compare --reps 3 --quick --seed 9 --algorithms reno,cubic --out DIR"
+    assert compare.rerun_command(c.text) == rerun
+    assert compare.rerun_command(compare.campaign(reps=4, seed=1).text) == "ccbench compare --reps 4 --seed 1 --out DIR"
+    assert compare.rerun_command(spec.parse(compare.CAMPAIGN_FILE).text) is None
 
 
 def test_the_driver_forks_its_workers_before_loading_the_report_modules():
@@ -65,6 +70,7 @@ def test_quick_compare_end_to_end(quick_campaign):
     assert html.count('src="data:image/png;base64,') == 6 * len(titles)
     assert len(list((out / "plots").glob("*.png"))) == 6 * len(titles)
     assert not list((out / "plots").glob("*.svg"))  # SVG only with --svg
+    assert "<code>ccbench compare --reps 2 --quick --seed 1 --out DIR</code>" in html
     runs = pd.read_parquet(out / "runs.parquet")
     assert len(runs) == len(algs) * len(titles) * 2
     assert (out / "flows.csv").exists() and (out / "campaign.toml").exists()

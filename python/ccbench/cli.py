@@ -792,7 +792,8 @@ def compare(
     _check_jobs(jobs)
     _check_executor(executor, address)
     parsed = _parse_or_exit(lambda: cmp.campaign(algs, reps, seed, quick))
-    done = _run_campaign(parsed, out, jobs, executor, address, True, "ccbench compare (same options)", svg=svg)
+    hint = cmp.command(algs, reps, seed, quick)
+    done = _run_campaign(parsed, out, jobs, executor, address, True, hint, svg=svg)
     conditions = len(parsed.factors[0].levels)
     console.print(f"{len(algs)} algorithms × {conditions} conditions × {reps} repetitions = {done.total} runs")
 

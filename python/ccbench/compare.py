@@ -22,6 +22,8 @@ ALGORITHM_FACTOR = "flows[*].cc"
 CONDITION_FACTOR = "condition"
 #: --quick: every simulated duration times this (20 s -> 6 s, 30 s -> 9 s).
 QUICK_DURATION_FACTOR = 0.3
+#: The last line of a compare campaign's text: the command that reruns it (see `rerun_command`).
+RERUN_NOTE = "# rerun with: ccbench compare"
 
 
 def algorithm_names() -> list[str]:
@@ -47,4 +49,29 @@ def campaign(
                 level["duration"] = scale_time(level["duration"], QUICK_DURATION_FACTOR)
         options["quick"] = f"every duration x {QUICK_DURATION_FACTOR}"
     note = "".join(f"\n# applied by ccbench compare (not part of the file): {k} = {v!r}" for k, v in options.items())
+    note += f"\n# rerun with: {command(algorithms, reps, seed, quick)} --out DIR"
     return spec.parse_raw(raw, source, text + note, folder)
+
+
+def command(
+    algorithms: list[str] | None = None, reps: int | None = None, seed: int | None = None, quick: bool = False
+) -> str:
+    """The `ccbench compare` command (without --out) that gives the campaign of these options;
+    every algorithm is the default, so no --algorithms then."""
+    words = ["ccbench compare"]
+    if reps is not None:
+        words.append(f"--reps {reps}")
+    if quick:
+        words.append("--quick")
+    if seed is not None:
+        words.append(f"--seed {seed}")
+    if algorithms and list(algorithms) != algorithm_names():
+        words.append(f"--algorithms {','.join(algorithms)}")
+    return " ".join(words)
+
+
+def rerun_command(text: str) -> str | None:
+    """The command a compare campaign's text ends with (None for any other campaign): the
+    campaign file saved in its directory is compare.toml, whose options are only notes in it."""
+    last = text.rpartition("\n")[2]
+    return last.removeprefix("# rerun with: ") if last.startswith(RERUN_NOTE) else None

@@ -498,7 +498,12 @@ def reproduce_command(data, where: str = "DIR") -> str:
     """The command that reruns (or resumes) the campaign of a directory
     (named `where`: DIR on the page) from the campaign file saved in it: with
     --quick for a quick form; from Python for a campaign given as a dict
-    (saved as campaign.json)."""
+    (saved as campaign.json); `ccbench compare` with its options for its
+    campaign."""
+    from ccbench.compare import rerun_command
+
+    if command := rerun_command(data.text):
+        return f"{command.removesuffix(' --out DIR')} --out {shlex.quote(where)}"
     if data.meta.get("campaign_file") == "campaign.json":
         return f"ccbench.campaign(json.load(open({json.dumps(where + '/campaign.json')})), out={json.dumps(where)})"
     return f"ccbench campaign {shlex.quote(where + '/campaign.toml')} --out {shlex.quote(where)}" + (
