@@ -624,3 +624,19 @@ def test_report_is_rebuilt_from_saved_results_with_another_objective(tmp_path, r
     assert bad.exit_code == 2 and "not a campaign directory" in bad.output
     bad = runner.invoke(app, ["report", str(out), "--compare", "nope"], terminal_width=200)
     assert bad.exit_code == 2 and "not a factor" in bad.output
+
+
+def test_a_rebuilt_report_leaves_no_figure_of_the_report_before(tmp_path, runner):
+    """Comparing another factor gives other conditions: the figures of the old ones went stale in plots/."""
+    from ccbench.campaigns import figures
+
+    out = tmp_path / "out"
+    campaign_runner.run(SMALL, out, jobs=1)
+    assert runner.invoke(app, ["report", str(out), "--compare", "downlink.delay"]).exit_code == 0  # 3 conditions
+    first = {p.name for p in (out / "plots").glob("*.png")}
+    (out / "plots" / "notes.png").write_bytes(b"mine")
+    again = runner.invoke(app, ["report", str(out)], terminal_width=200)  # flows[0].cc: 2 conditions
+    assert again.exit_code == 0, again.output
+    now = {p.name for p in (out / "plots").glob("*.png")}
+    assert any(n.startswith("c2_") for n in first) and not any(n.startswith("c2_") for n in now)  # the 3rd's
+    assert now == {*(out / "plots" / figures.WRITTEN).read_text().split(), "notes.png"}

@@ -112,6 +112,12 @@ def test_report_with_svg_writes_each_figure_as_svg_too(quick_campaign, tmp_path)
     pngs = sorted(p.stem for p in (out / "plots").glob("*.png"))
     assert pngs and sorted(p.stem for p in (out / "plots").glob("*.svg")) == pngs
     assert (out / "plots" / f"{pngs[0]}.svg").read_text().lstrip().startswith("<?xml")
+    # rebuilt without --svg, the SVGs (drawn for the objective of then) go; a file of the user's stays
+    (out / "plots" / "mine.svg").write_text("<svg/>")
+    result = CliRunner().invoke(app, ["report", str(out), "--objective", "latency"], terminal_width=250)
+    assert result.exit_code == 0, result.output
+    assert sorted(p.stem for p in (out / "plots").glob("*.png")) == pngs
+    assert [p.name for p in (out / "plots").glob("*.svg")] == ["mine.svg"]
 
 
 def test_an_unknown_executor_is_one_error_line_and_nothing_is_written(tmp_path, runner):

@@ -8,6 +8,8 @@ varied size. Same data, same bytes.
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from pathlib import Path
 
 import matplotlib
@@ -35,6 +37,43 @@ def save(fig, directory: Path, name: str, formats: tuple[str, ...] = ("png",)) -
     png = plots.png_bytes(fig)  # closes the figure
     atomic_write_bytes(directory / f"{name}.png", png)
     return png
+
+
+#: In plots/: the figure files the last report wrote, one name a line, so that the next report
+#: removes those it does not write again and never a file of anyone else.
+WRITTEN = ".report-figures"
+
+
+def _stamps(directory: Path) -> dict[str, tuple[int, int]]:
+    """Name -> (inode, modification time) of each figure file in `directory`. `save` writes a
+    temporary file renamed over the old one, so a file written again has another inode."""
+    if not directory.is_dir():
+        return {}
+    out = {}
+    for p in directory.iterdir():
+        if p.suffix.removeprefix(".") in plots.FORMATS and p.is_file():
+            st = p.stat()
+            out[p.name] = (st.st_ino, st.st_mtime_ns)
+    return out
+
+
+@contextlib.contextmanager
+def replacing(directory: Path) -> Iterator[None]:
+    """Around the drawing of a report's figures into `directory`: afterwards removes the files the
+    previous report wrote (listed in WRITTEN) that this one did not write again, such as the SVGs
+    of an earlier --svg, which would show its objective, and lists this report's files."""
+    from ccbench.run_files import atomic_write_bytes
+
+    before = _stamps(directory)
+    yield
+    written = sorted(name for name, stamp in _stamps(directory).items() if before.get(name) != stamp)
+    listed = directory / WRITTEN
+    earlier = listed.read_text(encoding="utf-8", errors="replace").splitlines() if listed.is_file() else []
+    for name in set(earlier) - set(written):
+        if name and Path(name).name == name:  # a name in `directory`, whatever the list holds
+            (directory / name).unlink(missing_ok=True)
+    if directory.is_dir():
+        atomic_write_bytes(listed, "".join(f"{n}\n" for n in written).encode("utf-8"))
 
 
 def bars_with_points(

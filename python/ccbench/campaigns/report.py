@@ -413,14 +413,15 @@ def build(
         c.title = ", ".join(names.get(f, {}).get(str(v)) or f"{f} = {v}" for f, v in c.levels.items()) or c.title
     from ccbench.campaigns import study_report
 
-    study = study_report.section(data)
-    sections = [study] if study else []
-    sections += _sections(data, conditions, objective, margin, factor, jobs, all_figures=not study)
-    sections += [
-        f'<h2 id="{c.key}">{_e(c.title)}</h2><p class="note">No pick: {NOT_FINISHED} under these conditions.</p>'
-        for c in waiting
-    ]
-    sections += size_sections(data, factor)
+    with figures.replacing(data.directory / "plots"):  # no figure of an earlier report stays beside these
+        study = study_report.section(data)
+        sections = [study] if study else []
+        sections += _sections(data, conditions, objective, margin, factor, jobs, all_figures=not study)
+        sections += [
+            f'<h2 id="{c.key}">{_e(c.title)}</h2><p class="note">No pick: {NOT_FINISHED} under these conditions.</p>'
+            for c in waiting
+        ]
+        sections += size_sections(data, factor)
     rows = "".join(
         f'<tr><td class="name"><a href="#{c.key}">{_e(c.title)}</a></td><td class="name">{_e(c.pick or "–")}</td>'
         f'<td class="wrap">{_e(", ".join(c.tied) or "–")}</td>'
