@@ -130,6 +130,7 @@ BAD = {
         "kept_tables[1]",
         ['"cwnd" is not a table', "flows, series, cc_state, rtt"],
     ),
+    "allow_large": ('allow_large = "yes"\n' + CAMPAIGN, "allow_large", ['"yes" is not allowed; true or false']),
     "kept_tables_empty": ("kept_tables = []\n" + CAMPAIGN, "kept_tables", ["expected a list of table names"]),
     # These ran every run, then the report failed with an IndexError.
     "no_factors": (NO_EXCLUDE.split("[factors]")[0], "factors", ["at least one factor is needed"]),
@@ -164,6 +165,19 @@ def test_a_malformed_campaign_leaves_an_existing_directory_untouched(tmp_path, r
     result = runner.invoke(app, ["campaign", str(f), "--out", str(out)], terminal_width=250)
     assert result.exit_code == 2
     assert {p.name: (p.stat().st_mtime_ns, p.read_bytes()) for p in out.iterdir()} == before
+
+
+def test_a_level_beyond_a_limit_advises_the_files_allow_large_which_lifts_it(tmp_path, runner):
+    """The limit's message advised --allow-large, which `campaign` does not have: a campaign lifts
+    the limits in its file, so reruns and the report's command (the saved file) lift them too."""
+    big = NO_EXCLUDE.replace('"downlink.rate" = ["10Mbit", "20Mbit"]', '"downlink.delay" = ["10ms", "61s"]')
+    f = tmp_path / "big.toml"
+    f.write_text(big)
+    result = runner.invoke(app, ["campaign", str(f), "--out", str(tmp_path / "out")], terminal_width=300)
+    assert result.exit_code == 2 and result.output.startswith(f'error: {f}: factors."downlink.delay"[1]: ')
+    assert result.output.endswith("; add allow_large = true in the campaign file if you mean it\n")
+    c = spec.parse(TomlText("allow_large = true\n" + big))
+    assert sorted({r.scenario["downlink"]["delay"] for r in c.runs}) == [0.01, 61.0]
 
 
 def test_stable_hash_is_order_independent():

@@ -66,7 +66,12 @@ TOP_LEVEL_KEYS = (
     "analysis",
     "study",
     "quick",
+    "allow_large",
 )
+#: How a campaign lifts the limits of ccbench.limits: in its file, which its directory keeps and
+#: its report shows, so a rerun and the report's command lift them too (a command-line option
+#: would have to be remembered by every rerun).
+ALLOW_LARGE_IN_FILE = "allow_large = true in the campaign file"
 KEEP_TABLES = ("first", "none", "all")
 #: The name of the copy of the base scenario file (`base = "FILE"`) in a campaign directory.
 SAVED_BASE = "base.toml"
@@ -369,7 +374,12 @@ def _int_field(raw: dict, key: str, default: int, minimum: int, source: str) -> 
     return v
 
 
-def _base(raw: dict, source: str, folder: Path) -> tuple[dict, Path, str | None]:
+def _campaign_advice(detail: str) -> str:
+    """A limit's message for a campaign: its way to lift the limits, not `ccbench run`'s option."""
+    return detail.replace("--allow-large", ALLOW_LARGE_IN_FILE)
+
+
+def _base(raw: dict, source: str, folder: Path, allow_large: bool) -> tuple[dict, Path, str | None]:
     """(base scenario, folder for its relative paths, the base file's text or None for an inline [scenario])."""
     has_base, has_inline = "base" in raw, "scenario" in raw
     if has_base == has_inline:
@@ -388,10 +398,11 @@ def _base(raw: dict, source: str, folder: Path) -> tuple[dict, Path, str | None]
         raise CampaignFileError(source, "base", f"{_show(name)} is not allowed; expected a file name")
     path = Path(name) if Path(name).is_absolute() else folder / name
     try:
-        scenario, _ = read_scenario(path)
+        scenario, _ = read_scenario(path, allow_large)
         text = path.read_text(encoding="utf-8")  # read_scenario has checked it is UTF-8
     except ScenarioFileError as e:
-        raise CampaignFileError(source, "base", f'"{name}": {e.path + ": " if e.path else ""}{e.detail}') from None
+        detail = _campaign_advice(e.detail)
+        raise CampaignFileError(source, "base", f'"{name}": {e.path + ": " if e.path else ""}{detail}') from None
     except OSError as e:
         raise CampaignFileError(source, "base", f'"{name}": cannot read the file: {e.strerror}') from None
     return scenario, path.resolve().parent, text
@@ -534,17 +545,19 @@ def _is_excluded(levels: dict, rules: list[dict]) -> bool:
 def _scenario_error(
     source: str, e: ScenarioFileError, factors: list[Factor], levels: dict, idx: tuple
 ) -> CampaignFileError:
-    """Names the factor level that made the scenario invalid when the field path is a factor's."""
+    """Names the factor level that made the scenario invalid when the field path is a factor's;
+    `scenario_detail` keeps the scenario's own words (for recommend, which has no campaign file)."""
+    detail = _campaign_advice(e.detail)
     for f, i in zip(factors, idx):
         if not f.named and e.path:
             pattern = re.escape(f.name).replace(r"\[\*\]", r"\[\d+\]")
             if re.match(f"^{pattern}(\\.|\\[|$)", e.path):
                 return CampaignFileError(
-                    source, f"factors.{_quote(f.name)}[{i}]", f"level {_show(f.levels[i])}: {e.path}: {e.detail}"
+                    source, f"factors.{_quote(f.name)}[{i}]", f"level {_show(f.levels[i])}: {e.path}: {detail}"
                 )
     combo = ", ".join(f"{k} = {_show(v)}" for k, v in levels.items())
     where = f"scenario.{e.path}" if e.path else "scenario"
-    return CampaignFileError(source, where, f"{e.detail} (with {combo or 'the base scenario'})", e.detail)
+    return CampaignFileError(source, where, f"{detail} (with {combo or 'the base scenario'})", e.detail)
 
 
 def parse(campaign: str | Path | Mapping[str, Any]) -> Campaign:
@@ -575,7 +588,10 @@ def parse_raw(raw: dict, source: str, text: str, folder: Path) -> Campaign:
         raise CampaignFileError(source, "name", f"{_show(name)} is not allowed; expected a string")
     repetitions = _int_field(raw, "repetitions", 1, 1, source)
     seed = _int_field(raw, "seed", 1, 0, source)
-    base, base_dir, base_text = _base(raw, source, folder)
+    allow_large = raw.get("allow_large", False)
+    if not isinstance(allow_large, bool):
+        raise CampaignFileError(source, "allow_large", f"{_show(allow_large)} is not allowed; true or false")
+    base, base_dir, base_text = _base(raw, source, folder, allow_large)
     factors = _factors(raw, source)
     excluded = _excluded(raw, factors, source)
     common = raw.get("common_seeds", [])
@@ -619,7 +635,9 @@ def parse_raw(raw: dict, source: str, text: str, folder: Path) -> Campaign:
                     except (ValueError, KeyError, TypeError) as e:
                         raise CampaignFileError(source, f"random.{_quote(r.name)}", str(e)) from None
             try:
-                normalized = load_scenario(copy.deepcopy(scenario_raw), seed=s, base_dir=base_dir)
+                normalized = load_scenario(
+                    copy.deepcopy(scenario_raw), seed=s, base_dir=base_dir, allow_large=allow_large
+                )
             except ScenarioFileError as e:
                 raise _scenario_error(source, e, factors, levels, idx) from None
             runs.append(Run(len(runs), run_key(levels, rep), levels, rep, s, normalized))
