@@ -184,6 +184,31 @@ def test_campaigns_follow_the_same_rule(tmp_path):
     assert "use ccbench.TomlText(text)" in str(e.value)
 
 
+def test_numpy_values_in_a_dict_are_plain_numbers(small_scenario):
+    """A notebook's sweep gives NumPy scalars and arrays (np.arange, a
+    DataFrame's cells): a dict scenario or campaign takes them as the
+    numbers they are, as it does Python's own, and a tuple as a list."""
+    plain = ccbench.run(small_scenario, seed=3)
+    small_scenario["downlink"]["rate"] = np.int64(5_000_000)
+    small_scenario["flows"][1]["start"] = np.float32(0.5)
+    small_scenario["flows"] = tuple(small_scenario["flows"])
+    small_scenario["flows"][0]["count"] = np.uint8(1)
+    small_scenario["flows"][0]["tcp"] = {"sack": np.bool_(True)}
+    r = ccbench.run(small_scenario, seed=3)
+    assert r.meta["scenario"]["downlink"]["rate"] == 5_000_000
+    assert r.flows.equals(plain.flows)
+    from ccbench.campaigns import spec
+
+    campaign = {
+        "name": "numpy levels",
+        "repetitions": np.int64(1),
+        "scenario": {"duration": "1s", "downlink": {"rate": "2Mbit"}, "flows": [{"cc": "reno"}]},
+        "factors": {"downlink.rate": np.array([2_000_000, 4_000_000])},
+    }
+    runs = spec.parse(campaign).runs
+    assert sorted(run.scenario["downlink"]["rate"] for run in runs) == [2_000_000, 4_000_000]
+
+
 def test_a_late_flow_does_not_push_a_constant_links_utilization_above_one():
     """Summing the goodputs of a flow that ran 5 s and one that joined for the
     last 3 s gave 116% of a 10 Mbit/s link (the starter scenario did)."""

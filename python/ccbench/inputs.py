@@ -43,6 +43,33 @@ def is_mapping(value: Any) -> bool:
     return isinstance(value, Mapping)
 
 
+def plain(value: Any, max_depth: int = 64) -> Any:
+    """A scenario or campaign given as a dict, with what a notebook hands
+    over turned into plain Python values: NumPy scalars and arrays (from
+    np.arange, a DataFrame's cells) into numbers, bools, str and lists, a
+    tuple into a list, every mapping into a new dict (the caller's is never
+    changed). Without recursion; below `max_depth` levels values are left
+    as they are, for the nesting check that follows to refuse."""
+    root = [value]
+    stack = [(root, 0, 0)]
+    while stack:
+        holder, key, depth = stack.pop()
+        v = holder[key]
+        if isinstance(v, Mapping):
+            holder[key] = v = dict(v)
+            children = list(v)
+        elif isinstance(v, (list, tuple)):
+            holder[key] = v = list(v)
+            children = range(len(v))
+        else:
+            if type(v).__module__ == "numpy" and hasattr(v, "tolist"):
+                holder[key] = v.tolist()
+            continue
+        if depth < max_depth:
+            stack.extend((v, k, depth + 1) for k in children)
+    return root[0]
+
+
 def missing_file_hint(name: str, what: str) -> str:
     """How to give TOML text, when a `what` file that could not be read is
     named like TOML text (a newline or '='); else ""."""

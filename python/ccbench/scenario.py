@@ -125,7 +125,7 @@ def read(scenario: str | Path | Mapping[str, Any], allow_large: bool = False) ->
     `scenario` is a file path (str or Path), a dict, or TOML text marked as
     ccbench.inputs.TomlText (the rule of ccbench.inputs)."""
     if inputs.is_mapping(scenario):
-        return dict(scenario), "<dict>"
+        return inputs.plain(scenario), "<dict>"
     path = file_path(scenario)
     if path is not None:
         text = _decode(_read_bytes(path, allow_large), str(path))

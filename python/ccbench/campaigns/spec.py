@@ -341,7 +341,7 @@ def read(campaign: str | Path | Mapping[str, Any]) -> tuple[dict, str, str, Path
     without QUICK_NOTE (the mark of a quick form's saved campaign.toml): the
     note is --quick's to add, so that file runs its full design without it."""
     if inputs.is_mapping(campaign):
-        raw = dict(campaign)
+        raw = inputs.plain(campaign)
         return raw, "<dict>", canonical_json(raw), Path.cwd()
     if not inputs.is_text(campaign):
         path = inputs.file_path(campaign, "campaign")
