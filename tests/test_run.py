@@ -209,6 +209,14 @@ def test_numpy_values_in_a_dict_are_plain_numbers(small_scenario):
     assert sorted(run.scenario["downlink"]["rate"] for run in runs) == [2_000_000, 4_000_000]
 
 
+def test_a_seed_that_is_not_a_whole_number_is_refused(small_scenario):
+    """seed=1.5 ran seed 1 and seed="3" seed 3, as int() made them."""
+    for seed in (1.5, 2.0, "3", True):
+        with pytest.raises(TypeError, match=f"seed: {seed!r} .*{type(seed).__name__}.* is not a whole number"):
+            ccbench.run(small_scenario, seed=seed)
+    assert ccbench.run(small_scenario, seed=np.uint16(3)).meta["seed"] == 3
+
+
 def test_a_late_flow_does_not_push_a_constant_links_utilization_above_one():
     """Summing the goodputs of a flow that ran 5 s and one that joined for the
     last 3 s gave 116% of a 10 Mbit/s link (the starter scenario did)."""

@@ -25,8 +25,8 @@ def run(
 ) -> Result:
     """Runs a scenario (a TOML file's path as a str or pathlib.Path, or a dict)
     and returns its Result; TOML text goes through `run_toml`. A str is always
-    a file name: a missing file is an error naming it. `seed` overrides the
-    scenario's seed. Raises
+    a file name: a missing file is an error naming it. `seed` (an int) overrides
+    the scenario's seed. Raises
     ccbench.ScenarioFileError before anything runs if a field is invalid or
     beyond a limit of ccbench.limits (`allow_large` lifts those). Ctrl-C
     stops the simulation (KeyboardInterrupt). A packet capture

@@ -215,6 +215,16 @@ def _jsonable(value: Any, path: str, source: str) -> Any:
     raise ScenarioFileError(source, path, f"{value!r} ({type(value).__name__}) is not allowed here")
 
 
+def whole_seed(seed: Any) -> int:
+    """A seed given as an argument: an int (a NumPy integer too); a float, a
+    str or a bool is a TypeError, never rounded or parsed into another seed.
+    Its range is the core's to check, as a file's seed."""
+    seed = inputs.plain(seed)
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise TypeError(f"seed: {seed!r} ({type(seed).__name__}) is not a whole number; give an int")
+    return seed
+
+
 def load(
     scenario: str | Path | Mapping[str, Any],
     seed: int | None = None,
@@ -225,7 +235,8 @@ def load(
     (every default filled in) as a dict. Relative files (traces) are looked up
     in `base_dir`, by default the scenario file's folder (the working directory
     for text or a dict). The limits of ccbench.limits apply (lifted with
-    `allow_large`). Raises ScenarioFileError."""
+    `allow_large`). Raises ScenarioFileError (TypeError for a `seed` that is
+    not an int)."""
     raw, source = read(scenario, allow_large)
     if source == "<dict>":
         _check_nesting(raw, source)
@@ -239,7 +250,7 @@ def load(
         raise
     raw = load_trace_files(raw, base_dir, source, allow_large)
     if seed is not None:
-        raw["seed"] = int(seed)
+        raw["seed"] = whole_seed(seed)
     text = json.dumps(_jsonable(raw, "", source))
     try:
         normalized = json.loads(_ccsim.validate(text))
