@@ -217,6 +217,15 @@ def test_a_seed_that_is_not_a_whole_number_is_refused(small_scenario):
     assert ccbench.run(small_scenario, seed=np.uint16(3)).meta["seed"] == 3
 
 
+def test_jain_index_of_a_link_that_does_not_exist_is_an_error(small_scenario):
+    """A typo in the link's name gave NaN, as a link that carries no flow does."""
+    r = ccbench.run(small_scenario)
+    assert r.jain_index("downlink") == r.jain_index()
+    assert math.isnan(r.jain_index("uplink"))  # carries no flow's data
+    with pytest.raises(KeyError, match="'downlnik' is not a link of the run; one of downlink, uplink"):
+        r.jain_index("downlnik")
+
+
 def test_a_late_flow_does_not_push_a_constant_links_utilization_above_one():
     """Summing the goodputs of a flow that ran 5 s and one that joined for the
     last 3 s gave 116% of a 10 Mbit/s link (the starter scenario did)."""

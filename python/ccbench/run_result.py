@@ -540,7 +540,11 @@ class Result:
         return wide if flow is None else wide[wide["flow"] == flow].reset_index(drop=True)
 
     def jain_index(self, link: str | None = None) -> float:
-        """Jain's fairness index over the flows' goodputs (of the flows whose data crosses `link`, if given)."""
+        """Jain's fairness index over the flows' goodputs (of the flows whose
+        data crosses `link`, if given: a name of the links table, else a
+        KeyError; NaN for a link that carries no flow's data)."""
+        if link is not None and link not in set(self.links["link"]):
+            raise KeyError(f"{link!r} is not a link of the run; one of {', '.join(self.links['link'])}")
         f = self.flows if link is None else self.flows[_crossing(self.flows, link)]
         return metrics.jain_index(f["goodput_bps"])
 
