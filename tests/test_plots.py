@@ -116,3 +116,18 @@ def test_run_writes_svg_plots_with_the_window_asked_for(runner, tmp_path):
     assert bad.exit_code == 2 and "--plot-window" in bad.output
     bad = runner.invoke(app, ["run", str(scenario), "--out", str(tmp_path / "o3"), "--plot-format", "gif"])
     assert bad.exit_code == 2 and "png, svg or png,svg" in bad.output
+
+
+def test_rtt_plots_of_a_run_that_kept_no_sample_say_why(runner, tmp_path):
+    """With record.rtt_samples = "none", rtt and rtt_cdf were empty axes."""
+    from ccbench.cli import app
+
+    scenario = tmp_path / "s.toml"
+    scenario.write_text(
+        'duration = "1s"\n[downlink]\nrate = "10Mbit"\n[[flows]]\ncc = "cubic"\n[record]\nrtt_samples = "none"\n'
+    )
+    out = tmp_path / "out"
+    result = runner.invoke(app, ["run", str(scenario), "--out", str(out), "--plot-format", "svg"], terminal_width=200)
+    assert result.exit_code == 0, result.output
+    for name in ("rtt", "rtt_cdf"):
+        assert b'record.rtt_samples = "none"' in (out / f"{name}.svg").read_bytes(), name

@@ -208,11 +208,15 @@ def write_run_plots(run_dir: Path, window_s: float = 0.5, formats: tuple[str, ..
     r = run_files.load(run_dir)
     # Background transfers have RTT samples but no row in the flows table.
     rtt_groups = {plots.flow_label(r.flows, k): g["rtt_ms"].to_numpy() for k, g in r.rtt.groupby("flow", sort=True)}
+    if (r.meta.get("scenario") or {}).get("record", {}).get("rtt_samples") == "none":
+        no_rtt = 'no per-ACK RTT sample kept: record.rtt_samples = "none"\n(the flows table has the RTT statistics)'
+    else:
+        no_rtt = "no RTT sample: no ACK came back"
     figures = {
         "cwnd": lambda: plots.cwnd_over_time(r.series, r.flows),
-        "rtt": lambda: plots.rtt_over_time(r.rtt, r.flows),
+        "rtt": lambda: plots.rtt_over_time(r.rtt, r.flows, empty=no_rtt),
         "goodput": lambda: plots.rate_over_time(r.series, r.flows, window_s, links=r.links),
-        "rtt_cdf": lambda: plots.cdf(rtt_groups, "RTT (ms)", "CDF of per-ACK RTT"),
+        "rtt_cdf": lambda: plots.cdf(rtt_groups, "RTT (ms)", "CDF of per-ACK RTT", empty=no_rtt),
         "links": lambda: plots.links_over_time(r.link_series, window_s),
     }
     return [plots.save_figure(draw(), run_dir / f"{name}.{fmt}") for name, draw in figures.items() for fmt in formats]

@@ -114,12 +114,22 @@ def cwnd_over_time(series: pd.DataFrame, flows: pd.DataFrame, title: str = "Cong
     return fig
 
 
-def rtt_over_time(rtt: pd.DataFrame, flows: pd.DataFrame, title: str = "RTT (per-ACK samples)"):
+def say_empty(ax, text: str) -> None:
+    """Writes `text` (why there is nothing to draw) in the middle of empty axes."""
+    ax.text(0.5, 0.5, text, transform=ax.transAxes, ha="center", va="center", fontsize=9, color="0.3")
+
+
+def rtt_over_time(
+    rtt: pd.DataFrame, flows: pd.DataFrame, title: str = "RTT (per-ACK samples)", empty: str = "no RTT sample"
+):
+    """The per-ACK RTT samples, a colour per flow; without any, `empty` says why."""
     fig, ax = _time_figure(title, "RTT (ms)")
     for i, (fid, s) in enumerate(rtt.groupby("flow", sort=True)):
         ax.plot(s["t"], s["rtt_ms"], ".", ms=1.5, color=f"C{i % 10}", label=flow_label(flows, fid))
     if len(rtt):
         legend_outside(ax, fontsize=7, markerscale=5)
+    else:
+        say_empty(ax, empty)
     return fig
 
 
@@ -206,8 +216,8 @@ def ecdf(values) -> tuple[np.ndarray, np.ndarray]:
     return x, np.arange(1, x.size + 1) / max(x.size, 1)
 
 
-def cdf(groups: dict[str, np.ndarray], xlabel: str, title: str):
-    """Empirical CDFs, one line per group."""
+def cdf(groups: dict[str, np.ndarray], xlabel: str, title: str, empty: str = "no data"):
+    """Empirical CDFs, one line per group; without any group, `empty` says why."""
     fig, ax = plt.subplots(figsize=(5.8, 3.4), layout="constrained")
     for i, (name, v) in enumerate(groups.items()):
         x, y = ecdf(v)
@@ -218,6 +228,8 @@ def cdf(groups: dict[str, np.ndarray], xlabel: str, title: str):
     ax.grid(True, alpha=0.3)
     if groups:
         legend_outside(ax, fontsize=6, ncol=2 if len(groups) > 8 else 1)
+    else:
+        say_empty(ax, empty)
     return fig
 
 
