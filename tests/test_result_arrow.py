@@ -144,6 +144,29 @@ def test_the_wide_state_holds_each_value_until_its_next_change_even_a_nan():
     assert list(cc_state_wide(long)["cc_m"]) == ["a", "", "b", "b"]
 
 
+def test_the_wide_state_of_saved_runs_read_as_one_dataset_keeps_each_run_apart(tmp_path, small_scenario):
+    """The saved cc_state and series of several runs read together (the
+    README's many-runs dataset) have the same (t, flow) in every run: the
+    wide layout mixed their values into one run's rows. It keys each row by
+    its run columns too (scenario, seed, cc), and refuses tables whose runs
+    those cannot tell apart."""
+    import pyarrow.dataset as ds
+
+    runs = {seed: ccbench.run(small_scenario, seed=seed) for seed in (1, 2)}
+    dirs = [run_files.save(r, tmp_path / f"seed-{seed}") for seed, r in runs.items()]
+    state = ds.dataset([d / "cc_state.parquet" for d in dirs]).to_table()
+    series = ds.dataset([d / "series.parquet" for d in dirs]).to_table().to_pandas()
+    wide = cc_state_wide(state, at=series)
+    assert list(wide.columns[:5]) == ["scenario", "seed", "cc", "t", "flow"]
+    for seed, r in runs.items():
+        mine = wide[wide["seed"] == seed].drop(columns=["scenario", "seed", "cc"]).reset_index(drop=True)
+        pd.testing.assert_frame_equal(mine, r.state(), check_categorical=False)
+    copy = run_files.save(runs[1], tmp_path / "copy")  # the same run twice: nothing tells them apart
+    state = ds.dataset([dirs[0] / "cc_state.parquet", copy / "cc_state.parquet"]).to_table()
+    with pytest.raises(ValueError, match="rows of more than one run"):
+        cc_state_wide(state)
+
+
 def test_saved_text_columns_are_text_even_without_rows(tmp_path, small_scenario):
     d = run_files.save(ccbench.run(small_scenario), tmp_path / "run")
     schema = pq.read_schema(d / "sources.parquet")

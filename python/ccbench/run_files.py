@@ -46,7 +46,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from ccbench.file_modes import file_mode
-from ccbench.run_result import SCHEMA_VERSION, TABLES, Result
+from ccbench.run_result import RUN_COLUMNS, SCHEMA_VERSION, TABLES, Result
 
 CSV_TABLES = ("flows", "series", "links", "sources")
 #: meta keys that vary from run to run and therefore stay out of the files.
@@ -142,8 +142,6 @@ def write_table(
         atomic_write_bytes(directory / f"{name}.csv", csv_bytes(df))
 
 
-#: Columns `save` puts in front of a run's tables (and `load` drops): which run a row is from.
-RUN_COLUMNS = ("scenario", "seed")
 #: Tables with a row per flow and time, which also get the flow's algorithm (`cc`).
 PER_FLOW_TABLES = ("series", "cc_state", "rtt")
 

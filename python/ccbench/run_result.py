@@ -313,6 +313,10 @@ def arrow_link_summary(links: pa.Table, flows: Callable[[], pd.DataFrame], scena
     return links
 
 
+#: Columns run_files.save puts in front of a run's tables (and load drops): which run a row is from.
+RUN_COLUMNS = ("scenario", "seed")
+
+
 def cc_state_wide(cc_state, at=None) -> pd.DataFrame:
     """The long `cc_state` table (t, flow, var, value, label: a DataFrame or
     Arrow table; a row when a variable's value changed, every variable at a
@@ -323,23 +327,36 @@ def cc_state_wide(cc_state, at=None) -> pd.DataFrame:
     series' columns when joined on t and flow): its value at that time, the
     value of the flow's latest row of it at or before then: a number (NaN
     for flows whose algorithm has no such variable), a mode's label (""
-    likewise). A variable is a mode when any of its rows has a label."""
+    likewise). A variable is a mode when any of its rows has a label.
+
+    Saved tables (run_files) start with the run columns `scenario`, `seed`
+    (and `cc`): when both tables have them, a flow is a flow of its run, so
+    the tables of many runs read as one dataset give each run's rows, with
+    those columns in front. Rows of runs that they do not tell apart (the
+    same scenario, seed and algorithm twice) are a ValueError."""
     s = cc_state if isinstance(cc_state, pd.DataFrame) else as_arrow(cc_state).to_pandas()
     if s.empty:
         return pd.DataFrame({"t": pd.Series(dtype=float), "flow": pd.Series(dtype=np.uint32)})
+    run = [c for c in (*RUN_COLUMNS, "cc") if c in s.columns and (at is None or c in at.columns)]
+    by = [*run, "flow"]
+    if s.duplicated([*by, "t", "var"]).any():
+        raise ValueError(
+            f"the cc_state table has rows of more than one run with the same {', '.join(['t', *by, 'var'])}: "
+            "give it one run at a time"
+        )
     s = s.sort_values("t", kind="stable")
     var = s["var"].astype(str).to_numpy()
     label = s["label"].astype(str).to_numpy()
     order = list(dict.fromkeys(var))
     modes = set(var[label != ""])
-    keys = s[["t", "flow"]] if at is None else at.loc[np.isin(at["flow"], s["flow"].unique()), ["t", "flow"]]
-    rows = pd.MultiIndex.from_frame(keys).unique().sort_values()
-    wanted = pd.DataFrame({"t": rows.get_level_values("t"), "flow": rows.get_level_values("flow")})
+    keys = s[["t", *by]] if at is None else at[["t", *by]].merge(s[by].drop_duplicates(), on=by)
+    rows = pd.MultiIndex.from_frame(keys[["t", *by]]).unique().sort_values()
+    wanted = rows.to_frame(index=False)
     out = {}
     for name in order:
         pick = var == name
-        cells = s.loc[pick, ["t", "flow"]].assign(cell=np.arange(pick.sum()))
-        latest = pd.merge_asof(wanted, cells, on="t", by="flow", direction="backward")["cell"]
+        cells = s.loc[pick, ["t", *by]].assign(cell=np.arange(pick.sum()))
+        latest = pd.merge_asof(wanted, cells, on="t", by=by, direction="backward")["cell"]
         found = latest.notna().to_numpy()
         cell = latest.fillna(0).to_numpy(dtype=np.int64)
         if name in modes:
@@ -349,6 +366,8 @@ def cc_state_wide(cc_state, at=None) -> pd.DataFrame:
     wide = pd.DataFrame(out)
     wide.insert(0, "flow", rows.get_level_values("flow").to_numpy())
     wide.insert(0, "t", rows.get_level_values("t").to_numpy())
+    for i, column in enumerate(run):
+        wide.insert(i, column, rows.get_level_values(column))
     return wide
 
 
