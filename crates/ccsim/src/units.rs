@@ -61,21 +61,31 @@ impl<'de, T, F: Fn(f64, &str) -> Result<T, String>> Visitor<'de> for QuantityVis
     }
 }
 
-/// `v` in the base unit as a u64, refused (never rounded, wrapped or clamped)
-/// when it is not whole or does not fit: `size = "1.5B"` and `"0.5ns"` are
-/// errors, not 2 bytes and 1 ns, and `duration = 1e300` is not 1.8e10 s. A
-/// relative 1e-12 absorbs the error of scaling a decimal in binary floating
-/// point (`"1.1KB"` is 1100.0000000000002 bytes).
-fn whole_u64(v: f64, unit_name: &str) -> Result<u64, String> {
+/// `v` in the base unit, to the nearest, as a u64; refused (never wrapped
+/// or clamped) when it does not fit: `duration = 1e300` is an error, not
+/// 1.8e10 s. For the units that are the simulator's resolution
+/// (nanoseconds, bit/s): a time in seconds computed as 1/3 is a third of a
+/// second to the nanosecond.
+fn nearest_u64(v: f64, unit_name: &str) -> Result<u64, String> {
     let rounded = v.round();
     // u64::MAX as f64 rounds up to 2^64, which does not fit: refuse it too.
     if rounded >= u64::MAX as f64 {
         return Err(format!("is too large (at most {:e} {unit_name})", u64::MAX as f64));
     }
-    if (v - rounded).abs() > 1e-12 * rounded.max(1.0) {
+    Ok(rounded as u64)
+}
+
+/// `v` in the base unit as a u64, for what only comes whole (bytes, bits,
+/// packets): as `nearest_u64`, and refused when it is not whole: `size =
+/// "1.5B"` is an error, not 2 bytes. A relative 1e-12 absorbs the error of
+/// scaling a decimal in binary floating point (`"1.1KB"` is
+/// 1100.0000000000002 bytes).
+fn whole_u64(v: f64, unit_name: &str) -> Result<u64, String> {
+    let rounded = nearest_u64(v, unit_name)?;
+    if (v - rounded as f64).abs() > 1e-12 * (rounded as f64).max(1.0) {
         return Err(format!("{v} {unit_name} is not a whole number of {unit_name}"));
     }
-    Ok(rounded as u64)
+    Ok(rounded)
 }
 
 /// A value as an error message shows it: at most 40 characters, control
@@ -118,7 +128,7 @@ impl Duration {
             "h" => 3600e9,
             other => return Err(format!("unknown time unit '{other}'")),
         };
-        Ok(Duration(whole_u64(v * scale, "ns")?))
+        Ok(Duration(nearest_u64(v * scale, "ns")?))
     }
     pub fn ns(self) -> Nanos {
         self.0
@@ -154,7 +164,7 @@ impl Rate {
             ));
         }
         let bits_per_unit = if data.counts_bytes { 8.0 } else { 1.0 };
-        let bps = whole_u64(v * data.scale * bits_per_unit, "bit/s")?;
+        let bps = nearest_u64(v * data.scale * bits_per_unit, "bit/s")?;
         if bps < 1 {
             return Err("must be positive".into());
         }
@@ -505,26 +515,25 @@ mod tests {
     }
 
     #[test]
-    fn values_that_are_not_whole_in_the_base_unit_are_refused_not_rounded() {
+    fn counts_that_are_not_whole_are_refused_and_times_and_rates_rounded() {
         let e = size("1.5B").unwrap_err();
         assert!(e.contains("1.5 bytes is not a whole number of bytes") && e.contains("\"1.5B\""), "{e}");
         assert!(size("1.0005KB").unwrap_err().contains("1000.5 bytes is not a whole number"));
         assert!(size("8.4bit").unwrap_err().contains("8.4 bits is not a whole number"));
         assert!(Bytes::parse(0.5, "").unwrap_err().contains("0.5 bytes"));
-        let e = serde_json::from_str::<Duration>("\"0.5ns\"").unwrap_err().to_string();
-        assert!(e.contains("0.5 ns is not a whole number of ns") && e.contains("\"0.5ns\""), "{e}");
-        assert!(Duration::parse(1.5, "ns").unwrap_err().contains("1.5 ns"));
-        assert!(Duration::parse(1e-10, "").unwrap_err().contains("not a whole number of ns"));
-        assert!(rate("1.5bps").unwrap_err().contains("1.5 bit/s is not a whole number of bit/s"));
         assert!(QueueSize::parse(1.5, "pkt").unwrap_err().contains("1.5 packets is not a whole number"));
         // Decimals that are whole in the base unit pass, whatever binary floating point makes of them.
         assert_eq!(size("1.1KB"), Ok(1100));
         assert_eq!(size("0.3MB"), Ok(300_000));
+        assert_eq!(QueueSize::parse(0.5, "bdp"), Ok(QueueSize::Bdp(0.5)));
+        // Times and rates are to the simulator's resolution: a third of a
+        // second (a computed start time, a swept delay) is to the nanosecond.
+        assert_eq!(Duration::parse(1.0 / 3.0, "").unwrap().ns(), 333_333_333);
+        assert_eq!(Duration::parse(2.093_403_754_788_873_5, "").unwrap().ns(), 2_093_403_755);
         assert_eq!(Duration::parse(0.3, "").unwrap().ns(), 300_000_000);
         assert_eq!(Duration::parse(1.1, "ms").unwrap().ns(), 1_100_000);
-        assert_eq!(Duration::parse(0.016666667, "").unwrap().ns(), 16_666_667);
         assert_eq!(rate("2.2Mbit"), Ok(2_200_000));
-        assert_eq!(QueueSize::parse(0.5, "bdp"), Ok(QueueSize::Bdp(0.5)));
+        assert_eq!(Rate::parse(1e7 / 3.0, "").map(|r| r.bps()), Ok(3_333_333));
     }
 
     #[test]
