@@ -209,20 +209,6 @@ def test_quick_scales_every_duration_unit_the_core_reads():
     assert quick.scale_time("5 parsecs", 0.1) == "5 parsecs"  # left for the scenario check to report
 
 
-def test_quick_times_are_whole_nanoseconds_the_core_accepts():
-    """The core refuses a time that is not whole in nanoseconds; a scale
-    such as 1/3 rounds to the nanosecond rather than making a quick form
-    the core refuses."""
-    from ccbench import scenario
-
-    assert quick.scale_time("100s", 1 / 3) == "33.333333333s"
-    assert quick.scale_time(100, 1 / 3) == 33.333333333
-    assert quick.scale_time("37us", 1 / 3) == "1.2333e-05s"
-    for duration in (quick.scale_time("100s", 1 / 3), quick.scale_time(100, 1 / 3)):
-        s = scenario.load({"duration": duration, "downlink": {"rate": "1Mbit"}, "flows": [{"cc": "reno"}]})
-        assert s["duration"] == 33.333333333
-
-
 @pytest.mark.parametrize(
     ("quick_table", "path"),
     [

@@ -70,12 +70,10 @@ def check(raw: dict, factors: list, source: str) -> None:
 def scale_time(value: Any, scale: float) -> Any:
     """'100s' * 0.1 -> '10s', '2min' * 0.1 -> '12s' (read by the core's duration
     parser, so every unit it accepts scales); a number of seconds stays a number.
-    Rounded to the nanosecond, the core's unit, which refuses a time that is
-    not whole in it ('100s' / 3 -> '33.333333333s'). A value the parser
-    refuses is returned unchanged, for the scenario check to report with its
-    field path."""
+    A value the parser refuses is returned unchanged, for the scenario check to
+    report with its field path."""
     if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return round(value * scale, 9)
+        return value * scale
     if isinstance(value, str):
         from ccbench import _ccsim
 
@@ -83,7 +81,7 @@ def scale_time(value: Any, scale: float) -> Any:
             seconds = _ccsim.duration_seconds(value)
         except ValueError:
             return value
-        return f"{round(seconds * scale, 9):.15g}s"
+        return f"{seconds * scale:.12g}s"
     return value
 
 
