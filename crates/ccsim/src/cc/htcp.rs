@@ -17,7 +17,7 @@
 use super::common::slow_start;
 use super::{AckSample, CaState, CongestionControl, Conn, Info, Param, Params, StateOut, Window};
 use crate::tcp::recovery::RecoveryPolicy;
-use crate::time::{Nanos, NS_PER_MS};
+use crate::time::{Nanos, NS_PER_MS, NS_PER_US};
 
 /// The parameters (`cc_params`), read with `Params::{float, int, flag}`.
 pub mod param {
@@ -62,6 +62,14 @@ const HZ: u64 = 1000;
 
 fn jiffies(t: Nanos) -> u64 {
     t / NS_PER_MS
+}
+
+/// An RTT sample in jiffies as Linux measure_achieved_throughput takes it:
+/// whole microseconds (ack_sample.rtt_us), then usecs_to_jiffies, which
+/// rounds up; a sample under 1 us is not taken (`rtt_us > 0`).
+fn rtt_jiffies(rtt: Nanos) -> Option<u64> {
+    let us = rtt / NS_PER_US;
+    (us > 0).then(|| us.div_ceil(1_000_000 / HZ))
 }
 
 pub struct Htcp {
@@ -236,8 +244,8 @@ impl CongestionControl for Htcp {
         if state == CaState::Open {
             self.pkts_acked = s.acked;
         }
-        if let Some(rtt) = s.rtt_ns {
-            self.measure_rtt(jiffies(rtt).max(1), state);
+        if let Some(rtt) = s.rtt_ns.and_then(rtt_jiffies) {
+            self.measure_rtt(rtt, state);
         }
         if !self.use_bandwidth_switch {
             return;
@@ -339,6 +347,25 @@ mod tests {
         let d = h.state("since_congestion_s");
         let alpha = h.state("alpha");
         assert!((alpha - factor(d) * 0.2).abs() <= 1.0 + 0.05 * factor(d), "D {d}: alpha {alpha}");
+    }
+
+    /// Linux measure_achieved_throughput passes `usecs_to_jiffies(sample->rtt_us)`
+    /// to measure_rtt, and usecs_to_jiffies rounds up (HZ = 1000: `(u + 999) /
+    /// 1000`): a 100.4 ms RTT is 101 jiffies, not 100, which moves beta =
+    /// minRTT / maxRTT and the RTT scaling of alpha.
+    #[test]
+    fn rtt_samples_are_rounded_up_to_whole_jiffies() {
+        let mut h = Harness::new("htcp", 100);
+        h.queue_delay = 400_000; // 100.4 ms
+        h.set_cwnd(100, 100);
+        h.rounds(2);
+        assert_eq!(h.state("min_rtt_ms"), 101.0);
+        assert_eq!(h.state("max_rtt_ms"), 101.0);
+        // An exact 100 ms stays 100 jiffies.
+        let mut h = Harness::new("htcp", 100);
+        h.set_cwnd(100, 100);
+        h.rounds(2);
+        assert_eq!(h.state("min_rtt_ms"), 100.0);
     }
 
     #[test]
