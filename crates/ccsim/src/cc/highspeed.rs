@@ -7,6 +7,10 @@
 //! response function is cwnd = 0.12 / p^0.835. Like Linux we use the table of
 //! RFC 3649 Appendix B: row i holds the window bound and b(w) (scaled by 256),
 //! and a(w) = i + 1. Below 38 segments the algorithm is Reno.
+//!
+//! As in Linux, congestion avoidance counts ACKs, not ACKed segments: an ACK
+//! adds a(w) / cwnd however many segments it covers (so with delayed ACKs a
+//! window grows by about a(w) / 2), and at most one segment.
 
 use super::common::slow_start;
 use super::{CongestionControl, Conn, Info, Params, StateOut, Window};
@@ -141,10 +145,11 @@ impl CongestionControl for HighSpeed {
             return;
         }
         self.update_row(w.cwnd);
-        // cwnd += a(w) / cwnd per ACKed segment.
+        // cwnd += a(w) / cwnd per ACK, whatever it covers, and at most one
+        // segment per ACK (Linux hstcp_cong_avoid counts ACKs, not segments).
         if w.cwnd < w.cwnd_clamp {
-            w.cwnd_cnt += (self.ai as u32 + 1) * acked;
-            while w.cwnd_cnt >= w.cwnd {
+            w.cwnd_cnt += self.ai as u32 + 1;
+            if w.cwnd_cnt >= w.cwnd {
                 w.cwnd_cnt -= w.cwnd;
                 w.cwnd += 1;
             }
@@ -183,6 +188,28 @@ mod tests {
             let cut = 1.0 - h.w.cwnd as f64 / before as f64;
             assert!((cut - b).abs() < 0.02, "w {cwnd}: cut {cut:.3}, RFC b(w) = {b:.3}");
         }
+    }
+
+    /// Linux hstcp_cong_avoid adds `ca->ai + 1` to snd_cwnd_cnt once per call
+    /// and ignores `acked`, then `if (snd_cwnd_cnt >= snd_cwnd)` adds one
+    /// segment: a(w) / cwnd per ACK, not per ACKed segment. With delayed ACKs
+    /// (two segments each) a window of data grows cwnd by about a(w) / 2.
+    #[test]
+    fn increase_is_per_ack_not_per_acked_segment() {
+        let mut h = Harness::new("highspeed", 100);
+        h.set_cwnd(1000, 1000);
+        h.rounds(1); // single-segment ACKs: about a(1000) = 8 segments
+        assert_eq!(h.state("a"), 8.0);
+        let start = h.w.cwnd;
+        h.w.cwnd_cnt = 0;
+        // One window in delayed ACKs of two segments: start / 2 ACKs, 8 counted
+        // each, so about 4 segments (counting each segment would give 7 or 8).
+        for _ in 0..start / 2 {
+            let c = h.conn();
+            h.alg.cong_avoid(&mut h.w, &c, 2);
+        }
+        let grown = h.w.cwnd - start;
+        assert!((3..=4).contains(&grown), "grew {grown} in one window of delayed ACKs");
     }
 
     #[test]
