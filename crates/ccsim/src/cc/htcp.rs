@@ -258,7 +258,10 @@ impl CongestionControl for Htcp {
         self.packetcount += s.acked;
         let alpha_segs = (self.alpha >> 7).max(1);
         let elapsed = self.now - self.lasttime.min(self.now);
-        if self.packetcount >= w.cwnd.saturating_sub(alpha_segs) && elapsed >= self.min_rtt && self.min_rtt > 0 {
+        // Linux's u32 `snd_cwnd - alpha_segs` wraps when the window is below
+        // alpha's segments (slow start after a timeout): no sample then.
+        let enough = w.cwnd.checked_sub(alpha_segs).is_some_and(|t| self.packetcount >= t);
+        if enough && elapsed >= self.min_rtt && self.min_rtt > 0 {
             let cur = (self.packetcount as u64 * HZ / elapsed.max(1)) as u32;
             if self.ccount() <= 3 {
                 // Just after a backoff.
@@ -366,6 +369,38 @@ mod tests {
         h.set_cwnd(100, 100);
         h.rounds(2);
         assert_eq!(h.state("min_rtt_ms"), 100.0);
+    }
+
+    /// Linux measure_achieved_throughput samples the throughput once
+    /// `packetcount >= tp->snd_cwnd - (ca->alpha >> 7 ? : 1)`, in u32: below
+    /// alpha's segments the subtraction wraps and no sample is taken. alpha
+    /// stays large after a timeout (htcp_recalc_ssthresh computes it before
+    /// htcp_reset, and slow start never updates it), so slow start from one
+    /// segment takes no throughput samples until cwnd passes alpha.
+    #[test]
+    fn no_throughput_sample_while_cwnd_is_below_alpha() {
+        use crate::cc::Algorithm;
+        let bi = |h: &Harness| match &h.alg {
+            Algorithm::Htcp(a) => (a.bi, a.alpha >> 7),
+            _ => unreachable!(),
+        };
+        let mut h = Harness::new("htcp", 100);
+        h.set_cwnd(100, 100);
+        h.rounds(5);
+        h.loss();
+        h.rounds(40);
+        let (before, alpha_segs) = bi(&h);
+        assert!(alpha_segs > 20, "alpha {alpha_segs} segments");
+        // A window well below alpha's segments (as in slow start after a
+        // timeout): two RTTs, and no throughput sample.
+        h.set_cwnd(4, 4);
+        h.rounds(2);
+        assert!(h.w.cwnd < alpha_segs);
+        assert_eq!(bi(&h).0, before);
+        // Above it, samples resume.
+        h.set_cwnd(100, 100);
+        h.rounds(3);
+        assert_ne!(bi(&h).0, before);
     }
 
     #[test]
