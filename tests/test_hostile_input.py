@@ -126,6 +126,26 @@ def test_a_trace_larger_than_the_limit_is_refused_before_reading_it(tmp_path, ru
     assert "limit" in line and "--allow-large" in line
 
 
+@pytest.mark.parametrize("link", ['trace = "big.down"', None], ids=["link", "profile"])
+def test_allow_large_lifts_the_trace_size_limit_of_a_link_and_of_a_trace_profile(tmp_path, runner, link):
+    """A trace a little over the limit (16 MiB of 10-ms opportunities) is
+    refused, advising --allow-large, which then reads it, whether a link's
+    `trace` or `profile = "trace:FILE"` names it."""
+    from ccbench import limits
+
+    lines = limits.MAX_TRACE_BYTES // 9 + 1
+    (tmp_path / "big.down").write_text("".join(f"{10_000_000 + 10 * i}\n" for i in range(lines)))
+    if link is None:
+        text = SMALL.replace("[downlink]", 'profile = "trace:big.down"\n[downlink]').replace('rate = "5Mbit"\n', "")
+    else:
+        text = SMALL.replace('rate = "5Mbit"', link)
+    scenario = write(tmp_path, text)
+    line = one_error_line(invoke(runner, "validate", scenario))
+    assert "limit" in line and "--allow-large" in line
+    result = invoke(runner, "validate", scenario, "--allow-large")
+    assert result.exit_code == 0, result.output
+
+
 def test_a_trace_name_longer_than_the_system_allows_is_a_clean_error(tmp_path, runner):
     scenario = write(tmp_path, SMALL.replace('rate = "5Mbit"', 'trace = "' + "a/" * 3000 + 'x"'))
     line = one_error_line(invoke(runner, "validate", scenario))

@@ -253,19 +253,20 @@ def _named_profile(name: str, options: dict) -> tuple[dict, dict]:
     return fragment, flow_defaults
 
 
-def _trace_data(path: Path) -> dict:
-    """The core's trace value of a Mahimahi file; a bad file is an error of `profile`."""
+def _trace_data(path: Path, allow_large: bool = False) -> dict:
+    """The core's trace value of a Mahimahi file (the size limit lifted with
+    `allow_large`, as for a link's `trace`); a bad file is an error of `profile`."""
     try:
-        return traces.trace_value(path)
+        return traces.trace_value(path, allow_large)
     except traces.TraceError as e:
         raise ProfileError("profile", str(e)) from None
 
 
-def _trace_link(path: Path) -> dict:
-    return {"trace": _trace_data(path), "queue": {"size": "1000pkt"}}
+def _trace_link(path: Path, allow_large: bool) -> dict:
+    return {"trace": _trace_data(path, allow_large), "queue": {"size": "1000pkt"}}
 
 
-def _trace_profile(spec: str, base_dir: Path | None) -> dict:
+def _trace_profile(spec: str, base_dir: Path | None, allow_large: bool = False) -> dict:
     raw = spec[len("trace:") :]
     if not raw:
         raise ProfileError("profile", "trace: needs a file, as in 'trace:traces/Verizon-LTE-short.down'")
@@ -278,9 +279,9 @@ def _trace_profile(spec: str, base_dir: Path | None) -> dict:
         shipped = sorted(p.name for p in TRACE_DIR.glob("*") if p.is_file() and p.suffix != ".md")
         hint = f"; shipped traces: {', '.join(shipped)}" if shipped else ""
         raise ProfileError("profile", f"no trace file '{raw}'{hint}")
-    fragment = {"downlink": _trace_link(path)}
+    fragment = {"downlink": _trace_link(path, allow_large)}
     if path.suffix == ".down" and path.with_suffix(".up").exists():
-        fragment["uplink"] = _trace_link(path.with_suffix(".up"))
+        fragment["uplink"] = _trace_link(path.with_suffix(".up"), allow_large)
     return fragment
 
 
@@ -309,10 +310,11 @@ def _drop_replaced_rates(fragment: dict, scenario: dict) -> None:
                     mine.pop(k, None)
 
 
-def expand(scenario: dict, base_dir: Path | str | None = None) -> dict:
+def expand(scenario: dict, base_dir: Path | str | None = None, allow_large: bool = False) -> dict:
     """The scenario with its `profile` expanded into ordinary fields (a new
     dict; a scenario without `profile` comes back unchanged). `base_dir` (the
-    scenario file's folder) is where a relative trace:PATH is looked up first.
+    scenario file's folder) is where a relative trace:PATH is looked up first;
+    `allow_large` lifts its trace files' size limit (--allow-large).
     Raises ProfileError naming the field."""
     if "profile" not in scenario:
         return scenario
@@ -339,7 +341,7 @@ def expand(scenario: dict, base_dir: Path | str | None = None) -> dict:
     if name.startswith("trace:"):
         if options:
             raise ProfileError(f"profile.{next(iter(options))}", "trace profiles have no options")
-        fragment, flow_defaults = _trace_profile(name, None if base_dir is None else Path(base_dir)), {}
+        fragment, flow_defaults = _trace_profile(name, None if base_dir is None else Path(base_dir), allow_large), {}
         _drop_replaced_rates(fragment, scenario)
     else:
         fragment, flow_defaults = _named_profile(name, options)

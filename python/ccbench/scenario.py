@@ -32,13 +32,14 @@ class ScenarioFileError(ValueError):
         super().__init__(limits.one_line(f"{source}: {where}{detail}"))
 
 
-def expand_presets(raw: dict, base_dir: Path | None = None) -> dict:
+def expand_presets(raw: dict, base_dir: Path | None = None, allow_large: bool = False) -> dict:
     """THE hook point for named presets (network profiles such as `umts` or
     `trace:FILE`, a relative FILE looked up first in `base_dir`, the scenario
-    file's folder): delegates to `ccbench.profiles.expand`."""
+    file's folder; `allow_large` lifts the trace file's size limit): delegates
+    to `ccbench.profiles.expand`."""
     from ccbench import profiles
 
-    return profiles.expand(raw, base_dir=base_dir)
+    return profiles.expand(raw, base_dir=base_dir, allow_large=allow_large)
 
 
 def load_trace_files(raw: dict, base_dir: Path, source: str, allow_large: bool = False) -> dict:
@@ -243,7 +244,7 @@ def load(
     if base_dir is None:
         base_dir = Path(source).parent if not source.startswith("<") else Path.cwd()
     try:
-        raw = expand_presets(raw, base_dir)
+        raw = expand_presets(raw, base_dir, allow_large)
     except ValueError as e:  # ccbench.profiles.ProfileError: names the field
         if hasattr(e, "path") and hasattr(e, "detail"):
             raise ScenarioFileError(source, e.path, e.detail) from None
