@@ -88,14 +88,16 @@ BURSTY_TRACE = {"opportunities_ms": [ms for ms in range(1, 2001) for _ in range(
 
 
 @pytest.mark.parametrize(
-    "downlink",
+    "downlink, tcp",
     [
-        {"rate": "8Mbit", "delay": "15ms", "loss": {"model": "bernoulli", "p": 0.01}},
+        ({"rate": "8Mbit", "delay": "15ms", "loss": {"model": "bernoulli", "p": 0.01}}, {}),
         # A run shorter than its trace: the rate offered then is not the trace's mean.
-        {"trace": BURSTY_TRACE, "delay": "15ms"},
+        ({"trace": BURSTY_TRACE, "delay": "15ms"}, {}),
+        # Flows of different segment sizes: the link's payload share weighs them by what each delivered.
+        ({"rate": "8Mbit", "delay": "15ms"}, {"mss": 200, "timestamps": False}),
     ],
 )
-def test_the_core_metrics_are_these_definitions(downlink):
+def test_the_core_metrics_are_these_definitions(downlink, tcp):
     """The simulator core computes the per-run metrics; the Python definitions
     (used for the kernel emulator's tables) give the same numbers."""
     import json
@@ -106,7 +108,7 @@ def test_the_core_metrics_are_these_definitions(downlink):
     spec = {
         "duration": "3s" if "rate" in downlink else "1s",
         "downlink": downlink,
-        "flows": [{"cc": "cubic"}, {"cc": "reno", "size": "300KB", "start": "0.5s"}],
+        "flows": [{"cc": "cubic"}, {"cc": "reno", "size": "300KB", "start": "0.5s", "tcp": tcp}],
         "record": {"rtt_samples": "all"},
     }
     normalized = scenario.load(spec)

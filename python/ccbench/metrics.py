@@ -141,6 +141,14 @@ def payload_share(mss_bytes: int, timestamps: bool) -> float:
     return _ccsim.payload_share(mss_bytes, timestamps)
 
 
+def link_payload_share(shares, delivered_bytes) -> float:
+    """The payload share of a full segment on a link from its flows' shares
+    and delivered bytes (the core's record::summary::link_payload_share):
+    flows of different segment sizes weighted by the payload each delivered;
+    1 without flows."""
+    return _ccsim.link_payload_share([float(s) for s in shares], [int(b) for b in delivered_bytes])
+
+
 def link_window(start_s, active_s) -> tuple[float, float] | None:
     """The time a link's flows had it (the core's record::summary::link_window):
     the first one's start and the last one's end of activity, in seconds;

@@ -250,15 +250,16 @@ def _link_specs(scenario: dict) -> dict[str, dict]:
 def link_capacity_bps(offered_bps: np.ndarray, links, flows: pd.DataFrame, scenario: dict) -> np.ndarray:
     """Payload capacity of each link: the rate it offered (`offered_bps`,
     link_offered_rate_bps) times the payload share of a full segment of the
-    flows whose data it carries (mss / (mss + 40, + 12 with timestamps))."""
+    flows whose data it carries (mss / (mss + 40, + 12 with timestamps);
+    metrics.link_payload_share weighs different ones by what each delivered)."""
     caps = []
     for name, rate in zip(links["link"], offered_bps):
-        groups = flows.loc[_crossing(flows, name), "group"].to_numpy()
+        crossing = flows.loc[_crossing(flows, name)]
         shares = [
             metrics.payload_share(scenario["flows"][g]["tcp"]["mss"], scenario["flows"][g]["tcp"]["timestamps"])
-            for g in groups
+            for g in crossing["group"].to_numpy()
         ]
-        caps.append(rate * (float(np.mean(shares)) if shares else 1.0))
+        caps.append(rate * metrics.link_payload_share(shares, crossing["delivered_bytes"].to_numpy()))
     return np.asarray(caps)
 
 

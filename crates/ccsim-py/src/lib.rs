@@ -262,6 +262,16 @@ fn payload_share(mss_bytes: u32, timestamps: bool) -> f64 {
     ccsim::net::packet::payload_share(mss_bytes, timestamps)
 }
 
+/// The payload share of a full segment on a link, from its flows' shares
+/// and delivered bytes (record::summary::link_payload_share).
+#[pyfunction]
+fn link_payload_share(shares: Vec<f64>, delivered_bytes: Vec<u64>) -> PyResult<f64> {
+    if shares.len() != delivered_bytes.len() {
+        return Err(PyValueError::new_err("shares and delivered_bytes differ in length"));
+    }
+    Ok(ccsim::record::summary::link_payload_share(shares.into_iter().zip(delivered_bytes)))
+}
+
 /// Bytes of IP and TCP headers on a data segment (with the timestamp option
 /// if `timestamps`), as the core sizes packets.
 #[pyfunction]
@@ -298,6 +308,7 @@ fn _ccsim(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(trace_mean_rate_bps, m)?)?;
     m.add_function(wrap_pyfunction!(trace_window_rate_bps, m)?)?;
     m.add_function(wrap_pyfunction!(payload_share, m)?)?;
+    m.add_function(wrap_pyfunction!(link_payload_share, m)?)?;
     m.add_function(wrap_pyfunction!(data_header_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(did_you_mean, m)?)?;
     m.add_function(wrap_pyfunction!(duration_seconds, m)?)?;

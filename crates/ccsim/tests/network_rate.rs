@@ -80,6 +80,27 @@ fn a_run_shorter_than_its_trace_is_measured_against_the_part_it_played() {
 }
 
 #[test]
+fn flows_of_different_segment_sizes_never_use_more_than_a_constant_link() {
+    // A full-size flow takes most of the link beside one of 100-byte
+    // segments (66% payload against 96.5%): the mean of their shares made
+    // the payload capacity 8.1 Mbit/s, and the link read 114% utilized.
+    let r = simulate(
+        r#"{"duration": 20, "downlink": {"rate": "10Mbit", "delay": "20ms", "queue": {"size": "1bdp"}},
+            "flows": [{"cc": "cubic"}, {"cc": "reno", "tcp": {"mss": 100, "snd_buf": 20000}}],
+            "record": {"rtt_samples": false}}"#,
+    );
+    let (capacity, goodput, u) =
+        (r.links.f64("capacity_bps")[0], r.links.f64("goodput_bps")[0], r.links.f64("utilization")[0]);
+    assert!(goodput_bps(&r, 0) > 10.0 * goodput_bps(&r, 1), "{} {}", goodput_bps(&r, 0), goodput_bps(&r, 1));
+    assert!(u > 0.9 && u <= 1.0, "utilization {u}: {goodput} of a payload capacity of {capacity}");
+    // The capacity's share: the payload over the wire bytes it took in full segments.
+    let delivered = r.flows.u64("delivered_bytes");
+    let wire = delivered[0] as f64 * 1500.0 / 1448.0 + delivered[1] as f64 * 152.0 / 100.0;
+    let share = (delivered[0] + delivered[1]) as f64 / wire;
+    assert!((capacity - 10e6 * share).abs() < 1e-3, "capacity {capacity}, expected {}", 10e6 * share);
+}
+
+#[test]
 fn a_trace_of_one_line_is_a_twelve_mbit_link() {
     let r = simulate(
         r#"{"duration": 30, "downlink": {"trace": {"opportunities_ms": [1]}, "delay": "20ms", "queue": {"size": "2bdp"}},

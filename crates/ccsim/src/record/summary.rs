@@ -13,8 +13,9 @@
 //! - timeouts per 100 s: RTO expirations / active time x 100 s;
 //! - a link's payload capacity: the rate it offered while its flows were
 //!   active (the window below: a trace's opportunities then, the nominal or
-//!   long-run mean rate otherwise) x the mean payload share of a full segment
-//!   of the flows whose data crosses it;
+//!   long-run mean rate otherwise) x the payload share of a full segment of
+//!   the flows whose data crosses it (`link_payload_share`: flows of
+//!   different segment sizes weighted by the payload each delivered);
 //! - a link's goodput: the unique payload bytes those flows delivered in
 //!   order, over the time from the first one's start to the last one's end
 //!   of activity. For flows active together that is the sum of their
@@ -82,6 +83,26 @@ pub fn link_goodput_bps(flows: impl Iterator<Item = (f64, f64, u64)> + Clone) ->
     }
 }
 
+/// The payload share of a full segment on a link, from its flows' (payload
+/// share of a full segment, delivered bytes): where their shares differ,
+/// their delivered payload over the wire bytes it took in full segments
+/// (sum d / sum d/s), so that a link their data filled reads 100% whichever
+/// flow took most of it (the shares' mean would read above 100% when the
+/// flow with the larger share took more); otherwise (one share for all, or
+/// nothing delivered) the shares' mean; 1 without flows.
+pub fn link_payload_share(flows: impl Iterator<Item = (f64, u64)> + Clone) -> f64 {
+    let (sum, n) = flows.clone().fold((0.0, 0usize), |(sum, n), (share, _)| (sum + share, n + 1));
+    if n == 0 {
+        return 1.0;
+    }
+    let first = flows.clone().next().map_or(1.0, |(share, _)| share);
+    let delivered: u64 = flows.clone().map(|(_, d)| d).sum();
+    if delivered == 0 || flows.clone().all(|(share, _)| share == first) {
+        return sum / n as f64;
+    }
+    delivered as f64 / flows.map(|(share, d)| d as f64 / share).sum::<f64>()
+}
+
 /// A link's goodput over a capacity (bit/s both).
 pub fn utilization(goodput_bps: f64, capacity_bps: f64) -> f64 {
     scaled_ratio(1.0, goodput_bps, capacity_bps)
@@ -110,5 +131,12 @@ mod tests {
         assert_eq!(link_goodput_bps(std::iter::empty()), 0.0);
         assert_eq!(link_window([(1.0, 2.0), (0.5, 1.0), (2.0, 0.5)].into_iter()), Some((0.5, 3.0)));
         assert_eq!(link_window(std::iter::empty()), None);
+        // One share for all: that share; none: 1.
+        assert_eq!(link_payload_share([(0.9, 0), (0.9, 500)].into_iter()), 0.9);
+        assert_eq!(link_payload_share(std::iter::empty()), 1.0);
+        // 900 payload bytes at 0.9 (1000 wire bytes) and 50 at 0.5 (100): 950 of 1100.
+        assert_eq!(link_payload_share([(0.9, 900), (0.5, 50)].into_iter()), 950.0 / 1100.0);
+        // Nothing delivered: the shares' mean.
+        assert_eq!(link_payload_share([(0.9, 0), (0.5, 0)].into_iter()), 0.7);
     }
 }

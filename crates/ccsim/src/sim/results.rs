@@ -202,9 +202,10 @@ fn add_link_summary(links_table: &mut Table, links: &[Link], flows: &[Flow], act
     let (mut offered, mut capacity, mut goodput) = (Vec::new(), Vec::new(), Vec::new());
     for (l, link) in links.iter().enumerate() {
         let crossing = || flows.iter().zip(activity).filter(|(f, _)| f.data_route.contains(&(l as u32)));
-        let shares: Vec<f64> =
-            crossing().map(|(f, _)| payload_share(f.pcap_meta.mss, f.pcap_meta.timestamps)).collect();
-        let share = if shares.is_empty() { 1.0 } else { shares.iter().sum::<f64>() / shares.len() as f64 };
+        let share = summary::link_payload_share(
+            crossing()
+                .map(|(f, &(_, _, delivered))| (payload_share(f.pcap_meta.mss, f.pcap_meta.timestamps), delivered)),
+        );
         let (from, to) = summary::link_window(crossing().map(|(_, &(start, active, _))| (start, active)))
             .map_or((0, end), |(from, to)| (nanos(from), nanos(to)));
         let rate = link.offered_rate_bps(from, to);
