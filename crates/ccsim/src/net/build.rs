@@ -70,15 +70,21 @@ pub fn bdp_queue_packets(rate: &RateConfig, multiple: f64, rtt_ns: Nanos) -> f64
     multiple * bdp_bytes / MTU_BYTES as f64
 }
 
+/// The capacity of a link's queue; `rtt_ns` sizes one given in BDP
+/// multiples (at the link's mean rate).
+pub fn queue_capacity(spec: &LinkSpec, rate: &RateConfig, rtt_ns: Nanos) -> Capacity {
+    match spec.queue.size {
+        QueueSize::Packets(p) => Capacity::Packets(p),
+        QueueSize::Bytes(b) => Capacity::Bytes(b),
+        QueueSize::Bdp(m) => Capacity::Packets((bdp_queue_packets(rate, m, rtt_ns).round() as u64).max(1)),
+    }
+}
+
 /// Resolves a checked link; `rtt_ns` sizes queues given in BDP multiples
 /// (at the link's mean rate).
 pub fn link_config(spec: &LinkSpec, rtt_ns: Nanos) -> LinkConfig {
     let rate = rate_config(spec);
-    let capacity = match spec.queue.size {
-        QueueSize::Packets(p) => Capacity::Packets(p),
-        QueueSize::Bytes(b) => Capacity::Bytes(b),
-        QueueSize::Bdp(m) => Capacity::Packets((bdp_queue_packets(&rate, m, rtt_ns).round() as u64).max(1)),
-    };
+    let capacity = queue_capacity(spec, &rate, rtt_ns);
     let q = &spec.queue;
     let queue = match q.kind {
         QueueKind::Droptail => QueueConfig::DropTail { capacity, ecn_threshold_pkts: q.ecn_threshold },

@@ -6,8 +6,9 @@
 
 use super::check_link::check_link;
 use super::error::{err, suggestion};
-use super::{Direction, Scenario, ScenarioError, TransportSpec, PCAP_EVERY_LINK};
-use crate::net::build::{bdp_queue_packets, rate_config};
+use super::{Direction, QueueKind, Scenario, ScenarioError, TransportSpec, PCAP_EVERY_LINK};
+use crate::net::build::{bdp_queue_packets, queue_capacity, rate_config, red_params};
+use crate::net::queue::Capacity;
 use crate::net::topology::Topology;
 use crate::units::QueueSize;
 
@@ -89,27 +90,77 @@ fn check_name(path: &str, name: &str) -> Result<(), ScenarioError> {
 /// A path without any delay has no BDP; its queue holds one packet (the
 /// README says so), so minimal scenarios without delays still run.
 /// Needs checked routes.
+///
+/// A queue of a known number of packets (given in packets or BDP multiples)
+/// must also be able to reach its thresholds: a drop-tail `ecn_threshold` of
+/// as many packets as it holds never marks (an arrival that finds it that
+/// full is dropped), and RED whose `min_th` is above what it holds never
+/// acts (its average cannot exceed the queue).
 pub(super) fn check_bdp_queues(s: &Scenario) -> Result<(), ScenarioError> {
     let topology = Topology::of(s);
     for (l, spec) in topology.specs.iter().enumerate() {
-        let QueueSize::Bdp(multiple) = spec.queue.size else { continue };
+        let path = if s.links.is_empty() { topology.names[l].clone() } else { format!("links[{l}]") };
         let rate = rate_config(spec);
         let rtt_ns = topology.base_rtt_ns(l, &s.flows);
-        let packets = bdp_queue_packets(&rate, multiple, rtt_ns);
-        if rtt_ns > 0 && packets.round() < 1.0 {
-            let path = if s.links.is_empty() { topology.names[l].clone() } else { format!("links[{l}]") };
-            return err(
-                format!("{path}.queue.size"),
-                format!(
-                    "{multiple}bdp is {packets:.3} packets here ({:.4} Mbit/s x {} ms base RTT): a queue must hold \
-                     at least one packet; give a larger multiple or a size such as \"20pkt\"",
-                    rate.mean_rate_bps() / 1e6,
-                    rtt_ns as f64 / 1e6
-                ),
-            );
+        if let QueueSize::Bdp(multiple) = spec.queue.size {
+            let packets = bdp_queue_packets(&rate, multiple, rtt_ns);
+            if rtt_ns > 0 && packets.round() < 1.0 {
+                return err(
+                    format!("{path}.queue.size"),
+                    format!(
+                        "{multiple}bdp is {packets:.3} packets here ({:.4} Mbit/s x {} ms base RTT): a queue must \
+                         hold at least one packet; give a larger multiple or a size such as \"20pkt\"",
+                        rate.mean_rate_bps() / 1e6,
+                        rtt_ns as f64 / 1e6
+                    ),
+                );
+            }
+        }
+        if rtt_ns > 0 || !matches!(spec.queue.size, QueueSize::Bdp(_)) {
+            // (A BDP queue on a path without delay holds one packet only so that toy scenarios run.)
+            check_thresholds(&format!("{path}.queue"), spec, queue_capacity(spec, &rate, rtt_ns))?;
         }
     }
     Ok(())
+}
+
+/// A queue's ECN and RED thresholds against its capacity in packets (see
+/// `check_bdp_queues`); a queue in bytes may hold more small packets, so it
+/// is not judged.
+fn check_thresholds(path: &str, spec: &super::LinkSpec, capacity: Capacity) -> Result<(), ScenarioError> {
+    let Capacity::Packets(holds) = capacity else { return Ok(()) };
+    let size = match spec.queue.size {
+        QueueSize::Bdp(m) => format!("size {m}bdp comes to {holds} packets here"),
+        _ => format!("size is {holds} packets"),
+    };
+    let q = &spec.queue;
+    match q.kind {
+        QueueKind::Droptail => match q.ecn_threshold {
+            Some(k) if k >= holds => err(
+                format!("{path}.ecn_threshold"),
+                format!(
+                    "{k} packets is never reached: the queue's {size}, and an arrival that finds it full is \
+                     dropped, not marked; give a threshold below {holds} packets or a larger size"
+                ),
+            ),
+            _ => Ok(()),
+        },
+        QueueKind::Red => {
+            let min_th = red_params(q).min_th_pkts;
+            if min_th > holds as f64 {
+                let given = if q.min_th.is_some() { "" } else { " (the default)" };
+                return err(
+                    format!("{path}.min_th"),
+                    format!(
+                        "{min_th} packets{given} is never reached: the queue's {size}, so RED would never act; \
+                         give min_th and max_th below {holds} packets or a larger size"
+                    ),
+                );
+            }
+            Ok(())
+        }
+        QueueKind::Codel => Ok(()),
+    }
 }
 
 /// Routes and directions of flows, UDP sources and the background, links
@@ -265,7 +316,44 @@ mod tests {
     /// (scenario JSON, expected path, words the message must contain)
     fn bad() -> Vec<(String, &'static str, Vec<&'static str>)> {
         let down = r#""downlink": {"rate": "10Mbit"}"#;
+        let queue = |q: &str| format!(r#""downlink": {{"rate": "10Mbit", "delay": "10ms", "queue": {q}}}"#);
         vec![
+            // Thresholds a queue of that many packets never reaches.
+            (
+                named(&queue(r#"{"size": "100pkt", "ecn_threshold": 100}"#), r#"{"cc": "dctcp"}"#, ""),
+                "downlink.queue.ecn_threshold",
+                vec!["100 packets is never reached", "size is 100 packets", "below 100"],
+            ),
+            (
+                // 10 Mbit/s x 20 ms (the mirrored uplink's 10 ms too) = 25,000 bytes: 17 packets.
+                named(&queue(r#"{"size": "1bdp", "ecn_threshold": 40}"#), r#"{"cc": "dctcp"}"#, ""),
+                "downlink.queue.ecn_threshold",
+                vec!["40 packets", "size 1bdp comes to 17 packets here", "below 17 packets"],
+            ),
+            (
+                named(
+                    r#""links": [{"name": "a", "rate": "10Mbit", "queue": {"size": "8pkt", "ecn_threshold": 9}},
+                                 {"name": "b", "rate": "10Mbit"}]"#,
+                    FLOW,
+                    "",
+                ),
+                "links[0].queue.ecn_threshold",
+                vec!["9 packets is never reached", "size is 8 packets"],
+            ),
+            (
+                named(&queue(r#"{"kind": "red", "size": "4pkt"}"#), r#"{"cc": "reno"}"#, ""),
+                "downlink.queue.min_th",
+                vec!["5 packets (the default) is never reached", "size is 4 packets", "RED would never act"],
+            ),
+            (
+                named(
+                    &queue(r#"{"kind": "red", "size": "20pkt", "min_th": 30, "max_th": 60}"#),
+                    r#"{"cc": "reno"}"#,
+                    "",
+                ),
+                "downlink.queue.min_th",
+                vec!["30 packets is never reached"],
+            ),
             (named(&format!("{down}, {LINKS}"), FLOW, ""), "links", vec!["either downlink", "not both"]),
             (r#"{"duration": 10, "flows": [{"cc": "reno"}]}"#.into(), "downlink", vec!["missing", "[[links]]"]),
             (
