@@ -122,12 +122,25 @@ impl Scenario {
     /// zero: that is a mistake in the scenario, not a measurement. Outages
     /// that overlap or touch are one outage (their union, as the link runs
     /// them: net::channel::outage), so a chain of them from time 0 counts too.
+    /// So is an outage that starts when the run is over: it never happens (a
+    /// typo in its start or in `duration`), and the run would look as if it did.
     fn check_outages_leave_time(&self) -> Result<(), ScenarioError> {
         let named = self.links.iter().enumerate().map(|(i, l)| (format!("links[{i}]"), l));
         let shorthand = [("downlink", &self.downlink), ("uplink", &self.uplink)]
             .into_iter()
             .filter_map(|(k, l)| l.as_ref().map(|l| (k.to_string(), l)));
         for (path, link) in named.chain(shorthand) {
+            if let Some(i) = link.outages.iter().position(|o| o.start.ns() >= self.duration.ns()) {
+                return err(
+                    format!("{path}.outages[{i}].start"),
+                    format!(
+                        "{} s is not before the run's end (duration {} s): the outage would never happen; \
+                         give a start below the duration",
+                        link.outages[i].start.ns() as f64 / 1e9,
+                        self.duration.ns() as f64 / 1e9
+                    ),
+                );
+            }
             let mut order: Vec<usize> = (0..link.outages.len()).collect();
             order.sort_by_key(|&i| link.outages[i].start);
             let (mut covered_until, mut chain) = (0, Vec::new());
@@ -261,6 +274,14 @@ mod tests {
         assert!(e.message.contains("whole run (10 s) with downlink.outages[1]"), "{e}");
         let gap = bad.replace(r#""start": 4"#, r#""start": 5.5"#);
         assert!(Scenario::from_json(&gap).is_ok());
+
+        // An outage after the run's end never happens.
+        let bad = r#"{"duration": 5, "downlink": {"rate": 5, "outages": [{"start": 1, "duration": 1},
+                      {"start": "10s", "duration": 2}]}, "flows": [{"cc": "reno"}]}"#;
+        let e = Scenario::from_json(bad).unwrap_err();
+        assert_eq!(e.path, "downlink.outages[1].start");
+        assert!(e.message.contains("10 s is not before the run's end (duration 5 s)"), "{e}");
+        assert!(Scenario::from_json(&bad.replace(r#""10s""#, "4.5")).is_ok());
 
         let bad = r#"{"duration": 10, "downlink": {"rate": 5, "queue": {"size": "100B"}}, "flows": [{"cc": "reno"}]}"#;
         let e = Scenario::from_json(bad).unwrap_err();
