@@ -15,7 +15,9 @@
 //! N is kept in half segments as Linux does (beta = 3 << 1).
 //!
 //! Differs from Linux: none intended. (Linux resets the round minimum on
-//! every ACK and never resets the sample count; both kept.)
+//! every ACK and never resets the sample count; both kept. So an ACK with no
+//! RTT sample since the reset, e.g. the first one in Open after a recovery,
+//! sees the whole window as backlog, as in Linux.)
 
 use super::common::{cong_avoid_ai, reno_cong_avoid, slow_start};
 use super::{AckSample, CaEvent, CaState, CongestionControl, Conn, Info, Param, Params, StateOut, Window};
@@ -124,9 +126,12 @@ impl CongestionControl for Veno {
         if !c.is_cwnd_limited {
             return;
         }
-        if self.cnt_rtt <= 2 || self.min_rtt == Nanos::MAX {
+        if self.cnt_rtt <= 2 {
             reno_cong_avoid(w, c, acked);
         } else {
+            // No sample since the last ACK (min_rtt still "infinite", as on
+            // the first ACK after veno_enable): the target is ~0 and the
+            // whole window counts as backlog, as in Linux.
             let cwnd = w.cwnd as u64;
             let target = ((cwnd as u128 * self.base_rtt as u128) << V_PARAM_SHIFT) / self.min_rtt as u128;
             self.diff = (cwnd << V_PARAM_SHIFT).saturating_sub(target as u64);
@@ -170,6 +175,7 @@ impl CongestionControl for Veno {
 #[cfg(test)]
 mod tests {
     use super::super::harness::Harness;
+    use crate::cc::CaState;
     use crate::time::NS_PER_MS;
 
     #[test]
@@ -181,6 +187,35 @@ mod tests {
         let cwnd = h.w.cwnd;
         h.loss();
         assert_eq!(h.w.cwnd, cwnd * 4 / 5);
+    }
+
+    /// Linux tcp_veno_cong_avoid computes `target_cwnd = cwnd * basertt << 1 /
+    /// minrtt` on every ACK once cntrtt > 2, even when minrtt is still
+    /// 0x7fffffff because no sample came since it was reset: on the ACK that
+    /// returns to Open, tcp_veno_state -> veno_enable resets minrtt after
+    /// tcp_veno_pkts_acked took the sample, so diff is the whole window
+    /// (congestive) and a loss right then halves.
+    #[test]
+    fn without_a_fresh_sample_the_whole_window_is_backlog() {
+        let mut h = Harness::new("veno", 100);
+        h.set_cwnd(100, 50);
+        h.rounds(3);
+        assert!(h.state("backlog") < 3.0);
+        h.timeout();
+        let mut before = h.w.cwnd;
+        while h.state == CaState::Loss {
+            before = h.w.cwnd;
+            h.ack(NS_PER_MS);
+        }
+        // diff is taken on the window before this ACK grows it.
+        assert_eq!(h.state("backlog"), before as f64);
+        assert_eq!(h.mode("congestive"), "congestive");
+        let cwnd = h.w.cwnd;
+        h.loss();
+        assert_eq!(h.w.cwnd, cwnd / 2);
+        // The next ACK brings a sample: an empty queue again.
+        h.ack(NS_PER_MS);
+        assert!(h.state("backlog") < 3.0);
     }
 
     #[test]
