@@ -25,7 +25,8 @@ def test_the_scenario_example_validates():
 def test_the_link_example_validates():
     block = next(b for b in toml_blocks() if "arq = " in b)
     text = block.replace("[downlink]\n", '[downlink]\nrate = "10Mbit"\n', 1)
-    scenario = load(TomlText(BASE + text))
+    # 30 s: the example's outage starts at 10 s (an outage after the run's end is refused).
+    scenario = load(TomlText(BASE.replace('"5s"', '"30s"') + text))
     assert scenario["downlink"]["arq"]["max_retries"] == 3
 
 
