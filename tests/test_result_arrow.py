@@ -13,7 +13,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 from ccbench import _ccsim, run_files
-from ccbench.run_result import TABLES, Result, cc_state_wide, flow_summary, interval_rates_per_flow
+from ccbench.run_result import TABLES, Result, cc_state_wide, flow_summary, interval_rates_per_flow, signed
 from ccbench.scenario import load
 
 
@@ -38,9 +38,24 @@ def test_each_table_read_as_arrow_or_as_a_dataframe_is_the_same(small_scenario):
     for name in TABLES:
         frame = getattr(r, name)
         assert frame is r.frame(name)  # built once
-        pd.testing.assert_frame_equal(r.arrow(name).to_pandas(), frame, check_dtype=True)
+        pd.testing.assert_frame_equal(signed(r.arrow(name)).to_pandas(), frame, check_dtype=True)
     assert {"goodput_bps", "throughput_bps"} <= set(r.arrow("series").column_names)
     assert {"capacity_bps", "utilization"} <= set(r.arrow("links").column_names)
+
+
+def test_dataframes_hold_signed_integers_so_differences_do_not_wrap(small_scenario):
+    """The core's counters are unsigned; NumPy's unsigned arithmetic wraps
+    (cwnd less in_flight read 4294967227 where it was -69). The frames read
+    the same buffers as signed; the Arrow tables keep the core's types."""
+    r = ccbench.run(small_scenario)
+    for name in TABLES:
+        for column, dtype in getattr(r, name).dtypes.items():
+            assert not pd.api.types.is_unsigned_integer_dtype(dtype), (name, column, dtype)
+    assert pa.types.is_unsigned_integer(r.arrow("flows").schema.field("delivered_bytes").type)
+    delivered = r.flows["delivered_bytes"]
+    below_most = delivered - delivered.max()
+    assert below_most.tolist() == [int(d) - int(delivered.max()) for d in delivered] and below_most.min() < 0
+    assert (r.series["cwnd"] - r.series["cwnd"] - 1).min() == -1
 
 
 def _is_text(column_type: pa.DataType) -> bool:

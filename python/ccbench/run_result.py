@@ -64,7 +64,9 @@ LINK_METRIC_COLUMNS = ["offered_rate_bps", "capacity_bps", "goodput_bps", "utili
 
 
 def _frame(columns: Mapping) -> pd.DataFrame:
-    return pd.DataFrame({k: (np.asarray(v) if not isinstance(v, list) else v) for k, v in columns.items()})
+    return signed_frame(
+        pd.DataFrame({k: (np.asarray(v) if not isinstance(v, list) else v) for k, v in columns.items()})
+    )
 
 
 def _has_columns(table: pa.Table, names) -> bool:
@@ -91,13 +93,45 @@ def _shares_buffers() -> bool:
     return int(pd.__version__.split(".")[0]) >= 3 or pd.get_option("mode.copy_on_write") is True
 
 
+#: The signed integer type of each unsigned one's width.
+_SIGNED = {pa.uint8(): pa.int8(), pa.uint16(): pa.int16(), pa.uint32(): pa.int32(), pa.uint64(): pa.int64()}
+
+
+def signed(table: pa.Table) -> pa.Table:
+    """`table` with its unsigned integer columns (the core's counters, cwnd,
+    flow numbers) as the signed type of their width, for a pandas DataFrame:
+    NumPy's unsigned arithmetic wraps, so a difference between two runs'
+    counters, or cwnd less in_flight, would read 18446744073709551615
+    instead of -1. The values stay far below the signed limits (counters
+    below 2^63, windows and flow numbers below 2^31), so the columns are the
+    same buffers read as signed (no copy). The Arrow tables and the saved
+    files keep the core's types."""
+    for i, field in enumerate(table.schema):
+        if field.type in _SIGNED:
+            to = _SIGNED[field.type]
+            column = pa.chunked_array([chunk.view(to) for chunk in table.column(i).chunks], type=to)
+            table = table.set_column(i, field.with_type(to), column)
+    return table
+
+
+def signed_frame(frame: pd.DataFrame) -> pd.DataFrame:
+    """`signed` of a pandas DataFrame (a table given as columns, or one a
+    user read from saved files)."""
+    unsigned = [c for c, t in frame.dtypes.items() if pd.api.types.is_unsigned_integer_dtype(t)]
+    if not unsigned:
+        return frame
+    return frame.assign(**{c: frame[c].to_numpy().view(f"i{frame[c].dtype.itemsize}") for c in unsigned})
+
+
 def frame_of(table: pa.Table) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """A pandas DataFrame of an Arrow table, and the frame it is a view of,
-    to be kept alive as long as it. Under copy-on-write the numeric columns
-    are the Arrow buffers themselves (one block per column, no copy: a long
-    run's series is not held twice); as the view shares them with the kept
-    frame, pandas copies a column before writing into it instead of writing
-    into the read-only buffer. Otherwise pandas' own copy (its own base)."""
+    """A pandas DataFrame of an Arrow table (its unsigned integers `signed`),
+    and the frame it is a view of, to be kept alive as long as it. Under
+    copy-on-write the other numeric columns are the Arrow buffers themselves
+    (one block per column, no copy: a long run's series is not held twice);
+    as the view shares them with the kept frame, pandas copies a column
+    before writing into it instead of writing into the read-only buffer.
+    Otherwise pandas' own copy (its own base)."""
+    table = signed(table)
     if not _shares_buffers():
         frame = table.to_pandas()
         return frame, frame
@@ -335,9 +369,10 @@ def cc_state_wide(cc_state, at=None) -> pd.DataFrame:
     the tables of many runs read as one dataset give each run's rows, with
     those columns in front. Rows of runs that they do not tell apart (the
     same scenario, seed and algorithm twice) are a ValueError."""
-    s = cc_state if isinstance(cc_state, pd.DataFrame) else as_arrow(cc_state).to_pandas()
+    s = signed_frame(cc_state) if isinstance(cc_state, pd.DataFrame) else signed(as_arrow(cc_state)).to_pandas()
+    at = None if at is None else signed_frame(at)
     if s.empty:
-        return pd.DataFrame({"t": pd.Series(dtype=float), "flow": pd.Series(dtype=np.uint32)})
+        return pd.DataFrame({"t": pd.Series(dtype=float), "flow": pd.Series(dtype=np.int32)})
     run = [c for c in (*RUN_COLUMNS, "cc") if c in s.columns and (at is None or c in at.columns)]
     by = [*run, "flow"]
     if s.duplicated([*by, "t", "var"]).any():
@@ -513,7 +548,7 @@ class Result:
         self._frames.pop(name, None)
         self._arrow.pop(name, None)
         if isinstance(table, pd.DataFrame):
-            self._frames[name] = table
+            self._frames[name] = signed_frame(table)
         else:
             self._arrow[name] = as_arrow(table)
 

@@ -42,6 +42,7 @@ import pyarrow.parquet as pq
 
 from ccbench import directory_lock
 from ccbench.campaigns.spec import QUICK_NOTE, SAVED_BASE, Campaign, canonical_json, level_positions, text_hash
+from ccbench.run_result import signed
 
 INDEX = "index.sqlite"
 #: Layout version of a campaign directory.
@@ -376,7 +377,7 @@ def assemble(
     front["rep"] = pa.array(repeated([reps[i] for i in order]), pa.int64())
     front["seed"] = pa.array(repeated([seeds[i] for i in order]), pa.int64())
     body = pa.concat_tables(tables, promote_options="permissive")
-    flows = pa.table({**front, **{c: body.column(c) for c in body.column_names}}).to_pandas()
+    flows = signed(pa.table({**front, **{c: body.column(c) for c in body.column_names}})).to_pandas()
     head = flows.drop_duplicates("run")[["run", *factors, "rep", "seed"]].set_index("run")
     runs = head.join(run_summary_frame(flows)).reset_index()
     rest = [c for c in runs.columns if c not in (*factors, "rep", "seed", "run")]
@@ -436,8 +437,8 @@ class CampaignData:
         if self.partial or not tidy.exists():  # not complete, or stopped before writing its tables
             self.flows, self.runs = assemble(self.directory, self.design["factors"], index=self.index)
         else:
-            self.flows = pq.read_table(self.directory / "flows.parquet").to_pandas()
-            self.runs = pq.read_table(tidy).to_pandas()
+            self.flows = signed(pq.read_table(self.directory / "flows.parquet")).to_pandas()
+            self.runs = signed(pq.read_table(tidy)).to_pandas()
 
     @property
     def factors(self) -> list[str]:
