@@ -287,7 +287,7 @@ def result_warnings(r) -> list[str]:
         if link["utilization"] > 1.0 + 1e-9:
             out.append(
                 f"link {link['link']}: utilization {link['utilization']:.2f} is above 1: its payload capacity "
-                "(the long-run mean rate of its rate process, times the flows' mean payload share) "
+                "(the long-run mean rate of its rate process, times its flows' payload share) "
                 "underestimates what it offered in this run"
             )
     return out
