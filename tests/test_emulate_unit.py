@@ -130,6 +130,24 @@ def test_a_capture_runs_in_kernel_mode_but_not_in_a_side_by_side_comparison(tmp_
     assert e.value.path == "record.pcap" and not list(tmp_path.iterdir())
 
 
+def test_a_side_by_side_comparison_checks_every_algorithm_before_the_first_runs(monkeypatch):
+    from ccbench import api
+    from ccbench.emulate import sidebyside
+
+    def must_not_run(*args, **kwargs):
+        raise AssertionError("a run started before every algorithm was checked")
+
+    monkeypatch.setattr(kernel, "available_algorithms", lambda: AVAILABLE)
+    monkeypatch.setattr(sidebyside, "emulate", must_not_run)
+    monkeypatch.setattr(api, "run", must_not_run)
+    with pytest.raises(kernel.KernelModeError, match="lacks") as e:
+        sidebyside.compare(scenario(), algorithms=["cubic", "vegas"])
+    assert e.value.path == "flows[0].cc"
+    with pytest.raises(kernel.KernelModeError, match="unknown algorithm 'cubc'") as e:
+        sidebyside.compare(scenario(), algorithms=["cubic", "cubc"])
+    assert e.value.path == "--cc cubc" and "<dict>" not in str(e.value)
+
+
 def test_a_capture_that_cannot_be_created_is_refused_before_anything_runs(tmp_path):
     s = scenario(cc="reno")
     s["record"]["pcap"] = {"path": "caps/k.pcap", "link": "both", "snaplen": 128}

@@ -17,10 +17,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ccbench.emulate import kernel
 from ccbench.emulate.kernel import KernelModeError
 from ccbench.emulate.runner import emulate
 from ccbench.emulate.tables import Result
-from ccbench.scenario import load
+from ccbench.scenario import ScenarioFileError, load
 
 GRID_S = 0.1
 
@@ -69,6 +70,15 @@ def compare(scenario, reps: int = 1, algorithms: list[str] | None = None, seed: 
             "`ccbench emulate FILE` (the kernel) and `ccbench run FILE` (the simulator)",
         )
     variants = {cc: with_algorithm(base, cc) for cc in algorithms} if algorithms else {None: base}
+    # Every variant is checked before the first runs: an algorithm the kernel lacks (or
+    # that its flows' settings do not allow) is refused before minutes of other runs.
+    available = kernel.available_algorithms()
+    for cc, s in variants.items():
+        try:
+            variants[cc] = load(s)
+        except ScenarioFileError as e:
+            raise KernelModeError(f"--cc {cc}", f"{e.path}: {e.detail}" if e.path else e.detail) from None
+        kernel.check(variants[cc], available)
     rows, pairs = [], {}
     for key, s in variants.items():
         sims, kerns, dists = [], [], []
