@@ -259,3 +259,22 @@ def test_cwnd_distance_is_zero_for_equal_traces_and_relative_otherwise():
     assert cwnd_distance(a, a, 0.0, 2.0) == 0.0
     b = pd.DataFrame({"t": t, "cwnd": [15, 15, 15]})
     assert cwnd_distance(a, b, 0.0, 2.0) == pytest.approx(0.5)
+
+
+def test_a_refused_scenario_leaves_no_results_directory(tmp_path, monkeypatch):
+    import io
+
+    from ccbench.emulate import command
+    from rich.console import Console
+
+    monkeypatch.setattr(kernel, "available_algorithms", lambda: AVAILABLE)
+    f = tmp_path / "s.toml"
+    f.write_text(
+        'duration = "2s"\n[downlink]\nrate = "10Mbit"\ndelay = "10ms"\n[[flows]]\ncc = "cubic"\ntcp = { prr = false }\n'
+    )
+    text = io.StringIO()
+    code = command.main(
+        f, tmp_path / "out" / "run", None, False, 1, None, False, False, True, Console(file=text), None, None
+    )
+    assert code == command.EXIT_BAD_SCENARIO and "flows[0].tcp.prr" in text.getvalue()
+    assert not (tmp_path / "out").exists()

@@ -44,6 +44,25 @@ def _compare_table(table) -> Table:
     return t
 
 
+def _missing_dirs(out: Path) -> list[Path]:
+    """`out` and those of its parents that do not exist yet, deepest first."""
+    missing, d = [], out
+    while not d.exists() and d != d.parent:
+        missing.append(d)
+        d = d.parent
+    return missing
+
+
+def _remove_empty(dirs: list[Path]) -> None:
+    """Removes the directories this run created, if it left them empty (a refused
+    or interrupted run writes nothing)."""
+    for d in dirs:
+        try:
+            d.rmdir()
+        except OSError:  # not empty (a capture, another writer) or already gone
+            return
+
+
 def main(
     scenario: Path | None,
     out: Path | None,
@@ -71,9 +90,10 @@ def main(
     if scenario is None:
         console.print("error: give a scenario file (or --cleanup)")
         return EXIT_BAD_SCENARIO
+    out = out or Path("ccbench-out") / f"{scenario.stem}-kernel"
+    created = _missing_dirs(out)
     try:
         normalized = load(scenario, seed=seed)
-        out = out or Path("ccbench-out") / f"{scenario.stem}-kernel"
         if compare_sim:
             cc_list = [c.strip() for c in algorithms.split(",")] if algorithms else None
             with console.status("running in the simulator and through the kernel..."):
@@ -87,14 +107,20 @@ def main(
         with console.status(f"emulating {normalized['duration']:g} s through the kernel..."):
             r = emulate(normalized, packets_file=packets_file, capture_dir=out)
     except ScenarioFileError as e:
+        _remove_empty(created)
         console.print(f"error: {escape(str(e))}")
         return EXIT_BAD_SCENARIO
     except kernel.KernelModeError as e:
+        _remove_empty(created)
         console.print(f"error: {escape(str(scenario))}: {escape(str(e))}")
         return EXIT_BAD_SCENARIO
     except host.PreflightError as e:
+        _remove_empty(created)
         console.print(f"error: {escape(str(e))}")
         return EXIT_CANNOT_RUN
+    except BaseException:  # Ctrl-C, SIGTERM: the run wrote nothing
+        _remove_empty(created)
+        raise
     pcap = r.meta.get("pcap")
     if pcap:  # saved relative to the results directory, where it was written
         pcap["path"] = normalized["record"]["pcap"]["path"]
