@@ -282,6 +282,18 @@ def test_sigterm_tears_the_run_down_by_itself(tmp_path):
     assert not [p for p in pids if host.alive(p)]
 
 
+def test_a_reused_results_directory_keeps_no_packet_records_of_an_earlier_run(tmp_path):
+    scenario = tmp_path / "short.toml"
+    scenario.write_text(
+        'duration = "1s"\n[downlink]\nrate = "10Mbit"\ndelay = "10ms"\n[[flows]]\ncc = "cubic"\n', encoding="utf-8"
+    )
+    cmd = [sys.executable, "-m", "ccbench.cli", "emulate", str(scenario), "--out", str(tmp_path / "out"), "--no-plots"]
+    subprocess.run([*cmd, "--packets"], capture_output=True, check=True)
+    assert (tmp_path / "out" / "packets.parquet").exists()
+    subprocess.run(cmd, capture_output=True, check=True)
+    assert not (tmp_path / "out" / "packets.parquet").exists()
+
+
 def test_compare_sim_reports_differences_and_overlaid_plots(tmp_path):
     from ccbench.emulate import sidebyside
 

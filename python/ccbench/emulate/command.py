@@ -128,6 +128,8 @@ def main(
     if packets_file is not None:
         result_files.write_table(out, "packets", read_packet_records(packets_file), csv=False)
         packets_file.unlink()
+    else:  # a directory reused from a run with --packets keeps no records of another run
+        (out / "packets.parquet").unlink(missing_ok=True)
     pngs = write_run_plots(out) if plots else []
     console.print(flows_table(r.flows, f"{normalized['name'] or scenario.stem}: Linux {r.meta['kernel']}"))
     from ccbench.flow_limits import flow_notes
