@@ -278,3 +278,24 @@ def test_a_refused_scenario_leaves_no_results_directory(tmp_path, monkeypatch):
     )
     assert code == command.EXIT_BAD_SCENARIO and "flows[0].tcp.prr" in text.getvalue()
     assert not (tmp_path / "out").exists()
+
+
+def test_a_constant_rate_udp_source_counts_no_transfers_as_in_the_simulator():
+    from ccbench.api import run
+    from ccbench.emulate import tables
+
+    s = load(
+        {
+            "duration": "1s",
+            "downlink": {"rate": "10Mbit", "delay": "10ms"},
+            "udp": [{"rate": "1Mbit"}],
+            "flows": [{"cc": "cubic"}],
+        }
+    )
+    agents = [{"udp_sources": [{"source": 0, "sent": 10, "wire_bytes": 15000}], "udp_sinks": []}]
+    kern = tables._sources(s, agents, 1.0, None)
+    sim = run(s).sources.iloc[0]
+    assert (kern["transfers_started"][0], kern["transfers_completed"][0]) == (
+        sim["transfers_started"],
+        sim["transfers_completed"],
+    )

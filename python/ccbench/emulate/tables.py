@@ -201,7 +201,7 @@ def _sources(scenario: dict, agents: list[dict], duration_s: float, schedule: di
     got = {s["source"]: s for a in agents for s in a["udp_sinks"]}
     rows = []
     for i, u in enumerate(scenario.get("udp", [])):
-        row = _udp_row(sent.get(i, {}), got.get(i, {}), _period(u, duration_s), transfers=(1, 0))
+        row = _udp_row(sent.get(i, {}), got.get(i, {}), _period(u, duration_s), transfers=(0, 0))
         rows.append({"source": i, "kind": "udp", "transport": "udp", "direction": u["direction"], **row})
     b = scenario.get("background")
     if b and schedule is not None:
