@@ -54,6 +54,19 @@ def test_settings_the_kernel_fixes_are_refused_by_field():
         kernel.check(scenario(tcp={"pacing": True}), AVAILABLE)
 
 
+@pytest.mark.parametrize(
+    "tcp", [{"frto": "off"}, {"frto": "rfc4138"}, {"adv_win_scale": 2}, {"skb_overhead": 500}], ids=str
+)
+def test_receive_accounting_and_frto_the_kernel_cannot_take_are_refused_by_field(tcp):
+    (key,) = tcp
+    with pytest.raises(kernel.KernelModeError, match="cannot be set") as e:
+        kernel.check(scenario(tcp=tcp), AVAILABLE)
+    assert e.value.path == f"flows[0].tcp.{key}"
+    with pytest.raises(kernel.KernelModeError) as e:
+        kernel.check(with_background({"kind": "poisson-web", "load": 0.2, "direction": "up", "tcp": tcp}), AVAILABLE)
+    assert e.value.path == f"background.tcp.{key}"
+
+
 def test_flows_of_one_namespace_must_agree_on_namespace_settings():
     s = scenario(flows=[{"cc": "cubic"}, {"cc": "newreno", "tcp": {"sack": False}}])
     with pytest.raises(kernel.KernelModeError) as e:

@@ -38,6 +38,8 @@ FIXED_IN_KERNEL = {
     "rto_style": ("linux", "the kernel computes the RTO its own way"),
     "early_retrans": (False, "Linux 4.11+ has no early retransmit (RACK finds those losses)"),
     "snd_skb_overhead": (800, "the kernel charges its own skb truesize to the send buffer"),
+    "frto": ("rfc5682", "Linux 3.10+ runs F-RTO as RFC 5682 (net.ipv4.tcp_frto is not set per run)"),
+    "skb_overhead": (0, "the kernel charges its own skb truesize to the receive buffer"),
 }
 #: TCP settings the kernel applies per namespace: flows sending from one namespace must agree.
 PER_NAMESPACE = ("sack", "timestamps", "ecn", "rmem_default", "rmem_max", "wmem_max", "mss", "init_cwnd", "min_rto")
@@ -118,6 +120,12 @@ def check(scenario: dict, available: list[str]) -> None:
         for key, (value, why) in FIXED_IN_KERNEL.items():
             if tcp[key] != value:
                 raise KernelModeError(f"{p}.tcp.{key}", f"{tcp[key]!r} cannot be set: {why}")
+        if tcp.get("adv_win_scale") is not None:
+            raise KernelModeError(
+                f"{p}.tcp.adv_win_scale",
+                f"{tcp['adv_win_scale']!r} cannot be set: Linux 6.6+ offers the share of its receive buffer "
+                "that its measured payload/truesize ratio leaves (tcp_adv_win_scale is gone)",
+            )
         if tcp["pacing"] and KERNEL_NAME.get(f["cc"], f["cc"]) != "bbr":
             raise KernelModeError(
                 f"{p}.tcp.pacing", "the kernel paces only bbr here (pacing others needs the fq qdisc)"
