@@ -170,6 +170,13 @@ def test_a_capture_that_cannot_be_created_is_refused_before_anything_runs(tmp_pa
     assert e.value.path == "record.pcap.path"
 
 
+def test_plans_sample_tcp_info_at_the_scenarios_record_interval():
+    s = scenario()
+    assert {p["sample_interval_s"] for p in agent_plans(s, plan_flows(s, AVAILABLE)).values()} == {0.01}
+    s = load({**s, "record": {"interval": "100ms"}})
+    assert {p["sample_interval_s"] for p in agent_plans(s, plan_flows(s, AVAILABLE)).values()} == {0.1}
+
+
 def test_plans_put_each_end_in_its_namespace():
     s = scenario(flows=[{"cc": "cubic", "count": 2}, {"cc": "bbr", "direction": "up"}])
     plans = agent_plans(s, plan_flows(s, AVAILABLE))

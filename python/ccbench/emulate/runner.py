@@ -31,8 +31,6 @@ from ccbench.emulate import host, kernel, tables
 from ccbench.scenario import capture_dir as scenario_capture_dir
 from ccbench.scenario import create_capture_file, load
 
-#: Sampling interval of TCP_INFO (and of the receivers' byte counts).
-SAMPLE_INTERVAL_S = 0.01
 #: Time between the start signal and the run's time 0 (every party is waiting by then).
 START_MARGIN_S = 0.3
 TCP_PORT_BASE, UDP_PORT_BASE = 20000, 30000
@@ -98,7 +96,9 @@ def agent_plans(scenario: dict, flows: list[dict], schedule: dict | None = None)
     plans = {
         side: {
             "duration_s": scenario["duration"],
-            "sample_interval_s": SAMPLE_INTERVAL_S,
+            # TCP_INFO (and the receivers' byte counts) every record.interval, as the
+            # simulator samples its series and the emulator its links.
+            "sample_interval_s": scenario["record"]["interval"],
             "tcp_senders": [],
             "tcp_receivers": [],
             "udp_sources": [],
