@@ -319,3 +319,16 @@ def test_a_constant_rate_udp_source_counts_no_transfers_as_in_the_simulator():
         sim["transfers_started"],
         sim["transfers_completed"],
     )
+
+
+def test_a_completed_file_counts_all_its_bytes_delivered_between_two_samples():
+    from ccbench.emulate import tables
+
+    s = scenario(size="500KB")
+    flows = plan_flows(s, AVAILABLE)
+    # Read to its end at 1.217 s, between the receiver's samples at 1.21 s and 1.22 s.
+    receiver = {"flow": 0, "received": 500_000, "completed_s": 1.217, "samples": [(1.21, 490_000), (1.22, 500_000)]}
+    agents = [{"tcp_senders": [], "tcp_receivers": [receiver], "udp_sources": [], "udp_sinks": []}]
+    emulator = {"links": {"arrivals": [0]}, "link_series": {}, "stats": {"duration_s": 2.0}}
+    f = tables.build_raw(s, flows, agents, emulator, 2.0)["flows"]
+    assert f["end_s"][0] == 1.217 and f["delivered_bytes"][0] == f["size_bytes"][0] == 500_000

@@ -145,7 +145,11 @@ def build_raw(
                 "size_bytes": float(f["size"]) if f["size"] is not None else NAN,
                 "completion_s": completed - f["start_s"] if math.isfinite(completed) else NAN,
                 "base_rtt_ms": _ms(final.get("min_rtt")),
-                "delivered_bytes": int(min(received_total, np.interp(end_s, rt, rb))),
+                # A completed file was all read at end_s; between samples, interpolation
+                # would fall short of it by up to an interval's worth.
+                "delivered_bytes": received_total
+                if f["size"] is not None and math.isfinite(completed)
+                else int(min(received_total, np.interp(end_s, rt, rb))),
                 "bytes_sent": final.get("bytes_sent", 0),
                 "delivered_bytes_total": received_total,
                 "segments_sent": final.get("data_segs_out", 0),
