@@ -50,6 +50,9 @@ def test_settings_the_kernel_fixes_are_refused_by_field():
     with pytest.raises(kernel.KernelModeError) as e:
         kernel.check(scenario(tcp={"delack_segments": 3}), AVAILABLE)
     assert e.value.path == "flows[0].tcp.delack_segments"
+    with pytest.raises(kernel.KernelModeError) as e:
+        kernel.check(scenario(tcp={"prr": False}), AVAILABLE)
+    assert str(e.value).startswith("flows[0].tcp.prr: false cannot be set")  # as TOML writes it
     with pytest.raises(kernel.KernelModeError, match="fq qdisc"):
         kernel.check(scenario(tcp={"pacing": True}), AVAILABLE)
 

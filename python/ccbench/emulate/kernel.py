@@ -10,6 +10,7 @@ set per socket (TCP_CONGESTION), buffer sizes too when fixed.
 
 from __future__ import annotations
 
+import json
 import math
 from pathlib import Path
 
@@ -44,6 +45,11 @@ FIXED_IN_KERNEL = {
 #: TCP settings the kernel applies per namespace: flows sending from one namespace must agree.
 PER_NAMESPACE = ("sack", "timestamps", "ecn", "rmem_default", "rmem_max", "wmem_max", "mss", "init_cwnd", "min_rto")
 MAX_MSS_WITH_TIMESTAMPS = 1448
+
+
+def _shown(value) -> str:
+    """A setting as the scenario file writes it (TOML: false, "auto"), not as Python does."""
+    return json.dumps(value)
 
 
 class KernelModeError(ValueError):
@@ -119,11 +125,11 @@ def check(scenario: dict, available: list[str]) -> None:
         tcp = f["tcp"]
         for key, (value, why) in FIXED_IN_KERNEL.items():
             if tcp[key] != value:
-                raise KernelModeError(f"{p}.tcp.{key}", f"{tcp[key]!r} cannot be set: {why}")
+                raise KernelModeError(f"{p}.tcp.{key}", f"{_shown(tcp[key])} cannot be set: {why}")
         if tcp.get("adv_win_scale") is not None:
             raise KernelModeError(
                 f"{p}.tcp.adv_win_scale",
-                f"{tcp['adv_win_scale']!r} cannot be set: Linux 6.6+ offers the share of its receive buffer "
+                f"{_shown(tcp['adv_win_scale'])} cannot be set: Linux 6.6+ offers the share of its receive buffer "
                 "that its measured payload/truesize ratio leaves (tcp_adv_win_scale is gone)",
             )
         if tcp["pacing"] and KERNEL_NAME.get(f["cc"], f["cc"]) != "bbr":
@@ -140,13 +146,13 @@ def check(scenario: dict, available: list[str]) -> None:
                 if tcp[key] != other[key]:
                     raise KernelModeError(
                         f"{p}.tcp.{key}",
-                        f"{tcp[key]!r} differs from {q} ({other[key]!r}); the kernel sets it "
+                        f"{_shown(tcp[key])} differs from {q} ({_shown(other[key])}); the kernel sets it "
                         "per namespace, so flows in one direction must agree",
                     )
             if fixed_send_buffer(tcp) != fixed_send_buffer(other):
                 raise KernelModeError(
                     f"{p}.tcp.snd_buf",
-                    f"{tcp['snd_buf']!r} where {q} has {other['snd_buf']!r}: a fixed send buffer needs "
+                    f"{_shown(tcp['snd_buf'])} where {q} has {_shown(other['snd_buf'])}: a fixed send buffer needs "
                     "one-segment skbs, which the kernel sets per device, so flows in one direction must all "
                     'have a fixed buffer or all "auto"',
                 )
