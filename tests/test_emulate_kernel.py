@@ -234,14 +234,14 @@ def test_a_fixed_receive_buffer_offers_the_simulators_window():
     assert kernel_out.max() == sim_out.max() == 9
 
 
-def start_long_run(tmp_path) -> tuple[subprocess.Popen, host.Names, list[int]]:
+def start_long_run(tmp_path, *options: str) -> tuple[subprocess.Popen, host.Names, list[int]]:
     """`ccbench emulate` of a 60 s scenario, once its namespaces, agents and emulator run."""
     scenario = tmp_path / "long.toml"
     scenario.write_text(
         'duration = "60s"\n[downlink]\nrate = "10Mbit"\ndelay = "10ms"\n[[flows]]\ncc = "cubic"\n', encoding="utf-8"
     )
     proc = subprocess.Popen(
-        [sys.executable, "-m", "ccbench.cli", "emulate", str(scenario), "--out", str(tmp_path / "out")],
+        [sys.executable, "-m", "ccbench.cli", "emulate", str(scenario), "--out", str(tmp_path / "out"), *options],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
@@ -280,6 +280,14 @@ def test_sigterm_tears_the_run_down_by_itself(tmp_path):
     no_leftovers(names.tag)
     time.sleep(0.2)
     assert not [p for p in pids if host.alive(p)]
+
+
+def test_ctrl_c_leaves_neither_results_directory_nor_packet_records(tmp_path):
+    proc, names, pids = start_long_run(tmp_path, "--packets")
+    proc.send_signal(signal.SIGINT)
+    assert proc.wait(timeout=30) != 0
+    no_leftovers(names.tag)
+    assert not (tmp_path / "out").exists(), list((tmp_path / "out").iterdir())
 
 
 def test_a_reused_results_directory_keeps_no_packet_records_of_an_earlier_run(tmp_path):

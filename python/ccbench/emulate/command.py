@@ -53,9 +53,11 @@ def _missing_dirs(out: Path) -> list[Path]:
     return missing
 
 
-def _remove_empty(dirs: list[Path]) -> None:
-    """Removes the directories this run created, if it left them empty (a refused
-    or interrupted run writes nothing)."""
+def _remove_empty(dirs: list[Path], packets_file: Path | None) -> None:
+    """Removes the emulator's unfinished packet records and the directories this
+    run created, if it left them empty (a refused or interrupted run writes nothing)."""
+    if packets_file is not None:
+        packets_file.unlink(missing_ok=True)
     for d in dirs:
         try:
             d.rmdir()
@@ -92,6 +94,7 @@ def main(
         return EXIT_BAD_SCENARIO
     out = out or Path("ccbench-out") / f"{scenario.stem}-kernel"
     created = _missing_dirs(out)
+    packets_file: Path | None = None
     try:
         normalized = load(scenario, seed=seed)
         if compare_sim:
@@ -107,19 +110,19 @@ def main(
         with console.status(f"emulating {normalized['duration']:g} s through the kernel..."):
             r = emulate(normalized, packets_file=packets_file, capture_dir=out)
     except ScenarioFileError as e:
-        _remove_empty(created)
+        _remove_empty(created, packets_file)
         console.print(f"error: {escape(str(e))}")
         return EXIT_BAD_SCENARIO
     except kernel.KernelModeError as e:
-        _remove_empty(created)
+        _remove_empty(created, packets_file)
         console.print(f"error: {escape(str(scenario))}: {escape(str(e))}")
         return EXIT_BAD_SCENARIO
     except host.PreflightError as e:
-        _remove_empty(created)
+        _remove_empty(created, packets_file)
         console.print(f"error: {escape(str(e))}")
         return EXIT_CANNOT_RUN
     except BaseException:  # Ctrl-C, SIGTERM: the run wrote nothing
-        _remove_empty(created)
+        _remove_empty(created, packets_file)
         raise
     pcap = r.meta.get("pcap")
     if pcap:  # saved relative to the results directory, where it was written
