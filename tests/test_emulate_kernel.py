@@ -259,6 +259,25 @@ def start_long_run(tmp_path, *options: str) -> tuple[subprocess.Popen, host.Name
     return proc, names, pids
 
 
+def test_a_run_starting_leaves_the_devices_of_a_live_run_alone():
+    """A live run's emulator creates its TUN devices in the root namespace before it
+    moves them into its namespaces; another run's start-up cleanup must not delete them."""
+    live = subprocess.Popen(["sleep", "60"])
+    dev = host.Names(f"{live.pid:x}").sender_tun
+    try:
+        subprocess.run(["ip", "tuntap", "add", "dev", dev, "mode", "tun"], check=True)
+        host.cleanup(all_runs=False)
+        assert dev in host.tun_devices()
+        live.kill()
+        live.wait()
+        host.cleanup(all_runs=False)
+        assert dev not in host.tun_devices()
+    finally:
+        live.kill()
+        live.wait()
+        subprocess.run(["ip", "link", "del", dev], capture_output=True)
+
+
 def test_a_killed_orchestrator_leaves_nothing_after_cleanup(tmp_path):
     proc, names, pids = start_long_run(tmp_path)
     proc.send_signal(signal.SIGKILL)

@@ -175,8 +175,21 @@ def cleanup(all_runs: bool = True) -> list[str]:
         remove_run(tag)
         removed += sorted(before - set(namespaces()))
     for dev in tun_devices():
+        # A live run's emulator creates its devices here and moves them into its
+        # namespaces only after creating those: another run starting meanwhile leaves them.
+        if not all_runs and _live_run(dev.removeprefix(PREFIX)[:-1]):
+            continue
         run_cmd("ip", "link", "del", dev, check=False)
     return removed
+
+
+def _live_run(tag: str) -> bool:
+    """Whether `tag` names a run whose orchestrator is alive (not this process)."""
+    try:
+        pid = int(tag, 16)
+    except ValueError:
+        return False
+    return pid != os.getpid() and alive(pid)
 
 
 def ns_exec(ns: str, *args: str) -> list[str]:
