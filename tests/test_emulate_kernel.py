@@ -156,6 +156,23 @@ def test_a_flow_connects_over_a_path_whose_rtt_is_longer_than_the_agents_poll():
     assert r.flows.loc[0, "goodput_bps"] > 0
 
 
+def test_a_stopped_flow_sends_nothing_new_after_its_stop():
+    # 10 Mbit/s, 20 ms RTT, a one-BDP queue: the path holds about 50 KB at the stop,
+    # while a plain close sent what the autotuned send buffer still held (122 KB delivered
+    # after the stop, more than the flow had sent by then).
+    r = runner.emulate(
+        {
+            "duration": "2s",
+            "downlink": {"rate": "10Mbit", "delay": "10ms"},
+            "flows": [{"cc": "cubic", "stop": "1s"}],
+        }
+    )
+    f = r.flows.loc[0]
+    assert r.meta["flow_errors"] == []
+    assert f["delivered_bytes_total"] <= f["bytes_sent"]
+    assert f["delivered_bytes_total"] - f["delivered_bytes"] < 90_000
+
+
 def with_background(background: dict, duration: str = "4s") -> dict:
     return load(
         {

@@ -135,6 +135,12 @@ class TcpSender:
                             break
                     except TimeoutError:
                         continue
+            else:
+                # Stopped (or a file abandoned at its stop): the simulator sends nothing
+                # new after `stop`, while a plain close would still send what the send
+                # buffer holds (an autotuned buffer holds several windows). An abortive
+                # close (RST, sent behind what is in flight) discards it.
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
             self.finish(sock, min(now_s(t0_ns), stop_s), t0_ns)
         except OSError as e:
             self.error = f"flow {s['flow']}: {e}"
@@ -222,6 +228,8 @@ class TcpReceiver:
                     n = conn.recv_into(buf)
                 except TimeoutError:
                     continue
+                except ConnectionResetError:  # the sender stopped (an abortive close)
+                    break
                 if n == 0:
                     break
                 if self.spec.get("rcv_buf") and not self.received:
