@@ -40,6 +40,18 @@ def test_an_option_error_names_no_algorithm_the_user_did_not_choose(runner):
     assert result.output == "error: --duration: must be longer than zero\n"
 
 
+def test_allow_large_lifts_the_limits_its_refusal_names(runner):
+    """A limits error advises --allow-large; recommend now has it."""
+    result = runner.invoke(app, ["recommend", "--profile", "umts", "--duration", "100000s"], terminal_width=200)
+    assert result.exit_code == 2
+    assert result.output.startswith("error: --duration: ") and "--allow-large" in result.output
+    raw = recommend.campaign_dict("umts", duration="100000s", reps=1, algorithms=["reno"], allow_large=True)
+    assert recommend.parse(raw).runs[0].scenario["duration"] == 100_000
+    assert "allow_large" not in recommend.campaign_dict("umts")  # earlier directories stay the same campaign
+    help_text = runner.invoke(app, ["recommend", "--help"], terminal_width=200).output
+    assert "--allow-large" in help_text
+
+
 def test_campaign_has_every_algorithm_with_the_users_flows():
     c = recommend.parse(recommend.campaign_dict("hsdpa", "up", 2, "file:1MB", reps=1, algorithms=["reno", "cubic"]))
     flows = c.runs[0].scenario["flows"]

@@ -812,6 +812,7 @@ def recommend(
     max_reps: int = typer.Option(12, help="At most this many repetitions per algorithm (at least 3: the first round)."),
     jobs: int | None = typer.Option(None, help="Parallel processes (default: all cores)."),
     out: Path | None = typer.Option(None, help="Campaign directory (default: ccbench-out/recommend-...)."),
+    allow_large: bool = typer.Option(False, help=ALLOW_LARGE_HELP),
 ):
     """Which congestion control for my network? Every algorithm, repeated until the leaders are separated or tied."""
     from ccbench.campaigns import recommend as rec
@@ -820,7 +821,7 @@ def recommend(
     _check_max_reps(max_reps, rec.FIRST_REPS)
     _check_jobs(jobs)
     try:
-        raw = rec.campaign_dict(profile, direction, flows, workload, duration=duration)
+        raw = rec.campaign_dict(profile, direction, flows, workload, duration=duration, allow_large=allow_large)
         rec.parse({**raw, "factors": {"flows[0].cc": raw["factors"]["flows[0].cc"][:1]}, "repetitions": 1})
     except rec.RecommendError as e:
         typer.echo(f"error: {e}", err=True)

@@ -38,9 +38,11 @@ def campaign_dict(
     duration: str = "20s",
     seed: int = 1,
     algorithms: list[str] | None = None,
+    allow_large: bool = False,
 ) -> dict:
     """The campaign: every algorithm on `profile`, `flows` flows of the
-    same algorithm in `direction`, bulk transfers or files of SIZE."""
+    same algorithm in `direction`, bulk transfers or files of SIZE;
+    `allow_large` lifts the limits (ccbench.limits), as --allow-large."""
     from ccbench.compare import algorithm_names
 
     if direction not in ("down", "up"):
@@ -53,7 +55,9 @@ def campaign_dict(
     flow = {"cc": "reno", "count": flows, "direction": direction}
     if m.group(2):
         flow["size"] = m.group(2)
+    large = {"allow_large": True} if allow_large else {}  # absent otherwise: earlier directories resume
     return {
+        **large,
         "name": f"recommend: {profile}, {direction}link, {flows} flow(s), {workload}",
         "repetitions": reps,
         "seed": seed,
