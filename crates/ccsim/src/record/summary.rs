@@ -90,17 +90,23 @@ pub fn link_goodput_bps(flows: impl Iterator<Item = (f64, f64, u64)> + Clone) ->
 /// flow took most of it (the shares' mean would read above 100% when the
 /// flow with the larger share took more); otherwise (one share for all, or
 /// nothing delivered) the shares' mean; 1 without flows.
-pub fn link_payload_share(flows: impl Iterator<Item = (f64, u64)> + Clone) -> f64 {
-    let (sum, n) = flows.clone().fold((0.0, 0usize), |(sum, n), (share, _)| (sum + share, n + 1));
+pub fn link_payload_share(flows: impl Iterator<Item = (f64, u64)>) -> f64 {
+    let (mut shares, mut n, mut first, mut one_share) = (0.0, 0usize, None, true);
+    let (mut delivered, mut wire) = (0u64, 0.0);
+    for (share, bytes) in flows {
+        shares += share;
+        n += 1;
+        one_share &= *first.get_or_insert(share) == share;
+        delivered += bytes;
+        wire += bytes as f64 / share;
+    }
     if n == 0 {
         return 1.0;
     }
-    let first = flows.clone().next().map_or(1.0, |(share, _)| share);
-    let delivered: u64 = flows.clone().map(|(_, d)| d).sum();
-    if delivered == 0 || flows.clone().all(|(share, _)| share == first) {
-        return sum / n as f64;
+    if delivered == 0 || one_share {
+        return shares / n as f64;
     }
-    delivered as f64 / flows.map(|(share, d)| d as f64 / share).sum::<f64>()
+    delivered as f64 / wire
 }
 
 /// A link's goodput over a capacity (bit/s both).
