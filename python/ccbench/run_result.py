@@ -251,26 +251,19 @@ def arrow_series_with_rates(series: pa.Table) -> pa.Table:
     return series
 
 
-def link_offered_rate_bps(links, flows: pd.DataFrame, scenario: dict) -> np.ndarray:
-    """The rate each link offered over its flows' window (metrics.link_window;
+def _offered_rate_bps(spec: dict, rate_bps: float, crossing: pd.DataFrame, duration_s: float) -> float:
+    """The rate a link offered over its flows' window (metrics.link_window;
     the whole run for a link no flow's data crosses), as the core's
     RateConfig::offered_rate_bps: a trace's opportunities in that window,
     otherwise the link's `rate_bps` (its nominal rate, or a rate process's
     long-run mean)."""
-    specs = _link_specs(scenario)
-    offered = []
-    for name, rate in zip(links["link"], np.asarray(links["rate_bps"], dtype=float)):
-        trace = specs.get(name, {}).get("trace")
-        if isinstance(trace, dict) and trace.get("opportunities_ms"):
-            crossing = flows.loc[_crossing(flows, name)]
-            window = metrics.link_window(crossing["start_s"], crossing["active_s"]) or (0.0, scenario["duration"])
-            rate = traces.window_rate_bps(
-                trace["opportunities_ms"],
-                *window,
-                trace.get("bytes_per_opportunity", traces.MAHIMAHI_BYTES_PER_OPPORTUNITY),
-            )
-        offered.append(rate)
-    return np.asarray(offered, dtype=float)
+    trace = spec.get("trace")
+    if not (isinstance(trace, dict) and trace.get("opportunities_ms")):
+        return rate_bps
+    window = metrics.link_window(crossing["start_s"], crossing["active_s"]) or (0.0, duration_s)
+    return traces.window_rate_bps(
+        trace["opportunities_ms"], *window, trace.get("bytes_per_opportunity", traces.MAHIMAHI_BYTES_PER_OPPORTUNITY)
+    )
 
 
 def _link_specs(scenario: dict) -> dict[str, dict]:
@@ -281,20 +274,13 @@ def _link_specs(scenario: dict) -> dict[str, dict]:
     return {"downlink": scenario["downlink"], "uplink": scenario.get("uplink") or scenario["downlink"]}
 
 
-def link_capacity_bps(offered_bps: np.ndarray, links, flows: pd.DataFrame, scenario: dict) -> np.ndarray:
-    """Payload capacity of each link: the rate it offered (`offered_bps`,
-    link_offered_rate_bps) times the payload share of a full segment of the
-    flows whose data it carries (mss / (mss + 40, + 12 with timestamps);
-    metrics.link_payload_share weighs different ones by what each delivered)."""
-    caps = []
-    for name, rate in zip(links["link"], offered_bps):
-        crossing = flows.loc[_crossing(flows, name)]
-        shares = [
-            metrics.payload_share(scenario["flows"][g]["tcp"]["mss"], scenario["flows"][g]["tcp"]["timestamps"])
-            for g in crossing["group"].to_numpy()
-        ]
-        caps.append(rate * metrics.link_payload_share(shares, crossing["delivered_bytes"].to_numpy()))
-    return np.asarray(caps)
+def _payload_share(crossing: pd.DataFrame, scenario: dict) -> float:
+    """The payload share of a full segment of the flows whose data crosses a
+    link (mss / (mss + 40, + 12 with timestamps); metrics.link_payload_share
+    weighs different ones by what each delivered)."""
+    tcp = [scenario["flows"][g]["tcp"] for g in crossing["group"].to_numpy()]
+    shares = [metrics.payload_share(t["mss"], t["timestamps"]) for t in tcp]
+    return metrics.link_payload_share(shares, crossing["delivered_bytes"].to_numpy())
 
 
 def _crossing(flows: pd.DataFrame, link: str) -> np.ndarray:
@@ -308,22 +294,23 @@ def _crossing(flows: pd.DataFrame, link: str) -> np.ndarray:
 def link_metrics(links, flows: pd.DataFrame, scenario: dict) -> dict:
     """Per link (`links`: a DataFrame or dict of columns with `link` and
     `rate_bps`): the rate it offered while its flows ran
-    (link_offered_rate_bps), payload capacity, the goodput of the flows whose
+    (_offered_rate_bps), payload capacity, the goodput of the flows whose
     data crosses it (metrics.link_goodput_bps), the channel utilization (that
     goodput / payload capacity) and `nominal_utilization` (that goodput / the
     offered rate, headers counted as overhead: the measurement studies'
     definition, e.g. 56.44 of 64 kbit/s = 88.2%). The simulator core computes
     these itself (link_summary keeps its columns); they are computed here for
     a links table without them (the kernel emulator's)."""
-    offered = link_offered_rate_bps(links, flows, scenario)
-    caps = link_capacity_bps(offered, links, flows, scenario)
-    goodput = []
-    for name in links["link"]:
+    specs = _link_specs(scenario)
+    offered, caps, goodput = [], [], []
+    for name, rate in zip(links["link"], np.asarray(links["rate_bps"], dtype=float)):
         crossing = flows.loc[_crossing(flows, name)]
+        offered.append(_offered_rate_bps(specs.get(name, {}), rate, crossing, scenario["duration"]))
+        caps.append(offered[-1] * _payload_share(crossing, scenario))
         goodput.append(metrics.link_goodput_bps(crossing["start_s"], crossing["active_s"], crossing["delivered_bytes"]))
     return {
-        "offered_rate_bps": offered,
-        "capacity_bps": caps,
+        "offered_rate_bps": np.array(offered, dtype=float),
+        "capacity_bps": np.array(caps, dtype=float),
         "goodput_bps": np.array(goodput, dtype=float),
         "utilization": np.array([metrics.utilization(g, c) for g, c in zip(goodput, caps)], dtype=float),
         "nominal_utilization": np.array([metrics.utilization(g, c) for g, c in zip(goodput, offered)], dtype=float),
