@@ -616,11 +616,12 @@ def campaign(
     max_reps = max_reps or 12
     parsed = _parse_or_exit(lambda: spec.parse_study(file, quick))
     _check_objective(parsed, file)
-    rounds = (spec.read(file), max_reps) if until_decided else None
+    read = spec.read(file)
+    rounds = (read, max_reps) if until_decided else None
     if until_decided and quick:
         typer.echo("error: --quick and --until-decided: give one of them", err=True)
         raise typer.Exit(EXIT_BAD_SCENARIO)
-    if quick and "quick" not in spec.read(file)[0]:  # the reduction is then the default's alone: say so
+    if quick and "quick" not in read[0]:  # the reduction is then the default's alone: say so
         from ccbench.campaigns.quick import DEFAULT_REPETITIONS
 
         console.print(

@@ -22,8 +22,8 @@ ALGORITHM_FACTOR = "flows[*].cc"
 CONDITION_FACTOR = "condition"
 #: --quick: every simulated duration times this (20 s -> 6 s, 30 s -> 9 s).
 QUICK_DURATION_FACTOR = 0.3
-#: The last line of a compare campaign's text: the command that reruns it (see `rerun_command`).
-RERUN_NOTE = "# rerun with: ccbench compare"
+#: The last line of a compare campaign's text starts so, then the command that reruns it (`rerun_command`).
+RERUN_NOTE = "# rerun with: "
 
 
 def algorithm_names() -> list[str]:
@@ -49,7 +49,7 @@ def campaign(
                 level["duration"] = scale_time(level["duration"], QUICK_DURATION_FACTOR)
         options["quick"] = f"every duration x {QUICK_DURATION_FACTOR}"
     note = "".join(f"\n# applied by ccbench compare (not part of the file): {k} = {v!r}" for k, v in options.items())
-    note += f"\n# rerun with: {command(algorithms, reps, seed, quick)} --out DIR"
+    note += f"\n{RERUN_NOTE}{command(algorithms, reps, seed, quick)} --out DIR"
     return spec.parse_raw(raw, source, text + note, folder)
 
 
@@ -74,4 +74,4 @@ def rerun_command(text: str) -> str | None:
     """The command a compare campaign's text ends with (None for any other campaign): the
     campaign file saved in its directory is compare.toml, whose options are only notes in it."""
     last = text.rpartition("\n")[2]
-    return last.removeprefix("# rerun with: ") if last.startswith(RERUN_NOTE) else None
+    return last.removeprefix(RERUN_NOTE) if last.startswith(RERUN_NOTE + "ccbench compare") else None
