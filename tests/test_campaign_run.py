@@ -22,6 +22,11 @@ from ccbench.campaigns import runner as campaign_runner
 from ccbench.cli import app
 from conftest import default_sigint
 
+#: A campaign of one short run, for checks that refuse it before it runs.
+ONE_RUN = (
+    '[scenario]\nduration = "0.5s"\ndownlink = { rate = "5Mbit" }\nflows = [{ cc = "reno" }]\n'
+    '[factors]\n"flows[0].cc" = ["reno"]\n'
+)
 SMALL = {
     "name": "small",
     "repetitions": 2,
@@ -97,10 +102,7 @@ def test_a_ray_address_where_nothing_listens_fails_fast_before_anything_is_writt
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     f = tmp_path / "c.toml"
-    f.write_text(
-        '[scenario]\nduration = "0.5s"\ndownlink = { rate = "5Mbit" }\nflows = [{ cc = "reno" }]\n'
-        '[factors]\n"flows[0].cc" = ["reno"]\n'
-    )
+    f.write_text(ONE_RUN)
     out = tmp_path / "out"
     args = ["campaign", str(f), "--out", str(out), "--executor", "ray", "--address", f"127.0.0.1:{port}"]
     done = subprocess.run(
@@ -179,10 +181,7 @@ def test_cli_refuses_another_campaign_in_a_directory(tmp_path, runner):
 def test_address_without_ray_is_refused_before_anything_is_written(tmp_path, runner, command):
     """--address names a Ray cluster; with the local executor it was ignored and the runs went local."""
     f = tmp_path / "c.toml"
-    f.write_text(
-        '[scenario]\nduration = "0.5s"\ndownlink = { rate = "5Mbit" }\nflows = [{ cc = "reno" }]\n'
-        '[factors]\n"flows[0].cc" = ["reno"]\n'
-    )
+    f.write_text(ONE_RUN)
     out = tmp_path / "out"
     first = {"campaign": [str(f)], "study": ["umts", "--quick"], "compare": ["--algorithms", "reno", "--reps", "1"]}
     args = [command, *first[command], "--out", str(out), "--jobs", "1", "--address", "10.0.0.1:6379"]
@@ -550,10 +549,7 @@ def test_a_locked_campaign_directory_is_refused_before_anything_is_written(tmp_p
 @pytest.mark.parametrize("where", ["a file", "/proc/ccbench-no-such-dir"])
 def test_an_out_that_cannot_be_a_directory_is_one_error_line(tmp_path, runner, where):
     f = tmp_path / "small.toml"
-    f.write_text(
-        '[scenario]\nduration = "0.5s"\ndownlink = { rate = "5Mbit" }\nflows = [{ cc = "reno" }]\n'
-        '[factors]\n"flows[0].cc" = ["reno"]\n'
-    )
+    f.write_text(ONE_RUN)
     out = tmp_path / "a file" if where == "a file" else where
     if where == "a file":
         out.write_text("keep me")
