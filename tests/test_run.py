@@ -86,6 +86,16 @@ def test_saved_run_describes_itself_and_loads_back(tmp_path, small_scenario):
     assert not list(d.glob(".*tmp"))  # no temporary files left behind
 
 
+def test_ccbench_load_reads_a_run_directory_and_names_what_it_is_not(tmp_path, small_scenario):
+    r = ccbench.run(small_scenario)
+    d = run_files.save(r, tmp_path / "run")
+    back = ccbench.load(d)
+    assert isinstance(back, ccbench.Result) and back.flows.equals(r.flows)
+    (tmp_path / "neither").mkdir()
+    with pytest.raises(Exception, match=r"neither a campaign directory \(no index.sqlite\) nor a run directory"):
+        ccbench.load(tmp_path / "neither")
+
+
 def test_scenario_from_toml_text_and_file(tmp_path):
     text = 'duration = "1s"\n[downlink]\nrate = "2Mbit"\n[[flows]]\ncc = "reno"\ncount = 2\n'
     a = ccbench.run_toml(text)

@@ -93,14 +93,29 @@ def campaign(
 
 
 def load(directory: str | Path):
-    """A campaign directory read back: `.flows` (one row per flow per run),
-    `.runs` (one row per run), `.index` (every run's status, seed, times,
-    worker), `.design` and `.text` (the campaign file). Of an unfinished
-    campaign (stopped, or still running), the finished runs: `.partial` is
-    then true, with `.finished` of `.planned` runs."""
-    from ccbench.campaigns.storage import load as load_directory
+    """A results directory read back.
 
-    return load_directory(directory)
+    A campaign directory (`ccbench campaign`, `compare`, `study`,
+    `recommend`): `.flows` (one row per flow per run), `.runs` (one row per
+    run), `.index` (every run's status, seed, times, worker), `.design` and
+    `.text` (the campaign file). Of an unfinished campaign (stopped, or still
+    running), the finished runs: `.partial` is then true, with `.finished` of
+    `.planned` runs.
+
+    A run directory (`ccbench run --out`, `ccbench emulate`, a campaign's
+    `runs/...`): the `Result` the run returned (`run_files.load`)."""
+    from ccbench.campaigns import storage
+
+    d = Path(directory)
+    if (d / storage.INDEX).exists():
+        return storage.load(d)
+    if (d / "meta.json").exists():
+        from ccbench import run_files
+
+        return run_files.load(d)
+    raise storage.CampaignDirectoryError(
+        f"{d}: neither a campaign directory (no {storage.INDEX}) nor a run directory (no meta.json)"
+    )
 
 
 def emulate(
