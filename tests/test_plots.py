@@ -131,3 +131,16 @@ def test_rtt_plots_of_a_run_that_kept_no_sample_say_why(runner, tmp_path):
     assert result.exit_code == 0, result.output
     for name in ("rtt", "rtt_cdf"):
         assert b'record.rtt_samples = "none"' in (out / f"{name}.svg").read_bytes(), name
+
+
+def test_a_long_title_wraps_inside_the_figure():
+    """A campaign's condition names make titles wider than the figure: they
+    wrap, where they had run off both edges of the image."""
+    title = "Throughput over time (profile.name = wan-100ms, profile.tuned = False, duration = 10s; repetition 0)"
+    t = np.arange(0, 10.01, 0.5)
+    series = pd.DataFrame({"t": t, "flow": [0] * len(t), "delivered_bytes": (t * 12_000_000).astype(int)})
+    fig = plots.runs_rate_over_time({"reno": series, "cubic": series, "vegas": series}, 1.0, title)
+    fig.set_dpi(plots.DPI)  # as the report's images are drawn
+    fig.canvas.draw()
+    box = fig.axes[0].title.get_window_extent()
+    assert 0 <= box.x0 and box.x1 <= fig.bbox.width

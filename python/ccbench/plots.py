@@ -90,9 +90,15 @@ def flow_label(flows: pd.DataFrame, fid: int) -> str:
     return f"flow {fid} ({row['cc'].iloc[0]})" if len(row) else f"flow {fid}"
 
 
+def set_title(ax, title: str, fontsize: float = 10) -> None:
+    """The axes' title, wrapped at the figure's edges instead of running off
+    them (a campaign's condition names make long titles)."""
+    ax.set_title(title, fontsize=fontsize, wrap=True)
+
+
 def _time_figure(title: str, ylabel: str, width: float = 8, height: float = 3.2):
     fig, ax = plt.subplots(figsize=(width, height), layout="constrained")
-    ax.set_title(title, fontsize=10)
+    set_title(ax, title)
     ax.set_xlabel("time (s)")
     ax.set_ylabel(ylabel)
     ax.grid(True, alpha=0.3)
@@ -192,7 +198,7 @@ def links_over_time(link_series: pd.DataFrame, window_s: float = 0.5, title: str
     """Per link (in the links table's order): queued packets (top) and the
     delivered rate over windows of `window_s` (bottom)."""
     fig, (queue, rate) = plt.subplots(2, 1, figsize=(8, 5.2), sharex=True, layout="constrained")
-    queue.set_title(title, fontsize=10)
+    set_title(queue, title)
     queue.set_ylabel("queue (packets)")
     rate.set_ylabel("delivered (Mbit/s)")
     rate.set_xlabel("time (s)")
@@ -224,7 +230,7 @@ def cdf(groups: dict[str, np.ndarray], xlabel: str, title: str, empty: str = "no
         ax.step(x, y, where="post", lw=1.2, color=f"C{i % 10}", ls="-" if i < 10 else "--", label=str(name))
     ax.set_xlabel(xlabel)
     ax.set_ylabel("fraction")
-    ax.set_title(title, fontsize=10)
+    set_title(ax, title)
     ax.grid(True, alpha=0.3)
     if groups:
         legend_outside(ax, fontsize=6, ncol=2 if len(groups) > 8 else 1)
@@ -246,7 +252,7 @@ def bars(
     ax.barh(y, table[mean], xerr=err, color=colors, capsize=2, error_kw={"lw": 0.8})
     ax.set_yticks(y, table[label], fontsize=7)
     ax.set_xlabel(ylabel)
-    ax.set_title(title, fontsize=10)
+    set_title(ax, title)
     ax.grid(True, axis="x", alpha=0.3)
     return fig
 
@@ -298,7 +304,7 @@ def tradeoff(
             )
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
-    ax.set_title(title, fontsize=10)
+    set_title(ax, title)
     ax.grid(True, alpha=0.3)
     return fig
 

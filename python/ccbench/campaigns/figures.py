@@ -100,7 +100,7 @@ def bars_with_points(
     unit = f" ({metric.unit})" if metric.unit else ""
     ax.set_xlabel(f"{metric.label}{unit}: mean, 95% CI, repetitions")
     ax.set_xlim(left=0)
-    ax.set_title(title, fontsize=10)
+    plots.set_title(ax, title)
     ax.grid(True, axis="x", alpha=0.3)
     return fig
 
@@ -137,7 +137,7 @@ def throughput_delay(table: pd.DataFrame, title: str, highlight: set[str]):
     ax.invert_xaxis()
     ax.set_xlabel("RTT (ms): ● 95th percentile, ○ mean (axis reversed: better to the right)")
     ax.set_ylabel("goodput (Mbit/s)")
-    ax.set_title(title, fontsize=10)
+    plots.set_title(ax, title)
     ax.grid(True, alpha=0.3)
     return fig
 
@@ -161,7 +161,7 @@ def by_size(runs: pd.DataFrame, factor: str, size_factor: str, order: list, othe
             )
         ax.set_xticks(x, [str(lv) for lv in levels], fontsize=7)
         ax.set_xlabel(f"{size_factor} (bytes, as written)")
-        ax.set_title(", ".join(f"{f} = {v}" for f, v in zip(others, key)) or "all runs", fontsize=8)
+        plots.set_title(ax, ", ".join(f"{f} = {v}" for f, v in zip(others, key)) or "all runs", fontsize=8)
         ax.set_ylim(bottom=0)
         ax.grid(True, alpha=0.3)
     axes[0][0].set_ylabel("goodput (Mbit/s)")
@@ -187,7 +187,7 @@ def cdfs(flows: pd.DataFrame, factor: str, names: list[str]):
         ax.grid(True, alpha=0.3)
     axes[0].set_ylabel("fraction of flows (CDF)")
     plots.legend_outside(axes[-1], fontsize=6)
-    fig.suptitle("CDFs over every flow of every repetition", fontsize=10)
+    fig.suptitle("CDFs over every flow of every repetition", fontsize=10, wrap=True)
     return fig
 
 

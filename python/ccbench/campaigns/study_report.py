@@ -22,6 +22,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
+from ccbench import plots  # noqa: E402
 from ccbench.campaigns import figures  # noqa: E402
 from ccbench.campaigns.analysis import METRICS, compare_candidates  # noqa: E402
 from ccbench.campaigns.storage import CampaignData, tables_dir  # noqa: E402
@@ -205,7 +206,7 @@ def _file_sizes(data: CampaignData, study: str) -> str:
     ax.set_xticks(x, [str(v) for v in x])
     ax.set_xlabel("file size (KB)")
     ax.set_ylabel("goodput (kbit/s)")
-    ax.set_title("Goodput vs file size", fontsize=10)
+    plots.set_title(ax, "Goodput vs file size")
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize=6)
     return table + _figure(data, f"{study}-goodput-vs-file-size", fig)
@@ -219,7 +220,7 @@ def _cdfs(data: CampaignData, study: str) -> str:
         if f.empty:
             continue
         fig = figures.cdfs(f, CC, _levels(data, CC))
-        fig.suptitle(f"CDFs of goodput, RTT and queuing time, {direction}link bulk flows", fontsize=10)
+        fig.suptitle(f"CDFs of goodput, RTT and queuing time, {direction}link bulk flows", fontsize=10, wrap=True)
         out.append(_figure(data, f"{study}-cdfs-{direction}link", fig))
     return "".join(out)
 
@@ -240,7 +241,7 @@ def _one_flow_over_time(data: CampaignData, study: str) -> str:
     for ax, label, title in ((ax_c, "cwnd (segments)", "cwnd"), (ax_r, "RTT (ms)", "RTT")):
         ax.set_xlabel("time (s)")
         ax.set_ylabel(label)
-        ax.set_title(f"{title} over time of one downlink flow per algorithm (repetition 0)", fontsize=10)
+        plots.set_title(ax, f"{title} over time of one downlink flow per algorithm (repetition 0)")
         ax.grid(True, alpha=0.3)
         ax.legend(fontsize=7)
     return _figure(data, f"{study}-cwnd-over-time", fig_c) + _figure(data, f"{study}-rtt-over-time", fig_r)
@@ -347,8 +348,6 @@ def lte(data: CampaignData) -> str:
 
 def _throughput_over_time(data: CampaignData, study: str, fixed: dict, ccs: list[str], window_s: float) -> str:
     """Goodput over time of repetition 0 of each algorithm at the first level of every other factor."""
-    from ccbench import plots
-
     levels = {f: _levels(data, f)[0] for f in data.factors if f != CC}
     levels.update(fixed)
     series = {}
@@ -439,8 +438,6 @@ def highspeed(data: CampaignData) -> str:
             "Times scale with the run's duration (125 s in the full form).",
         )
     )
-    from ccbench import plots
-
     for p in paths:
         if series_single[p]:
             fig = plots.runs_rate_over_time(
@@ -539,8 +536,6 @@ def wan(data: CampaignData) -> str:
         )
     )
     parts.append(_throughput_over_time(data, "wan", {}, ccs, 1.0))
-    from ccbench import plots
-
     levels = {f: _levels(data, f)[0] for f in data.factors if f != CC}
     for cc in ccs:
         sel = _first_runs(data, **levels, **{CC: cc})
