@@ -144,3 +144,22 @@ def test_a_long_title_wraps_inside_the_figure():
     fig.canvas.draw()
     box = fig.axes[0].title.get_window_extent()
     assert 0 <= box.x0 and box.x1 <= fig.bbox.width
+
+
+def test_runs_over_time_plot_throughput_from_bytes_sent_where_asked():
+    """The studies' tables report throughput (payload sent, retransmissions
+    included): their plots over time show the same quantity, and say which."""
+    t = np.arange(0, 4.01, 0.5)
+    series = pd.DataFrame(
+        {
+            "t": t,
+            "flow": [0] * len(t),
+            "delivered_bytes": (t * 1_000_000).astype(int),
+            "bytes_sent": (t * 2_000_000).astype(int),
+        }
+    )
+    for what, mbit in (("goodput", 8.0), ("throughput", 16.0)):
+        fig = plots.runs_rate_over_time({"reno": series}, 1.0, "t", what)
+        ax = fig.axes[0]
+        assert ax.get_ylabel() == f"{what} (Mbit/s)"
+        assert np.allclose(ax.lines[0].get_ydata(), mbit)

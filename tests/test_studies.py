@@ -53,7 +53,7 @@ PARTS = {
         'id="lte-speed-per-algorithm-down"',
         'id="lte-speed-per-algorithm-up"',
         "<b>order</b>",
-        'alt="lte-throughput-over-time"',
+        'alt="lte-goodput-over-time"',
         "VAMK (lte-good) down (Mbit/s)",
         "Olympia (lte-poor) (Mbit/s)",
         "(study 24.62; Δ",  # VAMK's evening download beside lte-good's

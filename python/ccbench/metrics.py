@@ -193,6 +193,11 @@ def counter_at(t, counter_bytes, when: float) -> float:
     return float(np.asarray(counter_bytes, dtype=float)[i]) if i >= 0 else 0.0
 
 
+#: The series counter each rate is taken from: throughput counts payload
+#: bytes sent (retransmissions included), goodput bytes delivered in order.
+RATE_COUNTERS = {"throughput": "bytes_sent", "goodput": "delivered_bytes"}
+
+
 def window_rate_bps(t, counter_bytes, a: float, b: float) -> float:
     """Mean rate (bit/s) in the window [a, b) from a cumulative byte counter
     sampled at times t: (C(b) - C(a)) * 8 / (b - a)."""

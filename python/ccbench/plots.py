@@ -309,13 +309,16 @@ def tradeoff(
     return fig
 
 
-def runs_rate_over_time(runs: dict[str, pd.DataFrame], window_s: float, title: str):
-    """Goodput over time of one run per algorithm (all flows of the run summed)."""
-    fig, ax = _time_figure(title, "Mbit/s", width=6.8, height=3.4)
+def runs_rate_over_time(runs: dict[str, pd.DataFrame], window_s: float, title: str, what: str = "goodput"):
+    """Goodput (or `what` = "throughput": payload sent, retransmissions
+    included) over time of one run per algorithm, all flows of the run summed."""
+    from ccbench.metrics import RATE_COUNTERS
+
+    fig, ax = _time_figure(title, f"{what} (Mbit/s)", width=6.8, height=3.4)
     for i, (name, series) in enumerate(runs.items()):
         total_t, total_r = None, None
         for _, s in series.groupby("flow", sort=True):
-            t, r = smooth_rate(s, "delivered_bytes", window_s)
+            t, r = smooth_rate(s, RATE_COUNTERS[what], window_s)
             if total_t is None:
                 total_t, total_r = t, r
             else:

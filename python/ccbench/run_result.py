@@ -594,7 +594,7 @@ class Result:
         """Mean rate (bit/s) of each flow in the window [a, b) seconds:
         'throughput' counts payload bytes sent (retransmissions included),
         'goodput' bytes delivered in order. Indexed by flow id."""
-        column = {"throughput": "bytes_sent", "goodput": "delivered_bytes"}[what]
+        column = metrics.RATE_COUNTERS[what]
         out = {}
         for fid in self.flows["flow"]:
             s = self.series[self.series["flow"] == fid]

@@ -342,12 +342,13 @@ def lte(data: CampaignData) -> str:
                 "difference to the rank's leader is not beyond a 5% margin (the data cannot separate them).",
             )
         )
-    parts.append(_throughput_over_time(data, "lte", {"transfer": directions[0]}, ccs, 1.0))
+    parts.append(_rate_over_time(data, "lte", {"transfer": directions[0]}, ccs, 1.0, "goodput"))
     return "".join(parts)
 
 
-def _throughput_over_time(data: CampaignData, study: str, fixed: dict, ccs: list[str], window_s: float) -> str:
-    """Goodput over time of repetition 0 of each algorithm at the first level of every other factor."""
+def _rate_over_time(data: CampaignData, study: str, fixed: dict, ccs: list[str], window_s: float, what: str) -> str:
+    """Goodput or throughput (`what`, as the study's tables report it) over
+    time of repetition 0 of each algorithm at the first level of every other factor."""
     levels = {f: _levels(data, f)[0] for f in data.factors if f != CC}
     levels.update(fixed)
     series = {}
@@ -357,8 +358,8 @@ def _throughput_over_time(data: CampaignData, study: str, fixed: dict, ccs: list
         if run is not None:
             series[cc] = run.series
     where = ", ".join(f"{f} = {v}" for f, v in levels.items())
-    fig = plots.runs_rate_over_time(series, window_s, f"Throughput over time ({where}; repetition 0)")
-    return _figure(data, f"{study}-throughput-over-time", fig)
+    fig = plots.runs_rate_over_time(series, window_s, f"{what.capitalize()} over time ({where}; repetition 0)", what)
+    return _figure(data, f"{study}-{what}-over-time", fig)
 
 
 # ---- highspeed ----
@@ -441,11 +442,13 @@ def highspeed(data: CampaignData) -> str:
     for p in paths:
         if series_single[p]:
             fig = plots.runs_rate_over_time(
-                series_single[p], 1.0, f"Throughput over time, {p} (UDP in the middle third)"
+                series_single[p], 1.0, f"Throughput over time, {p} (UDP in the middle third)", "throughput"
             )
             parts.append(_figure(data, f"highspeed-throughput-over-time-{p}", fig))
         if series_pair[p]:
-            fig = plots.runs_rate_over_time(series_pair[p], 1.0, f"TCP/TCP throughput over time, {p} (both flows)")
+            fig = plots.runs_rate_over_time(
+                series_pair[p], 1.0, f"TCP/TCP throughput over time, {p} (both flows)", "throughput"
+            )
             parts.append(_figure(data, f"highspeed-tcp-tcp-over-time-{p}", fig))
     return "".join(parts)
 
@@ -535,7 +538,7 @@ def wan(data: CampaignData) -> str:
             rows,
         )
     )
-    parts.append(_throughput_over_time(data, "wan", {}, ccs, 1.0))
+    parts.append(_rate_over_time(data, "wan", {}, ccs, 1.0, "throughput"))
     levels = {f: _levels(data, f)[0] for f in data.factors if f != CC}
     for cc in ccs:
         sel = _first_runs(data, **levels, **{CC: cc})
