@@ -258,3 +258,15 @@ def test_one_repetition_asks_for_a_second_instead_of_guessing_a_number():
     assert "at least 2 repetitions per candidate are needed to estimate the spread" in text
     assert "about 3" not in text
     assert analysis.reps_to_decide(-0.1, float("nan"), 0.5, 1) is None
+
+
+def test_shown_decimals_give_the_largest_value_three_significant_digits():
+    """A UMTS condition's goodputs (0.121, 0.118 Mbit/s) all read 0.12 at the
+    two decimals that suit Mbit/s paths; a fast path keeps its two."""
+    goodput = analysis.METRICS["goodput_bps"]
+    slow = analysis.shown(goodput, [121_400.0, 118_200.0, np.nan])
+    assert [analysis.fmt(v, slow) for v in (121_400.0, 118_200.0)] == ["0.121", "0.118"]
+    assert analysis.shown(goodput, [961.5e6, 12e6]).decimals == 2
+    assert analysis.shown(goodput, [np.nan, 0.0]) == goodput
+    retrans = analysis.METRICS["retrans_pct"]
+    assert analysis.shown(retrans, [0.042]).decimals == 4 and analysis.shown(retrans, [17.6]).decimals == 2

@@ -1,6 +1,7 @@
 """The CLI commands: run, algorithms, validate."""
 
 import json
+import re
 from pathlib import Path
 
 from ccbench import _ccsim
@@ -141,10 +142,27 @@ def _run_text(tmp_path, runner, scenario: str) -> str:
 
 def test_the_summary_prints_no_negative_zero():
     """An idle path's mean queuing time (its mean RTT less its minimum) can come to -1e-15: 0."""
-    from ccbench.cli import _mbps, _num
+    from ccbench.campaigns.analysis import METRICS, fmt
+    from ccbench.cli import _num
 
-    assert (_num(-1e-15), _num(-0.0, ".2f"), _mbps(-0.0), _mbps(-1e-9)) == ("0.0", "0.00", "0.00", "0.00")
+    rate = METRICS["goodput_bps"]
+    assert (_num(-1e-15), _num(-0.0, ".2f"), fmt(-0.0, rate), fmt(-1e-9, rate)) == ("0.0", "0.00", "0.00", "0.00")
     assert (_num(-0.06), _num(float("nan"))) == ("-0.1", "–")
+
+
+def test_rates_of_a_slow_path_show_three_significant_digits(tmp_path, runner):
+    """On a UMTS-like path every flow's goodput printed 0.07 or 0.10 (two
+    decimals of Mbit/s); the table now shows its largest rate to three digits."""
+    text = _run_text(
+        tmp_path,
+        runner,
+        'duration = "20s"\n[downlink]\nrate = "384kbit"\ndelay = "100ms"\n'
+        '[[flows]]\ncc = "reno"\n[[flows]]\ncc = "cubic"\n',
+    )
+    rows = re.findall(r"\b(?:0 reno|1 cubic) down (\S+) (\S+) ", text)
+    assert len(rows) == 2, text
+    for goodput, sending in rows:
+        assert re.fullmatch(r"0\.\d{3}", goodput) and re.fullmatch(r"0\.\d{3}", sending), text
 
 
 def test_rates_print_without_scientific_notation(tmp_path, runner):

@@ -126,10 +126,6 @@ def _check_seed(seed: int | None, largest: int = MAX_SEED) -> None:
         raise typer.Exit(EXIT_BAD_SCENARIO)
 
 
-def _mbps(v: float) -> str:
-    return _num(v / 1e6, ".2f")
-
-
 def mbit_text(bps: float) -> str:
     """A rate in Mbit/s to three significant digits, never in scientific notation: 10000 (not
     1e+04), 12.3, 0.384."""
@@ -139,11 +135,9 @@ def mbit_text(bps: float) -> str:
 
 
 def _num(v: float, fmt: str = ".1f") -> str:
-    if v != v:
-        return "–"
-    text = format(v, fmt)
-    # What rounds to zero from below (-0.0, or a mean less its minimum: -1e-15) prints as 0.
-    return text[1:] if text.startswith("-") and float(text) == 0 else text
+    from ccbench.campaigns.analysis import number_text
+
+    return "–" if v != v else number_text(v, fmt)
 
 
 def _no_ack(flow) -> bool:
@@ -179,13 +173,16 @@ def flows_table(flows, title: str) -> Table:
     )
     for h in ("flow", "cc", "dir", "goodput", "sending", "retx %", "RTOs", "RTT", "p95", "queuing", "done"):
         t.add_column(h, justify="left" if h in ("cc", "dir") else "right", no_wrap=True)
+    from ccbench.campaigns.analysis import METRICS, fmt, shown
+
+    rate = shown(METRICS["goodput_bps"], [*flows["goodput_bps"], *flows["throughput_bps"]])
     for _, f in flows.iterrows():
         t.add_row(
             str(f["flow"]),
             f["cc"],
             f["route"] if f["direction"] == "route" and "route" in f else f["direction"],
-            _mbps(f["goodput_bps"]),
-            _mbps(float("nan") if _no_ack(f) else f["throughput_bps"]),
+            fmt(f["goodput_bps"], rate),
+            fmt(float("nan") if _no_ack(f) else f["throughput_bps"], rate),
             _num(f["retrans_pct"], ".2f"),
             str(f["timeouts"]),
             _num(f["rtt_mean_ms"]),
@@ -853,12 +850,15 @@ def recommend(
     t = Table(title=f"{raw['name']} ({reps} repetitions)", title_justify="left", box=box.SIMPLE_HEAD)
     for h in ("rank", "algorithm", "goodput Mbit/s", "p95 RTT ms", "retx %", "vs best"):
         t.add_column(h, justify="left" if h in ("algorithm", "vs best") else "right")
+    from ccbench.campaigns.analysis import METRICS, fmt, shown
+
+    goodput = shown(METRICS["goodput_bps"], c.table["goodput_bps"])
     for _, r in c.table.iterrows():
         rank = "–" if r["rank"] != r["rank"] else str(int(r["rank"]))
         t.add_row(
             rank,
             r["name"],
-            _mbps(r["goodput_bps"]),
+            fmt(r["goodput_bps"], goodput),
             _num(r["rtt_p95_ms"]),
             _num(r["retrans_pct"], ".2f"),
             r["verdict"],

@@ -34,7 +34,7 @@ Confidence intervals of the mean of a non-negative quantity are clipped at 0.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pandas as pd
@@ -372,7 +372,7 @@ def _pick(table: pd.DataFrame, objective: Objective, rel_margin: float) -> tuple
     pick = pool.iloc[0]
     if reason is None:
         return str(pick["name"]), None
-    m, label = METRICS[reason], METRICS[objective.metric].label
+    m, label = shown(METRICS[reason], table[reason]), METRICS[objective.metric].label
     better = "higher" if m.higher_is_better else "lower"
     unit = f" {m.unit}" if m.unit not in ("", "%") else m.unit
     return str(pick["name"]), (
@@ -482,7 +482,25 @@ def analyze(
 
 
 def fmt(value: float, metric: Metric) -> str:
-    return "–" if not np.isfinite(value) else f"{value * metric.scale:.{metric.decimals}f}"
+    return "–" if not np.isfinite(value) else number_text(value * metric.scale, f".{metric.decimals}f")
+
+
+def number_text(value: float, spec: str) -> str:
+    """`value` formatted by `spec`, where what rounds to zero from below
+    (-0.0, or a mean less its minimum: -1e-15) prints as 0."""
+    text = format(value, spec)
+    return text[1:] if text.startswith("-") and float(text) == 0 else text
+
+
+def shown(metric: Metric, values) -> Metric:
+    """`metric` with the decimals that show the largest of `values` to three
+    significant digits, if its own show fewer: goodputs of a UMTS path (0.121,
+    0.118 Mbit/s) all read 0.12 at the two decimals that suit Mbit/s paths."""
+    v = np.abs(np.asarray(values, dtype=float) * metric.scale)
+    v = v[np.isfinite(v) & (v > 0)]
+    if not v.size:
+        return metric
+    return replace(metric, decimals=max(metric.decimals, 2 - math.floor(math.log10(v.max()))))
 
 
 def confidence_text(c: ConditionResult, margin: float) -> str:

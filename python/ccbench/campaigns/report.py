@@ -49,8 +49,7 @@ def _img(png: bytes, alt: str) -> str:
     return f'<img alt="{_e(alt)}" src="data:image/png;base64,{base64.b64encode(png).decode()}">'
 
 
-def _cell(r: pd.Series, col: str) -> str:
-    m = METRICS[col]
+def _cell(r: pd.Series, col: str, m) -> str:
     v, lo, hi = r.get(col, np.nan), r.get(f"{col}_low", np.nan), r.get(f"{col}_high", np.nan)
     rng = f' <span class="pm">({fmt(lo, m)}–{fmt(hi, m)})</span>' if np.isfinite(lo) and np.isfinite(hi) else ""
     return f"<td>{fmt(v, m)}{rng}</td>"
@@ -70,8 +69,9 @@ def _vs_best(r: pd.Series, metric) -> str:
 
 
 def condition_table(c: ConditionResult, objective, several_flows: bool, factor: str) -> str:
-    metric = METRICS[objective.metric]
     cols = [m for m in TABLE_METRICS if (several_flows or m != "jain") and m != objective.metric]
+    shown = {col: analysis.shown(METRICS[col], c.table[col]) for col in [objective.metric, *cols] if col in c.table}
+    metric = shown.get(objective.metric, METRICS[objective.metric])
     head = "".join(
         f"<th>{_e(METRICS[m].label)}{' (' + METRICS[m].unit + ')' if METRICS[m].unit else ''}</th>" for m in cols
     )
@@ -82,8 +82,9 @@ def condition_table(c: ConditionResult, objective, several_flows: bool, factor: 
         cls = ' class="rank1"' if r["name"] == c.pick or r["verdict"] == "tied" else ""
         front = "◆" if r["pareto"] else ""
         body.append(
-            f'<tr{cls}><td>{rank}</td><td class="name">{_e(r["name"])}</td>{_cell(r, objective.metric)}'
-            f"{_vs_best(r, metric)}{''.join(_cell(r, m) for m in cols)}<td>{front}</td><td>{int(r['n'])}</td></tr>"
+            f'<tr{cls}><td>{rank}</td><td class="name">{_e(r["name"])}</td>{_cell(r, objective.metric, metric)}'
+            f"{_vs_best(r, metric)}{''.join(_cell(r, m, shown.get(m, METRICS[m])) for m in cols)}"
+            f"<td>{front}</td><td>{int(r['n'])}</td></tr>"
         )
     return (
         '<div class="wide"><table class="cond"><thead>'
@@ -99,10 +100,12 @@ def recommendation_html(c: ConditionResult, objective, margin: float, factor: st
             return f"No pick: {_e(c.no_pick)}; the runs are too short for this network: lengthen them."
         return f"No pick: {_e(c.no_pick or 'no candidate finished a run under these conditions')}."
     r = c.table.set_index("name").loc[c.pick]
+    goodput, rtt, retrans = (
+        analysis.shown(METRICS[m], c.table[m]) for m in ("goodput_bps", "rtt_p95_ms", "retrans_pct")
+    )
     facts = (
-        f"goodput {fmt(r['goodput_bps'], METRICS['goodput_bps'])} Mbit/s, p95 RTT "
-        f"{fmt(r['rtt_p95_ms'], METRICS['rtt_p95_ms'])} ms, "
-        f"retransmissions {fmt(r['retrans_pct'], METRICS['retrans_pct'])}%"
+        f"goodput {fmt(r['goodput_bps'], goodput)} Mbit/s, p95 RTT {fmt(r['rtt_p95_ms'], rtt)} ms, "
+        f"retransmissions {fmt(r['retrans_pct'], retrans)}%"
     )
     text = f"Pick <b>{_e(c.pick)}</b> ({facts}) for <i>{_e(objective.description)}</i>."
     if c.pick_reason:
