@@ -163,3 +163,13 @@ def test_runs_over_time_plot_throughput_from_bytes_sent_where_asked():
         ax = fig.axes[0]
         assert ax.get_ylabel() == f"{what} (Mbit/s)"
         assert np.allclose(ax.lines[0].get_ydata(), mbit)
+
+
+def test_a_cdf_rises_from_zero():
+    """Drawn from its first sample, a CDF of 6 flows started at 1/6 and its
+    axis at about 0.17; it now rises from 0 at the smallest value."""
+    fig = plots.cdf({"a": np.array([3.0, 1.0, 2.0]), "none": np.array([])}, "x", "t")
+    a, none = fig.axes[0].lines
+    assert a.get_ydata()[0] == 0.0 and a.get_xdata()[0] == 1.0 and a.get_ydata()[-1] == 1.0
+    assert len(none.get_xdata()) == 0 and none.get_label() == "none"
+    assert fig.axes[0].get_ylim()[0] <= 0.0

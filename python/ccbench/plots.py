@@ -222,12 +222,19 @@ def ecdf(values) -> tuple[np.ndarray, np.ndarray]:
     return x, np.arange(1, x.size + 1) / max(x.size, 1)
 
 
+def step_cdf(ax, values, **line) -> None:
+    """The empirical CDF of `values` as a step line that rises from 0 at the
+    smallest value, so the axis starts at 0 as a CDF's does (drawn from the
+    first sample on, a CDF of 6 flows started at 1/6)."""
+    x, y = ecdf(values)
+    ax.step(np.r_[x[:1], x], np.r_[np.zeros(min(x.size, 1)), y], where="post", **line)
+
+
 def cdf(groups: dict[str, np.ndarray], xlabel: str, title: str, empty: str = "no data"):
     """Empirical CDFs, one line per group; without any group, `empty` says why."""
     fig, ax = plt.subplots(figsize=(5.8, 3.4), layout="constrained")
     for i, (name, v) in enumerate(groups.items()):
-        x, y = ecdf(v)
-        ax.step(x, y, where="post", lw=1.2, color=f"C{i % 10}", ls="-" if i < 10 else "--", label=str(name))
+        step_cdf(ax, v, lw=1.2, color=f"C{i % 10}", ls="-" if i < 10 else "--", label=str(name))
     ax.set_xlabel(xlabel)
     ax.set_ylabel("fraction")
     set_title(ax, title)

@@ -181,8 +181,7 @@ def cdfs(flows: pd.DataFrame, factor: str, names: list[str]):
     fig, axes = plt.subplots(1, 3, figsize=(11.5, 3.3), layout="constrained", sharey=True)
     for ax, (col, scale, label) in zip(axes, panels):
         for i, (name, f) in enumerate(sel.items()):
-            x, y = plots.ecdf(f[col].to_numpy(float) * scale)
-            ax.step(x, y, where="post", lw=1.2, color=f"C{i % 10}", label=name)
+            plots.step_cdf(ax, f[col].to_numpy(float) * scale, lw=1.2, color=f"C{i % 10}", label=name)
         ax.set_xlabel(label)
         ax.grid(True, alpha=0.3)
     axes[0].set_ylabel("fraction of flows (CDF)")
