@@ -139,16 +139,22 @@ def rtt_over_time(
     return fig
 
 
-def smooth_rate(s: pd.DataFrame, column: str, window_s: float) -> tuple[np.ndarray, np.ndarray]:
+def smooth_rate(
+    s: pd.DataFrame, column: str, window_s: float, span: tuple[float, float] | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """A flow's mean rate (bit/s) over consecutive windows of `window_s`, from its
-    cumulative byte counter `column` (delivered_bytes or bytes_sent)."""
+    cumulative byte counter `column` (delivered_bytes or bytes_sent): the
+    windows cover its samples, or `span` (start, end) if given, so that flows
+    sampled over different times share one grid (outside its samples a flow's
+    rate is 0)."""
     t = s["t"].to_numpy(dtype=float)
     c = s[column].to_numpy(dtype=float)
     if t.size < 2:
         return np.empty(0), np.empty(0)
-    edges = np.arange(t[0], t[-1] + 1e-9, window_s)
+    start, end = span if span is not None else (t[0], t[-1])
+    edges = np.arange(start, end + 1e-9, window_s)
     if edges.size < 2:
-        edges = np.array([t[0], t[-1]])
+        edges = np.array([start, end])
     at = np.interp(edges, t, c)
     return edges[1:], np.diff(at) * 8.0 / np.diff(edges)
 
@@ -316,21 +322,29 @@ def tradeoff(
     return fig
 
 
+#: A rate over time is drawn with at least this many windows.
+MIN_WINDOWS = 20
+
+
 def runs_rate_over_time(runs: dict[str, pd.DataFrame], window_s: float, title: str, what: str = "goodput"):
     """Goodput (or `what` = "throughput": payload sent, retransmissions
     included) over time of one run per algorithm, all flows of the run summed."""
     from ccbench.metrics import RATE_COUNTERS
 
-    fig, ax = _time_figure(title, f"{what} (Mbit/s)", width=6.8, height=3.4)
+    # The flows of a run are summed on one grid from its first sample to its
+    # last (a flow that starts later is sampled from its start); the window is
+    # shortened for runs too short to show `window_s` means (a quick study's
+    # transfers end within two seconds).
+    spans = {name: (s["t"].min(), s["t"].max()) for name, s in runs.items() if len(s)}
+    longest = max((b - a for a, b in spans.values()), default=0.0)
+    window = min(window_s, float(f"{longest / MIN_WINDOWS:.2g}")) if longest > 0 else window_s
+    fig, ax = _time_figure(title, f"{what} (Mbit/s, {window_text(window)} means)", width=6.8, height=3.4)
     for i, (name, series) in enumerate(runs.items()):
         total_t, total_r = None, None
         for _, s in series.groupby("flow", sort=True):
-            t, r = smooth_rate(s, RATE_COUNTERS[what], window_s)
-            if total_t is None:
-                total_t, total_r = t, r
-            else:
-                k = min(total_r.size, r.size)
-                total_t, total_r = total_t[:k], total_r[:k] + r[:k]
+            t, r = smooth_rate(s, RATE_COUNTERS[what], window, spans[name])
+            if t.size:
+                total_t, total_r = t, r if total_r is None else total_r + r
         if total_t is not None:
             ax.plot(total_t, total_r / 1e6, lw=1.2, color=f"C{i % 10}", label=name)
     ax.set_ylim(bottom=0)
