@@ -99,6 +99,7 @@ impl Harness {
         self.in_flight = self.in_flight.saturating_sub(1);
         let sample = self.sample(1, prior_in_flight);
         let c = self.conn();
+        self.alg.in_ack_event(&mut self.w, &c);
         self.alg.pkts_acked(&mut self.w, &c, &sample);
         if self.recover_at.is_some_and(|r| self.snd_una >= r) {
             self.recover_at = None;
@@ -139,6 +140,7 @@ impl Harness {
         self.snd_nxt = self.snd_una + self.in_flight as u64;
         let sample = self.sample(acked, prior_in_flight);
         let c = self.conn();
+        self.alg.in_ack_event(&mut self.w, &c);
         self.alg.pkts_acked(&mut self.w, &c, &sample);
         let rs = RateSample {
             delivered: delivered as i64,

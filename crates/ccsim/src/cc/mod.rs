@@ -29,11 +29,14 @@
 //!   the segment goes out (Linux tcp_event_data_sent, CA_EVENT_TX_START).
 //! - Each ACK (Linux tcp_ack), after the SACK and cumulative ACK have
 //!   updated the scoreboard and the delivery-rate sampler:
-//!   1. with ECN on, `cwnd_event(EcnEcho)` or `cwnd_event(EcnNoEcho)`
+//!   1. `in_ack_event(w, c)` unless the ACK is older than snd_una (Linux
+//!      tcp_in_ack_event, before tcp_clean_rtx_queue: `c.snd_una` is the
+//!      new one, the RTT sample of this ACK is not yet given);
+//!   2. with ECN on, `cwnd_event(EcnEcho)` or `cwnd_event(EcnNoEcho)`
 //!      (Linux tcp_in_ack_event);
-//!   2. `pkts_acked(w, c, sample)` if the ACK delivered data or gave an RTT
+//!   3. `pkts_acked(w, c, sample)` if the ACK delivered data or gave an RTT
 //!      sample (Linux tcp_clean_rtx_queue -> pkts_acked);
-//!   3. the congestion state machine (Linux tcp_fastretrans_alert), which
+//!   4. the congestion state machine (Linux tcp_fastretrans_alert), which
 //!      may call, in this order:
 //!      - entering Recovery or CWR: `ssthresh(w, c)` (the window is not yet
 //!        reduced), then `set_state(Recovery | Cwr)` (Linux
@@ -47,7 +50,7 @@
 //!        `set_state(Open)`; not for an algorithm that owns the window;
 //!      - the end of Loss: `set_state(Open)`;
 //!      - a fast retransmit under the `SlowStart` (tahoe) policy: as a timeout.
-//!   4. the window update (Linux tcp_cong_control): `cong_control(w, c, rs)`
+//!   5. the window update (Linux tcp_cong_control): `cong_control(w, c, rs)`
 //!      if the algorithm declares `OWNS_WINDOW`; otherwise, in Recovery or
 //!      CWR, proportional rate reduction by the sender; otherwise
 //!      `cong_avoid(w, c, acked)` if the ACK advanced snd_una and delivered
@@ -64,7 +67,7 @@
 //!
 //! What a hook may change: `ssthresh` and `undo_cwnd` see `w` read-only and
 //! return a value the sender stores. `init`, `cong_avoid`, `cong_control`,
-//! `set_state`, `cwnd_event` and `pkts_acked` get `&mut Window` and may set
+//! `set_state`, `cwnd_event`, `in_ack_event` and `pkts_acked` get `&mut Window` and may set
 //! cwnd, ssthresh and cwnd_cnt (e.g. dctcp sets ssthresh on entering
 //! Recovery, westwood+ sets cwnd and ssthresh on CompleteCwr); cwnd_clamp is
 //! the sender's. Everything else (the scoreboard, the state, timers) is the
@@ -249,6 +252,12 @@ pub trait CongestionControl {
 
     /// On the events of `CaEvent` (Linux `cwnd_event`).
     fn cwnd_event(&mut self, _w: &mut Window, _c: &Conn, _event: CaEvent) {}
+
+    /// On every ACK not older than snd_una, duplicates included, once its
+    /// SACK blocks and cumulative ACK are processed (`c.snd_una` is the new
+    /// one) and before `pkts_acked` brings its RTT sample (Linux
+    /// `in_ack_event`; CA_EVENT_FAST_ACK / CA_EVENT_SLOW_ACK before 3.18).
+    fn in_ack_event(&mut self, _w: &mut Window, _c: &Conn) {}
 
     /// On every ACK that delivers data or brings an RTT sample, before the
     /// window update (Linux `pkts_acked`).
@@ -623,6 +632,10 @@ macro_rules! algorithms {
             #[inline]
             pub fn cwnd_event(&mut self, w: &mut Window, c: &Conn, event: CaEvent) {
                 match self { $(Algorithm::$variant(a) => a.cwnd_event(w, c, event)),* }
+            }
+            #[inline]
+            pub fn in_ack_event(&mut self, w: &mut Window, c: &Conn) {
+                match self { $(Algorithm::$variant(a) => a.in_ack_event(w, c)),* }
             }
             #[inline]
             pub fn pkts_acked(&mut self, w: &mut Window, c: &Conn, s: &AckSample) {

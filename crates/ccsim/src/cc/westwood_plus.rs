@@ -14,8 +14,11 @@
 //!     bw_ns_est = 7/8 bw_ns_est + 1/8 b,   bw_est = 7/8 bw_est + 1/8 bw_ns_est
 //! (the first sample fills both). Duplicate ACKs count one segment each, and
 //! the cumulative ACK that follows them is reduced by what they counted.
-//! RTTmin is the smallest RTT sample, re-learned from the first ACK after a
-//! timeout.
+//! RTTmin is the smallest RTT sample, restarted after a timeout. As in Linux
+//! the estimator runs on every ACK before the ACK's RTT sample is taken
+//! (in_ack_event, then pkts_acked), so RTTmin and the sampling interval use
+//! the previous ACK's sample: the restart takes the last sample before the
+//! timeout, and the next ACK's min brings in the first new one.
 //!
 //! Westwood (the original, per-ACK estimator) is `westwood.rs`; it samples
 //! every ACK, which ACK compression inflates, the flaw Westwood+ fixes.
@@ -165,13 +168,10 @@ impl CongestionControl for WestwoodPlus {
         }
     }
 
-    fn pkts_acked(&mut self, _w: &mut Window, c: &Conn, s: &AckSample) {
-        if let Some(rtt) = s.rtt_ns {
-            if rtt > 0 {
-                self.rtt = rtt;
-            }
-        }
-        // Linux tcp_westwood_ack (slow path; the fast path is its special case).
+    /// Linux tcp_westwood_ack (its slow path, westwood_acked_count, for every
+    /// ACK). It runs before pkts_acked, so the sampling interval and RTTmin
+    /// see the RTT of the previous ACK, as in Linux.
+    fn in_ack_event(&mut self, _w: &mut Window, c: &Conn) {
         self.update_window(c);
         self.bk += self.acked.count(c);
         if self.reset_rtt_min {
@@ -179,6 +179,15 @@ impl CongestionControl for WestwoodPlus {
             self.reset_rtt_min = false;
         } else {
             self.rtt_min = self.rtt_min.min(self.rtt);
+        }
+    }
+
+    /// Linux tcp_westwood_pkts_acked: keep the ACK's RTT sample.
+    fn pkts_acked(&mut self, _w: &mut Window, _c: &Conn, s: &AckSample) {
+        if let Some(rtt) = s.rtt_ns {
+            if rtt > 0 {
+                self.rtt = rtt;
+            }
         }
     }
 
@@ -238,12 +247,22 @@ mod tests {
         h.set_cwnd(100, 50);
         h.w.cwnd_clamp = 100;
         h.rounds(60);
+        // A queue builds before the timeout: the last RTT sample is 200 ms.
+        h.queue_delay = 100 * NS_PER_MS;
+        h.ack(NS_PER_MS);
+        assert_eq!(h.state("rtt_min_ms"), 100.0);
         h.timeout();
         assert_eq!(h.w.cwnd, 1);
         assert!(h.w.ssthresh >= 97, "ssthresh {}", h.w.ssthresh);
-        // The path got longer: RTTmin follows after the timeout.
+        // The path got longer (150 ms) and the queue drained. Linux resets
+        // RTTmin in in_ack_event, before pkts_acked brings the ACK's own
+        // sample: the first ACK restarts it from the 200 ms the timeout left,
+        // the next one takes the 150 ms of the first.
+        h.queue_delay = 0;
         h.rtt = 150 * NS_PER_MS;
-        h.rounds(1);
+        h.ack(150 * NS_PER_MS);
+        assert_eq!(h.state("rtt_min_ms"), 200.0);
+        h.ack(NS_PER_MS);
         assert_eq!(h.state("rtt_min_ms"), 150.0);
     }
 

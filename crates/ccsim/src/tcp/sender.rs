@@ -623,6 +623,13 @@ impl Sender {
         }
         let delivered = (self.rate.delivered - prior_delivered) as u32;
 
+        // Linux tcp_in_ack_event: every ACK not older than snd_una, before
+        // tcp_clean_rtx_queue hands over the RTT sample (pkts_acked below).
+        if ack.seq >= prior_una {
+            let c = self.conn(now);
+            self.cc.in_ack_event(&mut self.w, &c);
+        }
+
         // ECN echo (Linux: per ACK; DCTCP counts the delivered segments with CE).
         self.ece_seen_this_ack = self.cfg.ecn && ack.ece;
         if self.cfg.ecn {
