@@ -59,7 +59,9 @@
 //!   episode (`timeout_starts_episode`), `ssthresh(w, c)` on the window
 //!   before the timeout, then `cwnd_event(Loss)` (`reduce_on_timeout`); a
 //!   second timeout back to back calls neither. Then cwnd = 1 and
-//!   `set_state(Loss)`.
+//!   `set_state(Loss)`. When the RFC 4138 F-RTO takes the timeout (Linux
+//!   2.6.22 to 3.9 tcp_enter_frto) it is `ssthresh(w, c)`, then
+//!   `cwnd_event(Frto)`, then `set_state(Disorder)`.
 //! - `set_state(new)` is always called before the state changes (Linux
 //!   tcp_set_ca_state), `c.ca_state` still the old state.
 //! - `pacing_rate()` is read whenever the sender paces a segment; `state()`
@@ -140,6 +142,11 @@ pub enum CaEvent {
     /// A retransmission timeout started a loss episode: sent after `ssthresh`,
     /// before cwnd drops and the state changes to Loss (Linux CA_EVENT_LOSS).
     Loss,
+    /// A retransmission timeout that the RFC 4138 F-RTO takes (`tcp.frto =
+    /// "rfc4138"`) started a loss episode: sent after `ssthresh`, before
+    /// cwnd is cut to the flight (Linux 2.6.22 to 3.9 CA_EVENT_FRTO, from
+    /// tcp_enter_frto). Such a timeout sends no `Loss`.
+    Frto,
     /// An ACK carried ECN-Echo.
     EcnEcho,
     /// An ACK without ECN-Echo.

@@ -27,7 +27,9 @@
 //! at) and the window jumps to BWE * RTTmin when recovery completes
 //! (CA_EVENT_COMPLETE_CWR): the estimate keeps learning during recovery,
 //! which matters after slow start, when the filtered estimate still lags the
-//! doubling rate. After a timeout ssthresh is BWE * RTTmin at once.
+//! doubling rate. After a timeout ssthresh is BWE * RTTmin at once
+//! (CA_EVENT_LOSS; CA_EVENT_FRTO when the RFC 4138 F-RTO of 2.6.22 to 3.9
+//! takes the timeout).
 //! Time and bandwidth are kept in nanoseconds and bytes per second (f64), not
 //! jiffies and bytes per jiffy.
 
@@ -154,9 +156,10 @@ impl CongestionControl for WestwoodPlus {
 
     fn cwnd_event(&mut self, w: &mut Window, _c: &Conn, event: CaEvent) {
         match event {
-            CaEvent::Loss => {
-                // After a timeout ssthresh comes from the estimate, and RTTmin
-                // is re-learned from the next ACK (the path may have changed).
+            // After a timeout ssthresh comes from the estimate, and RTTmin
+            // restarts at the next ACK (the path may have changed): Linux
+            // 3.10+ on CA_EVENT_LOSS, 2.6.22 to 3.9 on CA_EVENT_FRTO.
+            CaEvent::Loss | CaEvent::Frto => {
                 w.ssthresh = self.bw_rttmin();
                 self.reset_rtt_min = true;
             }

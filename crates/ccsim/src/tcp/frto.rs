@@ -24,7 +24,7 @@
 //! episode (recovery.rs), which every release has.
 
 use super::sender::Sender;
-use crate::cc::CaState;
+use crate::cc::{CaEvent, CaState};
 use crate::net::packet::Packet;
 use crate::time::Nanos;
 
@@ -135,6 +135,7 @@ impl Sender {
             } else {
                 self.w.ssthresh = self.cc.ssthresh(&self.w, &c);
             }
+            self.cc.cwnd_event(&mut self.w, &c, CaEvent::Frto);
         }
         self.episode.undo_marker = una;
         self.episode.undo_retrans = 0;
@@ -320,6 +321,28 @@ mod tests {
             assert_eq!(d.s.w.ssthresh, ssthresh, "sack {sack}: the halving stays");
             assert!(d.s.w.cwnd >= ssthresh - 1, "sack {sack}: cwnd {}", d.s.w.cwnd);
         }
+    }
+
+    #[test]
+    fn rfc4138_frto_reports_its_timeout_to_the_algorithm() {
+        // Linux 2.6.22 to 3.9 tcp_enter_frto: ssthresh, then CA_EVENT_FRTO,
+        // which Westwood+ answers with BWE * RTTmin instead of Reno's half.
+        // One segment per 10 ms: first with a receive window of 5 segments
+        // (RTT 50 ms, RTTmin), then of 20 (a queue: RTT 200 ms). BWE * RTTmin
+        // is 5 segments, Reno's half of the window at least 10.
+        let mut d = Driver::with_timestamps("westwood+", 5, false);
+        d.s.cfg.frto = FrtoVariant::Rfc4138;
+        d.rwnd = 5;
+        d.start();
+        d.ack(50, 1, &[]);
+        for cum in 2..=500 {
+            d.rwnd = if cum < 100 { 5 } else { 20 };
+            d.ack(10, cum, &[]);
+        }
+        let cwnd = d.s.w.cwnd;
+        d.timeout();
+        assert_eq!(d.s.ca_state, CaState::Disorder, "F-RTO took the timeout");
+        assert!(cwnd / 2 >= 10 && (4..=5).contains(&d.s.w.ssthresh), "ssthresh {}, cwnd {cwnd}", d.s.w.ssthresh);
     }
 
     #[test]
