@@ -29,7 +29,10 @@
 //! which matters after slow start, when the filtered estimate still lags the
 //! doubling rate. After a timeout ssthresh is BWE * RTTmin at once
 //! (CA_EVENT_LOSS; CA_EVENT_FRTO when the RFC 4138 F-RTO of 2.6.22 to 3.9
-//! takes the timeout).
+//! takes the timeout). Those releases answered CA_EVENT_FRTO only: a
+//! timeout F-RTO did not take (without SACK, once more than the head was
+//! retransmitted) kept Reno's half; `loss_event = 0`, which the kernel
+//! presets before 3.10 set, does the same.
 //! Time and bandwidth are kept in nanoseconds and bytes per second (f64), not
 //! jiffies and bytes per jiffy.
 
@@ -40,13 +43,19 @@ use crate::time::{Nanos, NS_PER_MS, NS_PER_SEC};
 
 /// The parameters (`cc_params`), read with `Params::{float, int, flag}`.
 pub mod param {
-    use crate::cc::FloatParam;
+    use crate::cc::{BoolParam, FloatParam};
     pub const MIN_INTERVAL_MS: FloatParam = FloatParam {
         name: "min_interval_ms",
         default: 50.0,
         min: 1.0,
         max: 10_000.0,
         doc: "shortest bandwidth sampling interval (Linux TCP_WESTWOOD_RTT_MIN), ms",
+    };
+    pub const LOSS_EVENT: BoolParam = BoolParam {
+        name: "loss_event",
+        default: true,
+        doc: "1: a timeout F-RTO does not take also sets ssthresh = BWE * RTTmin (CA_EVENT_LOSS, Linux 3.10+); \
+              0: it keeps Reno's half (2.6.22 to 3.9 answer CA_EVENT_FRTO only)",
     };
 }
 
@@ -63,7 +72,7 @@ pub const INFO: Info = Info {
     reference: "Grieco, Mascolo, ACM CCR 2004; Linux tcp_westwood.c (named westwood there)",
     summary: "Linux's `westwood` module (tcp_westwood.c) is this Westwood+; Reno growth; on loss ssthresh = BWE * RTTmin, BWE sampled once per RTT and low-pass filtered (7/8)",
     recovery: RecoveryPolicy::NewReno,
-    params: &[Param::Float(&param::MIN_INTERVAL_MS)],
+    params: &[Param::Float(&param::MIN_INTERVAL_MS), Param::Bool(&param::LOSS_EVENT)],
     state: &[state::BWE_BPS, state::RTT_MIN_MS, state::BW_RTTMIN_PKTS],
 };
 
@@ -72,6 +81,8 @@ const INIT_RTT_NS: Nanos = 20 * NS_PER_SEC;
 
 pub struct WestwoodPlus {
     min_interval_ns: Nanos,
+    /// Answer CaEvent::Loss (Linux 3.10+), not only CaEvent::Frto.
+    loss_event: bool,
     /// Bytes per second: the first filter stage and the estimate.
     bw_ns_est: f64,
     bw_est: f64,
@@ -91,6 +102,7 @@ impl WestwoodPlus {
     pub fn new(p: &Params) -> WestwoodPlus {
         WestwoodPlus {
             min_interval_ns: (p.float(&param::MIN_INTERVAL_MS) * NS_PER_MS as f64) as Nanos,
+            loss_event: p.flag(&param::LOSS_EVENT),
             bw_ns_est: 0.0,
             bw_est: 0.0,
             rtt_win_sx: 0,
@@ -158,8 +170,13 @@ impl CongestionControl for WestwoodPlus {
         match event {
             // After a timeout ssthresh comes from the estimate, and RTTmin
             // restarts at the next ACK (the path may have changed): Linux
-            // 3.10+ on CA_EVENT_LOSS, 2.6.22 to 3.9 on CA_EVENT_FRTO.
-            CaEvent::Loss | CaEvent::Frto => {
+            // 3.10+ on CA_EVENT_LOSS; 2.6.22 to 3.9 on CA_EVENT_FRTO only,
+            // so a timeout without F-RTO kept tcp_reno_ssthresh's half.
+            CaEvent::Frto => {
+                w.ssthresh = self.bw_rttmin();
+                self.reset_rtt_min = true;
+            }
+            CaEvent::Loss if self.loss_event => {
                 w.ssthresh = self.bw_rttmin();
                 self.reset_rtt_min = true;
             }
@@ -204,7 +221,9 @@ impl CongestionControl for WestwoodPlus {
 #[cfg(test)]
 mod tests {
     use super::super::harness::Harness;
+    use crate::cc::CaEvent;
     use crate::time::NS_PER_MS;
+    use std::collections::BTreeMap;
 
     #[test]
     fn estimate_converges_to_the_delivery_rate() {
@@ -267,6 +286,22 @@ mod tests {
         assert_eq!(h.state("rtt_min_ms"), 200.0);
         h.ack(NS_PER_MS);
         assert_eq!(h.state("rtt_min_ms"), 150.0);
+    }
+
+    #[test]
+    fn before_3_10_a_timeout_without_frto_halves_as_reno() {
+        // Linux 2.6.22 to 3.9: tcp_westwood_event answers CA_EVENT_FRTO, not CA_EVENT_LOSS.
+        let params = BTreeMap::from([("loss_event".to_string(), 0.0)]);
+        let mut h = Harness::with_params("westwood+", 100, &params);
+        h.set_cwnd(100, 50);
+        h.w.cwnd_clamp = 100;
+        h.rounds(60);
+        h.timeout();
+        assert_eq!((h.w.cwnd, h.w.ssthresh), (1, 50));
+        // The F-RTO's event still brings BWE * RTTmin.
+        let c = h.conn();
+        h.alg.cwnd_event(&mut h.w, &c, CaEvent::Frto);
+        assert!(h.w.ssthresh >= 97, "ssthresh {}", h.w.ssthresh);
     }
 
     #[test]

@@ -124,7 +124,16 @@ const CUBIC_NO_PRE_LOSS_CAP: (&str, &str, f64, &str) =
     ("cubic", "pre_loss_cnt", 0.0, "tcp_cubic.c bictcp_update: no cnt cap before the first loss until after 2.6.32");
 /// CUBIC v2.1 (2.6.24): beta 819/1024, max_increment 16, and cnt = 50 while
 /// no loss has been seen (`if (ca->loss_cwnd == 0)`).
+/// Westwood+ before 3.10 answers CA_EVENT_FRTO (tcp_enter_frto) and not
+/// CA_EVENT_LOSS (tcp_enter_loss): "tcp: implement RFC5682 F-RTO" moved it.
+const WESTWOOD_FRTO_ONLY: (&str, &str, f64, &str) = (
+    "westwood+",
+    "loss_event",
+    0.0,
+    "tcp_westwood.c tcp_westwood_event: CA_EVENT_FRTO, not CA_EVENT_LOSS (2.6.22 to 3.9)",
+);
 const CUBIC_2_1: &[(&str, &str, f64, &str)] = &[
+    WESTWOOD_FRTO_ONLY,
     CUBIC_NO_HYSTART,
     ("cubic", "beta", 0.8, "tcp_cubic.c v2.1: beta = 819 (/1024)"),
     ("cubic", "max_increment", 16.0, "tcp_cubic.c v2.1: max_increment = 16, min_cnt above the origin"),
@@ -158,8 +167,12 @@ const LINUX_2_6: &[PresetValue] = &[
 /// (its RACK-TLP, 4.18+, is the `rack` and `tlp` defaults).
 pub const PRESETS: &[KernelPreset] = &[
     KernelPreset { name: "2.6.24", tcp: LINUX_2_6, cc_params: CUBIC_2_1 },
-    KernelPreset { name: "2.6.26", tcp: LINUX_2_6, cc_params: &[CUBIC_NO_HYSTART, CUBIC_NO_PRE_LOSS_CAP] },
-    KernelPreset { name: "2.6.32", tcp: LINUX_2_6, cc_params: &[CUBIC_NO_PRE_LOSS_CAP] },
+    KernelPreset {
+        name: "2.6.26",
+        tcp: LINUX_2_6,
+        cc_params: &[WESTWOOD_FRTO_ONLY, CUBIC_NO_HYSTART, CUBIC_NO_PRE_LOSS_CAP],
+    },
+    KernelPreset { name: "2.6.32", tcp: LINUX_2_6, cc_params: &[WESTWOOD_FRTO_ONLY, CUBIC_NO_PRE_LOSS_CAP] },
     KernelPreset {
         name: "3.5",
         tcp: &[
@@ -185,7 +198,7 @@ pub const PRESETS: &[KernelPreset] = &[
             ),
             FRTO_RFC4138,
         ],
-        cc_params: &[],
+        cc_params: &[WESTWOOD_FRTO_ONLY],
     },
     KernelPreset { name: "6.x", tcp: &[], cc_params: &[] },
 ];
@@ -304,6 +317,19 @@ mod tests {
         let merged = with_preset(serde_json::from_str(r#"{"kernel": "2.6.24"}"#).unwrap()).unwrap();
         let tcp: crate::scenario::TcpSpec = serde_json::from_value(Value::Object(merged)).unwrap();
         assert_eq!(tcp.frto, crate::scenario::FrtoSpec::Rfc4138);
+    }
+
+    #[test]
+    fn westwood_plus_before_3_10_answers_only_the_frto_event() {
+        let loss_event = |name: &str| {
+            preset(name).unwrap().cc_params.iter().find(|p| p.0 == "westwood+" && p.1 == "loss_event").map(|p| p.2)
+        };
+        for old in ["2.6.24", "2.6.26", "2.6.32", "3.5"] {
+            assert_eq!(loss_event(old), Some(0.0), "{old}");
+        }
+        assert_eq!(loss_event("6.x"), None);
+        let info = crate::cc::lookup("westwood+").unwrap();
+        assert!(info.params.iter().any(|p| p.name() == "loss_event"));
     }
 
     #[test]
