@@ -52,7 +52,8 @@
 //!      - a fast retransmit under the `SlowStart` (tahoe) policy: as a timeout.
 //!   5. the window update (Linux tcp_cong_control): `cong_control(w, c, rs)`
 //!      if the algorithm declares `OWNS_WINDOW`; otherwise, in Recovery or
-//!      CWR, proportional rate reduction by the sender; otherwise
+//!      CWR, proportional rate reduction by the sender, or without PRR rate
+//!      halving down to `min_cwnd(w)` (Linux tcp_cwnd_down); otherwise
 //!      `cong_avoid(w, c, acked)` if the ACK advanced snd_una and delivered
 //!      data (Linux tcp_may_raise_cwnd). cwnd is then at least 1.
 //! - A retransmission timeout (Linux tcp_enter_loss): if it starts a loss
@@ -269,6 +270,14 @@ pub trait CongestionControl {
     /// On every ACK that delivers data or brings an RTT sample, before the
     /// window update (Linux `pkts_acked`).
     fn pkts_acked(&mut self, _w: &mut Window, _c: &Conn, _s: &AckSample) {}
+
+    /// Rate halving (`tcp.prr` off, Linux before 3.2) lowers the window on
+    /// the ACKs of a Recovery or CWR only while it is above this (Linux
+    /// `min_cwnd` through tcp_cwnd_min, 2.6 to 3.14; ssthresh when the
+    /// module has none).
+    fn min_cwnd(&self, w: &Window) -> u32 {
+        w.ssthresh
+    }
 
     /// When a reduction turns out to be spurious: the window to restore (Linux `undo_cwnd`).
     fn undo_cwnd(&mut self, w: &Window, prior_cwnd: u32) -> u32 {
@@ -647,6 +656,9 @@ macro_rules! algorithms {
             #[inline]
             pub fn pkts_acked(&mut self, w: &mut Window, c: &Conn, s: &AckSample) {
                 match self { $(Algorithm::$variant(a) => a.pkts_acked(w, c, s)),* }
+            }
+            pub fn min_cwnd(&self, w: &Window) -> u32 {
+                match self { $(Algorithm::$variant(a) => a.min_cwnd(w)),* }
             }
             pub fn undo_cwnd(&mut self, w: &Window, prior_cwnd: u32) -> u32 {
                 match self { $(Algorithm::$variant(a) => a.undo_cwnd(w, prior_cwnd)),* }

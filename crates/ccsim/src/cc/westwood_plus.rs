@@ -32,7 +32,9 @@
 //! takes the timeout). Those releases answered CA_EVENT_FRTO only: a
 //! timeout F-RTO did not take (without SACK, once more than the head was
 //! retransmitted) kept Reno's half; `loss_event = 0`, which the kernel
-//! presets before 3.10 set, does the same.
+//! presets before 3.10 set, does the same. Without PRR (rate halving, Linux
+//! before 3.2) the window comes down during recovery only to BWE * RTTmin
+//! (the module's min_cwnd, 2.6 to 3.14), not to Reno's ssthresh.
 //! Time and bandwidth are kept in nanoseconds and bytes per second (f64), not
 //! jiffies and bytes per jiffy.
 
@@ -164,6 +166,12 @@ impl CongestionControl for WestwoodPlus {
 
     fn cong_avoid(&mut self, w: &mut Window, c: &Conn, acked: u32) {
         reno_cong_avoid(w, c, acked)
+    }
+
+    /// Linux 2.6 to 3.14 `.min_cwnd = tcp_westwood_bw_rttmin`: rate halving
+    /// (no PRR) stops at BWE * RTTmin, not at Reno's ssthresh.
+    fn min_cwnd(&self, _w: &Window) -> u32 {
+        self.bw_rttmin()
     }
 
     fn cwnd_event(&mut self, w: &mut Window, _c: &Conn, event: CaEvent) {

@@ -422,9 +422,10 @@ impl Sender {
 
     /// Rate halving, the reduction of Linux before PRR (3.2): tcp_cwnd_down.
     /// On every ACK that delivers data the window falls by one segment per two
-    /// ACKs while above ssthresh, and never exceeds the segments in flight
-    /// plus one, so the sender sends one segment per two delivered and never
-    /// bursts when recovery ends.
+    /// ACKs while above the algorithm's floor (tcp_cwnd_min: its min_cwnd,
+    /// else ssthresh), and never exceeds the segments in flight plus one, so
+    /// the sender sends one segment per two delivered and never bursts when
+    /// recovery ends.
     pub(super) fn rate_halve(&mut self, newly_delivered: u32) {
         if newly_delivered == 0 {
             return;
@@ -432,7 +433,7 @@ impl Sender {
         let decr = self.episode.halving_cnt + 1;
         self.episode.halving_cnt = decr & 1;
         let decr = decr >> 1;
-        if decr > 0 && self.w.cwnd > self.w.ssthresh {
+        if decr > 0 && self.w.cwnd > self.cc.min_cwnd(&self.w) {
             self.w.cwnd -= decr;
         }
         self.w.cwnd = self.w.cwnd.min(self.sb.in_flight() + 1);
@@ -560,6 +561,34 @@ mod tests {
             d.s.w.cwnd,
             sent.len()
         );
+    }
+
+    #[test]
+    fn rate_halving_stops_at_the_algorithms_min_cwnd() {
+        // Linux 2.6 tcp_cwnd_down lowers the window only while it is above
+        // tcp_cwnd_min(), the module's min_cwnd: Westwood+'s is BWE * RTTmin
+        // (tcp_westwood_bw_rttmin), not ssthresh.
+        let mut d = Driver::new("westwood+", 20);
+        d.s.cfg.prr = false;
+        d.s.w.cwnd_clamp = 20;
+        d.start();
+        // One segment per 5 ms with 20 out: RTT 100 ms, BWE * RTTmin about
+        // 20 segments once the filter has converged.
+        d.ack(100, 1, &[]);
+        for cum in 2..=800 {
+            d.ack(5, cum, &[]);
+        }
+        let floor = d.s.cc.min_cwnd(&d.s.w);
+        assert!((17..=20).contains(&floor), "BWE * RTTmin {floor}");
+        // Segment 800 is lost; the 19 after it are SACKed one per ACK.
+        for k in 1..=19u64 {
+            d.ack(5, 800, &[(801, 801 + k)]);
+        }
+        assert_eq!((d.s.ca_state, d.s.w.ssthresh), (CaState::Recovery, 10));
+        // It holds at BWE * RTTmin (18 by now); ssthresh's floor would have
+        // taken it to 11.
+        let floor = d.s.cc.min_cwnd(&d.s.w);
+        assert!(d.s.w.cwnd >= floor.max(17), "cwnd {} fell below BWE * RTTmin {floor}", d.s.w.cwnd);
     }
 
     #[test]
