@@ -3,9 +3,15 @@
 //! links", ACM MobiCom 2001).
 //!
 //! Reno's window growth; on loss the window is set from a bandwidth estimate:
-//! - after three duplicate ACKs: ssthresh = BWE * RTTmin / MSS (at least 2),
-//!   and cwnd = ssthresh if it was larger (the sender's recovery does that);
+//! - after three duplicate ACKs: ssthresh = BWE * RTTmin / MSS (at least 2);
+//!   the paper's "if (cwin > ssthresh) cwin = ssthresh" is the sender's
+//!   recovery here, which ends with cwnd = ssthresh as Reno's deflation does
+//!   (PRR gets there during the recovery, from below too; rate halving only
+//!   comes down to it);
 //! - after a timeout: ssthresh = the same, cwnd = 1.
+//!
+//! An ECN echo (which the paper does not consider) reduces to BWE * RTTmin
+//! the same way, through the `ssthresh` hook.
 //!
 //! The estimate is built from every ACK: an ACK at t_k that accounts for d_k
 //! bytes gives the sample b_k = d_k / (t_k - t_{k-1}), filtered by the
@@ -30,10 +36,13 @@
 //! behaviour Westwood+ was introduced to remove (the tests pin the filter to
 //! the paper's equation and show the inflation).
 //!
-//! Choices the paper leaves open: tau = 0.5 s (parameter); ACKs at the same
-//! instant are merged into one sample; the rate of a sample uses the time
-//! since the previous real ACK, the filter coefficient the time since the
-//! previous (possibly null) sample.
+//! Choices the paper leaves open: tau = 0.5 s (parameter); m = 2, the least
+//! the paper allows (m >= 2); ACKs at the same instant are merged into one
+//! sample; the rate of a sample uses the time since the previous real ACK,
+//! the filter coefficient the time since the previous (possibly null)
+//! sample. A sample is taken in `pkts_acked`, so an ACK that brings neither
+//! data nor an RTT sample (with SACK, a duplicate that SACKs nothing new)
+//! counts no segment. There is no Linux module for this algorithm.
 
 use super::common::{bdp_segments, reno_cong_avoid, AckedBytes};
 use super::{AckSample, CongestionControl, Conn, Info, Param, Params, StateOut, Window};

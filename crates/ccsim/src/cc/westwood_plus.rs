@@ -5,8 +5,9 @@
 //! Reno's window growth, but the reduction on loss is adaptive: the window
 //! is set to the bandwidth-delay product the connection was achieving,
 //!     ssthresh = max(BWE * RTTmin / MSS, 2)
-//! after a fast recovery (cwnd = ssthresh) and after a timeout (cwnd = 1). A loss with an empty queue (a random, non-congestion loss)
-//! therefore costs little, while a loss at a full queue drains it.
+//! after a fast recovery (cwnd = ssthresh) and after a timeout (cwnd = 1).
+//! A loss with an empty queue (a random, non-congestion loss) therefore
+//! costs little, while a loss at a full queue drains it.
 //!
 //! Bandwidth estimate (the "+" of Westwood+): the ACKed bytes are summed over
 //! one RTT (at least 50 ms), and each such sample b = bytes / interval feeds
@@ -35,8 +36,21 @@
 //! presets before 3.10 set, does the same. Without PRR (rate halving, Linux
 //! before 3.2) the window comes down during recovery only to BWE * RTTmin
 //! (the module's min_cwnd, 2.6 to 3.14), not to Reno's ssthresh.
-//! Time and bandwidth are kept in nanoseconds and bytes per second (f64), not
-//! jiffies and bytes per jiffy.
+//!
+//! Differs from Linux, on purpose:
+//! - Every ACK takes the slow path (westwood_acked_count). Linux's fast path
+//!   (westwood_fast_bw, for an ACK that header prediction accepts: in order,
+//!   same window, no SACK) adds the whole snd_una advance and leaves the
+//!   bytes the duplicate ACKs counted for a later slow-path ACK to give
+//!   back; which ACKs take it depends on the receiver's window updates,
+//!   which ccbench does not model at that level.
+//! - Time and bandwidth are nanoseconds and bytes per second (f64), not
+//!   jiffies and bytes per jiffy: no rounding of the RTT up to a jiffy, of
+//!   the sample bk / delta down to whole bytes per jiffy, or of the filter's
+//!   (7a + b) >> 3.
+//! - The RTT handed to pkts_acked is the newest (S)ACKed segment's, else the
+//!   timestamp echo's (later Linux's ca_rtt_us), in every preset; 2.6.24 to 3.5
+//!   passed only the RTT of cumulatively ACKed, never retransmitted segments.
 
 use super::common::{bdp_segments, reno_cong_avoid, reno_ssthresh, AckedBytes};
 use super::{AckSample, CaEvent, CongestionControl, Conn, Info, Param, Params, StateOut, Window};
