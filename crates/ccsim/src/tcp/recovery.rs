@@ -690,6 +690,25 @@ mod tests {
     }
 
     #[test]
+    fn without_sack_a_duplicate_ack_delivers_only_what_grows_the_count() {
+        // Linux tcp_add_reno_sack counts a duplicate ACK as delivered only as
+        // far as sacked_out grows (6.x: tcp_count_delivered of the growth;
+        // 3.x: PRR's newly_acked_sacked, the change of packets_out -
+        // sacked_out), and tcp_limit_reno_sacked keeps sacked_out below the
+        // segments out beside the hole. 20 out, none can be added (receive
+        // window), the head lost: 19 duplicate ACKs can stand for segments
+        // that left the network, the 20th to 22nd (duplicated ACKs) cannot.
+        let mut d = lose_the_first_of_twenty();
+        d.s.cfg.sack = false;
+        d.rwnd = 20;
+        for _ in 0..22 {
+            d.ack(1, 0, &[]);
+        }
+        assert_eq!((d.s.ca_state, d.s.sb.packets_out(), d.s.sb.sacked_out), (CaState::Recovery, 20, 19));
+        assert_eq!(d.s.conn(d.now).delivered, 19);
+    }
+
+    #[test]
     fn without_sack_only_duplicate_acks_in_a_row_count_towards_recovery() {
         // Segments 0 and 1 are delayed: two duplicate ACKs, then segment 0
         // arrives and the ACK of new data still leaves 1 missing. Linux

@@ -523,10 +523,14 @@ impl Scoreboard {
     }
 
     /// Without SACK: a duplicate ACK stands for one segment that left the
-    /// network (Linux tcp_add_reno_sack).
-    pub fn add_reno_sack(&mut self) {
+    /// network (Linux tcp_add_reno_sack). Returns the segments it delivered:
+    /// what sacked_out grew by, 0 once the count is at its limit (more
+    /// duplicate ACKs than segments out beside the holes).
+    pub fn add_reno_sack(&mut self) -> u32 {
+        let prior = self.sacked_out;
         self.sacked_out += 1;
         self.check_reno_reordering(0);
+        self.sacked_out.saturating_sub(prior)
     }
 
     /// Without SACK: `acked` segments were cumulatively ACKed; one filled the

@@ -614,11 +614,11 @@ impl Sender {
             } else if self.sb.packets_out() > 0 {
                 // In Loss everything is marked lost already: Linux counts no
                 // duplicate ACK there (tcp_fastretrans_alert, tcp_process_loss),
-                // so none suggests reordering.
+                // so none suggests reordering. Elsewhere a duplicate ACK is a
+                // delivery as far as it grows the count (tcp_add_reno_sack).
                 if self.ca_state != CaState::Loss {
-                    self.sb.add_reno_sack();
+                    self.rate.delivered += self.sb.add_reno_sack() as u64;
                 }
-                self.rate.delivered += 1; // Linux counts a duplicate ACK as one delivery.
             }
         }
         let delivered = (self.rate.delivered - prior_delivered) as u32;
@@ -703,7 +703,9 @@ impl Sender {
             if self.cfg.prr {
                 self.prr_reduce(delivered, acked_new && newly_lost == 0);
             } else {
-                self.rate_halve(delivered);
+                // Linux tcp_cwnd_down: every duplicate ACK of a flow
+                // without SACK counts, whether or not it grew sacked_out.
+                self.rate_halve(if flags.dupack && !self.cfg.sack { delivered.max(1) } else { delivered });
             }
         } else if acked_new && delivered > 0 && !frto_holds_cwnd {
             // Linux tcp_may_raise_cwnd: grow only on in-order progress (RFC 5681).
