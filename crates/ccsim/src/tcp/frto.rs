@@ -373,6 +373,27 @@ mod tests {
     }
 
     #[test]
+    fn rfc5682_frto_without_sack_counts_the_duplicate_acks_of_its_new_data() {
+        // Linux 3.10+ tcp_process_loss: "A Reno DUPACK means new data in
+        // F-RTO step 2.b above are delivered": once new data went out past
+        // the recovery point a duplicate ACK is counted (tcp_add_reno_sack),
+        // up to the new segments (tcp_limit_reno_sacked: the rest are lost).
+        let (mut d, _) = spike(FrtoVariant::Rfc5682, false, false);
+        let sent = d.ack(10, 3, &[]);
+        assert_eq!(sent, [14, 15], "step 2.b: new data first");
+        let delivered = d.s.conn(d.now).delivered;
+        for n in 1..=3 {
+            d.ack(1, 3, &[]);
+            assert_eq!(d.s.ca_state, CaState::Loss);
+            assert_eq!(d.s.sb.sacked_out, n.min(2), "duplicate ACK {n}");
+        }
+        assert_eq!(d.s.conn(d.now).delivered, delivered + 2);
+        // An ACK of new data forgets them.
+        d.ack(1, 4, &[]);
+        assert_eq!(d.s.sb.sacked_out, 0);
+    }
+
+    #[test]
     fn without_frto_a_delay_spike_costs_go_back_n_and_slow_start() {
         let (mut d, _) = spike(FrtoVariant::Off, true, false);
         d.ack(10, 3, &[]);

@@ -248,6 +248,11 @@ pub const NOT_MODELLED: &[(&str, &str)] = &[
          and forced a retransmission only on the ACK that entered recovery (with it the S3 LTE rows move by at \
          most 0.1 Mbit/s)",
     ),
+    (
+        "duplicate ACKs in Loss without SACK",
+        "every preset counts them as 3.10+ does (tcp_process_loss: once new data went out past the recovery point, \
+         up to the segments not marked lost); 2.6 and 3.5 counted none in Loss (tcp_fastretrans_alert)",
+    ),
     ("window_clamp", "before 4.x autotuning also clamped the window to twice the last RTT's data; not modelled"),
     ("initial receive window", "4 segments before 2.6.39, 10 after; ccbench offers about 64 KB (4.19+)"),
 ];

@@ -609,16 +609,19 @@ impl Sender {
         flags.dupack = !acked_new && !flags.data_sacked;
 
         if !self.cfg.sack {
+            // In Loss everything sent before the timeout is marked lost:
+            // Linux 3.10+ counts a duplicate ACK there only once new data
+            // went out past the recovery point (F-RTO step 2.b), and an ACK
+            // of new data forgets the count (tcp_process_loss).
+            let in_loss = self.ca_state == CaState::Loss;
             if acked_new {
                 self.rate.delivered += self.sb.remove_reno_sacks(cum_acked) as u64;
-            } else if self.sb.packets_out() > 0 {
-                // In Loss everything is marked lost already: Linux counts no
-                // duplicate ACK there (tcp_fastretrans_alert, tcp_process_loss),
-                // so none suggests reordering. Elsewhere a duplicate ACK is a
-                // delivery as far as it grows the count (tcp_add_reno_sack).
-                if self.ca_state != CaState::Loss {
-                    self.rate.delivered += self.sb.add_reno_sack() as u64;
+                if in_loss {
+                    self.sb.reset_reno_sacks();
                 }
+            } else if self.sb.packets_out() > 0 && (!in_loss || self.sb.nxt() > self.episode.high_seq) {
+                // A delivery as far as it grows the count (tcp_add_reno_sack).
+                self.rate.delivered += self.sb.add_reno_sack() as u64;
             }
         }
         let delivered = (self.rate.delivered - prior_delivered) as u32;
