@@ -39,6 +39,8 @@ def test_run_json_has_the_documented_keys_per_flow_and_link(runner, tmp_path):
         assert f["goodput_bps"] > 0 and f["completion_s"] is None  # bulk flows: null, not NaN
     assert [link["link"] for link in summary["links"]] == ["downlink", "uplink"]
     assert all(tuple(link) == RUN_LINK_KEYS for link in summary["links"])
+    uplink = summary["links"][1]  # only ACKs cross it: not measured, where it read 0
+    assert uplink["goodput_bps"] is None and uplink["utilization"] is None and uplink["nominal_utilization"] is None
     assert 0.5 <= summary["jain_index"] <= 1
 
 

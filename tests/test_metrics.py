@@ -64,7 +64,7 @@ def test_a_links_goodput_counts_the_time_its_flows_had_it_together():
     assert metrics.link_goodput_bps([0.0, 0.0], [2.0, 2.0], [1000, 3000]) == 16_000.0  # the sum of goodputs
     assert metrics.link_goodput_bps([0.0, 5.0], [10.0, 5.0], [10_000, 5_000]) == 12_000.0  # 10 s, not 15
     assert metrics.link_goodput_bps([0.0, 0.0], [1.0, 4.0], [1000, 1000]) == 4_000.0  # transfers done at 1 and 4 s
-    assert metrics.link_goodput_bps([], [], []) == 0.0
+    assert math.isnan(metrics.link_goodput_bps([], [], []))  # a link no flow's data crosses: not measured
 
 
 def test_interval_rates_and_windows():
@@ -124,6 +124,10 @@ def test_the_core_metrics_are_these_definitions(downlink, tcp):
     python_links = link_summary(links.drop(columns=LINK_METRIC_COLUMNS), python, normalized)
     for c in LINK_METRIC_COLUMNS:
         np.testing.assert_allclose(core_links[c].to_numpy(float), python_links[c].to_numpy(float), rtol=1e-9)
+    # Only ACKs cross the uplink: its goodput and utilization are not measured (they read 0).
+    not_measured = ["goodput_bps", "utilization", "nominal_utilization"]
+    for frame in (core_links, python_links):
+        assert frame.loc[1, "link"] == "uplink" and frame.loc[1, not_measured].isna().all()
     if "trace" in downlink:
         # The first second offers 3 x 1504 bytes a ms, twice the trace's mean.
         rate, offered = core_links.loc[0, ["rate_bps", "offered_rate_bps"]]

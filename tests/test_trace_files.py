@@ -50,6 +50,6 @@ def test_crlf_and_mixed_line_ends_read_as_the_same_trace(tmp_path):
         r = ccbench.run(f)
         assert r.scenario["downlink"]["trace"]["opportunities_ms"] == [1, 2, 3], name
         results.append(r.links[["link", "rate_bps", "utilization"]])
-        assert (r.links["utilization"] <= 1.0).all(), (name, r.links)
+        assert (r.links["utilization"].dropna() <= 1.0).all(), (name, r.links)  # (NaN: the ACK-only uplink)
     for other in results[1:]:
         assert other.equals(results[0])

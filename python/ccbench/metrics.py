@@ -162,10 +162,10 @@ def link_window(start_s, active_s) -> tuple[float, float] | None:
 def link_goodput_bps(start_s, active_s, delivered_bytes) -> float:
     """A link's goodput from its flows' start, active time and delivered
     bytes (the core's record::summary::link_goodput_bps): their bytes over
-    their link_window; 0 without flows."""
+    their link_window; NaN (not measured) without flows."""
     window = link_window(start_s, active_s)
     if window is None:
-        return 0.0
+        return float("nan")
     return float(rate_bps(sum(int(b) for b in delivered_bytes), window[1] - window[0]))
 
 

@@ -73,13 +73,14 @@ pub fn link_window(flows: impl Iterator<Item = (f64, f64)>) -> Option<(f64, f64)
 }
 
 /// A link's goodput from its flows' (start s, active s, delivered bytes):
-/// their bytes over their `link_window`; 0 without flows.
+/// their bytes over their `link_window`; NaN (not measured) without flows:
+/// a link that only ACKs cross has no goodput, nor utilization, to report.
 pub fn link_goodput_bps(flows: impl Iterator<Item = (f64, f64, u64)> + Clone) -> f64 {
     match link_window(flows.clone().map(|(start, active, _)| (start, active))) {
         Some((first_start, last_end)) => {
             rate_bps(flows.map(|(_, _, delivered)| delivered).sum::<u64>() as f64, last_end - first_start)
         }
-        None => 0.0,
+        None => f64::NAN,
     }
 }
 
@@ -134,7 +135,8 @@ mod tests {
         assert_eq!(link_goodput_bps([(0.0, 10.0, 10_000), (5.0, 5.0, 5_000)].into_iter()), 12_000.0);
         // Two transfers from 0 s, done at 1 and 4 s: 4 s.
         assert_eq!(link_goodput_bps([(0.0, 1.0, 1000), (0.0, 4.0, 1000)].into_iter()), 4_000.0);
-        assert_eq!(link_goodput_bps(std::iter::empty()), 0.0);
+        assert!(link_goodput_bps(std::iter::empty()).is_nan());
+        assert!(utilization(link_goodput_bps(std::iter::empty()), 64e3).is_nan());
         assert_eq!(link_window([(1.0, 2.0), (0.5, 1.0), (2.0, 0.5)].into_iter()), Some((0.5, 3.0)));
         assert_eq!(link_window(std::iter::empty()), None);
         // One share for all: that share; none: 1.

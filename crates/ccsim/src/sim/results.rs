@@ -278,5 +278,11 @@ mod tests {
         assert!((r.links.f64("capacity_bps")[downlink] - capacity).abs() < 1e-6);
         assert!((r.links.f64("utilization")[downlink] - goodput / capacity).abs() < 1e-12);
         assert!(r.links.f64("utilization")[downlink] > 0.8);
+        // Only ACKs cross the uplink: its goodput and utilization are not measured, not 0.
+        let uplink = 1;
+        for column in ["goodput_bps", "utilization", "nominal_utilization"] {
+            assert!(r.links.f64(column)[uplink].is_nan(), "{column}: {}", r.links.f64(column)[uplink]);
+        }
+        assert!(r.links.f64("capacity_bps")[uplink] > 0.0);
     }
 }
