@@ -46,6 +46,15 @@ CASES = {
         GOOD.replace('cc = "cubic"', 'cc = "cubic"\ncc_params = { hystart = 0.5 }'),
         ["flows[0].cc_params.hystart", "0.5", "0 or 1"],
     ),
+    # Keywords are case-sensitive (algorithm names, deliberately, are not): the message says how to write it.
+    "keyword_in_capitals": (
+        GOOD + '[record]\nrtt_samples = "ALL"\n',
+        ["record.rtt_samples", '"ALL" is not "all", "none"', 'case matters: write "all"'],
+    ),
+    "queue_kind_in_capitals": (
+        GOOD.replace('delay = "10ms"', 'delay = "10ms"\nqueue = { kind = "RED" }'),
+        ["downlink.queue.kind", "'RED'", "case matters: write 'red'"],
+    ),
 }
 
 

@@ -34,10 +34,26 @@ pub fn unknown_algorithm_message(name: &str) -> String {
     format!("unknown algorithm '{name}'{}; known: {}", suggestion(name, &known), known.join(", "))
 }
 
+/// "; case matters: write 'red'" when `value` is one of the `known`
+/// keywords in other letters' case, else "". Keywords (queue kinds,
+/// directions, "all" and "none", ...) are case-sensitive, as in the schema;
+/// algorithm names, deliberately, are not (README). `quote`: the message's.
+pub(super) fn case_note(value: &str, known: &[&str], quote: char) -> String {
+    match known.iter().find(|k| value != **k && k.eq_ignore_ascii_case(value)) {
+        Some(k) => format!("; case matters: write {quote}{k}{quote}"),
+        None => String::new(),
+    }
+}
+
 /// serde's messages carry Rust-isms; keep them readable for TOML users.
 pub(super) fn clean_serde_message(m: &str) -> String {
     let m = m.split(" at line ").next().unwrap_or(m);
     let m = m.replace("variant", "value").replace('`', "'");
+    // "unknown value 'RED', expected one of 'droptail', 'red', 'codel'" (or "'down' or 'up'").
+    if let Some((value, expected)) = m.strip_prefix("unknown value '").and_then(|r| r.split_once("', expected ")) {
+        let known: Vec<&str> = expected.split('\'').skip(1).step_by(2).collect();
+        return format!("{m}{}", case_note(value, &known, '\''));
+    }
     // Rust's integer type names say nothing to a user: name the range.
     for (rust, words) in [
         ("expected u8", "expected a whole number from 0 to 255"),

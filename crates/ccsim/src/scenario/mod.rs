@@ -327,6 +327,11 @@ mod tests {
             assert_eq!(e.path, "record.rtt_samples");
             assert!(e.message.contains(shown) && e.message.contains("\"all\", \"none\""), "{e}");
         }
+        // Keywords are case-sensitive, as queue kinds and directions are: the message says so.
+        let e = with_rtt_samples(r#""ALL""#).unwrap_err();
+        assert!(e.message.starts_with("\"ALL\" is not \"all\", \"none\""), "{e}");
+        assert!(e.message.ends_with("; case matters: write \"all\""), "{e}");
+        assert!(!with_rtt_samples(r#""some""#).unwrap_err().message.contains("case"));
         let normalized = serde_json::to_value(with_rtt_samples("7").unwrap()).unwrap();
         assert_eq!(normalized["record"]["rtt_samples"], 7);
     }

@@ -588,7 +588,10 @@ impl<'de> Deserialize<'de> for RttSamplesSpec {
                     "none" => Ok(RttSamplesSpec::None),
                     other => match other.parse::<u64>() {
                         Ok(n) => self.visit_u64(n),
-                        Err(_) => Err(E::custom(format!("\"{other}\" is not {RTT_SAMPLES_EXPECTING}"))),
+                        Err(_) => Err(E::custom(format!(
+                            "\"{other}\" is not {RTT_SAMPLES_EXPECTING}{}",
+                            super::error::case_note(other, &["all", "none"], '"')
+                        ))),
                     },
                 }
             }
