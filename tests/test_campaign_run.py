@@ -114,6 +114,26 @@ def test_a_ray_address_where_nothing_listens_fails_fast_before_anything_is_writt
     assert not out.exists() and not (tmp_path / ".out.lock").exists()
 
 
+@pytest.mark.parametrize("command", ["campaign", "compare"])
+def test_ray_not_installed_is_refused_before_anything_is_written(tmp_path, runner, monkeypatch, command):
+    """The campaign directory was written, then the executor failed to import Ray."""
+    from ccbench.campaigns import executors
+
+    monkeypatch.setitem(sys.modules, "ray", None)  # `import ray` raises ImportError
+    f = tmp_path / "c.toml"
+    f.write_text(ONE_RUN)
+    out = tmp_path / "out"
+    given = [str(f)] if command == "campaign" else ["--quick", "--reps", "1", "--algorithms", "reno"]
+    result = runner.invoke(app, [command, *given, "--out", str(out), "--executor", "ray"])
+    assert result.exit_code == 2, result.output
+    assert result.stderr == f"error: {executors.RAY_MISSING}\n" and result.stdout == ""
+    assert "pip install 'ccbench[ray]'" in executors.RAY_MISSING
+    assert not out.exists() and not (tmp_path / ".out.lock").exists()
+    with pytest.raises(executors.RayUnavailableError, match="Ray is not installed"):
+        campaign_runner.run(f, out, executor="ray")
+    assert not out.exists()
+
+
 def test_ray_addresses_that_ray_resolves_itself_are_left_to_it():
     from ccbench.campaigns import executors
 

@@ -547,7 +547,7 @@ def _run_campaign(
         finally:
             if progress.live.is_started:  # stop() of a bar never shown prints an empty line
                 progress.stop()
-    except (storage.CampaignDirectoryError, executors.ClusterAddressError) as e:
+    except (storage.CampaignDirectoryError, executors.RayUnavailableError) as e:
         typer.echo(f"error: {e}", err=True)
         raise typer.Exit(EXIT_BAD_SCENARIO) from None
     except runner.CampaignInterrupted as e:

@@ -34,8 +34,29 @@ MAX_BATCH = 8
 ADDRESS_TIMEOUT_S = 5.0
 
 
-class ClusterAddressError(ValueError):
+#: How to install what --executor ray needs: the package's `ray` extra (pyproject.toml).
+RAY_MISSING = "--executor ray: Ray is not installed; install the ray extra: pip install 'ccbench[ray]'"
+
+
+class RayUnavailableError(ValueError):
+    """--executor ray where Ray cannot run (not installed, or a ClusterAddressError),
+    found before anything is written."""
+
+
+class ClusterAddressError(RayUnavailableError):
     """A Ray --address where no cluster can be reached, found before anything is written."""
+
+
+def check_ray(address: str | None) -> None:
+    """Raises RayUnavailableError if Ray is not installed, or ClusterAddressError
+    for an `address` where no cluster answers (check_address). Ray is imported
+    here, as RayExecutor would import it once the campaign directory is written."""
+    try:
+        import ray  # noqa: F401
+    except ImportError:
+        raise RayUnavailableError(RAY_MISSING) from None
+    if address:
+        check_address(address)
 
 
 def check_address(address: str, timeout_s: float = ADDRESS_TIMEOUT_S) -> None:
@@ -233,7 +254,7 @@ class RayExecutor:
         try:
             import ray
         except ImportError:
-            raise RuntimeError("--executor ray needs Ray: pip install 'ccbench[ray]'") from None
+            raise RayUnavailableError(RAY_MISSING) from None
         self.ray = ray
         self.started_here = False
         if not ray.is_initialized():

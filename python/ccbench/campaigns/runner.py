@@ -88,10 +88,11 @@ def _import_in_background(modules: tuple[str, ...]) -> threading.Thread:
     return thread
 
 
-def _check_ray_address(executor: str, address: str | None) -> None:
-    """Before the directory is touched: a Ray cluster that cannot be reached (executors.check_address)."""
-    if executor == "ray" and address:
-        executors.check_address(address)
+def _check_ray(executor: str, address: str | None) -> None:
+    """Before the directory is touched: Ray not installed, or a Ray cluster that cannot be
+    reached (executors.check_ray)."""
+    if executor == "ray":
+        executors.check_ray(address)
 
 
 def run(
@@ -108,12 +109,13 @@ def run(
     tidy tables are written at the end. `preload`: modules to import while
     the workers run (see the module's doc). Raises CampaignFileError (bad
     file), CampaignDirectoryError (another campaign in `out`),
-    executors.ClusterAddressError (a Ray `address` nothing answers at),
+    executors.RayUnavailableError (Ray not installed, or a ClusterAddressError: a Ray
+    `address` nothing answers at),
     CampaignInterrupted."""
     started = time.perf_counter()
     campaign = campaign if isinstance(campaign, Campaign) else parse(campaign)
     out = Path(out) if out is not None else default_out(campaign)
-    _check_ray_address(executor, address)
+    _check_ray(executor, address)
     with storage.locked(out):
         return _run(campaign, out, jobs, executor, address, force, on_progress, preload, started)
 
@@ -238,7 +240,7 @@ def run_until_decided(
     reps = int(raw.get("repetitions", 1))
     campaign = spec.parse_raw({**raw, "repetitions": reps}, source, text, folder)
     out = Path(out) if out is not None else default_out(campaign)
-    _check_ray_address(executor, address)
+    _check_ray(executor, address)
     with storage.locked(out):  # across the rounds
         rounds: list[CampaignRun] = []
         while True:
