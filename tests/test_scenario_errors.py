@@ -46,6 +46,11 @@ CASES = {
         GOOD.replace('cc = "cubic"', 'cc = "cubic"\ncc_params = { hystart = 0.5 }'),
         ["flows[0].cc_params.hystart", "0.5", "0 or 1"],
     ),
+    # 2^64 reached the core as a float: "invalid type: floating point".
+    "seed_beyond_64_bits": (
+        "seed = 18446744073709551616\n" + GOOD,
+        ["seed: 18446744073709551616 is out of range", "an integer from 0 to 9223372036854775807"],
+    ),
     # Keywords are case-sensitive (algorithm names, deliberately, are not): the message says how to write it.
     "keyword_in_capitals": (
         GOOD + '[record]\nrtt_samples = "ALL"\n',

@@ -38,7 +38,7 @@ pub struct Scenario {
     /// Simulated time of the run.
     pub duration: Duration,
     /// Seed of every random stream of the run: 0 to 2^63 - 1 (MAX_SEED).
-    #[serde(default = "default_seed")]
+    #[serde(default = "default_seed", deserialize_with = "seed_field")]
     pub seed: u64,
     /// The dumbbell shorthand: the link that carries the data of downlink
     /// flows (and the ACKs of uplink flows). Either this or `links`.
@@ -64,6 +64,43 @@ pub struct Scenario {
 
 fn default_seed() -> u64 {
     1
+}
+
+/// `seed`: a whole number from 0 to MAX_SEED, with one message for any
+/// number out of that range, however far: JSON reads one below 0 as a signed
+/// integer and one beyond 2^64 - 1 as a float, which serde would otherwise
+/// refuse as of the wrong type.
+fn seed_field<'de, D: serde::Deserializer<'de>>(d: D) -> Result<u64, D::Error> {
+    struct V;
+    fn out_of_range<E: serde::de::Error>(shown: impl std::fmt::Display) -> E {
+        E::custom(format!("{shown} is out of range; an integer from 0 to {MAX_SEED} (saved tables keep it as int64)"))
+    }
+    impl serde::de::Visitor<'_> for V {
+        type Value = u64;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            write!(f, "an integer from 0 to {MAX_SEED}")
+        }
+        fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<u64, E> {
+            if v <= MAX_SEED {
+                Ok(v)
+            } else {
+                Err(out_of_range(v))
+            }
+        }
+        fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<u64, E> {
+            u64::try_from(v).map_or_else(|_| Err(out_of_range(v)), |v| self.visit_u64(v))
+        }
+        /// A whole number beyond the integers JSON reads (2^64 is
+        /// 18446744073709551616 exactly); a fraction is not a seed.
+        fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<u64, E> {
+            if v.fract() == 0.0 && !(0.0..=MAX_SEED as f64).contains(&v) {
+                Err(out_of_range(format!("{v:.0}")))
+            } else {
+                Err(E::invalid_type(serde::de::Unexpected::Float(v), &self))
+            }
+        }
+    }
+    d.deserialize_u64(V)
 }
 
 impl Scenario {
@@ -169,15 +206,6 @@ impl Scenario {
 
     /// Checks every value; the first problem found is returned.
     pub fn validate(&self) -> Result<(), ScenarioError> {
-        if self.seed > MAX_SEED {
-            return err(
-                "seed",
-                format!(
-                    "{} is not allowed; an integer from 0 to {MAX_SEED} (saved tables keep it as int64)",
-                    self.seed
-                ),
-            );
-        }
         if self.duration.ns() == 0 {
             return err("duration", "must be longer than zero");
         }
@@ -296,11 +324,15 @@ mod tests {
         let bad = r#"{"seed": 9223372036854775808, "duration": 1, "downlink": {"rate": 5}, "flows": [{"cc": "reno"}]}"#;
         let e = Scenario::from_json(bad).unwrap_err();
         assert_eq!(e.path, "seed");
-        assert!(
-            e.message.contains("9223372036854775808 is not allowed") && e.message.contains(" to 9223372036854775807")
-        );
-        let e = Scenario::from_json(&bad.replace("9223372036854775808", "-3")).unwrap_err();
-        assert_eq!(e.message, "invalid value: integer '-3', expected a whole number, at least 0");
+        let range = "is out of range; an integer from 0 to 9223372036854775807 (saved tables keep it as int64)";
+        assert_eq!(e.message, format!("9223372036854775808 {range}"));
+        // Below 0, and beyond 2^64 - 1 (which JSON reads as a float): the same message, not a type error.
+        for given in ["-3", "18446744073709551616"] {
+            let e = Scenario::from_json(&bad.replace("9223372036854775808", given)).unwrap_err();
+            assert_eq!((e.path.as_str(), e.message), ("seed", format!("{given} {range}")));
+        }
+        let e = Scenario::from_json(&bad.replace("9223372036854775808", "2.5")).unwrap_err();
+        assert_eq!(e.message, "invalid type: floating point '2.5', expected an integer from 0 to 9223372036854775807");
         let e = Scenario::from_json(&minimal(r#", "count": 1.5"#)).unwrap_err();
         assert_eq!(e.message, "invalid type: floating point '1.5', expected a whole number from 0 to 4294967295");
         let largest = bad.replace("9223372036854775808", "9223372036854775807");
