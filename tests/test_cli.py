@@ -128,7 +128,7 @@ def test_algorithms_shows_each_parameter_with_its_kind():
 def test_validate_accepts_a_good_file(runner):
     result = runner.invoke(app, ["validate", str(EXAMPLE)], terminal_width=250)
     assert result.exit_code == 0
-    assert "OK" in result.stdout and "2 flow(s)" in result.stdout
+    assert "OK (cubic vs reno: 2 flows (cubic, reno), 30 s, seed 1; about " in result.stdout
 
 
 def _run_text(tmp_path, runner, scenario: str) -> str:

@@ -227,6 +227,17 @@ def test_a_seed_that_is_not_a_whole_number_is_refused(small_scenario):
     assert ccbench.run(small_scenario, seed=np.uint16(3)).meta["seed"] == 3
 
 
+def test_a_run_says_what_ran_named_or_not(tmp_path):
+    """A run from a dict printed as <ccbench.Result '' seed 1>."""
+    unnamed = {"duration": "1s", "downlink": {"rate": "5Mbit"}, "flows": [{"cc": "cubic", "count": 2}, {"cc": "reno"}]}
+    r = ccbench.run(unnamed, seed=4)
+    assert repr(r) == "<ccbench.Result unnamed: 3 flows (cubic x2, reno), 1 s, seed 4>"
+    named = ccbench.run({**unnamed, "name": "pair"})
+    assert repr(named) == "<ccbench.Result pair: 3 flows (cubic x2, reno), 1 s, seed 1>"
+    assert repr(run_files.load(run_files.save(r, tmp_path / "saved"))) == repr(r)  # a saved run says the same
+    assert repr(ccbench.Result()) == "<ccbench.Result without a scenario>"
+
+
 def test_jain_index_of_a_link_that_does_not_exist_is_an_error(small_scenario):
     """A typo in the link's name gave NaN, as a link that carries no flow does."""
     r = ccbench.run(small_scenario)

@@ -986,15 +986,11 @@ def validate(
 ):
     """Check a scenario file without running it (limits and the work estimate included)."""
     from ccbench.limits import estimate
+    from ccbench.scenario import summary
 
     s = _load_or_exit(scenario, allow_large=allow_large)
-    flows = sum(f["count"] for f in s["flows"])
-    work = estimate(s)
     console.print(
-        escape(
-            f"{scenario}: OK ({shown(s['name']) or 'unnamed'}: {flows} flow(s), {s['duration']:g} s, seed {s['seed']}; "
-            f"about {work['packets']:.3g} packets)"
-        ),
+        escape(f"{scenario}: OK ({summary(s)}; about {estimate(s)['packets']:.3g} packets)"),
         soft_wrap=True,
         highlight=False,
     )

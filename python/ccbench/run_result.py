@@ -568,7 +568,11 @@ class Result:
         return self._arrow[name]
 
     def __repr__(self) -> str:
-        return f"<ccbench.Result {self.meta.get('scenario', {}).get('name', '')!r} seed {self.meta.get('seed')}>"
+        """What ran (scenario.summary: its name, or for an unnamed one its flows), never just ''."""
+        from ccbench.scenario import summary
+
+        scenario = self.meta.get("scenario")
+        return f"<ccbench.Result {summary(scenario) if scenario else 'without a scenario'}>"
 
     @property
     def scenario(self) -> dict:

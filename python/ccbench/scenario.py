@@ -263,3 +263,21 @@ def load(
     except limits.LimitError as e:
         raise ScenarioFileError(source, e.path, e.detail) from None
     return normalized
+
+
+#: Flow entries a scenario's summary names; the rest it counts.
+SUMMARY_FLOW_ENTRIES = 4
+
+
+def summary(normalized: Mapping[str, Any]) -> str:
+    """A normalized scenario in a few words, for `ccbench validate` and a
+    run's repr: its name (or "unnamed"), its flows' algorithms, duration and
+    seed: "unnamed: 3 flows (cubic x2, reno), 2 s, seed 1"."""
+    entries = normalized.get("flows") or []
+    n = sum(int(f.get("count", 1)) for f in entries)
+    named = [f["cc"] + (f" x{f['count']}" if f.get("count", 1) > 1 else "") for f in entries[:SUMMARY_FLOW_ENTRIES]]
+    more = ", ..." if len(entries) > SUMMARY_FLOW_ENTRIES else ""
+    return (
+        f"{limits.shown(normalized.get('name') or '') or 'unnamed'}: {n} flow{'' if n == 1 else 's'} "
+        f"({', '.join(named)}{more}), {normalized.get('duration', 0):g} s, seed {normalized.get('seed')}"
+    )
