@@ -51,6 +51,11 @@ CASES = {
         "seed = 18446744073709551616\n" + GOOD,
         ["seed: 18446744073709551616 is out of range", "an integer from 0 to 9223372036854775807"],
     ),
+    # A link so slow that the default 1bdp queue holds no packet named queue.size, which the file does not give.
+    "default_queue_below_one_packet": (
+        GOOD.replace('"10Mbit"', '"10kbit"'),
+        ["downlink.queue: the default size, 1bdp, is 0.017 packets here", "set downlink.queue.size to a larger"],
+    ),
     # Keywords are case-sensitive (algorithm names, deliberately, are not): the message says how to write it.
     "keyword_in_capitals": (
         GOOD + '[record]\nrtt_samples = "ALL"\n',

@@ -73,7 +73,7 @@ pub fn bdp_queue_packets(rate: &RateConfig, multiple: f64, rtt_ns: Nanos) -> f64
 /// The capacity of a link's queue; `rtt_ns` sizes one given in BDP
 /// multiples (at the link's mean rate).
 pub fn queue_capacity(spec: &LinkSpec, rate: &RateConfig, rtt_ns: Nanos) -> Capacity {
-    match spec.queue.size {
+    match spec.queue.size() {
         QueueSize::Packets(p) => Capacity::Packets(p),
         QueueSize::Bytes(b) => Capacity::Bytes(b),
         QueueSize::Bdp(m) => Capacity::Packets((bdp_queue_packets(rate, m, rtt_ns).round() as u64).max(1)),

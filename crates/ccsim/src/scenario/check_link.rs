@@ -89,7 +89,7 @@ fn check_unused(path: &str, what: &str, fields: &[(&str, bool)], takes: &str) ->
 }
 
 fn check_queue(path: &str, q: &QueueSpec) -> Result<(), ScenarioError> {
-    match q.size {
+    match q.size() {
         QueueSize::Packets(0) | QueueSize::Bytes(0) => {
             return err(format!("{path}.size"), "must hold at least one packet")
         }

@@ -115,6 +115,7 @@ impl Scenario {
         scenario.validate()?;
         scenario.fill_directions();
         scenario.fill_record_interval();
+        scenario.fill_queue_sizes();
         Ok(scenario)
     }
 
@@ -125,6 +126,14 @@ impl Scenario {
         let flows = self.flows.iter().map(|f| f.count as u64).sum();
         let interval = crate::record::series::default_interval_ns(flows, self.duration.ns());
         self.record.interval.get_or_insert(crate::units::Duration(interval));
+    }
+
+    /// Every queue's size, the default where none was given (written out, as
+    /// every default is; left out until the checks are done, so that their
+    /// messages can tell the default from a size the user gave).
+    fn fill_queue_sizes(&mut self) {
+        let links = self.downlink.iter_mut().chain(self.uplink.iter_mut()).chain(self.links.iter_mut());
+        links.for_each(|l| l.queue.size = Some(l.queue.size()));
     }
 
     /// The dumbbell's directions default to "down" (written out, as every default is).

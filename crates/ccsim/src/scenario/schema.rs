@@ -31,6 +31,7 @@ pub struct LinkSpec {
     #[serde(default)]
     pub delay: Duration,
     #[serde(default)]
+    #[schemars(default = "schema_queue")]
     pub queue: QueueSpec,
     #[serde(default)]
     pub loss: LossSpec,
@@ -130,8 +131,11 @@ pub struct QueueSpec {
     #[serde(default)]
     pub kind: QueueKind,
     /// Capacity: packets, bytes or a multiple of the bandwidth-delay product.
-    #[serde(default = "default_queue_size")]
-    pub size: QueueSize,
+    // Left out, the scenario's normalization writes the default in (so an
+    // error can tell the default from a size the user gave); read it with `size()`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "QueueSize", default = "schema_queue_size")]
+    pub size: Option<QueueSize>,
     /// Drop-tail: ECN step marking of ECN-capable packets arriving at this many queued packets.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ecn_threshold: Option<u64>,
@@ -166,8 +170,25 @@ impl Default for QueueSpec {
     }
 }
 
+impl QueueSpec {
+    /// The capacity: the one given, or the default (one BDP).
+    pub fn size(&self) -> QueueSize {
+        self.size.unwrap_or_else(default_queue_size)
+    }
+}
+
 fn default_queue_size() -> QueueSize {
     QueueSize::Bdp(1.0)
+}
+
+/// The defaults the schema shows for a queue's size and a link's queue: the
+/// size written in, as normalization writes it.
+fn schema_queue_size() -> Option<QueueSize> {
+    Some(default_queue_size())
+}
+
+fn schema_queue() -> QueueSpec {
+    QueueSpec { size: schema_queue_size(), ..QueueSpec::default() }
 }
 
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, JsonSchema, Default, PartialEq)]

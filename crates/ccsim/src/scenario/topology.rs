@@ -102,21 +102,26 @@ pub(super) fn check_bdp_queues(s: &Scenario) -> Result<(), ScenarioError> {
         let path = if s.links.is_empty() { topology.names[l].clone() } else { format!("links[{l}]") };
         let rate = rate_config(spec);
         let rtt_ns = topology.base_rtt_ns(l, &s.flows);
-        if let QueueSize::Bdp(multiple) = spec.queue.size {
+        if let QueueSize::Bdp(multiple) = spec.queue.size() {
             let packets = bdp_queue_packets(&rate, multiple, rtt_ns);
             if rtt_ns > 0 && packets.round() < 1.0 {
+                // A size not given is the default's failure: the message names the field to set.
+                let (field, what, advice) = match spec.queue.size {
+                    Some(_) => ("queue.size", format!("{multiple}bdp"), "give".to_string()),
+                    None => ("queue", format!("the default size, {multiple}bdp,"), format!("set {path}.queue.size to")),
+                };
                 return err(
-                    format!("{path}.queue.size"),
+                    format!("{path}.{field}"),
                     format!(
-                        "{multiple}bdp is {packets:.3} packets here ({:.4} Mbit/s x {} ms base RTT): a queue must \
-                         hold at least one packet; give a larger multiple or a size such as \"20pkt\"",
+                        "{what} is {packets:.3} packets here ({:.4} Mbit/s x {} ms base RTT): a queue must hold at \
+                         least one packet; {advice} a larger multiple or a size such as \"20pkt\"",
                         rate.mean_rate_bps() / 1e6,
                         rtt_ns as f64 / 1e6
                     ),
                 );
             }
         }
-        if rtt_ns > 0 || !matches!(spec.queue.size, QueueSize::Bdp(_)) {
+        if rtt_ns > 0 || !matches!(spec.queue.size(), QueueSize::Bdp(_)) {
             // (A BDP queue on a path without delay holds one packet only so that toy scenarios run.)
             check_thresholds(&format!("{path}.queue"), spec, queue_capacity(spec, &rate, rtt_ns))?;
         }
@@ -129,7 +134,7 @@ pub(super) fn check_bdp_queues(s: &Scenario) -> Result<(), ScenarioError> {
 /// is not judged.
 fn check_thresholds(path: &str, spec: &super::LinkSpec, capacity: Capacity) -> Result<(), ScenarioError> {
     let Capacity::Packets(holds) = capacity else { return Ok(()) };
-    let size = match spec.queue.size {
+    let size = match spec.queue.size() {
         QueueSize::Bdp(m) => format!("size {m}bdp comes to {holds} packets here"),
         _ => format!("size is {holds} packets"),
     };
@@ -395,6 +400,17 @@ mod tests {
                     .into(),
                 "downlink.queue.size",
                 vec!["0.0001bdp", "0.001 packets", "5.0000 Mbit/s x 20 ms", "at least one packet"],
+            ),
+            (
+                // No size given: the default is what fails, and the message says which field to set.
+                r#"{"duration": 10, "downlink": {"rate": "10kbit", "delay": "10ms"}, "flows": [{"cc": "reno"}]}"#
+                    .into(),
+                "downlink.queue",
+                vec![
+                    "the default size, 1bdp, is 0.017 packets",
+                    "x 20 ms",
+                    "; set downlink.queue.size to a larger multiple or a size such as \"20pkt\"",
+                ],
             ),
             (
                 named(
