@@ -156,6 +156,20 @@ def test_a_flow_connects_over_a_path_whose_rtt_is_longer_than_the_agents_poll():
     assert r.flows.loc[0, "goodput_bps"] > 0
 
 
+def test_the_base_rtt_is_the_minimum_per_ack_sample_of_data_not_the_handshakes():
+    # SPEC: base RTT = the minimum per-ACK RTT sample, queuing time = RTT - base RTT. At
+    # 1 Mbit/s a full segment takes 12 ms to send, the SYN 0.5 ms: the kernel's own minimum
+    # (tcpi_min_rtt, which counts the handshake) was 21.2 ms, the simulator's 36 ms.
+    s = {"duration": "3s", "downlink": {"rate": "1Mbit", "delay": "10ms"}, "flows": [{"cc": "cubic"}]}
+    kern, sim = runner.emulate(s), ccbench.run(s)
+    f = kern.flows.loc[0]
+    one_segment_ms = 2 * 10 + 1500 * 8 / 1e6 * 1e3
+    assert one_segment_ms <= f["base_rtt_ms"] <= sim.flows.loc[0, "base_rtt_ms"] + 1.0
+    assert f["rtt_min_ms"] == f["base_rtt_ms"] == kern.rtt["rtt_ms"].min()
+    assert f["queuing_mean_ms"] == pytest.approx(f["rtt_mean_ms"] - f["base_rtt_ms"])
+    assert f["rtt_samples"] == len(kern.rtt) and f["rtt_mean_ms"] == pytest.approx(kern.rtt["rtt_ms"].mean())
+
+
 def test_a_stopped_flow_sends_nothing_new_after_its_stop():
     # 10 Mbit/s, 20 ms RTT, a one-BDP queue: the path holds about 50 KB at the stop,
     # while a plain close sent what the autotuned send buffer still held (122 KB delivered

@@ -324,6 +324,16 @@ def test_a_constant_rate_udp_source_counts_no_transfers_as_in_the_simulator():
     )
 
 
+#: What the emulator reports of a run of one flow without RTT samples (the tables build_raw reads).
+EMULATOR = {
+    "links": {"arrivals": [0]},
+    "link_series": {},
+    "rtt": {"t": [], "flow": [], "rtt_ms": []},
+    "flow_rtt": {"rtt_samples": [0], "rtt_min_ms": [None], "rtt_mean_ms": [None]},
+    "stats": {"duration_s": 2.0},
+}
+
+
 def test_a_completed_file_counts_all_its_bytes_delivered_between_two_samples():
     from ccbench.emulate import tables
 
@@ -332,6 +342,26 @@ def test_a_completed_file_counts_all_its_bytes_delivered_between_two_samples():
     # Read to its end at 1.217 s, between the receiver's samples at 1.21 s and 1.22 s.
     receiver = {"flow": 0, "received": 500_000, "completed_s": 1.217, "samples": [(1.21, 490_000), (1.22, 500_000)]}
     agents = [{"tcp_senders": [], "tcp_receivers": [receiver], "udp_sources": [], "udp_sinks": []}]
-    emulator = {"links": {"arrivals": [0]}, "link_series": {}, "stats": {"duration_s": 2.0}}
-    f = tables.build_raw(s, flows, agents, emulator, 2.0)["flows"]
+    f = tables.build_raw(s, flows, agents, EMULATOR, 2.0)["flows"]
     assert f["end_s"][0] == 1.217 and f["delivered_bytes"][0] == f["size_bytes"][0] == 500_000
+
+
+def test_rtt_statistics_and_the_base_rtt_are_the_emulators_per_ack_samples_not_tcp_info():
+    from ccbench.emulate import tables
+
+    s = scenario()
+    flows = plan_flows(s, AVAILABLE)
+    # The kernel's min_rtt counts the handshake (21.2 ms); its srtt is smoothed.
+    final = {"min_rtt": 21_200, "rtt": 30_000, "bytes_sent": 1448, "data_segs_out": 1}
+    sender = {"flow": 0, "final": final, "samples": [(0.01, final)]}
+    agents = [{"tcp_senders": [sender], "tcp_receivers": [], "udp_sources": [], "udp_sinks": []}]
+    emulator = {
+        **EMULATOR,
+        "rtt": {"t": [0.05, 0.09], "flow": [0, 0], "rtt_ms": [44.4, 36.0]},
+        "flow_rtt": {"rtt_samples": [2], "rtt_min_ms": [36.0], "rtt_mean_ms": [40.2], "queuing_mean_ms": [4.2]},
+    }
+    raw = tables.build_raw(s, flows, agents, emulator, 2.0)
+    f = raw["flows"]
+    assert (f["base_rtt_ms"][0], f["rtt_min_ms"][0], f["rtt_samples"][0]) == (36.0, 36.0, 2)
+    assert list(raw["rtt"]["rtt_ms"]) == [44.4, 36.0]
+    assert raw["series"]["min_rtt_ms"][0] == 21.2, "the series keeps the kernel's own variable"

@@ -28,6 +28,8 @@ pub struct EmulatedPath {
     pub links: Vec<EmulatedLink>,
     pub record_interval_ns: Nanos,
     pub pcap: Option<PcapRequest>,
+    /// The run's seed (the RTT reservoir draws from it, as the simulator's does).
+    pub seed: u64,
 }
 
 /// `record.pcap` for the emulator: the file (as the scenario names it), the
@@ -68,7 +70,7 @@ pub fn path_from_scenario(scenario_json: &str) -> Result<EmulatedPath, String> {
         snaplen: p.snaplen,
         links: names.map(|name| PCAP_EVERY_LINK.contains(&p.link.as_str()) || p.link == name),
     });
-    Ok(EmulatedPath { links, record_interval_ns: s.record.interval_ns(), pcap })
+    Ok(EmulatedPath { links, record_interval_ns: s.record.interval_ns(), pcap, seed: s.seed })
 }
 
 #[cfg(test)]

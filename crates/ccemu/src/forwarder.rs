@@ -3,6 +3,7 @@
 //! model delivers them. The link is told the wall-clock time (nanoseconds
 //! since the run's start) exactly as the simulator tells it the event time.
 
+use crate::ack_rtt::AckRtt;
 use crate::capture::Capture;
 use crate::ip;
 use crate::pool::{Pool, SLOT_BYTES};
@@ -78,7 +79,8 @@ impl Direction {
 
     /// Reads up to READ_BATCH packets from `input` and queues them on the
     /// link at their arrival time (`clock()`: nanoseconds since the start),
-    /// showing each to the packet capture. Returns how many were read.
+    /// showing each to the packet capture and the RTT measurement. Returns
+    /// how many were read.
     #[inline]
     pub fn receive(
         &mut self,
@@ -86,6 +88,7 @@ impl Direction {
         clock: &impl Fn() -> u64,
         records: &mut Option<PacketRecords>,
         capture: &mut Option<Capture>,
+        rtt: &mut AckRtt,
     ) -> std::io::Result<usize> {
         let mut n = 0;
         while n < READ_BATCH {
@@ -104,6 +107,7 @@ impl Direction {
             if let Some(c) = capture {
                 c.on_enter(self.index, now, &p, &buf[..len]);
             }
+            rtt.on_sent(now, &p, &buf[..len]);
             p.seq = self.pool.commit(len);
             let id = self.packets.insert(p);
             if !self.link.enqueue(now, id, &mut self.packets) {
@@ -116,7 +120,8 @@ impl Direction {
     }
 
     /// If the link has something due by `now`, runs it and writes what it
-    /// delivers to `output` (shown to the packet capture once written).
+    /// delivers to `output` (shown to the packet capture and the RTT
+    /// measurement once written).
     #[inline]
     pub fn deliver(
         &mut self,
@@ -124,6 +129,7 @@ impl Direction {
         output: &Tun,
         records: &mut Option<PacketRecords>,
         capture: &mut Option<Capture>,
+        rtt: &mut AckRtt,
     ) {
         let Some(due) = self.link.next_wakeup() else { return };
         if due > now {
@@ -149,6 +155,7 @@ impl Direction {
                         if let Some(c) = capture {
                             c.on_delivery(self.index, now, &p, bytes);
                         }
+                        rtt.on_delivered(now, &p, bytes);
                         records::DELIVERED
                     } else {
                         self.anomalies.write_failures += 1;

@@ -46,6 +46,70 @@ pub fn to_packet(bytes: &[u8]) -> Option<Packet> {
     Some(p)
 }
 
+/// Most SACK blocks a TCP header carries (40 bytes of options: 4 with no
+/// timestamps, 3 beside them).
+pub const MAX_SACK_BLOCKS: usize = 4;
+const TCP_OPTION_END: u8 = 0;
+const TCP_OPTION_NOP: u8 = 1;
+const TCP_OPTION_SACK: u8 = 5;
+const TCP_OPTION_TIMESTAMPS: u8 = 8;
+
+/// What the emulator's RTT measurement reads of a TCP header (RFC 9293;
+/// SACK, RFC 2018; timestamps, RFC 7323).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TcpHeader {
+    pub seq: u32,
+    pub ack: u32,
+    /// Payload bytes.
+    pub payload: u32,
+    /// The timestamp option: (TSval, TSecr).
+    pub timestamps: Option<(u32, u32)>,
+    /// SACK blocks (left edge, right edge), `sack_blocks` of them.
+    pub sack: [(u32, u32); MAX_SACK_BLOCKS],
+    pub sack_blocks: usize,
+}
+
+/// The TCP header of the IPv4 packet `bytes`; `None` for anything else or a
+/// truncated header.
+#[inline]
+pub fn tcp_header(bytes: &[u8]) -> Option<TcpHeader> {
+    if bytes.len() < 20 || bytes[0] >> 4 != 4 || bytes[9] != PROTO_TCP {
+        return None;
+    }
+    let ihl = ((bytes[0] & 0x0f) as usize) * 4;
+    let total = (u16::from_be_bytes([bytes[2], bytes[3]]) as usize).min(bytes.len());
+    let tcp = bytes.get(ihl..total)?;
+    if tcp.len() < 20 {
+        return None;
+    }
+    let word = |i: usize| u32::from_be_bytes([tcp[i], tcp[i + 1], tcp[i + 2], tcp[i + 3]]);
+    let doff = ((tcp[12] >> 4) as usize) * 4;
+    let options = tcp.get(20..doff.max(20))?;
+    let mut h = TcpHeader { seq: word(4), ack: word(8), payload: (tcp.len() - doff) as u32, ..TcpHeader::default() };
+    let mut i = 0;
+    while i < options.len() {
+        match options[i] {
+            TCP_OPTION_END => break,
+            TCP_OPTION_NOP => i += 1,
+            kind => {
+                let len = *options.get(i + 1)? as usize;
+                let body = options.get(i + 2..i + len.max(2))?;
+                let be = |k: usize| u32::from_be_bytes([body[k], body[k + 1], body[k + 2], body[k + 3]]);
+                if kind == TCP_OPTION_TIMESTAMPS && body.len() == 8 {
+                    h.timestamps = Some((be(0), be(4)));
+                } else if kind == TCP_OPTION_SACK {
+                    for k in (0..body.len() / 8).take(MAX_SACK_BLOCKS) {
+                        h.sack[k] = (be(8 * k), be(8 * k + 4));
+                        h.sack_blocks = k + 1;
+                    }
+                }
+                i += len.max(2);
+            }
+        }
+    }
+    Some(h)
+}
+
 /// Sets CE in the header of an ECN-capable packet and fixes the checksum.
 /// Returns whether the packet was marked.
 pub fn mark_ce(bytes: &mut [u8]) -> bool {
@@ -103,6 +167,25 @@ mod tests {
         assert_eq!((p.kind, p.wire_bytes, p.payload, p.ect, p.ce), (Kind::Data, 1500, 1448, true, false));
         assert_eq!(p.flow, 5001 << 16 | 40000);
         assert_eq!(to_packet(&tcp(0, 0)).unwrap().kind, Kind::Ack);
+    }
+
+    #[test]
+    fn a_tcp_header_gives_its_numbers_timestamps_and_sack_blocks() {
+        let mut b = tcp(1448, 0);
+        b[24..28].copy_from_slice(&7u32.to_be_bytes());
+        b[28..32].copy_from_slice(&9u32.to_be_bytes());
+        // A 44-byte TCP header: NOP NOP TS(10: 100, 50), NOP NOP SACK(10: one block).
+        b[32] = 11 << 4;
+        b[40..52].copy_from_slice(&[1, 1, 8, 10, 0, 0, 0, 100, 0, 0, 0, 50]);
+        b[52..56].copy_from_slice(&[1, 1, 5, 10]);
+        b[56..64].copy_from_slice(&[0, 0, 1, 0, 0, 0, 2, 0]);
+        let h = tcp_header(&b).unwrap();
+        assert_eq!((h.seq, h.ack, h.payload, h.timestamps), (7, 9, 1436, Some((100, 50))));
+        assert_eq!(&h.sack[..h.sack_blocks], &[(256, 512)]);
+        assert_eq!(tcp_header(&tcp(0, 0)).unwrap().payload, 0);
+        let mut truncated = tcp(0, 0);
+        truncated[40..42].copy_from_slice(&[8, 40]); // an option longer than the header
+        assert_eq!(tcp_header(&truncated), None);
     }
 
     #[test]

@@ -10,14 +10,17 @@
 //! Protocol on stdin/stdout (one JSON or text line each):
 //!   stdin  <- {"scenario": {...normalized...}, "tuns": [A, B], "packets_file": PATH|null,
 //!              "spin_us": 50, "realtime_priority": 10,  (0: nice -20 only)
-//!              "capture_dir": DIR, "receiver_ports": [FIRST, COUNT]}  (record.pcap: capture.rs)
+//!              "capture_dir": DIR, "receiver_ports": [FIRST, COUNT],  (record.pcap: capture.rs)
+//!              "flow_ports": [FIRST, COUNT]}  (the flows' receivers: their RTT samples, ack_rtt.rs)
 //!   stdout -> {"ready": true, "pool_slots": [..]}          (devices exist)
 //!   stdin  <- go T0_NS                                      (CLOCK_MONOTONIC of the run's time 0)
 //!   stdin  <- stop   (or end of input, SIGTERM, SIGINT)
-//!   stdout -> {"links": {...}, "link_series": {...}, "stats": {...}, "pcap": {...}|null}
+//!   stdout -> {"links": {...}, "link_series": {...}, "rtt": {...}, "flow_rtt": {...},
+//!              "stats": {...}, "pcap": {...}|null}
 //! The emulator also stops when its parent dies (PR_SET_PDEATHSIG), and its
 //! TUN devices disappear with it.
 
+mod ack_rtt;
 mod adapter;
 mod capture;
 mod clock;
@@ -30,6 +33,7 @@ mod tun;
 
 use ccsim::net::link::Link;
 use ccsim::record::series::LinkSeries;
+use ccsim::scenario::RttSamplesSpec;
 use forwarder::Direction;
 use records::PacketRecords;
 use std::io::{BufRead, Write};
@@ -60,6 +64,8 @@ struct Config {
     /// The TCP receivers' listening ports, (first, count): the capture tells
     /// a sender's packets from a receiver's by them.
     receiver_ports: (u16, u16),
+    /// The flows' receivers' ports, (first, count): flow k's is first + k.
+    flow_ports: (u16, u16),
 }
 
 fn parse_config(line: &str) -> Result<Config, String> {
@@ -74,14 +80,20 @@ fn parse_config(line: &str) -> Result<Config, String> {
         spin_ns: v.get("spin_us").and_then(|s| s.as_u64()).unwrap_or(50) * 1000,
         realtime_priority: v.get("realtime_priority").and_then(|s| s.as_i64()).unwrap_or(10) as i32,
         capture_dir: v.get("capture_dir").and_then(|d| d.as_str()).unwrap_or(".").into(),
-        receiver_ports: match v.get("receiver_ports").and_then(|r| r.as_array()).map(|r| r.as_slice()) {
-            Some([first, count]) => {
-                let port = |x: &serde_json::Value| x.as_u64().and_then(|x| u16::try_from(x).ok());
-                (port(first).ok_or("bad receiver_ports")?, port(count).ok_or("bad receiver_ports")?)
-            }
-            _ => (0, 0),
-        },
+        receiver_ports: ports(&v, "receiver_ports")?,
+        flow_ports: ports(&v, "flow_ports")?,
     })
+}
+
+/// A (first port, count) pair of the config; (0, 0) when absent.
+fn ports(config: &serde_json::Value, key: &str) -> Result<(u16, u16), String> {
+    match config.get(key).and_then(|r| r.as_array()).map(|r| r.as_slice()) {
+        Some([first, count]) => {
+            let port = |x: &serde_json::Value| x.as_u64().and_then(|x| u16::try_from(x).ok());
+            Ok((port(first).ok_or(format!("bad {key}"))?, port(count).ok_or(format!("bad {key}"))?))
+        }
+        _ => Ok((0, 0)),
+    }
 }
 
 fn main() {
@@ -112,6 +124,8 @@ fn main() {
         let file = config.capture_dir.join(&p.path);
         capture::Capture::create(&file.to_string_lossy(), p.snaplen, p.links, config.receiver_ports)
     });
+    let (first_port, flows) = config.flow_ports;
+    let mut rtt = ack_rtt::AckRtt::new(first_port, flows as usize, RttSamplesSpec::All, path.seed);
     if let Some(e) = capture.as_ref().and_then(|c| c.error()) {
         fail(format!("record.pcap.path: {e}"));
     }
@@ -153,13 +167,13 @@ fn main() {
         loops += 1;
         governor.tick(clock::monotonic_ns());
         for (d, input) in dirs.iter_mut().zip([&tuns[0], &tuns[1]]) {
-            if let Err(e) = d.receive(input, &clock, &mut records, &mut capture) {
+            if let Err(e) = d.receive(input, &clock, &mut records, &mut capture, &mut rtt) {
                 fail(format!("reading {}: {e}", input.name));
             }
         }
         let now = clock();
         for (d, output) in dirs.iter_mut().zip([&tuns[1], &tuns[0]]) {
-            d.deliver(now, output, &mut records, &mut capture);
+            d.deliver(now, output, &mut records, &mut capture, &mut rtt);
         }
         if now >= next_sample {
             for d in dirs.iter_mut() {
@@ -189,7 +203,7 @@ fn main() {
     }
     let records_ok = records.map(|r| r.finish().map_err(|e| e.to_string()));
     let files = output::Files { records: records_ok, pcap: capture.map(capture::Capture::finish) };
-    let result = output::results(&dirs, series, end, loops, sleeps, &governor, files);
+    let result = output::results(&dirs, series, rtt.finish(), end, loops, sleeps, &governor, files);
     println!("{result}");
     std::io::stdout().flush().ok();
 }

@@ -1,6 +1,8 @@
-//! The emulator's results as one JSON object: the `links` and `link_series`
-//! tables with the simulator's columns (so ccbench builds the same Result),
-//! and the emulator's own statistics (timer lateness, anomalies).
+//! The emulator's results as one JSON object: the `links`, `link_series` and
+//! `rtt` tables with the simulator's columns (so ccbench builds the same
+//! Result), the flows' RTT statistics (`flow_rtt`, the simulator's flows-table
+//! columns, a row per flow), and the emulator's own statistics (timer
+//! lateness, anomalies).
 
 use crate::forwarder::Direction;
 use ccsim::record::pcap::PcapSummary;
@@ -44,9 +46,11 @@ pub struct Files {
     pub pcap: Option<PcapSummary>,
 }
 
+#[allow(clippy::too_many_arguments)]
 pub fn results(
     dirs: &[Direction],
     series: LinkSeries,
+    (rtt, flow_rtt): (Table, Table),
     end_ns: u64,
     loops: u64,
     sleeps: u64,
@@ -80,6 +84,8 @@ pub fn results(
     json!({
         "links": table(&links_table(dirs)),
         "link_series": table(&series.into_table(&link_names(dirs))),
+        "rtt": table(&rtt),
+        "flow_rtt": table(&flow_rtt),
         "stats": {
             "duration_s": end_ns as f64 / 1e9,
             "loops": loops,

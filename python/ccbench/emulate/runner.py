@@ -285,6 +285,8 @@ def emulate(
             # The flows' receivers and the background's (the next port): the capture
             # tells senders' packets by them.
             "receiver_ports": [TCP_PORT_BASE, len(flows) + 1],
+            # The flows' receivers: the emulator times their data and ACKs (per-ACK RTT samples).
+            "flow_ports": [TCP_PORT_BASE, len(flows)],
         }
         _send(emu, json.dumps(config))
         ready = json.loads(_Line(emu, "the emulator").read(10))

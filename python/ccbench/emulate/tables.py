@@ -8,10 +8,14 @@ This is the only module of kernel mode that imports the result classes.
 Where the kernel has no counterpart of a simulator column the value is NaN
 (fast_recoveries, undone_recoveries, ecn_reductions, duplicate_segments,
 app_limited_s),
-never a made-up zero. `rtt_ms` and the `rtt` table hold the kernel's
-smoothed RTT (tcpi_rtt) sampled with TCP_INFO, since the kernel does not
-expose each ACK's sample; `timeouts` is tcpi_total_rto (Linux 6.7 and later,
-NaN before). Columns `tcpi_*` add what the running kernel reports besides.
+never a made-up zero. The kernel does not expose each ACK's RTT sample, and
+its minimum (tcpi_min_rtt) counts the handshake, so the per-ACK samples (the
+`rtt` table, the flows' RTT statistics and `base_rtt_ms`, their minimum) are
+the emulator's, taken on the wire as the simulator's sender takes them
+(crates/ccemu/src/ack_rtt.rs); the series' `rtt_ms`, `srtt_ms` and
+`min_rtt_ms` are the kernel's own (tcpi_rtt, tcpi_min_rtt). `timeouts` is
+tcpi_total_rto (Linux 6.7 and later, NaN before). Columns `tcpi_*` add what
+the running kernel reports besides.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from ccbench import _ccsim
 from ccbench import run_files as result_files
 from ccbench.emulate import kernel
 from ccbench.emulate.agent import UDP_HEADER_BYTES
+from ccbench.metrics import RTT_STAT_COLUMNS
 from ccbench.run_result import Result
 
 __all__ = ["Result", "build_raw", "result_files", "PACKET_RECORD_DTYPE"]
@@ -114,8 +119,11 @@ def build_raw(
     group, cc, direction, start_s, stop_s, size); `agents`: both agents'
     results; `schedule`: the background's (runner.background_schedule)."""
     senders = {s["flow"]: s for a in agents for s in a["tcp_senders"]}
+    # A row per flow, in flow order: the RTT statistics of the emulator's per-ACK samples.
+    stats = _table(emulator["flow_rtt"])
+    flow_rtt = {c: stats[c] for c in RTT_STAT_COLUMNS if c in stats}
     receivers = {r["flow"]: r for a in agents for r in a["tcp_receivers"]}
-    series_rows, rtt_rows, flow_rows = [], [], []
+    series_rows, flow_rows = [], []
     for f in flows:
         fid = f["flow"]
         snd, rcv = senders.get(fid, {}), receivers.get(fid, {})
@@ -125,8 +133,6 @@ def build_raw(
             row = series_row(t, fid, info)
             row["delivered_bytes"] = int(np.interp(t, rt, rb))
             series_rows.append(row)
-            if info.get("rtt"):
-                rtt_rows.append({"t": t, "flow": fid, "rtt_ms": info["rtt"] / 1000.0})
         final = snd.get("final") or {}
         completed = rcv.get("completed_s", NAN)
         if f["size"] is not None and math.isfinite(completed):
@@ -144,7 +150,7 @@ def build_raw(
                 "end_s": end_s,
                 "size_bytes": float(f["size"]) if f["size"] is not None else NAN,
                 "completion_s": completed - f["start_s"] if math.isfinite(completed) else NAN,
-                "base_rtt_ms": _ms(final.get("min_rtt")),
+                "base_rtt_ms": flow_rtt["rtt_min_ms"][fid],
                 # A completed file was all read at end_s; between samples, interpolation
                 # would fall short of it by up to an interval's worth.
                 "delivered_bytes": received_total
@@ -168,13 +174,13 @@ def build_raw(
             }
         )
     series_names = list(series_rows[0]) if series_rows else list(series_row(0.0, 0, {})) + ["delivered_bytes"]
-    flows_cols = _columns(flow_rows, list(flow_rows[0]) if flow_rows else [])
+    flows_cols = {**_columns(flow_rows, list(flow_rows[0]) if flow_rows else []), **flow_rtt}
     for c in ("cc", "direction"):
         flows_cols[c] = [r[c] for r in flow_rows]
     return {
         "flows": flows_cols,
         "series": _columns(series_rows, series_names),
-        "rtt": _columns(rtt_rows, ["t", "flow", "rtt_ms"]),
+        "rtt": {c: _table(emulator["rtt"])[c] for c in ("t", "flow", "rtt_ms")},
         "links": _table(emulator["links"]),
         "link_series": _table(emulator["link_series"]),
         "sources": _sources(scenario, agents, duration_s, schedule),

@@ -17,6 +17,7 @@
 //! leaves the sketch exactly as one insertion per sample would (it keeps only
 //! a count per band) and saves the logarithm of each repeat.
 
+use super::table::{Column, Table};
 use sketches_ddsketch::{Config, DDSketch};
 
 /// The percentiles' bound: |reported - true| <= this x true.
@@ -131,6 +132,21 @@ impl RttStats {
             _ => f64::NAN,
         }
     }
+}
+
+/// Adds the flows table's RTT statistics, a row per flow of `stats` (from
+/// every sample of each): the simulator's and the kernel emulator's.
+pub fn add_columns(table: &mut Table, stats: &[RttStats]) {
+    let column = |m: &dyn Fn(&RttStats) -> f64| Column::F64(stats.iter().map(m).collect());
+    table.add("rtt_samples", Column::U64(stats.iter().map(RttStats::count).collect()));
+    table.add("rtt_mean_ms", column(&RttStats::mean_ms));
+    table.add("rtt_std_ms", column(&RttStats::std_ms));
+    table.add("rtt_min_ms", column(&RttStats::min_ms));
+    for (name, q) in PERCENTILES {
+        table.add(name, column(&|s| s.quantile_ms(q)));
+    }
+    table.add("rtt_max_ms", column(&RttStats::max_ms));
+    table.add("queuing_mean_ms", column(&RttStats::queuing_mean_ms));
 }
 
 #[cfg(test)]

@@ -8,7 +8,7 @@ use crate::net::packet::payload_share;
 use crate::net::topology::Direction;
 use crate::record::link_table::links_table;
 use crate::record::pcap::{PcapSummary, PcapWriter};
-use crate::record::rtt_stats::{RttStats, PERCENTILES};
+use crate::record::rtt_stats::{self, RttStats};
 use crate::record::summary;
 use crate::record::table::{Column, Table};
 use crate::scenario::Scenario;
@@ -140,7 +140,7 @@ impl World {
             }),
         );
         flows.add("timeouts_per_100s", per_flow(&|f, a| summary::per_100s(f.sender.stats.timeouts, a)));
-        add_rtt_stats(&mut flows, &self.rtt_stats);
+        rtt_stats::add_columns(&mut flows, &self.rtt_stats);
 
         // Time limited by each cause until the end of the run (tcp/chrono.rs, Linux TCP_INFO's chrono counters).
         let chrono: Vec<_> = self.flows.iter().map(|f| f.sender.chrono.totals(end)).collect();
@@ -176,20 +176,6 @@ impl World {
             duration: end,
         }
     }
-}
-
-/// The flows table's RTT statistics (record::rtt_stats), from every sample of each flow.
-fn add_rtt_stats(flows: &mut Table, stats: &[RttStats]) {
-    let column = |m: &dyn Fn(&RttStats) -> f64| Column::F64(stats.iter().map(m).collect());
-    flows.add("rtt_samples", Column::U64(stats.iter().map(RttStats::count).collect()));
-    flows.add("rtt_mean_ms", column(&RttStats::mean_ms));
-    flows.add("rtt_std_ms", column(&RttStats::std_ms));
-    flows.add("rtt_min_ms", column(&RttStats::min_ms));
-    for (name, q) in PERCENTILES {
-        flows.add(name, column(&|s| s.quantile_ms(q)));
-    }
-    flows.add("rtt_max_ms", column(&RttStats::max_ms));
-    flows.add("queuing_mean_ms", column(&RttStats::queuing_mean_ms));
 }
 
 /// The links table's payload capacity, goodput of the flows whose data
