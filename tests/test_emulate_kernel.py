@@ -170,6 +170,23 @@ def test_the_base_rtt_is_the_minimum_per_ack_sample_of_data_not_the_handshakes()
     assert f["rtt_samples"] == len(kern.rtt) and f["rtt_mean_ms"] == pytest.approx(kern.rtt["rtt_ms"].mean())
 
 
+@pytest.mark.parametrize("kept", ["none", 50, "all"])
+def test_the_rtt_table_keeps_what_record_rtt_samples_says(kept):
+    # As in the simulator: the flows' RTT statistics count every sample whatever the table keeps.
+    r = runner.emulate(
+        {
+            "duration": "2s",
+            "downlink": {"rate": "10Mbit", "delay": "10ms"},
+            "flows": [{"cc": "cubic"}],
+            "record": {"rtt_samples": kept},
+        }
+    )
+    taken, rows = r.flows.loc[0, "rtt_samples"], r.rtt[r.rtt["flow"] == 0]
+    assert taken > 100
+    assert len(rows) == {"none": 0, 50: 50, "all": taken}[kept]
+    assert rows["t"].is_monotonic_increasing
+
+
 def test_a_stopped_flow_sends_nothing_new_after_its_stop():
     # 10 Mbit/s, 20 ms RTT, a one-BDP queue: the path holds about 50 KB at the stop,
     # while a plain close sent what the autotuned send buffer still held (122 KB delivered

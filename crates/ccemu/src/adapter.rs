@@ -9,7 +9,7 @@ use ccsim::net::build::link_config;
 use ccsim::net::link::LinkConfig;
 use ccsim::net::topology::Topology;
 use ccsim::rng::stream;
-use ccsim::scenario::PCAP_EVERY_LINK;
+use ccsim::scenario::{RttSamplesSpec, PCAP_EVERY_LINK};
 use ccsim::time::Nanos;
 use ccsim::Scenario;
 
@@ -28,7 +28,9 @@ pub struct EmulatedPath {
     pub links: Vec<EmulatedLink>,
     pub record_interval_ns: Nanos,
     pub pcap: Option<PcapRequest>,
-    /// The run's seed (the RTT reservoir draws from it, as the simulator's does).
+    /// What the `rtt` table keeps (`record.rtt_samples`), and the run's seed,
+    /// from which its reservoir draws as the simulator's does.
+    pub rtt_samples: RttSamplesSpec,
     pub seed: u64,
 }
 
@@ -70,7 +72,13 @@ pub fn path_from_scenario(scenario_json: &str) -> Result<EmulatedPath, String> {
         snaplen: p.snaplen,
         links: names.map(|name| PCAP_EVERY_LINK.contains(&p.link.as_str()) || p.link == name),
     });
-    Ok(EmulatedPath { links, record_interval_ns: s.record.interval_ns(), pcap, seed: s.seed })
+    Ok(EmulatedPath {
+        links,
+        record_interval_ns: s.record.interval_ns(),
+        pcap,
+        rtt_samples: s.record.rtt_samples,
+        seed: s.seed,
+    })
 }
 
 #[cfg(test)]
@@ -102,6 +110,21 @@ mod tests {
         assert_eq!(with("uplink").links, [false, true]);
         assert_eq!(with("both").links, [true, true]);
         assert_eq!(with("all").links, [true, true]);
+    }
+
+    #[test]
+    fn the_rtt_table_keeps_what_record_rtt_samples_says_from_the_runs_seed() {
+        let with = |record: &str| {
+            let json = format!(
+                r#"{{"duration":"1s","seed":7,"downlink":{{"rate":"12Mbit","delay":"10ms"}},"flows":[{{"cc":"cubic"}}],
+                     "record":{{{record}}}}}"#
+            );
+            let p = path_from_scenario(&json).unwrap();
+            (p.rtt_samples, p.seed)
+        };
+        assert_eq!(with(r#""rtt_samples":"none""#), (RttSamplesSpec::None, 7));
+        assert_eq!(with(r#""rtt_samples":50"#).0, RttSamplesSpec::PerFlow(50));
+        assert_eq!(with("").0, RttSamplesSpec::PerFlow(ccsim::scenario::DEFAULT_RTT_SAMPLES_PER_FLOW));
     }
 
     #[test]

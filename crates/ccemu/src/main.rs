@@ -33,7 +33,6 @@ mod tun;
 
 use ccsim::net::link::Link;
 use ccsim::record::series::LinkSeries;
-use ccsim::scenario::RttSamplesSpec;
 use forwarder::Direction;
 use records::PacketRecords;
 use std::io::{BufRead, Write};
@@ -125,7 +124,7 @@ fn main() {
         capture::Capture::create(&file.to_string_lossy(), p.snaplen, p.links, config.receiver_ports)
     });
     let (first_port, flows) = config.flow_ports;
-    let mut rtt = ack_rtt::AckRtt::new(first_port, flows as usize, RttSamplesSpec::All, path.seed);
+    let mut rtt = ack_rtt::AckRtt::new(first_port, flows as usize, path.rtt_samples, path.seed);
     if let Some(e) = capture.as_ref().and_then(|c| c.error()) {
         fail(format!("record.pcap.path: {e}"));
     }
