@@ -357,16 +357,24 @@ def test_ctrl_c_leaves_neither_results_directory_nor_packet_records(tmp_path):
     assert not (tmp_path / "out").exists(), list((tmp_path / "out").iterdir())
 
 
-def test_a_reused_results_directory_keeps_no_packet_records_of_an_earlier_run(tmp_path):
+def test_a_results_directory_is_replaced_whole_only_with_force(tmp_path):
+    """A second run into a run's directory wrote over it file by file (and
+    had to remove the first run's packet records by name); it is now
+    refused, as by `ccbench run`, and --force replaces the directory whole."""
     scenario = tmp_path / "short.toml"
     scenario.write_text(
         'duration = "1s"\n[downlink]\nrate = "10Mbit"\ndelay = "10ms"\n[[flows]]\ncc = "cubic"\n', encoding="utf-8"
     )
     cmd = [sys.executable, "-m", "ccbench.cli", "emulate", str(scenario), "--out", str(tmp_path / "out"), "--no-plots"]
     subprocess.run([*cmd, "--packets"], capture_output=True, check=True)
+    first = (tmp_path / "out" / "flows.parquet").read_bytes()
     assert (tmp_path / "out" / "packets.parquet").exists()
-    subprocess.run(cmd, capture_output=True, check=True)
+    again = subprocess.run(cmd, capture_output=True, text=True)
+    assert again.returncode == 2 and "is not empty (it holds another run); --force replaces it" in again.stdout, again
+    assert (tmp_path / "out" / "flows.parquet").read_bytes() == first
+    subprocess.run([*cmd, "--force"], capture_output=True, check=True)
     assert not (tmp_path / "out" / "packets.parquet").exists()
+    assert (tmp_path / "out" / "meta.json").exists()
 
 
 def test_compare_sim_reports_differences_and_overlaid_plots(tmp_path):

@@ -303,6 +303,33 @@ def test_a_refused_scenario_leaves_no_results_directory(tmp_path, monkeypatch):
     assert not (tmp_path / "out").exists()
 
 
+def test_a_directory_of_other_files_is_refused_before_the_run_and_left_as_it_was(tmp_path, monkeypatch):
+    """`ccbench emulate --out DIR` wrote its tables into any directory, over
+    files of the same name; like `ccbench run` it now refuses a directory
+    that is not empty, and even --force replaces only a run's directory."""
+    import io
+
+    from ccbench.emulate import command, host
+    from rich.console import Console
+
+    monkeypatch.setattr(kernel, "available_algorithms", lambda: AVAILABLE)
+    monkeypatch.setattr(host, "preflight", lambda: None)
+    monkeypatch.setattr(command, "emulate", lambda *a, **k: pytest.fail("the run started"))
+    f = tmp_path / "s.toml"
+    f.write_text('duration = "2s"\n[downlink]\nrate = "10Mbit"\ndelay = "10ms"\n[[flows]]\ncc = "cubic"\n')
+    mine = tmp_path / "paper"
+    mine.mkdir()
+    (mine / "flows.csv").write_text("my own table")
+    for force in (False, True):
+        text = io.StringIO()
+        code = command.main(
+            f, mine, None, False, 1, None, False, False, True, Console(file=text, width=200), None, None, force=force
+        )
+        said = "holds other files, not a run's results" if force else "is not empty (it holds other files)"
+        assert code == command.EXIT_BAD_SCENARIO and said in text.getvalue(), text.getvalue()
+        assert [p.name for p in mine.iterdir()] == ["flows.csv"] and (mine / "flows.csv").read_text() == "my own table"
+
+
 def test_a_constant_rate_udp_source_counts_no_transfers_as_in_the_simulator():
     from ccbench.api import run
     from ccbench.emulate import tables

@@ -1007,12 +1007,25 @@ def emulate_cmd(
     packets: bool = typer.Option(False, help="Also save the emulator's per-packet records (packets.parquet)."),
     cleanup: bool = typer.Option(False, "--cleanup", help="Remove what killed runs left (namespaces, devices)."),
     plots: bool = typer.Option(True, help="Write PNG plots."),
+    force: bool = typer.Option(False, help="Replace an output directory that holds an earlier run's results."),
 ):
     """Run a scenario through the real Linux kernel's TCP over emulated links (needs root)."""
     from ccbench.emulate.command import main as emulate_main
 
     code = emulate_main(
-        scenario, out, seed, compare_sim, reps, cc, packets, cleanup, plots, console, flows_table, write_run_plots
+        scenario,
+        out,
+        seed,
+        compare_sim,
+        reps,
+        cc,
+        packets,
+        cleanup,
+        plots,
+        console,
+        flows_table,
+        write_run_plots,
+        force=force,
     )
     raise typer.Exit(code)
 

@@ -12,6 +12,8 @@ from rich.table import Table
 from ccbench.emulate import host, kernel, sidebyside
 from ccbench.emulate.runner import emulate, read_packet_records
 from ccbench.emulate.tables import result_files
+from ccbench.limits import one_line
+from ccbench.run_directory import OutputDirectoryError, staged
 from ccbench.scenario import ScenarioFileError, load
 
 EXIT_BAD_SCENARIO = 2
@@ -44,27 +46,6 @@ def _compare_table(table) -> Table:
     return t
 
 
-def _missing_dirs(out: Path) -> list[Path]:
-    """`out` and those of its parents that do not exist yet, deepest first."""
-    missing, d = [], out
-    while not d.exists() and d != d.parent:
-        missing.append(d)
-        d = d.parent
-    return missing
-
-
-def _remove_empty(dirs: list[Path], packets_file: Path | None) -> None:
-    """Removes the emulator's unfinished packet records and the directories this
-    run created, if it left them empty (a refused or interrupted run writes nothing)."""
-    if packets_file is not None:
-        packets_file.unlink(missing_ok=True)
-    for d in dirs:
-        try:
-            d.rmdir()
-        except OSError:  # not empty (a capture, another writer) or already gone
-            return
-
-
 def main(
     scenario: Path | None,
     out: Path | None,
@@ -78,8 +59,13 @@ def main(
     console: Console,
     flows_table,
     write_run_plots,
+    force: bool = False,
 ) -> int:
-    """Runs the command; returns the exit code."""
+    """Runs the command; returns the exit code. The results directory is
+    `ccbench run`'s (ccbench.run_directory): one that is not empty is refused
+    unless `force` and it holds a run, and the run is written into a
+    temporary sibling renamed into place when complete, so a refused, failed
+    or interrupted run writes nothing."""
     if cleanup:
         try:
             host.preflight()
@@ -93,8 +79,6 @@ def main(
         console.print("error: give a scenario file (or --cleanup)")
         return EXIT_BAD_SCENARIO
     out = out or Path("ccbench-out") / f"{scenario.stem}-kernel"
-    created = _missing_dirs(out)
-    packets_file: Path | None = None
     try:
         normalized = load(scenario, seed=seed)
         if compare_sim:
@@ -105,35 +89,35 @@ def main(
             console.print(_compare_table(table))
             console.print(f"Report in [bold]{escape(str(page))}[/bold]", soft_wrap=True)
             return 0
-        packets_file = out / "packets.bin" if packets else None
-        out.mkdir(parents=True, exist_ok=True)
-        with console.status(f"emulating {normalized['duration']:g} s through the kernel..."):
-            r = emulate(normalized, packets_file=packets_file, capture_dir=out)
+        # Refused before the output directory is touched (the run checks again).
+        kernel.check(normalized, kernel.available_algorithms())
+        host.preflight()
+        with staged(out, force) as stage:
+            packets_file = stage / "packets.bin" if packets else None
+            with console.status(f"emulating {normalized['duration']:g} s through the kernel..."):
+                r = emulate(normalized, packets_file=packets_file, capture_dir=stage)
+            pcap = r.meta.get("pcap")
+            if pcap:  # saved relative to the results directory, which the stage becomes
+                pcap["path"] = normalized["record"]["pcap"]["path"]
+                if pcap.get("error"):
+                    pcap["error"] = pcap["error"].replace(str(stage), str(out))
+            result_files.save(r, stage)
+            if packets_file is not None:
+                result_files.write_table(stage, "packets", read_packet_records(packets_file), csv=False)
+                packets_file.unlink()
+            pngs = write_run_plots(stage) if plots else []
     except ScenarioFileError as e:
-        _remove_empty(created, packets_file)
         console.print(f"error: {escape(str(e))}")
         return EXIT_BAD_SCENARIO
+    except OutputDirectoryError as e:
+        console.print(f"error: {escape(one_line(str(e)))}", soft_wrap=True)
+        return EXIT_BAD_SCENARIO
     except kernel.KernelModeError as e:
-        _remove_empty(created, packets_file)
         console.print(f"error: {escape(str(scenario))}: {escape(str(e))}")
         return EXIT_BAD_SCENARIO
     except host.PreflightError as e:
-        _remove_empty(created, packets_file)
         console.print(f"error: {escape(str(e))}")
         return EXIT_CANNOT_RUN
-    except BaseException:  # Ctrl-C, SIGTERM: the run wrote nothing
-        _remove_empty(created, packets_file)
-        raise
-    pcap = r.meta.get("pcap")
-    if pcap:  # saved relative to the results directory, where it was written
-        pcap["path"] = normalized["record"]["pcap"]["path"]
-    result_files.save(r, out)
-    if packets_file is not None:
-        result_files.write_table(out, "packets", read_packet_records(packets_file), csv=False)
-        packets_file.unlink()
-    else:  # a directory reused from a run with --packets keeps no records of another run
-        (out / "packets.parquet").unlink(missing_ok=True)
-    pngs = write_run_plots(out) if plots else []
     console.print(flows_table(r.flows, f"{normalized['name'] or scenario.stem}: Linux {r.meta['kernel']}"))
     from ccbench.flow_limits import flow_notes
 
