@@ -330,6 +330,27 @@ def test_a_directory_of_other_files_is_refused_before_the_run_and_left_as_it_was
         assert [p.name for p in mine.iterdir()] == ["flows.csv"] and (mine / "flows.csv").read_text() == "my own table"
 
 
+def test_a_comparison_has_a_default_directory_apart_from_a_runs(tmp_path, monkeypatch):
+    """--compare-sim wrote its report into ccbench-out/NAME-kernel, the run's
+    own default directory, which a run then refused as holding other files."""
+    import io
+    from pathlib import Path
+
+    import pandas as pd
+    from ccbench.emulate import command, sidebyside
+    from rich.console import Console
+
+    written = []
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sidebyside, "compare", lambda *a, **k: (pd.DataFrame(), {}))
+    monkeypatch.setattr(sidebyside, "write_report", lambda table, pairs, out: written.append(out) or out / "x.html")
+    monkeypatch.setattr(command, "_compare_table", lambda table: "")
+    f = tmp_path / "s.toml"
+    f.write_text('duration = "2s"\n[downlink]\nrate = "10Mbit"\ndelay = "10ms"\n[[flows]]\ncc = "cubic"\n')
+    code = command.main(f, None, None, True, 1, None, False, False, True, Console(file=io.StringIO()), None, None)
+    assert code == 0 and written == [Path("ccbench-out") / "s-kernel-vs-sim"]
+
+
 def test_a_constant_rate_udp_source_counts_no_transfers_as_in_the_simulator():
     from ccbench.api import run
     from ccbench.emulate import tables

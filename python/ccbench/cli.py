@@ -999,7 +999,9 @@ def validate(
 @app.command("emulate")
 def emulate_cmd(
     scenario: Path | None = typer.Argument(None, help="Scenario file (TOML)."),
-    out: Path | None = typer.Option(None, help="Output directory (default: ccbench-out/<scenario name>-kernel)."),
+    out: Path | None = typer.Option(
+        None, help="Output directory (default: ccbench-out/<scenario name>-kernel; -kernel-vs-sim with --compare-sim)."
+    ),
     seed: int | None = typer.Option(None, help="Override the scenario's seed."),
     compare_sim: bool = typer.Option(False, "--compare-sim", help="Run in the simulator too and compare."),
     reps: int = typer.Option(1, help="With --compare-sim: repetitions per mode (seeds seed, seed+1, ...)."),

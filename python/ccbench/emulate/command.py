@@ -78,7 +78,8 @@ def main(
     if scenario is None:
         console.print("error: give a scenario file (or --cleanup)")
         return EXIT_BAD_SCENARIO
-    out = out or Path("ccbench-out") / f"{scenario.stem}-kernel"
+    # A comparison's report has a directory of its own, apart from a run's.
+    out = out or Path("ccbench-out") / f"{scenario.stem}-{'kernel-vs-sim' if compare_sim else 'kernel'}"
     try:
         normalized = load(scenario, seed=seed)
         if compare_sim:
