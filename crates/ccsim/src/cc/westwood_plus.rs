@@ -194,11 +194,7 @@ impl CongestionControl for WestwoodPlus {
             // restarts at the next ACK (the path may have changed): Linux
             // 3.10+ on CA_EVENT_LOSS; 2.6.22 to 3.9 on CA_EVENT_FRTO only,
             // so a timeout without F-RTO kept tcp_reno_ssthresh's half.
-            CaEvent::Frto => {
-                w.ssthresh = self.bw_rttmin();
-                self.reset_rtt_min = true;
-            }
-            CaEvent::Loss if self.loss_event => {
+            CaEvent::Frto | CaEvent::Loss if event == CaEvent::Frto || self.loss_event => {
                 w.ssthresh = self.bw_rttmin();
                 self.reset_rtt_min = true;
             }

@@ -122,8 +122,6 @@ const CUBIC_NO_HYSTART: (&str, &str, f64, &str) =
 /// && ca->cnt > 20)`) is in 3.5's tcp_cubic.c, not in 2.6.26's or 2.6.32's.
 const CUBIC_NO_PRE_LOSS_CAP: (&str, &str, f64, &str) =
     ("cubic", "pre_loss_cnt", 0.0, "tcp_cubic.c bictcp_update: no cnt cap before the first loss until after 2.6.32");
-/// CUBIC v2.1 (2.6.24): beta 819/1024, max_increment 16, and cnt = 50 while
-/// no loss has been seen (`if (ca->loss_cwnd == 0)`).
 /// Westwood+ before 3.10 answers CA_EVENT_FRTO (tcp_enter_frto) and not
 /// CA_EVENT_LOSS (tcp_enter_loss): "tcp: implement RFC5682 F-RTO" moved it.
 const WESTWOOD_FRTO_ONLY: (&str, &str, f64, &str) = (
@@ -132,6 +130,9 @@ const WESTWOOD_FRTO_ONLY: (&str, &str, f64, &str) = (
     0.0,
     "tcp_westwood.c tcp_westwood_event: CA_EVENT_FRTO, not CA_EVENT_LOSS (2.6.22 to 3.9)",
 );
+/// 2.6.24's algorithm parameters: Westwood+ as above, and CUBIC v2.1: beta
+/// 819/1024, max_increment 16, and cnt = 50 while no loss has been seen
+/// (`if (ca->loss_cwnd == 0)`).
 const CUBIC_2_1: &[(&str, &str, f64, &str)] = &[
     WESTWOOD_FRTO_ONLY,
     CUBIC_NO_HYSTART,
