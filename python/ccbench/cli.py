@@ -240,6 +240,8 @@ def _plot_options(window: str, plot_format: str) -> tuple[float, tuple[str, ...]
 
 
 ALLOW_LARGE_HELP = "Lift the limits on duration, delay, rate, flows and estimated work (see the README)."
+#: --force of the commands that write one run's directory (run, emulate: ccbench.run_directory).
+RUN_FORCE_HELP = "Replace an output directory that holds an earlier run's results."
 
 
 def _stage_pcap(normalized: dict, stage: Path) -> None:
@@ -333,7 +335,7 @@ def run(
         help=f"Goodput and link rates in the plots: mean over windows this long (default {DEFAULT_PLOT_WINDOW}).",
     ),
     plot_format: str | None = typer.Option(None, help="Plot files: png (default), svg (vector, for papers), png,svg."),
-    force: bool = typer.Option(False, help="Replace an output directory that holds an earlier run's results."),
+    force: bool = typer.Option(False, help=RUN_FORCE_HELP),
     allow_large: bool = typer.Option(False, help=ALLOW_LARGE_HELP),
     as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON (keys in the README)."),
 ):
@@ -1009,7 +1011,7 @@ def emulate_cmd(
     packets: bool = typer.Option(False, help="Also save the emulator's per-packet records (packets.parquet)."),
     cleanup: bool = typer.Option(False, "--cleanup", help="Remove what killed runs left (namespaces, devices)."),
     plots: bool = typer.Option(True, help="Write PNG plots."),
-    force: bool = typer.Option(False, help="Replace an output directory that holds an earlier run's results."),
+    force: bool = typer.Option(False, help=RUN_FORCE_HELP),
 ):
     """Run a scenario through the real Linux kernel's TCP over emulated links (needs root)."""
     from ccbench.emulate.command import main as emulate_main

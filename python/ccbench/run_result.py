@@ -157,8 +157,10 @@ def flow_summary(flows, rtt, scenario: dict, links) -> pd.DataFrame:
     bottleneck, the slowest link of its data route by the links table's
     `rate_bps` (the first of equals). The simulator core computes the metrics
     (from every RTT sample, whatever `record.rtt_samples` kept); a table
-    without them (the kernel emulator's) gets them from ccbench.metrics and
-    the `rtt` table. `flows`, `rtt` and `links`: DataFrames or dicts of
+    without them gets them from ccbench.metrics: the kernel emulator's lacks
+    the rate metrics (its RTT statistics are ccsim's, from the emulator's
+    per-ACK samples), one given without RTT statistics takes them from the
+    `rtt` table. `flows`, `rtt` and `links`: DataFrames or dicts of
     columns; `scenario`: the normalized scenario."""
     cols = {c: list(flows[c]) if c in ("cc", "direction") else np.asarray(flows[c]) for c in flows}
     cols.update(route_columns(cols["group"], scenario, links))

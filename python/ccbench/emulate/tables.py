@@ -177,10 +177,11 @@ def build_raw(
     flows_cols = {**_columns(flow_rows, list(flow_rows[0]) if flow_rows else []), **flow_rtt}
     for c in ("cc", "direction"):
         flows_cols[c] = [r[c] for r in flow_rows]
+    rtt = _table(emulator["rtt"])
     return {
         "flows": flows_cols,
         "series": _columns(series_rows, series_names),
-        "rtt": {c: _table(emulator["rtt"])[c] for c in ("t", "flow", "rtt_ms")},
+        "rtt": {c: rtt[c] for c in ("t", "flow", "rtt_ms")},
         "links": _table(emulator["links"]),
         "link_series": _table(emulator["link_series"]),
         "sources": _sources(scenario, agents, duration_s, schedule),
