@@ -178,12 +178,18 @@ mod tests {
     use crate::cc::CaState;
     use crate::time::NS_PER_MS;
 
-    #[test]
-    fn random_loss_with_an_empty_queue_cuts_only_a_fifth() {
+    /// Veno in congestion avoidance after three rounds without a queue: no backlog.
+    fn with_an_empty_queue() -> Harness {
         let mut h = Harness::new("veno", 100);
         h.set_cwnd(100, 50);
         h.rounds(3);
         assert!(h.state("backlog") < 3.0);
+        h
+    }
+
+    #[test]
+    fn random_loss_with_an_empty_queue_cuts_only_a_fifth() {
+        let mut h = with_an_empty_queue();
         let cwnd = h.w.cwnd;
         h.loss();
         assert_eq!(h.w.cwnd, cwnd * 4 / 5);
@@ -197,10 +203,7 @@ mod tests {
     /// (congestive) and a loss right then halves.
     #[test]
     fn without_a_fresh_sample_the_whole_window_is_backlog() {
-        let mut h = Harness::new("veno", 100);
-        h.set_cwnd(100, 50);
-        h.rounds(3);
-        assert!(h.state("backlog") < 3.0);
+        let mut h = with_an_empty_queue();
         h.timeout();
         let mut before = h.w.cwnd;
         while h.state == CaState::Loss {
