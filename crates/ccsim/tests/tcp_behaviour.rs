@@ -39,11 +39,12 @@ fn newreno_fills_a_one_bdp_pipe_with_a_sawtooth() {
 /// with b segments acknowledged per window increment. The path is uncongested
 /// (rate far above the loss-limited rate, deep buffer), so random loss alone
 /// limits the window. Returns simulated goodput / model.
-fn mathis_ratio(p: f64, delayed_ack: bool, b: f64) -> f64 {
+fn mathis_ratio(p: f64, delayed_ack: bool, cwnd_counts: &str, b: f64) -> f64 {
     let json = format!(
         r#"{{"duration": 300, "seed": 3,
             "downlink": {{"rate": "1Gbit", "delay": "50ms", "queue": {{"size": "4bdp"}}, "loss": {{"model": "bernoulli", "p": {p}}}}},
-            "flows": [{{"cc": "reno", "tcp": {{"delayed_ack": {delayed_ack}, "rcv_buf": "64MB", "rmem_max": "64MB", "wmem_max": "64MB"}}}}]}}"#
+            "flows": [{{"cc": "reno", "tcp": {{"delayed_ack": {delayed_ack}, "cwnd_counts": "{cwnd_counts}",
+                        "rcv_buf": "64MB", "rmem_max": "64MB", "wmem_max": "64MB"}}}}]}}"#
     );
     let r = simulate(&json);
     let rtt: f64 = 0.1;
@@ -55,13 +56,60 @@ fn mathis_ratio(p: f64, delayed_ack: bool, b: f64) -> f64 {
 fn reno_goodput_follows_the_mathis_model() {
     for p in [0.001, 0.01] {
         // One ACK per segment: b = 1.
-        let ratio = mathis_ratio(p, false, 1.0);
+        let ratio = mathis_ratio(p, false, "segments", 1.0);
         assert!((0.75..=1.25).contains(&ratio), "p={p}, no delayed ACK: goodput / Mathis(b=1) = {ratio:.3}");
         // With delayed ACKs each ACK covers two segments, but Linux (and we) grow
         // cwnd per acknowledged segment (appropriate byte counting, RFC 3465), so
         // the window still grows one segment per RTT: the model with b = 1 holds.
-        let ratio = mathis_ratio(p, true, 1.0);
+        let ratio = mathis_ratio(p, true, "segments", 1.0);
         assert!((0.75..=1.25).contains(&ratio), "p={p}, delayed ACKs: goodput / Mathis(b=1) = {ratio:.3}");
+        // Linux before 4.0 counted ACKs: one segment per two RTTs, b = 2.
+        let ratio = mathis_ratio(p, true, "acks", 2.0);
+        assert!((0.75..=1.25).contains(&ratio), "p={p}, counting ACKs: goodput / Mathis(b=2) = {ratio:.3}");
+    }
+}
+
+/// cwnd of flow 0 at time `t` (the latest series row at or before it).
+fn cwnd_at(r: &ccsim::Results, t: f64) -> f64 {
+    series(r, 0, "cwnd").into_iter().take_while(|(at, _)| *at <= t).last().expect("a row").1
+}
+
+#[test]
+fn counting_acks_slow_start_grows_half_a_window_per_round_with_delayed_acks() {
+    // A 100 ms path far faster than the window: slow start runs unchecked.
+    let growth = |counts: &str| {
+        let r = simulate(&format!(
+            r#"{{"duration": 1, "downlink": {{"rate": "10Gbit", "delay": "50ms"}},
+                "flows": [{{"cc": "reno", "tcp": {{"cwnd_counts": "{counts}", "rcv_buf": "64MB", "rmem_max": "64MB", "wmem_max": "64MB"}}}}]}}"#
+        ));
+        // Three rounds, sampled mid-round.
+        cwnd_at(&r, 0.65) / cwnd_at(&r, 0.35)
+    };
+    let per_segment = growth("segments");
+    assert!((7.0..=9.0).contains(&per_segment), "x2 per round: {per_segment:.2} over three rounds");
+    let per_ack = growth("acks");
+    assert!((2.9..=4.0).contains(&per_ack), "x1.5 per round (3.4 over three): {per_ack:.2}");
+}
+
+#[test]
+fn bic_and_cubic_counting_acks_divide_by_the_segments_per_ack() {
+    // Loss-limited as in the Mathis test; 2.6's BIC and CUBIC scaled their
+    // ACK counts by the measured segments per ACK, so counting ACKs with
+    // delayed ACKs grows them about as counting segments does (measured:
+    // bic 0.87, cubic 1.04; without the division bic falls to 0.63).
+    let goodput = |cc: &str, counts: &str| {
+        goodput_bps(
+            &simulate(&format!(
+                r#"{{"duration": 120, "seed": 5,
+                    "downlink": {{"rate": "1Gbit", "delay": "50ms", "queue": {{"size": "4bdp"}}, "loss": {{"model": "bernoulli", "p": 0.0005}}}},
+                    "flows": [{{"cc": "{cc}", "tcp": {{"cwnd_counts": "{counts}", "rcv_buf": "64MB", "rmem_max": "64MB", "wmem_max": "64MB"}}}}]}}"#
+            )),
+            0,
+        )
+    };
+    for cc in ["bic", "cubic"] {
+        let ratio = goodput(cc, "acks") / goodput(cc, "segments");
+        assert!((0.8..=1.2).contains(&ratio), "{cc}: counting ACKs / counting segments = {ratio:.3}");
     }
 }
 

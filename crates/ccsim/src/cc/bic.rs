@@ -25,13 +25,15 @@
 //!
 //! Differs from Linux: Linux also divides `cnt` by an estimate of segments per
 //! ACK (`delayed_ack`, from the days when cong_avoid counted ACKs, not ACKed
-//! segments). Since `cong_avoid_ai` already counts ACKed segments, that
+//! segments). Since `cong_avoid_ai` now counts ACKed segments, that
 //! scaling doubles the growth with delayed ACKs (Smax becomes 32 per RTT);
 //! Linux removed the same double count from CUBIC in 2015 ("fix stretch ACK
-//! bugs"). We leave it out, so the steps per RTT are the paper's.
+//! bugs"). We apply it only when the window counts ACKs (`tcp.cwnd_counts =
+//! "acks"`, the kernels before 3.13), where it belongs, so the steps per RTT
+//! are the paper's either way.
 
-use super::common::{cong_avoid_ai, slow_start_if_limited};
-use super::{CaState, CongestionControl, Conn, Info, Param, Params, StateOut, Window};
+use super::common::{cong_avoid_ai, slow_start_if_limited, DelayedAckRatio};
+use super::{AckSample, CaState, CongestionControl, Conn, Counting, Info, Param, Params, StateOut, Window};
 use crate::tcp::recovery::RecoveryPolicy;
 use crate::time::{Nanos, NS_PER_MS};
 
@@ -112,6 +114,8 @@ pub struct Bic {
     last_cwnd: u32,
     last_time: u64, // jiffies
     epoch_start: u64,
+    /// Segments per ACK, dividing cnt when the window counts ACKs.
+    delayed_ack: DelayedAckRatio,
 }
 
 fn jiffies(now: Nanos) -> u64 {
@@ -132,6 +136,7 @@ impl Bic {
             last_cwnd: 0,
             last_time: 0,
             epoch_start: 0,
+            delayed_ack: DelayedAckRatio::default(),
         }
     }
 
@@ -143,10 +148,12 @@ impl Bic {
         self.last_cwnd = 0;
         self.last_time = 0;
         self.epoch_start = 0;
+        self.delayed_ack = DelayedAckRatio::default();
     }
 
-    /// Linux bictcp_update: ACKed segments per +1 of cwnd.
-    fn update(&mut self, cwnd: u32, now: Nanos) {
+    /// Linux bictcp_update: ACKed segments (or ACKs, when the window counts
+    /// them) per +1 of cwnd.
+    fn update(&mut self, cwnd: u32, now: Nanos, counting: Counting) {
         let now_j = jiffies(now);
         if self.last_cwnd == cwnd && now_j - self.last_time <= 1000 / 32 {
             return;
@@ -185,7 +192,10 @@ impl Bic {
         if self.last_max_cwnd == 0 && self.cnt > 20 {
             self.cnt = 20;
         }
-        self.cnt = self.cnt.max(1);
+        self.cnt = match counting {
+            Counting::Segments => self.cnt.max(1),
+            Counting::Acks => self.delayed_ack.acks_per_increment(self.cnt),
+        };
     }
 }
 
@@ -215,7 +225,7 @@ impl CongestionControl for Bic {
         if acked == 0 {
             return;
         }
-        self.update(w.cwnd, c.now);
+        self.update(w.cwnd, c.now, w.counting);
         let cnt = self.cnt;
         cong_avoid_ai(w, cnt, acked);
     }
@@ -224,6 +234,10 @@ impl CongestionControl for Bic {
         if new == CaState::Loss {
             self.reset();
         }
+    }
+
+    fn pkts_acked(&mut self, _w: &mut Window, c: &Conn, s: &AckSample) {
+        self.delayed_ack.on_acked(c.ca_state, s.acked);
     }
 
     fn undo_cwnd(&mut self, w: &Window, prior_cwnd: u32) -> u32 {

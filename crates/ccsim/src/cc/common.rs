@@ -1,13 +1,27 @@
 //! Window-growth helpers shared by the algorithms, as in Linux tcp_cong.c:
 //! slow start, additive increase, and the Reno rules built from them.
 
-use super::{Conn, Window};
+use super::{CaState, Conn, Counting, Window};
 use crate::time::{Nanos, NS_PER_SEC};
 
 /// Slow start (RFC 5681 3.1 with appropriate byte counting, Linux
 /// tcp_slow_start): cwnd grows by one per delivered segment, but not beyond
 /// ssthresh. Returns the delivered segments left over for congestion avoidance.
+///
+/// Counting ACKs (Linux 2.6 to 3.12, `acked` is then 1): +1 per ACK, which
+/// may take cwnd one past ssthresh, and nothing is left over.
 pub fn slow_start(w: &mut Window, acked: u32) -> u32 {
+    if w.counting == Counting::Acks {
+        // A credit of one window per ACK; each window of credit is +1.
+        w.cwnd_cnt = w.cwnd_cnt.saturating_add(w.cwnd);
+        while w.cwnd_cnt >= w.cwnd.max(1) {
+            w.cwnd_cnt -= w.cwnd.max(1);
+            if w.cwnd < w.cwnd_clamp {
+                w.cwnd += 1;
+            }
+        }
+        return 0;
+    }
     let cwnd = w.cwnd.saturating_add(acked).min(w.ssthresh);
     let used = cwnd - w.cwnd.min(cwnd);
     w.cwnd = cwnd.min(w.cwnd_clamp);
@@ -16,8 +30,22 @@ pub fn slow_start(w: &mut Window, acked: u32) -> u32 {
 
 /// Additive increase (Linux tcp_cong_avoid_ai): one segment per `per_window`
 /// delivered segments, i.e. +1 per RTT when `per_window` = cwnd.
+///
+/// Counting ACKs (Linux before 4.0): the ACK after `per_window` counted
+/// ones is the +1 and restarts the count, so it takes `per_window` + 1 ACKs.
 pub fn cong_avoid_ai(w: &mut Window, per_window: u32, acked: u32) {
     let per_window = per_window.max(1);
+    if w.counting == Counting::Acks {
+        if w.cwnd_cnt >= per_window {
+            if w.cwnd < w.cwnd_clamp {
+                w.cwnd += 1;
+            }
+            w.cwnd_cnt = 0;
+        } else {
+            w.cwnd_cnt += 1;
+        }
+        return;
+    }
     // Window grew since the counter started (e.g. in slow start): apply a pending +1.
     if w.cwnd_cnt >= per_window {
         w.cwnd_cnt = 0;
@@ -62,6 +90,37 @@ pub fn reno_cong_avoid(w: &mut Window, c: &Conn, acked: u32) {
 /// tcp_reno_ssthresh): half the window, at least two segments.
 pub fn reno_ssthresh(w: &Window) -> u32 {
     (w.cwnd >> 1).max(2)
+}
+
+/// Segments per ACK as BIC and CUBIC estimated them while cong_avoid counted
+/// ACKs (Linux bictcp_acked, ACK_RATIO_SHIFT 4; CUBIC dropped it in 4.1,
+/// "fix stretch ACK bugs"): a moving average over about 16 ACKs, kept in
+/// Open, starting at 2. Dividing `cnt` (ACKs per +1) by it keeps the growth
+/// per delivered segment what the algorithm meant.
+#[derive(Clone, Copy, Debug)]
+pub struct DelayedAckRatio {
+    /// Segments per ACK, times 16.
+    sixteenths: u32,
+}
+
+impl Default for DelayedAckRatio {
+    fn default() -> DelayedAckRatio {
+        DelayedAckRatio { sixteenths: 2 << 4 }
+    }
+}
+
+impl DelayedAckRatio {
+    /// An ACK that delivered `acked` segments: ratio = (15 ratio + acked) / 16.
+    pub fn on_acked(&mut self, state: Option<CaState>, acked: u32) {
+        if state == Some(CaState::Open) && acked > 0 {
+            self.sixteenths = self.sixteenths - (self.sixteenths >> 4) + acked;
+        }
+    }
+
+    /// `cnt` ACKed segments per +1 as ACKs per +1, at least 1.
+    pub fn acks_per_increment(&self, cnt: u32) -> u32 {
+        ((u64::from(cnt) << 4) / u64::from(self.sixteenths)).max(1) as u32
+    }
 }
 
 /// Bytes an ACK accounts for, for the bandwidth estimators of westwood and
@@ -115,18 +174,66 @@ mod tests {
 
     #[test]
     fn slow_start_stops_at_ssthresh_and_returns_the_rest() {
-        let mut w = Window { cwnd: 10, ssthresh: 12, cwnd_cnt: 0, cwnd_clamp: 1000 };
+        let mut w = Window { ssthresh: 12, cwnd_clamp: 1000, ..Window::new(10) };
         assert_eq!(slow_start(&mut w, 5), 3);
         assert_eq!(w.cwnd, 12);
     }
 
     #[test]
     fn additive_increase_is_one_segment_per_window() {
-        let mut w = Window { cwnd: 10, ssthresh: 5, cwnd_cnt: 0, cwnd_clamp: 1000 };
+        let mut w = Window { ssthresh: 5, cwnd_clamp: 1000, ..Window::new(10) };
         for _ in 0..10 {
             cong_avoid_ai(&mut w, 10, 1);
         }
         assert_eq!(w.cwnd, 11);
         assert_eq!(w.cwnd_cnt, 0);
+    }
+
+    fn counting_acks(cwnd: u32, ssthresh: u32) -> Window {
+        Window { ssthresh, counting: Counting::Acks, ..Window::new(cwnd) }
+    }
+
+    #[test]
+    fn counting_acks_slow_start_is_one_per_ack_and_may_pass_ssthresh() {
+        let mut w = counting_acks(10, 12);
+        // A delayed ACK of two segments is one ACK: +1, not +2.
+        assert_eq!(slow_start(&mut w, 1), 0);
+        assert_eq!(w.cwnd, 11);
+        assert!(w.in_slow_start(), "cwnd <= ssthresh is still slow start");
+        slow_start(&mut w, 1);
+        slow_start(&mut w, 1);
+        assert_eq!(w.cwnd, 13, "Linux 2.6 tcp_slow_start is not capped at ssthresh");
+        assert!(!w.in_slow_start());
+    }
+
+    #[test]
+    fn counting_acks_additive_increase_takes_one_ack_more_than_the_window() {
+        let mut w = counting_acks(10, 5);
+        for _ in 0..10 {
+            cong_avoid_ai(&mut w, 10, 1);
+        }
+        assert_eq!((w.cwnd, w.cwnd_cnt), (10, 10), "ten ACKs are counted, none grows");
+        cong_avoid_ai(&mut w, 10, 1);
+        assert_eq!((w.cwnd, w.cwnd_cnt), (11, 0));
+    }
+
+    #[test]
+    fn the_delayed_ack_ratio_follows_segments_per_ack_in_open_only() {
+        let mut ratio = DelayedAckRatio::default();
+        assert_eq!(ratio.acks_per_increment(40), 20, "starts at two segments per ACK");
+        for _ in 0..200 {
+            ratio.on_acked(Some(CaState::Open), 4);
+        }
+        assert_eq!(ratio.acks_per_increment(40), 10);
+        for _ in 0..200 {
+            ratio.on_acked(Some(CaState::Recovery), 1);
+        }
+        assert_eq!(ratio.acks_per_increment(40), 10, "not kept outside Open");
+        for _ in 0..200 {
+            ratio.on_acked(Some(CaState::Open), 1);
+        }
+        // The kernel's integer average stops at 31/16 coming down: 640 / 31.
+        assert_eq!(ratio.acks_per_increment(40), 20);
+        assert_eq!(ratio.acks_per_increment(1), 1, "never 0");
     }
 }

@@ -17,15 +17,18 @@
 //! Older module versions differ in a few constants the kernel presets set
 //! (`tcp/kernel.rs`): CUBIC v2.1 (Linux 2.6.24, read at the v2.6.24 tag)
 //! used beta 819/1024 and capped the growth above the origin at
-//! `max_increment` segments per 100 ms of minimum RTT.
+//! `max_increment` segments per 100 ms of minimum RTT. Before 4.1, when
+//! the window counted ACKs (`Counting::Acks`), cnt was divided by the
+//! segments per ACK measured in Open (`DelayedAckRatio`) instead of being
+//! held at 2 or more.
 //!
 //! Time runs in Linux's units: jiffies of 1 ms for the epoch bookkeeping and
 //! 1/1024 s for t, so the integer arithmetic mirrors the kernel's; the cube
 //! root is computed in floating point (Linux uses a table and Newton steps).
 
-use super::common::{cong_avoid_ai, slow_start};
+use super::common::{cong_avoid_ai, slow_start, DelayedAckRatio};
 use super::hystart::HyStart;
-use super::{CaEvent, CaState, CongestionControl, Conn, Info, Param, Params, StateOut, Window};
+use super::{CaEvent, CaState, CongestionControl, Conn, Counting, Info, Param, Params, StateOut, Window};
 use crate::tcp::recovery::RecoveryPolicy;
 use crate::time::{Nanos, NS_PER_MS, NS_PER_SEC};
 
@@ -118,6 +121,8 @@ pub struct Cubic {
     tcp_cwnd: u32,
     hystart: HyStart,
     last_send_jiffies: u64,
+    /// Segments per ACK, dividing cnt when the window counts ACKs (before 4.1).
+    delayed_ack: DelayedAckRatio,
 }
 
 fn jiffies(now: Nanos) -> u64 {
@@ -159,6 +164,7 @@ impl Cubic {
             tcp_cwnd: 0,
             hystart: HyStart::default(),
             last_send_jiffies,
+            delayed_ack: DelayedAckRatio::default(),
         }
     }
 
@@ -167,8 +173,9 @@ impl Cubic {
         *self = Cubic::fresh(self.cfg, self.last_send_jiffies);
     }
 
-    /// Linux bictcp_update: sets `cnt`, the ACKed segments per +1 of cwnd.
-    fn update(&mut self, cwnd: u32, acked: u32, now: Nanos) {
+    /// Linux bictcp_update: sets `cnt`, the ACKed segments (or ACKs, when
+    /// the window counts them) per +1 of cwnd.
+    fn update(&mut self, cwnd: u32, acked: u32, now: Nanos, counting: Counting) {
         let now_j = jiffies(now);
         self.ack_cnt += acked;
         if self.last_cwnd == cwnd && now_j - self.last_time <= 1000 / 32 {
@@ -229,7 +236,11 @@ impl Cubic {
                 self.cnt = self.cnt.min(max_cnt);
             }
         }
-        self.cnt = self.cnt.max(2);
+        self.cnt = match counting {
+            // At most +50% per round (Linux 4.1+).
+            Counting::Segments => self.cnt.max(2),
+            Counting::Acks => self.delayed_ack.acks_per_increment(self.cnt),
+        };
     }
 }
 
@@ -265,7 +276,7 @@ impl CongestionControl for Cubic {
                 return;
             }
         }
-        self.update(w.cwnd, acked, c.now);
+        self.update(w.cwnd, acked, c.now, w.counting);
         let cnt = self.cnt;
         cong_avoid_ai(w, cnt, acked);
     }
@@ -291,6 +302,7 @@ impl CongestionControl for Cubic {
     }
 
     fn pkts_acked(&mut self, w: &mut Window, c: &Conn, s: &super::AckSample) {
+        self.delayed_ack.on_acked(c.ca_state, s.acked);
         let Some(rtt) = s.rtt_ns else { return };
         // Discard delay samples right after a reduction (one second).
         if self.epoch_start != 0 && jiffies(c.now) - self.epoch_start < 1000 {

@@ -99,18 +99,47 @@ pub const INFINITE_SSTHRESH: u32 = 0x7fff_ffff;
 pub struct Window {
     pub cwnd: u32,
     pub ssthresh: u32,
-    /// Linear-increase counter of `common::cong_avoid_ai` (ACKed segments since the last +1).
+    /// Linear-increase counter of `common::cong_avoid_ai` (ACKed segments, or
+    /// ACKs under `Counting::Acks`, since the last +1).
     pub cwnd_cnt: u32,
     pub cwnd_clamp: u32,
+    /// What growth counts: the stack's rule, set by the sender, read by the helpers.
+    pub counting: Counting,
+}
+
+/// What the window's growth counts (Linux tcp_slow_start, tcp_cong_avoid_ai).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Counting {
+    /// Each segment an ACK delivers (slow start since Linux 3.13, additive
+    /// increase since 4.0): a delayed ACK of two segments counts two.
+    #[default]
+    Segments,
+    /// Each ACK of new data, whatever it covers (Linux 2.6 to 3.12 with
+    /// sysctl_tcp_abc at its default 0; cong_avoid had no count): slow start
+    /// +1 per ACK while cwnd <= ssthresh, additive increase +1 after w + 1
+    /// ACKs. With delayed ACKs, slow start grows 1.5x per round and Reno one
+    /// segment per two rounds.
+    Acks,
 }
 
 impl Window {
     pub fn new(init_cwnd: u32) -> Window {
-        Window { cwnd: init_cwnd, ssthresh: INFINITE_SSTHRESH, cwnd_cnt: 0, cwnd_clamp: u32::MAX / 2 }
+        Window {
+            cwnd: init_cwnd,
+            ssthresh: INFINITE_SSTHRESH,
+            cwnd_cnt: 0,
+            cwnd_clamp: u32::MAX / 2,
+            counting: Counting::Segments,
+        }
     }
 
+    /// Slow start while cwnd < ssthresh (Linux 4.3+ tcp_in_slow_start); while
+    /// cwnd <= ssthresh when counting ACKs, as the kernels that did.
     pub fn in_slow_start(&self) -> bool {
-        self.cwnd < self.ssthresh
+        match self.counting {
+            Counting::Segments => self.cwnd < self.ssthresh,
+            Counting::Acks => self.cwnd <= self.ssthresh,
+        }
     }
 
     /// ssthresh, or 3/4 of the window if that is more: where the window was

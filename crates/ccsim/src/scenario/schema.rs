@@ -389,6 +389,15 @@ pub enum FrtoSpec {
     Rfc5682,
 }
 
+// What the window's growth counts (cc::Counting).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum CwndCountsSpec {
+    #[default]
+    Segments,
+    Acks,
+}
+
 /// TCP settings; the defaults are Linux's.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -450,6 +459,12 @@ pub struct TcpSpec {
     /// Off by default: Linux 4.11+ finds those losses with RACK.
     #[serde(default)]
     pub early_retrans: bool,
+    /// What the window's growth counts: "segments" each ACK delivers (Linux
+    /// 4.0+, the default), or "acks" (Linux 2.6 to 3.12 with tcp_abc 0: +1
+    /// per ACK in slow start, +1 per cwnd + 1 ACKs after; with delayed ACKs
+    /// slow start grows 1.5x per round trip and Reno one segment per two).
+    #[serde(default)]
+    pub cwnd_counts: CwndCountsSpec,
     /// Receive buffer: bytes, or "auto" (Linux autotuning from rmem_default up to rmem_max).
     #[serde(default = "d_auto")]
     pub rcv_buf: BufferSpec,

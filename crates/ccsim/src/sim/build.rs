@@ -17,8 +17,8 @@ use crate::record::rtt_stats::RttStats;
 use crate::record::series::{FlowSeries, LinkSeries};
 use crate::rng::{stream, Rng};
 use crate::scenario::{
-    BackgroundKind, BackgroundSpec, BufferSpec, FlowSpec, FrtoSpec, InterpolationSpec, RtoStyleSpec, Scenario,
-    SizeDistSpec, TransportSpec, PCAP_EVERY_LINK,
+    BackgroundKind, BackgroundSpec, BufferSpec, CwndCountsSpec, FlowSpec, FrtoSpec, InterpolationSpec, RtoStyleSpec,
+    Scenario, SizeDistSpec, TransportSpec, PCAP_EVERY_LINK,
 };
 use crate::tcp::frto::FrtoVariant;
 use crate::tcp::kernel;
@@ -60,6 +60,10 @@ pub(super) fn make_flow(
         rack: t.rack,
         tlp: t.tlp,
         early_retrans: t.early_retrans,
+        counting: match t.cwnd_counts {
+            CwndCountsSpec::Segments => cc::Counting::Segments,
+            CwndCountsSpec::Acks => cc::Counting::Acks,
+        },
         pacing: t.pacing,
         ecn: t.ecn || algorithm.needs_ecn(),
         frto: match t.frto {

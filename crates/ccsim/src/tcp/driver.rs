@@ -47,6 +47,7 @@ impl Driver {
             rack: false,
             tlp: false,
             early_retrans: false,
+            counting: crate::cc::Counting::Segments,
             pacing: false,
             ecn: false,
             frto: super::frto::FrtoVariant::Off,

@@ -38,7 +38,7 @@ use super::rtt::{RtoStyle, RttEstimator};
 use super::scoreboard::{Scoreboard, Segment, EVER_RETRANS, SACKED};
 use super::send_buffer::SendBuffer;
 use super::tlp::Tlp;
-use crate::cc::{AckSample, Algorithm, CaEvent, CaState, Conn, Window};
+use crate::cc::{AckSample, Algorithm, CaEvent, CaState, Conn, Counting, Window};
 use crate::net::packet::{tcp_header_bytes, Kind, Packet, SackBlock};
 use crate::time::{Nanos, NS_PER_SEC};
 
@@ -55,6 +55,8 @@ pub struct SenderConfig {
     pub tlp: bool,
     /// RFC 5827 early retransmit with Linux's delay (3.5 to 4.10).
     pub early_retrans: bool,
+    /// What the window's growth counts: ACKed segments, or ACKs (before 3.13/4.0).
+    pub counting: Counting,
     pub pacing: bool,
     pub ecn: bool,
     /// F-RTO after a retransmission timeout, as a Linux release ran it.
@@ -168,7 +170,7 @@ impl Sender {
         let recovery = cc.info().recovery;
         Sender {
             id,
-            w: Window::new(cfg.init_cwnd),
+            w: Window { counting: cfg.counting, ..Window::new(cfg.init_cwnd) },
             rtt: RttEstimator::new(cfg.rto_style, cfg.initial_rto, cfg.min_rto, cfg.max_rto),
             cfg,
             cc,
@@ -712,7 +714,12 @@ impl Sender {
             }
         } else if acked_new && delivered > 0 && !frto_holds_cwnd {
             // Linux tcp_may_raise_cwnd: grow only on in-order progress (RFC 5681).
-            self.cc.cong_avoid(&mut self.w, &c, delivered);
+            // Before 3.13 cong_avoid had no count: each such ACK was one.
+            let counted = match self.w.counting {
+                Counting::Segments => delivered,
+                Counting::Acks => 1,
+            };
+            self.cc.cong_avoid(&mut self.w, &c, counted);
         }
         self.w.cwnd = self.w.cwnd.max(1);
 
