@@ -96,6 +96,16 @@ def test_route_options_carry_initcwnd_rto_min_advmss_and_quickack():
     assert kernel.namespace_sysctls(tcp)["net.ipv4.tcp_rmem"] == "4096 131072 6291456"
 
 
+def test_the_first_receive_window_is_the_receivers_route_initrwnd():
+    tcp = scenario(tcp={"init_rcv_wnd": 10})["flows"][0]["tcp"]
+    assert kernel.route_options(None, tcp)[-2:] == ["initrwnd", "10"]
+    assert "initrwnd" not in kernel.route_options(None, scenario()["flows"][0]["tcp"])
+    s = scenario(flows=[{"cc": "cubic"}, {"cc": "reno", "tcp": {"init_rcv_wnd": 10}}])
+    with pytest.raises(kernel.KernelModeError, match="initrwnd") as e:
+        kernel.check(s, AVAILABLE)
+    assert e.value.path == "flows[1].tcp.init_rcv_wnd"
+
+
 def test_a_fixed_send_buffer_holds_the_simulators_segments_in_the_kernel():
     # Simulator (send_buffer.rs): N = 10240 // 1448 = 7 segments, the writer woken at (2N - 1) // 3 = 4.
     tcp = scenario(tcp={"snd_buf": 10240})["flows"][0]["tcp"]

@@ -202,12 +202,10 @@ fn a_sack_sender_learns_the_reordering_and_stops_retransmitting_spuriously() {
         f(&sack, "fast_recoveries"), f(&sack, "retransmitted_segments"), goodput_bps(&sack, 0) / 1e6,
         f(&no_sack, "fast_recoveries"), goodput_bps(&no_sack, 0) / 1e6, goodput_bps(&ordered, 0) / 1e6
     );
-    assert!(
-        f(&sack, "fast_recoveries") * 5 <= f(&no_sack, "fast_recoveries"),
-        "sack {} vs {}",
-        f(&sack, "fast_recoveries"),
-        f(&no_sack, "fast_recoveries")
-    );
+    // At most the recovery that taught it, found spurious and undone (the
+    // Reno flow without SACK takes 2 here; a 5x margin on so few was luck).
+    assert!(f(&sack, "fast_recoveries") <= 1, "{} fast recoveries with SACK", f(&sack, "fast_recoveries"));
+    assert_eq!(f(&sack, "undone_recoveries"), f(&sack, "fast_recoveries"));
     assert!(
         goodput_bps(&sack, 0) > 0.9 * goodput_bps(&ordered, 0),
         "{} vs ordered {}",

@@ -3,7 +3,7 @@ kernel's: the algorithm names, the refusals (each naming the field and why),
 the per-namespace sysctls and the route options.
 
 Linux sets most TCP knobs per network namespace (sysctl) or per route
-(`ip route ... initcwnd N rto_min T advmss M quickack 1`), not per socket, so
+(`ip route ... initcwnd N rto_min T advmss M quickack 1 initrwnd W`), not per socket, so
 the flows that send from one namespace must agree on them; the algorithm is
 set per socket (TCP_CONGESTION), buffer sizes too when fixed.
 """
@@ -164,11 +164,11 @@ def check(scenario: dict, available: list[str]) -> None:
         side = "rcv" if f["direction"] == "down" else "snd"
         if side in receivers:
             q, other = receivers[side]
-            for key in ("delayed_ack", "mss", "timestamps"):
-                if f["tcp"][key] != other[key]:
+            for key in ("delayed_ack", "mss", "timestamps", "init_rcv_wnd"):
+                if f["tcp"].get(key) != other.get(key):
                     raise KernelModeError(
                         f"{p}.tcp.{key}",
-                        f"differs from {q}; the receivers' kernel sets it per route (quickack, advmss)",
+                        f"differs from {q}; the receivers' kernel sets it per route (quickack, advmss, initrwnd)",
                     )
         receivers.setdefault(side, (p, f["tcp"]))
 
@@ -254,8 +254,9 @@ OPTIONAL_SYSCTLS = ("net.core.rmem_max", "net.core.wmem_max", "net.ipv4.conf.def
 def route_options(sending: dict | None, receiving: dict | None) -> list[str]:
     """`ip route` options toward the other namespace: initial window and
     minimum RTO of the flows sending from here; the MSS to advertise (payload
-    plus the timestamp option, as Linux counts advmss) and quickack (no
-    delayed ACKs) for the flows received here."""
+    plus the timestamp option, as Linux counts advmss), quickack (no
+    delayed ACKs) and the first window offered (initrwnd) for the flows
+    received here."""
     opts: list[str] = []
     if sending is not None:
         opts += ["initcwnd", str(sending["init_cwnd"]), "rto_min", f"{round(sending['min_rto'] * 1000)}ms"]
@@ -263,4 +264,6 @@ def route_options(sending: dict | None, receiving: dict | None) -> list[str]:
         opts += ["advmss", str(receiving["mss"] + (12 if receiving["timestamps"] else 0))]
         if not receiving["delayed_ack"]:
             opts += ["quickack", "1"]
+        if receiving.get("init_rcv_wnd") is not None:
+            opts += ["initrwnd", str(receiving["init_rcv_wnd"])]
     return opts

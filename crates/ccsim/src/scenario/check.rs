@@ -46,6 +46,9 @@ pub(super) fn check_flow(path: &str, f: &FlowSpec, run: Duration) -> Result<(), 
     if !(1..=10_000).contains(&t.init_cwnd) {
         return err(p("init_cwnd"), format!("{} is outside 1..10000 segments", t.init_cwnd));
     }
+    if let Some(n) = t.init_rcv_wnd.filter(|n| !(1..=10_000).contains(n)) {
+        return err(p("init_rcv_wnd"), format!("{n} is outside 1..10000 segments"));
+    }
     if !(1..=64).contains(&t.delack_segments) {
         return err(p("delack_segments"), format!("{} is outside 1..64", t.delack_segments));
     }

@@ -465,6 +465,11 @@ pub struct TcpSpec {
     /// slow start grows 1.5x per round trip and Reno one segment per two).
     #[serde(default)]
     pub cwnd_counts: CwndCountsSpec,
+    /// With an automatic receive buffer, the window first offered, in
+    /// segments (Linux tcp_select_initial_window: 4 before 2.6.39, then 10,
+    /// until 4.19); omitted: about 64 KB, as Linux since 4.19.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub init_rcv_wnd: Option<u32>,
     /// Receive buffer: bytes, or "auto" (Linux autotuning from rmem_default up to rmem_max).
     #[serde(default = "d_auto")]
     pub rcv_buf: BufferSpec,

@@ -102,6 +102,7 @@ pub(super) fn make_flow(
         rcv_buf,
         rcv_buf_max: t.rmem_max.0.max(rcv_buf),
         autotune,
+        init_rcv_wnd: t.init_rcv_wnd,
         // Algorithms that need ECN (dctcp) get the accurate echo of RFC 8257 3.2.
         ecn_echo: if algorithm.needs_ecn() { EcnEcho::Dctcp } else { EcnEcho::Classic },
         accounting: BufferAccounting { adv_win_scale: t.adv_win_scale, skb_overhead_bytes: t.skb_overhead.0 },

@@ -157,6 +157,11 @@ const COUNT_ACKS: PresetValue = v(
     "tcp_cong.c tcp_slow_start / tcp_cong_avoid_ai: one per ACK (sysctl_tcp_abc = 0), slow start while cwnd <= ssthresh",
 );
 
+/// The first window offered (tcp_output.c tcp_select_initial_window, "RFC
+/// 2414"): 4 segments for an MSS of at most 1460 bytes before 2.6.39.
+const INIT_RCV_WND_4: PresetValue =
+    v("init_rcv_wnd", Int(4), "tcp_output.c tcp_select_initial_window: init_cwnd 4 for MSS <= 1460");
+
 /// What the 2.6 releases of the studies (2.6.24, 2.6.26, 2.6.32) share.
 const LINUX_2_6: &[PresetValue] = &[
     IW3,
@@ -172,6 +177,7 @@ const LINUX_2_6: &[PresetValue] = &[
     SKB_OVERHEAD_2_6,
     FRTO_RFC4138,
     COUNT_ACKS,
+    INIT_RCV_WND_4,
 ];
 
 /// The presets, oldest first; "6.x" is ccbench's default and sets nothing
@@ -209,6 +215,11 @@ pub const PRESETS: &[KernelPreset] = &[
             ),
             FRTO_RFC4138,
             COUNT_ACKS,
+            v(
+                "init_rcv_wnd",
+                Int(10),
+                "tcp_output.c tcp_select_initial_window: TCP_DEFAULT_INIT_RCVWND 10 (2.6.39 to 4.18)",
+            ),
         ],
         cc_params: &[WESTWOOD_FRTO_ONLY],
     },
@@ -273,7 +284,16 @@ pub const NOT_MODELLED: &[(&str, &str)] = &[
          up to the segments not marked lost); 2.6 and 3.5 counted none in Loss (tcp_fastretrans_alert)",
     ),
     ("window_clamp", "before 4.x autotuning also clamped the window to twice the last RTT's data; not modelled"),
-    ("initial receive window", "4 segments before 2.6.39, 10 after; ccbench offers about 64 KB (4.19+)"),
+    (
+        "receive window growth with a fixed buffer",
+        "init_rcv_wnd applies to the automatic receive buffer; a fixed rcv_buf is offered whole from the start, \
+         where Linux also started it at the first window and grew it (tcp_grow_window)",
+    ),
+    (
+        "quick ACKs after an idle period",
+        "the receiver ACKs at once from the first data and after a duplicate segment (tcp_incr_quickack); Linux \
+         also does after a gap in the data longer than its RTO, and after an ECN CE mark; ccbench does not",
+    ),
 ];
 
 /// The preset called `name`.
@@ -329,6 +349,19 @@ mod tests {
         let iw = |name: &str| preset(name).unwrap().tcp.iter().find(|p| p.field == "init_cwnd").unwrap().value;
         assert_eq!(iw("2.6.24"), Int(3));
         assert_eq!(iw("3.5"), Int(10));
+    }
+
+    #[test]
+    fn old_releases_count_acks_and_offer_their_first_window() {
+        let field = |name: &str, f: &str| preset(name).unwrap().tcp.iter().find(|p| p.field == f).map(|p| p.value);
+        for old in ["2.6.24", "2.6.26", "2.6.32", "3.5"] {
+            assert_eq!(field(old, "cwnd_counts"), Some(Text("acks")), "{old}");
+        }
+        assert_eq!(field("2.6.32", "init_rcv_wnd"), Some(Int(4)));
+        assert_eq!(field("3.5", "init_rcv_wnd"), Some(Int(10)));
+        let merged = with_preset(serde_json::from_str(r#"{"kernel": "2.6.24"}"#).unwrap()).unwrap();
+        let tcp: crate::scenario::TcpSpec = serde_json::from_value(Value::Object(merged)).unwrap();
+        assert_eq!((tcp.cwnd_counts, tcp.init_rcv_wnd), (crate::scenario::CwndCountsSpec::Acks, Some(4)));
     }
 
     #[test]

@@ -4,6 +4,9 @@
 //! it triggers, as Linux does with tcp_dsack on, its default), delayed ACKs
 //! (RFC 5681 4.2 / RFC 1122: every second full segment or a timer, at once
 //! for out-of-order data or a filled hole), timestamps echo (RFC 7323), the
+//! quick ACKs (Linux tcp_incr_quickack: every segment ACKed at once for up to
+//! 16 ACKs, as many as half the offered window holds, from the first data
+//! and after a segment that arrives twice), the
 //! advertised window from the receive buffer with Linux-like autotuning
 //! (dynamic right-sizing: buffer >= twice the data the application read in the
 //! last RTT, up to rmem_max), and the ECN echo: classic (RFC 3168: ECE on
@@ -18,6 +21,8 @@ use crate::time::Nanos;
 
 /// With autotuning, the window first offered (Linux since 4.19: about 64 KB).
 const INITIAL_WINDOW_BYTES: u64 = 65_535;
+/// Linux TCP_MAX_QUICKACKS: at most this many quick ACKs in a row.
+const MAX_QUICK_ACKS: u32 = 16;
 /// Linux tcp_init_buffer_space: the first autotuning measure is an initial window's worth.
 const INITIAL_SPACE_SEGMENTS: u64 = 10;
 
@@ -33,6 +38,9 @@ pub struct ReceiverConfig {
     pub rcv_buf: u64,
     pub rcv_buf_max: u64,
     pub autotune: bool,
+    /// With autotuning, the window first offered in segments (Linux before
+    /// 4.19: tcp_select_initial_window's 4, or 10 since 2.6.39); None: about 64 KB.
+    pub init_rcv_wnd: Option<u32>,
     pub ecn_echo: EcnEcho,
     pub accounting: BufferAccounting,
 }
@@ -134,6 +142,10 @@ pub struct Receiver {
     pub segments_received: u64,
     pub duplicate_segments: u64,
     unacked_segments: u32,
+    /// Quick ACKs left (Linux icsk_ack.quick): segments ACKed at once.
+    quick_acks: u32,
+    /// The first in-order data has arrived (Linux: icsk_ack.ato is set).
+    data_seen: bool,
     last_ack_sent: u64,
     ts_recent: Nanos,
     /// ECN: CE seen, echo until the sender says CWR (classic); the CE state
@@ -168,7 +180,8 @@ impl Receiver {
     pub fn new(flow: u32, cfg: ReceiverConfig) -> Receiver {
         // Linux since 4.19 offers about 64 KB in the SYN (rmem_default 128 KB).
         let offer = cfg.accounting.window_from_space(cfg.rcv_buf);
-        let rcv_ssthresh = if cfg.autotune { offer.min(INITIAL_WINDOW_BYTES) } else { offer };
+        let initial = cfg.init_rcv_wnd.map_or(INITIAL_WINDOW_BYTES, |n| n as u64 * cfg.mss as u64);
+        let rcv_ssthresh = if cfg.autotune { offer.min(initial) } else { offer };
         let space = INITIAL_SPACE_SEGMENTS * cfg.mss as u64;
         Receiver {
             rcv_ssthresh,
@@ -186,6 +199,8 @@ impl Receiver {
             segments_received: 0,
             duplicate_segments: 0,
             unacked_segments: 0,
+            quick_acks: 0,
+            data_seen: false,
             last_ack_sent: 0,
             ts_recent: 0,
             ece_pending: false,
@@ -270,10 +285,18 @@ impl Receiver {
             if let Some(r) = self.ooo.iter().find(|r| r.start <= seq && seq < r.end) {
                 self.latest_range_start = Some(r.start);
             }
+            // Linux tcp_data_queue: a retransmission; ACK at once and keep
+            // quick ACKs going (tcp_enter_quickack_mode).
+            self.add_quick_acks();
             return AckAction::Send(self.make_ack(now));
         }
         if seq == self.rcv_nxt {
             let had_holes = !self.ooo.is_empty();
+            if !self.data_seen {
+                // Linux tcp_event_data_recv: the first data starts quick ACKs.
+                self.data_seen = true;
+                self.add_quick_acks();
+            }
             self.rcv_nxt += 1;
             self.deliver(now, p.payload as u64);
             if let Some(first) = self.ooo.first().copied() {
@@ -296,7 +319,7 @@ impl Receiver {
                 self.measure_rtt_by_window(now);
             }
             self.autotune(now);
-            if had_holes || !self.cfg.delayed_ack {
+            if had_holes || !self.cfg.delayed_ack || self.quick_acks > 0 {
                 return AckAction::Send(self.make_ack(now));
             }
             self.unacked_segments += 1;
@@ -318,6 +341,14 @@ impl Receiver {
     /// The delayed-ACK timer fired.
     pub fn on_delack_timer(&mut self, now: Nanos) -> Option<Packet> {
         (self.unacked_segments > 0).then(|| self.make_ack(now))
+    }
+
+    /// Linux tcp_incr_quickack: as many quick ACKs as half the offered
+    /// window holds segments (at least 2, at most 16), if that is more.
+    fn add_quick_acks(&mut self) {
+        let half_window = self.free_window_bytes() / (2 * self.cfg.mss as u64);
+        let quick = if half_window == 0 { 2 } else { half_window.min(MAX_QUICK_ACKS as u64) as u32 };
+        self.quick_acks = self.quick_acks.max(quick);
     }
 
     fn deliver(&mut self, now: Nanos, bytes: u64) {
@@ -448,6 +479,7 @@ impl Receiver {
         }
         p.ece = self.ece_pending;
         self.unacked_segments = 0;
+        self.quick_acks = self.quick_acks.saturating_sub(1); // Linux tcp_dec_quickack_mode
         self.last_ack_sent = self.rcv_nxt;
         self.acks_sent += 1;
         p
@@ -471,6 +503,7 @@ mod tests {
                 rcv_buf: 100_000,
                 rcv_buf_max: 100_000,
                 autotune: false,
+                init_rcv_wnd: None,
                 ecn_echo: EcnEcho::Classic,
                 accounting: BufferAccounting::PAYLOAD,
             },
@@ -484,22 +517,60 @@ mod tests {
         p
     }
 
+    /// Feeds in-order segments from 0 until the quick ACKs of the first
+    /// data are used up (each ACKed at once); returns the next segment.
+    fn past_quick_acks(r: &mut Receiver, now: Nanos) -> u64 {
+        let mut seq = 0;
+        while seq == 0 || r.quick_acks > 0 {
+            assert!(matches!(r.on_data(now, &data(seq)), AckAction::Send(_)), "segment {seq} ACKed at once");
+            seq += 1;
+        }
+        seq
+    }
+
+    #[test]
+    fn quick_acks_for_the_first_data_as_many_as_half_the_window_holds() {
+        // 100 KB offered, 1000-byte segments: half is 50, capped at 16.
+        let mut r = receiver(true);
+        assert_eq!(past_quick_acks(&mut r, 1), 16);
+        assert_eq!(r.on_data(2, &data(16)), AckAction::Delay(42), "then every other segment");
+        // A fixed buffer of 3000 bytes: one segment in half of it.
+        let mut r = Receiver::new(0, ReceiverConfig { rcv_buf: 3_000, rcv_buf_max: 3_000, ..receiver(true).cfg });
+        assert_eq!(past_quick_acks(&mut r, 1), 1);
+        // Linux 2.6's first window of 4 segments: 2 quick ACKs.
+        let cfg = ReceiverConfig { autotune: true, init_rcv_wnd: Some(4), ..receiver(true).cfg };
+        assert_eq!(past_quick_acks(&mut Receiver::new(0, cfg), 1), 2);
+    }
+
+    #[test]
+    fn a_segment_received_twice_starts_quick_acks_again() {
+        let mut r = receiver(true);
+        let next = past_quick_acks(&mut r, 1);
+        assert!(matches!(r.on_data(2, &data(next - 1)), AckAction::Send(_)));
+        assert_eq!(r.quick_acks, 15, "16 again, one used by the ACK of the duplicate");
+        assert!(matches!(r.on_data(3, &data(next)), AckAction::Send(_)));
+    }
+
     #[test]
     fn delays_every_other_ack_and_acks_holes_at_once() {
         let mut r = receiver(true);
-        assert_eq!(r.on_data(1, &data(0)), AckAction::Delay(41));
-        let AckAction::Send(a) = r.on_data(2, &data(1)) else { panic!() };
-        assert_eq!(a.seq, 2);
-        let AckAction::Send(a) = r.on_data(3, &data(3)) else { panic!() };
-        assert_eq!((a.seq, r.sack_blocks(&a)), (2, &[SackBlock { start: 3, end: 4 }][..]));
-        let AckAction::Send(a) = r.on_data(4, &data(5)) else { panic!() };
-        assert_eq!(r.sack_blocks(&a), &[SackBlock { start: 5, end: 6 }, SackBlock { start: 3, end: 4 }][..]);
-        let AckAction::Send(a) = r.on_data(5, &data(2)) else { panic!() };
-        assert_eq!((a.seq, r.sack_blocks(&a).len()), (4, 1));
-        assert_eq!(r.delivered_bytes, 4000);
-        let AckAction::Send(a) = r.on_data(6, &data(4)) else { panic!() };
-        assert_eq!((a.seq, r.sack_blocks(&a).len()), (6, 0));
-        assert_eq!(r.delivered_bytes, 6000);
+        let b = past_quick_acks(&mut r, 1);
+        assert_eq!(r.on_data(1, &data(b)), AckAction::Delay(41));
+        let AckAction::Send(a) = r.on_data(2, &data(b + 1)) else { panic!() };
+        assert_eq!(a.seq, b + 2);
+        let AckAction::Send(a) = r.on_data(3, &data(b + 3)) else { panic!() };
+        assert_eq!((a.seq, r.sack_blocks(&a)), (b + 2, &[SackBlock { start: b + 3, end: b + 4 }][..]));
+        let AckAction::Send(a) = r.on_data(4, &data(b + 5)) else { panic!() };
+        assert_eq!(
+            r.sack_blocks(&a),
+            &[SackBlock { start: b + 5, end: b + 6 }, SackBlock { start: b + 3, end: b + 4 }][..]
+        );
+        let AckAction::Send(a) = r.on_data(5, &data(b + 2)) else { panic!() };
+        assert_eq!((a.seq, r.sack_blocks(&a).len()), (b + 4, 1));
+        assert_eq!(r.delivered_bytes, (b + 4) * 1000);
+        let AckAction::Send(a) = r.on_data(6, &data(b + 4)) else { panic!() };
+        assert_eq!((a.seq, r.sack_blocks(&a).len()), (b + 6, 0));
+        assert_eq!(r.delivered_bytes, (b + 6) * 1000);
     }
 
     #[test]
@@ -533,6 +604,7 @@ mod tests {
                 rcv_buf: 10_000,
                 rcv_buf_max: 10_000,
                 autotune: false,
+                init_rcv_wnd: None,
                 ecn_echo: EcnEcho::Classic,
                 accounting: BufferAccounting::PAYLOAD,
             },
@@ -561,6 +633,7 @@ mod tests {
                 rcv_buf: 131_072,
                 rcv_buf_max: 6_291_456,
                 autotune: true,
+                init_rcv_wnd: None,
                 ecn_echo: EcnEcho::Classic,
                 accounting: BufferAccounting::PAYLOAD,
             },
@@ -605,6 +678,7 @@ mod tests {
                 rcv_buf: 131_072,
                 rcv_buf_max: 6_291_456,
                 autotune: true,
+                init_rcv_wnd: None,
                 ecn_echo: EcnEcho::Classic,
                 accounting: BufferAccounting::PAYLOAD,
             },
@@ -643,6 +717,7 @@ mod accounting_tests {
                 rcv_buf,
                 rcv_buf_max: rcv_buf,
                 autotune: false,
+                init_rcv_wnd: None,
                 ecn_echo: EcnEcho::Classic,
                 accounting,
             },
@@ -703,6 +778,7 @@ mod dctcp_echo_tests {
                 rcv_buf: 100_000,
                 rcv_buf_max: 100_000,
                 autotune: false,
+                init_rcv_wnd: None,
                 ecn_echo: echo,
                 accounting: BufferAccounting::PAYLOAD,
             },
@@ -712,24 +788,30 @@ mod dctcp_echo_tests {
     #[test]
     fn dctcp_echo_acks_at_once_with_the_old_state_when_ce_changes() {
         let mut r = receiver(EcnEcho::Dctcp);
-        assert_eq!(r.on_data(1, &data(0, false)), AckAction::Delay(41));
+        // The quick ACKs of the first data, then delayed ACKs.
+        let mut b = 0;
+        while b == 0 || r.quick_acks > 0 {
+            r.on_data(1, &data(b, false));
+            b += 1;
+        }
+        assert_eq!(r.on_data(1, &data(b, false)), AckAction::Delay(41));
         // CE arrives with one segment held back: ACK it now without ECE, then
         // this segment starts a new delayed ACK that carries ECE.
-        assert_eq!(r.on_data(2, &data(1, true)), AckAction::Delay(42));
+        assert_eq!(r.on_data(2, &data(b + 1, true)), AckAction::Delay(42));
         let early = r.take_early_ack().expect("immediate ACK on the CE change");
-        assert_eq!((early.seq, early.ece), (1, false));
-        let AckAction::Send(a) = r.on_data(3, &data(2, true)) else { panic!() };
-        assert_eq!((a.seq, a.ece), (3, true));
+        assert_eq!((early.seq, early.ece), (b + 1, false));
+        let AckAction::Send(a) = r.on_data(3, &data(b + 2, true)) else { panic!() };
+        assert_eq!((a.seq, a.ece), (b + 3, true));
         assert!(r.take_early_ack().is_none());
-        // Back to no CE: the held segment 3 (CE) is ACKed with ECE first.
-        assert_eq!(r.on_data(4, &data(3, true)), AckAction::Delay(44));
+        // Back to no CE: the held segment b + 3 (CE) is ACKed with ECE first.
+        assert_eq!(r.on_data(4, &data(b + 3, true)), AckAction::Delay(44));
         assert!(r.take_early_ack().is_none());
-        r.on_data(5, &data(4, false));
+        r.on_data(5, &data(b + 4, false));
         let early = r.take_early_ack().expect("immediate ACK on the CE change");
-        assert_eq!((early.seq, early.ece), (4, true));
+        assert_eq!((early.seq, early.ece), (b + 4, true));
         // ECE now follows CE without waiting for CWR.
         let a = r.on_delack_timer(6).unwrap();
-        assert_eq!((a.seq, a.ece), (5, false));
+        assert_eq!((a.seq, a.ece), (b + 5, false));
     }
 
     #[test]
