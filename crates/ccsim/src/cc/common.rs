@@ -86,6 +86,13 @@ pub fn reno_cong_avoid(w: &mut Window, c: &Conn, acked: u32) {
     cong_avoid_ai(w, cwnd, acked);
 }
 
+/// Reno's floor for rate halving (Linux 2.6 to 3.14 tcp_reno_min_cwnd, the
+/// `min_cwnd` of reno and of most modules then): half of ssthresh, so a long
+/// recovery without PRR takes the window below ssthresh.
+pub fn reno_min_cwnd(w: &Window) -> u32 {
+    w.ssthresh / 2
+}
+
 /// Reno's multiplicative decrease (RFC 5681 eq. 4 with FlightSize ~ cwnd, Linux
 /// tcp_reno_ssthresh): half the window, at least two segments.
 pub fn reno_ssthresh(w: &Window) -> u32 {
@@ -95,8 +102,9 @@ pub fn reno_ssthresh(w: &Window) -> u32 {
 /// Segments per ACK as BIC and CUBIC estimated them while cong_avoid counted
 /// ACKs (Linux bictcp_acked, ACK_RATIO_SHIFT 4; CUBIC dropped it in 4.1,
 /// "fix stretch ACK bugs"): a moving average over about 16 ACKs, kept in
-/// Open, starting at 2. Dividing `cnt` (ACKs per +1) by it keeps the growth
-/// per delivered segment what the algorithm meant.
+/// Open, starting at 2 (in the kernel's integer steps an ACK per segment
+/// brings it down to 31/16, not 1). Dividing `cnt` (ACKs per +1) by it keeps
+/// the growth per delivered segment what the algorithm meant.
 #[derive(Clone, Copy, Debug)]
 pub struct DelayedAckRatio {
     /// Segments per ACK, times 16.

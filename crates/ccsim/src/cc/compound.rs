@@ -32,7 +32,7 @@
 //! the dwnd update is skipped in rounds with fewer than 3 RTT samples (as
 //! Vegas does, so that delayed ACKs alone do not drive it).
 
-use super::common::{cong_avoid_ai, slow_start};
+use super::common::{cong_avoid_ai, reno_min_cwnd, slow_start};
 use super::{AckSample, CaState, CongestionControl, Conn, Info, Param, Params, StateOut, Window};
 use crate::tcp::recovery::RecoveryPolicy;
 use crate::time::Nanos;
@@ -154,6 +154,11 @@ impl Compound {
 }
 
 impl CongestionControl for Compound {
+    /// Linux 2.6 registered tcp_reno_min_cwnd (rate halving's floor).
+    fn min_cwnd(&self, w: &Window) -> u32 {
+        reno_min_cwnd(w)
+    }
+
     fn init(&mut self, _w: &mut Window, c: &Conn) {
         self.round_end = c.snd_nxt;
     }

@@ -12,7 +12,7 @@
 //! adds a(w) / cwnd however many segments it covers (so with delayed ACKs a
 //! window grows by about a(w) / 2), and at most one segment.
 
-use super::common::slow_start;
+use super::common::{reno_min_cwnd, slow_start};
 use super::{CongestionControl, Conn, Info, Params, StateOut, Window};
 use crate::tcp::recovery::RecoveryPolicy;
 
@@ -131,6 +131,11 @@ impl HighSpeed {
 }
 
 impl CongestionControl for HighSpeed {
+    /// Linux 2.6 registered tcp_reno_min_cwnd (rate halving's floor).
+    fn min_cwnd(&self, w: &Window) -> u32 {
+        reno_min_cwnd(w)
+    }
+
     fn ssthresh(&mut self, w: &Window, _c: &Conn) -> u32 {
         let cut = ((w.cwnd as u64 * AIMD[self.ai].1 as u64) >> 8) as u32;
         (w.cwnd - cut).max(2)

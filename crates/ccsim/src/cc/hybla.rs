@@ -18,7 +18,7 @@
 //! the connection starts with the configured initial window and rho is taken
 //! from the first RTT samples.
 
-use super::common::reno_cong_avoid;
+use super::common::{reno_cong_avoid, reno_min_cwnd};
 use super::{CaState, CongestionControl, Conn, Info, Param, Params, StateOut, Window};
 use crate::tcp::recovery::RecoveryPolicy;
 use crate::time::{Nanos, NS_PER_MS};
@@ -82,6 +82,11 @@ impl Hybla {
 }
 
 impl CongestionControl for Hybla {
+    /// Linux 2.6 registered tcp_reno_min_cwnd (rate halving's floor).
+    fn min_cwnd(&self, w: &Window) -> u32 {
+        reno_min_cwnd(w)
+    }
+
     fn init(&mut self, w: &mut Window, _c: &Conn) {
         // Linux caps the window at 65535 segments (slow start adds up to 2^16 per ACK).
         w.cwnd_clamp = w.cwnd_clamp.min(65535);

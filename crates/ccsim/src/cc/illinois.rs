@@ -19,7 +19,7 @@
 //!
 //! Differs from Linux: none intended.
 
-use super::common::slow_start;
+use super::common::{reno_min_cwnd, slow_start};
 use super::{AckSample, CaState, CongestionControl, Conn, Info, Param, Params, StateOut, Window};
 use crate::tcp::recovery::RecoveryPolicy;
 
@@ -162,6 +162,11 @@ impl Illinois {
 }
 
 impl CongestionControl for Illinois {
+    /// Linux 2.6 registered tcp_reno_min_cwnd (rate halving's floor).
+    fn min_cwnd(&self, w: &Window) -> u32 {
+        reno_min_cwnd(w)
+    }
+
     fn init(&mut self, _w: &mut Window, c: &Conn) {
         self.alpha = ALPHA_MAX;
         self.beta = BETA_BASE;

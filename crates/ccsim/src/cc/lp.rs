@@ -37,7 +37,7 @@
 //! skew to estimate (Linux's remote-HZ estimator is not needed) and delays
 //! are in nanoseconds rather than Linux's milliseconds.
 
-use super::common::{reno_cong_avoid, reno_ssthresh};
+use super::common::{reno_cong_avoid, reno_min_cwnd, reno_ssthresh};
 use super::{AckSample, CongestionControl, Conn, Info, Param, Params, StateOut, Window};
 use crate::tcp::recovery::RecoveryPolicy;
 use crate::time::Nanos;
@@ -154,6 +154,11 @@ impl Lp {
 }
 
 impl CongestionControl for Lp {
+    /// Linux 2.6 registered tcp_reno_min_cwnd (rate halving's floor).
+    fn min_cwnd(&self, w: &Window) -> u32 {
+        reno_min_cwnd(w)
+    }
+
     fn ssthresh(&mut self, w: &Window, _c: &Conn) -> u32 {
         reno_ssthresh(w)
     }

@@ -14,7 +14,7 @@
 //! With SACK, reno and newreno both recover by SACK (RFC 6675), as Linux,
 //! whose "reno" module is this algorithm.
 
-use super::common::{reno_cong_avoid, reno_ssthresh};
+use super::common::{reno_cong_avoid, reno_min_cwnd, reno_ssthresh};
 use super::{CongestionControl, Conn, Info, Params, Window};
 use crate::tcp::recovery::RecoveryPolicy;
 
@@ -54,6 +54,11 @@ impl Reno {
 }
 
 impl CongestionControl for Reno {
+    /// Linux 2.6 registered tcp_reno_min_cwnd (rate halving's floor).
+    fn min_cwnd(&self, w: &Window) -> u32 {
+        reno_min_cwnd(w)
+    }
+
     fn ssthresh(&mut self, w: &Window, _c: &Conn) -> u32 {
         reno_ssthresh(w)
     }

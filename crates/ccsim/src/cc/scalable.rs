@@ -12,7 +12,7 @@
 //! make up for delayed ACKs); since it counts ACKed segments (appropriate
 //! byte counting) it uses the paper's 100, and so do we.
 
-use super::common::{cong_avoid_ai, slow_start_if_limited};
+use super::common::{cong_avoid_ai, reno_min_cwnd, slow_start_if_limited};
 use super::{CongestionControl, Conn, Info, Param, Params, StateOut, Window};
 use crate::tcp::recovery::RecoveryPolicy;
 
@@ -62,6 +62,11 @@ impl Scalable {
 }
 
 impl CongestionControl for Scalable {
+    /// Linux 2.6 registered tcp_reno_min_cwnd (rate halving's floor).
+    fn min_cwnd(&self, w: &Window) -> u32 {
+        reno_min_cwnd(w)
+    }
+
     fn ssthresh(&mut self, w: &Window, _c: &Conn) -> u32 {
         (w.cwnd - (w.cwnd >> self.md_shift)).max(2)
     }

@@ -23,7 +23,7 @@
 //! measured at the actual rather than the expected rate) and grows in slow
 //! start every RTT. Parameter `linux` = 1 selects both Linux behaviours.
 
-use super::common::{reno_cong_avoid, reno_ssthresh, slow_start};
+use super::common::{reno_cong_avoid, reno_min_cwnd, reno_ssthresh, slow_start};
 use super::{AckSample, CaEvent, CaState, CongestionControl, Conn, Info, Param, Params, StateOut, Window};
 use crate::tcp::recovery::RecoveryPolicy;
 use crate::time::Nanos;
@@ -162,6 +162,11 @@ impl Vegas {
 }
 
 impl CongestionControl for Vegas {
+    /// Linux 2.6 registered tcp_reno_min_cwnd (rate halving's floor).
+    fn min_cwnd(&self, w: &Window) -> u32 {
+        reno_min_cwnd(w)
+    }
+
     fn init(&mut self, _w: &mut Window, c: &Conn) {
         self.doing_vegas_now = true;
         self.rtt.restart(c);

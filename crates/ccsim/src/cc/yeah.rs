@@ -16,7 +16,7 @@
 //! [cwnd >> delta, cwnd / 2] (delta = 3); otherwise by half, like Reno.
 //! After zeta = 50 RTTs in fast mode reno_count resets to 2.
 
-use super::common::{cong_avoid_ai, slow_start};
+use super::common::{cong_avoid_ai, reno_min_cwnd, slow_start};
 use super::vegas::VegasRtt;
 use super::IntParam;
 use super::{AckSample, CaEvent, CaState, CongestionControl, Conn, Info, Param, Params, StateOut, Window};
@@ -163,6 +163,11 @@ impl Yeah {
 }
 
 impl CongestionControl for Yeah {
+    /// Linux 2.6 registered tcp_reno_min_cwnd (rate halving's floor).
+    fn min_cwnd(&self, w: &Window) -> u32 {
+        reno_min_cwnd(w)
+    }
+
     fn init(&mut self, _w: &mut Window, c: &Conn) {
         self.rtt.restart(c);
     }

@@ -591,6 +591,36 @@ mod tests {
         assert!(d.s.w.cwnd >= floor.max(17), "cwnd {} fell below BWE * RTTmin {floor}", d.s.w.cwnd);
     }
 
+    /// The window of a sender without PRR after `sacked` SACKs of the
+    /// segments above a lost one, at 20 segments out (those SACKs cover only
+    /// segments sent).
+    fn rate_halving_after_sacks(cc: &str, sacked: u64) -> (u32, u32) {
+        let mut d = Driver::new(cc, 20);
+        d.s.cfg.prr = false;
+        d.s.w.cwnd_clamp = 20;
+        d.start();
+        d.ack(100, 1, &[]);
+        for cum in 2..=200 {
+            d.ack(5, cum, &[]);
+        }
+        // Segment 200 is lost; those after it are SACKed one per ACK.
+        for k in 1..=sacked {
+            d.ack(5, 200, &[(201, 201 + k)]);
+        }
+        assert_eq!(d.s.ca_state, CaState::Recovery, "{cc}");
+        (d.s.w.cwnd, d.s.w.ssthresh)
+    }
+
+    #[test]
+    fn rate_halving_takes_reno_below_ssthresh_down_to_half_of_it() {
+        // Linux 2.6 tcp_cwnd_down stops at tcp_cwnd_min(): reno's min_cwnd,
+        // tcp_reno_min_cwnd, is ssthresh / 2 (a floor of ssthresh held 10).
+        let (cwnd, ssthresh) = rate_halving_after_sacks("reno", 29);
+        assert_eq!((cwnd, ssthresh), (6, 10));
+        let (cwnd, ssthresh) = rate_halving_after_sacks("reno", 30);
+        assert_eq!((cwnd, ssthresh), (5, 10));
+    }
+
     #[test]
     fn recovery_ends_at_ssthresh_when_the_retransmission_is_acked() {
         let mut d = lose_the_first_of_twenty();
