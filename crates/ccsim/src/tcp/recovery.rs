@@ -568,16 +568,9 @@ mod tests {
         // Linux 2.6 tcp_cwnd_down lowers the window only while it is above
         // tcp_cwnd_min(), the module's min_cwnd: Westwood+'s is BWE * RTTmin
         // (tcp_westwood_bw_rttmin), not ssthresh.
-        let mut d = Driver::new("westwood+", 20);
-        d.s.cfg.prr = false;
-        d.s.w.cwnd_clamp = 20;
-        d.start();
         // One segment per 5 ms with 20 out: RTT 100 ms, BWE * RTTmin about
         // 20 segments once the filter has converged.
-        d.ack(100, 1, &[]);
-        for cum in 2..=800 {
-            d.ack(5, cum, &[]);
-        }
+        let mut d = without_prr_at_twenty_out("westwood+", 800);
         let floor = d.s.cc.min_cwnd(&d.s.w);
         assert!((17..=20).contains(&floor), "BWE * RTTmin {floor}");
         // Segment 800 is lost; the 19 after it are SACKed one per ACK.
@@ -591,18 +584,25 @@ mod tests {
         assert!(d.s.w.cwnd >= floor.max(17), "cwnd {} fell below BWE * RTTmin {floor}", d.s.w.cwnd);
     }
 
-    /// The window of a sender without PRR after `sacked` SACKs of the
-    /// segments above a lost one, at 20 segments out (those SACKs cover only
-    /// segments sent).
-    fn rate_halving_after_sacks(cc: &str, sacked: u64) -> (u32, u32) {
+    /// A sender without PRR, its window clamped at 20, whose segments up to
+    /// `acked` were ACKed one per 5 ms.
+    fn without_prr_at_twenty_out(cc: &str, acked: u64) -> Driver {
         let mut d = Driver::new(cc, 20);
         d.s.cfg.prr = false;
         d.s.w.cwnd_clamp = 20;
         d.start();
         d.ack(100, 1, &[]);
-        for cum in 2..=200 {
+        for cum in 2..=acked {
             d.ack(5, cum, &[]);
         }
+        d
+    }
+
+    /// The window of a sender without PRR after `sacked` SACKs of the
+    /// segments above a lost one, at 20 segments out (those SACKs cover only
+    /// segments sent).
+    fn rate_halving_after_sacks(cc: &str, sacked: u64) -> (u32, u32) {
+        let mut d = without_prr_at_twenty_out(cc, 200);
         // Segment 200 is lost; those after it are SACKed one per ACK.
         for k in 1..=sacked {
             d.ack(5, 200, &[(201, 201 + k)]);
