@@ -109,17 +109,18 @@ pub struct Window {
 
 /// What the window's growth counts (Linux tcp_slow_start, tcp_cong_avoid_ai).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[repr(u8)]
 pub enum Counting {
     /// Each segment an ACK delivers (slow start since Linux 3.13, additive
     /// increase since 4.0): a delayed ACK of two segments counts two.
     #[default]
-    Segments,
+    Segments = 0,
     /// Each ACK of new data, whatever it covers (Linux 2.6 to 3.12 with
     /// sysctl_tcp_abc at its default 0; cong_avoid had no count): slow start
     /// +1 per ACK while cwnd <= ssthresh, additive increase +1 after w + 1
     /// ACKs. With delayed ACKs, slow start grows 1.5x per round and Reno one
     /// segment per two rounds.
-    Acks,
+    Acks = 1,
 }
 
 impl Window {
@@ -136,10 +137,9 @@ impl Window {
     /// Slow start while cwnd < ssthresh (Linux 4.3+ tcp_in_slow_start); while
     /// cwnd <= ssthresh when counting ACKs, as the kernels that did.
     pub fn in_slow_start(&self) -> bool {
-        match self.counting {
-            Counting::Segments => self.cwnd < self.ssthresh,
-            Counting::Acks => self.cwnd <= self.ssthresh,
-        }
+        // Counting::Acks is 1: cwnd < ssthresh + 1. Branch-free, as this is
+        // read several times per ACK.
+        self.cwnd < self.ssthresh.saturating_add(self.counting as u32)
     }
 
     /// ssthresh, or 3/4 of the window if that is more: where the window was
