@@ -325,6 +325,13 @@ mod tests {
         assert_eq!(e.path, "downlink.queue.size");
         assert!(e.message.contains("no full-size packet"), "{e}");
 
+        let bad = r#"{"duration": 1, "downlink": {"rate": 5}, "flows": [{"cc": "reno", "tcp": {"init_rcv_wnd": 0}}]}"#;
+        let e = Scenario::from_json(bad).unwrap_err();
+        assert_eq!(
+            (e.path.as_str(), e.message.as_str()),
+            ("flows[0].tcp.init_rcv_wnd", "0 is outside 1..10000 segments")
+        );
+
         let bad = r#"{"duration": "ten", "downlink": {"rate": 5}, "flows": [{"cc": "reno"}]}"#;
         let e = Scenario::from_json(bad).unwrap_err();
         assert_eq!(e.path, "duration");
