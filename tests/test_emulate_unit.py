@@ -59,7 +59,14 @@ def test_settings_the_kernel_fixes_are_refused_by_field():
 
 @pytest.mark.parametrize(
     "tcp",
-    [{"frto": "off"}, {"frto": "rfc4138"}, {"adv_win_scale": 2}, {"skb_overhead": 500}, {"cwnd_counts": "acks"}],
+    [
+        {"frto": "off"},
+        {"frto": "rfc4138"},
+        {"adv_win_scale": 2},
+        {"skb_overhead": 500},
+        {"cwnd_counts": "acks"},
+        {"fack": True},
+    ],
     ids=str,
 )
 def test_receive_accounting_and_frto_the_kernel_cannot_take_are_refused_by_field(tcp):

@@ -39,6 +39,7 @@ FIXED_IN_KERNEL = {
     "rto_style": ("linux", "the kernel computes the RTO its own way"),
     "early_retrans": (False, "Linux 4.11+ has no early retransmit (RACK finds those losses)"),
     "cwnd_counts": ("segments", "Linux 4.0+ grows the window per ACKed segment (tcp_abc went in 3.9)"),
+    "fack": (False, "Linux 4.15+ has no FACK (RACK marks SACK losses)"),
     "snd_skb_overhead": (800, "the kernel charges its own skb truesize to the send buffer"),
     "frto": ("rfc5682", "Linux 3.10+ runs F-RTO as RFC 5682 (net.ipv4.tcp_frto is not set per run)"),
     "skb_overhead": (0, "the kernel charges its own skb truesize to the receive buffer"),

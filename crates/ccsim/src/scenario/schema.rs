@@ -465,6 +465,12 @@ pub struct TcpSpec {
     /// slow start grows 1.5x per round trip and Reno one segment per two).
     #[serde(default)]
     pub cwnd_counts: CwndCountsSpec,
+    /// Forward acknowledgment (FACK) loss marking for SACK flows without
+    /// RACK (Linux before 4.15, sysctl_tcp_fack 1): a hole is lost once the
+    /// highest SACKed segment is the reordering degree (3) or more above it;
+    /// off after reordering is seen. Off by default (RFC 6675 counting).
+    #[serde(default)]
+    pub fack: bool,
     /// With an automatic receive buffer, the window first offered, in
     /// segments (Linux tcp_select_initial_window: 4 before 2.6.39, then 10,
     /// until 4.19); omitted: about 64 KB, as Linux since 4.19.

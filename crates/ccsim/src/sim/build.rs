@@ -60,6 +60,7 @@ pub(super) fn make_flow(
         rack: t.rack,
         tlp: t.tlp,
         early_retrans: t.early_retrans,
+        fack: t.fack,
         counting: match t.cwnd_counts {
             CwndCountsSpec::Segments => cc::Counting::Segments,
             CwndCountsSpec::Acks => cc::Counting::Acks,

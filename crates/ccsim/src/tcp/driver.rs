@@ -48,6 +48,7 @@ impl Driver {
             tlp: false,
             early_retrans: false,
             counting: crate::cc::Counting::Segments,
+            fack: false,
             pacing: false,
             ecn: false,
             frto: super::frto::FrtoVariant::Off,

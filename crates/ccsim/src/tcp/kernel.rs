@@ -162,6 +162,10 @@ const COUNT_ACKS: PresetValue = v(
 const INIT_RCV_WND_4: PresetValue =
     v("init_rcv_wnd", Int(4), "tcp_output.c tcp_select_initial_window: init_cwnd 4 for MSS <= 1460");
 
+/// FACK was on by default (sysctl_tcp_fack 1) until 4.15 removed it.
+const FACK_ON: PresetValue =
+    v("fack", Bool(true), "tcp_input.c sysctl_tcp_fack = 1, tcp_update_scoreboard (until 4.15)");
+
 /// What the 2.6 releases of the studies (2.6.24, 2.6.26, 2.6.32) share.
 const LINUX_2_6: &[PresetValue] = &[
     IW3,
@@ -178,6 +182,7 @@ const LINUX_2_6: &[PresetValue] = &[
     FRTO_RFC4138,
     COUNT_ACKS,
     INIT_RCV_WND_4,
+    FACK_ON,
 ];
 
 /// The presets, oldest first; "6.x" is ccbench's default and sets nothing
@@ -215,6 +220,7 @@ pub const PRESETS: &[KernelPreset] = &[
             ),
             FRTO_RFC4138,
             COUNT_ACKS,
+            FACK_ON,
             v(
                 "init_rcv_wnd",
                 Int(10),
@@ -241,7 +247,11 @@ pub const NOT_MODELLED: &[(&str, &str)] = &[
         "every preset undoes on D-SACK as today's Linux does (also inside Recovery); 2.6 waited for the end of \
          Recovery, and closed the undo window one flight after it",
     ),
-    ("FACK", "on by default before 4.15 (sysctl_tcp_fack); ccbench counts SACKed segments only"),
+    (
+        "FACK details",
+        "the presets mark losses by FACK (fack = true) as 2.6 and 3.5 did, but not their other uses of \
+         fackets_out (tcp_head_timedout's timed-out head, the marking's stop at the recovery point high_seq)",
+    ),
     (
         "partial undo without SACK",
         "every preset follows 5.14+ (tcp_try_undo_partial): the degree grows to the segments the ACK covered, the \
@@ -356,6 +366,7 @@ mod tests {
         let field = |name: &str, f: &str| preset(name).unwrap().tcp.iter().find(|p| p.field == f).map(|p| p.value);
         for old in ["2.6.24", "2.6.26", "2.6.32", "3.5"] {
             assert_eq!(field(old, "cwnd_counts"), Some(Text("acks")), "{old}");
+            assert_eq!(field(old, "fack"), Some(Bool(true)), "{old}");
         }
         assert_eq!(field("2.6.32", "init_rcv_wnd"), Some(Int(4)));
         assert_eq!(field("3.5", "init_rcv_wnd"), Some(Int(10)));

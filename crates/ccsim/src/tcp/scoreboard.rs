@@ -8,6 +8,12 @@
 //! ACK instead of a walk over the window. A retransmission is lost again
 //! once data first sent after it is SACKed (Linux tcp_mark_lost_retrans).
 //!
+//! With FACK (Linux before 4.15, `fack`), a hole is lost once the highest
+//! SACKed segment lies DupThresh or more above it, however many below
+//! that were SACKed (tcp_update_scoreboard, tcp_mark_head_lost with
+//! fackets_out - reordering); seeing reordering turns FACK off
+//! (tcp_update_reordering -> tcp_disable_fack).
+//!
 //! DupThresh starts at 3 and learns the path's reordering as Linux does
 //! (tcp_check_sack_reordering): when a segment that was never retransmitted
 //! is SACKed or cumulatively ACKed below the highest segment SACKed by an
@@ -92,6 +98,9 @@ pub struct Scoreboard {
     /// Reordering has been seen on this connection (Linux tp->reord_seen;
     /// RACK keeps its reordering window open once it is set).
     pub reordering_seen: bool,
+    /// Forward acknowledgment loss marking (Linux tcp_is_fack), until
+    /// reordering is seen.
+    pub fack: bool,
     /// `highest_sacked_end` before the ACK being processed, and the lowest
     /// never-retransmitted segment that ACK delivered below it.
     prior_highest_sacked_end: u64,
@@ -280,11 +289,14 @@ impl Scoreboard {
     }
 
     /// RFC 6675 IsLost: marks every hole with at least DupThresh SACKed
-    /// segments above it. Returns how many were newly marked.
+    /// segments above it; with FACK, every hole DupThresh or more below the
+    /// highest SACKed segment. Returns how many were newly marked.
     pub fn mark_lost_by_sack(&mut self) -> u32 {
         let mut newly = 0;
         let nxt = self.nxt();
-        while self.scan < nxt && self.sacked_out - self.sacked_below_scan >= self.reordering {
+        let fack_bound = if self.fack { self.highest_sacked_end.saturating_sub(self.reordering as u64) } else { 0 };
+        while self.scan < nxt && (self.scan < fack_bound || self.sacked_out - self.sacked_below_scan >= self.reordering)
+        {
             let seq = self.scan;
             if self.get(seq).has(SACKED) {
                 self.sacked_below_scan += 1;
@@ -508,6 +520,9 @@ impl Scoreboard {
     /// Raises the reordering degree to `degree` segments (Linux
     /// tcp_update_reordering: it only grows, up to tcp_max_reordering).
     pub fn raise_reordering(&mut self, degree: u32) {
+        if degree > self.reordering {
+            self.fack = false; // Linux tcp_disable_fack
+        }
         self.reordering = self.reordering.max(degree.min(MAX_REORDERING));
     }
 
@@ -606,6 +621,34 @@ mod tests {
         b.ack_to(4, collect_removed(&mut removed));
         assert_eq!(removed, [(0, 0, 1), (1, 1, 1), (2, 2, 1), (3, 3, 1)], "none of them clean");
         assert_eq!((b.sacked_out, b.lost_out, b.retrans_out, b.in_flight()), (0, 0, 0, 6));
+    }
+
+    #[test]
+    fn with_fack_one_sack_far_enough_above_the_holes_marks_them_lost() {
+        // Segments 0-4 lost, 5 arrives: RFC 6675 waits for three SACKed
+        // segments; FACK marks the first fackets_out - reordering = 6 - 3
+        // at once (Linux tcp_mark_head_lost): 0, 1 and 2.
+        let mut v = Vec::new();
+        let mut b = board(10);
+        b.sack(5, 6, collect_into(&mut v));
+        assert_eq!(b.mark_lost_by_sack(), 0);
+        let mut b = board(10);
+        b.fack = true;
+        b.sack(5, 6, collect_into(&mut v));
+        assert_eq!(b.mark_lost_by_sack(), 3);
+        assert_eq!((b.lost_out, b.next_to_retransmit()), (3, Some(0)));
+        b.sack(6, 7, collect_into(&mut v));
+        assert_eq!(b.mark_lost_by_sack(), 1, "segment 3 next");
+    }
+
+    #[test]
+    fn seeing_reordering_turns_fack_off() {
+        let mut b = board(10);
+        b.fack = true;
+        b.raise_reordering(3);
+        assert!(b.fack, "not above the degree in use");
+        b.raise_reordering(5);
+        assert!(!b.fack, "Linux tcp_update_reordering -> tcp_disable_fack");
     }
 
     #[test]

@@ -57,6 +57,8 @@ pub struct SenderConfig {
     pub early_retrans: bool,
     /// What the window's growth counts: ACKed segments, or ACKs (before 3.13/4.0).
     pub counting: Counting,
+    /// FACK loss marking for SACK flows without RACK (Linux before 4.15).
+    pub fack: bool,
     pub pacing: bool,
     pub ecn: bool,
     /// F-RTO after a retransmission timeout, as a Linux release ran it.
@@ -168,6 +170,8 @@ impl Sender {
         };
         let cc_owns_window = cc.owns_window();
         let recovery = cc.info().recovery;
+        let mut sb = Scoreboard::new();
+        sb.fack = cfg.fack;
         Sender {
             id,
             w: Window { counting: cfg.counting, ..Window::new(cfg.init_cwnd) },
@@ -175,7 +179,7 @@ impl Sender {
             cfg,
             cc,
             ca_state: CaState::Open,
-            sb: Scoreboard::new(),
+            sb,
             rate: RateSampler::default(),
             total_segments,
             last_segment_payload,
