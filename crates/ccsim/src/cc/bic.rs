@@ -236,8 +236,10 @@ impl CongestionControl for Bic {
         }
     }
 
-    fn pkts_acked(&mut self, _w: &mut Window, c: &Conn, s: &AckSample) {
-        self.delayed_ack.on_acked(c.ca_state, s.acked);
+    fn pkts_acked(&mut self, w: &mut Window, c: &Conn, s: &AckSample) {
+        if w.counting == Counting::Acks {
+            self.delayed_ack.on_acked(c.ca_state, s.acked);
+        }
     }
 
     fn undo_cwnd(&mut self, w: &Window, prior_cwnd: u32) -> u32 {

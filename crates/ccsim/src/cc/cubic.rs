@@ -302,7 +302,9 @@ impl CongestionControl for Cubic {
     }
 
     fn pkts_acked(&mut self, w: &mut Window, c: &Conn, s: &super::AckSample) {
-        self.delayed_ack.on_acked(c.ca_state, s.acked);
+        if w.counting == Counting::Acks {
+            self.delayed_ack.on_acked(c.ca_state, s.acked);
+        }
         let Some(rtt) = s.rtt_ns else { return };
         // Discard delay samples right after a reduction (one second).
         if self.epoch_start != 0 && jiffies(c.now) - self.epoch_start < 1000 {

@@ -144,8 +144,6 @@ pub struct Receiver {
     unacked_segments: u32,
     /// Quick ACKs left (Linux icsk_ack.quick): segments ACKed at once.
     quick_acks: u32,
-    /// The first in-order data has arrived (Linux: icsk_ack.ato is set).
-    data_seen: bool,
     last_ack_sent: u64,
     ts_recent: Nanos,
     /// ECN: CE seen, echo until the sender says CWR (classic); the CE state
@@ -200,7 +198,6 @@ impl Receiver {
             duplicate_segments: 0,
             unacked_segments: 0,
             quick_acks: 0,
-            data_seen: false,
             last_ack_sent: 0,
             ts_recent: 0,
             ece_pending: false,
@@ -292,9 +289,8 @@ impl Receiver {
         }
         if seq == self.rcv_nxt {
             let had_holes = !self.ooo.is_empty();
-            if !self.data_seen {
+            if self.rcv_nxt == 0 {
                 // Linux tcp_event_data_recv: the first data starts quick ACKs.
-                self.data_seen = true;
                 self.add_quick_acks();
             }
             self.rcv_nxt += 1;
