@@ -29,6 +29,16 @@ pub enum Direction {
 pub struct Route {
     pub data: Vec<u32>,
     pub ack: Vec<u32>,
+    /// The propagation delays of every link on both ways: the round trip of
+    /// an empty path, less serialization and the flow's access delay.
+    pub delay: Nanos,
+}
+
+impl Route {
+    fn new(data: Vec<u32>, ack: Vec<u32>, specs: &[LinkSpec]) -> Route {
+        let delay = data.iter().chain(&ack).map(|&k| specs[k as usize].delay.ns()).sum();
+        Route { data, ack, delay }
+    }
 }
 
 pub struct Topology {
@@ -46,10 +56,10 @@ pub struct Topology {
 const DOWNLINK: u32 = 0;
 const UPLINK: u32 = 1;
 
-fn dumbbell(direction: Option<Direction>) -> Route {
+fn dumbbell(direction: Option<Direction>, specs: &[LinkSpec]) -> Route {
     match direction.unwrap_or_default() {
-        Direction::Down => Route { data: vec![DOWNLINK], ack: vec![UPLINK] },
-        Direction::Up => Route { data: vec![UPLINK], ack: vec![DOWNLINK] },
+        Direction::Down => Route::new(vec![DOWNLINK], vec![UPLINK], specs),
+        Direction::Up => Route::new(vec![UPLINK], vec![DOWNLINK], specs),
     }
 }
 
@@ -57,12 +67,13 @@ impl Topology {
     /// The topology of a validated scenario.
     pub fn of(s: &Scenario) -> Topology {
         if let (Some(down), Some(up)) = (&s.downlink, s.uplink()) {
+            let specs = vec![down.clone(), up];
             return Topology {
                 names: vec!["downlink".to_string(), "uplink".to_string()],
-                specs: vec![down.clone(), up],
-                flows: s.flows.iter().map(|f| dumbbell(f.direction)).collect(),
-                udp: s.udp.iter().map(|u| dumbbell(u.direction).data).collect(),
-                background: s.background.as_ref().map(|b| dumbbell(b.direction)),
+                flows: s.flows.iter().map(|f| dumbbell(f.direction, &specs)).collect(),
+                udp: s.udp.iter().map(|u| dumbbell(u.direction, &specs).data).collect(),
+                background: s.background.as_ref().map(|b| dumbbell(b.direction, &specs)),
+                specs,
             };
         }
         let index = |names: &[String]| -> Vec<u32> {
@@ -74,9 +85,9 @@ impl Topology {
         Topology {
             names: s.links.iter().map(|l| l.name.clone()).collect(),
             specs: s.links.clone(),
-            flows: s.flows.iter().map(|f| Route { data: index(&f.route), ack: index(&f.ack_route) }).collect(),
+            flows: s.flows.iter().map(|f| Route::new(index(&f.route), index(&f.ack_route), &s.links)).collect(),
             udp: s.udp.iter().map(|u| index(&u.route)).collect(),
-            background: s.background.as_ref().map(|b| Route { data: index(&b.route), ack: index(&b.ack_route) }),
+            background: s.background.as_ref().map(|b| Route::new(index(&b.route), index(&b.ack_route), &s.links)),
         }
     }
 
@@ -87,12 +98,11 @@ impl Topology {
     /// downlink.delay + uplink.delay + 2 x the shortest access delay. A link
     /// only UDP sources or the background cross takes twice its own delay.
     pub fn base_rtt_ns(&self, l: usize, flows: &[FlowSpec]) -> Nanos {
-        let delay = |links: &[u32]| links.iter().map(|&k| self.specs[k as usize].delay.ns()).sum::<Nanos>();
         self.flows
             .iter()
             .zip(flows)
             .filter(|(r, _)| r.data.contains(&(l as u32)) || r.ack.contains(&(l as u32)))
-            .map(|(r, f)| delay(&r.data) + delay(&r.ack) + 2 * f.access_delay.ns())
+            .map(|(r, f)| r.delay + 2 * f.access_delay.ns())
             .min()
             .unwrap_or(2 * self.specs[l].delay.ns())
     }
@@ -125,7 +135,7 @@ mod tests {
         );
         let t = Topology::of(&s);
         assert_eq!(t.names, ["downlink", "uplink"]);
-        assert_eq!(t.flows[1], Route { data: vec![1], ack: vec![0] });
+        assert_eq!(t.flows[1], Route { data: vec![1], ack: vec![0], delay: 25_000_000 });
         for l in 0..2 {
             assert_eq!(t.base_rtt_ns(l, &s.flows), 27_000_000);
         }
@@ -142,7 +152,7 @@ mod tests {
                "udp": [{"rate": "1Mbit", "route": ["udp-only"]}]}"#,
         );
         let t = Topology::of(&s);
-        assert_eq!(t.flows[0], Route { data: vec![0, 1], ack: vec![2] });
+        assert_eq!(t.flows[0], Route { data: vec![0, 1], ack: vec![2], delay: 60_000_000 });
         assert_eq!(t.base_rtt_ns(0, &s.flows), 60_000_000);
         assert_eq!(t.base_rtt_ns(1, &s.flows), 52_000_000);
         assert_eq!(t.base_rtt_ns(2, &s.flows), 52_000_000);

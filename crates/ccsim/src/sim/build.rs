@@ -23,7 +23,7 @@ use crate::scenario::{
 use crate::tcp::frto::FrtoVariant;
 use crate::tcp::kernel;
 use crate::tcp::receiver::{BufferAccounting, EcnEcho, Receiver, ReceiverConfig};
-use crate::tcp::rtt::RtoStyle;
+use crate::tcp::rtt::{RtoStyle, RttEstimator};
 use crate::tcp::sender::{Sender, SenderConfig};
 use crate::traffic::intensity::{Intensity, Interpolation};
 use crate::traffic::on_off::OnOff;
@@ -89,6 +89,11 @@ pub(super) fn make_flow(
         stop: spec.stop.map(|d| d.ns()),
         size: spec.size.map(|b| b.0),
     };
+    // The receiver's RTO comes from its one RTT sample, the handshake's: the
+    // route's round trip (SYN and SYN-ACK, whose serialization is left out).
+    let mut handshake =
+        RttEstimator::new(sender_cfg.rto_style, sender_cfg.initial_rto, sender_cfg.min_rto, sender_cfg.max_rto);
+    handshake.on_sample(route.delay + 2 * spec.access_delay.ns());
     let (rcv_buf, autotune) = match t.rcv_buf {
         BufferSpec::Fixed(b) => (b.0, false),
         BufferSpec::Auto(_) => (t.rmem_default.0, true),
@@ -104,6 +109,7 @@ pub(super) fn make_flow(
         rcv_buf_max: t.rmem_max.0.max(rcv_buf),
         autotune,
         init_rcv_wnd: t.init_rcv_wnd,
+        rto: handshake.rto(),
         // Algorithms that need ECN (dctcp) get the accurate echo of RFC 8257 3.2.
         ecn_echo: if algorithm.needs_ecn() { EcnEcho::Dctcp } else { EcnEcho::Classic },
         accounting: BufferAccounting { adv_win_scale: t.adv_win_scale, skb_overhead_bytes: t.skb_overhead.0 },

@@ -5,8 +5,9 @@
 //! (RFC 5681 4.2 / RFC 1122: every second full segment or a timer, at once
 //! for out-of-order data or a filled hole), timestamps echo (RFC 7323), the
 //! quick ACKs (Linux tcp_incr_quickack: every segment ACKed at once for up to
-//! 16 ACKs, as many as half the offered window holds, from the first data
-//! and after a segment that arrives twice), the
+//! 16 ACKs, as many as half the offered window holds, from the first data,
+//! after a segment that arrives twice, and after a gap in the data longer
+//! than the receiver's own RTO, as tcp_event_data_recv does), the
 //! advertised window from the receive buffer with Linux-like autotuning
 //! (dynamic right-sizing: buffer >= twice the data the application read in the
 //! last RTT, up to rmem_max), and the ECN echo: classic (RFC 3168: ECE on
@@ -41,6 +42,10 @@ pub struct ReceiverConfig {
     /// With autotuning, the window first offered in segments (Linux before
     /// 4.19: tcp_select_initial_window's 4, or 10 since 2.6.39); None: about 64 KB.
     pub init_rcv_wnd: Option<u32>,
+    /// The receiver's own retransmission timeout (Linux icsk_rto), set by the
+    /// one RTT sample a receiver that sends no data takes: its handshake's.
+    /// In-order data after a longer gap starts quick ACKs again.
+    pub rto: Nanos,
     pub ecn_echo: EcnEcho,
     pub accounting: BufferAccounting,
 }
@@ -144,6 +149,8 @@ pub struct Receiver {
     unacked_segments: u32,
     /// Quick ACKs left (Linux icsk_ack.quick): segments ACKed at once.
     quick_acks: u32,
+    /// When in-order data last arrived (Linux icsk_ack.lrcvtime).
+    last_data_at: Nanos,
     last_ack_sent: u64,
     ts_recent: Nanos,
     /// ECN: CE seen, echo until the sender says CWR (classic); the CE state
@@ -198,6 +205,7 @@ impl Receiver {
             duplicate_segments: 0,
             unacked_segments: 0,
             quick_acks: 0,
+            last_data_at: 0,
             last_ack_sent: 0,
             ts_recent: 0,
             ece_pending: false,
@@ -289,10 +297,13 @@ impl Receiver {
         }
         if seq == self.rcv_nxt {
             let had_holes = !self.ooo.is_empty();
-            if self.rcv_nxt == 0 {
-                // Linux tcp_event_data_recv: the first data starts quick ACKs.
+            // Linux tcp_event_data_recv: the first data starts quick ACKs, and
+            // so does data after a gap longer than the RTO ("apparently sender
+            // failed to restart window"): after an outage, say.
+            if self.rcv_nxt == 0 || now.saturating_sub(self.last_data_at) > self.cfg.rto {
                 self.add_quick_acks();
             }
+            self.last_data_at = now;
             self.rcv_nxt += 1;
             self.deliver(now, p.payload as u64);
             if let Some(first) = self.ooo.first().copied() {
@@ -500,6 +511,7 @@ mod tests {
                 rcv_buf_max: 100_000,
                 autotune: false,
                 init_rcv_wnd: None,
+                rto: 200,
                 ecn_echo: EcnEcho::Classic,
                 accounting: BufferAccounting::PAYLOAD,
             },
@@ -536,6 +548,20 @@ mod tests {
         // Linux 2.6's first window of 4 segments: 2 quick ACKs.
         let cfg = ReceiverConfig { autotune: true, init_rcv_wnd: Some(4), ..receiver(true).cfg };
         assert_eq!(past_quick_acks(&mut Receiver::new(0, cfg), 1), 2);
+    }
+
+    #[test]
+    fn in_order_data_after_a_gap_longer_than_the_rto_starts_quick_acks_again() {
+        // Linux tcp_event_data_recv: m > icsk_rto (200 here).
+        let mut r = receiver(true);
+        let next = past_quick_acks(&mut r, 1);
+        assert_eq!(r.on_data(201, &data(next)), AckAction::Delay(241), "a gap of the RTO itself: delayed");
+        assert!(matches!(r.on_data(202, &data(next + 1)), AckAction::Send(_)));
+        for k in 0..16 {
+            let at = 403 + k;
+            assert!(matches!(r.on_data(at, &data(next + 2 + k)), AckAction::Send(_)), "segment {k} after the gap");
+        }
+        assert_eq!(r.on_data(420, &data(next + 18)), AckAction::Delay(460), "16 quick ACKs, then delayed again");
     }
 
     #[test]
@@ -601,6 +627,7 @@ mod tests {
                 rcv_buf_max: 10_000,
                 autotune: false,
                 init_rcv_wnd: None,
+                rto: 200,
                 ecn_echo: EcnEcho::Classic,
                 accounting: BufferAccounting::PAYLOAD,
             },
@@ -630,6 +657,7 @@ mod tests {
                 rcv_buf_max: 6_291_456,
                 autotune: true,
                 init_rcv_wnd: None,
+                rto: 200,
                 ecn_echo: EcnEcho::Classic,
                 accounting: BufferAccounting::PAYLOAD,
             },
@@ -675,6 +703,7 @@ mod tests {
                 rcv_buf_max: 6_291_456,
                 autotune: true,
                 init_rcv_wnd: None,
+                rto: 200,
                 ecn_echo: EcnEcho::Classic,
                 accounting: BufferAccounting::PAYLOAD,
             },
@@ -714,6 +743,7 @@ mod accounting_tests {
                 rcv_buf_max: rcv_buf,
                 autotune: false,
                 init_rcv_wnd: None,
+                rto: 200,
                 ecn_echo: EcnEcho::Classic,
                 accounting,
             },
@@ -775,6 +805,7 @@ mod dctcp_echo_tests {
                 rcv_buf_max: 100_000,
                 autotune: false,
                 init_rcv_wnd: None,
+                rto: 200,
                 ecn_echo: echo,
                 accounting: BufferAccounting::PAYLOAD,
             },
