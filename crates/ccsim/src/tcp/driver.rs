@@ -18,6 +18,8 @@ pub struct Driver {
     pub ece: bool,
     /// TSval of the latest transmission of each segment.
     sent_ts: BTreeMap<u64, Nanos>,
+    /// The packets the latest call sent.
+    pub sent: Vec<Packet>,
 }
 
 impl Driver {
@@ -64,14 +66,23 @@ impl Driver {
             size: None,
         };
         let algorithm = crate::cc::build(cc, &BTreeMap::new(), cfg.mss).expect("known algorithm");
-        Driver { s: Sender::new(0, cfg, algorithm), now: 1, rwnd: 1000, ece: false, sent_ts: BTreeMap::new() }
+        Driver {
+            s: Sender::new(0, cfg, algorithm),
+            now: 1,
+            rwnd: 1000,
+            ece: false,
+            sent_ts: BTreeMap::new(),
+            sent: vec![],
+        }
     }
 
     fn record(&mut self, out: Vec<Packet>) -> Vec<u64> {
         for p in &out {
             self.sent_ts.insert(p.seq, p.ts_val);
         }
-        out.iter().map(|p| p.seq).collect()
+        let seqs = out.iter().map(|p| p.seq).collect();
+        self.sent = out;
+        seqs
     }
 
     /// Starts the flow: the segments of the initial window.

@@ -300,12 +300,16 @@ pub const NOT_MODELLED: &[(&str, &str)] = &[
          where Linux also started it at the first window and grew it (tcp_grow_window)",
     ),
     (
-        "delayed-ACK timer and quick ACKs on ECN",
+        "delayed-ACK timer",
         "the delayed-ACK timer is delack_timeout (40 ms) throughout; Linux adapts it (icsk_ack.ato: to the gaps \
          between segments, doubled each time it fires, at most the handshake RTT or 500 ms), so on a 64 kbit/s \
-         link 6.18 ACKed every second segment for seconds at a time where ccbench ACKs each one; Linux also starts \
-         quick ACKs on an ECN CE mark (tcp_ecn_check_ce), ccbench only from the first data, after a duplicate \
-         segment and after a gap longer than the receiver's RTO",
+         link 6.18 ACKed every second segment for seconds at a time where ccbench ACKs each one",
+    ),
+    (
+        "the receiver's ECN rules",
+        "every preset's receiver follows 6.x: data with CWR ACKed at once (4.18+), two quick ACKs on the first CE \
+         mark of an echo and on a segment without ECT after ECT ones; 2.6.26 quick-ACKed only the latter, as \
+         many times as half the window holds",
     ),
 ];
 

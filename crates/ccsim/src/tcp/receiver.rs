@@ -11,7 +11,9 @@
 //! advertised window from the receive buffer with Linux-like autotuning
 //! (dynamic right-sizing: buffer >= twice the data the application read in the
 //! last RTT, up to rmem_max), and the ECN echo: classic (RFC 3168: ECE on
-//! every ACK from a CE mark until the sender's CWR) or accurate for DCTCP
+//! every ACK from a CE mark until the sender's CWR; as Linux, data with CWR
+//! is ACKed at once, and the first CE mark of an echo, or data without ECT
+//! after ECT data, brings two quick ACKs) or accurate for DCTCP
 //! (RFC 8257 3.2: ECE mirrors the CE bit of the latest segment; when that bit
 //! changes, the segments received so far are ACKed at once with the old value,
 //! so the sender can count exactly how many segments were marked).
@@ -24,6 +26,9 @@ use crate::time::Nanos;
 const INITIAL_WINDOW_BYTES: u64 = 65_535;
 /// Linux TCP_MAX_QUICKACKS: at most this many quick ACKs in a row.
 const MAX_QUICK_ACKS: u32 = 16;
+/// Linux __tcp_ecn_check_ce: the quick ACKs a congestion mark, or a segment
+/// without ECT after ECT ones (a retransmission, probably), asks for.
+const ECN_QUICK_ACKS: u32 = 2;
 /// Linux tcp_init_buffer_space: the first autotuning measure is an initial window's worth.
 const INITIAL_SPACE_SEGMENTS: u64 = 10;
 
@@ -156,6 +161,8 @@ pub struct Receiver {
     /// ECN: CE seen, echo until the sender says CWR (classic); the CE state
     /// of the latest segment (DCTCP).
     ece_pending: bool,
+    /// An ECN-capable segment has arrived (Linux TCP_ECN_SEEN).
+    ect_seen: bool,
     /// DCTCP: the ACK for the segments before a CE change, with the old ECE.
     early_ack: Option<Packet>,
     pub acks_sent: u64,
@@ -209,6 +216,7 @@ impl Receiver {
             last_ack_sent: 0,
             ts_recent: 0,
             ece_pending: false,
+            ect_seen: false,
             early_ack: None,
             acks_sent: 0,
             sacks: SackStore::new(),
@@ -252,13 +260,27 @@ impl Receiver {
     /// A data segment arrives.
     pub fn on_data(&mut self, now: Nanos, p: &Packet) -> AckAction {
         self.segments_received += 1;
+        let seq = p.seq;
+        let duplicate = seq < self.rcv_nxt || self.holds(seq);
         match self.cfg.ecn_echo {
             EcnEcho::Classic => {
-                if p.ce {
-                    self.ece_pending = true;
-                }
+                // Linux tcp_ecn_accept_cwr: the sender has reduced its window.
                 if p.cwr {
-                    self.ece_pending = p.ce;
+                    self.ece_pending = false;
+                }
+                // Linux __tcp_ecn_check_ce, of new data: the first mark of an
+                // episode starts the echo, and quick ACKs ("sender can have a
+                // very low cwnd"); so does a segment without ECT after ECT ones.
+                if !duplicate {
+                    if p.ce {
+                        if !self.ece_pending {
+                            self.add_quick_acks(ECN_QUICK_ACKS);
+                        }
+                        self.ece_pending = true;
+                    } else if !p.ect && self.ect_seen {
+                        self.add_quick_acks(ECN_QUICK_ACKS);
+                    }
+                    self.ect_seen |= p.ect;
                 }
             }
             EcnEcho::Dctcp => {
@@ -281,8 +303,7 @@ impl Receiver {
         if self.cfg.timestamps && p.ts_ecr > 0 && p.seq >= self.rcv_nxt {
             self.rtt_estimate = Some(now.saturating_sub(p.ts_ecr).max(1));
         }
-        let seq = p.seq;
-        if seq < self.rcv_nxt || self.holds(seq) {
+        if duplicate {
             self.duplicate_segments += 1;
             self.duplicate_to_report = Some(seq);
             // Linux tcp_sack_new_ofo_skb: the block holding it comes next, so
@@ -292,7 +313,7 @@ impl Receiver {
             }
             // Linux tcp_data_queue: a retransmission; ACK at once and keep
             // quick ACKs going (tcp_enter_quickack_mode).
-            self.add_quick_acks();
+            self.add_quick_acks(MAX_QUICK_ACKS);
             return AckAction::Send(self.make_ack(now));
         }
         if seq == self.rcv_nxt {
@@ -301,7 +322,7 @@ impl Receiver {
             // so does data after a gap longer than the RTO ("apparently sender
             // failed to restart window"): after an outage, say.
             if self.rcv_nxt == 0 || now.saturating_sub(self.last_data_at) > self.cfg.rto {
-                self.add_quick_acks();
+                self.add_quick_acks(MAX_QUICK_ACKS);
             }
             self.last_data_at = now;
             self.rcv_nxt += 1;
@@ -326,7 +347,9 @@ impl Receiver {
                 self.measure_rtt_by_window(now);
             }
             self.autotune(now);
-            if had_holes || !self.cfg.delayed_ack || self.quick_acks > 0 {
+            // Linux tcp_ecn_accept_cwr (4.18+): data with CWR is ACKed at once,
+            // since the sender's window may be down to one segment.
+            if had_holes || !self.cfg.delayed_ack || self.quick_acks > 0 || p.cwr {
                 return AckAction::Send(self.make_ack(now));
             }
             self.unacked_segments += 1;
@@ -351,10 +374,10 @@ impl Receiver {
     }
 
     /// Linux tcp_incr_quickack: as many quick ACKs as half the offered
-    /// window holds segments (at least 2, at most 16), if that is more.
-    fn add_quick_acks(&mut self) {
+    /// window holds segments (2 if none), at most `max`, if that is more.
+    fn add_quick_acks(&mut self, max: u32) {
         let half_window = self.free_window_bytes() / (2 * self.cfg.mss as u64);
-        let quick = if half_window == 0 { 2 } else { half_window.min(MAX_QUICK_ACKS as u64) as u32 };
+        let quick = if half_window == 0 { 2 } else { half_window }.min(max as u64) as u32;
         self.quick_acks = self.quick_acks.max(quick);
     }
 
@@ -839,6 +862,60 @@ mod dctcp_echo_tests {
         // ECE now follows CE without waiting for CWR.
         let a = r.on_delack_timer(6).unwrap();
         assert_eq!((a.seq, a.ece), (b + 5, false));
+    }
+
+    /// A classic-echo receiver past the quick ACKs of the first data, with
+    /// one segment held by the delayed ACK; returns the next segment.
+    fn classic_delaying() -> (Receiver, u64) {
+        let mut r = receiver(EcnEcho::Classic);
+        let mut b = 0;
+        while b == 0 || r.quick_acks > 0 {
+            r.on_data(1, &data(b, false));
+            b += 1;
+        }
+        assert_eq!(r.on_data(1, &data(b, false)), AckAction::Delay(41));
+        (r, b + 1)
+    }
+
+    #[test]
+    fn the_first_ce_mark_of_an_echo_is_acked_at_once_with_one_more() {
+        // Linux __tcp_ecn_check_ce: tcp_enter_quickack_mode(sk, 2) on CE when
+        // not already echoing; later marks of the same echo change nothing.
+        let (mut r, b) = classic_delaying();
+        let AckAction::Send(a) = r.on_data(2, &data(b, true)) else { panic!("CE: at once") };
+        assert!(a.ece);
+        assert!(matches!(r.on_data(2, &data(b + 1, false)), AckAction::Send(_)), "the second quick ACK");
+        assert_eq!(r.on_data(2, &data(b + 2, true)), AckAction::Delay(42), "echoing already: delayed");
+    }
+
+    #[test]
+    fn data_with_cwr_is_acked_at_once() {
+        // Linux tcp_ecn_accept_cwr (4.18+): ICSK_ACK_NOW.
+        let (mut r, b) = classic_delaying();
+        let mut cwr = data(b, false);
+        cwr.cwr = true;
+        assert!(matches!(r.on_data(2, &cwr), AckAction::Send(_)));
+        assert_eq!(r.on_data(3, &data(b + 1, false)), AckAction::Delay(43), "no quick ACKs after it");
+    }
+
+    #[test]
+    fn data_without_ect_after_ect_is_acked_at_once_with_one_more() {
+        // Linux __tcp_ecn_check_ce: a segment without ECT after ECT ones is
+        // probably a retransmission (which RFC 3168 sends without ECT).
+        let (mut r, b) = classic_delaying();
+        let mut plain = data(b, false);
+        plain.ect = false;
+        assert!(matches!(r.on_data(2, &plain), AckAction::Send(_)));
+        assert!(matches!(r.on_data(2, &data(b + 1, false)), AckAction::Send(_)));
+        assert_eq!(r.on_data(2, &data(b + 2, false)), AckAction::Delay(42));
+    }
+
+    #[test]
+    fn a_ce_mark_on_a_duplicate_starts_no_echo() {
+        // Linux checks CE on new data only (tcp_event_data_recv, tcp_data_queue_ofo).
+        let (mut r, b) = classic_delaying();
+        let AckAction::Send(a) = r.on_data(2, &data(b - 2, true)) else { panic!("a duplicate: at once") };
+        assert!(!a.ece);
     }
 
     #[test]

@@ -301,7 +301,10 @@ impl Sender {
         self.unmark_lost();
         if self.episode.prior_ssthresh > 0 {
             self.w.cwnd = self.cc.undo_cwnd(&self.w, self.episode.prior_cwnd);
-            self.w.ssthresh = self.w.ssthresh.max(self.episode.prior_ssthresh);
+            if self.episode.prior_ssthresh > self.w.ssthresh {
+                self.w.ssthresh = self.episode.prior_ssthresh;
+                self.cwr_pending = false; // Linux tcp_ecn_withdraw_cwr
+            }
         }
         self.episode.undo_possible = false;
     }
@@ -322,6 +325,15 @@ impl Sender {
         self.episode.halving_cnt = 0;
         let c = self.conn(now);
         self.w.ssthresh = self.cc.ssthresh(&self.w, &c);
+        self.queue_cwr();
+    }
+
+    /// Linux tcp_ecn_queue_cwr: every window reduction tells the receiver
+    /// (CWR on the next new data), whatever caused it.
+    fn queue_cwr(&mut self) {
+        if self.cfg.ecn {
+            self.cwr_pending = true;
+        }
     }
 
     /// A loss episode starts: fast recovery, or slow start for the
@@ -391,7 +403,6 @@ impl Sender {
         self.stats.ecn_reductions += 1;
         self.episode.undo_possible = false;
         self.init_cwnd_reduction(now);
-        self.cwr_pending = true;
         self.set_state(now, CaState::Cwr);
     }
 
@@ -470,6 +481,7 @@ impl Sender {
         }
         self.episode.high_seq = self.sb.nxt();
         self.tlp.end_episode();
+        self.queue_cwr();
         self.set_state(now, CaState::Loss);
         self.next_send_at = now;
     }
@@ -934,6 +946,56 @@ mod tests {
         assert_eq!((d.s.ca_state, d.s.stats.undone_recoveries), (CaState::Open, 1));
         assert_eq!(d.s.w.ssthresh, 10);
         assert!(d.s.w.cwnd <= cwnd.max(10) + 1, "cwnd {} restored from {cwnd}", d.s.w.cwnd);
+    }
+
+    #[test]
+    fn with_ecn_retransmissions_go_without_ect_and_a_loss_recovery_sends_cwr() {
+        // RFC 3168 6.1.5 and Linux tcp_ecn_send: ECT only on new data;
+        // Linux tcp_init_cwnd_reduction queues CWR for a loss's reduction too.
+        let mut d = rack_sender(20);
+        d.s.cfg.ecn = true;
+        d.start();
+        assert!(d.sent.iter().all(|p| p.ect && !p.cwr));
+        d.ack(100, 0, &[(1, 4)]);
+        assert_eq!(d.s.ca_state, CaState::Recovery);
+        let retransmission = d.sent.iter().find(|p| p.seq == 0).expect("segment 0 again");
+        assert!(!retransmission.ect && !retransmission.cwr);
+        // The first new data after the reduction carries CWR, once.
+        let mut cwr: Vec<_> = d.sent.iter().filter(|p| p.seq >= 20).map(|p| (p.seq, p.ect, p.cwr)).collect();
+        for k in 5..20 {
+            d.ack(1, 0, &[(1, k)]);
+            cwr.extend(d.sent.iter().filter(|p| p.seq >= 20).map(|p| (p.seq, p.ect, p.cwr)));
+        }
+        assert_eq!(cwr.iter().filter(|c| c.2).count(), 1, "{cwr:?}");
+        assert!(cwr[0].2 && cwr.iter().all(|c| c.1), "{cwr:?}");
+    }
+
+    #[test]
+    fn an_undo_withdraws_a_cwr_not_yet_sent() {
+        // Linux tcp_undo_cwnd_reduction: ssthresh restored, tcp_ecn_withdraw_cwr.
+        let mut d = rack_sender(20);
+        d.s.cfg.ecn = true;
+        d.rwnd = 20; // no new data until the window opens
+        d.start();
+        d.ack(100, 0, &[(1, 4)]);
+        assert!(d.s.cwr_pending, "a reduction queues CWR");
+        // Segment 0 was only late (its original timestamp is echoed): undone.
+        d.ack_echo(50, 20, &[], 1);
+        assert_eq!(d.s.stats.undone_recoveries, 1);
+        assert!(d.sent.iter().any(|p| p.seq >= 20), "new data once the window opens");
+        assert!(!d.s.cwr_pending && d.sent.iter().all(|p| !p.cwr), "undone: no CWR");
+    }
+
+    #[test]
+    fn dctcp_retransmissions_stay_ecn_capable() {
+        // Linux tcp_ecn_send keeps ECT on retransmissions when the algorithm
+        // needs ECN (tcp_ca_needs_ecn).
+        let mut d = Driver::modern("dctcp", 20);
+        d.s.cfg.ecn = true;
+        d.start();
+        d.ack(100, 0, &[(1, 4)]);
+        let retransmission = d.sent.iter().find(|p| p.seq == 0).expect("segment 0 again");
+        assert!(retransmission.ect);
     }
 
     #[test]

@@ -127,6 +127,8 @@ pub struct Sender {
     pub(super) rwnd: u32,
     pub(super) ts_recent: Nanos,
     pub(super) ece_seen_this_ack: bool,
+    /// CWR goes on the next new data (Linux TCP_ECN_QUEUE_CWR): queued by
+    /// every window reduction, withdrawn by an undo that restores ssthresh.
     pub(super) cwr_pending: bool,
     pub(super) delivered_ce: u64,
     /// The algorithm declares that it sets the window itself on every ACK
@@ -475,7 +477,10 @@ impl Sender {
             p.ts_val = now.max(1);
             p.ts_ecr = self.ts_recent;
         }
-        p.ect = self.cfg.ecn;
+        // RFC 3168 6.1.5, Linux tcp_ecn_send: retransmissions go without ECT
+        // (so an AQM drops rather than marks them), unless the algorithm
+        // needs ECN (dctcp).
+        p.ect = self.cfg.ecn && (!retransmission || self.cc.needs_ecn());
         if self.cwr_pending && !retransmission {
             p.cwr = true;
             self.cwr_pending = false;
