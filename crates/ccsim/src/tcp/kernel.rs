@@ -302,8 +302,9 @@ pub const NOT_MODELLED: &[(&str, &str)] = &[
     (
         "delayed-ACK timer",
         "the delayed-ACK timer is delack_timeout (40 ms) throughout; Linux adapts it (icsk_ack.ato: to the gaps \
-         between segments, doubled each time it fires, at most the handshake RTT or 500 ms), so on a 64 kbit/s \
-         link 6.18 ACKed every second segment for seconds at a time where ccbench ACKs each one",
+         between segments, doubled each time it fires, at most the handshake RTT or 500 ms): on a 64 kbit/s \
+         link, a segment every 187 ms, 6.18's ato (ss -ti) went from 40 ms to 196 ms and back every 10 to 20 s, \
+         and while it was high the kernel ACKed every second segment, where ccbench ACKs each one",
     ),
     (
         "the receiver's ECN rules",
