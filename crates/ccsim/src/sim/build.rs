@@ -111,7 +111,11 @@ pub(super) fn make_flow(
         init_rcv_wnd: t.init_rcv_wnd,
         rto: handshake.rto(),
         // Algorithms that need ECN (dctcp) get the accurate echo of RFC 8257 3.2.
-        ecn_echo: if algorithm.needs_ecn() { EcnEcho::Dctcp } else { EcnEcho::Classic },
+        ecn_echo: match (algorithm.needs_ecn(), sender_cfg.ecn) {
+            (true, _) => EcnEcho::Dctcp,
+            (false, true) => EcnEcho::Classic,
+            (false, false) => EcnEcho::Off,
+        },
         accounting: BufferAccounting { adv_win_scale: t.adv_win_scale, skb_overhead_bytes: t.skb_overhead.0 },
     };
     let pcap_meta = FlowMeta {

@@ -104,8 +104,10 @@ impl BufferAccounting {
 /// How the receiver echoes CE marks.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum EcnEcho {
-    /// RFC 3168: set ECE from a CE mark until a segment with CWR arrives.
+    /// ECN not negotiated: the ECN bits are not looked at (Linux without TCP_ECN_OK).
     #[default]
+    Off,
+    /// RFC 3168: set ECE from a CE mark until a segment with CWR arrives.
     Classic,
     /// RFC 8257 3.2 (DCTCP): ECE = CE of the latest segment, an immediate ACK
     /// when it changes (Linux dctcp_ece_ack_update).
@@ -263,6 +265,7 @@ impl Receiver {
         let seq = p.seq;
         let duplicate = seq < self.rcv_nxt || self.holds(seq);
         match self.cfg.ecn_echo {
+            EcnEcho::Off => {}
             EcnEcho::Classic => {
                 // Linux tcp_ecn_accept_cwr: the sender has reduced its window.
                 if p.cwr {
