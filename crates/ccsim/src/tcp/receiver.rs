@@ -838,18 +838,25 @@ mod dctcp_echo_tests {
         )
     }
 
-    #[test]
-    fn dctcp_echo_acks_at_once_with_the_old_state_when_ce_changes() {
-        let mut r = receiver(EcnEcho::Dctcp);
-        // The quick ACKs of the first data, then delayed ACKs.
+    /// A receiver past the quick ACKs of the first data, with one segment
+    /// held by the delayed ACK; returns the next segment.
+    fn delaying(echo: EcnEcho) -> (Receiver, u64) {
+        let mut r = receiver(echo);
         let mut b = 0;
         while b == 0 || r.quick_acks > 0 {
             r.on_data(1, &data(b, false));
             b += 1;
         }
         assert_eq!(r.on_data(1, &data(b, false)), AckAction::Delay(41));
-        // CE arrives with one segment held back: ACK it now without ECE, then
-        // this segment starts a new delayed ACK that carries ECE.
+        (r, b + 1)
+    }
+
+    #[test]
+    fn dctcp_echo_acks_at_once_with_the_old_state_when_ce_changes() {
+        let (mut r, b) = delaying(EcnEcho::Dctcp);
+        let b = b - 1; // the segment held
+                       // CE arrives with one segment held back: ACK it now without ECE, then
+                       // this segment starts a new delayed ACK that carries ECE.
         assert_eq!(r.on_data(2, &data(b + 1, true)), AckAction::Delay(42));
         let early = r.take_early_ack().expect("immediate ACK on the CE change");
         assert_eq!((early.seq, early.ece), (b + 1, false));
@@ -867,24 +874,11 @@ mod dctcp_echo_tests {
         assert_eq!((a.seq, a.ece), (b + 5, false));
     }
 
-    /// A classic-echo receiver past the quick ACKs of the first data, with
-    /// one segment held by the delayed ACK; returns the next segment.
-    fn classic_delaying() -> (Receiver, u64) {
-        let mut r = receiver(EcnEcho::Classic);
-        let mut b = 0;
-        while b == 0 || r.quick_acks > 0 {
-            r.on_data(1, &data(b, false));
-            b += 1;
-        }
-        assert_eq!(r.on_data(1, &data(b, false)), AckAction::Delay(41));
-        (r, b + 1)
-    }
-
     #[test]
     fn the_first_ce_mark_of_an_echo_is_acked_at_once_with_one_more() {
         // Linux __tcp_ecn_check_ce: tcp_enter_quickack_mode(sk, 2) on CE when
         // not already echoing; later marks of the same echo change nothing.
-        let (mut r, b) = classic_delaying();
+        let (mut r, b) = delaying(EcnEcho::Classic);
         let AckAction::Send(a) = r.on_data(2, &data(b, true)) else { panic!("CE: at once") };
         assert!(a.ece);
         assert!(matches!(r.on_data(2, &data(b + 1, false)), AckAction::Send(_)), "the second quick ACK");
@@ -894,7 +888,7 @@ mod dctcp_echo_tests {
     #[test]
     fn data_with_cwr_is_acked_at_once() {
         // Linux tcp_ecn_accept_cwr (4.18+): ICSK_ACK_NOW.
-        let (mut r, b) = classic_delaying();
+        let (mut r, b) = delaying(EcnEcho::Classic);
         let mut cwr = data(b, false);
         cwr.cwr = true;
         assert!(matches!(r.on_data(2, &cwr), AckAction::Send(_)));
@@ -905,7 +899,7 @@ mod dctcp_echo_tests {
     fn data_without_ect_after_ect_is_acked_at_once_with_one_more() {
         // Linux __tcp_ecn_check_ce: a segment without ECT after ECT ones is
         // probably a retransmission (which RFC 3168 sends without ECT).
-        let (mut r, b) = classic_delaying();
+        let (mut r, b) = delaying(EcnEcho::Classic);
         let mut plain = data(b, false);
         plain.ect = false;
         assert!(matches!(r.on_data(2, &plain), AckAction::Send(_)));
@@ -916,7 +910,7 @@ mod dctcp_echo_tests {
     #[test]
     fn a_ce_mark_on_a_duplicate_starts_no_echo() {
         // Linux checks CE on new data only (tcp_event_data_recv, tcp_data_queue_ofo).
-        let (mut r, b) = classic_delaying();
+        let (mut r, b) = delaying(EcnEcho::Classic);
         let AckAction::Send(a) = r.on_data(2, &data(b - 2, true)) else { panic!("a duplicate: at once") };
         assert!(!a.ece);
     }
