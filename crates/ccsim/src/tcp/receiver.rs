@@ -6,8 +6,9 @@
 //! for out-of-order data or a filled hole), timestamps echo (RFC 7323), the
 //! quick ACKs (Linux tcp_incr_quickack: every segment ACKed at once for up to
 //! 16 ACKs, as many as half the offered window holds, from the first data,
-//! after a segment that arrives twice, and after a gap in the data longer
-//! than the receiver's own RTO, as tcp_event_data_recv does), the
+//! after a segment that arrives twice, after a gap in the data longer than
+//! the receiver's own RTO, as tcp_event_data_recv does, and for each segment
+//! that grows the offered window, as tcp_grow_window does), the
 //! advertised window from the receive buffer with Linux-like autotuning
 //! (dynamic right-sizing: buffer >= twice the data the application read in the
 //! last RTT, up to rmem_max), and the ECN echo: classic (RFC 3168: ECE on
@@ -342,9 +343,16 @@ impl Receiver {
                 }
             }
             if self.cfg.autotune {
-                // Linux tcp_grow_window.
+                // Linux tcp_grow_window: two segments more per segment while
+                // the buffer has room, and a window that grew is announced at
+                // once (icsk_ack.quick |= 1): a receiver ACKs every segment
+                // while its window opens, as in slow start.
                 let most = self.cfg.accounting.window_from_space(self.rcv_buf);
-                self.rcv_ssthresh = (self.rcv_ssthresh + 2 * self.cfg.mss as u64).min(most);
+                let grown = (self.rcv_ssthresh + 2 * self.cfg.mss as u64).min(most);
+                if grown > self.rcv_ssthresh {
+                    self.rcv_ssthresh = grown;
+                    self.quick_acks = self.quick_acks.max(1);
+                }
             }
             if !self.cfg.timestamps {
                 self.measure_rtt_by_window(now);
@@ -574,6 +582,25 @@ mod tests {
         // Linux 2.6's first window of 4 segments: 2 quick ACKs.
         let cfg = ReceiverConfig { autotune: true, init_rcv_wnd: Some(4), ..receiver(true).cfg };
         assert_eq!(past_quick_acks(&mut Receiver::new(0, cfg), 1), 2);
+    }
+
+    #[test]
+    fn every_segment_is_acked_at_once_while_the_window_opens() {
+        // Linux tcp_grow_window: icsk_ack.quick |= 1 whenever rcv_ssthresh grows.
+        let cfg = ReceiverConfig {
+            autotune: true,
+            init_rcv_wnd: Some(4),
+            rcv_buf: 20_000,
+            rcv_buf_max: 20_000,
+            ..receiver(true).cfg
+        };
+        let mut r = Receiver::new(0, cfg);
+        // From 4 segments to the buffer's 20, two more a segment: 8 segments.
+        for seq in 0..8 {
+            assert!(matches!(r.on_data(1, &data(seq)), AckAction::Send(_)), "segment {seq}");
+        }
+        assert_eq!(r.rcv_ssthresh, 20_000);
+        assert_eq!(r.on_data(2, &data(8)), AckAction::Delay(42), "open: delayed ACKs again");
     }
 
     #[test]
