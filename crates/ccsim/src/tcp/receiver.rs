@@ -345,13 +345,14 @@ impl Receiver {
             if self.cfg.autotune {
                 // Linux tcp_grow_window: two segments more per segment while
                 // the buffer has room, and a window that grew is announced at
-                // once (icsk_ack.quick |= 1): a receiver ACKs every segment
+                // once (icsk_ack.quick |= 1, which also keeps an even count of
+                // quick ACKs from running out): a receiver ACKs every segment
                 // while its window opens, as in slow start.
                 let most = self.cfg.accounting.window_from_space(self.rcv_buf);
                 let grown = (self.rcv_ssthresh + 2 * self.cfg.mss as u64).min(most);
                 if grown > self.rcv_ssthresh {
                     self.rcv_ssthresh = grown;
-                    self.quick_acks = self.quick_acks.max(1);
+                    self.quick_acks |= 1;
                 }
             }
             if !self.cfg.timestamps {
@@ -579,14 +580,22 @@ mod tests {
         // A fixed buffer of 3000 bytes: one segment in half of it.
         let mut r = Receiver::new(0, ReceiverConfig { rcv_buf: 3_000, rcv_buf_max: 3_000, ..receiver(true).cfg });
         assert_eq!(past_quick_acks(&mut r, 1), 1);
-        // Linux 2.6's first window of 4 segments: 2 quick ACKs.
-        let cfg = ReceiverConfig { autotune: true, init_rcv_wnd: Some(4), ..receiver(true).cfg };
+        // Linux 2.6's first window of 4 segments (in a buffer that holds no
+        // more, so the window does not open further): 2 quick ACKs.
+        let cfg = ReceiverConfig {
+            autotune: true,
+            init_rcv_wnd: Some(4),
+            rcv_buf: 4_000,
+            rcv_buf_max: 4_000,
+            ..receiver(true).cfg
+        };
         assert_eq!(past_quick_acks(&mut Receiver::new(0, cfg), 1), 2);
     }
 
     #[test]
     fn every_segment_is_acked_at_once_while_the_window_opens() {
-        // Linux tcp_grow_window: icsk_ack.quick |= 1 whenever rcv_ssthresh grows.
+        // Linux tcp_grow_window: icsk_ack.quick |= 1 whenever rcv_ssthresh
+        // grows, which keeps the first data's 2 quick ACKs from running out.
         let cfg = ReceiverConfig {
             autotune: true,
             init_rcv_wnd: Some(4),
@@ -600,7 +609,11 @@ mod tests {
             assert!(matches!(r.on_data(1, &data(seq)), AckAction::Send(_)), "segment {seq}");
         }
         assert_eq!(r.rcv_ssthresh, 20_000);
-        assert_eq!(r.on_data(2, &data(8)), AckAction::Delay(42), "open: delayed ACKs again");
+        // Open: the 2 quick ACKs left, then delayed ACKs again.
+        for seq in 8..10 {
+            assert!(matches!(r.on_data(2, &data(seq)), AckAction::Send(_)), "segment {seq}");
+        }
+        assert_eq!(r.on_data(2, &data(10)), AckAction::Delay(42));
     }
 
     #[test]
