@@ -150,13 +150,13 @@ fn short_outage_does_not_time_out() {
 /// ACKs (as RTT samples) in the first 18 ms after data comes back from an
 /// outage of the downlink (it holds its queue) starting at 3 s: a segment
 /// takes 1.2 ms at 10 Mbit/s, so 18 ms bring 15 or 16 segments.
-fn acks_after_outage(duration: &str) -> usize {
+fn acks_after_outage(outage_ms: u32) -> usize {
     let r = simulate(&format!(
         r#"{{"duration": 6, "record": {{"rtt_samples": "all"}},
-        "downlink": {{"rate": "10Mbit", "delay": "20ms", "outages": [{{"start": "3s", "duration": "{duration}"}}]}},
+        "downlink": {{"rate": "10Mbit", "delay": "20ms", "outages": [{{"start": "3s", "duration": "{outage_ms}ms"}}]}},
         "flows": [{{"cc": "cubic"}}]}}"#
     ));
-    let end = 3.0 + duration.trim_end_matches("ms").parse::<f64>().unwrap() / 1e3;
+    let end = 3.0 + f64::from(outage_ms) / 1e3;
     let t = r.rtt.f64("t");
     let first = t.iter().copied().find(|&x| x > end).expect("ACKs after the outage");
     t.iter().filter(|&&x| x >= first && x < first + 0.018).count()
@@ -168,8 +168,8 @@ fn data_after_a_gap_longer_than_the_receivers_rto_is_acked_segment_by_segment() 
     // receiver's RTO (its handshake's 40 ms + 200 ms) starts quick ACKs.
     // Measured in kernel mode (Linux 6.18, the same path): after 252 ms, 16
     // ACKs of one segment each; after 228 ms, ACKs of two segments.
-    let long = acks_after_outage("300ms");
-    let short = acks_after_outage("200ms");
+    let long = acks_after_outage(300);
+    let short = acks_after_outage(200);
     assert!(long >= 15, "{long} ACKs in 18 ms after a 300 ms outage: one per segment");
     assert!(short <= 9, "{short} ACKs in 18 ms after a 200 ms outage: one per two segments");
 }
