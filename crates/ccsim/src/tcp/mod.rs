@@ -12,6 +12,7 @@ pub mod rate;
 pub mod receiver;
 pub mod recovery;
 pub mod rtt;
+pub mod sacked_ranges;
 pub mod scoreboard;
 pub mod send_buffer;
 pub mod sender;

@@ -21,6 +21,7 @@
 //! distance (at most 300, Linux's tcp_max_reordering).
 
 use super::rate::TxSnapshot;
+use super::sacked_ranges::SackedRanges;
 use crate::time::Nanos;
 use std::collections::VecDeque;
 
@@ -90,6 +91,8 @@ pub struct Scoreboard {
     sacked_below_scan: u32,
     /// One past the highest segment ever SACKed (Linux tcp_highest_sack_seq).
     highest_sacked_end: u64,
+    /// Ranges already marked SACKed, which the next SACK blocks skip.
+    sacked_ranges: SackedRanges,
     /// Lowest `nxt_at_retransmit` of the outstanding retransmissions
     /// (Linux lost_retrans_low); u64::MAX when there are none.
     lost_retrans_low: u64,
@@ -144,37 +147,56 @@ impl Scoreboard {
     }
 
     /// Marks [start, end) SACKed; calls `on_newly` with each newly SACKed
-    /// segment, in place (no copy of it).
+    /// segment, in place (no copy of it). The parts of the range an earlier
+    /// call already marked are skipped (sacked_ranges.rs).
     #[inline]
     pub fn sack(&mut self, start: u64, end: u64, mut on_newly: impl FnMut(u64, &Segment)) {
         let start = start.max(self.una);
         let end = end.min(self.nxt());
-        for seq in start..end {
-            let i = (seq - self.una) as usize;
-            let s = &mut self.segs[i];
-            if s.has(SACKED) {
+        let mut seq = start;
+        while seq < end {
+            let (covered_to, next_covered) = self.sacked_ranges.around(seq);
+            if covered_to > seq {
+                debug_assert!((seq..covered_to.min(end)).all(|q| self.get(q).has(SACKED)));
+                seq = covered_to;
                 continue;
             }
-            if s.has(LOST) {
-                self.lost_out -= 1;
-                if !s.has(RETRANS) {
-                    self.lost_pending -= 1;
-                }
+            let stop = next_covered.min(end);
+            for q in seq..stop {
+                self.sack_one(q, &mut on_newly);
             }
-            if s.has(RETRANS) {
-                self.retrans_out -= 1;
-            }
-            if !s.has(EVER_RETRANS) && seq < self.prior_highest_sacked_end {
-                self.reordered_low = self.reordered_low.min(seq);
-            }
-            s.flags = (s.flags & !(LOST | RETRANS)) | SACKED;
-            self.sacked_out += 1;
-            self.highest_sacked_end = self.highest_sacked_end.max(seq + 1);
-            if seq < self.scan {
-                self.sacked_below_scan += 1;
-            }
-            on_newly(seq, s);
+            seq = stop;
         }
+        self.sacked_ranges.insert(start, end);
+    }
+
+    /// Marks segment `seq` SACKed, unless it is already.
+    #[inline(always)]
+    fn sack_one(&mut self, seq: u64, on_newly: &mut impl FnMut(u64, &Segment)) {
+        let i = (seq - self.una) as usize;
+        let s = &mut self.segs[i];
+        if s.has(SACKED) {
+            return;
+        }
+        if s.has(LOST) {
+            self.lost_out -= 1;
+            if !s.has(RETRANS) {
+                self.lost_pending -= 1;
+            }
+        }
+        if s.has(RETRANS) {
+            self.retrans_out -= 1;
+        }
+        if !s.has(EVER_RETRANS) && seq < self.prior_highest_sacked_end {
+            self.reordered_low = self.reordered_low.min(seq);
+        }
+        s.flags = (s.flags & !(LOST | RETRANS)) | SACKED;
+        self.sacked_out += 1;
+        self.highest_sacked_end = self.highest_sacked_end.max(seq + 1);
+        if seq < self.scan {
+            self.sacked_below_scan += 1;
+        }
+        on_newly(seq, s);
     }
 
     /// Cumulative ACK up to `ack` (exclusive): calls `on_removed` with the
