@@ -454,7 +454,7 @@ impl World {
         self.arm_sender(i);
     }
 
-    /// Sends the sender's packets toward the bottleneck.
+    /// Sends the sender's packets toward the bottleneck, and empties `out`.
     fn emit(&mut self, i: usize, out: &mut Vec<Packet>) {
         if out.is_empty() {
             return;
@@ -466,28 +466,34 @@ impl World {
             }
         }
         let f = &mut self.flows[i];
-        for p in out.iter_mut() {
-            p.hop = 0;
-        }
         if let Some(k) = f.source {
             let c = &mut self.source_counters[k as usize];
             c.wire_bytes_sent += out.iter().map(|p| p.wire_bytes as u64).sum::<u64>();
         }
+        // One pass that copies each packet into the pool and hands it on (a
+        // packet starts its route at hop 0).
         if f.access_delay > 0 {
-            for p in out.drain(..) {
-                f.line_out.push(self.now + f.access_delay, self.pool.insert(p));
+            let at = self.now + f.access_delay;
+            for p in out.iter_mut() {
+                p.hop = 0;
+                f.line_out.push(at, self.pool.insert(*p));
             }
             self.arm_line(i, false);
         } else {
             let l = f.data_link();
-            for p in out.drain(..) {
-                let id = self.pool.insert(p);
-                if !self.links[l].enqueue(self.now, id, &mut self.pool) {
-                    self.count_background_drop(i);
+            let (link, background) = (&mut self.links[l], f.source);
+            for p in out.iter_mut() {
+                p.hop = 0;
+                let id = self.pool.insert(*p);
+                if !link.enqueue(self.now, id, &mut self.pool) {
+                    if let Some(k) = background {
+                        self.source_counters[k as usize].queue_drops += 1;
+                    }
                 }
             }
             self.arm_link(l);
         }
+        out.clear();
     }
 
     /// A data segment of flow `i` was refused by a queue: a drop of its
