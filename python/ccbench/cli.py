@@ -788,7 +788,7 @@ def compare(
         what = f"unknown algorithm '{shown(bad[0])}'" if bad else "no algorithm named"
         typer.echo(f"error: --algorithms: {what}; known: {', '.join(known)}", err=True)
         raise typer.Exit(EXIT_BAD_SCENARIO)
-    reps = reps if reps is not None else (2 if quick else DEFAULT_REPS)
+    reps = reps if reps is not None else (cmp.QUICK_REPS if quick else DEFAULT_REPS)
     if not 1 <= reps <= MAX_REPS:
         typer.echo(f"error: --reps: {reps} is not allowed; from 1 to {MAX_REPS}", err=True)
         raise typer.Exit(EXIT_BAD_SCENARIO)

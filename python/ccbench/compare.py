@@ -22,6 +22,8 @@ ALGORITHM_FACTOR = "flows[*].cc"
 CONDITION_FACTOR = "condition"
 #: --quick: every simulated duration times this (20 s -> 6 s, 30 s -> 9 s).
 QUICK_DURATION_FACTOR = 0.3
+#: --quick: the repetitions unless --reps says otherwise.
+QUICK_REPS = 2
 #: The last line of a compare campaign's text starts so, then the command that reruns it (`rerun_command`).
 RERUN_NOTE = "# rerun with: "
 
