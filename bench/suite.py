@@ -33,7 +33,12 @@ two measured one after the other; in the "at the same time" line, of ns-3
 and ccbench's runs on the other core while ns-3 ran, which a host whose
 speed drifts over minutes affects alike (two cores needed).
 
-    python3 bench/suite.py [--no-ns3 | --ns3-all] [--repeat 3] [--only a,b] [--out FILE]
+With --pgo, each scenario also runs on the core as scripts/install-pgo
+builds it (profile-guided optimization, trained on the runs of `ccbench
+compare --quick`, none of these), taking turns with the default build, and
+the two builds' results are checked to be identical.
+
+    python3 bench/suite.py [--no-ns3 | --ns3-all] [--pgo] [--repeat 3] [--only a,b] [--out FILE]
 
 Not a test: timings depend on the machine and its load; nothing asserts on them.
 """
@@ -65,6 +70,9 @@ sys.path.insert(0, str(HERE))
 import ns3_runner  # noqa: E402
 
 SPEED_BINARY = ROOT / "target" / "release" / "examples" / "speed"
+#: --pgo: the profile scripts/install-pgo writes, and the speed example built with it.
+PGO_PROFILE = ROOT / "target" / "pgo" / "ccsim.profdata"
+PGO_SPEED_BINARY = ROOT / "target" / "pgo" / "speed" / "release" / "examples" / "speed"
 DELAY_MS = 10
 
 
@@ -214,6 +222,29 @@ def build_speed_binary() -> Path:
     return SPEED_BINARY
 
 
+def build_pgo_speed_binary() -> Path:
+    """The speed example built as scripts/install-pgo builds the extension: with
+    the profile of its training runs (written first, by the script, when missing)."""
+    if not PGO_PROFILE.exists():
+        print("writing the PGO profile (scripts/install-pgo --profile-only) ...", file=sys.stderr, flush=True)
+        subprocess.run(
+            [str(ROOT / "scripts" / "install-pgo"), "--profile-only"],
+            cwd=ROOT,
+            check=True,
+            env={**os.environ, "PYTHON": sys.executable},
+        )
+    print("building crates/ccsim/examples/speed.rs with the PGO profile ...", file=sys.stderr, flush=True)
+    env = {
+        **os.environ,
+        "RUSTFLAGS": f"-Cprofile-use={PGO_PROFILE}",
+        "CARGO_TARGET_DIR": str(PGO_SPEED_BINARY.parents[2]),
+    }
+    subprocess.run(
+        ["cargo", "build", "--quiet", "--release", "-p", "ccsim", "--example", "speed"], cwd=ROOT, check=True, env=env
+    )
+    return PGO_SPEED_BINARY
+
+
 def normalized(scenario: dict | Path) -> str:
     """The scenario as the core reads it (profiles expanded, defaults filled in)."""
     from ccbench import scenario as ccbench_scenario
@@ -232,14 +263,24 @@ def scenario_json(scenario: dict | Path) -> Iterator[str]:
         os.unlink(f.name)
 
 
-def run_ccbench(case: Case, repeat: int, use_perf: bool, use_callgrind: bool) -> dict:
+def run_ccbench(case: Case, repeat: int, use_perf: bool, use_callgrind: bool, binaries: list[Path]) -> list[dict]:
+    """`repeat` runs of each of `binaries` (builds of the speed example), taking
+    turns so that a drift of the host's speed touches them alike; per binary,
+    what its median run by CPU time measured."""
     with scenario_json(case.scenario) as path:
-        runs = [measure_speed_run(path, use_perf) for _ in range(repeat)]
-        counted = event_loop_instructions(path) if use_callgrind else None
+        runs: list[list[Measured]] = [[] for _ in binaries]
+        for _ in range(repeat):
+            for b, binary in enumerate(binaries):
+                runs[b].append(measure_speed_run(path, use_perf, binary))
+        counted = [event_loop_instructions(path, binary) if use_callgrind else None for binary in binaries]
+    return [summarize_ccbench(case, r, c) for r, c in zip(runs, counted)]
+
+
+def summarize_ccbench(case: Case, runs: list[Measured], counted: int | None) -> dict:
     best = sorted(runs, key=lambda m: m.extra["cpu_seconds"])[len(runs) // 2]  # the median run by CPU time
     r = best.extra
     packets, events, sim_cpu = r["bottleneck_packets"], r["events"], r["cpu_seconds"]
-    instructions = counted if use_callgrind else best.instructions
+    instructions = counted if counted is not None else best.instructions
     return {
         "events_per_packet": events / max(packets, 1),
         "ns_per_event": 1e9 * sim_cpu / max(events, 1),
@@ -258,18 +299,18 @@ def run_ccbench(case: Case, repeat: int, use_perf: bool, use_callgrind: bool) ->
     }
 
 
-def speed_command(scenario_path: str) -> list[str]:
+def speed_command(scenario_path: str, binary: Path = SPEED_BINARY) -> list[str]:
     """The speed example on a scenario file, the downlink as its bottleneck."""
-    return [str(SPEED_BINARY), scenario_path, "downlink"]
+    return [str(binary), scenario_path, "downlink"]
 
 
-def measure_speed_run(scenario_path: str, use_perf: bool) -> Measured:
-    m = measure(speed_command(scenario_path), use_perf)
+def measure_speed_run(scenario_path: str, use_perf: bool, binary: Path = SPEED_BINARY) -> Measured:
+    m = measure(speed_command(scenario_path, binary), use_perf)
     m.extra = json.loads(m.stdout)
     return m
 
 
-def event_loop_instructions(scenario_path: str) -> int:
+def event_loop_instructions(scenario_path: str, binary: Path = SPEED_BINARY) -> int:
     """Instructions of one run's event loop, counted by valgrind's callgrind."""
     fd, out = tempfile.mkstemp(prefix="ccbench-callgrind-", suffix=".out")
     os.close(fd)
@@ -280,7 +321,7 @@ def event_loop_instructions(scenario_path: str) -> int:
                 "--tool=callgrind",
                 "--toggle-collect=ccsim::sim::World::run_unless_interrupted",
                 f"--callgrind-out-file={out}",
-                *speed_command(scenario_path),
+                *speed_command(scenario_path, binary),
             ],
             check=True,
             capture_output=True,
@@ -291,20 +332,21 @@ def event_loop_instructions(scenario_path: str) -> int:
         os.unlink(out)
 
 
-def run_ns3(case: Case, use_perf: bool) -> dict:
+def run_ns3(case: Case, use_perf: bool, binaries: list[Path]) -> dict:
     """ns-3's side, with ccbench's run again and again on the other core
-    while it runs: a machine whose speed drifts over the minutes ns-3 takes
-    then slows or speeds both alike, and the ratio of the two at once
-    (`alongside`, the median of those runs) holds better than that of two
-    measurements minutes apart."""
+    while it runs (each of `binaries` in turn): a machine whose speed drifts
+    over the minutes ns-3 takes then slows or speeds both alike, and the
+    ratio of the two at once (`alongside`, per binary the median of those
+    runs) holds better than that of two measurements minutes apart."""
     ns3_runner.build()
     ns3_done = threading.Event()
-    alongside: list[float] = []
+    alongside: list[list[float]] = [[] for _ in binaries]
 
     def ccbench_meanwhile(path: str) -> None:
         while not ns3_done.is_set():
-            r = measure_speed_run(path, False).extra
-            alongside.append(r["bottleneck_packets"] / max(r["cpu_seconds"], 1e-9))
+            for b, binary in enumerate(binaries):
+                r = measure_speed_run(path, False, binary).extra
+                alongside[b].append(r["bottleneck_packets"] / max(r["cpu_seconds"], 1e-9))
 
     with scenario_json(case.scenario) as path:
         thread = threading.Thread(target=ccbench_meanwhile, args=(path,), daemon=True)
@@ -317,8 +359,8 @@ def run_ns3(case: Case, use_perf: bool) -> dict:
     r = json.loads(m.stdout)
     packets = int(r["bottleneck_packets"])
     return {
-        "ccbench_alongside_pps_cpu": statistics.median(alongside),
-        "ccbench_alongside_runs": len(alongside),
+        "ccbench_alongside_pps_cpu": [statistics.median(a) for a in alongside],
+        "ccbench_alongside_runs": len(alongside[0]),
         "events_per_packet": None,
         "ns_per_event": None,
         "pps_cpu": packets / max(m.cpu_s, 1e-9),
@@ -373,12 +415,18 @@ def main() -> int:
     ap.add_argument("--only", default="", help="comma-separated scenario keys, e.g. a,d (default: all)")
     ap.add_argument("--campaign-reps", type=int, default=4, help="repetitions of the campaign (x 30 runs); 0: skip")
     ap.add_argument("--no-callgrind", action="store_true", help="no instruction counts where perf cannot count")
+    ap.add_argument(
+        "--pgo",
+        action="store_true",
+        help="also the core as scripts/install-pgo builds it (profile-guided optimization), in turn with the default",
+    )
     ap.add_argument("--out", help="also write the table to this file")
     args = ap.parse_args()
 
     use_perf = perf_counts_instructions()
     use_callgrind = not use_perf and not args.no_callgrind and shutil.which("valgrind") is not None
-    build_speed_binary()
+    binaries = [build_speed_binary()] + ([build_pgo_speed_binary()] if args.pgo else [])
+    sides = ["ccbench", "PGO"][: len(binaries)]
     lines: list[str] = []
 
     def emit(line: str = "") -> None:
@@ -412,35 +460,43 @@ def main() -> int:
         if only and case.key not in only:
             continue
         label = f"({case.key}) {case.label}"
-        ours = run_ccbench(case, args.repeat, use_perf, use_callgrind)
-        emit(
-            f"{label:<38}{'ccbench':<8}{ours['events_per_packet']:>7.2f}{ours['ns_per_event']:>7.0f}"
-            f"{fmt(ours['instructions_per_event'], '.0f'):>9}{ours['packets']:>16,}{ours['pps_cpu']:>13,.0f}"
-            f"{ours['peak_rss_bytes'] / 1e6:>12.1f}{ours['wall_s']:>9.2f}{ours['cpu_s']:>9.2f}{'':>9}"
-        )
+        measured = run_ccbench(case, args.repeat, use_perf, use_callgrind, binaries)
         theirs = None
         run_theirs = case.ns3 is not None and not args.no_ns3 and (case.ns3_default or args.ns3_all)
         if run_theirs:
-            theirs = run_ns3(case, use_perf)
-            ratio = ours["pps_cpu"] / theirs["pps_cpu"]
+            theirs = run_ns3(case, use_perf, binaries)
+        for side, ours in zip(sides, measured):
+            ratio = f"{ours['pps_cpu'] / theirs['pps_cpu']:>8.0f}x" if theirs else ""
+            emit(
+                f"{label if side == sides[0] else '':<38}{side:<8}{ours['events_per_packet']:>7.2f}"
+                f"{ours['ns_per_event']:>7.0f}{fmt(ours['instructions_per_event'], '.0f'):>9}{ours['packets']:>16,}"
+                f"{ours['pps_cpu']:>13,.0f}{ours['peak_rss_bytes'] / 1e6:>12.1f}{ours['wall_s']:>9.2f}"
+                f"{ours['cpu_s']:>9.2f}{ratio:>9}"
+            )
+        if theirs:
             emit(
                 f"{'':<38}{'ns-3':<8}{'-':>7}{'-':>7}{'-':>9}{theirs['packets']:>16,}{theirs['pps_cpu']:>13,.0f}"
-                f"{theirs['peak_rss_bytes'] / 1e6:>12.1f}{theirs['wall_s']:>9.2f}{theirs['cpu_s']:>9.2f}{ratio:>8.0f}x"
+                f"{theirs['peak_rss_bytes'] / 1e6:>12.1f}{theirs['wall_s']:>9.2f}{theirs['cpu_s']:>9.2f}{'':>9}"
             )
+            ours = measured[0]
             emit(
                 f"{'':<38}goodput: ccbench {ours['goodput_bps'] / 1e6:.1f} Mbit/s, "
                 f"ns-3 {theirs['goodput_bps'] / 1e6:.1f} Mbit/s"
             )
-            alongside = theirs["ccbench_alongside_pps_cpu"]
-            emit(
-                f"{'':<38}at the same time: ccbench {alongside:,.0f} pkts/CPU s (median of "
-                f"{theirs['ccbench_alongside_runs']} runs on the other core while ns-3 ran), "
-                f"{alongside / theirs['pps_cpu']:.0f}x"
-            )
+            for side, alongside in zip(sides, theirs["ccbench_alongside_pps_cpu"]):
+                emit(
+                    f"{'':<38}at the same time: {side} {alongside:,.0f} pkts/CPU s (median of "
+                    f"{theirs['ccbench_alongside_runs']} runs on the other core while ns-3 ran), "
+                    f"{alongside / theirs['pps_cpu']:.0f}x"
+                )
         else:
             note = "ns-3 not run (--no-ns3)" if args.no_ns3 and case.ns3 is not None else case.ns3_note
             emit(f"{'':<38}{note}")
-        results[case.key] = {"label": case.label, "ccbench": ours, "ns3": theirs}
+        if args.pgo and measured[0]["digest"] != measured[1]["digest"]:
+            raise SystemExit(f"({case.key}): the PGO build's results differ from the default build's")
+        results[case.key] = {"label": case.label, "ccbench": measured[0], "ns3": theirs}
+        if args.pgo:
+            results[case.key]["ccbench_pgo"] = measured[1]
     if args.campaign_reps > 0:
         c = campaign_rate(args.campaign_reps)
         emit()
@@ -454,6 +510,11 @@ def main() -> int:
         "ev/pkt: events per bottleneck packet; ns/ev and pkts/CPU s: CPU time of the simulation alone "
         "(ccbench) or of the whole program (ns-3); CPU s and peak RSS: the whole process"
     )
+    if args.pgo:
+        emit(
+            "PGO: the core built with profile-guided optimization (scripts/install-pgo), trained on the runs of "
+            "`ccbench compare --quick`, not on these scenarios; its results equal the default build's bit for bit"
+        )
     if args.out:
         Path(args.out).parent.mkdir(parents=True, exist_ok=True)
         Path(args.out).write_text("\n".join(lines) + "\n")
