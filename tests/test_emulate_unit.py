@@ -4,7 +4,10 @@ the preflight messages (these run everywhere, root or not)."""
 from __future__ import annotations
 
 import math
+import os
 import struct
+import subprocess
+from pathlib import Path
 
 import pytest
 from ccbench.emulate import agent, host, kernel, runner, tcp_info
@@ -432,3 +435,38 @@ def test_rtt_statistics_and_the_base_rtt_are_the_emulators_per_ack_samples_not_t
     assert (f["base_rtt_ms"][0], f["rtt_min_ms"][0], f["rtt_samples"][0]) == (36.0, 36.0, 2)
     assert list(raw["rtt"]["rtt_ms"]) == [44.4, 36.0]
     assert raw["series"]["min_rtt_ms"][0] == 21.2, "the series keeps the kernel's own variable"
+
+
+def _fake_ccemu(tmp_path, script: str) -> str:
+    path = tmp_path / "ccemu"
+    path.write_text("#!/bin/sh\n" + script + "\n")
+    path.chmod(0o755)
+    return str(path)
+
+
+def test_an_emulator_built_from_other_sources_is_refused_before_a_run(tmp_path, monkeypatch):
+    from ccbench import _ccsim
+
+    # One that knows the question but was built from other sources, and one from before the
+    # question (it takes no argument, waits for its config on stdin and fails without it).
+    for script in ('echo "0123456789abcdef"', 'echo "ccemu: expected a JSON config line on stdin" >&2; exit 1'):
+        monkeypatch.setenv("CCBENCH_CCEMU", _fake_ccemu(tmp_path, script))
+        with pytest.raises(host.PreflightError, match="built from other sources.*cargo build --release -p ccemu"):
+            runner.find_ccemu()
+    matching = _fake_ccemu(tmp_path, f'[ "$1" = --source-id ] && echo "{_ccsim.SOURCE_ID}"')
+    monkeypatch.setenv("CCBENCH_CCEMU", matching)
+    assert runner.find_ccemu() == matching
+
+
+def test_the_workspaces_emulator_agrees_with_the_extension():
+    """scripts/test builds both from the same tree: the check must let them work together."""
+    from ccbench import _ccsim
+
+    built = Path(runner.__file__).resolve().parents[3] / "target" / "release" / "ccemu"
+    if not built.exists():
+        reason = f"needs {built} (cargo build --release -p ccemu)"
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail(f"{reason}; required under CI=true")
+        pytest.skip(reason)
+    said = subprocess.run([str(built), "--source-id"], capture_output=True, text=True, check=True).stdout
+    assert said.strip() == _ccsim.SOURCE_ID

@@ -18,7 +18,8 @@
 //!   stdout -> {"links": {...}, "link_series": {...}, "rtt": {...}, "flow_rtt": {...},
 //!              "stats": {...}, "pcap": {...}|null}
 //! The emulator also stops when its parent dies (PR_SET_PDEATHSIG), and its
-//! TUN devices disappear with it.
+//! TUN devices disappear with it. `ccemu --source-id` prints the fingerprint
+//! of the sources it was built from (ccsim::SOURCE_ID) and exits.
 
 mod ack_rtt;
 mod adapter;
@@ -96,6 +97,12 @@ fn ports(config: &serde_json::Value, key: &str) -> Result<(u16, u16), String> {
 }
 
 fn main() {
+    // `ccemu --source-id`: what the front end checks before it starts a run
+    // (ccsim::SOURCE_ID; an emulator built from other sources is refused).
+    if std::env::args().nth(1).as_deref() == Some("--source-id") {
+        println!("{}", ccsim::SOURCE_ID);
+        return;
+    }
     unsafe {
         libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM as libc::c_ulong);
         libc::signal(libc::SIGTERM, on_signal as extern "C" fn(libc::c_int) as libc::sighandler_t);

@@ -320,5 +320,7 @@ fn _ccsim(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add("TraceError", m.py().get_type::<TraceError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    // The emulator binary must have been built from the same sources (emulate/runner.py).
+    m.add("SOURCE_ID", ccsim::SOURCE_ID)?;
     Ok(())
 }

@@ -18,4 +18,9 @@ pub mod traffic;
 pub mod units;
 
 pub use scenario::{Scenario, ScenarioError};
+
+/// A fingerprint of the sources this core and the kernel-mode emulator were
+/// built from (build.rs): the emulator binary and the Python extension must
+/// agree on it to work together.
+pub const SOURCE_ID: &str = env!("CCSIM_SOURCE_ID");
 pub use sim::{run, run_unless_interrupted, Results};

@@ -43,19 +43,41 @@ TUN_QUEUE_PACKETS = 20000
 
 
 def find_ccemu() -> str:
-    """The emulator binary: $CCBENCH_CCEMU, the workspace's target/release/ccemu, or ccemu on PATH."""
+    """The emulator binary: $CCBENCH_CCEMU, the workspace's target/release/ccemu, or ccemu on PATH;
+    one built from the sources of this ccbench (check_ccemu)."""
     env = os.environ.get("CCBENCH_CCEMU")
     if env:
-        return env
+        return check_ccemu(env)
     built = Path(__file__).resolve().parents[3] / "target" / "release" / "ccemu"
     if built.exists():
-        return str(built)
+        return check_ccemu(str(built))
     found = shutil.which("ccemu")
     if found:
-        return found
+        return check_ccemu(found)
     raise host.PreflightError(
         "the emulator binary ccemu is not built: run `cargo build --release -p ccemu` (or set CCBENCH_CCEMU)"
     )
+
+
+def check_ccemu(path: str) -> str:
+    """`path`, if `ccemu --source-id` says it was built from the sources this
+    ccbench's core was (ccsim::SOURCE_ID): an older emulator would not read
+    today's scenarios, and one that did could run another link model."""
+    from ccbench import _ccsim
+
+    try:
+        said = subprocess.run(
+            [path, "--source-id"], stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=30
+        ).stdout.strip()
+    except (OSError, subprocess.TimeoutExpired) as e:
+        raise host.PreflightError(f"the emulator binary {path} does not run: {e}") from None
+    if said != _ccsim.SOURCE_ID:
+        raise host.PreflightError(
+            f"the emulator binary {path} was built from other sources than this ccbench (an older or newer "
+            "version): rebuild it with `cargo build --release -p ccemu` (or point CCBENCH_CCEMU at one built "
+            "from these sources)"
+        )
+    return path
 
 
 def plan_flows(scenario: dict, available: list[str]) -> list[dict]:
