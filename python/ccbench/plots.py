@@ -90,10 +90,14 @@ def flow_label(flows: pd.DataFrame, fid: int) -> str:
     return f"flow {fid} ({row['cc'].iloc[0]})" if len(row) else f"flow {fid}"
 
 
-def set_title(ax, title: str, fontsize: float = 10) -> None:
+def set_title(ax, title: str, fontsize: float = 10, names_on_y: bool = False) -> None:
     """The axes' title, wrapped at the figure's edges instead of running off
-    them (a campaign's condition names make long titles)."""
-    ax.set_title(title, fontsize=fontsize, wrap=True)
+    them (a campaign's condition names make long titles). `names_on_y`: the
+    y tick labels are names, so the y axis has no offset text ("1e6") for
+    the title to clear: it is placed where matplotlib would place it, without
+    matplotlib measuring every y tick label again on each layout pass to find
+    that out (a fifth of drawing a figure with a name per row)."""
+    ax.set_title(title, fontsize=fontsize, wrap=True, y=1.0 if names_on_y else None)
 
 
 def _time_figure(title: str, ylabel: str, width: float = 8, height: float = 3.2):
@@ -265,7 +269,7 @@ def bars(
     ax.barh(y, table[mean], xerr=err, color=colors, capsize=2, error_kw={"lw": 0.8})
     ax.set_yticks(y, table[label], fontsize=7)
     ax.set_xlabel(ylabel)
-    set_title(ax, title)
+    set_title(ax, title, names_on_y=True)
     ax.grid(True, axis="x", alpha=0.3)
     return fig
 

@@ -103,7 +103,7 @@ def bars_with_points(
     unit = f" ({metric.unit})" if metric.unit else ""
     ax.set_xlabel(f"{metric.label}{unit}: mean, 95% CI, repetitions")
     ax.set_xlim(left=0)
-    plots.set_title(ax, title)
+    plots.set_title(ax, title, names_on_y=True)
     ax.grid(True, axis="x", alpha=0.3)
     return fig
 
