@@ -381,16 +381,29 @@ def _pick(table: pd.DataFrame, objective: Objective, rel_margin: float) -> tuple
     )
 
 
+def _rows_by_level(column: pd.Series) -> dict[str, np.ndarray]:
+    """The positions of the rows of each value of `column` (named as text), in
+    order of first appearance: one pass, where a boolean mask per value made
+    most of the analysis' time."""
+    codes, levels = pd.factorize(column, sort=False)
+    return {str(level): np.flatnonzero(codes == i) for i, level in enumerate(levels)}
+
+
 def analyze_condition(
     runs: pd.DataFrame, factor: str, objective: Objective, rel_margin: float, key: str, levels: dict
 ) -> ConditionResult:
     metric = METRICS[objective.metric]
-    names = list(dict.fromkeys(runs[factor]))
-    groups = {str(n): runs[runs[factor] == n] for n in names}
+    groups = _rows_by_level(runs[factor])
+
+    def values(col: str, dtype=float) -> dict[str, np.ndarray]:
+        """Column `col` of each candidate's runs, in the runs' order."""
+        column = runs[col].to_numpy(dtype)
+        return {k: column[rows] for k, rows in groups.items()}
+
     notes = []
     eligible = list(groups)
     if objective.min_goodput_share > 0:
-        good = {k: float(g["goodput_bps"].mean()) for k, g in groups.items()}
+        good = {k: float(pd.Series(v).mean()) for k, v in values("goodput_bps").items()}
         top = max((v for v in good.values() if np.isfinite(v)), default=math.nan)
         eligible = [k for k in groups if np.isfinite(good[k]) and good[k] >= objective.min_goodput_share * top]
         if len(eligible) < len(groups):
@@ -398,10 +411,9 @@ def analyze_condition(
                 f"not eligible (mean goodput below {objective.min_goodput_share:.0%} of the best): "
                 + ", ".join(k for k in groups if k not in eligible)
             )
-    seeds = {k: groups[k]["seed"].to_numpy() for k in eligible} if "seed" in runs.columns else None
-    table = compare_candidates(
-        {k: groups[k][objective.metric].to_numpy(float) for k in eligible}, metric, rel_margin, seeds
-    )
+    seeds = values("seed", None) if "seed" in runs.columns else None
+    objective_values = values(objective.metric)
+    table = compare_candidates({k: objective_values[k] for k in eligible}, metric, rel_margin, seeds)
     margin = table.attrs.get("margin", math.nan)
     rest = [k for k in groups if k not in eligible]
     if rest:
@@ -410,20 +422,23 @@ def analyze_condition(
                 {
                     "name": k,
                     "n": len(groups[k]),
-                    "mean": float(groups[k][objective.metric].mean()),
+                    "mean": float(pd.Series(objective_values[k]).mean()),
                     "verdict": "not eligible",
                 }
                 for k in rest
             ]
         )
         table = pd.concat([table, extra], ignore_index=True)
+    columns = {}
     for col in METRICS:
         if col in runs.columns:
             upper = UPPER_BOUNDS.get(col, math.inf)
-            stats = [mean_ci(groups[k][col].to_numpy(float), upper=upper) for k in table["name"]]
-            table[col] = [s[1] for s in stats]
-            table[f"{col}_low"] = [s[2] for s in stats]
-            table[f"{col}_high"] = [s[3] for s in stats]
+            per_candidate = values(col)
+            stats = [mean_ci(per_candidate[k], upper=upper) for k in table["name"]]
+            columns[col] = [s[1] for s in stats]
+            columns[f"{col}_low"] = [s[2] for s in stats]
+            columns[f"{col}_high"] = [s[3] for s in stats]
+    table = pd.concat([table, pd.DataFrame(columns, index=table.index, dtype=float)], axis=1)
     table["pareto"] = pareto_front(table["goodput_bps"].to_numpy(), table["rtt_p95_ms"].to_numpy())
     no_pick = no_pick_reason(runs, objective)
     if no_pick:  # no verdicts either: nothing to compare
@@ -468,7 +483,9 @@ def analyze(
     if not others:
         return factor, [analyze_condition(runs, factor, obj, margin, "all", {})]
     out = []
-    keys = runs[others].astype(str).agg(" | ".join, axis=1) if len(runs) else pd.Series(dtype=str)
+    keys = runs[others[0]].astype(str)
+    for f in others[1:]:
+        keys = keys + " | " + runs[f].astype(str)
     firsts = runs.assign(_key=keys).drop_duplicates("_key")
     order = sorted(
         range(len(firsts)),
