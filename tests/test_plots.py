@@ -28,8 +28,17 @@ def test_figures_are_pngs_and_identical_for_identical_data():
     assert one == two
 
 
-def test_png_is_what_savefig_writes_and_the_figure_keeps_its_dpi():
-    """png_bytes draws once where savefig draws twice (layout, then render): same bytes."""
+def _pixels(png: bytes) -> np.ndarray:
+    from PIL import Image
+
+    return np.asarray(Image.open(io.BytesIO(png)).convert("RGBA"))
+
+
+def test_png_is_the_picture_savefig_writes_and_the_figure_keeps_its_dpi():
+    """png_bytes draws once where savefig draws twice (layout, then render): the
+    same pixels (as RGB, since every one is opaque), without a software tag."""
+    from PIL import Image
+
     series = pd.DataFrame(
         {"t": [0.0, 1.0, 2.0] * 2, "flow": [0] * 3 + [1] * 3, "cwnd": [10, 20, 15, 5, 8, 9], "ssthresh": [np.nan] * 6}
     )
@@ -40,8 +49,20 @@ def test_png_is_what_savefig_writes_and_the_figure_keeps_its_dpi():
     assert one.dpi == dpi and dpi != plots.DPI
     two = plots.cwnd_over_time(series, flows, title="cwnd")
     buf = io.BytesIO()
-    two.savefig(buf, format="png", dpi=plots.DPI, metadata=plots.PNG_METADATA)
-    assert ours == buf.getvalue()
+    two.savefig(buf, format="png", dpi=plots.DPI)
+    image = Image.open(io.BytesIO(ours))
+    assert image.mode == "RGB" and "Software" not in image.info
+    assert np.array_equal(_pixels(ours), _pixels(buf.getvalue()))
+
+
+def test_a_transparent_figure_keeps_its_alpha():
+    fig = plots.cwnd_over_time(pd.DataFrame({"t": [], "flow": [], "cwnd": [], "ssthresh": []}), pd.DataFrame())
+    fig.patch.set_alpha(0.0)
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=plots.DPI)
+    ours = plots.png_bytes(fig)
+    assert np.array_equal(_pixels(ours), _pixels(buf.getvalue()))
+    assert _pixels(ours)[0, 0, 3] == 0
 
 
 def test_overlapping_labels_are_left_out():
