@@ -144,6 +144,14 @@ def test_a_run_saved_with_some_tables_loads_them_and_refuses_the_others(tmp_path
     assert "tables" not in json.loads((saved_runs / "bbr" / "meta.json").read_text())
 
 
+def test_a_run_can_be_loaded_with_only_some_of_its_tables(saved_runs):
+    full = run_files.load(saved_runs / "bbr")
+    back = run_files.load(saved_runs / "bbr", tables=("series",))
+    assert back.series.equals(full.series)
+    with pytest.raises(LookupError, match="the flows table was not read"):
+        back.arrow("flows")
+
+
 def test_a_trace_scenario_keeps_its_opportunities_out_of_the_metadata(tmp_path):
     (tmp_path / "cell.down").write_text("\n".join(str(t) for t in range(1, 200)) + "\n")
     scenario = tmp_path / "s.toml"

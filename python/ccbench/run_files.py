@@ -240,18 +240,22 @@ def save(result: Result, directory: str | Path, csv: bool = True, tables: tuple[
     return d
 
 
-def load(directory: str | Path) -> Result:
+def load(directory: str | Path, tables: tuple[str, ...] | None = None) -> Result:
     """Reads a run directory written by `save`: its tables as the run made
     them (without the run columns, which meta holds), as Arrow, each becoming
-    a DataFrame when first read."""
+    a DataFrame when first read. `tables`: read only these of the saved
+    tables (a report that draws one of them from many runs); reading another
+    then raises TableNotSaved, as reading a table that was not saved does."""
     d = Path(directory)
     meta = json.loads((d / "meta.json").read_text(encoding="utf-8"))
     if meta.get("schema_version") != SCHEMA_VERSION:
         raise ValueError(f"{d}: schema version {meta.get('schema_version')} is not {SCHEMA_VERSION}")
     saved = meta.get("tables", TABLES)
-    tables = {name: _without_run_columns(pq.read_table(d / f"{name}.parquet"), name) for name in saved}
-    unsaved = {name: f"{d}: the {name} table was not saved (kept only: {', '.join(saved)})" for name in TABLES}
-    return Result(meta=meta, unsaved={k: v for k, v in unsaved.items() if k not in saved}, **tables)
+    read = [name for name in saved if tables is None or name in tables]
+    missing = {name: f"{d}: the {name} table was not saved (kept only: {', '.join(saved)})" for name in TABLES}
+    missing.update({name: f"{d}: the {name} table was not read (read only: {', '.join(read)})" for name in saved})
+    found = {name: _without_run_columns(pq.read_table(d / f"{name}.parquet"), name) for name in read}
+    return Result(meta=meta, unsaved={k: v for k, v in missing.items() if k not in read}, **found)
 
 
 def _without_run_columns(table: pa.Table, name: str) -> pa.Table:

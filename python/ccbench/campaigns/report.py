@@ -166,7 +166,8 @@ def time_series_figures(data: CampaignData, c: ConditionResult, factor: str, nam
         row = sub[sub[factor].astype(str) == n]
         if row.empty or not (tables_dir(data.directory, row["run"].iloc[0]) / "meta.json").exists():
             continue
-        run = load_run(tables_dir(data.directory, row["run"].iloc[0]))
+        # Of the first, every table drawn; of the others, only the series.
+        run = load_run(tables_dir(data.directory, row["run"].iloc[0]), tables=None if first is None else ("series",))
         series[n] = run.series
         first = first or (n, run)
     out = {}
