@@ -219,3 +219,41 @@ def test_runs_over_time_of_a_short_run_shorten_the_window():
     series = pd.DataFrame({"t": t, "flow": 0, "delivered_bytes": t * 1_000_000})
     ax = plots.runs_rate_over_time({"cubic": series}, 1.0, "t").axes[0]
     assert len(ax.lines[0].get_xdata()) >= plots.MIN_WINDOWS and ax.get_ylabel() == "goodput (Mbit/s, 60 ms means)"
+
+
+def _outside_the_figure(fig) -> list[str]:
+    """The titles, axis labels and legends of a drawn figure that run past its edges."""
+    renderer = fig.canvas.get_renderer()
+    width, height = fig.bbox.width, fig.bbox.height
+    parts = [fig._suptitle] if fig._suptitle else []
+    for ax in fig.axes:
+        parts += [ax.title, ax.xaxis.label, ax.yaxis.label, *([ax.get_legend()] if ax.get_legend() else [])]
+    out = []
+    for part in parts:
+        box = part.get_window_extent(renderer)
+        if box.width and (box.x0 < -0.5 or box.y0 < -0.5 or box.x1 > width + 0.5 or box.y1 > height + 0.5):
+            out.append(part.get_text() if hasattr(part, "get_text") else type(part).__name__)
+    return out
+
+
+def test_the_delay_plane_keeps_its_axis_labels_inside_the_figure():
+    """The x label of the goodput vs delay plane, on one line, ran past the
+    figure's left edge (its first letters cut off) once the legend beside the
+    axes narrowed them."""
+    from ccbench.campaigns import figures
+
+    names = [f"algorithm{i}" for i in range(22)]
+    p95 = np.linspace(600.0, 1200.0, 22)
+    table = pd.DataFrame(
+        {
+            "name": names,
+            "goodput_bps": np.linspace(1e6, 9e6, 22),
+            "rtt_p95_ms": p95,
+            "rtt_mean_ms": p95 * 0.8,
+            "pareto": [True, True] + [False] * 20,
+        }
+    )
+    fig = figures.throughput_delay(table, "Goodput vs delay", {"algorithm0"})
+    fig.set_dpi(plots.DPI)
+    fig.canvas.draw()
+    assert _outside_the_figure(fig) == []

@@ -145,7 +145,9 @@ def throughput_delay(table: pd.DataFrame, title: str, highlight: set[str]):
         ax.plot(p95[front][order], g[front][order], "--", color=FRONT, lw=1, label="Pareto front (goodput vs p95)")
         plots.legend_outside(ax, fontsize=7)
     ax.invert_xaxis()
-    ax.set_xlabel("RTT (ms): ● 95th percentile, ○ mean (axis reversed: better to the right)")
+    # Two lines: constrained layout leaves the width of an x label out, and on one line this one ran
+    # past the figure's left edge when the legend beside the axes narrows them.
+    ax.set_xlabel("RTT (ms): ● 95th percentile, ○ mean\n(axis reversed: better to the right)")
     ax.set_ylabel("goodput (Mbit/s)")
     plots.set_title(ax, title)
     ax.grid(True, alpha=0.3)
