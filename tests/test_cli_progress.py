@@ -68,3 +68,13 @@ def test_no_bar_when_not_on_a_terminal():
         progress(5.0)
         assert progress.progress is None
     assert out.getvalue() == ""
+
+
+def test_a_campaign_bar_is_redrawn_as_it_goes_on_a_terminal_only():
+    """To a pipe, a file or with --quiet the bar is printed once at its end (or
+    not at all): no refresh thread building it ten times a second meanwhile."""
+    from ccbench.cli import _animated
+
+    assert _animated(Console(file=io.StringIO(), force_terminal=True))
+    assert not _animated(Console(file=io.StringIO()))
+    assert not _animated(Console(file=io.StringIO(), force_terminal=True, quiet=True))

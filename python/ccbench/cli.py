@@ -469,6 +469,15 @@ def _campaign_summary(directory: Path) -> Table:
 REPORT_MODULES = ("ccbench.report", "scipy.special")
 
 
+def _animated(console: Console) -> bool:
+    """Whether a progress bar on `console` is redrawn as it goes (rich's
+    refresh thread, ten times a second): on a terminal that shows it only. To
+    a pipe or a file, or with --quiet, the bar is printed once at its end, or
+    not at all, and the thread only built the bar again and again for
+    nothing (about 0.25 s of CPU during ccbench -q compare)."""
+    return console.is_terminal and not console.quiet
+
+
 def _run_campaign(
     campaign,
     out: Path | None,
@@ -508,7 +517,7 @@ def _run_campaign(
     else:
         where = f"{jobs} processes" if executor == "local" else f"ray{' at ' + address if address else ', local'}"
     # Shown from the first report on, once the directory is checked: a refusal prints no bar.
-    progress = Progress(*columns, console=console, transient=False)
+    progress = Progress(*columns, console=console, transient=False, auto_refresh=_animated(console))
     try:
         try:
 
@@ -834,7 +843,7 @@ def recommend(
     jobs = jobs or runner.default_jobs()
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
     try:
-        with Progress(*columns, console=console) as progress:
+        with Progress(*columns, console=console, auto_refresh=_animated(console)) as progress:
             bars = {}
 
             def on_round(reps):
