@@ -528,6 +528,21 @@ def test_a_report_drawn_while_its_campaign_finishes_is_the_full_report(tmp_path,
     assert told == [] and '<p class="partial">' not in html and "12 runs; compared" in html
 
 
+def test_a_partial_report_drawn_in_processes_is_the_one_drawn_in_one(tmp_path):
+    """The processes drawing the conditions' figures use the campaign the page
+    was built from, not the directory read again (where a running campaign's
+    runs grow), so a partial report is the same drawn either way."""
+    out = tmp_path / "out"
+    campaign_runner.run(SMALL, out, jobs=2)
+    with sqlite3.connect(out / storage.INDEX) as db:
+        db.execute("UPDATE runs SET status = 'running' WHERE rep = 1")
+    pages = []
+    for jobs in (1, 2):
+        report.build(out, jobs=jobs)
+        pages.append((out / "report.html").read_bytes())
+    assert b'<p class="partial">' in pages[0] and pages[0] == pages[1]
+
+
 def test_a_second_campaign_into_a_running_directory_is_refused(tmp_path, runner):
     """The directory's lock (the one `ccbench run` takes) refuses a second
     campaign at once, even with another file and --force; a kill -9 of the

@@ -251,26 +251,36 @@ def size_sections(data: CampaignData, factor: str) -> list[str]:
     return out
 
 
+#: In a process drawing sections: the campaign as the page's process read it (_use_campaign).
+_campaign: CampaignData | None = None
+
+
+def _use_campaign(data: CampaignData) -> None:
+    global _campaign
+    _campaign = data
+
+
 def _section_job(args) -> str:
-    directory, formats, c, objective, margin, factor, all_figures = args
-    data = load_campaign(directory)
-    data.figure_formats = formats
-    return condition_section(data, c, OBJECTIVES[objective], margin, factor, all_figures)
+    c, objective, margin, factor, all_figures = args
+    return condition_section(_campaign, c, OBJECTIVES[objective], margin, factor, all_figures)
 
 
 def _sections(
     data: CampaignData, conditions: list[ConditionResult], objective: str, margin, factor, jobs: int, all_figures=True
 ):
-    """The conditions' HTML sections (figures drawn in `jobs` processes, each
-    reading the directory again: of a partial campaign, whose runs may grow
-    meanwhile, they are drawn here from the runs the rest of the page uses)."""
-    if jobs <= 1 or len(conditions) <= 1 or data.partial:
+    """The conditions' HTML sections, figures drawn in `jobs` processes. Each
+    process is given the campaign the rest of the page is built from (a forked
+    process shares it as it is) instead of reading the directory again for
+    each condition, which also drew a partial campaign, whose runs may grow
+    meanwhile, from other runs than the page counts (so it was drawn here)."""
+    if jobs <= 1 or len(conditions) <= 1:
         return [condition_section(data, c, OBJECTIVES[objective], margin, factor, all_figures) for c in conditions]
     from concurrent.futures import ProcessPoolExecutor
 
-    with ProcessPoolExecutor(max_workers=min(jobs, len(conditions))) as pool:
-        jobs_ = [(data.directory, data.figure_formats, c, objective, margin, factor, all_figures) for c in conditions]
-        return list(pool.map(_section_job, jobs_))
+    with ProcessPoolExecutor(
+        max_workers=min(jobs, len(conditions)), initializer=_use_campaign, initargs=(data,)
+    ) as pool:
+        return list(pool.map(_section_job, [(c, objective, margin, factor, all_figures) for c in conditions]))
 
 
 def _confidence_cell(c: ConditionResult) -> str:
