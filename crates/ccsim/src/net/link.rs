@@ -136,6 +136,10 @@ pub struct Link {
     /// The packet itself goes on the wire as its transmission starts
     /// (`start_transmission`) instead of waiting on the transmitter.
     lazy: bool,
+    /// `next_wakeup` may have changed since the owner last re-armed the link
+    /// (`wakeup_rearmed`): an arrival at a busy link leaves it where it was,
+    /// so the owner need not look again.
+    wakeup_moved: bool,
     /// Drops at enqueue (full buffer or RED).
     enqueue_drops: u64,
     counters: LinkCounters,
@@ -165,6 +169,7 @@ impl Link {
             jitter: config.jitter.map(|j| Jitter::new(j, stream(0x100))),
             wire: DelayLine::new(),
             lazy: config.arq.is_none() && config.jitter.is_none(),
+            wakeup_moved: true,
             enqueue_drops: 0,
             counters: LinkCounters::default(),
             lost_sacks: Vec::new(),
@@ -203,10 +208,28 @@ impl Link {
             return false;
         }
         if self.in_service.is_none() && self.resume_at.is_none() {
+            // On a lazy link the frame joins a wire that already has a head
+            // (which stays the wakeup) unless an outage can hold it.
+            if !self.lazy || self.wire.is_empty() || self.has_outages {
+                self.wakeup_moved = true;
+            }
             self.back_to_back = false;
             self.start_transmission(now, pool);
         }
         true
+    }
+
+    /// Whether the owner must look at `next_wakeup` again (and at the lost
+    /// SACK slots): something may have changed them since `wakeup_rearmed`.
+    #[inline]
+    pub fn wakeup_may_have_moved(&self) -> bool {
+        self.wakeup_moved || !self.lost_sacks.is_empty()
+    }
+
+    /// The owner has looked at `next_wakeup` and armed its timer for it.
+    #[inline]
+    pub fn wakeup_rearmed(&mut self) {
+        self.wakeup_moved = false;
     }
 
     /// When the transmitter next has something to do (a packet's end, an outage's end).
@@ -273,6 +296,7 @@ impl Link {
     /// Completes the transmissions due by `now` and starts the next ones.
     #[inline(always)]
     fn run_transmitter(&mut self, now: Nanos, pool: &mut PacketPool) {
+        self.wakeup_moved = true;
         loop {
             if let Some(tr) = self.in_service {
                 if tr.end > now {
@@ -462,6 +486,7 @@ mod tests {
     use super::*;
     use crate::net::channel::trace::TraceConfig;
     use crate::net::packet::Kind;
+    use crate::rng::Rng;
     use crate::time::NS_PER_MS;
 
     /// A link with the pool of its packets: packets in by value, out by value.
@@ -554,6 +579,52 @@ mod tests {
         assert!(l.pool.is_empty(), "the lost packets are freed");
         let c = l.l.counters();
         assert_eq!((c.departures, c.channel_losses, c.residual_losses), (2, 2, 2));
+    }
+
+    /// An arrival that says the wakeup cannot have moved leaves `next_wakeup`
+    /// where the owner last armed it, on lazy and other links, lossy, with
+    /// outages, with the owner's samples (`sync`) in between.
+    #[test]
+    fn an_unmoved_wakeup_is_the_one_last_armed() {
+        let lossy = LinkConfig {
+            loss: LossModel::Bernoulli { p: 0.2 },
+            ..LinkConfig::simple(12_000_000, 10 * NS_PER_MS, Capacity::Packets(5))
+        };
+        let arq = LinkConfig {
+            arq: Some(ArqConfig { max_retries: 2, retry_delay_ns: NS_PER_MS, in_order: true }),
+            ..lossy.clone()
+        };
+        let mut outages = LinkConfig::simple(12_000_000, 0, Capacity::Packets(5));
+        outages.outages.scheduled = vec![(20 * NS_PER_MS, 10 * NS_PER_MS), (60 * NS_PER_MS, 5 * NS_PER_MS)];
+        let mut rng = Rng::for_component(7, 1);
+        let short = LinkConfig::simple(12_000_000, NS_PER_MS, Capacity::Packets(5));
+        for config in [LinkConfig::simple(12_000_000, 10 * NS_PER_MS, Capacity::Packets(5)), short, lossy, arq, outages]
+        {
+            let mut l = Bench::new(config);
+            let (mut now, mut armed, mut skipped) = (0, None, 0);
+            for step in 0..3000 {
+                now += rng.next_u64() % (2 * NS_PER_MS);
+                while let Some(t) = l.l.next_wakeup().filter(|&t| t <= now) {
+                    l.advance(t);
+                    l.l.release_lost_sacks(|_, _| {});
+                    l.l.wakeup_rearmed();
+                    armed = l.l.next_wakeup();
+                }
+                if step % 7 == 0 {
+                    l.l.sync(now, &mut l.pool);
+                }
+                l.enqueue(now, Packet::new(Kind::Data, 0, 100 + (rng.next_u64() % 1400) as u32));
+                if l.l.wakeup_may_have_moved() {
+                    l.l.release_lost_sacks(|_, _| {});
+                    l.l.wakeup_rearmed();
+                    armed = l.l.next_wakeup();
+                } else {
+                    assert_eq!(l.l.next_wakeup(), armed, "step {step}");
+                    skipped += 1;
+                }
+            }
+            assert!(skipped > 100, "{skipped}");
+        }
     }
 
     #[test]

@@ -216,15 +216,24 @@ impl World {
     }
 
     /// Schedules link `l`'s next wakeup, after it was handed packets or time
-    /// (and frees the SACK slots of the ACKs it lost meanwhile).
-    #[inline]
+    /// (and frees the SACK slots of the ACKs it lost meanwhile), unless the
+    /// link says neither can have changed since it was last armed.
+    #[inline(always)]
     fn arm_link(&mut self, l: usize) {
+        if self.links[l].wakeup_may_have_moved() {
+            self.rearm_link(l);
+        }
+    }
+
+    #[inline]
+    fn rearm_link(&mut self, l: usize) {
         let link = &mut self.links[l];
         if link.has_lost_sacks() {
             let flows = &mut self.flows;
             link.release_lost_sacks(|flow, slot| flows[flow as usize].receiver.release_sack(slot));
         }
-        if let Some(t) = self.links[l].next_wakeup() {
+        link.wakeup_rearmed();
+        if let Some(t) = link.next_wakeup() {
             self.events.arm_link(l, t);
         }
     }
