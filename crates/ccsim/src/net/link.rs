@@ -202,21 +202,42 @@ impl Link {
         self.counters.arrivals += 1;
         self.counters.arrival_bytes += p.wire_bytes as u64;
         p.enqueued_at = now;
-        if !self.queue.enqueue(now, id, pool) {
-            self.enqueue_drops += 1;
-            self.lose(id, pool);
-            return false;
-        }
-        if self.in_service.is_none() && self.resume_at.is_none() {
+        let idle = self.in_service.is_none() && self.resume_at.is_none();
+        if idle {
             // On a lazy link the frame joins a wire that already has a head
             // (which stays the wakeup) unless an outage can hold it.
             if !self.lazy || self.wire.is_empty() || self.has_outages {
                 self.wakeup_moved = true;
             }
+            // Straight to the transmitter, as the queue would hand it over at once.
+            if !self.has_outages {
+                if let Some(admitted) = self.queue.pass_through(p) {
+                    if !admitted {
+                        return self.refuse(id, pool);
+                    }
+                    let head = Queued { id, wire_bytes: p.wire_bytes, enqueued_at: now };
+                    self.back_to_back = false;
+                    self.transmit(now, head, pool);
+                    return true;
+                }
+            }
+        }
+        if !self.queue.enqueue(now, id, pool) {
+            return self.refuse(id, pool);
+        }
+        if idle {
             self.back_to_back = false;
             self.start_transmission(now, pool);
         }
         true
+    }
+
+    /// The queue refused packet `id`: a drop at enqueue (returns false).
+    #[inline]
+    fn refuse(&mut self, id: PacketId, pool: &mut PacketPool) -> bool {
+        self.enqueue_drops += 1;
+        self.lose(id, pool);
+        false
     }
 
     /// Whether the owner must look at `next_wakeup` again (and at the lost
@@ -337,30 +358,35 @@ impl Link {
             }
         }
         let lost_sacks = &mut self.lost_sacks;
-        if let Some(Queued { id, wire_bytes, enqueued_at }) =
-            self.queue.dequeue(t, pool, |p| note_lost_sack(lost_sacks, p))
-        {
-            self.counters.dequeued += 1;
-            self.counters.sojourn_ns += t - enqueued_at;
-            let end = self.tx.finish_time(t, wire_bytes, self.back_to_back);
-            let mut lost = false;
-            if self.lazy {
-                // Without ARQ or jitter the frame's fate does not depend on
-                // when it leaves: the channel's draw (one per frame, in order)
-                // is made now and the packet goes on the wire at once, to come
-                // out at end + delay, instead of waiting on the transmitter.
-                // It is counted as departed at `end`.
-                lost = self.lossy && self.loss.lose();
-                if lost {
-                    self.lose(id, pool);
-                } else {
-                    self.wire.push(end + self.config.delay_ns, (id, wire_bytes));
-                }
-            } else {
-                self.in_service_packet = Some(id);
-            }
-            self.in_service = Some(Transmission { end, wire_bytes, lost });
+        if let Some(head) = self.queue.dequeue(t, pool, |p| note_lost_sack(lost_sacks, p)) {
+            self.transmit(t, head, pool);
         }
+    }
+
+    /// Starts sending `head`, taken from the queue, at `t`.
+    #[inline(always)]
+    fn transmit(&mut self, t: Nanos, head: Queued, pool: &mut PacketPool) {
+        let Queued { id, wire_bytes, enqueued_at } = head;
+        self.counters.dequeued += 1;
+        self.counters.sojourn_ns += t - enqueued_at;
+        let end = self.tx.finish_time(t, wire_bytes, self.back_to_back);
+        let mut lost = false;
+        if self.lazy {
+            // Without ARQ or jitter the frame's fate does not depend on
+            // when it leaves: the channel's draw (one per frame, in order)
+            // is made now and the packet goes on the wire at once, to come
+            // out at end + delay, instead of waiting on the transmitter.
+            // It is counted as departed at `end`.
+            lost = self.lossy && self.loss.lose();
+            if lost {
+                self.lose(id, pool);
+            } else {
+                self.wire.push(end + self.config.delay_ns, (id, wire_bytes));
+            }
+        } else {
+            self.in_service_packet = Some(id);
+        }
+        self.in_service = Some(Transmission { end, wire_bytes, lost });
     }
 
     /// A link-layer reset at the start of an outage: what the queue holds is
@@ -624,6 +650,33 @@ mod tests {
                 }
             }
             assert!(skipped > 100, "{skipped}");
+        }
+    }
+
+    /// A packet that finds the link idle skips the drop-tail queue, yet is
+    /// refused, marked and counted as if it had passed through it.
+    #[test]
+    fn an_arrival_at_an_idle_link_is_queued_in_all_but_name() {
+        let config = |capacity, k| LinkConfig {
+            queue: QueueConfig::DropTail { capacity, ecn_threshold_pkts: k },
+            ..LinkConfig::simple(12_000_000, 10 * NS_PER_MS, capacity)
+        };
+        let mut ect = Packet::new(Kind::Data, 0, 1500);
+        ect.ect = true;
+        let mut l = Bench::new(config(Capacity::Packets(2), Some(0)));
+        assert!(l.enqueue(0, ect) && l.enqueue(0, ect));
+        let out = l.advance(20 * NS_PER_MS);
+        assert_eq!(out.iter().map(|p| p.ce).collect::<Vec<_>>(), vec![true, true]);
+        let c = l.l.counters();
+        assert_eq!((c.ecn_marks, c.dequeued, c.sojourn_ns), (2, 2, NS_PER_MS));
+        let mut l = Bench::new(config(Capacity::Bytes(1000), None));
+        assert!(!l.enqueue(0, ect));
+        assert!(l.enqueue(0, Packet::new(Kind::Ack, 0, 52)));
+        assert_eq!(l.l.counters().queue_drops, 1);
+        for capacity in [Capacity::Packets(0), Capacity::Bytes(0)] {
+            let mut l = Bench::new(config(capacity, None));
+            assert!(!l.enqueue(0, Packet::new(Kind::Ack, 0, 52)));
+            assert!(l.pool.is_empty());
         }
     }
 

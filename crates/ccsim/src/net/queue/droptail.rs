@@ -6,6 +6,7 @@
 //! packets queued is marked CE instead of being delayed silently.
 
 use super::fifo::{Capacity, Fifo, Queued};
+use crate::net::packet::Packet;
 use crate::net::pool::{PacketId, PacketPool};
 
 pub struct DropTail {
@@ -31,6 +32,16 @@ impl DropTail {
     #[inline]
     pub fn enqueue(&mut self, id: PacketId, pool: &mut PacketPool) -> bool {
         let p = pool.get_mut(id);
+        if !self.admit(p) {
+            return false;
+        }
+        self.fifo.push(id, p);
+        true
+    }
+
+    /// Whether `p` fits, marked CE if it arrives at the marking threshold.
+    #[inline(always)]
+    pub fn admit(&mut self, p: &mut Packet) -> bool {
         if !self.fifo.fits(p) {
             return false;
         }
@@ -38,7 +49,6 @@ impl DropTail {
             p.ce = true;
             self.marks += 1;
         }
-        self.fifo.push(id, p);
         true
     }
 
@@ -55,7 +65,7 @@ impl DropTail {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::packet::{Kind, Packet};
+    use crate::net::packet::Kind;
 
     #[test]
     fn drops_at_the_tail_when_full() {

@@ -82,6 +82,19 @@ impl Queue {
         }
     }
 
+    /// Packet `p` arrives at an idle link: if this is a drop-tail queue and
+    /// it is empty, whether it admits `p` (as `enqueue` would, marks
+    /// included), which then goes to the transmitter without being queued
+    /// (it would leave at once); None for a queue that must hold it (RED
+    /// and CoDel keep state of what passes through).
+    #[inline(always)]
+    pub fn pass_through(&mut self, p: &mut Packet) -> Option<bool> {
+        match self {
+            Queue::DropTail(q) if q.fifo().is_empty() => Some(q.admit(p)),
+            _ => None,
+        }
+    }
+
     /// The next packet to transmit at `now` (CoDel may drop some on the way:
     /// each is freed from the pool and shown to `on_drop`).
     #[inline(always)]
