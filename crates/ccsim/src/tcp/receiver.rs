@@ -20,7 +20,7 @@
 //! so the sender can count exactly how many segments were marked).
 
 use crate::net::packet::{tcp_header_bytes, Kind, Packet, SackBlock, MAX_SACK_BLOCKS};
-use crate::net::sack_store::{SackBlocks, SackSlot, SackStore};
+use crate::net::sack_store::{SackBlocks, SackSlot, SackStore, NO_SACK};
 use crate::time::Nanos;
 
 /// With autotuning, the window first offered (Linux since 4.19: about 64 KB).
@@ -264,7 +264,8 @@ impl Receiver {
     pub fn on_data(&mut self, now: Nanos, p: &Packet) -> AckAction {
         self.segments_received += 1;
         let seq = p.seq;
-        let duplicate = seq < self.rcv_nxt || self.holds(seq);
+        // The held ranges all start past rcv_nxt: the next segment in order is new.
+        let duplicate = seq < self.rcv_nxt || (seq > self.rcv_nxt && self.holds(seq));
         match self.cfg.ecn_echo {
             EcnEcho::Off => {}
             EcnEcho::Classic => {
@@ -485,12 +486,42 @@ impl Receiver {
     }
 
     fn make_ack(&mut self, now: Nanos) -> Packet {
+        // Most ACKs have no blocks: the store is not touched for them.
+        let (blocks, sack) = match self.cfg.sack && (self.duplicate_to_report.is_some() || !self.ooo.is_empty()) {
+            true => {
+                let blocks = self.sack_blocks_to_send();
+                (blocks.len(), self.sacks.insert(blocks))
+            }
+            false => (0, NO_SACK),
+        };
+        self.duplicate_to_report = None;
+        let mut p = Packet::new(Kind::Ack, self.flow, tcp_header_bytes(self.cfg.timestamps, blocks));
+        p.seq = self.rcv_nxt;
+        p.window = self.window_segments();
+        self.right_edge = self.rcv_nxt + p.window as u64;
+        p.sack = sack;
+        if self.cfg.timestamps {
+            p.ts_val = now.max(1);
+            p.ts_ecr = self.ts_recent;
+        }
+        p.ece = self.ece_pending;
+        self.unacked_segments = 0;
+        self.quick_acks = self.quick_acks.saturating_sub(1); // Linux tcp_dec_quickack_mode
+        self.last_ack_sent = self.rcv_nxt;
+        self.acks_sent += 1;
+        p
+    }
+
+    /// The SACK blocks of the next ACK: the D-SACK block of a segment
+    /// received twice, then (RFC 2018) the range of the latest segment, then
+    /// the others, highest first.
+    #[inline(never)]
+    fn sack_blocks_to_send(&self) -> SackBlocks {
         let mut sack = SackBlocks::default();
-        if let Some(seq) = self.duplicate_to_report.take().filter(|_| self.cfg.sack) {
+        if let Some(seq) = self.duplicate_to_report {
             sack.push(SackBlock { start: seq, end: seq + 1 });
         }
-        if self.cfg.sack && !self.ooo.is_empty() {
-            // RFC 2018: the first block holds the latest segment; then the others, highest first.
+        if !self.ooo.is_empty() {
             let mut first = None;
             if let Some(start) = self.latest_range_start {
                 if let Some(r) = self.ooo.iter().find(|r| r.start == start) {
@@ -510,21 +541,7 @@ impl Receiver {
                 sack.push(SackBlock { start: r.start, end: r.end });
             }
         }
-        let mut p = Packet::new(Kind::Ack, self.flow, tcp_header_bytes(self.cfg.timestamps, sack.len()));
-        p.seq = self.rcv_nxt;
-        p.window = self.window_segments();
-        self.right_edge = self.rcv_nxt + p.window as u64;
-        p.sack = self.sacks.insert(sack);
-        if self.cfg.timestamps {
-            p.ts_val = now.max(1);
-            p.ts_ecr = self.ts_recent;
-        }
-        p.ece = self.ece_pending;
-        self.unacked_segments = 0;
-        self.quick_acks = self.quick_acks.saturating_sub(1); // Linux tcp_dec_quickack_mode
-        self.last_ack_sent = self.rcv_nxt;
-        self.acks_sent += 1;
-        p
+        sack
     }
 }
 
