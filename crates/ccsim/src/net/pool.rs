@@ -18,7 +18,7 @@ pub struct PacketId(u32);
 #[derive(Default)]
 pub struct PacketPool {
     slots: Vec<Packet>,
-    free: Vec<u32>,
+    free_slots: Vec<u32>,
     /// Tests and debug builds check every handle is live when used.
     #[cfg(debug_assertions)]
     live: Vec<bool>,
@@ -32,7 +32,7 @@ impl PacketPool {
     /// Puts `p` in a free slot.
     #[inline]
     pub fn insert(&mut self, p: Packet) -> PacketId {
-        let i = match self.free.pop() {
+        let i = match self.free_slots.pop() {
             Some(i) => {
                 self.slots[i as usize] = p;
                 i
@@ -66,18 +66,25 @@ impl PacketPool {
     /// Frees the slot of `id` and returns its packet.
     #[inline]
     pub fn remove(&mut self, id: PacketId) -> Packet {
+        let p = self.slots[id.0 as usize];
+        self.free(id);
+        p
+    }
+
+    /// Frees the slot of `id` (its packet was read in place).
+    #[inline]
+    pub fn free(&mut self, id: PacketId) {
         self.check_live(id);
         #[cfg(debug_assertions)]
         {
             self.live[id.0 as usize] = false;
         }
-        self.free.push(id.0);
-        self.slots[id.0 as usize]
+        self.free_slots.push(id.0);
     }
 
     /// Packets in the pool now.
     pub fn len(&self) -> usize {
-        self.slots.len() - self.free.len()
+        self.slots.len() - self.free_slots.len()
     }
 
     pub fn is_empty(&self) -> bool {

@@ -523,12 +523,12 @@ impl World {
 
     /// Data segment `id` reaches flow `i`'s receiver (the end of its journey: freed).
     fn on_data_at_receiver(&mut self, i: usize, id: PacketId) {
-        let p = self.pool.remove(id);
         self.touch(i);
         let now = self.now;
         let f = &mut self.flows[i];
         let delivered_before = f.receiver.delivered_bytes;
-        let action = f.receiver.on_data(now, &p);
+        let action = f.receiver.on_data(now, self.pool.get(id));
+        self.pool.free(id);
         if let Some(k) = f.source {
             let c = &mut self.source_counters[k as usize];
             c.packets_delivered += 1;
@@ -549,8 +549,9 @@ impl World {
         }
         match action {
             AckAction::None => {}
-            AckAction::Send(ack) => {
+            AckAction::Send => {
                 f.delack_timer.cancel();
+                let ack = f.receiver.ack(now);
                 self.send_ack(i, ack);
             }
             AckAction::Delay(at) => {
@@ -565,6 +566,7 @@ impl World {
         }
     }
 
+    #[inline]
     fn send_ack(&mut self, i: usize, mut ack: Packet) {
         ack.hop = 0;
         let l = self.flows[i].ack_link();

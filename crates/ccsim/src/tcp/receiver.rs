@@ -120,8 +120,9 @@ pub enum EcnEcho {
 pub enum AckAction {
     /// Nothing to send now.
     None,
-    /// Send this ACK now.
-    Send(Packet),
+    /// Send an ACK now: the owner builds it with `ack` before it hands the
+    /// receiver anything else (so it is built where it is kept, not copied there).
+    Send,
     /// Arm the delayed-ACK timer for this time (if not armed).
     Delay(Nanos),
 }
@@ -293,7 +294,7 @@ impl Receiver {
                 // received so far (held back by delayed ACKs) with the old state.
                 if p.ce != self.ece_pending {
                     if self.unacked_segments > 0 {
-                        self.early_ack = Some(self.make_ack(now));
+                        self.early_ack = Some(self.ack(now));
                     }
                     self.ece_pending = p.ce;
                 }
@@ -319,7 +320,7 @@ impl Receiver {
             // Linux tcp_data_queue: a retransmission; ACK at once and keep
             // quick ACKs going (tcp_enter_quickack_mode).
             self.add_quick_acks(MAX_QUICK_ACKS);
-            return AckAction::Send(self.make_ack(now));
+            return AckAction::Send;
         }
         if seq == self.rcv_nxt {
             let had_holes = !self.ooo.is_empty();
@@ -363,16 +364,16 @@ impl Receiver {
             // Linux tcp_ecn_accept_cwr (4.18+): data with CWR is ACKed at once,
             // since the sender's window may be down to one segment.
             if had_holes || !self.cfg.delayed_ack || self.quick_acks > 0 || p.cwr {
-                return AckAction::Send(self.make_ack(now));
+                return AckAction::Send;
             }
             self.unacked_segments += 1;
             if self.unacked_segments >= self.cfg.delack_segments {
-                return AckAction::Send(self.make_ack(now));
+                return AckAction::Send;
             }
             return AckAction::Delay(now + self.cfg.delack_timeout);
         }
         self.insert_out_of_order(seq, p.payload as u64);
-        AckAction::Send(self.make_ack(now))
+        AckAction::Send
     }
 
     /// The ACK that must leave before the one `on_data` asked for (DCTCP echo
@@ -383,7 +384,7 @@ impl Receiver {
 
     /// The delayed-ACK timer fired.
     pub fn on_delack_timer(&mut self, now: Nanos) -> Option<Packet> {
-        (self.unacked_segments > 0).then(|| self.make_ack(now))
+        (self.unacked_segments > 0).then(|| self.ack(now))
     }
 
     /// Linux tcp_incr_quickack: as many quick ACKs as half the offered
@@ -485,7 +486,9 @@ impl Receiver {
         self.sacks.release(slot);
     }
 
-    fn make_ack(&mut self, now: Nanos) -> Packet {
+    /// The ACK to send now: the one `on_data` asked for (AckAction::Send).
+    #[inline]
+    pub fn ack(&mut self, now: Nanos) -> Packet {
         // Most ACKs have no blocks: the store is not touched for them.
         let (blocks, sack) = match self.cfg.sack && (self.duplicate_to_report.is_some() || !self.ooo.is_empty()) {
             true => {
@@ -545,6 +548,27 @@ impl Receiver {
     }
 }
 
+/// What the owner gets from `on_data`, with the ACK asked for built at once.
+#[cfg(test)]
+#[derive(Debug, PartialEq)]
+enum Reply {
+    Ack(Packet),
+    Delay(Nanos),
+    Nothing,
+}
+
+#[cfg(test)]
+impl Receiver {
+    /// `on_data` as its owner handles it.
+    fn reply(&mut self, now: Nanos, p: &Packet) -> Reply {
+        match self.on_data(now, p) {
+            AckAction::Send => Reply::Ack(self.ack(now)),
+            AckAction::Delay(at) => Reply::Delay(at),
+            AckAction::None => Reply::Nothing,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -582,7 +606,7 @@ mod tests {
     fn past_quick_acks(r: &mut Receiver, now: Nanos) -> u64 {
         let mut seq = 0;
         while seq == 0 || r.quick_acks > 0 {
-            assert!(matches!(r.on_data(now, &data(seq)), AckAction::Send(_)), "segment {seq} ACKed at once");
+            assert!(matches!(r.reply(now, &data(seq)), Reply::Ack(_)), "segment {seq} ACKed at once");
             seq += 1;
         }
         seq
@@ -593,7 +617,7 @@ mod tests {
         // 100 KB offered, 1000-byte segments: half is 50, capped at 16.
         let mut r = receiver(true);
         assert_eq!(past_quick_acks(&mut r, 1), 16);
-        assert_eq!(r.on_data(2, &data(16)), AckAction::Delay(42), "then every other segment");
+        assert_eq!(r.reply(2, &data(16)), Reply::Delay(42), "then every other segment");
         // A fixed buffer of 3000 bytes: one segment in half of it.
         let mut r = Receiver::new(0, ReceiverConfig { rcv_buf: 3_000, rcv_buf_max: 3_000, ..receiver(true).cfg });
         assert_eq!(past_quick_acks(&mut r, 1), 1);
@@ -623,14 +647,14 @@ mod tests {
         let mut r = Receiver::new(0, cfg);
         // From 4 segments to the buffer's 20, two more a segment: 8 segments.
         for seq in 0..8 {
-            assert!(matches!(r.on_data(1, &data(seq)), AckAction::Send(_)), "segment {seq}");
+            assert!(matches!(r.reply(1, &data(seq)), Reply::Ack(_)), "segment {seq}");
         }
         assert_eq!(r.rcv_ssthresh, 20_000);
         // Open: the 2 quick ACKs left, then delayed ACKs again.
         for seq in 8..10 {
-            assert!(matches!(r.on_data(2, &data(seq)), AckAction::Send(_)), "segment {seq}");
+            assert!(matches!(r.reply(2, &data(seq)), Reply::Ack(_)), "segment {seq}");
         }
-        assert_eq!(r.on_data(2, &data(10)), AckAction::Delay(42));
+        assert_eq!(r.reply(2, &data(10)), Reply::Delay(42));
     }
 
     #[test]
@@ -638,42 +662,42 @@ mod tests {
         // Linux tcp_event_data_recv: m > icsk_rto (200 here).
         let mut r = receiver(true);
         let next = past_quick_acks(&mut r, 1);
-        assert_eq!(r.on_data(201, &data(next)), AckAction::Delay(241), "a gap of the RTO itself: delayed");
-        assert!(matches!(r.on_data(202, &data(next + 1)), AckAction::Send(_)));
+        assert_eq!(r.reply(201, &data(next)), Reply::Delay(241), "a gap of the RTO itself: delayed");
+        assert!(matches!(r.reply(202, &data(next + 1)), Reply::Ack(_)));
         for k in 0..16 {
             let at = 403 + k;
-            assert!(matches!(r.on_data(at, &data(next + 2 + k)), AckAction::Send(_)), "segment {k} after the gap");
+            assert!(matches!(r.reply(at, &data(next + 2 + k)), Reply::Ack(_)), "segment {k} after the gap");
         }
-        assert_eq!(r.on_data(420, &data(next + 18)), AckAction::Delay(460), "16 quick ACKs, then delayed again");
+        assert_eq!(r.reply(420, &data(next + 18)), Reply::Delay(460), "16 quick ACKs, then delayed again");
     }
 
     #[test]
     fn a_segment_received_twice_starts_quick_acks_again() {
         let mut r = receiver(true);
         let next = past_quick_acks(&mut r, 1);
-        assert!(matches!(r.on_data(2, &data(next - 1)), AckAction::Send(_)));
+        assert!(matches!(r.reply(2, &data(next - 1)), Reply::Ack(_)));
         assert_eq!(r.quick_acks, 15, "16 again, one used by the ACK of the duplicate");
-        assert!(matches!(r.on_data(3, &data(next)), AckAction::Send(_)));
+        assert!(matches!(r.reply(3, &data(next)), Reply::Ack(_)));
     }
 
     #[test]
     fn delays_every_other_ack_and_acks_holes_at_once() {
         let mut r = receiver(true);
         let b = past_quick_acks(&mut r, 1);
-        assert_eq!(r.on_data(1, &data(b)), AckAction::Delay(41));
-        let AckAction::Send(a) = r.on_data(2, &data(b + 1)) else { panic!() };
+        assert_eq!(r.reply(1, &data(b)), Reply::Delay(41));
+        let Reply::Ack(a) = r.reply(2, &data(b + 1)) else { panic!() };
         assert_eq!(a.seq, b + 2);
-        let AckAction::Send(a) = r.on_data(3, &data(b + 3)) else { panic!() };
+        let Reply::Ack(a) = r.reply(3, &data(b + 3)) else { panic!() };
         assert_eq!((a.seq, r.sack_blocks(&a)), (b + 2, &[SackBlock { start: b + 3, end: b + 4 }][..]));
-        let AckAction::Send(a) = r.on_data(4, &data(b + 5)) else { panic!() };
+        let Reply::Ack(a) = r.reply(4, &data(b + 5)) else { panic!() };
         assert_eq!(
             r.sack_blocks(&a),
             &[SackBlock { start: b + 5, end: b + 6 }, SackBlock { start: b + 3, end: b + 4 }][..]
         );
-        let AckAction::Send(a) = r.on_data(5, &data(b + 2)) else { panic!() };
+        let Reply::Ack(a) = r.reply(5, &data(b + 2)) else { panic!() };
         assert_eq!((a.seq, r.sack_blocks(&a).len()), (b + 4, 1));
         assert_eq!(r.delivered_bytes, (b + 4) * 1000);
-        let AckAction::Send(a) = r.on_data(6, &data(b + 4)) else { panic!() };
+        let Reply::Ack(a) = r.reply(6, &data(b + 4)) else { panic!() };
         assert_eq!((a.seq, r.sack_blocks(&a).len()), (b + 6, 0));
         assert_eq!(r.delivered_bytes, (b + 6) * 1000);
     }
@@ -681,16 +705,16 @@ mod tests {
     #[test]
     fn a_segment_received_twice_is_reported_in_a_dsack_block() {
         let mut r = receiver(false);
-        r.on_data(1, &data(0));
-        r.on_data(2, &data(1));
+        r.reply(1, &data(0));
+        r.reply(2, &data(1));
         // Below the cumulative ACK: the first block lies under it.
-        let AckAction::Send(a) = r.on_data(3, &data(0)) else { panic!() };
+        let Reply::Ack(a) = r.reply(3, &data(0)) else { panic!() };
         assert_eq!((a.seq, r.sack_blocks(&a)), (2, &[SackBlock { start: 0, end: 1 }][..]));
         // Only once: the next ACK has no D-SACK.
-        let AckAction::Send(a) = r.on_data(4, &data(4)) else { panic!() };
+        let Reply::Ack(a) = r.reply(4, &data(4)) else { panic!() };
         assert_eq!(r.sack_blocks(&a), &[SackBlock { start: 4, end: 5 }][..]);
         // Out of order, held already: the D-SACK block, then the block that holds it.
-        let AckAction::Send(a) = r.on_data(5, &data(4)) else { panic!() };
+        let Reply::Ack(a) = r.reply(5, &data(4)) else { panic!() };
         assert_eq!(r.sack_blocks(&a), &[SackBlock { start: 4, end: 5 }, SackBlock { start: 4, end: 5 }][..]);
         assert_eq!(r.duplicate_segments, 2);
     }
@@ -715,12 +739,12 @@ mod tests {
                 accounting: BufferAccounting::PAYLOAD,
             },
         );
-        let AckAction::Send(a) = r.on_data(1, &data(0)) else { panic!() };
+        let Reply::Ack(a) = r.reply(1, &data(0)) else { panic!() };
         assert_eq!((a.seq, a.window), (1, 10));
         // Holes: segments 2..6 arrive out of order and occupy buffer space,
         // yet the right edge (ack + window = 11) stays put.
         for seq in 2..6 {
-            let AckAction::Send(a) = r.on_data(2, &data(seq)) else { panic!() };
+            let Reply::Ack(a) = r.reply(2, &data(seq)) else { panic!() };
             assert_eq!(a.seq + a.window as u64, 11, "right edge moved at seq {seq}");
         }
     }
@@ -754,7 +778,7 @@ mod tests {
             for _ in 0..flight {
                 let mut p = data(seq);
                 p.ts_ecr = now - 100;
-                r.on_data(now, &p);
+                r.reply(now, &p);
                 seq += 1;
             }
             now += 100;
@@ -797,7 +821,7 @@ mod tests {
         for _ in 0..12 {
             let flight = r.window_segments() as u64;
             for _ in 0..flight {
-                r.on_data(now, &data(seq));
+                r.reply(now, &data(seq));
                 seq += 1;
             }
             now += 100;
@@ -854,7 +878,7 @@ mod accounting_tests {
         p.payload = 1448;
         for seq in 1..=10 {
             p.seq = seq;
-            r.on_data(1, &p);
+            r.reply(1, &p);
         }
         // 10 held segments take 20000 bytes of the buffer: (200000 - 20000) * 3/4 offered.
         assert_eq!(r.free_window_bytes(), (200_000 - 20_000) * 3 / 4);
@@ -901,10 +925,10 @@ mod dctcp_echo_tests {
         let mut r = receiver(echo);
         let mut b = 0;
         while b == 0 || r.quick_acks > 0 {
-            r.on_data(1, &data(b, false));
+            r.reply(1, &data(b, false));
             b += 1;
         }
-        assert_eq!(r.on_data(1, &data(b, false)), AckAction::Delay(41));
+        assert_eq!(r.reply(1, &data(b, false)), Reply::Delay(41));
         (r, b + 1)
     }
 
@@ -914,16 +938,16 @@ mod dctcp_echo_tests {
         let b = b - 1; // the segment held
                        // CE arrives with one segment held back: ACK it now without ECE, then
                        // this segment starts a new delayed ACK that carries ECE.
-        assert_eq!(r.on_data(2, &data(b + 1, true)), AckAction::Delay(42));
+        assert_eq!(r.reply(2, &data(b + 1, true)), Reply::Delay(42));
         let early = r.take_early_ack().expect("immediate ACK on the CE change");
         assert_eq!((early.seq, early.ece), (b + 1, false));
-        let AckAction::Send(a) = r.on_data(3, &data(b + 2, true)) else { panic!() };
+        let Reply::Ack(a) = r.reply(3, &data(b + 2, true)) else { panic!() };
         assert_eq!((a.seq, a.ece), (b + 3, true));
         assert!(r.take_early_ack().is_none());
         // Back to no CE: the held segment b + 3 (CE) is ACKed with ECE first.
-        assert_eq!(r.on_data(4, &data(b + 3, true)), AckAction::Delay(44));
+        assert_eq!(r.reply(4, &data(b + 3, true)), Reply::Delay(44));
         assert!(r.take_early_ack().is_none());
-        r.on_data(5, &data(b + 4, false));
+        r.reply(5, &data(b + 4, false));
         let early = r.take_early_ack().expect("immediate ACK on the CE change");
         assert_eq!((early.seq, early.ece), (b + 4, true));
         // ECE now follows CE without waiting for CWR.
@@ -936,10 +960,10 @@ mod dctcp_echo_tests {
         // Linux __tcp_ecn_check_ce: tcp_enter_quickack_mode(sk, 2) on CE when
         // not already echoing; later marks of the same echo change nothing.
         let (mut r, b) = delaying(EcnEcho::Classic);
-        let AckAction::Send(a) = r.on_data(2, &data(b, true)) else { panic!("CE: at once") };
+        let Reply::Ack(a) = r.reply(2, &data(b, true)) else { panic!("CE: at once") };
         assert!(a.ece);
-        assert!(matches!(r.on_data(2, &data(b + 1, false)), AckAction::Send(_)), "the second quick ACK");
-        assert_eq!(r.on_data(2, &data(b + 2, true)), AckAction::Delay(42), "echoing already: delayed");
+        assert!(matches!(r.reply(2, &data(b + 1, false)), Reply::Ack(_)), "the second quick ACK");
+        assert_eq!(r.reply(2, &data(b + 2, true)), Reply::Delay(42), "echoing already: delayed");
     }
 
     #[test]
@@ -948,8 +972,8 @@ mod dctcp_echo_tests {
         let (mut r, b) = delaying(EcnEcho::Classic);
         let mut cwr = data(b, false);
         cwr.cwr = true;
-        assert!(matches!(r.on_data(2, &cwr), AckAction::Send(_)));
-        assert_eq!(r.on_data(3, &data(b + 1, false)), AckAction::Delay(43), "no quick ACKs after it");
+        assert!(matches!(r.reply(2, &cwr), Reply::Ack(_)));
+        assert_eq!(r.reply(3, &data(b + 1, false)), Reply::Delay(43), "no quick ACKs after it");
     }
 
     #[test]
@@ -959,30 +983,30 @@ mod dctcp_echo_tests {
         let (mut r, b) = delaying(EcnEcho::Classic);
         let mut plain = data(b, false);
         plain.ect = false;
-        assert!(matches!(r.on_data(2, &plain), AckAction::Send(_)));
-        assert!(matches!(r.on_data(2, &data(b + 1, false)), AckAction::Send(_)));
-        assert_eq!(r.on_data(2, &data(b + 2, false)), AckAction::Delay(42));
+        assert!(matches!(r.reply(2, &plain), Reply::Ack(_)));
+        assert!(matches!(r.reply(2, &data(b + 1, false)), Reply::Ack(_)));
+        assert_eq!(r.reply(2, &data(b + 2, false)), Reply::Delay(42));
     }
 
     #[test]
     fn a_ce_mark_on_a_duplicate_starts_no_echo() {
         // Linux checks CE on new data only (tcp_event_data_recv, tcp_data_queue_ofo).
         let (mut r, b) = delaying(EcnEcho::Classic);
-        let AckAction::Send(a) = r.on_data(2, &data(b - 2, true)) else { panic!("a duplicate: at once") };
+        let Reply::Ack(a) = r.reply(2, &data(b - 2, true)) else { panic!("a duplicate: at once") };
         assert!(!a.ece);
     }
 
     #[test]
     fn classic_echo_holds_ece_until_cwr() {
         let mut r = receiver(EcnEcho::Classic);
-        r.on_data(1, &data(0, true));
+        r.reply(1, &data(0, true));
         assert!(r.take_early_ack().is_none());
-        let AckAction::Send(a) = r.on_data(2, &data(1, false)) else { panic!() };
+        let Reply::Ack(a) = r.reply(2, &data(1, false)) else { panic!() };
         assert!(a.ece);
         let mut cwr = data(2, false);
         cwr.cwr = true;
-        r.on_data(3, &cwr);
-        let AckAction::Send(a) = r.on_data(4, &data(3, false)) else { panic!() };
+        r.reply(3, &cwr);
+        let Reply::Ack(a) = r.reply(4, &data(3, false)) else { panic!() };
         assert!(!a.ece);
     }
 }
