@@ -343,24 +343,47 @@ impl Link {
         }
     }
 
+    // The transmitter's hot path is inlined into the owner's event loop; what
+    // only some links do (outages, RED and CoDel, varying rates, losses, ARQ
+    // and jitter) is in functions of their own that take the whole link, so
+    // the common path does not carry their state.
+
     /// Starts sending the head of the queue at `t`, unless an outage holds it.
     #[inline(always)]
     fn start_transmission(&mut self, t: Nanos, pool: &mut PacketPool) {
-        if self.has_outages && !self.queue.is_empty() && self.queue.len_bytes() >= self.config.outages.min_backlog_bytes
-        {
-            let known = self.outages.count;
-            if let Some(end) = self.outages.blocked_until(t) {
-                if self.config.outages.discard && self.outages.count != known {
-                    self.discard_queue(t, pool);
-                }
-                self.resume_at = Some(end);
-                return;
-            }
+        if self.has_outages && self.outage_holds(t, pool) {
+            return;
         }
-        let lost_sacks = &mut self.lost_sacks;
-        if let Some(head) = self.queue.dequeue(t, pool, |p| note_lost_sack(lost_sacks, p)) {
+        let head = match &mut self.queue {
+            Queue::DropTail(q) => q.dequeue(),
+            _ => self.dequeue_aqm(t, pool),
+        };
+        if let Some(head) = head {
             self.transmit(t, head, pool);
         }
+    }
+
+    /// Whether an outage holds the transmitter at `t` (then `resume_at` says
+    /// until when, and a link-layer reset has lost the queue).
+    #[inline(never)]
+    fn outage_holds(&mut self, t: Nanos, pool: &mut PacketPool) -> bool {
+        if self.queue.is_empty() || self.queue.len_bytes() < self.config.outages.min_backlog_bytes {
+            return false;
+        }
+        let known = self.outages.count;
+        let Some(end) = self.outages.blocked_until(t) else { return false };
+        if self.config.outages.discard && self.outages.count != known {
+            self.discard_queue(t, pool);
+        }
+        self.resume_at = Some(end);
+        true
+    }
+
+    /// The head of a RED or CoDel queue at `t` (CoDel may drop some first).
+    #[inline(never)]
+    fn dequeue_aqm(&mut self, t: Nanos, pool: &mut PacketPool) -> Option<Queued> {
+        let lost_sacks = &mut self.lost_sacks;
+        self.queue.dequeue(t, pool, |p| note_lost_sack(lost_sacks, p))
     }
 
     /// Starts sending `head`, taken from the queue, at `t`.
@@ -369,7 +392,10 @@ impl Link {
         let Queued { id, wire_bytes, enqueued_at } = head;
         self.counters.dequeued += 1;
         self.counters.sojourn_ns += t - enqueued_at;
-        let end = self.tx.finish_time(t, wire_bytes, self.back_to_back);
+        let end = match &mut self.tx {
+            Transmitter::Constant(s) => t + s.ns(wire_bytes),
+            _ => self.varying_finish_time(t, wire_bytes),
+        };
         let mut lost = false;
         if self.lazy {
             // Without ARQ or jitter the frame's fate does not depend on
@@ -377,16 +403,30 @@ impl Link {
             // is made now and the packet goes on the wire at once, to come
             // out at end + delay, instead of waiting on the transmitter.
             // It is counted as departed at `end`.
-            lost = self.lossy && self.loss.lose();
-            if lost {
-                self.lose(id, pool);
-            } else {
+            lost = self.lossy && self.lost_on_the_air(id, pool);
+            if !lost {
                 self.wire.push(end + self.config.delay_ns, (id, wire_bytes));
             }
         } else {
             self.in_service_packet = Some(id);
         }
         self.in_service = Some(Transmission { end, wire_bytes, lost });
+    }
+
+    /// When a frame of `bytes` started at `t` has left a trace or Markov transmitter.
+    #[inline(never)]
+    fn varying_finish_time(&mut self, t: Nanos, bytes: u32) -> Nanos {
+        self.tx.finish_time(t, bytes, self.back_to_back)
+    }
+
+    /// A lazy link's draw of the channel for frame `id`: lost (and freed) or not.
+    #[inline(never)]
+    fn lost_on_the_air(&mut self, id: PacketId, pool: &mut PacketPool) -> bool {
+        let lost = self.loss.lose();
+        if lost {
+            self.lose(id, pool);
+        }
+        lost
     }
 
     /// A link-layer reset at the start of an outage: what the queue holds is
@@ -436,6 +476,13 @@ impl Link {
             }
             return;
         }
+        self.through_the_channel(tr, pool);
+    }
+
+    /// A frame of a link with ARQ or jitter has left the transmitter: its
+    /// tries on the air, then the wire.
+    #[inline(never)]
+    fn through_the_channel(&mut self, tr: Transmission, pool: &mut PacketPool) {
         let t = tr.end;
         let p = self.in_service_packet.take().expect("a frame on the transmitter");
         let ready = match &mut self.arq {
