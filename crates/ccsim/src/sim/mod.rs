@@ -225,7 +225,7 @@ impl World {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn rearm_link(&mut self, l: usize) {
         let link = &mut self.links[l];
         if link.has_lost_sacks() {
@@ -329,7 +329,7 @@ impl World {
             return;
         }
         self.links[l].advance(self.now, &mut self.pool, &mut self.delivered);
-        self.arm_link(l);
+        self.rearm_link(l);
         // By index: a delivery never reaches another link's `advance`, so
         // the list stays as it is until cleared (and is not moved out and back).
         for k in 0..self.delivered.len() {
