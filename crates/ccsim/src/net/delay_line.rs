@@ -8,8 +8,8 @@
 //! usually near the back. Only the head needs a timer: one pending event per
 //! line, not per packet.
 
+use crate::net::ring::Ring;
 use crate::time::Nanos;
-use std::collections::VecDeque;
 
 /// `T`: what each entry carries (a pool handle, or a handle and its size).
 ///
@@ -18,7 +18,7 @@ use std::collections::VecDeque;
 /// each `pop_due` that finds nothing due) and every push compares with the
 /// back, and a field is cheaper to read than a ring buffer's slot.
 pub struct DelayLine<T> {
-    in_flight: VecDeque<(Nanos, T)>,
+    in_flight: Ring<(Nanos, T)>,
     /// The head's exit time; None when the line is empty.
     head_at: Option<Nanos>,
     /// The back's exit time (stale when the line is empty).
@@ -27,7 +27,7 @@ pub struct DelayLine<T> {
 
 impl<T> Default for DelayLine<T> {
     fn default() -> Self {
-        DelayLine { in_flight: VecDeque::new(), head_at: None, back_at: 0 }
+        DelayLine { in_flight: Ring::default(), head_at: None, back_at: 0 }
     }
 }
 

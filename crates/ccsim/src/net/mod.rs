@@ -6,5 +6,6 @@ pub mod link;
 pub mod packet;
 pub mod pool;
 pub mod queue;
+pub mod ring;
 pub mod sack_store;
 pub mod topology;

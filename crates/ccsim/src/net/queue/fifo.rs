@@ -8,8 +8,8 @@
 
 use crate::net::packet::Packet;
 use crate::net::pool::PacketId;
+use crate::net::ring::Ring;
 use crate::time::Nanos;
-use std::collections::VecDeque;
 
 /// The limit of a queue, resolved to concrete units.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -39,14 +39,14 @@ pub struct Queued {
 
 pub struct Fifo {
     capacity: Capacity,
-    packets: VecDeque<Queued>,
+    packets: Ring<Queued>,
     bytes: u64,
 }
 
 impl Fifo {
     pub fn new(capacity: Capacity) -> Fifo {
         let hint = capacity.packets_of(1500).min(1 << 16) as usize;
-        Fifo { capacity, packets: VecDeque::with_capacity(hint + 1), bytes: 0 }
+        Fifo { capacity, packets: Ring::with_capacity(hint + 1), bytes: 0 }
     }
 
     pub fn capacity(&self) -> Capacity {
