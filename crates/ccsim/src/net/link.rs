@@ -354,12 +354,13 @@ impl Link {
         if self.has_outages && self.outage_holds(t, pool) {
             return;
         }
-        let head = match &mut self.queue {
-            Queue::DropTail(q) => q.dequeue(),
-            _ => self.dequeue_aqm(t, pool),
-        };
-        if let Some(head) = head {
-            self.transmit(t, head, pool);
+        match &mut self.queue {
+            Queue::DropTail(q) => {
+                if let Some(head) = q.dequeue() {
+                    self.transmit(t, head, pool);
+                }
+            }
+            _ => self.start_aqm_transmission(t, pool),
         }
     }
 
@@ -379,11 +380,13 @@ impl Link {
         true
     }
 
-    /// The head of a RED or CoDel queue at `t` (CoDel may drop some first).
+    /// `start_transmission` of a RED or CoDel queue (CoDel may drop some first).
     #[inline(never)]
-    fn dequeue_aqm(&mut self, t: Nanos, pool: &mut PacketPool) -> Option<Queued> {
+    fn start_aqm_transmission(&mut self, t: Nanos, pool: &mut PacketPool) {
         let lost_sacks = &mut self.lost_sacks;
-        self.queue.dequeue(t, pool, |p| note_lost_sack(lost_sacks, p))
+        if let Some(head) = self.queue.dequeue(t, pool, |p| note_lost_sack(lost_sacks, p)) {
+            self.transmit(t, head, pool);
+        }
     }
 
     /// Starts sending `head`, taken from the queue, at `t`.
