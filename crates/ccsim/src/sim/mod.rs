@@ -343,45 +343,56 @@ impl World {
     fn on_link_delivery(&mut self, id: PacketId) {
         let p = self.pool.get_mut(id);
         let (kind, i, next) = (p.kind, p.flow as usize, p.hop as usize + 1);
-        let route = match kind {
-            Kind::Data => &self.flows[i].data_route,
-            Kind::Ack => &self.flows[i].ack_route,
-            Kind::Udp => &self.source_routes[i],
-        };
-        if let Some(&l) = route.get(next) {
-            p.hop = next as u8;
-            let l = l as usize;
-            let source = match kind {
-                Kind::Udp => Some(i),
-                Kind::Data => self.flows[i].source.map(|k| k as usize),
-                Kind::Ack => None,
-            };
-            if !self.links[l].enqueue(self.now, id, &mut self.pool) {
-                if let Some(k) = source {
-                    self.source_counters[k].queue_drops += 1;
-                }
-            }
-            self.arm_link(l);
-            return;
-        }
         match kind {
-            Kind::Data => self.on_data_at_receiver(i, id),
-            Kind::Ack => {
-                if self.flows[i].access_delay > 0 {
-                    let f = &mut self.flows[i];
-                    f.line_in.push(self.now + f.access_delay, id);
-                    self.arm_line(i, true);
-                } else {
-                    self.on_ack_at_sender(i, id);
+            Kind::Data => {
+                let f = &self.flows[i];
+                match f.data_route.get(next) {
+                    None => self.on_data_at_receiver(i, id),
+                    Some(&l) => {
+                        p.hop = next as u8;
+                        let source = f.source.map(|k| k as usize);
+                        self.forward(id, l as usize, source);
+                    }
                 }
             }
-            Kind::Udp => {
-                let p = self.pool.remove(id);
-                let c = &mut self.source_counters[i];
-                c.packets_delivered += 1;
-                c.bytes_delivered += p.payload as u64;
+            Kind::Ack => {
+                let f = &mut self.flows[i];
+                match f.ack_route.get(next) {
+                    None if f.access_delay > 0 => {
+                        f.line_in.push(self.now + f.access_delay, id);
+                        self.arm_line(i, true);
+                    }
+                    None => self.on_ack_at_sender(i, id),
+                    Some(&l) => {
+                        p.hop = next as u8;
+                        self.forward(id, l as usize, None);
+                    }
+                }
+            }
+            Kind::Udp => match self.source_routes[i].get(next) {
+                None => {
+                    let c = &mut self.source_counters[i];
+                    c.packets_delivered += 1;
+                    c.bytes_delivered += p.payload as u64;
+                    self.pool.free(id);
+                }
+                Some(&l) => {
+                    p.hop = next as u8;
+                    self.forward(id, l as usize, Some(i));
+                }
+            },
+        }
+    }
+
+    /// Packet `id` goes on to link `l`, the next of its route; if it is
+    /// refused, that is a drop of traffic source `source`, if any.
+    fn forward(&mut self, id: PacketId, l: usize, source: Option<usize>) {
+        if !self.links[l].enqueue(self.now, id, &mut self.pool) {
+            if let Some(k) = source {
+                self.source_counters[k].queue_drops += 1;
             }
         }
+        self.arm_link(l);
     }
 
     fn arm_line(&mut self, i: usize, inbound: bool) {
