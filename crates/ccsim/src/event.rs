@@ -104,14 +104,22 @@ impl EventQueue {
 
     /// Sets link `link`'s deadline to `at` (as `Timer::arm`): an event is
     /// scheduled unless one is pending at or before `at`.
-    #[inline]
+    #[inline(always)]
     pub fn arm_link(&mut self, link: usize, at: Nanos) {
         if let Some(slot) = self.link_slots.get_mut(link) {
             slot.deadline = at;
             if slot.key == EMPTY_SLOT || (slot.key >> 64) as Nanos > at {
                 self.fill_link_slot(link, at);
             }
-        } else if let Some((at, generation)) = self.link_timers[link].arm(at) {
+        } else {
+            self.arm_link_timer(link, at);
+        }
+    }
+
+    /// `arm_link` of a link with a timer instead of a slot.
+    #[inline(never)]
+    fn arm_link_timer(&mut self, link: usize, at: Nanos) {
+        if let Some((at, generation)) = self.link_timers[link].arm(at) {
             self.push(at, Event::Link { link: link as u32, generation });
         }
     }
