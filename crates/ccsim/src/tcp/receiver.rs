@@ -262,11 +262,81 @@ impl Receiver {
     }
 
     /// A data segment arrives.
+    ///
+    /// The in-order segment is the common case and stays inline where the
+    /// owner calls this; what only some segments or receivers need (ECN
+    /// echo, duplicates, out-of-order data, window timing without
+    /// timestamps, buffer growth) is in functions of their own.
+    #[inline]
     pub fn on_data(&mut self, now: Nanos, p: &Packet) -> AckAction {
         self.segments_received += 1;
         let seq = p.seq;
         // The held ranges all start past rcv_nxt: the next segment in order is new.
         let duplicate = seq < self.rcv_nxt || (seq > self.rcv_nxt && self.holds(seq));
+        if self.cfg.ecn_echo != EcnEcho::Off {
+            self.echo_ecn(now, p, duplicate);
+        }
+        // RFC 7323: remember TSval of the segment that starts the unacknowledged
+        // data; TS.Recent never goes back (an old segment filling a hole after
+        // its retransmission arrived does not lower it).
+        if self.cfg.timestamps && p.seq <= self.last_ack_sent && p.ts_val >= self.ts_recent {
+            self.ts_recent = p.ts_val;
+        }
+        if self.cfg.timestamps && p.ts_ecr > 0 && p.seq >= self.rcv_nxt {
+            self.rtt_estimate = Some(now.saturating_sub(p.ts_ecr).max(1));
+        }
+        if duplicate {
+            return self.on_duplicate(seq);
+        }
+        if seq != self.rcv_nxt {
+            self.insert_out_of_order(seq, p.payload as u64);
+            return AckAction::Send;
+        }
+        let had_holes = !self.ooo.is_empty();
+        // Linux tcp_event_data_recv: the first data starts quick ACKs, and
+        // so does data after a gap longer than the RTO ("apparently sender
+        // failed to restart window"): after an outage, say.
+        if self.rcv_nxt == 0 || now.saturating_sub(self.last_data_at) > self.cfg.rto {
+            self.add_quick_acks(MAX_QUICK_ACKS);
+        }
+        self.last_data_at = now;
+        self.rcv_nxt += 1;
+        self.deliver(now, p.payload as u64);
+        if had_holes {
+            self.deliver_held(now);
+        }
+        if self.cfg.autotune {
+            // Linux tcp_grow_window: two segments more per segment while
+            // the buffer has room, and a window that grew is announced at
+            // once (icsk_ack.quick |= 1, which also keeps an even count of
+            // quick ACKs from running out): a receiver ACKs every segment
+            // while its window opens, as in slow start.
+            let most = self.cfg.accounting.window_from_space(self.rcv_buf);
+            let grown = (self.rcv_ssthresh + 2 * self.cfg.mss as u64).min(most);
+            if grown > self.rcv_ssthresh {
+                self.rcv_ssthresh = grown;
+                self.quick_acks |= 1;
+            }
+        }
+        if !self.cfg.timestamps {
+            self.measure_rtt_by_window(now);
+        }
+        self.autotune(now);
+        // Linux tcp_ecn_accept_cwr (4.18+): data with CWR is ACKed at once,
+        // since the sender's window may be down to one segment.
+        if had_holes || !self.cfg.delayed_ack || self.quick_acks > 0 || p.cwr {
+            return AckAction::Send;
+        }
+        self.unacked_segments += 1;
+        if self.unacked_segments >= self.cfg.delack_segments {
+            return AckAction::Send;
+        }
+        AckAction::Delay(now + self.cfg.delack_timeout)
+    }
+
+    /// The ECN echo of segment `p` (before the segment is otherwise handled).
+    #[inline(never)]
+    fn echo_ecn(&mut self, now: Nanos, p: &Packet, duplicate: bool) {
         match self.cfg.ecn_echo {
             EcnEcho::Off => {}
             EcnEcho::Classic => {
@@ -300,80 +370,38 @@ impl Receiver {
                 }
             }
         }
-        // RFC 7323: remember TSval of the segment that starts the unacknowledged
-        // data; TS.Recent never goes back (an old segment filling a hole after
-        // its retransmission arrived does not lower it).
-        if self.cfg.timestamps && p.seq <= self.last_ack_sent && p.ts_val >= self.ts_recent {
-            self.ts_recent = p.ts_val;
+    }
+
+    /// Segment `seq` arrived before: ACKed at once with a D-SACK block.
+    #[inline(never)]
+    fn on_duplicate(&mut self, seq: u64) -> AckAction {
+        self.duplicate_segments += 1;
+        self.duplicate_to_report = Some(seq);
+        // Linux tcp_sack_new_ofo_skb: the block holding it comes next, so
+        // the sender sees the D-SACK inside the second block (RFC 2883).
+        if let Some(r) = self.ooo.iter().find(|r| r.start <= seq && seq < r.end) {
+            self.latest_range_start = Some(r.start);
         }
-        if self.cfg.timestamps && p.ts_ecr > 0 && p.seq >= self.rcv_nxt {
-            self.rtt_estimate = Some(now.saturating_sub(p.ts_ecr).max(1));
-        }
-        if duplicate {
-            self.duplicate_segments += 1;
-            self.duplicate_to_report = Some(seq);
-            // Linux tcp_sack_new_ofo_skb: the block holding it comes next, so
-            // the sender sees the D-SACK inside the second block (RFC 2883).
-            if let Some(r) = self.ooo.iter().find(|r| r.start <= seq && seq < r.end) {
-                self.latest_range_start = Some(r.start);
-            }
-            // Linux tcp_data_queue: a retransmission; ACK at once and keep
-            // quick ACKs going (tcp_enter_quickack_mode).
-            self.add_quick_acks(MAX_QUICK_ACKS);
-            return AckAction::Send;
-        }
-        if seq == self.rcv_nxt {
-            let had_holes = !self.ooo.is_empty();
-            // Linux tcp_event_data_recv: the first data starts quick ACKs, and
-            // so does data after a gap longer than the RTO ("apparently sender
-            // failed to restart window"): after an outage, say.
-            if self.rcv_nxt == 0 || now.saturating_sub(self.last_data_at) > self.cfg.rto {
-                self.add_quick_acks(MAX_QUICK_ACKS);
-            }
-            self.last_data_at = now;
-            self.rcv_nxt += 1;
-            self.deliver(now, p.payload as u64);
-            if let Some(first) = self.ooo.first().copied() {
-                if first.start == self.rcv_nxt {
-                    self.ooo.remove(0);
-                    self.ooo_bytes -= first.bytes;
-                    self.rcv_nxt = first.end;
-                    self.deliver(now, first.bytes);
-                    if self.latest_range_start == Some(first.start) {
-                        self.latest_range_start = None;
-                    }
-                }
-            }
-            if self.cfg.autotune {
-                // Linux tcp_grow_window: two segments more per segment while
-                // the buffer has room, and a window that grew is announced at
-                // once (icsk_ack.quick |= 1, which also keeps an even count of
-                // quick ACKs from running out): a receiver ACKs every segment
-                // while its window opens, as in slow start.
-                let most = self.cfg.accounting.window_from_space(self.rcv_buf);
-                let grown = (self.rcv_ssthresh + 2 * self.cfg.mss as u64).min(most);
-                if grown > self.rcv_ssthresh {
-                    self.rcv_ssthresh = grown;
-                    self.quick_acks |= 1;
-                }
-            }
-            if !self.cfg.timestamps {
-                self.measure_rtt_by_window(now);
-            }
-            self.autotune(now);
-            // Linux tcp_ecn_accept_cwr (4.18+): data with CWR is ACKed at once,
-            // since the sender's window may be down to one segment.
-            if had_holes || !self.cfg.delayed_ack || self.quick_acks > 0 || p.cwr {
-                return AckAction::Send;
-            }
-            self.unacked_segments += 1;
-            if self.unacked_segments >= self.cfg.delack_segments {
-                return AckAction::Send;
-            }
-            return AckAction::Delay(now + self.cfg.delack_timeout);
-        }
-        self.insert_out_of_order(seq, p.payload as u64);
+        // Linux tcp_data_queue: a retransmission; ACK at once and keep
+        // quick ACKs going (tcp_enter_quickack_mode).
+        self.add_quick_acks(MAX_QUICK_ACKS);
         AckAction::Send
+    }
+
+    /// After an in-order segment: the held range it reaches, if any, is delivered too.
+    #[inline(never)]
+    fn deliver_held(&mut self, now: Nanos) {
+        if let Some(first) = self.ooo.first().copied() {
+            if first.start == self.rcv_nxt {
+                self.ooo.remove(0);
+                self.ooo_bytes -= first.bytes;
+                self.rcv_nxt = first.end;
+                self.deliver(now, first.bytes);
+                if self.latest_range_start == Some(first.start) {
+                    self.latest_range_start = None;
+                }
+            }
+        }
     }
 
     /// The ACK that must leave before the one `on_data` asked for (DCTCP echo
@@ -389,6 +417,7 @@ impl Receiver {
 
     /// Linux tcp_incr_quickack: as many quick ACKs as half the offered
     /// window holds segments (2 if none), at most `max`, if that is more.
+    #[inline(never)]
     fn add_quick_acks(&mut self, max: u32) {
         let half_window = self.free_window_bytes() / (2 * self.cfg.mss as u64);
         let quick = if half_window == 0 { 2 } else { half_window }.min(max as u64) as u32;
@@ -404,6 +433,7 @@ impl Receiver {
         self.ooo.iter().any(|r| r.start <= seq && seq < r.end)
     }
 
+    #[inline(never)]
     fn insert_out_of_order(&mut self, seq: u64, bytes: u64) {
         self.ooo_bytes += bytes;
         let i = self.ooo.partition_point(|r| r.end < seq);
@@ -432,6 +462,7 @@ impl Receiver {
     /// window's worth of data past the point where the timing began; the
     /// estimate keeps the smallest such time (a window the sender did not fill
     /// at once takes longer than an RTT, never less).
+    #[inline(never)]
     fn measure_rtt_by_window(&mut self, now: Nanos) {
         if let Some(start) = self.rtt_window_start {
             if self.rcv_nxt < self.rtt_window_end {
@@ -452,6 +483,7 @@ impl Receiver {
     /// last one that grew the buffer, the buffer becomes twice that plus 16
     /// segments, plus twice its relative growth, for a sender in slow start.
     /// The buffer is counted in payload bytes (no skb overhead).
+    #[inline(always)]
     fn autotune(&mut self, now: Nanos) {
         if !self.cfg.autotune {
             return;
@@ -460,6 +492,12 @@ impl Receiver {
         if now < self.space_time + rtt {
             return;
         }
+        self.adjust_space(now);
+    }
+
+    /// `autotune` once an RTT has passed since the last measure.
+    #[inline(never)]
+    fn adjust_space(&mut self, now: Nanos) {
         let copied = self.delivered_bytes - self.space_bytes;
         if copied > self.space {
             let mut want = 2 * copied + 16 * self.cfg.mss as u64;
