@@ -210,6 +210,28 @@ impl FlowSeries {
         s
     }
 
+    /// Room for `rows` more rows, so the columns need not grow as they fill
+    /// (growing 17 columns row by row cost a UMTS run an eighth of its time).
+    pub fn reserve(&mut self, rows: usize) {
+        self.t.reserve(rows);
+        self.flow.reserve(rows);
+        self.cwnd.reserve(rows);
+        self.ssthresh.reserve(rows);
+        self.srtt_ms.reserve(rows);
+        self.rttvar_ms.reserve(rows);
+        self.rto_ms.reserve(rows);
+        self.min_rtt_ms.reserve(rows);
+        self.rtt_ms.reserve(rows);
+        self.in_flight.reserve(rows);
+        self.delivered_bytes.reserve(rows);
+        self.bytes_sent.reserve(rows);
+        self.retransmitted.reserve(rows);
+        self.timeouts.reserve(rows);
+        self.ca_state.reserve(rows);
+        self.pacing_rate_bps.reserve(rows);
+        self.rwnd_bytes.reserve(rows);
+    }
+
     /// A sample at `now` of the flows given to `new`. `touched[i]`: flow i
     /// had an event since its previous sample (reset here); an untouched flow
     /// cannot have changed, so only touched flows are read, through `flow(i)`:

@@ -39,7 +39,7 @@ use crate::net::pool::{PacketId, PacketPool};
 use crate::record::pcap::{FlowMeta, PcapWriter};
 use crate::record::rtt_samples::RttSamples;
 use crate::record::rtt_stats::RttStats;
-use crate::record::series::{FlowSeries, LinkSeries};
+use crate::record::series::{FlowSeries, LinkSeries, DEFAULT_FLOW_SAMPLES};
 use crate::scenario::Scenario;
 use crate::tcp::receiver::{AckAction, Receiver};
 use crate::tcp::sender::Sender;
@@ -602,6 +602,13 @@ impl World {
     fn on_sample(&mut self) {
         let now = self.now;
         let next = now + self.sample_interval;
+        if now == 0 {
+            // Room for a row per flow and sample (the change-only rows are
+            // often fewer: capped at what a default interval keeps).
+            let samples = self.end / self.sample_interval + 1;
+            let rows = (self.main_flows as u64).saturating_mul(samples).min(DEFAULT_FLOW_SAMPLES);
+            self.series.reserve(rows as usize);
+        }
         let flows = &self.flows;
         self.series.sample(now, next > self.end, &mut self.sample_touched, |i| {
             let f = &flows[i];
@@ -610,8 +617,10 @@ impl World {
         });
         for (l, link) in self.links.iter_mut().enumerate() {
             link.sync(now, &mut self.pool);
-            let flows = &mut self.flows;
-            link.release_lost_sacks(|flow, slot| flows[flow as usize].receiver.release_sack(slot));
+            if link.has_lost_sacks() {
+                let flows = &mut self.flows;
+                link.release_lost_sacks(|flow, slot| flows[flow as usize].receiver.release_sack(slot));
+            }
             self.link_series.push(now, l, link);
         }
         if !self.sources.is_empty() {
