@@ -525,7 +525,7 @@ impl Receiver {
     }
 
     /// The ACK to send now: the one `on_data` asked for (AckAction::Send).
-    #[inline]
+    #[inline(always)]
     pub fn ack(&mut self, now: Nanos) -> Packet {
         // Most ACKs have no blocks: the store is not touched for them.
         let (blocks, sack) = match self.cfg.sack && (self.duplicate_to_report.is_some() || !self.ooo.is_empty()) {
