@@ -253,7 +253,11 @@ impl Receiver {
     /// share), at most rcv_ssthresh.
     fn free_window_bytes(&self) -> u64 {
         let acc = self.cfg.accounting;
-        let free_space = self.rcv_buf.saturating_sub(acc.space_of(self.ooo_bytes, self.cfg.mss as u64));
+        // Without held data (the usual case) the whole buffer is free: no division.
+        let free_space = match self.ooo_bytes {
+            0 => self.rcv_buf,
+            held => self.rcv_buf.saturating_sub(acc.space_of(held, self.cfg.mss as u64)),
+        };
         acc.window_from_space(free_space).min(self.rcv_ssthresh)
     }
 
