@@ -562,8 +562,7 @@ impl World {
             AckAction::None => {}
             AckAction::Send => {
                 f.delack_timer.cancel();
-                let ack = f.receiver.ack(now);
-                self.send_ack(i, ack);
+                self.send_new_ack(i);
             }
             AckAction::Delay(at) => {
                 if f.delack_timer.deadline().is_none() {
@@ -575,6 +574,17 @@ impl World {
                 }
             }
         }
+    }
+
+    /// Sends the ACK flow `i`'s receiver asked for, built in its pool slot.
+    fn send_new_ack(&mut self, i: usize) {
+        let f = &mut self.flows[i];
+        let l = f.ack_link();
+        let mut ack = f.receiver.ack(self.now);
+        ack.hop = 0;
+        let id = self.pool.insert(ack);
+        self.links[l].enqueue(self.now, id, &mut self.pool);
+        self.arm_link(l);
     }
 
     #[inline]
