@@ -193,8 +193,28 @@ impl Link {
 
     /// Packet `id` of `pool` arrives at the link's queue at `now`. Returns
     /// false if it was dropped (and freed).
-    #[inline]
+    #[inline(always)]
     pub fn enqueue(&mut self, now: Nanos, id: PacketId, pool: &mut PacketPool) -> bool {
+        // The usual arrival, inline where the owner sends: the transmitter
+        // is busy (and not behind) and a drop-tail queue takes the packet.
+        if let (Some(tr), Queue::DropTail(q)) = (self.in_service, &mut self.queue) {
+            if tr.end > now {
+                let p = pool.get_mut(id);
+                self.counters.arrivals += 1;
+                self.counters.arrival_bytes += p.wire_bytes as u64;
+                p.enqueued_at = now;
+                if q.enqueue(id, pool) {
+                    return true;
+                }
+                return self.refuse(id, pool);
+            }
+        }
+        self.enqueue_other(now, id, pool)
+    }
+
+    /// `enqueue` of any other arrival.
+    #[inline(never)]
+    fn enqueue_other(&mut self, now: Nanos, id: PacketId, pool: &mut PacketPool) -> bool {
         if self.next_transmitter_event().is_some_and(|t| t <= now) {
             self.catch_up(now, pool);
         }
