@@ -227,14 +227,18 @@ impl World {
 
     #[inline(always)]
     fn rearm_link(&mut self, l: usize) {
-        let link = &mut self.links[l];
+        Self::rearm(l, &mut self.links[l], &mut self.events, &mut self.flows);
+    }
+
+    /// `rearm_link` of `link`, link number `l`, for a caller that holds it.
+    #[inline(always)]
+    fn rearm(l: usize, link: &mut Link, events: &mut EventQueue, flows: &mut [Flow]) {
         if link.has_lost_sacks() {
-            let flows = &mut self.flows;
             link.release_lost_sacks(|flow, slot| flows[flow as usize].receiver.release_sack(slot));
         }
         link.wakeup_rearmed();
         if let Some(t) = link.next_wakeup() {
-            self.events.arm_link(l, t);
+            events.arm_link(l, t);
         }
     }
 
@@ -328,8 +332,9 @@ impl World {
         if !self.events.link_fires(l, generation, self.now) {
             return;
         }
-        self.links[l].advance(self.now, &mut self.pool, &mut self.delivered);
-        self.rearm_link(l);
+        let link = &mut self.links[l];
+        link.advance(self.now, &mut self.pool, &mut self.delivered);
+        Self::rearm(l, link, &mut self.events, &mut self.flows);
         // By index: a delivery never reaches another link's `advance`, so
         // the list stays as it is until cleared (and is not moved out and back).
         for k in 0..self.delivered.len() {
