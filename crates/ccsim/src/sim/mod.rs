@@ -550,11 +550,6 @@ impl World {
             c.packets_delivered += 1;
             c.bytes_delivered += f.receiver.delivered_bytes - delivered_before;
         }
-        if let Some(early) = f.receiver.take_early_ack() {
-            f.delack_timer.cancel();
-            self.send_ack(i, early);
-        }
-        let f = &mut self.flows[i];
         if f.completed_at.is_none() && f.size.is_some_and(|s| f.receiver.delivered_bytes >= s) {
             f.completed_at = Some(now);
             f.active_end = Some((now, f.receiver.delivered_bytes, f.sender.stats.bytes_sent));
@@ -563,6 +558,13 @@ impl World {
                 self.source_active[k as usize] -= 1;
             }
         }
+        let f = match f.receiver.has_early_ack() {
+            false => f,
+            true => {
+                self.send_early_ack(i);
+                &mut self.flows[i]
+            }
+        };
         match action {
             AckAction::None => {}
             AckAction::Send => {
@@ -578,6 +580,17 @@ impl World {
                     });
                 }
             }
+        }
+    }
+
+    /// Sends the ACK flow `i`'s receiver made before the one its segment
+    /// asks for (DCTCP's echo of a CE change).
+    #[inline(never)]
+    fn send_early_ack(&mut self, i: usize) {
+        let f = &mut self.flows[i];
+        if let Some(early) = f.receiver.take_early_ack() {
+            f.delack_timer.cancel();
+            self.send_ack(i, early);
         }
     }
 

@@ -414,6 +414,12 @@ impl Receiver {
         self.early_ack.take()
     }
 
+    /// Whether `take_early_ack` has an ACK.
+    #[inline]
+    pub fn has_early_ack(&self) -> bool {
+        self.early_ack.is_some()
+    }
+
     /// The delayed-ACK timer fired.
     pub fn on_delack_timer(&mut self, now: Nanos) -> Option<Packet> {
         (self.unacked_segments > 0).then(|| self.ack(now))
