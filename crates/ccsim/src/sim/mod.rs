@@ -225,6 +225,8 @@ impl World {
         }
     }
 
+    /// Schedules link `l`'s next wakeup (and frees the SACK slots of the
+    /// ACKs it lost), whether or not it says it may have moved.
     #[inline(always)]
     fn rearm_link(&mut self, l: usize) {
         Self::rearm(l, &mut self.links[l], &mut self.events, &mut self.flows);
