@@ -265,27 +265,25 @@ impl Sender {
     }
 
     /// The next time the sender must be woken (start, stop, pacing, RTO,
-    /// loss probe or RACK's reordering timer).
+    /// loss probe or RACK's reordering timer). Each deadline is a plain
+    /// `min` with `Nanos::MAX` for none (no deadline is 585 years away):
+    /// branch-free, as this runs after every ACK.
     pub fn next_wakeup(&self, now: Nanos) -> Option<Nanos> {
-        let mut t = self.rto_at;
-        let mut consider = |x: Option<Nanos>| {
-            if let Some(x) = x {
-                t = Some(t.map_or(x, |t: Nanos| t.min(x)));
-            }
-        };
+        const NONE: Nanos = Nanos::MAX;
+        let mut t = (self.rto_at.unwrap_or(NONE))
+            .min(self.tlp.timer_at.unwrap_or(NONE))
+            .min(self.rack.timer_at.unwrap_or(NONE))
+            .min(self.early_retransmit.timer_at.unwrap_or(NONE));
         if !self.started {
-            consider(Some(self.cfg.start));
+            t = t.min(self.cfg.start);
         }
         if self.app_active {
-            consider(self.cfg.stop);
+            t = t.min(self.cfg.stop.unwrap_or(NONE));
         }
         if self.next_send_at > now && self.has_something_to_send() {
-            consider(Some(self.next_send_at));
+            t = t.min(self.next_send_at);
         }
-        consider(self.tlp.timer_at);
-        consider(self.rack.timer_at);
-        consider(self.early_retransmit.timer_at);
-        t
+        (t != NONE).then_some(t)
     }
 
     /// Timer callback: does whatever is due at `now`.
