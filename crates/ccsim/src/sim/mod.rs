@@ -458,18 +458,20 @@ impl World {
 
     /// ACK `id` reaches flow `i`'s sender (the end of its journey: freed).
     fn on_ack_at_sender(&mut self, i: usize, id: PacketId) {
-        let p = self.pool.remove(id);
+        self.touch(i);
+        // Read in place (the pool is not touched until the slot is freed).
+        let p = self.pool.get(id);
         if let Some(pcap) = self.pcap.as_mut() {
             let f = &self.flows[i];
             if f.captured {
-                pcap.capture(self.now, &p, f.receiver.sack_blocks(&p));
+                pcap.capture(self.now, p, f.receiver.sack_blocks(p));
             }
         }
-        self.touch(i);
         let mut out = std::mem::take(&mut self.packets);
         let f = &mut self.flows[i];
-        f.sender.on_ack(self.now, &p, f.receiver.sack_blocks(&p), &mut out);
+        f.sender.on_ack(self.now, p, f.receiver.sack_blocks(p), &mut out);
         f.receiver.release_sack(p.sack);
+        self.pool.free(id);
         if let Some(rtt) = f.sender.last_rtt_sample {
             if let Some(stats) = self.rtt_stats.get_mut(i) {
                 stats.add(rtt as f64 / 1e6);
