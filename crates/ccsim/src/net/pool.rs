@@ -9,7 +9,7 @@
 //! Whoever ends a packet's journey (the link that drops or loses it, the
 //! owner it is delivered to) frees its slot.
 
-use super::packet::Packet;
+use super::packet::{Kind, Packet};
 
 /// A packet's slot in the `PacketPool`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -32,23 +32,35 @@ impl PacketPool {
     /// Puts `p` in a free slot.
     #[inline]
     pub fn insert(&mut self, p: Packet) -> PacketId {
+        self.insert_copy(&p)
+    }
+
+    /// Puts a copy of `*p` in a free slot. The packet is read once the slot
+    /// is found, so it is copied straight from where the caller holds it
+    /// (not first to the stack).
+    #[inline]
+    pub fn insert_copy(&mut self, p: &Packet) -> PacketId {
         let i = match self.free_slots.pop() {
-            Some(i) => {
-                self.slots[i as usize] = p;
-                i
-            }
-            None => {
-                self.slots.push(p);
-                #[cfg(debug_assertions)]
-                self.live.push(false);
-                (self.slots.len() - 1) as u32
-            }
+            Some(i) => i,
+            None => self.add_slot(),
         };
+        self.slots[i as usize] = *p;
         #[cfg(debug_assertions)]
         {
             self.live[i as usize] = true;
         }
         PacketId(i)
+    }
+
+    /// A new slot at the end (the pool grows only to the most packets ever
+    /// in flight at once), holding a placeholder until it is written.
+    #[cold]
+    #[inline(never)]
+    fn add_slot(&mut self) -> u32 {
+        self.slots.push(Packet::new(Kind::Data, 0, 0));
+        #[cfg(debug_assertions)]
+        self.live.push(false);
+        (self.slots.len() - 1) as u32
     }
 
     #[inline]
@@ -101,7 +113,6 @@ impl PacketPool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::packet::Kind;
 
     #[test]
     fn reuses_the_last_freed_slot_and_keeps_the_others() {
@@ -115,6 +126,20 @@ mod tests {
         pool.get_mut(b).ce = true;
         assert!(pool.remove(b).ce);
         assert_eq!(pool.len(), 1);
+    }
+
+    #[test]
+    fn a_copy_goes_to_a_freed_slot_or_a_new_one() {
+        let mut pool = PacketPool::new();
+        let mut p = Packet::new(Kind::Data, 7, 1500);
+        let a = pool.insert_copy(&p);
+        p.seq = 9;
+        let b = pool.insert_copy(&p);
+        assert_ne!(a, b);
+        assert_eq!((pool.get(a).seq, pool.get(b).seq, pool.get(b).flow), (0, 9, 7));
+        pool.free(a);
+        assert_eq!(pool.insert_copy(&p), a);
+        assert_eq!((pool.get(a).seq, pool.len()), (9, 2));
     }
 
     #[test]

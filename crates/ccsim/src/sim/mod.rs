@@ -505,7 +505,7 @@ impl World {
             let at = self.now + f.access_delay;
             for p in out.iter_mut() {
                 p.hop = 0;
-                f.line_out.push(at, self.pool.insert(*p));
+                f.line_out.push(at, self.pool.insert_copy(p));
             }
             self.arm_line(i, false);
         } else {
@@ -513,7 +513,7 @@ impl World {
             let (link, background) = (&mut self.links[l], f.source);
             for p in out.iter_mut() {
                 p.hop = 0;
-                let id = self.pool.insert(*p);
+                let id = self.pool.insert_copy(p);
                 if !link.enqueue(self.now, id, &mut self.pool) {
                     if let Some(k) = background {
                         self.source_counters[k as usize].queue_drops += 1;
