@@ -207,6 +207,41 @@ impl Scoreboard {
     pub fn ack_to(&mut self, ack: u64, mut on_removed: impl FnMut(Removed)) {
         let una = self.una;
         let n = ack.saturating_sub(una).min(self.segs.len() as u64) as usize;
+        let mut clean = 0;
+        while clean < n && self.segs[clean].flags == 0 {
+            clean += 1;
+        }
+        if n > 0 && clean == n {
+            // The usual ACK: one clean run, handed over without the loop
+            // below (which, around the caller's code, keeps that code's
+            // state in registers or on the stack for the whole loop).
+            if una < self.prior_highest_sacked_end {
+                self.reordered_low = self.reordered_low.min(una);
+            }
+            on_removed(Removed {
+                first_seq: una,
+                first: &self.segs[0],
+                last_seq: una + n as u64 - 1,
+                last: &self.segs[n - 1],
+                count: n as u32,
+            });
+        } else {
+            self.ack_each(n, &mut on_removed);
+        }
+        self.segs.drain(..n);
+        self.una += n as u64;
+        if self.scan < self.una {
+            self.scan = self.una;
+            self.sacked_below_scan = 0;
+        }
+        self.retransmit_hint = self.retransmit_hint.max(self.una);
+    }
+
+    /// `ack_to`'s hand-over of the first `n` segments when they are not one
+    /// clean run, counting each off the counters it is in.
+    #[inline(never)]
+    fn ack_each(&mut self, n: usize, on_removed: &mut impl FnMut(Removed)) {
+        let una = self.una;
         let mut k = 0;
         while k < n {
             let seq = una + k as u64;
@@ -248,13 +283,6 @@ impl Scoreboard {
             });
             k = end;
         }
-        self.segs.drain(..n);
-        self.una += n as u64;
-        if self.scan < self.una {
-            self.scan = self.una;
-            self.sacked_below_scan = 0;
-        }
-        self.retransmit_hint = self.retransmit_hint.max(self.una);
     }
 
     /// Before an ACK's SACK blocks and cumulative ACK are applied.
