@@ -570,30 +570,36 @@ impl Sender {
         let sack_on = self.cfg.sack;
         // A run of clean segments (scoreboard::Removed) went out in order: the
         // rate sample and RACK take its last, the oldest RTT its first.
-        self.sb.ack_to(ack.seq, |r| {
-            let s = r.last;
-            if s.has(EVER_RETRANS) {
-                flags.nonhead_retrans_acked |= !first_acked;
-            }
-            first_acked = false;
-            if !s.has(SACKED) {
-                rate.on_delivered(now, if sack_on { r.count } else { 0 }, s.sent_at, &s.tx);
-                // Linux tcp_skb_spurious_retrans: an ACK echoing a timestamp
-                // older than the retransmission was for the original, so
-                // RACK does not take the retransmission's send time.
-                let original_arrived = s.has(EVER_RETRANS) && ack_tsecr > 0 && ack_tsecr < s.sent_at;
-                if rack_on && !original_arrived {
-                    rack.on_delivered(r.last_seq, s, now, min_rtt);
-                }
+        // Inlined where ack_to calls it for a clean run, so the usual ACK
+        // builds no closure environment on the stack.
+        self.sb.ack_to(
+            ack.seq,
+            #[inline(always)]
+            |r| {
+                let s = r.last;
                 if s.has(EVER_RETRANS) {
-                    retransmitted_data_acked = true;
-                } else {
-                    flags.orig_acked_below_high_seq |= r.first_seq < high_seq;
-                    oldest_rtt.get_or_insert(now - r.first.sent_at);
-                    newest_rtt = Some(now - s.sent_at);
+                    flags.nonhead_retrans_acked |= !first_acked;
                 }
-            }
-        });
+                first_acked = false;
+                if !s.has(SACKED) {
+                    rate.on_delivered(now, if sack_on { r.count } else { 0 }, s.sent_at, &s.tx);
+                    // Linux tcp_skb_spurious_retrans: an ACK echoing a timestamp
+                    // older than the retransmission was for the original, so
+                    // RACK does not take the retransmission's send time.
+                    let original_arrived = s.has(EVER_RETRANS) && ack_tsecr > 0 && ack_tsecr < s.sent_at;
+                    if rack_on && !original_arrived {
+                        rack.on_delivered(r.last_seq, s, now, min_rtt);
+                    }
+                    if s.has(EVER_RETRANS) {
+                        retransmitted_data_acked = true;
+                    } else {
+                        flags.orig_acked_below_high_seq |= r.first_seq < high_seq;
+                        oldest_rtt.get_or_insert(now - r.first.sent_at);
+                        newest_rtt = Some(now - s.sent_at);
+                    }
+                }
+            },
+        );
         if self.cfg.sack {
             self.sb.end_ack();
         }
