@@ -4,7 +4,8 @@ Needs root, /dev/net/tun, `ip netns` and the ccemu binary (built by
 scripts/test). Skipped with the reason when one is missing, except under
 CI=true, where CI runs as root and they must run. The machine may be shared:
 the bounds are the contract's (rate within 2%, added delay within 0.5 ms at
-the median and 2 ms at the 99th percentile, loss within its binomial 99%
+the median and 2 ms at the 99th percentile, plus what the host's stalls
+added as the emulator measured them, loss within its binomial 99%
 interval), measured at the receiving sockets. A check of real time (rate,
 delay) gets a second run when the first misses: the host's other tenants
 can take the CPU for long enough to spoil one run (seen on the 2-core
@@ -122,10 +123,21 @@ def probed():
 
 
 def check_one_way_delay(r) -> None:
+    """The added delay at the median within 0.5 ms; at the 99th percentile
+    within 2 ms plus what the host's stalls added in this run: the emulator
+    measures how late the host woke a thread of its priority (host_wakeups,
+    over time; its 98th percentile because a packet crosses the emulator
+    twice), and no user-space emulator delivers while its CPU does not run."""
     src = r.sources.iloc[0]
-    serialization_ms = 1500 * 8 / 100e6 * 1e3
-    assert abs(src["owd_p50_ms"] - serialization_ms - 20.0) < 0.5, src["owd_p50_ms"]
-    assert abs(src["owd_p99_ms"] - serialization_ms - 20.0) < 2.0, src["owd_p99_ms"]
+    host = r.meta["emulator"]["host_wakeups"]
+    host_ms = host["lateness_p98_us"] / 1e3
+    added_ms = lambda q: src[f"owd_p{q}_ms"] - 1500 * 8 / 100e6 * 1e3 - 20.0  # noqa: E731
+    message = (
+        f"added delay {added_ms(50):.3f} ms at p50, {added_ms(99):.3f} ms at p99; the host woke the emulator's "
+        f"priority {host_ms:.3f} ms late at p98, {host['lateness_max_us'] / 1e3:.3f} ms at most"
+    )
+    assert abs(added_ms(50)) < 0.5, message
+    assert -2.0 < added_ms(99) < 2.0 + host_ms, message
 
 
 def test_added_one_way_delay_is_the_configured_delay(probed):
@@ -366,7 +378,8 @@ def test_a_results_directory_is_replaced_whole_only_with_force(tmp_path):
         'duration = "1s"\n[downlink]\nrate = "10Mbit"\ndelay = "10ms"\n[[flows]]\ncc = "cubic"\n', encoding="utf-8"
     )
     cmd = [sys.executable, "-m", "ccbench.cli", "emulate", str(scenario), "--out", str(tmp_path / "out"), "--no-plots"]
-    subprocess.run([*cmd, "--packets"], capture_output=True, check=True)
+    printed = subprocess.run([*cmd, "--packets"], capture_output=True, text=True, check=True).stdout
+    assert "host: woke the emulator's priority late by" in printed, printed
     first = (tmp_path / "out" / "flows.parquet").read_bytes()
     assert (tmp_path / "out" / "packets.parquet").exists()
     again = subprocess.run(cmd, capture_output=True, text=True)

@@ -26,6 +26,7 @@ mod adapter;
 mod capture;
 mod clock;
 mod forwarder;
+mod host_latency;
 mod ip;
 mod output;
 mod pool;
@@ -160,6 +161,7 @@ fn main() {
         std::thread::sleep(std::time::Duration::from_micros(200));
     }
     let t0 = t0.load(Ordering::Acquire);
+    let host = host_latency::HostLatency::start(config.realtime_priority);
     let mut governor = clock::PriorityGovernor::new(config.realtime_priority, clock::monotonic_ns());
     let clock = move || clock::monotonic_ns().saturating_sub(t0);
     let waiter = clock::Waiter::new(&[tuns[0].fd(), tuns[1].fd()]).unwrap_or_else(|e| fail(format!("epoll: {e}")));
@@ -203,13 +205,14 @@ fn main() {
         }
     }
     let end = clock();
+    let host_wakeups = host.finish();
     for d in dirs.iter_mut() {
         d.sync(end);
         series.push(end, d.index as usize, &d.link);
     }
     let records_ok = records.map(|r| r.finish().map_err(|e| e.to_string()));
     let files = output::Files { records: records_ok, pcap: capture.map(capture::Capture::finish) };
-    let result = output::results(&dirs, series, rtt.finish(), end, loops, sleeps, &governor, files);
+    let result = output::results(&dirs, series, rtt.finish(), end, (loops, sleeps, &host_wakeups), &governor, files);
     println!("{result}");
     std::io::stdout().flush().ok();
 }

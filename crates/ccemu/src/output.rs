@@ -5,6 +5,7 @@
 //! lateness, anomalies).
 
 use crate::forwarder::Direction;
+use crate::records::Lateness;
 use ccsim::record::pcap::PcapSummary;
 use ccsim::record::series::LinkSeries;
 use ccsim::record::table::{Column, Table};
@@ -12,7 +13,7 @@ use serde_json::{json, Map, Value};
 
 fn column(c: &Column) -> Value {
     match c {
-        Column::F64(v) => Value::Array(v.iter().map(|x| if x.is_finite() { json!(x) } else { Value::Null }).collect()),
+        Column::F64(v) => Value::Array(v.iter().map(|&x| nan(x)).collect()),
         Column::U64(v) => json!(v),
         Column::U32(v) => json!(v),
         Column::Str(v) => json!(v),
@@ -38,6 +39,15 @@ fn link_names(dirs: &[Direction]) -> Vec<String> {
     names
 }
 
+/// A number, or null where it is not one (JSON has no NaN).
+fn nan(x: f64) -> Value {
+    if x.is_finite() {
+        json!(x)
+    } else {
+        Value::Null
+    }
+}
+
 /// What became of the files the emulator was asked to write (None: not asked).
 pub struct Files {
     /// The packet records (`packets_file`).
@@ -52,8 +62,7 @@ pub fn results(
     series: LinkSeries,
     (rtt, flow_rtt): (Table, Table),
     end_ns: u64,
-    loops: u64,
-    sleeps: u64,
+    (loops, sleeps, host_wakeups): (u64, u64, &Lateness),
     governor: &crate::clock::PriorityGovernor,
     files: Files,
 ) -> Value {
@@ -62,7 +71,6 @@ pub fn results(
         .map(|d| {
             let a = d.anomalies;
             let l = &d.lateness;
-            let nan = |x: f64| if x.is_finite() { json!(x) } else { Value::Null };
             json!({
                 "link": d.name,
                 "pool_slots": d.pool_slots(),
@@ -95,6 +103,18 @@ pub fn results(
             "cpu_user_s": cpu_s(usage.ru_utime),
             "cpu_system_s": cpu_s(usage.ru_stime),
             "per_link": per_link,
+            // How late the host woke a thread of the emulator's priority, on a 1 ms grid (host_latency.rs).
+            "host_wakeups": {
+                "count": host_wakeups.count(),
+                "lateness_mean_us": nan(host_wakeups.mean_us()),
+                "lateness_p50_us": nan(host_wakeups.quantile_us(0.5)),
+                // A packet crosses the emulator twice (read on arrival, written when
+                // due), so a stall can delay twice its share of time in packets: the
+                // host's 98th percentile is the one to set beside the packets' 99th.
+                "lateness_p98_us": nan(host_wakeups.quantile_us(0.98)),
+                "lateness_p99_us": nan(host_wakeups.quantile_us(0.99)),
+                "lateness_max_us": nan(host_wakeups.max_us()),
+            },
             "packet_records_error": match files.records { Some(Err(e)) => Value::String(e), _ => Value::Null },
         },
         "pcap": files.pcap.map(|p| json!({"path": p.path, "packets": p.packets, "error": p.error})),

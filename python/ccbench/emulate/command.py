@@ -129,6 +129,11 @@ def main(
             f"{link['link']}: delivery lateness p50 {link['lateness_p50_us']} us, p99 {link['lateness_p99_us']} us; "
             f"{link['overruns']} overruns, {link['write_failures']} write failures"
         )
+    wakeups = r.meta["emulator"]["host_wakeups"]
+    console.print(
+        f"host: woke the emulator's priority late by {wakeups['lateness_p50_us']} us at p50, "
+        f"{wakeups['lateness_p99_us']} us at p99, {wakeups['lateness_max_us']:.0f} us at most"
+    )
     console.print(
         f"Results in [bold]{escape(str(out))}[/bold]" + (f" ({len(pngs)} plots)" if pngs else ""), soft_wrap=True
     )
