@@ -170,23 +170,31 @@ impl Scoreboard {
         self.sacked_ranges.insert(start, end);
     }
 
+    /// Takes a segment that leaves the repair (SACKed, or acknowledged
+    /// cumulatively) off the lost and retransmitted counts its `flags` put
+    /// it in.
+    #[inline(always)]
+    fn uncount_repair(&mut self, flags: u8) {
+        if flags & LOST != 0 {
+            self.lost_out -= 1;
+            if flags & RETRANS == 0 {
+                self.lost_pending -= 1;
+            }
+        }
+        if flags & RETRANS != 0 {
+            self.retrans_out -= 1;
+        }
+    }
+
     /// Marks segment `seq` SACKed, unless it is already.
     #[inline(always)]
     fn sack_one(&mut self, seq: u64, on_newly: &mut impl FnMut(u64, &Segment)) {
         let i = (seq - self.una) as usize;
-        let s = &mut self.segs[i];
-        if s.has(SACKED) {
+        if self.segs[i].has(SACKED) {
             return;
         }
-        if s.has(LOST) {
-            self.lost_out -= 1;
-            if !s.has(RETRANS) {
-                self.lost_pending -= 1;
-            }
-        }
-        if s.has(RETRANS) {
-            self.retrans_out -= 1;
-        }
+        self.uncount_repair(self.segs[i].flags);
+        let s = &mut self.segs[i];
         if !s.has(EVER_RETRANS) && seq < self.prior_highest_sacked_end {
             self.reordered_low = self.reordered_low.min(seq);
         }
@@ -245,38 +253,30 @@ impl Scoreboard {
         let mut k = 0;
         while k < n {
             let seq = una + k as u64;
-            let s = &self.segs[k];
+            let flags = self.segs[k].flags;
             let mut end = k + 1;
-            if s.flags == 0 {
+            if flags == 0 {
                 // A clean run: nothing to count off.
                 while end < n && self.segs[end].flags == 0 {
                     end += 1;
                 }
-            } else if s.has(SACKED) {
+            } else if flags & SACKED != 0 {
                 self.sacked_out -= 1;
                 if seq < self.scan {
                     self.sacked_below_scan -= 1;
                 }
             } else {
-                if s.has(LOST) {
-                    self.lost_out -= 1;
-                    if !s.has(RETRANS) {
-                        self.lost_pending -= 1;
-                    }
-                }
-                if s.has(RETRANS) {
-                    self.retrans_out -= 1;
-                }
+                self.uncount_repair(flags);
             }
             // An original delivered below what an earlier ACK SACKed came
             // late (of a clean run, the first is the lowest).
-            if s.flags & (SACKED | EVER_RETRANS) == 0 && seq < self.prior_highest_sacked_end {
+            if flags & (SACKED | EVER_RETRANS) == 0 && seq < self.prior_highest_sacked_end {
                 self.reordered_low = self.reordered_low.min(seq);
             }
             let last = &self.segs[end - 1];
             on_removed(Removed {
                 first_seq: seq,
-                first: s,
+                first: &self.segs[k],
                 last_seq: una + end as u64 - 1,
                 last,
                 count: (end - k) as u32,
