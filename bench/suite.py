@@ -73,6 +73,13 @@ SPEED_BINARY = ROOT / "target" / "release" / "examples" / "speed"
 #: --pgo: the profile scripts/install-pgo writes, and the speed example built with it.
 PGO_PROFILE = ROOT / "target" / "pgo" / "ccsim.profdata"
 PGO_SPEED_BINARY = ROOT / "target" / "pgo" / "speed" / "release" / "examples" / "speed"
+#: What the profile depends on: the core's sources and the training workload.
+PGO_INPUTS = (
+    ROOT / "crates" / "ccsim",
+    ROOT / "Cargo.lock",
+    ROOT / "bench" / "pgo_training.py",
+    ROOT / "python" / "ccbench" / "campaigns" / "compare.toml",
+)
 DELAY_MS = 10
 
 
@@ -222,10 +229,22 @@ def build_speed_binary() -> Path:
     return SPEED_BINARY
 
 
+def profile_is_current(profile: Path, inputs: tuple[Path, ...]) -> bool:
+    """Whether `profile` exists and is newer than every file of `inputs`
+    (files or directories). A profile of older sources is not used: rustc
+    drops the counts of every function that changed since (a "hash
+    mismatch" warning), so the build would be only partly optimized."""
+    if not profile.exists():
+        return False
+    files = (f for i in inputs for f in ([i] if i.is_file() else i.rglob("*")) if f.is_file())
+    return all(f.stat().st_mtime <= profile.stat().st_mtime for f in files)
+
+
 def build_pgo_speed_binary() -> Path:
     """The speed example built as scripts/install-pgo builds the extension: with
-    the profile of its training runs (written first, by the script, when missing)."""
-    if not PGO_PROFILE.exists():
+    the profile of its training runs (written first, by the script, when missing
+    or older than the core's sources)."""
+    if not profile_is_current(PGO_PROFILE, PGO_INPUTS):
         print("writing the PGO profile (scripts/install-pgo --profile-only) ...", file=sys.stderr, flush=True)
         subprocess.run(
             [str(ROOT / "scripts" / "install-pgo"), "--profile-only"],

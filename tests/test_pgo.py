@@ -64,3 +64,26 @@ def test_the_pgo_build_gives_the_default_builds_results(tmp_path, require_tool):
     )
     assert same.returncode == 0, same.stdout + same.stderr
     assert "all 21 digests match" in same.stderr
+
+
+def test_a_profile_older_than_the_sources_is_written_again(tmp_path):
+    """bench/suite.py --pgo built with whatever profile target/pgo held, so
+    after a change to the core it measured a build whose changed functions
+    rustc had left unoptimized ("hash mismatch")."""
+    sys.path.insert(0, str(BENCH))
+    try:
+        from suite import profile_is_current
+    finally:
+        sys.path.remove(str(BENCH))
+    sources = tmp_path / "src"
+    (sources / "tcp").mkdir(parents=True)
+    source, lock, profile = sources / "tcp" / "scoreboard.rs", tmp_path / "Cargo.lock", tmp_path / "ccsim.profdata"
+    for f in (source, lock):
+        f.write_text("x", encoding="utf-8")
+        os.utime(f, (1000, 1000))
+    assert not profile_is_current(profile, (sources, lock))
+    profile.write_text("p", encoding="utf-8")
+    os.utime(profile, (2000, 2000))
+    assert profile_is_current(profile, (sources, lock))
+    os.utime(source, (3000, 3000))
+    assert not profile_is_current(profile, (sources, lock))
