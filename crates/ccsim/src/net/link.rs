@@ -94,6 +94,17 @@ pub struct LinkCounters {
     pub delivered_bytes: u64,
 }
 
+impl LinkCounters {
+    /// Packet `p` arrives at the link at `now`: counted, and stamped with
+    /// the time its wait in the queue starts.
+    #[inline(always)]
+    fn arrival(&mut self, now: Nanos, p: &mut Packet) {
+        self.arrivals += 1;
+        self.arrival_bytes += p.wire_bytes as u64;
+        p.enqueued_at = now;
+    }
+}
+
 /// The frame on the transmitter.
 #[derive(Clone, Copy, Debug)]
 struct Transmission {
@@ -199,10 +210,7 @@ impl Link {
         // is busy (and not behind) and a drop-tail queue takes the packet.
         if let (Some(tr), Queue::DropTail(q)) = (self.in_service, &mut self.queue) {
             if tr.end > now {
-                let p = pool.get_mut(id);
-                self.counters.arrivals += 1;
-                self.counters.arrival_bytes += p.wire_bytes as u64;
-                p.enqueued_at = now;
+                self.counters.arrival(now, pool.get_mut(id));
                 if q.enqueue(id, pool) {
                     return true;
                 }
@@ -219,9 +227,7 @@ impl Link {
             self.catch_up(now, pool);
         }
         let p = pool.get_mut(id);
-        self.counters.arrivals += 1;
-        self.counters.arrival_bytes += p.wire_bytes as u64;
-        p.enqueued_at = now;
+        self.counters.arrival(now, p);
         let idle = self.in_service.is_none() && self.resume_at.is_none();
         if idle {
             // On a lazy link the frame joins a wire that already has a head
