@@ -573,7 +573,8 @@ impl World {
             AckAction::None => {}
             AckAction::Send => {
                 f.delack_timer.cancel();
-                self.send_new_ack(i);
+                let ack = f.receiver.ack(now);
+                self.send_ack(i, ack);
             }
             AckAction::Delay(at) => {
                 if f.delack_timer.deadline().is_none() {
@@ -598,18 +599,8 @@ impl World {
         }
     }
 
-    /// Sends the ACK flow `i`'s receiver asked for, built in its pool slot.
-    fn send_new_ack(&mut self, i: usize) {
-        let f = &mut self.flows[i];
-        let l = f.ack_link();
-        let mut ack = f.receiver.ack(self.now);
-        ack.hop = 0;
-        let id = self.pool.insert(ack);
-        self.links[l].enqueue(self.now, id, &mut self.pool);
-        self.arm_link(l);
-    }
-
-    #[inline]
+    /// Sends `ack`, made by flow `i`'s receiver, on the flow's ACK route.
+    #[inline(always)]
     fn send_ack(&mut self, i: usize, mut ack: Packet) {
         ack.hop = 0;
         let l = self.flows[i].ack_link();

@@ -121,7 +121,8 @@ pub enum AckAction {
     /// Nothing to send now.
     None,
     /// Send an ACK now: the owner builds it with `ack` before it hands the
-    /// receiver anything else (so it is built where it is kept, not copied there).
+    /// receiver anything else (the ACK is built where it is sent, not
+    /// carried out of `on_data` in this value).
     Send,
     /// Arm the delayed-ACK timer for this time (if not armed).
     Delay(Nanos),
