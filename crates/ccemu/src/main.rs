@@ -212,7 +212,7 @@ fn main() {
     }
     let records_ok = records.map(|r| r.finish().map_err(|e| e.to_string()));
     let files = output::Files { records: records_ok, pcap: capture.map(capture::Capture::finish) };
-    let result = output::results(&dirs, series, rtt.finish(), end, (loops, sleeps, &host_wakeups), &governor, files);
+    let result = output::results(&dirs, series, rtt.finish(), end, loops, sleeps, &host_wakeups, &governor, files);
     println!("{result}");
     std::io::stdout().flush().ok();
 }

@@ -13,7 +13,7 @@ use serde_json::{json, Map, Value};
 
 fn column(c: &Column) -> Value {
     match c {
-        Column::F64(v) => Value::Array(v.iter().map(|&x| nan(x)).collect()),
+        Column::F64(v) => Value::Array(v.iter().map(|&x| finite_or_null(x)).collect()),
         Column::U64(v) => json!(v),
         Column::U32(v) => json!(v),
         Column::Str(v) => json!(v),
@@ -40,12 +40,35 @@ fn link_names(dirs: &[Direction]) -> Vec<String> {
 }
 
 /// A number, or null where it is not one (JSON has no NaN).
-fn nan(x: f64) -> Value {
+fn finite_or_null(x: f64) -> Value {
     if x.is_finite() {
         json!(x)
     } else {
         Value::Null
     }
+}
+
+/// A lateness distribution's mean, median, 99th percentile and maximum, in
+/// microseconds (`lateness_*_us`).
+fn lateness(l: &Lateness) -> Map<String, Value> {
+    let mut m = Map::new();
+    m.insert("lateness_mean_us".into(), finite_or_null(l.mean_us()));
+    m.insert("lateness_p50_us".into(), finite_or_null(l.quantile_us(0.5)));
+    m.insert("lateness_p99_us".into(), finite_or_null(l.quantile_us(0.99)));
+    m.insert("lateness_max_us".into(), finite_or_null(l.max_us()));
+    m
+}
+
+/// The host's wake-up lateness (host_latency.rs): its marks, `lateness`, and
+/// the 98th percentile: a packet crosses the emulator twice (read on
+/// arrival, written when due), so a stall can delay twice its share of time
+/// in packets, and the host's 98th percentile is the one to set beside the
+/// packets' 99th.
+fn host_wakeups_json(l: &Lateness) -> Value {
+    let mut m = lateness(l);
+    m.insert("count".into(), json!(l.count()));
+    m.insert("lateness_p98_us".into(), finite_or_null(l.quantile_us(0.98)));
+    Value::Object(m)
 }
 
 /// What became of the files the emulator was asked to write (None: not asked).
@@ -62,7 +85,9 @@ pub fn results(
     series: LinkSeries,
     (rtt, flow_rtt): (Table, Table),
     end_ns: u64,
-    (loops, sleeps, host_wakeups): (u64, u64, &Lateness),
+    loops: u64,
+    sleeps: u64,
+    host_wakeups: &Lateness,
     governor: &crate::clock::PriorityGovernor,
     files: Files,
 ) -> Value {
@@ -70,20 +95,17 @@ pub fn results(
         .iter()
         .map(|d| {
             let a = d.anomalies;
-            let l = &d.lateness;
-            json!({
+            let mut link = json!({
                 "link": d.name,
                 "pool_slots": d.pool_slots(),
                 "not_ipv4": a.not_ipv4,
                 "overruns": a.overruns,
                 "write_failures": a.write_failures,
                 "oversize": a.oversize,
-                "deliveries": l.count(),
-                "lateness_mean_us": nan(l.mean_us()),
-                "lateness_p50_us": nan(l.quantile_us(0.5)),
-                "lateness_p99_us": nan(l.quantile_us(0.99)),
-                "lateness_max_us": nan(l.max_us()),
-            })
+                "deliveries": d.lateness.count(),
+            });
+            link.as_object_mut().expect("an object").extend(lateness(&d.lateness));
+            link
         })
         .collect();
     let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
@@ -104,17 +126,7 @@ pub fn results(
             "cpu_system_s": cpu_s(usage.ru_stime),
             "per_link": per_link,
             // How late the host woke a thread of the emulator's priority, on a 1 ms grid (host_latency.rs).
-            "host_wakeups": {
-                "count": host_wakeups.count(),
-                "lateness_mean_us": nan(host_wakeups.mean_us()),
-                "lateness_p50_us": nan(host_wakeups.quantile_us(0.5)),
-                // A packet crosses the emulator twice (read on arrival, written when
-                // due), so a stall can delay twice its share of time in packets: the
-                // host's 98th percentile is the one to set beside the packets' 99th.
-                "lateness_p98_us": nan(host_wakeups.quantile_us(0.98)),
-                "lateness_p99_us": nan(host_wakeups.quantile_us(0.99)),
-                "lateness_max_us": nan(host_wakeups.max_us()),
-            },
+            "host_wakeups": host_wakeups_json(host_wakeups),
             "packet_records_error": match files.records { Some(Err(e)) => Value::String(e), _ => Value::Null },
         },
         "pcap": files.pcap.map(|p| json!({"path": p.path, "packets": p.packets, "error": p.error})),
