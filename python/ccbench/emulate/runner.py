@@ -45,18 +45,13 @@ TUN_QUEUE_PACKETS = 20000
 def find_ccemu() -> str:
     """The emulator binary: $CCBENCH_CCEMU, the workspace's target/release/ccemu, or ccemu on PATH;
     one built from the sources of this ccbench (check_ccemu)."""
-    env = os.environ.get("CCBENCH_CCEMU")
-    if env:
-        return check_ccemu(env)
     built = Path(__file__).resolve().parents[3] / "target" / "release" / "ccemu"
-    if built.exists():
-        return check_ccemu(str(built))
-    found = shutil.which("ccemu")
-    if found:
-        return check_ccemu(found)
-    raise host.PreflightError(
-        "the emulator binary ccemu is not built: run `cargo build --release -p ccemu` (or set CCBENCH_CCEMU)"
-    )
+    path = os.environ.get("CCBENCH_CCEMU") or (str(built) if built.exists() else shutil.which("ccemu"))
+    if not path:
+        raise host.PreflightError(
+            "the emulator binary ccemu is not built: run `cargo build --release -p ccemu` (or set CCBENCH_CCEMU)"
+        )
+    return check_ccemu(path)
 
 
 def check_ccemu(path: str) -> str:
