@@ -15,6 +15,17 @@ pub fn monotonic_ns() -> u64 {
     ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
 }
 
+/// `ns` nanoseconds of a clock as a timespec.
+pub fn timespec(ns: u64) -> libc::timespec {
+    libc::timespec { tv_sec: (ns / 1_000_000_000) as libc::time_t, tv_nsec: (ns % 1_000_000_000) as libc::c_long }
+}
+
+/// Sets the calling thread's timer slack to 1 ns, so the kernel does not
+/// defer its timers' expiry (by 50 us by default) to group wake-ups.
+pub fn exact_timer_slack() {
+    unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, 1 as libc::c_ulong) };
+}
+
 /// Puts the calling thread in SCHED_FIFO at `priority`, so that compiles
 /// and other load on a shared machine do not delay the forwarding loop (it
 /// sleeps between deadlines, and the kernel's RT throttling keeps a share of
@@ -147,7 +158,7 @@ impl Waiter {
     /// Watches `inputs` for readability. Also sets this thread's timer slack
     /// to 1 ns so the kernel does not defer the timer's expiry.
     pub fn new(inputs: &[RawFd]) -> io::Result<Waiter> {
-        unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, 1 as libc::c_ulong) };
+        exact_timer_slack();
         let epoll = check(unsafe { libc::epoll_create1(libc::EPOLL_CLOEXEC) })?;
         let timer =
             check(unsafe { libc::timerfd_create(libc::CLOCK_MONOTONIC, libc::TFD_NONBLOCK | libc::TFD_CLOEXEC) })?;
@@ -160,13 +171,8 @@ impl Waiter {
 
     /// Sleeps until an input is readable or CLOCK_MONOTONIC reaches `wake_ns`.
     pub fn wait_until(&self, wake_ns: u64) {
-        let spec = libc::itimerspec {
-            it_interval: libc::timespec { tv_sec: 0, tv_nsec: 0 },
-            it_value: libc::timespec {
-                tv_sec: (wake_ns / 1_000_000_000) as libc::time_t,
-                tv_nsec: (wake_ns % 1_000_000_000) as libc::c_long,
-            },
-        };
+        let spec =
+            libc::itimerspec { it_interval: libc::timespec { tv_sec: 0, tv_nsec: 0 }, it_value: timespec(wake_ns) };
         unsafe {
             libc::timerfd_settime(self.timer, libc::TFD_TIMER_ABSTIME, &spec, std::ptr::null_mut());
             let mut events = [libc::epoll_event { events: 0, u64: 0 }; 4];

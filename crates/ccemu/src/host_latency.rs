@@ -44,7 +44,7 @@ impl HostLatency {
                 if realtime_priority > 0 {
                     clock::make_realtime(realtime_priority);
                 }
-                unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, 1 as libc::c_ulong) };
+                clock::exact_timer_slack();
                 measure(&stop)
             })
         };
@@ -80,10 +80,7 @@ fn record_marks(mut mark: u64, now: u64, lateness: &mut Lateness) -> u64 {
 /// Sleeps until CLOCK_MONOTONIC reaches `mark_ns` (an absolute sleep, so the
 /// time spent between wake-ups does not shift the grid).
 fn sleep_until(mark_ns: u64) {
-    let ts = libc::timespec {
-        tv_sec: (mark_ns / 1_000_000_000) as libc::time_t,
-        tv_nsec: (mark_ns % 1_000_000_000) as libc::c_long,
-    };
+    let ts = clock::timespec(mark_ns);
     unsafe { libc::clock_nanosleep(libc::CLOCK_MONOTONIC, libc::TIMER_ABSTIME, &ts, std::ptr::null_mut()) };
 }
 
