@@ -18,6 +18,7 @@ fn column(c: &Column) -> Value {
         Column::U32(v) => json!(v),
         Column::Str(v) => json!(v),
         Column::Dict { dictionary, codes } => json!(codes.iter().map(|&c| dictionary[c as usize]).collect::<Vec<_>>()),
+        Column::Names { names, codes } => json!(codes.iter().map(|&c| &names[c as usize]).collect::<Vec<_>>()),
     }
 }
 

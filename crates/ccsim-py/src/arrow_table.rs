@@ -54,6 +54,9 @@ fn record_batch(table: Table) -> Result<RecordBatch, ArrowError> {
             Column::U64(v) => (DataType::UInt64, Arc::new(UInt64Array::from(v))),
             Column::U32(v) => (DataType::UInt32, Arc::new(UInt32Array::from(v))),
             Column::Str(v) => (DataType::Utf8, Arc::new(StringArray::from(v))),
+            Column::Names { names, codes } => {
+                (DataType::Utf8, Arc::new(StringArray::from_iter_values(codes.iter().map(|&c| &names[c as usize]))))
+            }
             Column::Dict { dictionary, codes } => {
                 let array = DictionaryArray::<UInt32Type>::try_new(
                     UInt32Array::from(codes),
@@ -140,6 +143,16 @@ mod tests {
         let names = var.values().as_any().downcast_ref::<StringArray>().unwrap();
         let texts: Vec<&str> = var.keys().values().iter().map(|&k| names.value(k as usize)).collect();
         assert_eq!(texts, ["alpha", "mode", "alpha"]);
+    }
+
+    #[test]
+    fn a_names_column_is_plain_text() {
+        let mut t = Table::new();
+        t.add("link", Column::Names { names: vec!["downlink".into(), "uplink".into()], codes: vec![1, 0, 1] });
+        let b = record_batch(t).unwrap();
+        assert_eq!(b.schema().field(0).data_type(), &DataType::Utf8);
+        let link = b.column(0).as_any().downcast_ref::<StringArray>().unwrap();
+        assert_eq!(link.iter().collect::<Vec<_>>(), [Some("uplink"), Some("downlink"), Some("uplink")]);
     }
 
     #[test]

@@ -3,17 +3,13 @@
 //! registered algorithm.
 
 mod common;
-use ccsim::record::table::Column;
 use common::*;
 
 /// Downlink queue samples (t, packets) of a run.
 fn downlink_queue(r: &ccsim::Results) -> Vec<(f64, u64)> {
     let t = r.link_series.f64("t");
     let q = r.link_series.u64("queue_packets");
-    let link = match r.link_series.get("link") {
-        Some(Column::Str(v)) => v.clone(),
-        _ => panic!("no link column"),
-    };
+    let link = r.link_series.texts("link");
     (0..t.len()).filter(|&k| link[k] == "downlink").map(|k| (t[k], q[k])).collect()
 }
 
@@ -21,10 +17,7 @@ fn downlink_queue(r: &ccsim::Results) -> Vec<(f64, u64)> {
 fn downlink_drops_until(r: &ccsim::Results, t_s: f64) -> u64 {
     let t = r.link_series.f64("t");
     let d = r.link_series.u64("queue_drops");
-    let link = match r.link_series.get("link") {
-        Some(Column::Str(v)) => v.clone(),
-        _ => panic!("no link column"),
-    };
+    let link = r.link_series.texts("link");
     (0..t.len()).filter(|&k| link[k] == "downlink" && t[k] <= t_s).map(|k| d[k]).max().unwrap_or(0)
 }
 

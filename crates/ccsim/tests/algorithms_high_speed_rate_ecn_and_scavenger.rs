@@ -16,10 +16,7 @@ fn payload_bps(bps: f64) -> f64 {
 /// Samples (t, value) of a link-series column for the named link.
 fn link_series(r: &Results, link: &str, column: &str) -> Vec<(f64, f64)> {
     let t = r.link_series.f64("t");
-    let names = match r.link_series.get("link") {
-        Some(Column::Str(v)) => v.clone(),
-        _ => panic!("no link column"),
-    };
+    let names = r.link_series.texts("link");
     let values: Vec<f64> = match r.link_series.get(column) {
         Some(Column::U64(v)) => v.iter().map(|x| *x as f64).collect(),
         Some(Column::F64(v)) => v.clone(),

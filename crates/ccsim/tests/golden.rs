@@ -57,6 +57,14 @@ fn table_hash(t: &Table) -> u64 {
                     h.bytes(&[0]);
                 });
             }
+            // Names hash as the Str column they stand for.
+            Column::Names { names, codes } => {
+                h.bytes(b"str");
+                codes.iter().for_each(|&c| {
+                    h.bytes(names[c as usize].as_bytes());
+                    h.bytes(&[0]);
+                });
+            }
             Column::Dict { dictionary, codes } => {
                 h.bytes(b"dict");
                 codes.iter().for_each(|&c| {
@@ -80,6 +88,7 @@ fn cell(column: &Column, row: usize) -> String {
         Column::U32(v) => v[row].to_string(),
         Column::Str(v) => v[row].clone(),
         Column::Dict { dictionary, codes } => dictionary[codes[row] as usize].to_string(),
+        Column::Names { names, codes } => names[codes[row] as usize].clone(),
     }
 }
 

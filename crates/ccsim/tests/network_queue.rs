@@ -23,10 +23,7 @@ fn total_goodput_bps(r: &Results) -> f64 {
 
 /// Mean of a downlink series column over the second half of the run (after slow start).
 fn downlink_mean(r: &Results, column: &str) -> f64 {
-    let names = match r.link_series.get("link") {
-        Some(Column::Str(v)) => v.clone(),
-        _ => panic!("no link column"),
-    };
+    let names = r.link_series.texts("link");
     let t = r.link_series.f64("t");
     let values: Vec<f64> = match r.link_series.get(column) {
         Some(Column::U64(v)) => v.iter().map(|x| *x as f64).collect(),

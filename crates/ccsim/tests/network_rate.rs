@@ -4,7 +4,6 @@
 //! with exponential backoff while short ones do not.
 
 mod common;
-use ccsim::record::table::Column;
 use ccsim::Results;
 use common::*;
 
@@ -124,16 +123,13 @@ fn a_markov_rate_moves_between_its_states() {
                          "flows": [{"cc": "cubic", "count": 2}], "record": {"rtt_samples": false, "interval": "200ms"}}"#,
     );
     assert_eq!(r.links.f64("rate_bps")[0], 10e6);
-    let names = match r.link_series.get("link") {
-        Some(Column::Str(v)) => v.clone(),
-        _ => panic!(),
-    };
+    let names = r.link_series.texts("link");
     let rates: Vec<f64> = r
         .link_series
         .f64("delivered_rate_bps")
         .iter()
         .zip(&names)
-        .filter(|(_, n)| *n == "downlink")
+        .filter(|(_, n)| **n == "downlink")
         .map(|(x, _)| *x)
         .skip(5)
         .collect();

@@ -480,7 +480,7 @@ impl LinkSeries {
     pub fn into_table(self, names: &[String]) -> Table {
         let mut t = Table::new();
         t.add("t", Column::F64(self.t));
-        t.add("link", Column::Str(self.link.iter().map(|&l| names[l as usize].clone()).collect()));
+        t.add("link", Column::Names { names: names.to_vec(), codes: self.link });
         t.add("queue_packets", Column::U64(self.queue_packets));
         t.add("queue_bytes", Column::U64(self.queue_bytes));
         t.add("arrivals", Column::U64(self.arrivals));

@@ -13,6 +13,13 @@ pub enum Column {
         dictionary: Vec<&'static str>,
         codes: Vec<u32>,
     },
+    /// Text naming one of a few things of the run (its links): a code per
+    /// row into `names`, so writing a row allocates nothing. Handed over as
+    /// plain text, the same as `Str`.
+    Names {
+        names: Vec<String>,
+        codes: Vec<u32>,
+    },
 }
 
 impl Column {
@@ -22,15 +29,16 @@ impl Column {
             Column::U64(v) => v.len(),
             Column::U32(v) => v.len(),
             Column::Str(v) => v.len(),
-            Column::Dict { codes, .. } => codes.len(),
+            Column::Dict { codes, .. } | Column::Names { codes, .. } => codes.len(),
         }
     }
 
-    /// Row `row` of a text column (Str or Dict).
+    /// Row `row` of a text column (Str, Dict or Names).
     pub fn text(&self, row: usize) -> Option<&str> {
         match self {
             Column::Str(v) => Some(&v[row]),
             Column::Dict { dictionary, codes } => Some(dictionary[codes[row] as usize]),
+            Column::Names { names, codes } => Some(&names[codes[row] as usize]),
             _ => None,
         }
     }
@@ -77,7 +85,7 @@ impl Table {
         }
     }
 
-    /// The rows of a text column (Str or Dict).
+    /// The rows of a text column (Str, Dict or Names).
     pub fn texts(&self, name: &str) -> Vec<&str> {
         let column = self.get(name).unwrap_or_else(|| panic!("no column {name}"));
         (0..column.len()).map(|row| column.text(row).unwrap_or_else(|| panic!("{name} is not text"))).collect()
