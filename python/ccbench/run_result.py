@@ -106,12 +106,16 @@ def signed(table: pa.Table) -> pa.Table:
     below 2^63, windows and flow numbers below 2^31), so the columns are the
     same buffers read as signed (no copy). The Arrow tables and the saved
     files keep the core's types."""
-    for i, field in enumerate(table.schema):
-        if field.type in _SIGNED:
-            to = _SIGNED[field.type]
-            column = pa.chunked_array([chunk.view(to) for chunk in table.column(i).chunks], type=to)
-            table = table.set_column(i, field.with_type(to), column)
-    return table
+    if not any(field.type in _SIGNED for field in table.schema):
+        return table
+    fields, columns = [], []
+    for field, column in zip(table.schema, table.columns):
+        to = _SIGNED.get(field.type)
+        if to is not None:
+            field, column = field.with_type(to), pa.chunked_array([c.view(to) for c in column.chunks], type=to)
+        fields.append(field)
+        columns.append(column)
+    return pa.Table.from_arrays(columns, schema=pa.schema(fields, metadata=table.schema.metadata))
 
 
 def signed_frame(frame: pd.DataFrame) -> pd.DataFrame:
@@ -123,19 +127,32 @@ def signed_frame(frame: pd.DataFrame) -> pd.DataFrame:
     return frame.assign(**{c: frame[c].to_numpy().view(f"i{frame[c].dtype.itemsize}") for c in unsigned})
 
 
+#: Tables up to this many rows become a DataFrame of its own copy (for a
+#: few rows, pandas' cost is per column, not per byte); larger ones read
+#: the Arrow buffers in place where they can (frame_of).
+COPIED_TABLE_ROWS = 10_000
+
+
 def frame_of(table: pa.Table) -> tuple[pd.DataFrame, pd.DataFrame]:
     """A pandas DataFrame of an Arrow table (its unsigned integers `signed`),
-    and the frame it is a view of, to be kept alive as long as it. Under
-    copy-on-write the other numeric columns are the Arrow buffers themselves
-    (one block per column, no copy: a long run's series is not held twice);
-    as the view shares them with the kept frame, pandas copies a column
-    before writing into it instead of writing into the read-only buffer.
-    Otherwise pandas' own copy (its own base)."""
+    and the frame it is a view of, to be kept alive as long as it. A small
+    table (COPIED_TABLE_ROWS) is copied into pandas' own blocks, without
+    threads: most of a run's tables, for which that is the faster route.
+    Under copy-on-write the numeric columns of a larger table are the Arrow
+    buffers themselves (one block per column, no copy: a long run's series
+    is not held twice); as the view shares them with the kept frame, pandas
+    copies a column before writing into it instead of writing into the
+    read-only buffer. Otherwise pandas' own copy (its own base). A table
+    without pandas' metadata (the simulator's) skips reading it."""
     table = signed(table)
-    if not _shares_buffers():
-        frame = table.to_pandas()
+    options = {"ignore_metadata": not (table.schema.metadata or {}).get(b"pandas")}
+    if table.num_rows <= COPIED_TABLE_ROWS:
+        frame = table.to_pandas(use_threads=False, **options)
         return frame, frame
-    base = table.to_pandas(split_blocks=True)
+    if not _shares_buffers():
+        frame = table.to_pandas(**options)
+        return frame, frame
+    base = table.to_pandas(split_blocks=True, **options)
     return base.copy(deep=False), base
 
 
