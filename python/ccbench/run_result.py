@@ -207,13 +207,16 @@ def route_columns(groups, scenario: dict, links) -> dict[str, list[str]]:
 FLOW_SUMMARY_COLUMNS = [*FLOW_METRIC_COLUMNS, *metrics.RTT_STAT_COLUMNS]
 
 
-def arrow_flow_summary(flows: pa.Table, rtt: pa.Table, scenario: dict, links: pa.Table) -> pa.Table | pd.DataFrame:
+def arrow_flow_summary(
+    flows: pa.Table, rtt: Callable[[], pa.Table], scenario: dict, links: pa.Table
+) -> pa.Table | pd.DataFrame:
     """flow_summary of the simulator's Arrow tables: when the core computed
     the metrics (it does), the flows table with the route columns appended,
     without building a DataFrame (the same columns, types and values);
-    otherwise flow_summary's DataFrame."""
+    otherwise flow_summary's DataFrame. `rtt` gives the rtt table, read
+    only in that case."""
     if not _has_columns(flows, FLOW_SUMMARY_COLUMNS):
-        return flow_summary(columns(flows), columns(rtt), scenario, columns(links))
+        return flow_summary(columns(flows), columns(rtt()), scenario, columns(links))
     groups = flows["group"].to_pylist()
     for name, values in route_columns(groups, scenario, columns(links.select(["link", "rate_bps"]))).items():
         flows = flows.append_column(name, pa.array(values, pa.string()))
@@ -539,7 +542,7 @@ class Result:
         # worker or a user reading `flows` pays for three of the eight.
         table = functools.cache(lambda name: as_arrow(raw[name]))
         pending = {
-            "flows": lambda _: arrow_flow_summary(table("flows"), table("rtt"), scenario, table("links")),
+            "flows": lambda _: arrow_flow_summary(table("flows"), lambda: table("rtt"), scenario, table("links")),
             "series": lambda _: arrow_series_with_rates(table("series")),
             "links": lambda r: arrow_link_summary(table("links"), lambda: r.flows, scenario),
         }
