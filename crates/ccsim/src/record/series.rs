@@ -9,7 +9,7 @@
 
 use super::table::{Column, Table};
 use crate::cc::{StateKind, StateOut, StateValue, StateVar, INFINITE_SSTHRESH};
-use crate::net::link::{Link, LinkCounters};
+use crate::net::link::Link;
 use crate::tcp::sender::Sender;
 use crate::time::{secs, Nanos};
 
@@ -406,8 +406,17 @@ pub struct LinkSeries {
     delivered_bytes: Vec<u64>,
     delivered_rate_bps: Vec<f64>,
     sojourn_ms: Vec<f64>,
-    /// Per link index: the counters at its previous sample.
-    previous: Vec<(Nanos, LinkCounters)>,
+    /// Per link index: what its previous sample's rates start from.
+    previous: Vec<RateBase>,
+}
+
+/// The part of a link's sample that the next sample's two rates start from.
+#[derive(Clone, Copy, Default)]
+struct RateBase {
+    t: Nanos,
+    delivered_bytes: u64,
+    dequeued: u64,
+    sojourn_ns: u64,
 }
 
 impl LinkSeries {
@@ -444,9 +453,9 @@ impl LinkSeries {
     pub fn push(&mut self, now: Nanos, index: usize, link: &Link) {
         let c = link.counters();
         if self.previous.len() <= index {
-            self.previous.resize(index + 1, (0, LinkCounters::default()));
+            self.previous.resize(index + 1, RateBase::default());
         }
-        let (t0, c0) = self.previous[index];
+        let base = self.previous[index];
         self.t.push(secs(now));
         self.link.push(index as u32);
         self.queue_packets.push(link.queue_packets() as u64);
@@ -462,18 +471,19 @@ impl LinkSeries {
         self.residual_losses.push(c.residual_losses);
         self.outages.push(c.outages);
         self.delivered_bytes.push(c.delivered_bytes);
-        self.delivered_rate_bps.push(if now > t0 {
-            (c.delivered_bytes - c0.delivered_bytes) as f64 * 8.0 / secs(now - t0)
+        self.delivered_rate_bps.push(if now > base.t {
+            (c.delivered_bytes - base.delivered_bytes) as f64 * 8.0 / secs(now - base.t)
         } else {
             f64::NAN
         });
-        let dequeued = c.dequeued - c0.dequeued;
+        let dequeued = c.dequeued - base.dequeued;
         self.sojourn_ms.push(if dequeued > 0 {
-            (c.sojourn_ns - c0.sojourn_ns) as f64 / dequeued as f64 / 1e6
+            (c.sojourn_ns - base.sojourn_ns) as f64 / dequeued as f64 / 1e6
         } else {
             f64::NAN
         });
-        self.previous[index] = (now, c);
+        self.previous[index] =
+            RateBase { t: now, delivered_bytes: c.delivered_bytes, dequeued: c.dequeued, sojourn_ns: c.sojourn_ns };
     }
 
     /// The table, links named by index in `names`.
