@@ -657,6 +657,19 @@ def test_report_is_rebuilt_from_saved_results_with_another_objective(tmp_path, r
     assert bad.exit_code == 2 and "not a factor" in bad.output
 
 
+def test_report_draws_in_all_cores_by_default_the_page_one_process_draws(tmp_path, runner):
+    out = tmp_path / "out"
+    campaign_runner.run(SMALL, out, jobs=1)
+    pages = []
+    for jobs in (["--jobs", "1"], []):
+        result = runner.invoke(app, ["report", str(out), *jobs], terminal_width=200)
+        assert result.exit_code == 0, result.output
+        pages.append((out / "report.html").read_bytes())
+    assert pages[0] == pages[1]
+    bad = runner.invoke(app, ["report", str(out), "--jobs", "0"], terminal_width=200)
+    assert bad.exit_code == 2 and "--jobs: 0 is not allowed" in bad.output
+
+
 def test_a_rebuilt_report_leaves_no_figure_of_the_report_before(tmp_path, runner):
     """Comparing another factor gives other conditions: the figures of the old ones went stale in plots/."""
     from ccbench.campaigns import figures

@@ -750,13 +750,15 @@ def report_cmd(
     ),
     margin: float | None = typer.Option(None, help="Practical-equivalence margin, a fraction (default 0.05)."),
     svg: bool = typer.Option(False, "--svg", help=SVG_HELP),
+    jobs: int | None = typer.Option(None, help="Parallel processes drawing the figures (default: all cores)."),
 ):
     """(Re)build report.html of a campaign directory from its saved results, without running anything;
     of an unfinished campaign (stopped, or still running), from its finished runs, saying so."""
     from ccbench import report
-    from ccbench.campaigns import storage
+    from ccbench.campaigns import runner, storage
     from ccbench.campaigns.report import partial_text
 
+    _check_jobs(jobs)
     if margin is not None and not 0 <= margin < 1:
         typer.echo(f"error: --margin: {margin} is not allowed; a fraction from 0 to below 1", err=True)
         raise typer.Exit(EXIT_BAD_SCENARIO)
@@ -766,7 +768,13 @@ def report_cmd(
 
     try:
         path = report.build(
-            directory, factor=compare, objective=objective, margin=margin, svg=svg, on_partial=say_partial
+            directory,
+            factor=compare,
+            objective=objective,
+            margin=margin,
+            jobs=jobs or runner.default_jobs(),
+            svg=svg,
+            on_partial=say_partial,
         )
     except (storage.CampaignDirectoryError, ValueError) as e:
         typer.echo(f"error: {e}", err=True)
