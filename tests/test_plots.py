@@ -70,6 +70,14 @@ def test_overlapping_labels_are_left_out():
     assert keep == [True, False, True, True]
 
 
+def test_a_point_not_drawn_gets_no_label_and_hides_none():
+    """A candidate without a delay (NaN: no RTT sample) is not drawn; first in
+    order it used to be "labelled" and then hid every other label."""
+    nan = float("nan")
+    assert plots._spread_labels([nan, 0.0, 1.0], [nan, 0.0, 1.0]) == [False, True, True]
+    assert plots._spread_labels([nan, nan], [1.0, nan]) == [False, False]
+
+
 def _run_tables():
     import ccbench
 

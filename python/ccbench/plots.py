@@ -285,15 +285,19 @@ def bars(
 
 def _spread_labels(xs, ys, min_gap: float = 0.09) -> list[bool]:
     """Which points get a text label: greedily, in the given order, skip a
-    point closer than `min_gap` (in axes fractions) to one already labelled."""
+    point closer than `min_gap` (in axes fractions) to one already labelled.
+    A point without both coordinates (NaN: not drawn) gets none."""
     x = np.asarray(xs, dtype=float)
     y = np.asarray(ys, dtype=float)
-    span = lambda v: (np.nanmax(v) - np.nanmin(v)) or 1.0  # noqa: E731
-    fx, fy = (x - np.nanmin(x)) / span(x), (y - np.nanmin(y)) / span(y)
+    drawn = np.isfinite(x) & np.isfinite(y)
+    if not drawn.any():
+        return [False] * len(x)
+    span = lambda v: (v.max() - v.min()) or 1.0  # noqa: E731
+    fx, fy = (x - x[drawn].min()) / span(x[drawn]), (y - y[drawn].min()) / span(y[drawn])
     placed: list[tuple[float, float]] = []
     keep = []
-    for a, b in zip(fx, fy):
-        ok = all(abs(a - pa) > min_gap or abs(b - pb) > min_gap / 2 for pa, pb in placed)
+    for a, b, on in zip(fx, fy, drawn):
+        ok = bool(on) and all(abs(a - pa) > min_gap or abs(b - pb) > min_gap / 2 for pa, pb in placed)
         keep.append(ok)
         if ok:
             placed.append((a, b))
