@@ -1,6 +1,7 @@
 """Plot helpers: hand-checked numbers behind the pictures, and PNG output."""
 
 import io
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -68,6 +69,18 @@ def test_a_transparent_figure_keeps_its_alpha():
 def test_overlapping_labels_are_left_out():
     keep = plots._spread_labels([0.0, 0.001, 1.0, 0.5], [0.0, 0.0, 1.0, 0.5])
     assert keep == [True, False, True, True]
+
+
+def test_an_axes_with_nothing_labelled_gets_no_legend_and_no_warning():
+    fig, ax = plots.plt.subplots()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        plots.legend_outside(ax, fontsize=7)
+    assert ax.get_legend() is None
+    ax.plot([0, 1], [0, 1], label="cubic")
+    plots.legend_outside(ax, fontsize=7)
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["cubic"]
+    plots.plt.close(fig)
 
 
 def test_a_point_not_drawn_gets_no_label_and_hides_none():
