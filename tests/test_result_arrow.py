@@ -75,6 +75,22 @@ def test_the_series_frame_reads_the_simulator_buffers_in_place_and_writes_copy(s
     assert arrow.column("cwnd")[0].as_py() == before and series.loc[0, "cwnd"] == before + 1000
 
 
+def test_reading_flows_imports_only_the_flows_and_links_tables(small_scenario):
+    """The core's flows table has the RTT statistics: reading it leaves the
+    rtt table (a sample per ACK) in the binding."""
+
+    class Reads(dict):
+        def __getitem__(self, name):
+            self.read = [*getattr(self, "read", []), name]
+            return super().__getitem__(name)
+
+    raw = Reads(_ccsim.run(json.dumps(load(small_scenario))))
+    r = Result.from_raw(raw, json.loads(dict.__getitem__(raw, "scenario")), "v")
+    raw.read = []
+    assert r.flows["rtt_mean_ms"].notna().all()
+    assert sorted(set(raw.read)) == ["flows", "links"]
+
+
 def test_a_big_run_samples_its_series_less_often_by_default_and_says_so():
     many = {"duration": 2, "downlink": {"rate": "10Mbit", "delay": "5ms"}, "flows": [{"cc": "reno", "count": 600}]}
     assert load(many)["record"]["interval"] == pytest.approx(_ccsim.DEFAULT_SERIES_INTERVAL_S * 1.2)

@@ -539,7 +539,7 @@ class Result:
             r._hold(meta, {}, pending)
             return r
         # Each table is imported from the binding when first read: a campaign
-        # worker or a user reading `flows` pays for three of the eight.
+        # worker or a user reading `flows` pays for two of the eight (flows and links).
         table = functools.cache(lambda name: as_arrow(raw[name]))
         pending = {
             "flows": lambda _: arrow_flow_summary(table("flows"), lambda: table("rtt"), scenario, table("links")),
