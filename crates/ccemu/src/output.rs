@@ -16,9 +16,7 @@ fn column(c: &Column) -> Value {
         Column::F64(v) => Value::Array(v.iter().map(|&x| finite_or_null(x)).collect()),
         Column::U64(v) => json!(v),
         Column::U32(v) => json!(v),
-        Column::Str(v) => json!(v),
-        Column::Dict { dictionary, codes } => json!(codes.iter().map(|&c| dictionary[c as usize]).collect::<Vec<_>>()),
-        Column::Names { names, codes } => json!(codes.iter().map(|&c| &names[c as usize]).collect::<Vec<_>>()),
+        text => json!((0..text.len()).map(|row| text.text(row).expect("a text column")).collect::<Vec<_>>()),
     }
 }
 

@@ -50,27 +50,13 @@ fn table_hash(t: &Table) -> u64 {
                 h.bytes(b"u32");
                 v.iter().for_each(|x| h.bytes(&x.to_le_bytes()));
             }
-            Column::Str(v) => {
-                h.bytes(b"str");
-                v.iter().for_each(|x| {
-                    h.bytes(x.as_bytes());
+            // Text: a Names column hashes as the Str column it stands for.
+            text => {
+                h.bytes(if matches!(text, Column::Dict { .. }) { b"dict" } else { b"str" });
+                for row in 0..text.len() {
+                    h.bytes(text.text(row).expect("a text column").as_bytes());
                     h.bytes(&[0]);
-                });
-            }
-            // Names hash as the Str column they stand for.
-            Column::Names { names, codes } => {
-                h.bytes(b"str");
-                codes.iter().for_each(|&c| {
-                    h.bytes(names[c as usize].as_bytes());
-                    h.bytes(&[0]);
-                });
-            }
-            Column::Dict { dictionary, codes } => {
-                h.bytes(b"dict");
-                codes.iter().for_each(|&c| {
-                    h.bytes(dictionary[c as usize].as_bytes());
-                    h.bytes(&[0]);
-                });
+                }
             }
         }
     }
@@ -86,9 +72,7 @@ fn cell(column: &Column, row: usize) -> String {
         Column::F64(v) => format!("{:.3}", v[row]),
         Column::U64(v) => v[row].to_string(),
         Column::U32(v) => v[row].to_string(),
-        Column::Str(v) => v[row].clone(),
-        Column::Dict { dictionary, codes } => dictionary[codes[row] as usize].to_string(),
-        Column::Names { names, codes } => names[codes[row] as usize].clone(),
+        text => text.text(row).expect("a text column").to_string(),
     }
 }
 
