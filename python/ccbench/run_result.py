@@ -106,16 +106,16 @@ def signed(table: pa.Table) -> pa.Table:
     below 2^63, windows and flow numbers below 2^31), so the columns are the
     same buffers read as signed (no copy). The Arrow tables and the saved
     files keep the core's types."""
-    if not any(field.type in _SIGNED for field in table.schema):
+    schema = table.schema
+    unsigned = [i for i, field in enumerate(schema) if field.type in _SIGNED]
+    if not unsigned:
         return table
-    fields, columns = [], []
-    for field, column in zip(table.schema, table.columns):
-        to = _SIGNED.get(field.type)
-        if to is not None:
-            field, column = field.with_type(to), pa.chunked_array([c.view(to) for c in column.chunks], type=to)
-        fields.append(field)
-        columns.append(column)
-    return pa.Table.from_arrays(columns, schema=pa.schema(fields, metadata=table.schema.metadata))
+    fields, columns = list(schema), table.columns
+    for i in unsigned:
+        to = _SIGNED[fields[i].type]
+        fields[i] = fields[i].with_type(to)
+        columns[i] = pa.chunked_array([c.view(to) for c in columns[i].chunks], type=to)
+    return pa.Table.from_arrays(columns, schema=pa.schema(fields, metadata=schema.metadata))
 
 
 def signed_frame(frame: pd.DataFrame) -> pd.DataFrame:
