@@ -91,7 +91,7 @@ def save_png(fig, path: str | Path) -> Path:
 def legend_outside(ax, **kwargs) -> None:
     """The legend to the right of the axes, where it covers no data; none
     when nothing labelled was drawn (a run whose flows delivered nothing)."""
-    if not ax.get_legend_handles_labels()[0] and "handles" not in kwargs:
+    if not ax.get_legend_handles_labels()[0]:
         return
     ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0, frameon=False, **kwargs)
 
