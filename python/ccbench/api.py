@@ -88,7 +88,7 @@ def campaign(
     else:
         done = runner.run(campaign, out, jobs, executor, address, force)
     if report:
-        build(done.directory, jobs=jobs or runner.default_jobs())
+        build(done.directory, jobs=jobs)
     return load(done.directory)
 
 

@@ -755,7 +755,7 @@ def report_cmd(
     """(Re)build report.html of a campaign directory from its saved results, without running anything;
     of an unfinished campaign (stopped, or still running), from its finished runs, saying so."""
     from ccbench import report
-    from ccbench.campaigns import runner, storage
+    from ccbench.campaigns import storage
     from ccbench.campaigns.report import partial_text
 
     _check_jobs(jobs)
@@ -772,7 +772,7 @@ def report_cmd(
             factor=compare,
             objective=objective,
             margin=margin,
-            jobs=jobs or runner.default_jobs(),
+            jobs=jobs,
             svg=svg,
             on_partial=say_partial,
         )

@@ -100,5 +100,5 @@ def run_until_decided(
     _, conditions, reps = runner.run_until_decided(
         raw, source, text, folder, out, jobs, executor, address, force=True, max_reps=max_reps, on_round=on_round
     )
-    build(out, jobs=jobs or runner.default_jobs())
+    build(out, jobs=jobs)
     return conditions[0], reps

@@ -386,7 +386,7 @@ def build(
     factor: str | None = None,
     objective: str | None = None,
     margin: float | None = None,
-    jobs: int = 1,
+    jobs: int | None = None,
     svg: bool = False,
     on_partial: Callable[[CampaignData], None] = lambda data: None,
 ) -> Path:
@@ -397,7 +397,9 @@ def build(
     congestion control, throughput and 5%. Of an unfinished campaign, the
     report is partial (see the module's doc); `on_partial` is then called
     with the campaign as read, so a caller can say what the page says.
-    Never writes the tidy tables nor takes the directory's lock."""
+    The conditions' figures are drawn in `jobs` processes (None: one per
+    core, as a campaign runs). Never writes the tidy tables nor takes the
+    directory's lock."""
     from ccbench.run_files import atomic_write_bytes, json_bytes
 
     data = load_campaign(directory)
@@ -430,6 +432,9 @@ def build(
     with figures.replacing(data.directory / "plots"):  # no figure of an earlier report stays beside these
         study = study_report.section(data)
         sections = [study] if study else []
+        from ccbench.campaigns.runner import default_jobs
+
+        jobs = jobs or default_jobs()
         sections += _sections(data, conditions, objective, margin, factor, jobs, all_figures=not study)
         sections += [
             f'<h2 id="{c.key}">{_e(c.title)}</h2><p class="note">No pick: {NOT_FINISHED} under these conditions.</p>'
