@@ -23,4 +23,5 @@ pub use scenario::{Scenario, ScenarioError};
 /// built from (build.rs): the emulator binary and the Python extension must
 /// agree on it to work together.
 pub const SOURCE_ID: &str = env!("CCSIM_SOURCE_ID");
+pub use record::recorded::Recorded;
 pub use sim::{run, run_unless_interrupted, Results};

@@ -2,6 +2,7 @@
 //! and their running statistics, gathered into columns.
 pub mod link_table;
 pub mod pcap;
+pub mod recorded;
 pub mod rtt_samples;
 pub mod rtt_stats;
 pub mod series;

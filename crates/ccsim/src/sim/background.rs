@@ -10,6 +10,7 @@
 //! does with it is the kernel's.
 
 use super::World;
+use crate::record::recorded::Recorded;
 use crate::scenario::Scenario;
 use crate::time::Nanos;
 use crate::traffic::SourceCounters;
@@ -32,7 +33,7 @@ pub fn background_schedule(s: &Scenario) -> Option<BackgroundSchedule> {
     s.background.as_ref()?;
     let mut quiet = s.clone();
     quiet.record.pcap = None; // building the world must not create the scenario's capture file
-    let mut world = World::new(&quiet);
+    let mut world = World::new(&quiet, Recorded::SUMMARIES_ONLY);
     // The background is the last source (sim::build::make_sources: [[udp]] first).
     let source = world.sources.last_mut()?;
     let (mut counters, mut out, mut spawn) = (SourceCounters::default(), Vec::new(), Vec::new());

@@ -12,13 +12,14 @@ use crate::net::link::Link;
 use crate::net::pool::PacketPool;
 use crate::net::topology::{Route, Topology};
 use crate::record::pcap::{FlowMeta, PcapWriter};
+use crate::record::recorded::Recorded;
 use crate::record::rtt_samples::RttSamples;
 use crate::record::rtt_stats::RttStats;
 use crate::record::series::{FlowSeries, LinkSeries};
 use crate::rng::{stream, Rng};
 use crate::scenario::{
     BackgroundKind, BackgroundSpec, BufferSpec, CwndCountsSpec, FlowSpec, FrtoSpec, InterpolationSpec, RtoStyleSpec,
-    Scenario, SizeDistSpec, TransportSpec, PCAP_EVERY_LINK,
+    RttSamplesSpec, Scenario, SizeDistSpec, TransportSpec, PCAP_EVERY_LINK,
 };
 use crate::tcp::frto::FrtoVariant;
 use crate::tcp::kernel;
@@ -265,8 +266,9 @@ fn background_flow_spec(b: &BackgroundSpec) -> FlowSpec {
 }
 
 impl World {
-    /// Builds the world of a validated scenario.
-    pub fn new(s: &Scenario) -> World {
+    /// Builds the world of a validated scenario, which records the sampled
+    /// tables `recorded` names.
+    pub fn new(s: &Scenario, recorded: Recorded) -> World {
         let topology = Topology::of(s);
         let links: Vec<Link> = (0..topology.specs.len())
             .map(|l| {
@@ -294,7 +296,9 @@ impl World {
         let n_sources = sources.len();
         let source_captured = source_routes.iter().map(|r| r.iter().any(|&l| pcap_links[l as usize])).collect();
         let main_flows = flows.len();
-        let link_sample_rows = links.len() * (s.duration.ns() / s.record.interval_ns() + 1) as usize;
+        let link_samples = if recorded.link_series { s.duration.ns() / s.record.interval_ns() + 1 } else { 0 };
+        let link_sample_rows = links.len() * link_samples as usize;
+        let rtt_samples = if recorded.rtt { s.record.rtt_samples } else { RttSamplesSpec::None };
         let mut w = World {
             now: 0,
             end: s.duration.ns(),
@@ -303,12 +307,13 @@ impl World {
             links,
             link_names: topology.names,
             flows,
+            recorded,
             sample_interval: s.record.interval_ns(),
             next_sample: None,
             series,
             sample_touched: vec![true; main_flows],
             link_series: LinkSeries::with_capacity(link_sample_rows),
-            rtt: RttSamples::new(s.record.rtt_samples, main_flows, s.seed),
+            rtt: RttSamples::new(rtt_samples, main_flows, s.seed),
             rtt_stats: vec![RttStats::default(); main_flows],
             packets: Vec::new(),
             pool: PacketPool::new(),

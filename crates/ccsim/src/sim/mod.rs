@@ -37,6 +37,7 @@ use crate::net::link::Link;
 use crate::net::packet::{Kind, Packet};
 use crate::net::pool::{PacketId, PacketPool};
 use crate::record::pcap::{FlowMeta, PcapWriter};
+use crate::record::recorded::Recorded;
 use crate::record::rtt_samples::RttSamples;
 use crate::record::rtt_stats::RttStats;
 use crate::record::series::{FlowSeries, LinkSeries, DEFAULT_FLOW_SAMPLES};
@@ -98,6 +99,8 @@ pub struct World {
     links: Vec<Link>,
     link_names: Vec<String>,
     flows: Vec<Flow>,
+    /// The sampled tables this run records (the samples are taken all the same).
+    recorded: Recorded,
     sample_interval: Nanos,
     /// The place in the event order of the next series sample (taken by the
     /// loop between events, see `take_samples_before`), None after the last.
@@ -625,28 +628,33 @@ impl World {
     fn on_sample(&mut self) {
         let now = self.now;
         let next = now + self.sample_interval;
-        if now == 0 {
-            // Room for a row per flow and sample (the change-only rows are
-            // often fewer: capped at what a default interval keeps).
-            let samples = self.end / self.sample_interval + 1;
-            let rows = (self.main_flows as u64).saturating_mul(samples).min(DEFAULT_FLOW_SAMPLES);
-            self.series.reserve(rows as usize);
+        if self.recorded.flow_series {
+            if now == 0 {
+                // Room for a row per flow and sample (the change-only rows are
+                // often fewer: capped at what a default interval keeps).
+                let samples = self.end / self.sample_interval + 1;
+                let rows = (self.main_flows as u64).saturating_mul(samples).min(DEFAULT_FLOW_SAMPLES);
+                self.series.reserve(rows as usize);
+            }
+            let flows = &self.flows;
+            self.series.sample(now, next > self.end, &mut self.sample_touched, |i| {
+                let f = &flows[i];
+                let active = now >= f.start && f.active_end.is_none();
+                (&f.sender, active.then(|| (f.receiver.delivered_bytes, f.receiver.rcv_buf())))
+            });
         }
-        let flows = &self.flows;
-        self.series.sample(now, next > self.end, &mut self.sample_touched, |i| {
-            let f = &flows[i];
-            let active = now >= f.start && f.active_end.is_none();
-            (&f.sender, active.then(|| (f.receiver.delivered_bytes, f.receiver.rcv_buf())))
-        });
+        // Brought up to date whatever is recorded: the run is the same either way.
         for (l, link) in self.links.iter_mut().enumerate() {
             link.sync(now, &mut self.pool);
             if link.has_lost_sacks() {
                 let flows = &mut self.flows;
                 link.release_lost_sacks(|flow, slot| flows[flow as usize].receiver.release_sack(slot));
             }
-            self.link_series.push(now, l, link);
+            if self.recorded.link_series {
+                self.link_series.push(now, l, link);
+            }
         }
-        if !self.sources.is_empty() {
+        if self.recorded.source_series && !self.sources.is_empty() {
             self.source_series.push(now, &self.sources, &self.source_counters, &self.source_active);
         }
         self.next_sample = (next <= self.end).then(|| self.events.reserve(next));
@@ -657,18 +665,23 @@ impl World {
 /// `run_unless_interrupted` (a few milliseconds of simulation).
 pub const INTERRUPT_CHECK_EVENTS: u32 = 1 << 16;
 
-/// Runs a validated scenario.
+/// Runs a validated scenario, recording every table.
 pub fn run(s: &Scenario) -> Results {
-    let mut w = World::new(s);
+    let mut w = World::new(s, Recorded::ALL);
     w.run();
     w.results(s)
 }
 
-/// Runs a validated scenario unless `interrupted` (asked every
+/// Runs a validated scenario, recording the sampled tables `recorded` names
+/// (the others come out empty), unless `interrupted` (asked every
 /// INTERRUPT_CHECK_EVENTS events with the simulated time reached) says stop:
 /// then None, with no results.
-pub fn run_unless_interrupted(s: &Scenario, interrupted: &mut dyn FnMut(Nanos) -> bool) -> Option<Results> {
-    let mut w = World::new(s);
+pub fn run_unless_interrupted(
+    s: &Scenario,
+    recorded: Recorded,
+    interrupted: &mut dyn FnMut(Nanos) -> bool,
+) -> Option<Results> {
+    let mut w = World::new(s, recorded);
     w.run_unless_interrupted(interrupted).then(|| w.results(s))
 }
 
@@ -684,7 +697,7 @@ mod tests {
     #[test]
     fn an_interrupt_stops_the_run_at_the_next_check() {
         let mut checks = 0;
-        let stopped = run_unless_interrupted(&long_run(), &mut |_| {
+        let stopped = run_unless_interrupted(&long_run(), Recorded::ALL, &mut |_| {
             checks += 1;
             true
         });
@@ -695,7 +708,7 @@ mod tests {
     #[test]
     fn an_uninterrupted_run_asks_every_few_thousand_events_and_finishes() {
         let mut checks = 0u64;
-        let r = run_unless_interrupted(&long_run(), &mut |_| {
+        let r = run_unless_interrupted(&long_run(), Recorded::ALL, &mut |_| {
             checks += 1;
             false
         })
@@ -724,7 +737,7 @@ mod tests {
             "flows": [{"cc": "cubic", "count": 2}, {"cc": "bbr", "access_delay": "5ms"}],
             "udp": [{"rate": "30Mbit", "start": "1s", "stop": "4s"}]}"#;
         for json in [lossy, codel] {
-            let mut w = World::new(&Scenario::from_json(json).unwrap());
+            let mut w = World::new(&Scenario::from_json(json).unwrap(), Recorded::ALL);
             w.run();
             let mut inside: usize = w.flows.iter().map(|f| f.line_out.len() + f.line_in.len()).sum();
             for link in w.links.iter_mut() {
@@ -742,7 +755,7 @@ mod tests {
     fn each_check_is_told_the_simulated_time_reached() {
         let scenario = long_run();
         let mut times_ns = Vec::new();
-        run_unless_interrupted(&scenario, &mut |now_ns| {
+        run_unless_interrupted(&scenario, Recorded::ALL, &mut |now_ns| {
             times_ns.push(now_ns);
             false
         })

@@ -8,6 +8,7 @@ use crate::net::packet::payload_share;
 use crate::net::topology::Direction;
 use crate::record::link_table::links_table;
 use crate::record::pcap::{PcapSummary, PcapWriter};
+use crate::record::recorded::Recorded;
 use crate::record::rtt_stats::{self, RttStats};
 use crate::record::summary;
 use crate::record::table::{Column, Table};
@@ -34,6 +35,8 @@ pub struct Results {
     /// Events processed (a cost measure) and the simulated duration.
     pub events: u64,
     pub duration: Nanos,
+    /// The sampled tables the run recorded (the others are empty).
+    pub recorded: Recorded,
 }
 
 /// "down" or "up" for the dumbbell's flows and sources, "route" for those on `[[links]]`.
@@ -161,6 +164,7 @@ impl World {
         let rtt = std::mem::take(&mut self.rtt);
         let (link_series, link_names) = (std::mem::take(&mut self.link_series), std::mem::take(&mut self.link_names));
         let (source_series, events) = (std::mem::take(&mut self.source_series), self.events.processed());
+        let recorded = self.recorded;
         drop(self);
         Results {
             flows,
@@ -174,6 +178,7 @@ impl World {
             pcap,
             events,
             duration: end,
+            recorded,
         }
     }
 }
