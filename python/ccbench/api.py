@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -22,6 +22,7 @@ def run(
     allow_large: bool = False,
     capture_dir: str | Path | None = None,
     progress: Callable[[float], None] | None = None,
+    tables: Sequence[str] | None = None,
 ) -> Result:
     """Runs a scenario (a TOML file's path as a str or pathlib.Path, or a dict)
     and returns its Result; TOML text goes through `run_toml`. A str is always
@@ -33,12 +34,24 @@ def run(
     (`[record.pcap]`) is written in `capture_dir`, by default beside the
     scenario file (the working directory for text or a dict); its path is
     `meta["pcap"]["path"]`. `progress`, if given, is called with the simulated
-    seconds reached, every 65,536 events."""
+    seconds reached, every 65,536 events. `tables`, if given, names the
+    sampled tables to record (of series, cc_state, rtt, link_series,
+    source_series; [] for none): the run is the same and its summaries
+    (flows, links, sources) are identical, but a slow link's run takes a
+    fraction of the time; reading a table it did not record raises
+    TableNotSaved (a LookupError). An unknown name is a ValueError."""
     from ccbench.run_result import Result
 
+    if isinstance(tables, str):
+        raise TypeError(f"tables: a list of table names (e.g. [{tables!r}]), not the string {tables!r}")
     normalized = load_scenario(scenario, seed=seed, allow_large=allow_large)
     capture_dir = scenario_capture_dir(scenario, capture_dir)
-    raw = _ccsim.run(json.dumps(normalized), capture_dir=str(capture_dir), progress=progress)
+    raw = _ccsim.run(
+        json.dumps(normalized),
+        capture_dir=str(capture_dir),
+        progress=progress,
+        tables=None if tables is None else list(tables),
+    )
     return Result.from_raw(raw, json.loads(raw["scenario"]), _ccsim.__version__)
 
 
@@ -48,9 +61,12 @@ def run_toml(
     allow_large: bool = False,
     capture_dir: str | Path | None = None,
     progress: Callable[[float], None] | None = None,
+    tables: Sequence[str] | None = None,
 ) -> Result:
     """`run` of a scenario given as TOML text (not a file name)."""
-    return run(TomlText(text), seed=seed, allow_large=allow_large, capture_dir=capture_dir, progress=progress)
+    return run(
+        TomlText(text), seed=seed, allow_large=allow_large, capture_dir=capture_dir, progress=progress, tables=tables
+    )
 
 
 def algorithms() -> list[dict]:

@@ -18,12 +18,13 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from ccbench import metrics, traces
+from ccbench import _ccsim, metrics, traces
 
 #: Version of the tables' layout and of meta.json; bump on incompatible change.
 SCHEMA_VERSION = 2
-#: The tables of a run, in the order they are saved.
-TABLES = ("flows", "series", "cc_state", "rtt", "links", "link_series", "sources", "source_series")
+#: The tables of a run, in the order they are saved (the core's list:
+#: flows, series, cc_state, rtt, links, link_series, sources, source_series).
+TABLES = tuple(_ccsim.TABLES)
 
 #: The columns of the `cc_state` table, as the simulator makes them (a run
 #: without algorithm state, e.g. the kernel emulator's, has it empty).
@@ -417,7 +418,21 @@ def cc_state_wide(cc_state, at=None) -> pd.DataFrame:
 
 
 class TableNotSaved(LookupError):
-    """A table of a saved run that was not saved (a campaign's kept_tables)."""
+    """A table a run did not record (`ccbench.run(..., tables=...)`), or a
+    table of a saved run that was not saved (a campaign's kept_tables)."""
+
+
+def not_recorded(raw: Mapping) -> dict[str, str]:
+    """Table name -> why it is missing, for the tables a simulator run
+    (`_ccsim.run(..., tables=...)`) did not record: its output has only
+    those it recorded."""
+    recorded = [name for name in TABLES if name in raw]
+    return {
+        name: f"this run did not record the {name} table (it recorded: {', '.join(recorded)}); "
+        f"run it with tables=None, or naming {name}, to have it"
+        for name in TABLES
+        if name not in raw
+    }
 
 
 def _unsaved(message: str) -> Callable[[Result], pd.DataFrame]:
@@ -548,6 +563,7 @@ class Result:
         }
         for name in ("cc_state", "rtt", "link_series", "sources", "source_series"):
             pending[name] = lambda _, name=name: table(name)
+        pending.update({name: _unsaved(message) for name, message in not_recorded(raw).items()})
         r._hold(meta, {}, pending)
         return r
 

@@ -7,7 +7,7 @@
 
 use ccsim::cc::{Param, StateKind};
 use ccsim::net::channel::trace::{self, TraceConfig, MAHIMAHI_BYTES_PER_OPPORTUNITY};
-use ccsim::Scenario;
+use ccsim::{Recorded, Scenario};
 use pyo3::exceptions::{PyKeyboardInterrupt, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
@@ -52,14 +52,22 @@ fn validate(json: &str) -> PyResult<String> {
 /// `capture_dir` (default: the working directory). `progress`, if given, is
 /// called with the simulated seconds reached every INTERRUPT_CHECK_EVENTS
 /// events (an exception it raises stops the run and is raised here).
+/// `tables`, if given, names the sampled tables to record (ccsim::Recorded):
+/// the dict has only those and the summaries (flows, links, sources), which
+/// are the same as a run recording everything gives.
 #[pyfunction]
-#[pyo3(signature = (json, capture_dir = None, progress = None))]
+#[pyo3(signature = (json, capture_dir = None, progress = None, tables = None))]
 fn run<'py>(
     py: Python<'py>,
     json: &str,
     capture_dir: Option<std::path::PathBuf>,
     progress: Option<Py<PyAny>>,
+    tables: Option<Vec<String>>,
 ) -> PyResult<Bound<'py, PyDict>> {
+    let recorded = match &tables {
+        Some(names) => Recorded::of_tables(names.iter().map(String::as_str)).map_err(PyValueError::new_err)?,
+        None => Recorded::ALL,
+    };
     let mut s = Scenario::from_json(json).map_err(scenario_error)?;
     let normalized = serde_json::to_string(&s).map_err(|e| PyValueError::new_err(e.to_string()))?;
     if let (Some(dir), Some(pcap)) = (capture_dir, s.record.pcap.as_mut()) {
@@ -72,7 +80,7 @@ fn run<'py>(
     // to report the simulated time to `progress`.
     let mut pending: Option<PyErr> = None;
     let finished = py.allow_threads(|| {
-        ccsim::run_unless_interrupted(&s, &mut |now_ns| {
+        ccsim::run_unless_interrupted(&s, recorded, &mut |now_ns| {
             Python::with_gil(|py| {
                 py.check_signals()?;
                 match &progress {
@@ -90,14 +98,21 @@ fn run<'py>(
     };
     let wall = started.elapsed().as_secs_f64();
     let d = PyDict::new(py);
-    d.set_item("flows", ArrowTable::from_table(r.flows)?)?;
-    d.set_item("series", ArrowTable::from_table(r.series)?)?;
-    d.set_item("cc_state", ArrowTable::from_table(r.cc_state)?)?;
-    d.set_item("rtt", ArrowTable::from_table(r.rtt)?)?;
-    d.set_item("links", ArrowTable::from_table(r.links)?)?;
-    d.set_item("link_series", ArrowTable::from_table(r.link_series)?)?;
-    d.set_item("sources", ArrowTable::from_table(r.sources)?)?;
-    d.set_item("source_series", ArrowTable::from_table(r.source_series)?)?;
+    let tables = [
+        ("flows", r.flows),
+        ("series", r.series),
+        ("cc_state", r.cc_state),
+        ("rtt", r.rtt),
+        ("links", r.links),
+        ("link_series", r.link_series),
+        ("sources", r.sources),
+        ("source_series", r.source_series),
+    ];
+    for (name, table) in tables {
+        if r.recorded.records(name) {
+            d.set_item(name, ArrowTable::from_table(table)?)?;
+        }
+    }
     match r.pcap {
         Some(p) => {
             let pd = PyDict::new(py);
@@ -317,6 +332,8 @@ fn _ccsim(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("DEFAULT_SERIES_INTERVAL_S", ccsim::record::series::DEFAULT_INTERVAL_NS as f64 / 1e9)?;
     m.add("DEFAULT_SERIES_FLOW_SAMPLES", ccsim::record::series::DEFAULT_FLOW_SAMPLES)?;
     m.add("MAX_SEED", ccsim::scenario::MAX_SEED)?;
+    // A run's tables, in the order they are saved (run_result.TABLES).
+    m.add("TABLES", ccsim::record::recorded::TABLES.to_vec())?;
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add("TraceError", m.py().get_type::<TraceError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
