@@ -111,7 +111,13 @@ def execute(job: Job, kernel: bool = False) -> dict:
             result = emulate(json.loads(job.scenario_json))
         else:
             # A packet capture (record.pcap) goes beside the run's full tables.
-            raw = _ccsim.run(job.scenario_json, capture_dir=str(tables_dir(Path(job.directory), job.key)))
+            # Only the kept tables are recorded: the summary this returns is the
+            # same, and a run on a slow link spends most of its time sampling.
+            raw = _ccsim.run(
+                job.scenario_json,
+                capture_dir=str(tables_dir(Path(job.directory), job.key)),
+                tables=list(job.keep_tables),
+            )
             result = Result.from_raw(raw, json.loads(raw["scenario"]), _ccsim.__version__)
         if job.keep_tables:
             run_files.save(result, tables_dir(Path(job.directory), job.key), csv=False, tables=job.keep_tables)
