@@ -6,8 +6,10 @@
              without --plots (a fresh process each time)
   umts       --runs UMTS runs of 100 s (the umts profile, one NewReno flow,
              a new seed each) through the public API, `ccbench.run(s).flows`,
-             on --jobs processes; beside it the same runs through the raw
-             binding (ccbench._ccsim.run) and the simulator's own time
+             on --jobs processes; the same recording no sampled table
+             (`ccbench.run(s, tables=[]).flows`, as a campaign's unkept
+             runs do); and through the raw binding (ccbench._ccsim.run)
+             with the simulator's own time
   compare    `ccbench compare` end to end (a fresh directory), the default
              comparison (352 runs) and --quick
 
@@ -92,6 +94,12 @@ def _api_run(seed: int) -> float:
     return float(ccbench.run(UMTS, seed=seed).flows["goodput_bps"].iloc[0])
 
 
+def _api_run_summaries(seed: int) -> float:
+    import ccbench
+
+    return float(ccbench.run(UMTS, seed=seed, tables=[]).flows["goodput_bps"].iloc[0])
+
+
 def _raw_run(seed: int) -> float:
     from ccbench import _ccsim
     from ccbench.scenario import load
@@ -100,7 +108,11 @@ def _raw_run(seed: int) -> float:
 
 
 def bench_umts(runs: int, jobs: int) -> None:
-    for label, fn in (("ccbench.run(s).flows", _api_run), ("raw binding", _raw_run)):
+    for label, fn in (
+        ("ccbench.run(s).flows", _api_run),
+        ("ccbench.run(s, tables=[]).flows", _api_run_summaries),
+        ("raw binding", _raw_run),
+    ):
         cpu0, t0 = children_cpu_s(), time.perf_counter()
         with Pool(jobs) as pool:
             out = pool.map(fn, range(1, runs + 1), chunksize=16)
