@@ -166,9 +166,36 @@ def test_rerun_skips_finished_runs_and_another_file_is_refused(tmp_path):
     fewer = {**grown, "factors": {**SMALL["factors"], "flows[0].cc": ["reno", "cubic"]}}
     kept = campaign_runner.run(fewer, out, jobs=1, force=True)
     assert kept.executed == 0 and kept.skipped == 12
-    assert len(list((out / "runs").glob("*.parquet"))) == 12
+    assert len(list((out / "runs").glob("*.arrow"))) == 12
     assert len(list((out / "tables").iterdir())) == 2 * 2  # repetition 0 of each combination
     assert set(ccbench.load(out).runs["flows[0].cc"]) == {"reno", "cubic"}
+
+
+def test_a_directory_whose_run_files_are_parquet_resumes_to_the_same_tables(tmp_path):
+    """Run files were Parquet before 2 Dec 2026 (runs/KEY.parquet): such a
+    directory still assembles its tidy tables, resumes, and a level dropped
+    with --force removes its old files too."""
+    import pyarrow.parquet as pq
+
+    out = tmp_path / "out"
+    campaign_runner.run(SMALL, out, jobs=1)
+    expected = tidy_bytes(out)
+    for path in (out / "runs").glob("*.arrow"):
+        pq.write_table(storage.read_run(out, path.stem), path.with_suffix(".parquet"))
+        path.unlink()
+    for name in expected:
+        (out / name).unlink()
+    with storage.Index(out) as idx:  # one run not finished yet: the resume runs it and reads the others
+        key = idx.frame()["key"].iloc[0]
+    with sqlite3.connect(out / "index.sqlite") as db:
+        db.execute("UPDATE runs SET status='pending' WHERE key=?", (key,))
+    (out / "runs" / f"{key}.parquet").unlink()
+    again = campaign_runner.run(SMALL, out, jobs=1)
+    assert again.executed == 1 and again.skipped == 11
+    assert tidy_bytes(out) == expected
+    fewer = {**SMALL, "factors": {**SMALL["factors"], "flows[0].cc": ["reno"]}}
+    campaign_runner.run(fewer, out, jobs=1, force=True)
+    assert len(list((out / "runs").glob("*.parquet"))) + len(list((out / "runs").glob("*.arrow"))) == 4
 
 
 def test_cli_refuses_another_campaign_in_a_directory(tmp_path, runner):

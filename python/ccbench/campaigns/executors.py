@@ -94,12 +94,13 @@ class Job:
 
 def execute(job: Job, kernel: bool = False) -> dict:
     """Runs one job, in the simulator or (`kernel`) through the real Linux
-    kernel with ccbench.emulate; writes runs/KEY.parquet (and tables/KEY/
-    when kept); returns the record the index stores."""
+    kernel with ccbench.emulate; writes runs/KEY.arrow (and tables/KEY/
+    when kept); returns the record the index stores, with the file's bytes
+    as `table` for the driver."""
     import pyarrow as pa
 
     from ccbench import _ccsim, run_files
-    from ccbench.campaigns.storage import run_file, tables_dir
+    from ccbench.campaigns.storage import arrow_file_bytes, run_file, tables_dir
     from ccbench.run_result import Result
 
     started = time.time()
@@ -129,31 +130,15 @@ def execute(job: Job, kernel: bool = False) -> dict:
         table = table.append_column(
             "link_utilization", pa.array([float(utilization[link]) for link in table["link"].to_pylist()])
         )
-        data = run_files.arrow_parquet_bytes(table)
+        data = arrow_file_bytes(table)
         run_files.atomic_write_bytes(run_file(Path(job.directory), job.key), data)
         record.update(status="done", result_hash=hashlib.blake2b(data, digest_size=16).hexdigest(), error=None)
-        record["table"] = ipc_bytes(table)
+        record["table"] = data
     except Exception as e:  # noqa: BLE001 - a failed run is recorded, the campaign goes on
         record.update(status="failed", result_hash=None, error=f"{type(e).__name__}: {e}")
     record["finished_at"] = time.time()
     record["wall_s"] = record["finished_at"] - started
     return record
-
-
-def ipc_bytes(table) -> bytes:
-    """An Arrow table as compact IPC stream bytes (what a worker returns beside its file)."""
-    import pyarrow as pa
-
-    sink = pa.BufferOutputStream()
-    with pa.ipc.new_stream(sink, table.schema) as writer:
-        writer.write_table(table)
-    return sink.getvalue().to_pybytes()
-
-
-def table_from_ipc(data: bytes):
-    import pyarrow as pa
-
-    return pa.ipc.open_stream(data).read_all()
 
 
 def execute_batch(jobs: list[Job]) -> list[dict]:

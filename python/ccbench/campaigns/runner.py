@@ -180,7 +180,7 @@ def _run(
                 for o in outcomes:
                     table = o.pop("table", None)
                     if table is not None:
-                        fresh[o["key"]] = executors.table_from_ipc(table)
+                        fresh[o["key"]] = storage.table_of_arrow_file(table)
                 index.record(outcomes)
                 for o in outcomes:
                     in_flight.pop(o["key"], None)
