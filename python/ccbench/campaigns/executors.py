@@ -2,12 +2,12 @@
 process pool (--jobs N, the default on all cores), or Ray (--executor ray).
 
 Every executor runs the same `execute_batch` on batches of jobs. A worker
-runs the simulator, writes the run's per-flow Parquet file into the campaign
+runs the simulator, writes the run's per-flow Arrow file into the campaign
 directory itself (temporary file + rename) and returns only a small record
-(status, hash of the file, worker, times) and the run's per-flow rows as
-compact Arrow IPC bytes, so the driver assembles the tidy tables without
-reading every file back and is not the bottleneck. The file's bytes depend only on the
-scenario and seed, so the result never depends on where a run ran. On Ray
+(status, hash of the file, worker, times) and the file's bytes, so the
+driver assembles the tidy tables without reading every file back and is not
+the bottleneck. The file's bytes depend only on the scenario and seed, so
+the result never depends on where a run ran. On Ray
 with --address, the campaign directory must be on a filesystem every node
 sees (same path).
 """
