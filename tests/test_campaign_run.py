@@ -404,6 +404,52 @@ def _interrupt_part_way(campaign_file, out, sig) -> tuple[subprocess.CompletedPr
     return subprocess.CompletedProcess(proc.args, proc.returncode, stdout, stderr), _done_runs(out)
 
 
+#: A pool whose one worker is stopped half-way through sending a result (it writes a
+#: message's header and a part of it, as a worker terminated mid-send leaves it), while
+#: batches too big for the call pipe wait behind it: then LocalExecutor.stop, and exit.
+HALF_SENT = r"""
+import os, struct, sys, time
+from concurrent.futures import ProcessPoolExecutor
+from ccbench.campaigns import executors
+
+def half_a_result(marker):
+    frame = sys._getframe()
+    while "result_queue" not in frame.f_locals:
+        frame = frame.f_back
+    queue = frame.f_locals["result_queue"]
+    queue._wlock.acquire()
+    os.write(queue._writer.fileno(), struct.pack("!i", 1 << 20) + b"x" * 100)
+    open(marker, "w").close()
+    time.sleep(600)
+
+def nothing(data):
+    return len(data)
+
+marker = sys.argv[1]
+ex = executors.LocalExecutor(1)
+ex.pool = ProcessPoolExecutor(max_workers=1, initializer=executors._ignore_sigint, initargs=(os.getpid(),))
+ex.pool.submit(half_a_result, marker)
+for _ in range(3):
+    ex.pool.submit(nothing, b"y" * (1 << 20))
+while not os.path.exists(marker):
+    time.sleep(0.01)
+time.sleep(0.5)
+ex.stop()
+print("stopped", flush=True)
+"""
+
+
+def test_stopping_workers_mid_send_lets_the_driver_exit(tmp_path):
+    """Ctrl-C stops the workers at once: one may be sending its result. The
+    driver used to hang at exit (its pool's manager thread waiting for the
+    rest of the message): seen once in CI as the interrupted campaign below
+    printing its message and never exiting."""
+    done = subprocess.run(
+        [sys.executable, "-c", HALF_SENT, str(tmp_path / "marker")], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0 and done.stdout == "stopped\n", done.stderr
+
+
 @pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGINT], ids=["SIGKILL", "SIGINT"])
 def test_an_interrupted_campaign_resumes_to_identical_tables(tmp_path, sig, long_reference):
     f = tmp_path / "long.toml"

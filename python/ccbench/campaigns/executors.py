@@ -224,17 +224,35 @@ class LocalExecutor:
         self.pool = None
 
     def stop(self) -> None:
-        """Stops the workers now (runs in flight are lost and rerun on resume)."""
+        """Stops the workers now (runs in flight are lost and rerun on resume).
+
+        A worker stopped while it sends a result leaves half a message in the
+        pool's result pipe, and one stopped while batches wait in the pool's
+        call pipe leaves that pipe's feeder thread blocked on it. Either used
+        to hang this process at exit, which joins the pool's manager thread
+        (it waited forever for the rest of the message) and the feeder. With
+        every worker gone, this process's end of the result pipe is closed,
+        so the manager reads an end of file, takes the pool as broken and
+        finishes, and the feeder is not waited for."""
         if self.pool is None:
             return
-        processes = list(getattr(self.pool, "_processes", {}).values())
-        self.pool.shutdown(wait=False, cancel_futures=True)
+        pool, self.pool = self.pool, None
+        # Read before shutdown, which drops the pool's references to them.
+        processes = list((getattr(pool, "_processes", None) or {}).values())
+        call_queue = getattr(pool, "_call_queue", None)
+        writer = getattr(getattr(pool, "_result_queue", None), "_writer", None)
+        pool.shutdown(wait=False, cancel_futures=True)
         for p in processes:
             if p.is_alive():
                 p.terminate()
         for p in processes:
             p.join(timeout=10)
-        self.pool = None
+        if any(p.is_alive() for p in processes):
+            return
+        if call_queue is not None:
+            call_queue.cancel_join_thread()
+        if writer is not None:
+            writer.close()
 
 
 class RayExecutor:
