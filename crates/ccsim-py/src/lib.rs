@@ -92,23 +92,13 @@ fn run<'py>(
             .is_err()
         })
     });
-    let r = match (finished, pending) {
+    let mut r = match (finished, pending) {
         (Some(r), _) => r,
         (None, pending) => return Err(pending.unwrap_or_else(|| PyKeyboardInterrupt::new_err("run interrupted"))),
     };
     let wall = started.elapsed().as_secs_f64();
     let d = PyDict::new(py);
-    let tables = [
-        ("flows", r.flows),
-        ("series", r.series),
-        ("cc_state", r.cc_state),
-        ("rtt", r.rtt),
-        ("links", r.links),
-        ("link_series", r.link_series),
-        ("sources", r.sources),
-        ("source_series", r.source_series),
-    ];
-    for (name, table) in tables {
+    for (name, table) in r.take_tables() {
         if r.recorded.records(name) {
             d.set_item(name, ArrowTable::from_table(table)?)?;
         }

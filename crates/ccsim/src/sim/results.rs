@@ -8,7 +8,7 @@ use crate::net::packet::payload_share;
 use crate::net::topology::Direction;
 use crate::record::link_table::links_table;
 use crate::record::pcap::{PcapSummary, PcapWriter};
-use crate::record::recorded::Recorded;
+use crate::record::recorded::{Recorded, TABLES};
 use crate::record::rtt_stats::{self, RttStats};
 use crate::record::summary;
 use crate::record::table::{Column, Table};
@@ -37,6 +37,26 @@ pub struct Results {
     pub duration: Nanos,
     /// The sampled tables the run recorded (the others are empty).
     pub recorded: Recorded,
+}
+
+impl Results {
+    /// The tables, each with its name (record::recorded::TABLES, in that
+    /// order), taken out of the results: what is left are the run's facts.
+    pub fn take_tables(&mut self) -> [(&'static str, Table); 8] {
+        use std::mem::take;
+        let tables = [
+            take(&mut self.flows),
+            take(&mut self.series),
+            take(&mut self.cc_state),
+            take(&mut self.rtt),
+            take(&mut self.links),
+            take(&mut self.link_series),
+            take(&mut self.sources),
+            take(&mut self.source_series),
+        ];
+        let mut named = TABLES.into_iter().zip(tables);
+        std::array::from_fn(|_| named.next().expect("as many names as tables"))
+    }
 }
 
 /// "down" or "up" for the dumbbell's flows and sources, "route" for those on `[[links]]`.
