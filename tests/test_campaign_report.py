@@ -70,3 +70,35 @@ def test_a_campaign_with_no_finished_run_is_refused_naming_its_plan_and_command(
         f"run them with: ccbench campaign {out}/campaign.toml --out {out}\n"
     )
     assert not (out / "report.html").exists()
+
+
+def test_a_one_condition_report_draws_its_figures_in_processes_to_the_same_page(one_flow_campaign, tmp_path):
+    """A report of one condition (what `ccbench recommend` writes) draws its
+    figures in `jobs` processes, a figure per task: it used to draw them all
+    in this process, a condition being the unit of work. The page and the
+    figures are those drawn in one process."""
+    import os
+
+    from ccbench.campaigns import report
+
+    log = tmp_path / "drawn"
+    draw = report.condition_figure
+
+    def logged(data, c, objective, factor, name):
+        with open(log, "a", encoding="utf-8") as f:
+            f.write(f"{os.getpid()} {name}\n")
+        return draw(data, c, objective, factor, name)
+
+    drawn, pages = {}, {}
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(report, "condition_figure", logged)
+        for jobs in (1, 2):
+            log.write_text("")
+            report.build(one_flow_campaign, jobs=jobs)
+            drawn[jobs] = [line.split() for line in log.read_text().splitlines()]
+            pages[jobs] = (one_flow_campaign / "report.html").read_bytes()
+    names = ["bars", "plane", "cdfs", "goodput_over_time", "cwnd", "rtt"]
+    assert [name for _, name in drawn[1]] == names and {pid for pid, _ in drawn[1]} == {str(os.getpid())}
+    assert sorted(name for _, name in drawn[2]) == sorted(names)
+    assert str(os.getpid()) not in {pid for pid, _ in drawn[2]}
+    assert pages[1] == pages[2]

@@ -151,73 +151,104 @@ def _few(c: ConditionResult) -> list[str]:
     return out[:FEW]
 
 
-def time_series_figures(data: CampaignData, c: ConditionResult, factor: str, names: list[str]):
-    """Goodput over time of repetition 0 of the chosen candidates, and cwnd/ssthresh and RTT of the
-    first of them (the pick), where their tables were kept."""
-    from ccbench import plots
-    from ccbench.run_files import load as load_run
+#: The figures of a condition's time series, drawn from repetition 0's kept tables.
+TIME_SERIES_FIGURES = ("goodput_over_time", "cwnd", "rtt")
 
+
+def _kept_runs(data: CampaignData, c: ConditionResult, factor: str, names: list[str]) -> list[tuple[str, Path]]:
+    """(candidate, tables directory) of repetition 0 of each of `names` under
+    condition `c` whose tables were kept, in the order of `names`."""
     idx = data.runs
     sub = idx[(idx["rep"] == 0) & idx[factor].astype(str).isin(names)]
     for f, v in c.levels.items():
         sub = sub[sub[f].astype(str) == str(v)]
-    series, first = {}, None
+    out = []
     for n in names:
         row = sub[sub[factor].astype(str) == n]
-        if row.empty or not (tables_dir(data.directory, row["run"].iloc[0]) / "meta.json").exists():
-            continue
-        # Of the first, every table drawn; of the others, only the series.
-        run = load_run(tables_dir(data.directory, row["run"].iloc[0]), tables=None if first is None else ("series",))
-        series[n] = run.series
-        first = first or (n, run)
-    out = {}
-    if series:
-        out["goodput_over_time"] = plots.runs_rate_over_time(series, 0.5, "Goodput over time (repetition 0, all flows)")
-        name, run = first
-        out["cwnd"] = plots.cwnd_over_time(run.series, run.flows, title=f"Congestion window of {name} (repetition 0)")
-        out["rtt"] = plots.rtt_over_time(run.rtt, run.flows, title=f"RTT of {name} (repetition 0, per-ACK samples)")
+        if not row.empty and (tables_dir(data.directory, row["run"].iloc[0]) / "meta.json").exists():
+            out.append((n, tables_dir(data.directory, row["run"].iloc[0])))
     return out
 
 
-def condition_section(
-    data: CampaignData, c: ConditionResult, objective, margin: float, factor: str, all_figures: bool = True
-) -> str:
-    """One condition's section; `all_figures`: besides the bars, the throughput vs delay plane, CDFs and
-    goodput, cwnd and RTT over time of repetition 0 (a study's report draws its own, laid out like the
-    study's figures, and keeps only the bars here)."""
-    plots_dir = data.directory / "plots"
+def time_series_figure(name: str, kept: list[tuple[str, Path]]):
+    """Figure `name` of TIME_SERIES_FIGURES from the `kept` runs (_kept_runs):
+    goodput over time of all of them, cwnd/ssthresh or RTT of the first (the pick)."""
+    from ccbench import plots
+    from ccbench.run_files import load as load_run
+
+    if name == "goodput_over_time":
+        series = {n: load_run(d, tables=("series",)).series for n, d in kept}
+        return plots.runs_rate_over_time(series, 0.5, "Goodput over time (repetition 0, all flows)")
+    first, directory = kept[0]
+    if name == "cwnd":
+        run = load_run(directory, tables=("series", "flows"))
+        return plots.cwnd_over_time(run.series, run.flows, title=f"Congestion window of {first} (repetition 0)")
+    run = load_run(directory, tables=("rtt", "flows"))
+    return plots.rtt_over_time(run.rtt, run.flows, title=f"RTT of {first} (repetition 0, per-ACK samples)")
+
+
+def figure_names(data: CampaignData, c: ConditionResult, factor: str, all_figures: bool = True) -> list[str]:
+    """The figures of condition `c`'s section, in the page's order. `all_figures`: besides the bars,
+    the throughput vs delay plane, CDFs and goodput, cwnd and RTT over time of repetition 0 (a
+    study's report draws its own, laid out like the study's figures, and keeps only the bars here)."""
+    if not all_figures:
+        return ["bars"]
+    return ["bars", "plane", "cdfs"] + (list(TIME_SERIES_FIGURES) if _kept_runs(data, c, factor, _few(c)) else [])
+
+
+def _condition_runs(data: CampaignData, c: ConditionResult) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The runs (with their power) and the flows of condition `c`."""
     runs = analysis.with_power(data.runs)
-    for f, v in c.levels.items():
-        runs = runs[runs[f].astype(str) == str(v)]
     flows = data.flows
     for f, v in c.levels.items():
+        runs = runs[runs[f].astype(str) == str(v)]
         flows = flows[flows[f].astype(str) == str(v)]
+    return runs, flows
+
+
+def condition_figure(data: CampaignData, c: ConditionResult, objective, factor: str, name: str) -> bytes:
+    """Draws figure `name` (of figure_names) of condition `c`, writes it to
+    plots/ and returns its PNG bytes."""
+    if name in TIME_SERIES_FIGURES:
+        fig = time_series_figure(name, _kept_runs(data, c, factor, _few(c)))
+    elif name == "bars":
+        runs, _ = _condition_runs(data, c)
+        metric = METRICS[objective.metric]
+        samples = {str(n): g[objective.metric].to_numpy(float) for n, g in runs.groupby(factor, sort=False)}
+        fig = figures.bars_with_points(
+            c.table, samples, metric, f"{metric.label} per {factor} (blue: pick and ties)", _highlight(c)
+        )
+    elif name == "plane":
+        fig = figures.throughput_delay(c.table, "Goodput vs delay", _highlight(c))
+    elif name == "cdfs":
+        fig = figures.cdfs(_condition_runs(data, c)[1], factor, _few(c))
+    else:
+        raise ValueError(f"no figure {name!r} in a condition's section")
+    return figures.save(fig, data.directory / "plots", f"{c.key}_{name}", data.figure_formats)
+
+
+def _highlight(c: ConditionResult) -> set[str]:
+    return {c.pick, *c.tied} - {None}
+
+
+def condition_section(
+    data: CampaignData,
+    c: ConditionResult,
+    objective,
+    margin: float,
+    factor: str,
+    all_figures: bool = True,
+    pngs: dict[str, bytes] | None = None,
+) -> str:
+    """One condition's section, with the figures of figure_names(data, c,
+    factor, all_figures); `pngs`: those already drawn (condition_figure), by
+    name, else they are drawn here."""
+    names = figure_names(data, c, factor, all_figures)
+    if pngs is None:
+        pngs = {name: condition_figure(data, c, objective, factor, name) for name in names}
+    runs, flows = _condition_runs(data, c)
     metric = METRICS[objective.metric]
-    highlight = {c.pick, *c.tied} - {None}
-    samples = {str(n): g[objective.metric].to_numpy(float) for n, g in runs.groupby(factor, sort=False)}
-    samples = {str(k): v for k, v in samples.items()}
-    figs = {
-        "bars": figures.bars_with_points(
-            c.table, samples, metric, f"{metric.label} per {factor} (blue: pick and ties)", highlight
-        )
-    }
-    if all_figures:
-        figs["plane"] = figures.throughput_delay(c.table, "Goodput vs delay", highlight)
-        few = _few(c)
-        figs["cdfs"] = figures.cdfs(flows, factor, few)
-        figs.update(time_series_figures(data, c, factor, few))
-    imgs = [
-        _img(
-            figures.save(
-                fig,
-                plots_dir,
-                f"{c.key}_{name.replace('.', '_').replace('[', '_').replace(']', '')}",
-                data.figure_formats,
-            ),
-            name,
-        )
-        for name, fig in figs.items()
-    ]
+    imgs = [_img(pngs[name], name) for name in names]
     several = bool((runs["flows"] > 1).any()) if "flows" in runs else False
     limited = group_notes(flows, factor) if factor in flows else []
     limits_html = (
@@ -251,7 +282,7 @@ def size_sections(data: CampaignData, factor: str) -> list[str]:
     return out
 
 
-#: In a process drawing sections: the campaign as the page's process read it (_use_campaign).
+#: In a process drawing figures: the campaign as the page's process read it (_use_campaign).
 _campaign: CampaignData | None = None
 
 
@@ -260,27 +291,33 @@ def _use_campaign(data: CampaignData) -> None:
     _campaign = data
 
 
-def _section_job(args) -> str:
-    c, objective, margin, factor, all_figures = args
-    return condition_section(_campaign, c, OBJECTIVES[objective], margin, factor, all_figures)
+def _figure_job(args) -> bytes:
+    c, objective, factor, name = args
+    return condition_figure(_campaign, c, OBJECTIVES[objective], factor, name)
 
 
 def _sections(
     data: CampaignData, conditions: list[ConditionResult], objective: str, margin, factor, jobs: int, all_figures=True
 ):
-    """The conditions' HTML sections, figures drawn in `jobs` processes. Each
-    process is given the campaign the rest of the page is built from (a forked
-    process shares it as it is) instead of reading the directory again for
-    each condition, which also drew a partial campaign, whose runs may grow
-    meanwhile, from other runs than the page counts (so it was drawn here)."""
-    if jobs <= 1 or len(conditions) <= 1:
-        return [condition_section(data, c, OBJECTIVES[objective], margin, factor, all_figures) for c in conditions]
+    """The conditions' HTML sections, their figures drawn in `jobs` processes,
+    one figure per task (a condition per task left a process idle while the
+    other drew the last condition). Each process is given the campaign the
+    rest of the page is built from (a forked process shares it as it is)
+    instead of reading the directory again for each figure, which also drew a
+    partial campaign, whose runs may grow meanwhile, from other runs than the
+    page counts (so it was drawn here)."""
+    obj = OBJECTIVES[objective]
+    wanted = [(c, name) for c in conditions for name in figure_names(data, c, factor, all_figures)]
+    if jobs <= 1 or len(wanted) <= 1:
+        return [condition_section(data, c, obj, margin, factor, all_figures) for c in conditions]
     from concurrent.futures import ProcessPoolExecutor
 
-    with ProcessPoolExecutor(
-        max_workers=min(jobs, len(conditions)), initializer=_use_campaign, initargs=(data,)
-    ) as pool:
-        return list(pool.map(_section_job, [(c, objective, margin, factor, all_figures) for c in conditions]))
+    with ProcessPoolExecutor(max_workers=min(jobs, len(wanted)), initializer=_use_campaign, initargs=(data,)) as pool:
+        drawn = pool.map(_figure_job, [(c, objective, factor, name) for c, name in wanted])
+        pngs: dict[str, dict[str, bytes]] = {c.key: {} for c in conditions}
+        for (c, name), png in zip(wanted, drawn):
+            pngs[c.key][name] = png
+    return [condition_section(data, c, obj, margin, factor, all_figures, pngs[c.key]) for c in conditions]
 
 
 def _confidence_cell(c: ConditionResult) -> str:
