@@ -26,6 +26,27 @@ def test_recommend_ranks_every_algorithm_and_adds_repetitions_only_while_undecid
     assert len(list((out / "plots").glob("*.png"))) == 6  # the time series too
 
 
+def test_recommend_imports_the_reports_modules_while_its_workers_run(tmp_path, runner, monkeypatch):
+    """As `ccbench compare` does: the report's imports (matplotlib, scipy)
+    overlap the first round's runs instead of following the last round."""
+    import multiprocessing
+
+    from ccbench.campaigns import runner as campaign_runner
+
+    asked = []
+    start = campaign_runner._import_in_background
+
+    def spy(modules):
+        asked.append((modules, len(multiprocessing.active_children())))
+        return start(modules)
+
+    monkeypatch.setattr(campaign_runner, "_import_in_background", spy)
+    args = ["recommend", "--profile", "lte-edge", "--duration", "1s", "--max-reps", "3", "--jobs", "2"]
+    result = runner.invoke(app, args + ["--out", str(tmp_path / "rec")])
+    assert result.exit_code == 0, result.output
+    assert asked == [(campaign_runner.REPORT_MODULES, 2)]
+
+
 def test_recommend_names_the_bad_option(runner):
     result = runner.invoke(app, ["recommend", "--profile", "lte-edg"], terminal_width=200)
     assert result.exit_code == 2

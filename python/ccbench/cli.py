@@ -465,10 +465,6 @@ def _campaign_summary(directory: Path) -> Table:
     return t
 
 
-#: What the report needs (matplotlib, scipy): imported while a campaign's workers run.
-REPORT_MODULES = ("ccbench.report", "scipy.special")
-
-
 def _animated(console: Console) -> bool:
     """Whether a progress bar on `console` is redrawn as it goes (rich's
     refresh thread, ten times a second): on a terminal that shows it only. To
@@ -541,14 +537,15 @@ def _run_campaign(
                 from ccbench.campaigns.estimate import Estimate
 
                 guess = Estimate(campaign, jobs)
+            preload = runner.REPORT_MODULES  # imported while the workers run
             if until_decided:
                 (raw, source, text, folder), max_reps = until_decided
                 done, _, _ = runner.run_until_decided(
-                    raw, source, text, folder, out, jobs, executor, address, force, max_reps, on_round
+                    raw, source, text, folder, out, jobs, executor, address, force, max_reps, on_round, preload
                 )
             else:
                 done = runner.run(
-                    campaign, out, jobs, executor, address, force, on_progress=on_round(None), preload=REPORT_MODULES
+                    campaign, out, jobs, executor, address, force, on_progress=on_round(None), preload=preload
                 )
             from ccbench import report
 

@@ -98,7 +98,18 @@ def run_until_decided(
     parse(raw)  # errors named by option
     _, source, text, folder = spec.read(raw)
     _, conditions, reps = runner.run_until_decided(
-        raw, source, text, folder, out, jobs, executor, address, force=True, max_reps=max_reps, on_round=on_round
+        raw,
+        source,
+        text,
+        folder,
+        out,
+        jobs,
+        executor,
+        address,
+        force=True,
+        max_reps=max_reps,
+        on_round=on_round,
+        preload=runner.REPORT_MODULES,
     )
     build(out, jobs=jobs)
     return conditions[0], reps

@@ -29,6 +29,9 @@ from typing import Any
 from ccbench.campaigns import executors, spec, storage
 from ccbench.campaigns.spec import Campaign, parse
 
+#: What the report needs (matplotlib, scipy): the `preload` of a campaign whose report follows.
+REPORT_MODULES = ("ccbench.report", "scipy.special")
+
 
 class CampaignInterrupted(KeyboardInterrupt):
     """Ctrl-C during a campaign: the index is consistent; rerun to resume."""
@@ -227,12 +230,14 @@ def run_until_decided(
     force: bool = False,
     max_reps: int = 12,
     on_round: Callable[[int], Callable[[Progress], None]] = lambda reps: lambda p: None,
+    preload: tuple[str, ...] = (),
 ) -> tuple[CampaignRun, list, int]:
     """Runs a campaign (as read by spec.read), then raises its repetitions
     while the analysis (the file's [analysis] settings) has a condition it
     cannot decide yet, to the number it estimates, at most `max_reps`. The
     file's text (and so the directory's campaign) stays the same; only the
-    new repetitions run. Returns the CampaignRun of all the rounds
+    new repetitions run. `preload`: modules to import while the workers
+    run, as `run` does. Returns the CampaignRun of all the rounds
     (`_over_rounds`), the conditions' analyses and the repetitions reached."""
     from ccbench.campaigns import analysis
 
@@ -245,7 +250,7 @@ def run_until_decided(
         rounds: list[CampaignRun] = []
         while True:
             rounds.append(
-                _run(campaign, out, jobs, executor, address, force and not rounds, on_round(reps), (), started)
+                _run(campaign, out, jobs, executor, address, force and not rounds, on_round(reps), preload, started)
             )
             started = time.perf_counter()
             data = storage.load(out)
