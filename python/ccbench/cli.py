@@ -1049,7 +1049,11 @@ def emulate_cmd(
 
 
 def main() -> None:
-    app()
+    """The `ccbench` command; the process ends without the interpreter's
+    teardown of its modules (ccbench.quick_exit)."""
+    from ccbench import quick_exit
+
+    quick_exit.run(app)
 
 
 if __name__ == "__main__":
