@@ -470,3 +470,32 @@ def test_the_workspaces_emulator_agrees_with_the_extension():
         pytest.skip(reason)
     said = subprocess.run([str(built), "--source-id"], capture_output=True, text=True, check=True).stdout
     assert said.strip() == _ccsim.SOURCE_ID
+
+
+def test_a_sender_blocked_on_a_full_buffer_closes_at_its_stop_not_after_its_wait():
+    """A bulk sender's send waits while its buffer is full (until half of it
+    drains). It waited up to 50 ms at a time whatever the stop, so a flow
+    closed up to 50 ms late and sent meanwhile (in kernel mode at 10 Mbit/s,
+    1.25 KB per ms after its stop). Here, on loopback, the receiver never
+    reads: the buffers fill in a few ms and the sender blocks from then on."""
+    import socket
+    import threading
+    import time
+
+    listener = socket.create_server(("127.0.0.1", 0))
+    port = listener.getsockname()[1]
+    accepted = []
+    taker = threading.Thread(target=lambda: accepted.append(listener.accept()[0]))
+    taker.start()
+    stop_s = 0.01  # inside the first wait, which began within a millisecond or so
+    sender = agent.TcpSender(
+        {"flow": 0, "cc": "cubic", "dst": "127.0.0.1", "port": port, "start_s": 0.0, "stop_s": stop_s}
+    )
+    sender.run(time.monotonic_ns(), 1.0)
+    taker.join()
+    for s in (*accepted, listener):
+        s.close()
+    result = sender.result()
+    assert result["error"] is None and result["final"]["bytes_sent"] > 0
+    closed_s = result["samples"][-1][0]  # the final counters, read right before the close
+    assert stop_s <= closed_s < stop_s + 0.015

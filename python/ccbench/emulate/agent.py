@@ -40,6 +40,8 @@ except ImportError:  # run as a script inside the namespace
 
 PR_SET_PDEATHSIG = 1
 CHUNK_BYTES = 1 << 16
+#: The longest a sender waits in one send before it looks at the clock again.
+SEND_WAIT_S = 0.05
 UDP_HEADER_BYTES = 28
 #: How long receivers wait for the senders' last data after the end of the run.
 RECEIVER_GRACE_S = 2.0
@@ -112,14 +114,18 @@ class TcpSender:
             # initial RTO and its backoff), so connect may wait until the run ends.
             sock.settimeout(max(duration_s - now_s(t0_ns), 0.05))
             sock.connect((s["dst"], s["port"]))
-            sock.settimeout(0.05)
+            sock.settimeout(SEND_WAIT_S)
             with self.lock:
                 self.sock = sock
             stop_s = min(s["stop_s"] if s.get("stop_s") is not None else duration_s, duration_s)
             left = s.get("size")
             payload = memoryview(bytes(CHUNK_BYTES))
-            while now_s(t0_ns) < stop_s and (left is None or left > 0):
+            while (to_stop := stop_s - now_s(t0_ns)) > 0 and (left is None or left > 0):
                 n = CHUNK_BYTES if left is None else min(CHUNK_BYTES, left)
+                if to_stop < SEND_WAIT_S:
+                    # A full send buffer blocks a send until half of it has drained: wait no
+                    # longer than the stop, or the flow goes on sending past it meanwhile.
+                    sock.settimeout(to_stop)
                 try:
                     sent = sock.send(payload[:n])
                 except (TimeoutError, BlockingIOError):
@@ -129,6 +135,7 @@ class TcpSender:
             if left == 0:
                 sock.shutdown(socket.SHUT_WR)
                 # The receiver closes once it has everything: wait for that (or the end).
+                sock.settimeout(SEND_WAIT_S)
                 while now_s(t0_ns) < duration_s:
                     try:
                         if not sock.recv(1):
