@@ -165,8 +165,8 @@ def _kept_runs(data: CampaignData, c: ConditionResult, factor: str, names: list[
     out = []
     for n in names:
         row = sub[sub[factor].astype(str) == n]
-        if not row.empty and (tables_dir(data.directory, row["run"].iloc[0]) / "meta.json").exists():
-            out.append((n, tables_dir(data.directory, row["run"].iloc[0])))
+        if not row.empty and (kept := tables_dir(data.directory, row["run"].iloc[0]) / "meta.json").exists():
+            out.append((n, kept.parent))
     return out
 
 
@@ -232,23 +232,12 @@ def _highlight(c: ConditionResult) -> set[str]:
 
 
 def condition_section(
-    data: CampaignData,
-    c: ConditionResult,
-    objective,
-    margin: float,
-    factor: str,
-    all_figures: bool = True,
-    pngs: dict[str, bytes] | None = None,
+    data: CampaignData, c: ConditionResult, objective, margin: float, factor: str, pngs: dict[str, bytes]
 ) -> str:
-    """One condition's section, with the figures of figure_names(data, c,
-    factor, all_figures); `pngs`: those already drawn (condition_figure), by
-    name, else they are drawn here."""
-    names = figure_names(data, c, factor, all_figures)
-    if pngs is None:
-        pngs = {name: condition_figure(data, c, objective, factor, name) for name in names}
+    """One condition's section, with its figures `pngs` (condition_figure's, by name, in page order)."""
     runs, flows = _condition_runs(data, c)
     metric = METRICS[objective.metric]
-    imgs = [_img(pngs[name], name) for name in names]
+    imgs = [_img(png, name) for name, png in pngs.items()]
     several = bool((runs["flows"] > 1).any()) if "flows" in runs else False
     limited = group_notes(flows, factor) if factor in flows else []
     limits_html = (
@@ -309,15 +298,18 @@ def _sections(
     obj = OBJECTIVES[objective]
     wanted = [(c, name) for c in conditions for name in figure_names(data, c, factor, all_figures)]
     if jobs <= 1 or len(wanted) <= 1:
-        return [condition_section(data, c, obj, margin, factor, all_figures) for c in conditions]
-    from concurrent.futures import ProcessPoolExecutor
+        drawn = [condition_figure(data, c, obj, factor, name) for c, name in wanted]
+    else:
+        from concurrent.futures import ProcessPoolExecutor
 
-    with ProcessPoolExecutor(max_workers=min(jobs, len(wanted)), initializer=_use_campaign, initargs=(data,)) as pool:
-        drawn = pool.map(_figure_job, [(c, objective, factor, name) for c, name in wanted])
-        pngs: dict[str, dict[str, bytes]] = {c.key: {} for c in conditions}
-        for (c, name), png in zip(wanted, drawn):
-            pngs[c.key][name] = png
-    return [condition_section(data, c, obj, margin, factor, all_figures, pngs[c.key]) for c in conditions]
+        with ProcessPoolExecutor(
+            max_workers=min(jobs, len(wanted)), initializer=_use_campaign, initargs=(data,)
+        ) as pool:
+            drawn = list(pool.map(_figure_job, [(c, objective, factor, name) for c, name in wanted]))
+    pngs: dict[str, dict[str, bytes]] = {c.key: {} for c in conditions}
+    for (c, name), png in zip(wanted, drawn):
+        pngs[c.key][name] = png
+    return [condition_section(data, c, obj, margin, factor, pngs[c.key]) for c in conditions]
 
 
 def _confidence_cell(c: ConditionResult) -> str:
