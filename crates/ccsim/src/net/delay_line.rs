@@ -55,8 +55,7 @@ impl<T: Copy> DelayLine<T> {
     #[cold]
     #[inline(never)]
     fn insert_sorted(&mut self, exit_at: Nanos, p: T) {
-        let at = self.in_flight.partition_point(|(t, _)| *t <= exit_at);
-        self.in_flight.insert(at, (exit_at, p));
+        let at = self.in_flight.insert_from_back((exit_at, p), |(t, _)| *t <= exit_at);
         if at == 0 {
             self.head_at = Some(exit_at);
         }
