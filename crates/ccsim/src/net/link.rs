@@ -138,11 +138,14 @@ pub struct Link {
     jitter: Option<Jitter>,
     /// Frames on the wire, each with its wire bytes (counted as it exits).
     wire: DelayLine<(PacketId, u32)>,
-    /// Transmissions may be completed lazily: every frame waits the same
-    /// delay after leaving the transmitter (no ARQ, no jitter), so frames
-    /// reach the far end in the order they left, and the transmitter only
-    /// needs to be brought up to date when a packet arrives, when the wire's
-    /// head is due, or when someone looks (`sync`). This saves an event per
+    /// Transmissions may be completed lazily: without ARQ a frame's fate
+    /// and its time on the wire (the delay, and a jitter draw) are drawn in
+    /// the order frames are sent, whenever that is done, and no frame
+    /// leaves the wire sooner than the delay after leaving the transmitter.
+    /// So the transmitter only needs to be brought up to date when a packet
+    /// arrives, when the wire's head is due, when the frame being sent has
+    /// been gone for the delay (with jitter, a frame after it may overtake
+    /// the head), or when someone looks (`sync`). This saves an event per
     /// packet; the results are the same as completing each frame on time.
     /// The packet itself goes on the wire as its transmission starts
     /// (`start_transmission`) instead of waiting on the transmitter.
@@ -179,7 +182,7 @@ impl Link {
             arq: config.arq.map(Arq::new),
             jitter: config.jitter.map(|j| Jitter::new(j, stream(0x100))),
             wire: DelayLine::new(),
-            lazy: config.arq.is_none() && config.jitter.is_none(),
+            lazy: config.arq.is_none(),
             wakeup_moved: true,
             enqueue_drops: 0,
             counters: LinkCounters::default(),
@@ -231,8 +234,9 @@ impl Link {
         let idle = self.in_service.is_none() && self.resume_at.is_none();
         if idle {
             // On a lazy link the frame joins a wire that already has a head
-            // (which stays the wakeup) unless an outage can hold it.
-            if !self.lazy || self.wire.is_empty() || self.has_outages {
+            // (which stays the wakeup) unless an outage can hold it or
+            // jitter can make it overtake the head.
+            if !self.lazy || self.wire.is_empty() || self.has_outages || self.jitter.is_some() {
                 self.wakeup_moved = true;
             }
             // Straight to the transmitter, as the queue would hand it over at once.
@@ -293,10 +297,13 @@ impl Link {
     pub fn next_wakeup(&self) -> Option<Nanos> {
         if self.lazy {
             return match (self.in_service, self.wire.head_time()) {
-                // Frames leaving before the head is due arrive after it: wait for the head.
-                (Some(_), Some(head)) => Some(head),
-                // Nothing on the wire: wake when the frame being sent reaches the far end.
-                (Some(tr), None) => Some(tr.end + self.config.delay_ns),
+                // The frames after the one being sent reach the far end no
+                // sooner than the delay after it has left (without jitter
+                // that is after the head, which is then the wakeup).
+                (Some(tr), head) => {
+                    let next_frame = tr.end + self.config.delay_ns;
+                    Some(head.map_or(next_frame, |h| h.min(next_frame)))
+                }
                 (None, head) => match (self.resume_at, head) {
                     (Some(a), Some(b)) => Some(a.min(b)),
                     (a, b) => a.or(b),
@@ -427,14 +434,15 @@ impl Link {
         };
         let mut lost = false;
         if self.lazy {
-            // Without ARQ or jitter the frame's fate does not depend on
-            // when it leaves: the channel's draw (one per frame, in order)
-            // is made now and the packet goes on the wire at once, to come
-            // out at end + delay, instead of waiting on the transmitter.
-            // It is counted as departed at `end`.
+            // Without ARQ the frame's fate does not depend on when it
+            // leaves: the channel's draws (one per frame, in order) are
+            // made now and the packet goes on the wire at once, to come out
+            // at end + delay (+ jitter), instead of waiting on the
+            // transmitter. It is counted as departed at `end`.
             lost = self.lossy && self.lost_on_the_air(id, pool);
             if !lost {
-                self.wire.push(end + self.config.delay_ns, (id, wire_bytes));
+                let exit = self.wire_exit(end);
+                self.wire.push(exit, (id, wire_bytes));
             }
         } else {
             self.in_service_packet = Some(id);
@@ -508,45 +516,36 @@ impl Link {
         self.through_the_channel(tr, pool);
     }
 
-    /// A frame of a link with ARQ or jitter has left the transmitter: its
-    /// tries on the air, then the wire.
+    /// A frame of a link with ARQ has left the transmitter: its tries on
+    /// the air, then the wire.
     #[inline(never)]
     fn through_the_channel(&mut self, tr: Transmission, pool: &mut PacketPool) {
         let t = tr.end;
         let p = self.in_service_packet.take().expect("a frame on the transmitter");
-        let ready = match &mut self.arq {
-            None => {
-                if self.lossy && self.loss.lose() {
-                    self.counters.channel_losses += 1;
-                    self.counters.residual_losses += 1;
-                    self.lose(p, pool);
-                    return;
-                }
-                t
-            }
-            Some(arq) => {
-                let o = arq.send(t, &mut self.loss);
-                self.counters.channel_losses += o.failed_tries as u64;
-                match o.delivered_at {
-                    Some(at) => {
-                        self.counters.arq_retries += o.failed_tries as u64;
-                        at
-                    }
-                    None => {
-                        self.counters.arq_retries += o.failed_tries as u64 - 1;
-                        self.counters.residual_losses += 1;
-                        self.lose(p, pool);
-                        return;
-                    }
-                }
-            }
+        // Only a link with ARQ is not lazy (`lazy`).
+        let arq = self.arq.as_mut().expect("a link that is not lazy has ARQ");
+        let o = arq.send(t, &mut self.loss);
+        self.counters.channel_losses += o.failed_tries as u64;
+        let Some(ready) = o.delivered_at else {
+            self.counters.arq_retries += o.failed_tries as u64 - 1;
+            self.counters.residual_losses += 1;
+            self.lose(p, pool);
+            return;
         };
+        self.counters.arq_retries += o.failed_tries as u64;
+        let exit = self.wire_exit(ready);
+        self.wire.push(exit, (p, tr.wire_bytes));
+    }
+
+    /// When a frame ready to cross the wire at `ready` comes out at the far
+    /// end: the delay, then the jitter's draw.
+    #[inline(always)]
+    fn wire_exit(&mut self, ready: Nanos) -> Nanos {
         let exit = ready + self.config.delay_ns;
-        let exit = match &mut self.jitter {
+        match &mut self.jitter {
             None => exit,
             Some(j) => j.apply(exit),
-        };
-        self.wire.push(exit, (p, tr.wire_bytes));
+        }
     }
 
     /// Cumulative counters, with the queue's own (AQM drops, marks) merged in.
@@ -685,7 +684,7 @@ mod tests {
 
     /// An arrival that says the wakeup cannot have moved leaves `next_wakeup`
     /// where the owner last armed it, on lazy and other links, lossy, with
-    /// outages, with the owner's samples (`sync`) in between.
+    /// outages or jitter, with the owner's samples (`sync`) in between.
     #[test]
     fn an_unmoved_wakeup_is_the_one_last_armed() {
         let lossy = LinkConfig {
@@ -700,8 +699,16 @@ mod tests {
         outages.outages.scheduled = vec![(20 * NS_PER_MS, 10 * NS_PER_MS), (60 * NS_PER_MS, 5 * NS_PER_MS)];
         let mut rng = Rng::for_component(7, 1);
         let short = LinkConfig::simple(12_000_000, NS_PER_MS, Capacity::Packets(5));
-        for config in [LinkConfig::simple(12_000_000, 10 * NS_PER_MS, Capacity::Packets(5)), short, lossy, arq, outages]
-        {
+        // Jitter far above the delay: a frame sent to an idle link often overtakes the wire's head.
+        let jitter = LinkConfig {
+            jitter: Some(JitterConfig {
+                dist: crate::net::channel::jitter::JitterDist::Uniform { min_ns: 0, max_ns: 10 * NS_PER_MS },
+                reorder: true,
+            }),
+            ..short.clone()
+        };
+        let plain = LinkConfig::simple(12_000_000, 10 * NS_PER_MS, Capacity::Packets(5));
+        for config in [plain, short, lossy, arq, outages, jitter] {
             let mut l = Bench::new(config);
             let (mut now, mut armed, mut skipped) = (0, None, 0);
             for step in 0..3000 {
@@ -727,6 +734,50 @@ mod tests {
             }
             assert!(skipped > 100, "{skipped}");
         }
+    }
+
+    /// A jittered link is lazy, yet each frame comes out exactly at its
+    /// transmission's end + the delay + its own jitter draw (frames drawn in
+    /// the order they are sent), when the owner wakes it only at
+    /// `next_wakeup`: a frame that overtakes the wire's head, sent after it
+    /// or on an idle link, is not delivered late.
+    #[test]
+    fn a_jittered_link_delivers_each_frame_at_its_own_exit() {
+        use crate::net::channel::jitter::JitterDist;
+        let jitter = JitterConfig { dist: JitterDist::Uniform { min_ns: 0, max_ns: 3 * NS_PER_MS }, reorder: true };
+        let config = LinkConfig {
+            jitter: Some(jitter),
+            ..LinkConfig::simple(12_000_000, 10 * NS_PER_MS, Capacity::Packets(100))
+        };
+        let mut l = Bench::new(config);
+        // The link's jitter stream (Link::new: seed 1, component 1, offset 0x100).
+        let mut draws = Jitter::new(jitter, Rng::for_component(1, 1 + 0x100));
+        let mut rng = Rng::for_component(9, 9);
+        let (mut now, mut free_at) = (0, 0);
+        let mut expected = Vec::new();
+        let mut delivered = Vec::new();
+        for k in 0..2000u32 {
+            // Bursts, short gaps and gaps longer than the delay (no arrival
+            // brings the transmitter up to date meanwhile): 1500 bytes take 1 ms.
+            now += match rng.next_u64() % 3 {
+                0 => 0,
+                1 => rng.next_u64() % (3 * NS_PER_MS),
+                _ => rng.next_u64() % (30 * NS_PER_MS),
+            };
+            while let Some(t) = l.l.next_wakeup().filter(|&t| t <= now) {
+                delivered.extend(l.advance(t).into_iter().map(|p| (t, p.flow)));
+            }
+            assert!(l.enqueue(now, Packet::new(Kind::Data, k, 1500)));
+            let end = now.max(free_at) + NS_PER_MS;
+            free_at = end;
+            expected.push((draws.apply(end + 10 * NS_PER_MS), k));
+        }
+        let mut rest = Vec::new();
+        l.run_until(u64::MAX, &mut rest);
+        delivered.extend(rest.into_iter().map(|(t, p)| (t, p.flow)));
+        expected.sort(); // by exit, then in the order sent (ties)
+        assert!(expected.windows(2).any(|w| w[0].1 > w[1].1), "frames overtake one another");
+        assert_eq!(delivered, expected);
     }
 
     /// A packet that finds the link idle skips the drop-tail queue, yet is
