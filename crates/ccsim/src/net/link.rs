@@ -105,13 +105,16 @@ impl LinkCounters {
     }
 }
 
-/// The frame on the transmitter.
+/// The frame on the transmitter, with its fate on the channel (drawn when
+/// it started, counted when it has left).
 #[derive(Clone, Copy, Debug)]
 struct Transmission {
     /// When its last bit leaves.
     end: Nanos,
     wire_bytes: u32,
-    /// Lazy links: lost on the air (drawn when it started).
+    /// Its tries lost on the air.
+    failed_tries: u32,
+    /// Lost for good (every try failed).
     lost: bool,
 }
 
@@ -119,11 +122,9 @@ pub struct Link {
     config: LinkConfig,
     queue: Queue,
     tx: Transmitter,
-    /// The frame being sent. On a lazy link the packet itself is already on
-    /// the wire (see `start_transmission`); on the others it waits in
-    /// `in_service_packet` for the channel.
+    /// The frame being sent; the packet itself is already on the wire (or
+    /// lost): see `fixed_delay`.
     in_service: Option<Transmission>,
-    in_service_packet: Option<PacketId>,
     /// The transmitter is held by an outage until then.
     resume_at: Option<Nanos>,
     /// The next transmission follows the previous one without idle time.
@@ -138,18 +139,19 @@ pub struct Link {
     jitter: Option<Jitter>,
     /// Frames on the wire, each with its wire bytes (counted as it exits).
     wire: DelayLine<(PacketId, u32)>,
-    /// Transmissions may be completed lazily: without ARQ a frame's fate
-    /// and its time on the wire (the delay, and a jitter draw) are drawn in
-    /// the order frames are sent, whenever that is done, and no frame
-    /// leaves the wire sooner than the delay after leaving the transmitter.
-    /// So the transmitter only needs to be brought up to date when a packet
-    /// arrives, when the wire's head is due, when the frame being sent has
-    /// been gone for the delay (with jitter, a frame after it may overtake
+    /// Transmissions are completed lazily: a frame's fate on the channel
+    /// (its tries on the air, the ARQ's release, its jitter) is drawn in the
+    /// order frames are sent, whenever that is done, and no frame leaves
+    /// the wire sooner than the delay after leaving the transmitter. So a
+    /// frame goes on the wire (or is lost) as its transmission starts
+    /// (`transmit`), and the transmitter only needs to be brought up to date
+    /// when a packet arrives, when the wire's head is due, when the frame
+    /// being sent has been gone for the delay (a frame after it may overtake
     /// the head), or when someone looks (`sync`). This saves an event per
     /// packet; the results are the same as completing each frame on time.
-    /// The packet itself goes on the wire as its transmission starts
-    /// (`start_transmission`) instead of waiting on the transmitter.
-    lazy: bool,
+    /// `fixed_delay`: every frame comes out exactly the delay after it
+    /// leaves (no ARQ, no jitter), so a new frame never overtakes the head.
+    fixed_delay: bool,
     /// `next_wakeup` may have changed since the owner last re-armed the link
     /// (`wakeup_rearmed`): an arrival at a busy link leaves it where it was,
     /// so the owner need not look again.
@@ -172,7 +174,6 @@ impl Link {
             queue: Queue::new(&config.queue, packet_time_ns, stream(0x200)),
             tx: Transmitter::new(&config.rate, stream(0x400)),
             in_service: None,
-            in_service_packet: None,
             resume_at: None,
             back_to_back: false,
             outages: Outages::new(&config.outages, stream(0x300)),
@@ -182,7 +183,7 @@ impl Link {
             arq: config.arq.map(Arq::new),
             jitter: config.jitter.map(|j| Jitter::new(j, stream(0x100))),
             wire: DelayLine::new(),
-            lazy: config.arq.is_none(),
+            fixed_delay: config.arq.is_none() && config.jitter.is_none(),
             wakeup_moved: true,
             enqueue_drops: 0,
             counters: LinkCounters::default(),
@@ -233,10 +234,10 @@ impl Link {
         self.counters.arrival(now, p);
         let idle = self.in_service.is_none() && self.resume_at.is_none();
         if idle {
-            // On a lazy link the frame joins a wire that already has a head
-            // (which stays the wakeup) unless an outage can hold it or
-            // jitter can make it overtake the head.
-            if !self.lazy || self.wire.is_empty() || self.has_outages || self.jitter.is_some() {
+            // The frame joins a wire that already has a head (which stays
+            // the wakeup) unless an outage can hold it, or ARQ or jitter can
+            // make it overtake the head.
+            if !self.fixed_delay || self.wire.is_empty() || self.has_outages {
                 self.wakeup_moved = true;
             }
             // Straight to the transmitter, as the queue would hand it over at once.
@@ -295,24 +296,18 @@ impl Link {
     /// The earliest time at which `advance` has something to do.
     #[inline]
     pub fn next_wakeup(&self) -> Option<Nanos> {
-        if self.lazy {
-            return match (self.in_service, self.wire.head_time()) {
-                // The frames after the one being sent reach the far end no
-                // sooner than the delay after it has left (without jitter
-                // that is after the head, which is then the wakeup).
-                (Some(tr), head) => {
-                    let next_frame = tr.end + self.config.delay_ns;
-                    Some(head.map_or(next_frame, |h| h.min(next_frame)))
-                }
-                (None, head) => match (self.resume_at, head) {
-                    (Some(a), Some(b)) => Some(a.min(b)),
-                    (a, b) => a.or(b),
-                },
-            };
-        }
-        match (self.next_transmitter_event(), self.wire.head_time()) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
+        match (self.in_service, self.wire.head_time()) {
+            // The frames after the one being sent reach the far end no sooner
+            // than the delay after it has left (with a fixed delay that is
+            // after the head, which is then the wakeup).
+            (Some(tr), head) => {
+                let next_frame = tr.end + self.config.delay_ns;
+                Some(head.map_or(next_frame, |h| h.min(next_frame)))
+            }
+            (None, head) => match (self.resume_at, head) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            },
         }
     }
 
@@ -328,7 +323,7 @@ impl Link {
     }
 
     /// `run_transmitter` for an arrival that finds the transmitter behind
-    /// (lazy links: the usual case on a busy link).
+    /// (the usual case on a busy link).
     #[inline(never)]
     fn catch_up(&mut self, now: Nanos, pool: &mut PacketPool) {
         self.run_transmitter(now, pool);
@@ -344,7 +339,7 @@ impl Link {
     /// Packets inside the link (queued, on the transmitter, on the wire):
     /// what it holds of the pool.
     pub fn packets_inside(&self) -> usize {
-        self.queue.len_packets() + self.in_service_packet.is_some() as usize + self.wire.len()
+        self.queue.len_packets() + self.wire.len()
     }
 
     /// Completes the transmissions due by `now` and starts the next ones.
@@ -357,7 +352,7 @@ impl Link {
                     return;
                 }
                 self.in_service = None;
-                self.depart(tr, pool);
+                self.depart(tr);
                 self.back_to_back = true;
                 self.start_transmission(tr.end, pool);
             } else if let Some(at) = self.resume_at {
@@ -432,22 +427,17 @@ impl Link {
             Transmitter::Constant(s) => t + s.ns(wire_bytes),
             _ => self.varying_finish_time(t, wire_bytes),
         };
-        let mut lost = false;
-        if self.lazy {
-            // Without ARQ the frame's fate does not depend on when it
-            // leaves: the channel's draws (one per frame, in order) are
-            // made now and the packet goes on the wire at once, to come out
-            // at end + delay (+ jitter), instead of waiting on the
-            // transmitter. It is counted as departed at `end`.
-            lost = self.lossy && self.lost_on_the_air(id, pool);
-            if !lost {
-                let exit = self.wire_exit(end);
-                self.wire.push(exit, (id, wire_bytes));
-            }
+        // The frame's fate does not depend on when it is drawn (`fixed_delay`):
+        // it is drawn now and the packet goes on the wire at once, instead
+        // of waiting on the transmitter. It is counted as departed at `end`.
+        let mut tr = Transmission { end, wire_bytes, failed_tries: 0, lost: false };
+        if self.lossy || self.arq.is_some() {
+            self.over_the_air(&mut tr, id, pool);
         } else {
-            self.in_service_packet = Some(id);
+            let exit = self.wire_exit(end);
+            self.wire.push(exit, (id, wire_bytes));
         }
-        self.in_service = Some(Transmission { end, wire_bytes, lost });
+        self.in_service = Some(tr);
     }
 
     /// When a frame of `bytes` started at `t` has left a trace or Markov transmitter.
@@ -456,14 +446,32 @@ impl Link {
         self.tx.finish_time(t, bytes, self.back_to_back)
     }
 
-    /// A lazy link's draw of the channel for frame `id`: lost (and freed) or not.
+    /// Frame `id` (`tr`) on a lossy channel or one with ARQ: its tries on
+    /// the air, then the wire, or lost for good (and freed).
     #[inline(never)]
-    fn lost_on_the_air(&mut self, id: PacketId, pool: &mut PacketPool) -> bool {
-        let lost = self.loss.lose();
-        if lost {
-            self.lose(id, pool);
+    fn over_the_air(&mut self, tr: &mut Transmission, id: PacketId, pool: &mut PacketPool) {
+        let ready = match &mut self.arq {
+            None => {
+                let lost = self.loss.lose();
+                tr.failed_tries = lost as u32;
+                (!lost).then_some(tr.end)
+            }
+            Some(arq) => {
+                let o = arq.send(tr.end, &mut self.loss);
+                tr.failed_tries = o.failed_tries;
+                o.delivered_at
+            }
+        };
+        match ready {
+            Some(at) => {
+                let exit = self.wire_exit(at);
+                self.wire.push(exit, (id, tr.wire_bytes));
+            }
+            None => {
+                tr.lost = true;
+                self.lose(id, pool);
+            }
         }
-        lost
     }
 
     /// A link-layer reset at the start of an outage: what the queue holds is
@@ -500,41 +508,20 @@ impl Link {
         !self.lost_sacks.is_empty()
     }
 
-    /// The frame `tr` has left the transmitter: the channel, then the wire
-    /// (a lazy link's frame is already on the wire, or lost).
+    /// The frame `tr` has left the transmitter (it is already on the wire,
+    /// or lost): its losses on the channel are counted now.
     #[inline(always)]
-    fn depart(&mut self, tr: Transmission, pool: &mut PacketPool) {
+    fn depart(&mut self, tr: Transmission) {
         self.counters.departures += 1;
         self.counters.departure_bytes += tr.wire_bytes as u64;
-        if self.lazy {
-            if tr.lost {
-                self.counters.channel_losses += 1;
-                self.counters.residual_losses += 1;
+        if tr.failed_tries > 0 {
+            self.counters.channel_losses += tr.failed_tries as u64;
+            // Every failed try is retried, but the last of a frame lost for good.
+            if self.arq.is_some() {
+                self.counters.arq_retries += (tr.failed_tries - tr.lost as u32) as u64;
             }
-            return;
+            self.counters.residual_losses += tr.lost as u64;
         }
-        self.through_the_channel(tr, pool);
-    }
-
-    /// A frame of a link with ARQ has left the transmitter: its tries on
-    /// the air, then the wire.
-    #[inline(never)]
-    fn through_the_channel(&mut self, tr: Transmission, pool: &mut PacketPool) {
-        let t = tr.end;
-        let p = self.in_service_packet.take().expect("a frame on the transmitter");
-        // Only a link with ARQ is not lazy (`lazy`).
-        let arq = self.arq.as_mut().expect("a link that is not lazy has ARQ");
-        let o = arq.send(t, &mut self.loss);
-        self.counters.channel_losses += o.failed_tries as u64;
-        let Some(ready) = o.delivered_at else {
-            self.counters.arq_retries += o.failed_tries as u64 - 1;
-            self.counters.residual_losses += 1;
-            self.lose(p, pool);
-            return;
-        };
-        self.counters.arq_retries += o.failed_tries as u64;
-        let exit = self.wire_exit(ready);
-        self.wire.push(exit, (p, tr.wire_bytes));
     }
 
     /// When a frame ready to cross the wire at `ready` comes out at the far
@@ -683,8 +670,8 @@ mod tests {
     }
 
     /// An arrival that says the wakeup cannot have moved leaves `next_wakeup`
-    /// where the owner last armed it, on lazy and other links, lossy, with
-    /// outages or jitter, with the owner's samples (`sync`) in between.
+    /// where the owner last armed it, on plain links and on lossy ones, with
+    /// ARQ, outages or jitter, with the owner's samples (`sync`) in between.
     #[test]
     fn an_unmoved_wakeup_is_the_one_last_armed() {
         let lossy = LinkConfig {
@@ -699,7 +686,8 @@ mod tests {
         outages.outages.scheduled = vec![(20 * NS_PER_MS, 10 * NS_PER_MS), (60 * NS_PER_MS, 5 * NS_PER_MS)];
         let mut rng = Rng::for_component(7, 1);
         let short = LinkConfig::simple(12_000_000, NS_PER_MS, Capacity::Packets(5));
-        // Jitter far above the delay: a frame sent to an idle link often overtakes the wire's head.
+        // Jitter or retries far above the delay: a frame sent to an idle link
+        // often overtakes the wire's head.
         let jitter = LinkConfig {
             jitter: Some(JitterConfig {
                 dist: crate::net::channel::jitter::JitterDist::Uniform { min_ns: 0, max_ns: 10 * NS_PER_MS },
@@ -707,8 +695,13 @@ mod tests {
             }),
             ..short.clone()
         };
+        let slow_arq = LinkConfig {
+            arq: Some(ArqConfig { max_retries: 2, retry_delay_ns: 5 * NS_PER_MS, in_order: true }),
+            loss: LossModel::Bernoulli { p: 0.3 },
+            ..short.clone()
+        };
         let plain = LinkConfig::simple(12_000_000, 10 * NS_PER_MS, Capacity::Packets(5));
-        for config in [plain, short, lossy, arq, outages, jitter] {
+        for config in [plain, short, lossy, arq, outages, jitter, slow_arq] {
             let mut l = Bench::new(config);
             let (mut now, mut armed, mut skipped) = (0, None, 0);
             for step in 0..3000 {
@@ -736,48 +729,65 @@ mod tests {
         }
     }
 
-    /// A jittered link is lazy, yet each frame comes out exactly at its
-    /// transmission's end + the delay + its own jitter draw (frames drawn in
-    /// the order they are sent), when the owner wakes it only at
-    /// `next_wakeup`: a frame that overtakes the wire's head, sent after it
-    /// or on an idle link, is not delivered late.
+    /// Each frame comes out exactly when its own draws on the channel say
+    /// (its tries, the ARQ's release, its jitter, drawn in the order frames
+    /// are sent), on links with jitter or ARQ that a later frame may
+    /// overtake, when the owner wakes the link only at `next_wakeup`: a
+    /// frame that overtakes the wire's head, sent after it or on an idle
+    /// link, is not delivered late. The draws are made again here from the
+    /// link's own streams (Link::new: seed 1, component 1: loss +0, jitter +0x100).
     #[test]
-    fn a_jittered_link_delivers_each_frame_at_its_own_exit() {
+    fn each_frame_comes_out_when_its_draws_say() {
         use crate::net::channel::jitter::JitterDist;
         let jitter = JitterConfig { dist: JitterDist::Uniform { min_ns: 0, max_ns: 3 * NS_PER_MS }, reorder: true };
-        let config = LinkConfig {
-            jitter: Some(jitter),
-            ..LinkConfig::simple(12_000_000, 10 * NS_PER_MS, Capacity::Packets(100))
-        };
-        let mut l = Bench::new(config);
-        // The link's jitter stream (Link::new: seed 1, component 1, offset 0x100).
-        let mut draws = Jitter::new(jitter, Rng::for_component(1, 1 + 0x100));
-        let mut rng = Rng::for_component(9, 9);
-        let (mut now, mut free_at) = (0, 0);
-        let mut expected = Vec::new();
-        let mut delivered = Vec::new();
-        for k in 0..2000u32 {
-            // Bursts, short gaps and gaps longer than the delay (no arrival
-            // brings the transmitter up to date meanwhile): 1500 bytes take 1 ms.
-            now += match rng.next_u64() % 3 {
-                0 => 0,
-                1 => rng.next_u64() % (3 * NS_PER_MS),
-                _ => rng.next_u64() % (30 * NS_PER_MS),
-            };
-            while let Some(t) = l.l.next_wakeup().filter(|&t| t <= now) {
-                delivered.extend(l.advance(t).into_iter().map(|p| (t, p.flow)));
+        let plain = LinkConfig::simple(12_000_000, 10 * NS_PER_MS, Capacity::Packets(100));
+        let arq = |in_order| ArqConfig { max_retries: 2, retry_delay_ns: 2 * NS_PER_MS, in_order };
+        let lossy = LinkConfig { loss: LossModel::Bernoulli { p: 0.3 }, ..plain.clone() };
+        let configs = [
+            LinkConfig { jitter: Some(jitter), ..plain.clone() },
+            LinkConfig { arq: Some(arq(false)), ..lossy.clone() },
+            LinkConfig { arq: Some(arq(true)), jitter: Some(jitter), ..lossy.clone() },
+        ];
+        for config in configs {
+            let mut l = Bench::new(config.clone());
+            let mut jitter = config.jitter.map(|j| Jitter::new(j, Rng::for_component(1, 1 + 0x100)));
+            let mut loss = Loss::new(config.loss, Rng::for_component(1, 1));
+            let mut arq = config.arq.map(Arq::new);
+            let mut rng = Rng::for_component(9, 9);
+            let (mut now, mut free_at) = (0, 0);
+            let mut expected = Vec::new();
+            let mut delivered = Vec::new();
+            for k in 0..2000u32 {
+                // Bursts, short gaps and gaps longer than the delay (no arrival
+                // brings the transmitter up to date meanwhile): 1500 bytes take 1 ms.
+                now += match rng.next_u64() % 3 {
+                    0 => 0,
+                    1 => rng.next_u64() % (3 * NS_PER_MS),
+                    _ => rng.next_u64() % (30 * NS_PER_MS),
+                };
+                while let Some(t) = l.l.next_wakeup().filter(|&t| t <= now) {
+                    delivered.extend(l.advance(t).into_iter().map(|p| (t, p.flow)));
+                }
+                assert!(l.enqueue(now, Packet::new(Kind::Data, k, 1500)));
+                let end = now.max(free_at) + NS_PER_MS;
+                free_at = end;
+                let ready = match &mut arq {
+                    Some(a) => a.send(end, &mut loss).delivered_at,
+                    None => Some(end),
+                };
+                if let Some(at) = ready {
+                    let exit = at + 10 * NS_PER_MS;
+                    expected.push((jitter.as_mut().map_or(exit, |j| j.apply(exit)), k));
+                }
             }
-            assert!(l.enqueue(now, Packet::new(Kind::Data, k, 1500)));
-            let end = now.max(free_at) + NS_PER_MS;
-            free_at = end;
-            expected.push((draws.apply(end + 10 * NS_PER_MS), k));
+            let mut rest = Vec::new();
+            l.run_until(u64::MAX, &mut rest);
+            delivered.extend(rest.into_iter().map(|(t, p)| (t, p.flow)));
+            expected.sort(); // by exit, then in the order sent (ties)
+            assert!(expected.windows(2).any(|w| w[0].1 > w[1].1), "frames overtake one another");
+            assert!(expected.len() < 2000 || arq.is_none(), "some frames are lost for good");
+            assert_eq!(delivered, expected, "{config:?}");
         }
-        let mut rest = Vec::new();
-        l.run_until(u64::MAX, &mut rest);
-        delivered.extend(rest.into_iter().map(|(t, p)| (t, p.flow)));
-        expected.sort(); // by exit, then in the order sent (ties)
-        assert!(expected.windows(2).any(|w| w[0].1 > w[1].1), "frames overtake one another");
-        assert_eq!(delivered, expected);
     }
 
     /// A packet that finds the link idle skips the drop-tail queue, yet is
