@@ -135,6 +135,9 @@ pub struct Link {
     loss: Loss,
     /// The loss model can lose anything (false: no draw per packet).
     lossy: bool,
+    /// No loss, ARQ or jitter: every frame comes out exactly the delay
+    /// after it leaves, with no draw (the common case, one test per frame).
+    plain_channel: bool,
     arq: Option<Arq>,
     jitter: Option<Jitter>,
     /// Frames on the wire, each with its wire bytes (counted as it exits).
@@ -184,6 +187,7 @@ impl Link {
             jitter: config.jitter.map(|j| Jitter::new(j, stream(0x100))),
             wire: DelayLine::new(),
             fixed_delay: config.arq.is_none() && config.jitter.is_none(),
+            plain_channel: config.arq.is_none() && config.jitter.is_none() && config.loss == LossModel::None,
             wakeup_moved: true,
             enqueue_drops: 0,
             counters: LinkCounters::default(),
@@ -298,8 +302,9 @@ impl Link {
     pub fn next_wakeup(&self) -> Option<Nanos> {
         match (self.in_service, self.wire.head_time()) {
             // The frames after the one being sent reach the far end no sooner
-            // than the delay after it has left (with a fixed delay that is
-            // after the head, which is then the wakeup).
+            // than the delay after it has left: with a fixed delay that is
+            // after the head, which is then the wakeup.
+            (Some(_), Some(head)) if self.fixed_delay => Some(head),
             (Some(tr), head) => {
                 let next_frame = tr.end + self.config.delay_ns;
                 Some(head.map_or(next_frame, |h| h.min(next_frame)))
@@ -431,11 +436,10 @@ impl Link {
         // it is drawn now and the packet goes on the wire at once, instead
         // of waiting on the transmitter. It is counted as departed at `end`.
         let mut tr = Transmission { end, wire_bytes, failed_tries: 0, lost: false };
-        if self.lossy || self.arq.is_some() {
-            self.over_the_air(&mut tr, id, pool);
+        if self.plain_channel {
+            self.wire.push(end + self.config.delay_ns, (id, wire_bytes));
         } else {
-            let exit = self.wire_exit(end);
-            self.wire.push(exit, (id, wire_bytes));
+            self.over_the_air(&mut tr, id, pool);
         }
         self.in_service = Some(tr);
     }
@@ -446,11 +450,12 @@ impl Link {
         self.tx.finish_time(t, bytes, self.back_to_back)
     }
 
-    /// Frame `id` (`tr`) on a lossy channel or one with ARQ: its tries on
-    /// the air, then the wire, or lost for good (and freed).
+    /// Frame `id` (`tr`) on a channel that is not plain (loss, ARQ or
+    /// jitter): its tries on the air, then the wire, or lost for good (and freed).
     #[inline(never)]
     fn over_the_air(&mut self, tr: &mut Transmission, id: PacketId, pool: &mut PacketPool) {
         let ready = match &mut self.arq {
+            None if !self.lossy => Some(tr.end),
             None => {
                 let lost = self.loss.lose();
                 tr.failed_tries = lost as u32;
@@ -526,7 +531,7 @@ impl Link {
 
     /// When a frame ready to cross the wire at `ready` comes out at the far
     /// end: the delay, then the jitter's draw.
-    #[inline(always)]
+    #[inline]
     fn wire_exit(&mut self, ready: Nanos) -> Nanos {
         let exit = ready + self.config.delay_ns;
         match &mut self.jitter {
