@@ -341,8 +341,8 @@ impl Link {
         self.run_transmitter(now, pool);
     }
 
-    /// Packets inside the link (queued, on the transmitter, on the wire):
-    /// what it holds of the pool.
+    /// Packets inside the link (queued, or on the wire, where the frame
+    /// being sent already is): what it holds of the pool.
     pub fn packets_inside(&self) -> usize {
         self.queue.len_packets() + self.wire.len()
     }
