@@ -544,7 +544,9 @@ def test_a_report_of_a_running_campaign_leaves_its_lock_and_tables_alone(tmp_pat
     finished so far; it neither needs nor takes the directory's lock, and
     writes no tidy table (the campaign writes them when it completes)."""
     f = tmp_path / "long.toml"
-    f.write_text(LONG.replace("repetitions = 8", "repetitions = 40"))  # still running once the report is drawn
+    # Still running once the report is drawn: 480 runs of 40 s (of 4 s, the last of them could finish
+    # while a report on a loaded CI machine was being drawn, which then was complete, not partial).
+    f.write_text(LONG.replace("repetitions = 8", "repetitions = 40").replace('duration = "4s"', 'duration = "40s"'))
     out = tmp_path / "out"
     running = _start(f, out)
     while len(_done_runs(out)) < 5 and running.poll() is None:
