@@ -133,10 +133,8 @@ pub struct Link {
     /// `outages.any()`, kept apart so the common case costs one test.
     has_outages: bool,
     loss: Loss,
-    /// The loss model can lose anything (false: no draw per packet).
-    lossy: bool,
     /// No loss, ARQ or jitter: every frame comes out exactly the delay
-    /// after it leaves, with no draw (the common case, one test per frame).
+    /// after it leaves, with nothing to draw (the common case: one test).
     plain_channel: bool,
     arq: Option<Arq>,
     jitter: Option<Jitter>,
@@ -182,12 +180,11 @@ impl Link {
             outages: Outages::new(&config.outages, stream(0x300)),
             has_outages: !config.outages.scheduled.is_empty() || config.outages.process.is_some(),
             loss: Loss::new(config.loss, stream(0)),
-            lossy: config.loss != LossModel::None,
+            plain_channel: config.loss == LossModel::None && config.arq.is_none() && config.jitter.is_none(),
             arq: config.arq.map(Arq::new),
             jitter: config.jitter.map(|j| Jitter::new(j, stream(0x100))),
             wire: DelayLine::new(),
             fixed_delay: config.arq.is_none() && config.jitter.is_none(),
-            plain_channel: config.arq.is_none() && config.jitter.is_none() && config.loss == LossModel::None,
             wakeup_moved: true,
             enqueue_drops: 0,
             counters: LinkCounters::default(),
@@ -455,7 +452,6 @@ impl Link {
     #[inline(never)]
     fn over_the_air(&mut self, tr: &mut Transmission, id: PacketId, pool: &mut PacketPool) {
         let ready = match &mut self.arq {
-            None if !self.lossy => Some(tr.end),
             None => {
                 let lost = self.loss.lose();
                 tr.failed_tries = lost as u32;
@@ -577,6 +573,7 @@ fn note_lost_sack(lost_sacks: &mut Vec<(u32, SackSlot)>, p: &Packet) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::net::channel::jitter::JitterDist;
     use crate::net::channel::trace::TraceConfig;
     use crate::net::packet::Kind;
     use crate::rng::Rng;
@@ -695,7 +692,7 @@ mod tests {
         // often overtakes the wire's head.
         let jitter = LinkConfig {
             jitter: Some(JitterConfig {
-                dist: crate::net::channel::jitter::JitterDist::Uniform { min_ns: 0, max_ns: 10 * NS_PER_MS },
+                dist: JitterDist::Uniform { min_ns: 0, max_ns: 10 * NS_PER_MS },
                 reorder: true,
             }),
             ..short.clone()
@@ -743,7 +740,6 @@ mod tests {
     /// link's own streams (Link::new: seed 1, component 1: loss +0, jitter +0x100).
     #[test]
     fn each_frame_comes_out_when_its_draws_say() {
-        use crate::net::channel::jitter::JitterDist;
         let jitter = JitterConfig { dist: JitterDist::Uniform { min_ns: 0, max_ns: 3 * NS_PER_MS }, reorder: true };
         let plain = LinkConfig::simple(12_000_000, 10 * NS_PER_MS, Capacity::Packets(100));
         let arq = |in_order| ArqConfig { max_retries: 2, retry_delay_ns: 2 * NS_PER_MS, in_order };
