@@ -171,6 +171,29 @@ def test_rerun_skips_finished_runs_and_another_file_is_refused(tmp_path):
     assert set(ccbench.load(out).runs["flows[0].cc"]) == {"reno", "cubic"}
 
 
+def test_progress_names_the_runs_to_do_and_each_finished_one(tmp_path):
+    """What the expected running time is measured from (campaigns.estimate):
+    the runs this session runs, and each finished one's worker and end by its
+    worker's clock, as the index records them."""
+    out = tmp_path / "out"
+    seen = []
+    campaign_runner.run(SMALL, out, jobs=2, on_progress=lambda p: seen.append((p.todo, list(p.finished), p.done)))
+    todo, finished, done = seen[-1]
+    index = ccbench.load(out).index.set_index("key")
+    assert set(todo) == set(index.index) and len(todo) == 12 and done == 12
+    assert sorted(k for k, _, _ in finished) == sorted(todo)
+    for key, worker, finished_at in finished:
+        assert (worker, finished_at) == (index.at[key, "worker"], index.at[key, "finished_at"])
+    assert all(len(f) == d for _, f, d in seen)  # each report lists every run counted as done
+    seen.clear()
+    rest = {**SMALL, "repetitions": 3}
+    campaign_runner.run(
+        rest, out, jobs=1, force=True, on_progress=lambda p: seen.append((p.todo, list(p.finished), p.done))
+    )
+    todo, finished, done = seen[-1]
+    assert len(todo) == 6 and sorted(k for k, _, _ in finished) == sorted(todo) and done == 18
+
+
 def test_a_directory_whose_run_files_are_parquet_resumes_to_the_same_tables(tmp_path):
     """Run files were Parquet before 2 Dec 2026 (runs/KEY.parquet): such a
     directory still assembles its tidy tables, resumes, and a level dropped

@@ -14,7 +14,14 @@ from pathlib import Path
 import pytest
 import tomllib
 from ccbench.campaigns import quick, spec
-from ccbench.campaigns.estimate import Estimate, run_cost
+from ccbench.campaigns.estimate import (
+    MIN_WINDOW_S,
+    REORDERING_FACTOR,
+    RUN_OVERHEAD_PACKETS,
+    Estimate,
+    duration_text,
+    run_cost,
+)
 from ccbench.campaigns.studies import STUDIES
 from ccbench.cli import app
 from ccbench.scenario import load
@@ -280,19 +287,111 @@ def test_study_into_another_campaigns_directory_is_refused_unless_force(tmp_path
     assert result.output == "error: stopped by the test\n" and forced == [("umts", True)]
 
 
-def test_estimate_weighs_runs_by_packets_and_speaks_once():
-    fast = {"duration": 10.0, "downlink": {"rate": 1e6}}
-    slow = {"duration": 10.0, "downlink": {"rate": 100e6}}
+def test_estimate_weighs_runs_by_packets():
+    fast = {"duration": 100.0, "downlink": {"rate": 1e6}}
+    slow = {"duration": 100.0, "downlink": {"rate": 100e6}}
     assert run_cost(slow) > 20 * run_cost(fast)
 
-    class Plan:
-        runs = [type("R", (), {"scenario": s})() for s in [fast] * 4 + [slow] * 4]
 
-    e = Estimate(Plan(), jobs=1)
-    assert e.update(1) is None  # too few runs yet
-    line = e.update(3)
-    assert line and line.startswith("expected running time")
-    assert e.update(4) is None
+def test_a_runs_cost_is_what_its_data_link_carries_or_its_transfers_send():
+    """`ccbench study hsdpa` took twice the time its estimate said: its
+    uploads (a 384 kbit/s uplink) and its transfers of 50-500 KB cost a
+    fraction of a download's, but every run was weighed by the downlink."""
+    links = {"downlink": {"rate": 2e6}, "uplink": {"rate": 384e3}}
+    flow = {"cc": "reno", "count": 1}
+
+    def cost(**kw):
+        return run_cost({"duration": 100.0, **links, **kw})
+
+    down, up = cost(flows=[{**flow, "direction": "down"}]), cost(flows=[{**flow, "direction": "up"}])
+    assert down - RUN_OVERHEAD_PACKETS == pytest.approx(100 * 2e6 / 8 / 1500)
+    assert up - RUN_OVERHEAD_PACKETS == pytest.approx(100 * 384e3 / 8 / 1500)
+    assert cost(flows=[{**flow, "direction": "up"}, {**flow, "direction": "down"}]) == down
+    transfer = cost(flows=[{**flow, "direction": "down", "size": 150_000, "count": 2}])
+    assert transfer - RUN_OVERHEAD_PACKETS == pytest.approx(200)
+    # Other traffic beside the transfers: the link's packets again.
+    background = {"kind": "poisson-web", "direction": "down"}
+    assert cost(flows=[{**flow, "direction": "up", "size": 150_000}], background=background) == down
+    # The dumbbell without an uplink: the "up" flows' data crosses the downlink's copy.
+    assert run_cost({"duration": 100.0, "downlink": {"rate": 2e6}, "flows": [{**flow, "direction": "up"}]}) == down
+    # Jitter that reorders: every segment ACKed (the wan study's jittered runs took 3-4 times as long).
+    jittered = {**links["downlink"], "jitter": {"distribution": "uniform", "max": 0.002, "reorder": True}}
+    in_order = {**jittered, "jitter": {**jittered["jitter"], "reorder": False}}
+    reordering = run_cost({"duration": 100.0, "downlink": jittered, "flows": [{**flow, "direction": "down"}]})
+    assert reordering - RUN_OVERHEAD_PACKETS == pytest.approx(REORDERING_FACTOR * (down - RUN_OVERHEAD_PACKETS))
+    assert run_cost({"duration": 100.0, "downlink": in_order, "flows": [{**flow, "direction": "down"}]}) == down
+
+
+def _estimate_plan(scenarios):
+    """A campaign's plan as Estimate reads it: runs with a key and a scenario."""
+
+    class Plan:
+        runs = [type("R", (), {"key": f"r{i}", "scenario": s})() for i, s in enumerate(scenarios)]
+
+    return Plan()
+
+
+def test_estimate_leaves_out_the_start_up_and_speaks_once():
+    """The estimate of a campaign of short runs came out 16 times its length
+    (`ccbench study umts`: about 65 s for 3.9 s of runs): it divided the time
+    since it was made, the workers' start-up and their first runs included,
+    by the cost of the first runs. Now each worker's speed is the cost of its
+    runs after its first over the time they took, gaps included."""
+    from ccbench.campaigns.runner import Progress
+
+    fast = {"duration": 100.0, "downlink": {"rate": 1e6}}
+    slow = {"duration": 100.0, "downlink": {"rate": 100e6}}
+    plan = _estimate_plan([fast] * 10 + [slow] * 4)
+    now = [100.0]
+    e = Estimate(plan, jobs=2, clock=lambda: now[0])
+    progress = Progress(total=14, todo=tuple(r.key for r in plan.runs))
+    w = MIN_WINDOW_S
+
+    def back(runs):
+        progress.finished.extend(runs)
+        return e.update(progress)
+
+    # Worker a: its first run ends at 1000 (after a long start-up), the next
+    # ones every w/2 s; worker b runs at half its speed.
+    assert back([("r0", "a", 1000.0), ("r1", "a", 1000.0 + w / 2)]) is None  # b not heard from
+    assert back([("r2", "b", 500.0), ("r3", "b", 500.0 + w)]) is None  # one timed run each
+    assert back([("r4", "a", 1000.0 + w)]) is None  # b: still one
+    now[0] += 7.0
+    line = back([("r5", "b", 500.0 + 2 * w)])
+    # a: 2 fast runs in w s, b: 2 in 2w s: 3 fast runs' cost per w seconds.
+    per_fast_run = w / 3
+    left = 4 * run_cost(fast) + 4 * run_cost(slow)
+    expected = left / run_cost(fast) * per_fast_run
+    assert e.remaining_seconds(progress) == pytest.approx(expected)
+    assert line == (
+        f"expected running time: about {duration_text(7.0 + expected)} in all, {duration_text(expected)} to go "
+        "(measured from 4 runs on 2 workers)"
+    )
+    assert back([("r6", "a", 1000.0 + 1.5 * w)]) is None  # once
+
+
+def test_estimate_waits_for_each_worker_to_run_long_enough():
+    from ccbench.campaigns.runner import Progress
+
+    plan = _estimate_plan([{"duration": 100.0, "downlink": {"rate": 1e6}}] * 10)
+    e = Estimate(plan, jobs=1, clock=lambda: 0.0)
+    progress = Progress(total=10, todo=tuple(r.key for r in plan.runs))
+    progress.finished += [("r0", "a", 0.0), ("r1", "a", 0.1), ("r2", "a", MIN_WINDOW_S / 2)]
+    assert e.update(progress) is None
+    progress.finished.append(("r3", "a", MIN_WINDOW_S))
+    line = e.update(progress)
+    assert line and line.startswith("expected running time: about 4 s in all, 4 s to go (measured from 3 runs")
+
+
+def test_estimate_counts_only_the_runs_this_session_runs():
+    """Resumed, a campaign runs only what is left: runs done before are no work to come."""
+    from ccbench.campaigns.runner import Progress
+
+    plan = _estimate_plan([{"duration": 10.0, "downlink": {"rate": 1e6}}] * 10)
+    e = Estimate(plan, jobs=1, clock=lambda: 0.0)
+    progress = Progress(total=10, skipped=4, done=8, todo=tuple(f"r{i}" for i in range(4, 10)))
+    progress.finished += [(f"r{i}", "a", i * MIN_WINDOW_S) for i in range(4, 8)]  # one run per MIN_WINDOW_S
+    assert e.remaining_seconds(progress) == pytest.approx(2 * MIN_WINDOW_S)
 
 
 def test_highspeed_variants_tie_on_a_one_bdp_queue_and_separate_on_a_shallow_one():

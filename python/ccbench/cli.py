@@ -527,7 +527,7 @@ def _run_campaign(
                         progress.start()
                         bar = progress.add_task(label, total=p.total, failed=0)
                     progress.update(bar, total=p.total, completed=p.done, failed=p.failed)
-                    if guess is not None and (line := guess.update(p.done - p.skipped, p.done)):
+                    if guess is not None and (line := guess.update(p)):
                         progress.console.print(line, highlight=False)
 
                 return show

@@ -90,7 +90,7 @@ def _links(s: dict) -> list[tuple[str, dict]]:
     return named + [(k, s[k]) for k in ("downlink", "uplink") if s.get(k)]
 
 
-def _link_rate_bps(link: dict) -> float:
+def link_rate_bps(link: dict) -> float:
     """A link's largest rate: its constant rate, a trace's mean, or the fastest state of a rate process."""
     if link.get("rate"):
         return float(link["rate"])
@@ -119,7 +119,7 @@ def estimate(s: dict) -> dict:
     """The work of a normalized scenario: `packets` the links and UDP sources
     can carry and `memory_bytes` of the recorded tables."""
     duration = float(s["duration"])
-    packets = sum(_link_rate_bps(link) * duration / 8 / PACKET_BYTES for _, link in _links(s))
+    packets = sum(link_rate_bps(link) * duration / 8 / PACKET_BYTES for _, link in _links(s))
     for u in s.get("udp") or []:
         active = (float(u["stop"]) if u.get("stop") is not None else duration) - float(u["start"])
         packets += float(u["rate"]) * max(active, 0.0) / 8 / max(float(u["packet_size"]), 1.0)
@@ -144,9 +144,9 @@ def check(s: dict, allow_large: bool = False) -> None:
             raise LimitError(
                 f"{path}.delay", f"{float(link['delay']):g} s is longer than {MAX_DELAY_S:g} s{ALLOW_LARGE_HINT}"
             )
-        if _link_rate_bps(link) > MAX_RATE_BPS:
+        if link_rate_bps(link) > MAX_RATE_BPS:
             raise LimitError(
-                f"{path}.rate", f"{_link_rate_bps(link):g} bit/s is above {MAX_RATE_BPS:g}{ALLOW_LARGE_HINT}"
+                f"{path}.rate", f"{link_rate_bps(link):g} bit/s is above {MAX_RATE_BPS:g}{ALLOW_LARGE_HINT}"
             )
     for i, f in enumerate(s["flows"]):
         if float(f.get("access_delay", 0)) > MAX_DELAY_S:

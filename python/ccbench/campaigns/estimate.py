@@ -1,39 +1,72 @@
-"""The expected running time of a campaign, measured from its first runs
-(`ccbench study NAME --full` prints it up front).
+"""The expected running time of a campaign's runs, measured from its first
+ones (`ccbench study NAME --full` prints it up front).
 
-A run's cost is taken as proportional to the packets it can carry: its
-duration times the rate of its fastest link (in 1500-byte packets), plus a
-fixed part per run. After the first runs finish (at least two per worker),
-the wall time they took per unit of cost gives the time of the rest, assuming
-runs finish roughly in the plan's order (they are handed out in that order).
+A run's cost is taken as proportional to the packets it can carry (its
+duration times the rate of the link its data crosses, in 1500-byte packets;
+at most what its transfers send), plus a fixed part per run. The campaign's
+speed is the sum of its workers': a worker runs one run after another, so the
+cost of the runs it finished after its first, over the time from its first
+run's end to its last one's (by its own clock), is its speed, the gaps while
+it waited for work included. Its first run is left out, and so is the time
+before it (starting the workers, their start-up): counted as the runs', as
+the estimate first did, they made it 10-16 times the real length of a
+campaign of a few thousand short runs. Nor is the speed measured over the
+driver's window between two reports: runs come back in batches, so a batch
+is partly run before such a window opens and the next one partly inside it.
 """
 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 
-#: Fixed cost of a run, in packets: setting up, writing its files.
-RUN_OVERHEAD_PACKETS = 2000.0
-#: Rate assumed for a link whose rate is not a number (a trace): 10 Mbit/s.
+from ccbench import limits
+
+#: How long each worker is timed, at least, before the speed is taken (seconds).
+MIN_WINDOW_S = 2.0
+#: Fixed cost of a run, in packets: setting up, sampling, writing its files. Fitted to
+#: `ccbench study hsdpa` (100 s runs): about 2 ms a run plus 0.45 us a packet.
+RUN_OVERHEAD_PACKETS = 4000.0
+#: How much more a packet costs on a path whose jitter reorders packets: the receiver then
+#: ACKs every segment, each ACK with SACK work. Fitted to `ccbench study wan`: its 2000 s runs took
+#: 8.4-10.4 s with jitter, 2.0-3.3 s without.
+REORDERING_FACTOR = 3.5
+#: Rate assumed for a link whose rate is not known before it runs (a trace of no opportunities): 10 Mbit/s.
 UNKNOWN_RATE_BPS = 10e6
 
 
-def _rates(scenario: dict) -> list[float]:
-    links = [scenario.get("downlink"), scenario.get("uplink"), *(scenario.get("links") or [])]
-    out = []
-    for link in links:
-        if isinstance(link, dict):
-            rate = link.get("rate")
-            out.append(
-                float(rate) if isinstance(rate, (int, float)) and not isinstance(rate, bool) else UNKNOWN_RATE_BPS
-            )
-    return out or [UNKNOWN_RATE_BPS]
+def _data_links(scenario: dict) -> list[dict]:
+    """The links data crosses: of the dumbbell, the downlink if a flow,
+    source or the background goes "down" and the uplink (the downlink's copy
+    when it has none) if one goes "up"; every named link."""
+    if scenario.get("links"):
+        links = list(scenario["links"])
+    else:
+        background = [scenario["background"]] if scenario.get("background") else []
+        senders = [*(scenario.get("flows") or []), *(scenario.get("udp") or []), *background]
+        directions = {x.get("direction", "down") for x in senders} or {"down"}
+        down = scenario.get("downlink")
+        links = [link for d, link in (("down", down), ("up", scenario.get("uplink") or down)) if d in directions]
+    return [link for link in links if isinstance(link, dict)]
 
 
 def run_cost(scenario: dict) -> float:
-    """The cost of one run (a normalized scenario) in packets."""
+    """The cost of one run (a normalized scenario) in packets: what the
+    fastest link its data crosses carries in its duration (limits.link_rate_bps),
+    at most what its flows send when each is a transfer of a given size (and
+    nothing else sends), REORDERING_FACTOR times that if a link's jitter
+    reorders, plus a fixed part."""
     duration = float(scenario.get("duration", 0.0))
-    return duration * max(_rates(scenario)) / (8 * 1500) + RUN_OVERHEAD_PACKETS
+    links = _data_links(scenario)
+    rate = max((limits.link_rate_bps(link) for link in links), default=0.0) or UNKNOWN_RATE_BPS
+    packets = duration * rate / 8 / limits.PACKET_BYTES
+    flows = scenario.get("flows") or []
+    if flows and all(f.get("size") for f in flows) and not scenario.get("udp") and not scenario.get("background"):
+        sent = sum(int(f.get("count", 1)) * float(f["size"]) for f in flows)
+        packets = min(packets, sent / limits.PACKET_BYTES)
+    if any((link.get("jitter") or {}).get("reorder") for link in links):
+        packets *= REORDERING_FACTOR
+    return packets + RUN_OVERHEAD_PACKETS
 
 
 def duration_text(seconds: float) -> str:
@@ -45,29 +78,54 @@ def duration_text(seconds: float) -> str:
 
 
 class Estimate:
-    """Feed it the number of runs finished in this session; it returns the
-    line to print once, when enough runs have finished to measure."""
+    """Fed the campaign's progress (runner.Progress) at each batch of
+    outcomes, it returns the line to print once every worker has run long
+    enough to measure."""
 
-    def __init__(self, campaign, jobs: int):
-        self.costs = [run_cost(r.scenario) for r in campaign.runs]
-        self.total = sum(self.costs)
-        self.needed = max(2 * jobs, 3)
-        self.started = time.perf_counter()
-        self.first_done: int | None = None
+    def __init__(self, campaign, jobs: int, clock: Callable[[], float] = time.perf_counter):
+        self.costs = {r.key: run_cost(r.scenario) for r in campaign.runs}
+        self.workers = max(jobs, 1)
+        self.clock = clock
+        self.started = clock()
         self.printed = False
 
-    def update(self, executed: int, done: int | None = None) -> str | None:
-        """`executed`: runs finished in this session; `done`: finished in all (default: `executed`)."""
-        done = executed if done is None else done
-        if self.printed or executed < min(self.needed, len(self.costs)) or executed == 0:
+    def speed(self, p) -> tuple[float, int] | None:
+        """The cost the workers run per second and how many runs measured it;
+        None until every worker has run at least two runs after its first and
+        for MIN_WINDOW_S."""
+        ends: dict[str, list[tuple[float, str]]] = {}
+        for key, worker, finished_at in p.finished:
+            ends.setdefault(worker, []).append((finished_at, key))
+        if len(ends) < self.workers:
+            return None
+        total, runs = 0.0, 0
+        for finished in ends.values():
+            finished.sort()
+            first_end, timed = finished[0][0], finished[1:]
+            if len(timed) < 2 or timed[-1][0] - first_end < MIN_WINDOW_S:
+                return None
+            total += sum(self.costs[key] for _, key in timed) / (timed[-1][0] - first_end)
+            runs += len(timed)
+        return total, runs
+
+    def remaining_seconds(self, p) -> float | None:
+        """Wall seconds the runs this session has still to run need, or None
+        while the workers' speed is not measured."""
+        measured = self.speed(p)
+        if measured is None or measured[0] <= 0:
+            return None
+        left = sum(self.costs[k] for k in p.todo) - sum(self.costs[k] for k, _, _ in p.finished)
+        return max(left, 0.0) / measured[0]
+
+    def update(self, p) -> str | None:
+        """The line to print, the first time the speed is measured."""
+        remaining = None if self.printed else self.remaining_seconds(p)
+        if remaining is None:
             return None
         self.printed = True
-        elapsed = time.perf_counter() - self.started
-        cost_done = sum(self.costs[:done])
-        cost_now = sum(self.costs[done - executed : done])
-        per_cost = elapsed / cost_now if cost_now > 0 else 0.0
-        remaining = (self.total - cost_done) * per_cost
+        elapsed = self.clock() - self.started
         return (
-            f"expected running time: about {duration_text(elapsed + remaining)} in all, {duration_text(remaining)} "
-            f"to go (measured from the first {executed} runs: {elapsed:.1f} s)"
+            f"expected running time: about {duration_text(elapsed + remaining)} in all, "
+            f"{duration_text(remaining)} to go (measured from {self.speed(p)[1]} runs on {self.workers} "
+            f"worker{'s' if self.workers > 1 else ''})"
         )

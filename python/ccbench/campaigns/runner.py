@@ -47,6 +47,11 @@ class Progress:
     done: int = 0
     failed: int = 0
     skipped: int = 0
+    #: The keys of the runs this session runs (the others were done before).
+    todo: tuple[str, ...] = ()
+    #: The runs finished in this session, in the order their outcomes came:
+    #: (key, worker, when it finished by its worker's clock).
+    finished: list[tuple[str, str, float]] = dataclasses.field(default_factory=list)
 
 
 @dataclass
@@ -147,7 +152,9 @@ def _run(
     try:
         todo_keys = index.keys("pending")
         todo = [r for r in campaign.runs if r.key in todo_keys]
-        progress = Progress(total=len(campaign.runs), skipped=len(campaign.runs) - len(todo))
+        progress = Progress(
+            total=len(campaign.runs), skipped=len(campaign.runs) - len(todo), todo=tuple(r.key for r in todo)
+        )
         progress.done = progress.skipped
         on_progress(progress)
         if todo:
@@ -189,6 +196,7 @@ def _run(
                     in_flight.pop(o["key"], None)
                     progress.done += 1
                     progress.failed += o["status"] == "failed"
+                    progress.finished.append((o["key"], o["worker"], o["finished_at"]))
                 driver_seconds += time.perf_counter() - t0
                 on_progress(progress)
         t0 = time.perf_counter()
