@@ -78,3 +78,20 @@ def test_a_campaign_bar_is_redrawn_as_it_goes_on_a_terminal_only():
     assert _animated(Console(file=io.StringIO(), force_terminal=True))
     assert not _animated(Console(file=io.StringIO()))
     assert not _animated(Console(file=io.StringIO(), force_terminal=True, quiet=True))
+
+
+def test_a_campaign_bar_shows_the_time_its_runs_need_once_measured():
+    """The ETA of `ccbench study wan` came from the count of runs done, as if
+    every run cost the same, while its jittered 2000 s runs come last: the bar
+    now shows campaigns.estimate's time left (the task's left_s) once it is
+    measured, rich's own ETA before."""
+    from ccbench.cli import TimeLeftColumn
+    from rich.progress import Progress
+
+    progress = Progress(TimeLeftColumn(), console=Console(file=io.StringIO(), width=40))
+    task = progress.add_task("runs", total=360, left_s=None)
+    progress.update(task, completed=180)
+    column = TimeLeftColumn()
+    assert column.render(progress.tasks[0]).plain == "-:--:--"  # rich's: no speed measured by it yet
+    progress.update(task, left_s=3725.6)
+    assert column.render(progress.tasks[0]).plain == "1:02:05"

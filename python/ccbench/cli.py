@@ -13,8 +13,16 @@ import typer
 from rich import box
 from rich.console import Console
 from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
 from rich.table import Table
+from rich.text import Text
 
 from ccbench import _ccsim, listing
 from ccbench.limits import SHOWN_PATH_CHARS, one_line, shown
@@ -474,6 +482,21 @@ def _animated(console: Console) -> bool:
     return console.is_terminal and not console.quiet
 
 
+class TimeLeftColumn(TimeRemainingColumn):
+    """The ETA of a campaign's bar: the time its runs still need as
+    campaigns.estimate measures it (each run weighed by its cost, each worker
+    timed after its first run; the task's `left_s`) once it has, before that
+    rich's (from the count of runs done, as if every run cost the same)."""
+
+    def render(self, task):
+        left_s = task.fields.get("left_s")
+        if left_s is None or task.finished:
+            return super().render(task)
+        minutes, seconds = divmod(int(left_s), 60)
+        hours, minutes = divmod(minutes, 60)
+        return Text(f"{hours:d}:{minutes:02d}:{seconds:02d}", style="progress.remaining")
+
+
 def _run_campaign(
     campaign,
     out: Path | None,
@@ -492,9 +515,8 @@ def _run_campaign(
     directory of another campaign; Ctrl-C stops cleanly and says how to
     resume (exit 130). `estimate`: print the expected running time once the
     first runs have finished (ccbench.campaigns.estimate)."""
-    from rich.progress import TimeRemainingColumn
-
     from ccbench.campaigns import executors, runner, storage
+    from ccbench.campaigns.estimate import Estimate
 
     out = out or runner.default_out(campaign)
     # No more processes than runs (64 jobs for 8 runs would fork idle workers).
@@ -506,7 +528,7 @@ def _run_campaign(
         TextColumn("failed {task.fields[failed]}"),
         TimeElapsedColumn(),
         TextColumn("ETA"),
-        TimeRemainingColumn(),
+        TimeLeftColumn(),
     )
     if executor == "kernel":
         where = "real kernel, one at a time"
@@ -525,18 +547,18 @@ def _run_campaign(
                     nonlocal bar
                     if bar is None:
                         progress.start()
-                        bar = progress.add_task(label, total=p.total, failed=0)
-                    progress.update(bar, total=p.total, completed=p.done, failed=p.failed)
-                    if guess is not None and (line := guess.update(p)):
+                        bar = progress.add_task(label, total=p.total, failed=0, left_s=None)
+                    left_s = costs.remaining_seconds(p) if costs is not None else None
+                    progress.update(bar, total=p.total, completed=p.done, failed=p.failed, left_s=left_s)
+                    if estimate and costs is not None and (line := costs.update(p)):
                         progress.console.print(line, highlight=False)
 
                 return show
 
-            guess = None
-            if estimate:
-                from ccbench.campaigns.estimate import Estimate
-
-                guess = Estimate(campaign, jobs)
+            # The ETA and the expected running time weigh the runs by cost (a
+            # kernel run takes its duration, whatever it carries; the rounds of
+            # until_decided add runs the plan does not have yet).
+            costs = None if executor == "kernel" or until_decided else Estimate(campaign, jobs)
             preload = runner.REPORT_MODULES  # imported while the workers run
             if until_decided:
                 (raw, source, text, folder), max_reps = until_decided
