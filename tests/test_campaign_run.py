@@ -194,6 +194,25 @@ def test_progress_names_the_runs_to_do_and_each_finished_one(tmp_path):
     assert len(todo) == 6 and sorted(k for k, _, _ in finished) == sorted(todo) and done == 18
 
 
+def test_a_long_campaign_prints_its_expected_running_time(tmp_path, runner, monkeypatch):
+    """`ccbench campaign` prints the line a study's whole design prints when its
+    runs take LONG_CAMPAIGN_S or more (to a log file the bar shows only at the
+    end); shorter, it keeps quiet. The thresholds are lowered so that a
+    campaign of a few short runs is measured at once."""
+    from ccbench import cli
+    from ccbench.campaigns import estimate
+
+    f = tmp_path / "c.toml"
+    f.write_text(ONE_RUN.replace('["reno"]', '["reno", "cubic", "vegas", "bbr", "westwood"]'))
+    monkeypatch.setattr(estimate, "MIN_WINDOW_S", 0.0)
+    for long_s, printed in ((0.0, True), (1e9, False)):
+        monkeypatch.setattr(cli, "LONG_CAMPAIGN_S", long_s)
+        out = tmp_path / f"out-{printed}"
+        result = runner.invoke(app, ["campaign", str(f), "--out", str(out), "--jobs", "1"], terminal_width=200)
+        assert result.exit_code == 0, result.output
+        assert ("expected running time: about" in result.output) == printed, result.output
+
+
 def test_a_directory_whose_run_files_are_parquet_resumes_to_the_same_tables(tmp_path):
     """Run files were Parquet before 2 Dec 2026 (runs/KEY.parquet): such a
     directory still assembles its tidy tables, resumes, and a level dropped

@@ -383,6 +383,20 @@ def test_estimate_waits_for_each_worker_to_run_long_enough():
     assert line and line.startswith("expected running time: about 4 s in all, 4 s to go (measured from 3 runs")
 
 
+def test_estimate_keeps_quiet_about_a_campaign_shorter_than_asked():
+    from ccbench.campaigns.runner import Progress
+
+    plan = _estimate_plan([{"duration": 100.0, "downlink": {"rate": 1e6}}] * 10)
+    progress = Progress(total=10, todo=tuple(r.key for r in plan.runs))
+    progress.finished += [(f"r{i}", "a", i * MIN_WINDOW_S) for i in range(4)]  # 6 runs left, one per window
+    short = Estimate(plan, jobs=1, clock=lambda: 0.0)
+    assert short.update(progress, at_least_s=6.5 * MIN_WINDOW_S) is None
+    progress.finished.append(("r4", "a", 4 * MIN_WINDOW_S))
+    assert short.update(progress) is None  # decided once, when measured
+    long = Estimate(plan, jobs=1, clock=lambda: 0.0)
+    assert long.update(progress, at_least_s=4.5 * MIN_WINDOW_S) is not None  # 5 runs left
+
+
 def test_estimate_counts_only_the_runs_this_session_runs():
     """Resumed, a campaign runs only what is left: runs done before are no work to come."""
     from ccbench.campaigns.runner import Progress

@@ -506,15 +506,16 @@ def _run_campaign(
     force: bool,
     resume_hint: str,
     until_decided: tuple | None = None,
-    estimate: bool = False,
+    estimate_at_least_s: float | None = None,
     svg: bool = False,
 ):
     """Runs a parsed campaign with a progress bar (one per round with
     `until_decided` = ((raw, source, text, folder), max_reps)), builds the
     report and prints the summary; a clear message and exit 2 for a
     directory of another campaign; Ctrl-C stops cleanly and says how to
-    resume (exit 130). `estimate`: print the expected running time once the
-    first runs have finished (ccbench.campaigns.estimate)."""
+    resume (exit 130). `estimate_at_least_s`: print the expected running
+    time once it is measured (ccbench.campaigns.estimate) if the runs take
+    that long or longer in all; None: never."""
     from ccbench.campaigns import executors, runner, storage
     from ccbench.campaigns.estimate import Estimate
 
@@ -550,7 +551,11 @@ def _run_campaign(
                         bar = progress.add_task(label, total=p.total, failed=0, left_s=None)
                     left_s = costs.remaining_seconds(p) if costs is not None else None
                     progress.update(bar, total=p.total, completed=p.done, failed=p.failed, left_s=left_s)
-                    if estimate and costs is not None and (line := costs.update(p)):
+                    if (
+                        estimate_at_least_s is not None
+                        and costs is not None
+                        and (line := costs.update(p, estimate_at_least_s))
+                    ):
                         progress.console.print(line, highlight=False)
 
                 return show
@@ -606,6 +611,10 @@ def _parse_or_exit(source):
         raise typer.Exit(EXIT_BAD_SCENARIO) from None
 
 
+#: A campaign whose runs take this long or longer (seconds) prints its expected running time
+#: (a study's whole design always does): worth knowing when the output goes to a log, where the
+#: progress bar is printed only at the end.
+LONG_CAMPAIGN_S = 60.0
 EXECUTOR_HELP = "Where runs execute: local (a process pool) or ray."
 FORCE_HELP = "Switch a directory of another campaign file to this one (keeping the runs it shares)."
 SVG_HELP = "Also write each report figure as SVG (vector, for papers) beside its PNG in plots/."
@@ -666,7 +675,18 @@ def campaign(
     if mode == "emulate":
         executor, jobs = _kernel_mode_executor(parsed, executor), 1
         hint += " --mode emulate"
-    _run_campaign(parsed, out, jobs, executor, address, force, hint, until_decided=rounds, svg=svg)
+    _run_campaign(
+        parsed,
+        out,
+        jobs,
+        executor,
+        address,
+        force,
+        hint,
+        until_decided=rounds,
+        estimate_at_least_s=LONG_CAMPAIGN_S,
+        svg=svg,
+    )
 
 
 def _check_objective(parsed, file: Path) -> None:
@@ -757,7 +777,9 @@ def study_cmd(
     parsed = _parse_or_exit(lambda: spec.parse_study(study.path, quick))
     out = out or Path("ccbench-out") / f"study-{name}{'-quick' if quick else ''}"
     hint = f"ccbench study {name}{' --quick' if quick else ' --full'}"
-    _run_campaign(parsed, out, jobs, executor, address, force, hint, estimate=not quick, svg=svg)
+    _run_campaign(
+        parsed, out, jobs, executor, address, force, hint, estimate_at_least_s=None if quick else 0.0, svg=svg
+    )
 
 
 @app.command("report")

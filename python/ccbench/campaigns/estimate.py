@@ -117,13 +117,17 @@ class Estimate:
         left = sum(self.costs[k] for k in p.todo) - sum(self.costs[k] for k, _, _ in p.finished)
         return max(left, 0.0) / measured[0]
 
-    def update(self, p) -> str | None:
-        """The line to print, the first time the speed is measured."""
+    def update(self, p, at_least_s: float = 0.0) -> str | None:
+        """The line to print, the first time the speed is measured, if the
+        runs then take `at_least_s` or more in all (a short campaign's line
+        would only be noise)."""
         remaining = None if self.printed else self.remaining_seconds(p)
         if remaining is None:
             return None
         self.printed = True
         elapsed = self.clock() - self.started
+        if elapsed + remaining < at_least_s:
+            return None
         return (
             f"expected running time: about {duration_text(elapsed + remaining)} in all, "
             f"{duration_text(remaining)} to go (measured from {self.speed(p)[1]} runs on {self.workers} "
