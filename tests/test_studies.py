@@ -397,6 +397,32 @@ def test_estimate_keeps_quiet_about_a_campaign_shorter_than_asked():
     assert long.update(progress, at_least_s=4.5 * MIN_WINDOW_S) is not None  # 5 runs left
 
 
+def test_estimate_reads_each_outcome_once_and_takes_a_late_first_run_as_first():
+    """The bar asks at each batch of outcomes (8 runs at most): reading every
+    outcome each time made a campaign of N runs cost N*N/8 reads."""
+    from ccbench.campaigns.runner import Progress
+
+    plan = _estimate_plan([{"duration": 100.0, "downlink": {"rate": 1e6}}] * 400)
+    e = Estimate(plan, jobs=1, clock=lambda: 0.0)
+
+    class Counted(dict):
+        reads = 0
+
+        def __getitem__(self, key):
+            Counted.reads += 1
+            return super().__getitem__(key)
+
+    e.costs = Counted(e.costs)
+    progress = Progress(total=400, todo=tuple(r.key for r in plan.runs))
+    # Run 1 is reported before run 0, which ended first: run 0 is the worker's first.
+    progress.finished += [("r1", "a", 1.0), ("r0", "a", 0.0)]
+    for i in range(2, 400, 8):
+        progress.finished += [(f"r{k}", "a", float(k)) for k in range(i, min(i + 8, 400))]
+        e.remaining_seconds(progress)
+    assert Counted.reads == 400 + 400  # the plan's runs once (todo), each outcome once
+    assert e.speed(progress) == (pytest.approx(399 * run_cost(plan.runs[0].scenario) / 399.0), 399)
+
+
 def test_estimate_counts_only_the_runs_this_session_runs():
     """Resumed, a campaign runs only what is left: runs done before are no work to come."""
     from ccbench.campaigns.runner import Progress

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from ccbench import limits
 
@@ -77,10 +78,31 @@ def duration_text(seconds: float) -> str:
     return f"{seconds / 3600:.1f} h"
 
 
+@dataclass
+class _Worker:
+    """What one worker's finished runs say of its speed: its first run's end
+    (and cost), its last run's end, and the runs after its first."""
+
+    first_end: float
+    first_cost: float
+    last_end: float
+    timed_cost: float = 0.0
+    timed_runs: int = 0
+
+    def add(self, end: float, cost: float) -> None:
+        if end < self.first_end:  # an earlier run reported late: it is the first
+            self.timed_cost, self.timed_runs = self.timed_cost + self.first_cost, self.timed_runs + 1
+            self.first_end, self.first_cost = end, cost
+        else:
+            self.timed_cost, self.timed_runs = self.timed_cost + cost, self.timed_runs + 1
+        self.last_end = max(self.last_end, end)
+
+
 class Estimate:
     """Fed the campaign's progress (runner.Progress) at each batch of
     outcomes, it returns the line to print once every worker has run long
-    enough to measure."""
+    enough to measure. It reads only the outcomes that are new since the
+    last call: a campaign of many thousand runs reports thousands of times."""
 
     def __init__(self, campaign, jobs: int, clock: Callable[[], float] = time.perf_counter):
         self.costs = {r.key: run_cost(r.scenario) for r in campaign.runs}
@@ -88,24 +110,38 @@ class Estimate:
         self.clock = clock
         self.started = clock()
         self.printed = False
+        self._progress = None  # the runner.Progress read so far, and what it said
+        self._read = 0
+        self._by_worker: dict[str, _Worker] = {}
+        self._finished_cost = 0.0
+        self._todo_cost = 0.0
+
+    def _read_new(self, p) -> None:
+        if p is not self._progress:
+            self._progress, self._read, self._by_worker, self._finished_cost = p, 0, {}, 0.0
+            self._todo_cost = sum(self.costs[k] for k in p.todo)
+        for key, worker, end in p.finished[self._read :]:
+            cost = self.costs[key]
+            self._finished_cost += cost
+            if worker in self._by_worker:
+                self._by_worker[worker].add(end, cost)
+            else:
+                self._by_worker[worker] = _Worker(first_end=end, first_cost=cost, last_end=end)
+        self._read = len(p.finished)
 
     def speed(self, p) -> tuple[float, int] | None:
         """The cost the workers run per second and how many runs measured it;
         None until every worker has run at least two runs after its first and
         for MIN_WINDOW_S."""
-        ends: dict[str, list[tuple[float, str]]] = {}
-        for key, worker, finished_at in p.finished:
-            ends.setdefault(worker, []).append((finished_at, key))
-        if len(ends) < self.workers:
+        self._read_new(p)
+        if len(self._by_worker) < self.workers:
             return None
         total, runs = 0.0, 0
-        for finished in ends.values():
-            finished.sort()
-            first_end, timed = finished[0][0], finished[1:]
-            if len(timed) < 2 or timed[-1][0] - first_end < MIN_WINDOW_S:
+        for w in self._by_worker.values():
+            span = w.last_end - w.first_end
+            if w.timed_runs < 2 or span < MIN_WINDOW_S or span <= 0:
                 return None
-            total += sum(self.costs[key] for _, key in timed) / (timed[-1][0] - first_end)
-            runs += len(timed)
+            total, runs = total + w.timed_cost / span, runs + w.timed_runs
         return total, runs
 
     def remaining_seconds(self, p) -> float | None:
@@ -114,15 +150,15 @@ class Estimate:
         measured = self.speed(p)
         if measured is None or measured[0] <= 0:
             return None
-        left = sum(self.costs[k] for k in p.todo) - sum(self.costs[k] for k, _, _ in p.finished)
-        return max(left, 0.0) / measured[0]
+        return max(self._todo_cost - self._finished_cost, 0.0) / measured[0]
 
     def update(self, p, at_least_s: float = 0.0) -> str | None:
         """The line to print, the first time the speed is measured, if the
         runs then take `at_least_s` or more in all (a short campaign's line
         would only be noise)."""
-        remaining = None if self.printed else self.remaining_seconds(p)
-        if remaining is None:
+        measured = None if self.printed else self.speed(p)
+        remaining = self.remaining_seconds(p) if measured is not None else None
+        if measured is None or remaining is None:
             return None
         self.printed = True
         elapsed = self.clock() - self.started
@@ -130,6 +166,6 @@ class Estimate:
             return None
         return (
             f"expected running time: about {duration_text(elapsed + remaining)} in all, "
-            f"{duration_text(remaining)} to go (measured from {self.speed(p)[1]} runs on {self.workers} "
+            f"{duration_text(remaining)} to go (measured from {measured[1]} runs on {self.workers} "
             f"worker{'s' if self.workers > 1 else ''})"
         )
