@@ -90,11 +90,10 @@ class _Worker:
     timed_runs: int = 0
 
     def add(self, end: float, cost: float) -> None:
-        if end < self.first_end:  # an earlier run reported late: it is the first
-            self.timed_cost, self.timed_runs = self.timed_cost + self.first_cost, self.timed_runs + 1
-            self.first_end, self.first_cost = end, cost
-        else:
-            self.timed_cost, self.timed_runs = self.timed_cost + cost, self.timed_runs + 1
+        if end < self.first_end:  # an earlier run reported late: it is the first, the old first is timed
+            end, self.first_end = self.first_end, end
+            cost, self.first_cost = self.first_cost, cost
+        self.timed_cost, self.timed_runs = self.timed_cost + cost, self.timed_runs + 1
         self.last_end = max(self.last_end, end)
 
 
@@ -147,7 +146,9 @@ class Estimate:
     def remaining_seconds(self, p) -> float | None:
         """Wall seconds the runs this session has still to run need, or None
         while the workers' speed is not measured."""
-        measured = self.speed(p)
+        return self._remaining(self.speed(p))
+
+    def _remaining(self, measured: tuple[float, int] | None) -> float | None:
         if measured is None or measured[0] <= 0:
             return None
         return max(self._todo_cost - self._finished_cost, 0.0) / measured[0]
@@ -157,7 +158,7 @@ class Estimate:
         runs then take `at_least_s` or more in all (a short campaign's line
         would only be noise)."""
         measured = None if self.printed else self.speed(p)
-        remaining = self.remaining_seconds(p) if measured is not None else None
+        remaining = self._remaining(measured)
         if measured is None or remaining is None:
             return None
         self.printed = True
