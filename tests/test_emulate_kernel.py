@@ -6,11 +6,17 @@ CI=true, where CI runs as root and they must run. The machine may be shared:
 the bounds are the contract's (rate within 2%, added delay within 0.5 ms at
 the median and 2 ms at the 99th percentile, plus what the host's stalls
 added as the emulator measured them, loss within its binomial 99%
-interval), measured at the receiving sockets. A check of real time (rate,
-delay) gets a second run when the first misses: the host's other tenants
-can take the CPU for long enough to spoil one run (seen on the 2-core
-machine, with the same binary passing and failing in turn), and the
-contract must hold in one of two."""
+interval), measured at the receiving sockets.
+
+A check of real time (rate, delay) judges a run the host left alone. When a
+run misses, the test looks at what the host did during it: the CPU time the
+hypervisor gave to other guests (/proc/stat's steal) and how late the host
+woke the emulator's priority (the emulator's own watchdog). A miss in an
+undisturbed run fails the test at once; a miss in a disturbed run gets a new
+run, up to four in all. Why: on the shared 2-core machine, 3 to 20% steal
+over a run made a cubic flow lose 2 to 25% of a link's rate (a stall of the
+sender's CPU empties the link's queue, the burst after it overflows the
+queue, and cubic backs off), with the same binary passing in quiet runs."""
 
 from __future__ import annotations
 
@@ -19,6 +25,7 @@ import signal
 import subprocess
 import sys
 import time
+from dataclasses import dataclass
 
 import ccbench
 import numpy as np
@@ -56,14 +63,61 @@ def no_leftovers(tag: str) -> None:
 GIGABIT = os.environ.get("CI", "").lower() == "true" or os.environ.get("CCBENCH_EMULATE_1G") == "1"
 
 
-def in_one_of_two_runs(run, check) -> None:
-    """Calls check(run()); if it fails, once more on a new run (see the
-    module's doc); the second failure is the test's."""
-    try:
-        check(run())
-    except AssertionError as first:
-        print(f"first run missed ({first}); running again", file=sys.stderr)
-        check(run())
+#: A run is disturbed when the hypervisor took more than this share of the
+#: machine's CPU time during it (quiet runs here: under 1%; runs that missed:
+#: 3 to 20%).
+STEAL_DISTURBED = 0.02
+#: ... or when the host woke the emulator's priority later than this at the
+#: 98th percentile (a quiet host: 0.1 to 0.3 ms).
+HOST_P98_DISTURBED_US = 1000.0
+#: Runs a real-time check may take when the host disturbs them.
+TRIES = 4
+
+
+@dataclass
+class Watched:
+    """A run's result and the share of the CPUs' time the hypervisor stole during it."""
+
+    result: ccbench.Result
+    steal_share: float
+
+
+def steal_ticks() -> int:
+    """Clock ticks the hypervisor has given this machine's CPUs to other guests."""
+    with open("/proc/stat") as f:
+        return int(f.readline().split()[8])
+
+
+def watched(run) -> Watched:
+    ticks, started = steal_ticks(), time.monotonic()
+    result = run()
+    cpu_ticks = (time.monotonic() - started) * os.cpu_count() * os.sysconf("SC_CLK_TCK")
+    return Watched(result, (steal_ticks() - ticks) / cpu_ticks)
+
+
+def disturbance(w: Watched) -> str | None:
+    """What the host did to the run that no emulator can undo, or None."""
+    late_us = w.result.meta["emulator"]["host_wakeups"]["lateness_p98_us"]
+    if w.steal_share > STEAL_DISTURBED:
+        return f"the hypervisor took {w.steal_share:.1%} of the CPUs' time"
+    if late_us > HOST_P98_DISTURBED_US:
+        return f"the host woke the emulator's priority {late_us / 1e3:.1f} ms late at p98"
+    return None
+
+
+def in_an_undisturbed_run(run, check) -> None:
+    """Calls check on a run; a miss fails unless the host disturbed that run
+    (see the module's doc), in which case a new run is checked, up to TRIES."""
+    for attempt in range(1, TRIES + 1):
+        w = run()
+        try:
+            check(w.result)
+            return
+        except AssertionError as miss:
+            why = disturbance(w)
+            if why is None or attempt == TRIES:
+                raise AssertionError(f"{miss}; run {attempt}: {why or 'the host left it alone'}") from None
+            print(f"run {attempt} missed ({miss}) and {why}: running again", file=sys.stderr)
 
 
 @pytest.mark.parametrize(
@@ -83,13 +137,12 @@ def in_one_of_two_runs(run, check) -> None:
 )
 def test_delivered_rate_is_the_configured_rate(rate_mbit):
     def run():
-        return runner.emulate(
-            {
-                "duration": "4s",
-                "downlink": {"rate": f"{rate_mbit}Mbit", "delay": "5ms", "queue": {"size": "2bdp"}},
-                "flows": [{"cc": "cubic", "tcp": {"rmem_max": "32MB", "wmem_max": "32MB"}}],
-            }
-        )
+        scenario = {
+            "duration": "4s",
+            "downlink": {"rate": f"{rate_mbit}Mbit", "delay": "5ms", "queue": {"size": "2bdp"}},
+            "flows": [{"cc": "cubic", "tcp": {"rmem_max": "32MB", "wmem_max": "32MB"}}],
+        }
+        return watched(lambda: runner.emulate(scenario))
 
     def check(r):
         s = r.series[r.series["flow"] == 0]
@@ -101,20 +154,19 @@ def test_delivered_rate_is_the_configured_rate(rate_mbit):
         assert abs(measured / expected - 1) < 0.02, message
         assert r.meta["emulator"]["per_link"][0]["overruns"] == 0
 
-    in_one_of_two_runs(run, check)
+    in_an_undisturbed_run(run, check)
     no_leftovers(host.Names.for_this_process().tag)
 
 
-def probe():
+def probe() -> Watched:
     """UDP probes (1500 bytes, 3 Mbit/s) over a 100 Mbit/s link with 20 ms delay and 5% Bernoulli loss."""
-    return runner.emulate(
-        {
-            "duration": "4s",
-            "downlink": {"rate": "100Mbit", "delay": "20ms", "loss": {"model": "bernoulli", "p": 0.05}},
-            "flows": [{"cc": "cubic", "size": "10KB"}],
-            "udp": [{"rate": "3Mbit", "start": "0.5s"}],
-        }
-    )
+    scenario = {
+        "duration": "4s",
+        "downlink": {"rate": "100Mbit", "delay": "20ms", "loss": {"model": "bernoulli", "p": 0.05}},
+        "flows": [{"cc": "cubic", "size": "10KB"}],
+        "udp": [{"rate": "3Mbit", "start": "0.5s"}],
+    }
+    return watched(lambda: runner.emulate(scenario))
 
 
 @pytest.fixture(scope="module")
@@ -143,15 +195,16 @@ def check_one_way_delay(r) -> None:
 def test_added_one_way_delay_is_the_configured_delay(probed):
     # The first run is the module's probe run; a second is a new one.
     runs = [probed]
-    in_one_of_two_runs(lambda: runs.pop() if runs else probe(), check_one_way_delay)
+    in_an_undisturbed_run(lambda: runs.pop() if runs else probe(), check_one_way_delay)
 
 
 def test_bernoulli_loss_is_within_its_binomial_interval(probed):
-    src = probed.sources.iloc[0]
+    r = probed.result
+    src = r.sources.iloc[0]
     n, lost = int(src["packets_sent"]), int(src["packets_lost"])
     lo, hi = stats.binom.interval(0.99, n, 0.05)
     assert n > 500 and lo <= lost <= hi, (n, lost, lo, hi)
-    assert probed.links.loc[0, "residual_losses"] >= lost - 2  # the emulator's own count agrees
+    assert r.links.loc[0, "residual_losses"] >= lost - 2  # the emulator's own count agrees
 
 
 def test_a_flow_connects_over_a_path_whose_rtt_is_longer_than_the_agents_poll():
