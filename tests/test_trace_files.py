@@ -1,8 +1,13 @@
 """`trace = "FILE"` in a scenario: the front end reads the Mahimahi file and
 hands the simulator its data; a bad file is a scenario error naming the field."""
 
+import copy
+import pickle
+
 import ccbench
 import pytest
+from ccbench import scenario, traces
+from ccbench.campaigns import spec
 from ccbench.cli import app
 
 SCENARIO = """
@@ -53,3 +58,40 @@ def test_crlf_and_mixed_line_ends_read_as_the_same_trace(tmp_path):
         assert (r.links["utilization"].dropna() <= 1.0).all(), (name, r.links)  # (NaN: the ACK-only uplink)
     for other in results[1:]:
         assert other.equals(results[0])
+
+
+def test_a_campaigns_runs_share_one_copy_of_a_trace(tmp_path):
+    """Each run's scenario holds the trace as read once, not a copy of its
+    own: a real trace has hundreds of thousands of lines, and copying them
+    run by run took most of a trace campaign's time and memory."""
+    (tmp_path / "cell.down").write_text("\n".join(str(t) for t in range(1, 3001)) + "\n")
+    (tmp_path / "base.toml").write_text(SCENARIO.format(trace="cell.down"))
+    (tmp_path / "c.toml").write_text(
+        'base = "base.toml"\nrepetitions = 3\n[factors]\n"flows[0].cc" = ["reno", "cubic"]\n'
+        '[random]\n"flows[*].access_delay" = { min = 0, max = 2, step = 0.1, unit = "ms" }\n'
+    )
+    runs = spec.parse(tmp_path / "c.toml").runs
+    shared = runs[0].scenario["downlink"]["trace"]["opportunities_ms"]
+    assert len(runs) == 6 and shared == list(range(1, 3001))
+    assert all(r.scenario["downlink"]["trace"]["opportunities_ms"] is shared for r in runs)
+
+
+def test_a_trace_file_that_changes_is_read_again_however_soon(tmp_path):
+    # The same size, within the file system's timestamp granularity: what is
+    # remembered is the text, not the file's size or time.
+    f = tmp_path / "cell.down"
+    f.write_text("1\n")
+    assert scenario.load(_dict(f))["downlink"]["trace"]["opportunities_ms"] == [1]
+    f.write_text("2\n")
+    assert scenario.load(_dict(f))["downlink"]["trace"]["opportunities_ms"] == [2]
+
+
+def _dict(trace) -> dict:
+    return {"duration": 1, "downlink": {"trace": str(trace), "delay": "10ms"}, "flows": [{"cc": "reno"}]}
+
+
+def test_opportunities_compare_as_the_list_they_stand_for_and_are_never_copied():
+    o = traces.Opportunities([1, 1, 2])
+    assert o == [1, 1, 2] and [1, 1, 2] == o and o != [1, 2] and not (o != [1, 1, 2])
+    assert copy.deepcopy({"t": o})["t"] is o and copy.copy(o) is o
+    assert pickle.loads(pickle.dumps(o)) == o

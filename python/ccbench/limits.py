@@ -85,7 +85,8 @@ def one_line(message: str) -> str:
     return f"{text[:head]}... ({len(text) - head - tail} characters cut) ...{text[-tail:]}"
 
 
-def _links(s: dict) -> list[tuple[str, dict]]:
+def links(s: dict) -> list[tuple[str, dict]]:
+    """A scenario's links as (field path, table): [[links]], then downlink and uplink."""
     named = [(f"links[{i}]", link) for i, link in enumerate(s.get("links") or [])]
     return named + [(k, s[k]) for k in ("downlink", "uplink") if s.get(k)]
 
@@ -119,13 +120,13 @@ def estimate(s: dict) -> dict:
     """The work of a normalized scenario: `packets` the links and UDP sources
     can carry and `memory_bytes` of the recorded tables."""
     duration = float(s["duration"])
-    packets = sum(link_rate_bps(link) * duration / 8 / PACKET_BYTES for _, link in _links(s))
+    packets = sum(link_rate_bps(link) * duration / 8 / PACKET_BYTES for _, link in links(s))
     for u in s.get("udp") or []:
         active = (float(u["stop"]) if u.get("stop") is not None else duration) - float(u["start"])
         packets += float(u["rate"]) * max(active, 0.0) / 8 / max(float(u["packet_size"]), 1.0)
     record = s.get("record") or {}
     flows = sum(int(f["count"]) for f in s["flows"])
-    rows = (flows + len(_links(s))) * duration / max(float(record.get("interval", 0.1)), 1e-3)
+    rows = (flows + len(links(s))) * duration / max(float(record.get("interval", 0.1)), 1e-3)
     memory = rows * SERIES_ROW_BYTES + rtt_samples_kept(record.get("rtt_samples"), packets, flows) * RTT_SAMPLE_BYTES
     return {"packets": packets, "memory_bytes": memory}
 
@@ -139,7 +140,7 @@ def check(s: dict, allow_large: bool = False) -> None:
         raise LimitError(
             "duration", f"{float(s['duration']):g} s is longer than {MAX_DURATION_S:g} s{ALLOW_LARGE_HINT}"
         )
-    for path, link in _links(s):
+    for path, link in links(s):
         if float(link.get("delay", 0)) > MAX_DELAY_S:
             raise LimitError(
                 f"{path}.delay", f"{float(link['delay']):g} s is longer than {MAX_DELAY_S:g} s{ALLOW_LARGE_HINT}"

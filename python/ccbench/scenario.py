@@ -205,6 +205,8 @@ def _check_nesting(value: Any, source: str) -> None:
 
 def _jsonable(value: Any, path: str, source: str) -> Any:
     """TOML values as JSON; dates and infinities are not scenario values."""
+    if isinstance(value, traces.Opportunities):  # whole numbers, read and checked from a file
+        return value
     if isinstance(value, dict):
         return {k: _jsonable(v, f"{path}.{k}" if path else k, source) for k, v in value.items()}
     if isinstance(value, list):
@@ -262,6 +264,21 @@ def load(
         limits.check(normalized, allow_large)
     except limits.LimitError as e:
         raise ScenarioFileError(source, e.path, e.detail) from None
+    return _share_traces(raw, normalized)
+
+
+def _share_traces(raw: dict, normalized: dict) -> dict:
+    """`normalized` with each trace the core kept as it was given replaced by
+    the given Opportunities (traces.trace_value's), which every scenario of a
+    campaign then shares instead of holding its own list."""
+    given = {k: link.get("trace") for k, link in limits.links(raw)}
+    for k, link in limits.links(normalized):
+        mine, theirs = link.get("trace"), given.get(k)
+        if not (isinstance(mine, dict) and isinstance(theirs, dict)):
+            continue
+        shared = theirs.get("opportunities_ms")
+        if isinstance(shared, traces.Opportunities) and mine.get("opportunities_ms") == shared:
+            mine["opportunities_ms"] = shared
     return normalized
 
 

@@ -18,6 +18,7 @@ what a usable trace is.
 
 from __future__ import annotations
 
+import functools
 import os
 import stat
 from collections.abc import Sequence
@@ -28,7 +29,39 @@ from ccbench.limits import LARGE_FACTOR, MAX_TRACE_BYTES, SHOWN_PATH_CHARS, show
 #: Bytes one opportunity carries in Mahimahi (its largest TUN payload).
 MAHIMAHI_BYTES_PER_OPPORTUNITY: int = _ccsim.MAHIMAHI_BYTES_PER_OPPORTUNITY
 
-__all__ = ["TraceError", "load_mahimahi", "trace_value", "mean_rate_bps", "MAHIMAHI_BYTES_PER_OPPORTUNITY"]
+__all__ = [
+    "TraceError",
+    "Opportunities",
+    "load_mahimahi",
+    "trace_value",
+    "mean_rate_bps",
+    "MAHIMAHI_BYTES_PER_OPPORTUNITY",
+]
+
+
+class Opportunities(tuple):
+    """A trace's opportunities (milliseconds) as a scenario carries them:
+    immutable, so every copy of a scenario shares one (a campaign plans,
+    checks and keeps a scenario per run, and a real trace has hundreds of
+    thousands of lines: copied element by element, it took most of a trace
+    campaign's time and memory). Equal to a list of the same numbers, as the
+    list it stands for."""
+
+    __slots__ = ()
+
+    def __deepcopy__(self, memo: dict) -> Opportunities:
+        return self
+
+    def __copy__(self) -> Opportunities:
+        return self
+
+    def __eq__(self, other: object) -> bool:
+        return tuple.__eq__(self, tuple(other) if isinstance(other, list) else other)
+
+    def __ne__(self, other: object) -> bool:
+        return not self == other
+
+    __hash__ = tuple.__hash__
 
 
 class TraceError(ValueError):
@@ -51,6 +84,20 @@ def load_mahimahi(path: str | os.PathLike[str], allow_large: bool = False) -> li
     Errors name the file and the line, never the file's content.
     """
     name = shown(str(path), SHOWN_PATH_CHARS)
+    return list(_parsed(_read_text(path, name, allow_large), name))
+
+
+def trace_value(path: str | os.PathLike[str], allow_large: bool = False) -> dict:
+    """A scenario link's `trace` as the core takes it, from a Mahimahi file:
+    ``{opportunities_ms, source}`` (source: the file's name, for reports).
+    A text parsed before is not parsed again (a campaign names the file in
+    every run), and every scenario given it shares its Opportunities."""
+    name = shown(str(path), SHOWN_PATH_CHARS)
+    return {"opportunities_ms": _parsed(_read_text(path, name, allow_large), name), "source": os.path.basename(path)}
+
+
+def _read_text(path: str | os.PathLike[str], name: str, allow_large: bool) -> str:
+    """The text of a trace file, which must be a regular ASCII file within the size limit."""
     max_bytes = MAX_TRACE_BYTES * (LARGE_FACTOR if allow_large else 1)
     try:
         # O_NONBLOCK: opening a FIFO must not wait for a writer; only a regular
@@ -77,20 +124,20 @@ def load_mahimahi(path: str | os.PathLike[str], allow_large: bool = False) -> li
     if len(data) > max_bytes:
         raise TraceError(f"{name}: more than the limit of {max_bytes} bytes for a trace")
     try:
-        text = data.decode("ascii")
+        return data.decode("ascii")
     except UnicodeDecodeError as e:
         line = data.count(b"\n", 0, e.start) + 1
         raise TraceError(f"{name}:{line}: not a text trace (byte {e.start} is not ASCII)") from None
+
+
+@functools.lru_cache(maxsize=8)
+def _parsed(text: str, name: str) -> Opportunities:
+    """The opportunities of a trace's text (parsed by the core), remembered by
+    the text itself: an edited file is parsed again, however soon."""
     try:
-        return _ccsim.parse_mahimahi_trace(text)
+        return Opportunities(_ccsim.parse_mahimahi_trace(text))
     except _ccsim.TraceError as e:
         raise _core_error(e, name) from None
-
-
-def trace_value(path: str | os.PathLike[str], allow_large: bool = False) -> dict:
-    """A scenario link's `trace` as the core takes it, from a Mahimahi file:
-    ``{opportunities_ms, source}`` (source: the file's name, for reports)."""
-    return {"opportunities_ms": load_mahimahi(path, allow_large), "source": os.path.basename(path)}
 
 
 def mean_rate_bps(
