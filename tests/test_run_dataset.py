@@ -163,6 +163,19 @@ def test_a_trace_scenario_keeps_its_opportunities_out_of_the_metadata(tmp_path):
     assert len(json.loads((d / "meta.json").read_text())["scenario"]["downlink"]["trace"]["opportunities_ms"]) == 199
 
 
+def test_meta_json_writes_a_traces_opportunities_on_one_line(tmp_path):
+    """A number a line made a real trace's meta.json 6 MB (1.3 MB on one line)."""
+    (tmp_path / "cell.down").write_text("\n".join(str(t) for t in range(1, 2001)) + "\n")
+    scenario = tmp_path / "s.toml"
+    scenario.write_text('duration = "1s"\n[downlink]\ntrace = "cell.down"\ndelay = "10ms"\n[[flows]]\ncc = "reno"\n')
+    r = ccbench.run(scenario)
+    d = run_files.save(r, tmp_path / "run")
+    text = (d / "meta.json").read_text()
+    assert text.count("\n") < 200, f"{text.count(chr(10))} lines"
+    assert json.loads(text)["scenario"] == json.loads(json.dumps(r.meta["scenario"]))
+    assert run_files.load(d).scenario["downlink"]["trace"]["opportunities_ms"] == list(range(1, 2001))
+
+
 def test_duckdb_reads_the_runs_as_one_table(saved_runs):
     duckdb = pytest.importorskip("duckdb", reason="duckdb is in the test extra: pip install '.[test]'")
     rows = duckdb.sql(

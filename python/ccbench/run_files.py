@@ -37,6 +37,8 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
+import secrets
 import tempfile
 from pathlib import Path
 
@@ -130,8 +132,30 @@ def csv_bytes(df: pd.DataFrame) -> bytes:
     return df.to_csv(index=False, lineterminator="\n").encode("utf-8")
 
 
+#: A list of more numbers than this goes on one line of a JSON file (a trace's
+#: opportunities: a number a line made a meta.json of 6 MB instead of 1.3 MB,
+#: written at a tenth of the speed).
+ONE_LINE_NUMBERS = 64
+
+
 def json_bytes(obj) -> bytes:
-    return (json.dumps(obj, indent=2, sort_keys=True, allow_nan=True) + "\n").encode("utf-8")
+    """`obj` as indented JSON with sorted keys, each long list of numbers on one line."""
+    marker = secrets.token_hex(8)
+    lists: list = []
+
+    def hide(value):
+        if isinstance(value, dict):
+            return {k: hide(v) for k, v in value.items()}
+        if isinstance(value, (list, tuple)):
+            if len(value) > ONE_LINE_NUMBERS and set(map(type, value)) <= {int, float}:
+                lists.append(value)
+                return f"{marker}:{len(lists) - 1}"
+            return [hide(v) for v in value]
+        return value
+
+    text = json.dumps(hide(obj), indent=2, sort_keys=True, allow_nan=True)
+    text = re.sub(f'"{marker}:(\\d+)"', lambda m: json.dumps(lists[int(m.group(1))], allow_nan=True), text)
+    return (text + "\n").encode("utf-8")
 
 
 def write_table(
