@@ -2,6 +2,7 @@
 hands the simulator its data; a bad file is a scenario error naming the field."""
 
 import copy
+import json
 import pickle
 
 import ccbench
@@ -94,4 +95,32 @@ def test_opportunities_compare_as_the_list_they_stand_for_and_are_never_copied()
     o = traces.Opportunities([1, 1, 2])
     assert o == [1, 1, 2] and [1, 1, 2] == o and o != [1, 2] and not (o != [1, 1, 2])
     assert copy.deepcopy({"t": o})["t"] is o and copy.copy(o) is o
-    assert pickle.loads(pickle.dumps(o)) == o
+    assert pickle.loads(pickle.dumps(o)) == o and isinstance(pickle.loads(pickle.dumps(o)), traces.Opportunities)
+    for change in (lambda: o.append(3), lambda: o.__setitem__(0, 5), lambda: o.sort(), lambda: o.__iadd__([1])):
+        with pytest.raises(TypeError, match="shared"):
+            change()
+    assert o == [1, 1, 2] and o.json == "[1,1,2]"
+
+
+def test_a_scenario_with_shared_traces_reads_and_writes_as_plain_json():
+    """scenario.dumps splices each trace's text in; loads_from_core finds a
+    trace the core wrote back unchanged and shares it, and decodes any other."""
+    down, other = traces.Opportunities([1, 1, 2]), traces.Opportunities([1, 2])
+    given = {
+        "duration": 1,
+        "downlink": {"trace": {"opportunities_ms": down, "source": "d"}, "delay": 0.01},
+        "uplink": {"trace": {"opportunities_ms": other}, "delay": 0.01},
+        "flows": [{"cc": "reno", "name": '"opportunities_ms":[1,1,2]'}],
+    }
+    plain = json.loads(json.dumps(given))
+    assert json.loads(scenario.dumps(given)) == plain
+    assert json.loads(scenario.dumps(given, sort_keys=True)) == plain
+    back = scenario.loads_from_core(json.dumps(plain, separators=(",", ":")), given)
+    assert back == plain
+    assert back["downlink"]["trace"]["opportunities_ms"] is down
+    assert back["uplink"]["trace"]["opportunities_ms"] is other
+    assert back["flows"][0]["name"] == '"opportunities_ms":[1,1,2]'
+    changed = {**plain, "downlink": {**plain["downlink"], "trace": {"opportunities_ms": [1, 1, 3]}}}
+    back = scenario.loads_from_core(json.dumps(changed, separators=(",", ":")), given)
+    assert back["downlink"]["trace"]["opportunities_ms"] == [1, 1, 3]
+    assert not isinstance(back["downlink"]["trace"]["opportunities_ms"], traces.Opportunities)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -10,7 +9,9 @@ from typing import TYPE_CHECKING, Any
 from ccbench import _ccsim
 from ccbench.inputs import TomlText
 from ccbench.scenario import capture_dir as scenario_capture_dir
+from ccbench.scenario import dumps as dump_scenario
 from ccbench.scenario import load as load_scenario
+from ccbench.scenario import loads_from_core
 
 if TYPE_CHECKING:  # imported when a run returns, not with `import ccbench` (NumPy, pandas, pyarrow)
     from ccbench.run_result import Result
@@ -47,12 +48,12 @@ def run(
     normalized = load_scenario(scenario, seed=seed, allow_large=allow_large)
     capture_dir = scenario_capture_dir(scenario, capture_dir)
     raw = _ccsim.run(
-        json.dumps(normalized),
+        dump_scenario(normalized),
         capture_dir=str(capture_dir),
         progress=progress,
         tables=None if tables is None else list(tables),
     )
-    return Result.from_raw(raw, json.loads(raw["scenario"]), _ccsim.__version__)
+    return Result.from_raw(raw, loads_from_core(raw["scenario"], normalized), _ccsim.__version__)
 
 
 def run_toml(

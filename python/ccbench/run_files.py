@@ -37,8 +37,6 @@ from __future__ import annotations
 import io
 import json
 import os
-import re
-import secrets
 import tempfile
 from pathlib import Path
 
@@ -47,7 +45,9 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from ccbench import traces
 from ccbench.file_modes import file_mode
+from ccbench.json_pieces import Pieces
 from ccbench.run_result import RUN_COLUMNS, SCHEMA_VERSION, TABLES, Result
 
 CSV_TABLES = ("flows", "series", "links", "sources")
@@ -140,22 +140,20 @@ ONE_LINE_NUMBERS = 64
 
 def json_bytes(obj) -> bytes:
     """`obj` as indented JSON with sorted keys, each long list of numbers on one line."""
-    marker = secrets.token_hex(8)
-    lists: list = []
+    pieces = Pieces()
 
     def hide(value):
+        if isinstance(value, traces.Opportunities):
+            return pieces.stand_in(value.json)
         if isinstance(value, dict):
             return {k: hide(v) for k, v in value.items()}
         if isinstance(value, (list, tuple)):
             if len(value) > ONE_LINE_NUMBERS and set(map(type, value)) <= {int, float}:
-                lists.append(value)
-                return f"{marker}:{len(lists) - 1}"
+                return pieces.stand_in(json.dumps(value, allow_nan=True))
             return [hide(v) for v in value]
         return value
 
-    text = json.dumps(hide(obj), indent=2, sort_keys=True, allow_nan=True)
-    text = re.sub(f'"{marker}:(\\d+)"', lambda m: json.dumps(lists[int(m.group(1))], allow_nan=True), text)
-    return (text + "\n").encode("utf-8")
+    return (pieces.splice(json.dumps(hide(obj), indent=2, sort_keys=True, allow_nan=True)) + "\n").encode("utf-8")
 
 
 def write_table(

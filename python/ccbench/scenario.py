@@ -20,6 +20,7 @@ from typing import Any
 import tomllib
 
 from ccbench import _ccsim, inputs, limits, traces
+from ccbench.json_pieces import Pieces
 
 
 class ScenarioFileError(ValueError):
@@ -254,9 +255,9 @@ def load(
     raw = load_trace_files(raw, base_dir, source, allow_large)
     if seed is not None:
         raw["seed"] = whole_seed(seed)
-    text = json.dumps(_jsonable(raw, "", source))
+    text = dumps(_jsonable(raw, "", source))
     try:
-        normalized = json.loads(_ccsim.validate(text))
+        normalized = loads_from_core(_ccsim.validate(text), raw)
     except _ccsim.ScenarioError as e:
         path = getattr(e, "path", "")
         raise ScenarioFileError(source, "" if path == "." else path, getattr(e, "detail", str(e))) from None
@@ -264,22 +265,57 @@ def load(
         limits.check(normalized, allow_large)
     except limits.LimitError as e:
         raise ScenarioFileError(source, e.path, e.detail) from None
-    return _share_traces(raw, normalized)
-
-
-def _share_traces(raw: dict, normalized: dict) -> dict:
-    """`normalized` with each trace the core kept as it was given replaced by
-    the given Opportunities (traces.trace_value's), which every scenario of a
-    campaign then shares instead of holding its own list."""
-    given = {k: link.get("trace") for k, link in limits.links(raw)}
-    for k, link in limits.links(normalized):
-        mine, theirs = link.get("trace"), given.get(k)
-        if not (isinstance(mine, dict) and isinstance(theirs, dict)):
-            continue
-        shared = theirs.get("opportunities_ms")
-        if isinstance(shared, traces.Opportunities) and mine.get("opportunities_ms") == shared:
-            mine["opportunities_ms"] = shared
     return normalized
+
+
+def dumps(scenario: Mapping[str, Any], sort_keys: bool = False) -> str:
+    """A scenario as JSON text (what the core reads), each trace's
+    opportunities spliced in as the text they were encoded to once."""
+    pieces = Pieces()
+    value = _with_traces(scenario, lambda o: pieces.stand_in(o.json) if isinstance(o, traces.Opportunities) else o)
+    return pieces.splice(json.dumps(value, sort_keys=sort_keys))
+
+
+#: How the core writes a trace's opportunities (compact JSON).
+OPPORTUNITIES_KEY = '"opportunities_ms":'
+
+
+def loads_from_core(text: str, given: Mapping[str, Any]) -> dict:
+    """A scenario the core wrote back (normalized, or a run's) as a dict; where
+    it wrote a trace of `given` unchanged, the dict holds given's Opportunities
+    (found as text, not decoded again), which every scenario of a campaign
+    then shares instead of holding a list of its own."""
+    pieces = Pieces()
+    given_traces = [link["trace"] for _, link in limits.links(dict(given)) if isinstance(link.get("trace"), dict)]
+    shared = [o for t in given_traces if isinstance(o := t.get("opportunities_ms"), traces.Opportunities)]
+    if shared:
+        kept, last, at = [], 0, 0
+        while (at := text.find(OPPORTUNITIES_KEY, at)) >= 0:
+            at += len(OPPORTUNITIES_KEY)
+            same = next((o for o in shared if text.startswith(o.json, at)), None)
+            if same is not None:
+                kept += [text[last:at], json.dumps(pieces.stand_in(same))]
+                last = at = at + len(same.json)
+        text = "".join(kept) + text[last:]
+    scenario = json.loads(text)
+    return _with_traces(scenario, pieces.restore) if pieces.parts else scenario
+
+
+def _with_traces(scenario: Mapping[str, Any], change) -> dict:
+    """A shallow copy of `scenario` with each link trace's opportunities
+    `change`d (the links are copied, the rest is shared)."""
+    out = dict(scenario)
+    for path, link in limits.links(out):
+        trace = link.get("trace")
+        if not (isinstance(trace, dict) and "opportunities_ms" in trace):
+            continue
+        changed = {**link, "trace": {**trace, "opportunities_ms": change(trace["opportunities_ms"])}}
+        if path.startswith("links["):
+            out["links"] = list(out["links"])
+            out["links"][int(path[6:-1])] = changed
+        else:
+            out[path] = changed
+    return out
 
 
 #: Flow entries a scenario's summary names; the rest it counts.

@@ -19,6 +19,7 @@ what a usable trace is.
 from __future__ import annotations
 
 import functools
+import json
 import os
 import stat
 from collections.abc import Sequence
@@ -39,15 +40,17 @@ __all__ = [
 ]
 
 
-class Opportunities(tuple):
-    """A trace's opportunities (milliseconds) as a scenario carries them:
-    immutable, so every copy of a scenario shares one (a campaign plans,
-    checks and keeps a scenario per run, and a real trace has hundreds of
-    thousands of lines: copied element by element, it took most of a trace
-    campaign's time and memory). Equal to a list of the same numbers, as the
-    list it stands for."""
+class TraceError(ValueError):
+    """A trace file that cannot be used; the message names the file and line."""
 
-    __slots__ = ()
+
+class Opportunities(list):
+    """A trace's opportunities (milliseconds) as a scenario carries them: a
+    list to every reader (JSON, a schema validator, ==), but shared and never
+    changed, so every copy of a scenario holds the same one (a campaign plans,
+    checks and keeps a scenario per run, and a real trace has hundreds of
+    thousands of lines: copied number by number, they took most of a trace
+    campaign's time and memory). Changing it in place is a TypeError."""
 
     def __deepcopy__(self, memo: dict) -> Opportunities:
         return self
@@ -55,17 +58,19 @@ class Opportunities(tuple):
     def __copy__(self) -> Opportunities:
         return self
 
-    def __eq__(self, other: object) -> bool:
-        return tuple.__eq__(self, tuple(other) if isinstance(other, list) else other)
+    def __reduce__(self):
+        return (Opportunities, (list(self),))  # without the cached `json`
 
-    def __ne__(self, other: object) -> bool:
-        return not self == other
+    @functools.cached_property
+    def json(self) -> str:
+        """The list as compact JSON (as the core writes it), encoded once."""
+        return json.dumps(self, separators=(",", ":"))
 
-    __hash__ = tuple.__hash__
+    def _shared(self, *args, **kwargs):
+        raise TypeError("a trace's opportunities are shared by the scenarios that hold them; change a copy: list(...)")
 
-
-class TraceError(ValueError):
-    """A trace file that cannot be used; the message names the file and line."""
+    __setitem__ = __delitem__ = __iadd__ = __imul__ = _shared
+    append = extend = insert = pop = remove = clear = sort = reverse = _shared
 
 
 def _core_error(e: _ccsim.TraceError, source: str) -> TraceError:

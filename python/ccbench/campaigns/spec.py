@@ -48,6 +48,7 @@ from ccbench import inputs, limits
 from ccbench.profiles import deep_merge
 from ccbench.run_result import TABLES
 from ccbench.scenario import ScenarioFileError
+from ccbench.scenario import dumps as dump_scenario
 from ccbench.scenario import load as load_scenario
 from ccbench.scenario import read as read_scenario
 
@@ -233,7 +234,7 @@ class Run:
 
     @property
     def scenario_json(self) -> str:
-        return json.dumps(self.scenario, sort_keys=True)
+        return dump_scenario(self.scenario, sort_keys=True)
 
     @property
     def scenario_hash(self) -> str:
