@@ -8,15 +8,17 @@ the median and 2 ms at the 99th percentile, plus what the host's stalls
 added as the emulator measured them, loss within its binomial 99%
 interval), measured at the receiving sockets.
 
-A check of real time (rate, delay) judges a run the host left alone. When a
-run misses, the test looks at what the host did during it: the CPU time the
-hypervisor gave to other guests (/proc/stat's steal) and how late the host
-woke the emulator's priority (the emulator's own watchdog). A miss in an
-undisturbed run fails the test at once; a miss in a disturbed run gets a new
-run, up to four in all. Why: on the shared 2-core machine, 3 to 20% steal
-over a run made a cubic flow lose 2 to 25% of a link's rate (a stall of the
-sender's CPU empties the link's queue, the burst after it overflows the
-queue, and cubic backs off), with the same binary passing in quiet runs."""
+A check of real time (rate, delay) must hold in a run the host left alone.
+When a run misses, the test looks at what the host did during it: the CPU
+time the hypervisor gave to other guests (/proc/stat's steal) and how late
+the host woke the emulator's priority (the emulator's own watchdog). The
+test fails at the second miss in an undisturbed run (one may be a local
+process's doing, which neither measure sees), or after four runs that all
+missed; a miss in a disturbed run does not count against it. Why: on the
+shared 2-core machine, 3 to 20% steal over a run made a cubic flow lose 2 to
+25% of a link's rate (a stall of the sender's CPU empties the link's queue,
+the burst after it overflows the queue, and cubic backs off), with the same
+binary passing in quiet runs."""
 
 from __future__ import annotations
 
@@ -106,8 +108,9 @@ def disturbance(w: Watched) -> str | None:
 
 
 def in_an_undisturbed_run(run, check) -> None:
-    """Calls check on a run; a miss fails unless the host disturbed that run
-    (see the module's doc), in which case a new run is checked, up to TRIES."""
+    """Calls check on runs until one passes; fails at the second miss in a
+    run the host left alone, or when TRIES runs missed (see the module's doc)."""
+    undisturbed_misses = 0
     for attempt in range(1, TRIES + 1):
         w = run()
         try:
@@ -115,9 +118,10 @@ def in_an_undisturbed_run(run, check) -> None:
             return
         except AssertionError as miss:
             why = disturbance(w)
-            if why is None or attempt == TRIES:
+            undisturbed_misses += why is None
+            if undisturbed_misses == 2 or attempt == TRIES:
                 raise AssertionError(f"{miss}; run {attempt}: {why or 'the host left it alone'}") from None
-            print(f"run {attempt} missed ({miss}) and {why}: running again", file=sys.stderr)
+            print(f"run {attempt} missed ({miss}) and {why or 'the host left it alone'}: again", file=sys.stderr)
 
 
 @pytest.mark.parametrize(
