@@ -75,6 +75,10 @@ def test_a_campaigns_runs_share_one_copy_of_a_trace(tmp_path):
     shared = runs[0].scenario["downlink"]["trace"]["opportunities_ms"]
     assert len(runs) == 6 and shared == list(range(1, 3001))
     assert all(r.scenario["downlink"]["trace"]["opportunities_ms"] is shared for r in runs)
+    # The text (and so the hash that tells a resumed campaign its runs are
+    # unchanged) is what json.dumps made of the plain scenario before.
+    plain = json.loads(json.dumps(runs[0].scenario))
+    assert runs[0].scenario_json == json.dumps(plain, sort_keys=True)
 
 
 def test_a_trace_file_that_changes_is_read_again_however_soon(tmp_path):
@@ -99,7 +103,7 @@ def test_opportunities_compare_as_the_list_they_stand_for_and_are_never_copied()
     for change in (lambda: o.append(3), lambda: o.__setitem__(0, 5), lambda: o.sort(), lambda: o.__iadd__([1])):
         with pytest.raises(TypeError, match="shared"):
             change()
-    assert o == [1, 1, 2] and o.json == "[1,1,2]"
+    assert o == [1, 1, 2] and o.json == "[1, 1, 2]" and o.compact_json == "[1,1,2]"
 
 
 def test_a_scenario_with_shared_traces_reads_and_writes_as_plain_json():
@@ -115,12 +119,22 @@ def test_a_scenario_with_shared_traces_reads_and_writes_as_plain_json():
     plain = json.loads(json.dumps(given))
     assert json.loads(scenario.dumps(given)) == plain
     assert json.loads(scenario.dumps(given, sort_keys=True)) == plain
-    back = scenario.loads_from_core(json.dumps(plain, separators=(",", ":")), given)
+    back = scenario.loads_from_core(json.dumps(plain, separators=(",", ":")), scenario.shared_traces(given))
     assert back == plain
     assert back["downlink"]["trace"]["opportunities_ms"] is down
     assert back["uplink"]["trace"]["opportunities_ms"] is other
     assert back["flows"][0]["name"] == '"opportunities_ms":[1,1,2]'
     changed = {**plain, "downlink": {**plain["downlink"], "trace": {"opportunities_ms": [1, 1, 3]}}}
-    back = scenario.loads_from_core(json.dumps(changed, separators=(",", ":")), given)
+    back = scenario.loads_from_core(json.dumps(changed, separators=(",", ":")), scenario.shared_traces(given))
     assert back["downlink"]["trace"]["opportunities_ms"] == [1, 1, 3]
     assert not isinstance(back["downlink"]["trace"]["opportunities_ms"], traces.Opportunities)
+
+
+def test_a_worker_decodes_each_trace_of_its_runs_texts_once():
+    """A campaign's worker gets each run's scenario as text: the traces in it
+    are decoded the first time and shared with every later run's result."""
+    given = {"downlink": {"trace": {"opportunities_ms": traces.Opportunities([5, 7])}}, "flows": []}
+    first, again = scenario.traces_in_text(scenario.dumps(given)), scenario.traces_in_text(scenario.dumps(given))
+    assert first == [[5, 7]] and again[0] is first[0] and isinstance(first[0], traces.Opportunities)
+    back = scenario.loads_from_core(json.dumps(json.loads(scenario.dumps(given)), separators=(",", ":")), again)
+    assert back["downlink"]["trace"]["opportunities_ms"] is first[0]

@@ -9,11 +9,12 @@ field path, the bad value and what is allowed.
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import os
 import stat
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -257,7 +258,7 @@ def load(
         raw["seed"] = whole_seed(seed)
     text = dumps(_jsonable(raw, "", source))
     try:
-        normalized = loads_from_core(_ccsim.validate(text), raw)
+        normalized = loads_from_core(_ccsim.validate(text), shared_traces(raw))
     except _ccsim.ScenarioError as e:
         path = getattr(e, "path", "")
         raise ScenarioFileError(source, "" if path == "." else path, getattr(e, "detail", str(e))) from None
@@ -276,29 +277,56 @@ def dumps(scenario: Mapping[str, Any], sort_keys: bool = False) -> str:
     return pieces.splice(json.dumps(value, sort_keys=sort_keys))
 
 
-#: How the core writes a trace's opportunities (compact JSON).
+#: The key of a trace's opportunities in a scenario's JSON text.
 OPPORTUNITIES_KEY = '"opportunities_ms":'
 
 
-def loads_from_core(text: str, given: Mapping[str, Any]) -> dict:
-    """A scenario the core wrote back (normalized, or a run's) as a dict; where
-    it wrote a trace of `given` unchanged, the dict holds given's Opportunities
-    (found as text, not decoded again), which every scenario of a campaign
-    then shares instead of holding a list of its own."""
+def loads_from_core(text: str, shared: Sequence[traces.Opportunities]) -> dict:
+    """A scenario the core wrote back (normalized, or a run's) as a dict;
+    where it wrote one of the `shared` traces unchanged, the dict holds that
+    Opportunities (found as text, not decoded again), so the scenarios of a
+    campaign share one instead of each holding a list of its own."""
     pieces = Pieces()
-    given_traces = [link["trace"] for _, link in limits.links(dict(given)) if isinstance(link.get("trace"), dict)]
-    shared = [o for t in given_traces if isinstance(o := t.get("opportunities_ms"), traces.Opportunities)]
     if shared:
         kept, last, at = [], 0, 0
         while (at := text.find(OPPORTUNITIES_KEY, at)) >= 0:
             at += len(OPPORTUNITIES_KEY)
-            same = next((o for o in shared if text.startswith(o.json, at)), None)
+            same = next((o for o in shared if text.startswith(o.compact_json, at)), None)
             if same is not None:
                 kept += [text[last:at], json.dumps(pieces.stand_in(same))]
-                last = at = at + len(same.json)
+                last = at = at + len(same.compact_json)
         text = "".join(kept) + text[last:]
     scenario = json.loads(text)
     return _with_traces(scenario, pieces.restore) if pieces.parts else scenario
+
+
+def shared_traces(scenario: Mapping[str, Any]) -> list[traces.Opportunities]:
+    """The Opportunities a scenario's links hold (traces.trace_value's)."""
+    found = [link.get("trace") for _, link in limits.links(dict(scenario))]
+    return [
+        t["opportunities_ms"]
+        for t in found
+        if isinstance(t, dict) and isinstance(t.get("opportunities_ms"), traces.Opportunities)
+    ]
+
+
+def traces_in_text(text: str) -> list[traces.Opportunities]:
+    """The traces of a scenario's JSON text (scenario.dumps') as Opportunities,
+    each decoded once per process: a campaign's worker is given each run's
+    scenario as text, and hands loads_from_core these to share."""
+    found, at = [], 0
+    while (at := text.find(OPPORTUNITIES_KEY, at)) >= 0:
+        at += len(OPPORTUNITIES_KEY) + text.startswith(" ", at + len(OPPORTUNITIES_KEY))
+        if text.startswith("[", at):
+            end = text.index("]", at) + 1
+            found.append(_decoded_once(text[at:end]))
+            at = end
+    return found
+
+
+@functools.lru_cache(maxsize=8)
+def _decoded_once(encoded: str) -> traces.Opportunities:
+    return traces.Opportunities(json.loads(encoded))
 
 
 def _with_traces(scenario: Mapping[str, Any], change) -> dict:

@@ -63,8 +63,14 @@ class Opportunities(list):
 
     @functools.cached_property
     def json(self) -> str:
-        """The list as compact JSON (as the core writes it), encoded once."""
-        return json.dumps(self, separators=(",", ":"))
+        """The list as json.dumps writes it, encoded once (a scenario's text,
+        and so a campaign run's scenario hash, is what it always was)."""
+        return json.dumps(self)
+
+    @functools.cached_property
+    def compact_json(self) -> str:
+        """The list as the core writes it: without spaces."""
+        return self.json.replace(" ", "")
 
     def _shared(self, *args, **kwargs):
         raise TypeError("a trace's opportunities are shared by the scenarios that hold them; change a copy: list(...)")
