@@ -568,7 +568,19 @@ def _run_campaign(
             if until_decided:
                 (raw, source, text, folder), max_reps = until_decided
                 done, _, _ = runner.run_until_decided(
-                    raw, source, text, folder, out, jobs, executor, address, force, max_reps, on_round, preload
+                    raw,
+                    source,
+                    text,
+                    folder,
+                    out,
+                    jobs,
+                    executor,
+                    address,
+                    force,
+                    max_reps,
+                    on_round,
+                    preload,
+                    parsed=campaign,
                 )
             else:
                 done = runner.run(

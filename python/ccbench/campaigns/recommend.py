@@ -95,7 +95,7 @@ def run_until_decided(
     """Runs the campaign, adding repetitions while more would decide (at
     most `max_reps`); returns the analysis and the repetitions reached. The
     report is (re)built at the end."""
-    parse(raw)  # errors named by option
+    parsed = parse(raw)  # errors named by option
     _, source, text, folder = spec.read(raw)
     _, conditions, reps = runner.run_until_decided(
         raw,
@@ -110,6 +110,7 @@ def run_until_decided(
         max_reps=max_reps,
         on_round=on_round,
         preload=runner.REPORT_MODULES,
+        parsed=parsed,
     )
     build(out, jobs=jobs)
     return conditions[0], reps

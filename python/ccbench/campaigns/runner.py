@@ -239,8 +239,10 @@ def run_until_decided(
     max_reps: int = 12,
     on_round: Callable[[int], Callable[[Progress], None]] = lambda reps: lambda p: None,
     preload: tuple[str, ...] = (),
+    parsed: spec.Campaign | None = None,
 ) -> tuple[CampaignRun, list, int]:
-    """Runs a campaign (as read by spec.read), then raises its repetitions
+    """Runs a campaign (as read by spec.read; `parsed`, if the caller has
+    parsed it already with these repetitions), then raises its repetitions
     while the analysis (the file's [analysis] settings) has a condition it
     cannot decide yet, to the number it estimates, at most `max_reps`. The
     file's text (and so the directory's campaign) stays the same; only the
@@ -251,7 +253,7 @@ def run_until_decided(
 
     started = time.perf_counter()
     reps = int(raw.get("repetitions", 1))
-    campaign = spec.parse_raw({**raw, "repetitions": reps}, source, text, folder)
+    campaign = parsed or spec.parse_raw({**raw, "repetitions": reps}, source, text, folder)
     out = Path(out) if out is not None else default_out(campaign)
     _check_ray(executor, address)
     with storage.locked(out):  # across the rounds
@@ -276,7 +278,8 @@ def run_until_decided(
                 return _over_rounds(rounds), conditions, reps
             # No estimate: with one repetition (no spread yet) try 3, else go to the cap.
             reps = min(max_reps, max(reps + 1, *(c.reps_needed or (3 if c.reps < 2 else max_reps) for c in undecided)))
-            campaign = spec.parse_raw({**raw, "repetitions": reps}, source, text, folder)
+            # The runs of the earlier repetitions are the same: only the new ones are planned.
+            campaign = spec.parse_raw({**raw, "repetitions": reps}, source, text, folder, planned=campaign.runs)
 
 
 def _over_rounds(rounds: list[CampaignRun]) -> CampaignRun:

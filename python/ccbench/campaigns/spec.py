@@ -36,8 +36,8 @@ import itertools
 import json
 import math
 import re
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -579,8 +579,12 @@ def parse_study(campaign: str | Path | Mapping[str, Any], quick: bool = False) -
     return parse_raw(reduce(raw), source, text + QUICK_NOTE, folder)
 
 
-def parse_raw(raw: dict, source: str, text: str, folder: Path) -> Campaign:
-    """`parse` of a campaign already read (`read`), e.g. changed by `ccbench compare`."""
+def parse_raw(raw: dict, source: str, text: str, folder: Path, planned: Sequence[Run] = ()) -> Campaign:
+    """`parse` of a campaign already read (`read`), e.g. changed by `ccbench
+    compare`. `planned`: runs of this same campaign planned before with fewer
+    repetitions (run_until_decided's earlier round), taken as they are
+    instead of being validated again."""
+    already = {r.key: r for r in planned}
     for k in raw:
         if k not in TOP_LEVEL_KEYS:
             raise CampaignFileError(source, k, f"unknown field; allowed: {', '.join(TOP_LEVEL_KEYS)}")
@@ -626,6 +630,9 @@ def parse_raw(raw: dict, source: str, text: str, folder: Path) -> Campaign:
         seed_levels = {k: v for k, v in levels.items() if k not in common}
         for rep in range(repetitions):
             s = run_seed(seed, seed_levels, rep)
+            if (before := already.get(run_key(levels, rep))) is not None:
+                runs.append(replace(before, index=len(runs)))
+                continue
             scenario_raw = combo
             if random_fields:
                 scenario_raw = copy.deepcopy(combo)
