@@ -10,6 +10,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from ccbench.compare import algorithm_names
 from ccbench.emulate import agent, host, kernel, runner, tcp_info
 from ccbench.emulate.runner import agent_plans, plan_flows
 from ccbench.scenario import load
@@ -35,7 +36,17 @@ def test_algorithm_missing_from_the_kernel_lists_what_it_has():
 
 
 def test_westwood_plus_is_the_kernels_westwood():
-    assert kernel.kernel_algorithm("westwood_plus", ["westwood"]) == "westwood"
+    assert kernel.kernel_algorithm("westwood+", ["westwood"]) == "westwood"
+    kernel.check(scenario(cc="westwood+"), ["westwood"])
+    with pytest.raises(kernel.KernelModeError, match=r'lacks "westwood".*modprobe tcp_westwood\)'):
+        kernel.check(scenario(cc="westwood+"), AVAILABLE)
+
+
+def test_kernel_modes_tables_name_the_simulators_algorithms():
+    # A name no scenario can give (westwood+ was once written westwood_plus
+    # here) would leave its algorithm refused or let it through unmapped.
+    names = set(algorithm_names())
+    assert set(kernel.KERNEL_NAME) <= names and set(kernel.SIMULATOR_ONLY) <= names
 
 
 def test_newreno_is_the_kernels_reno_and_reno_without_sack_is_refused():

@@ -17,11 +17,11 @@ from pathlib import Path
 #: Simulator algorithms whose kernel module has another name. Linux builds
 #: NewReno (RFC 6582) into the stack (tcp_fastretrans_alert): its reno module
 #: is the simulator's newreno, with SACK or without.
-KERNEL_NAME = {"westwood_plus": "westwood", "newreno": "reno"}
+KERNEL_NAME = {"westwood+": "westwood", "newreno": "reno"}
 #: Simulator algorithms without a Linux kernel module, and why.
 SIMULATOR_ONLY = {
     "tahoe": "Tahoe (no Linux module)",
-    "westwood": "the original per-ACK Westwood (Linux's westwood is westwood_plus)",
+    "westwood": "the original per-ACK Westwood (Linux's westwood is westwood+)",
     "ccp": "a simulator-only controller",
     "ccpd": "a simulator-only controller",
     "compound": "Compound TCP (Windows; no Linux module)",
