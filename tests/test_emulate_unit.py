@@ -38,6 +38,8 @@ def test_algorithm_missing_from_the_kernel_lists_what_it_has():
 def test_westwood_plus_is_the_kernels_westwood():
     assert kernel.kernel_algorithm("westwood+", ["westwood"]) == "westwood"
     kernel.check(scenario(cc="westwood+"), ["westwood"])
+    s = scenario(cc="westwood+")
+    assert agent_plans(s, plan_flows(s, ["westwood"]))["snd"]["tcp_senders"][0]["cc"] == "westwood"
     with pytest.raises(kernel.KernelModeError, match=r'lacks "westwood".*modprobe tcp_westwood\)'):
         kernel.check(scenario(cc="westwood+"), AVAILABLE)
 
