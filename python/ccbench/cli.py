@@ -566,21 +566,9 @@ def _run_campaign(
             costs = None if executor == "kernel" or until_decided else Estimate(campaign, jobs)
             preload = runner.REPORT_MODULES  # imported while the workers run
             if until_decided:
-                (raw, source, text, folder), max_reps = until_decided
+                read, max_reps = until_decided
                 done, _, _ = runner.run_until_decided(
-                    raw,
-                    source,
-                    text,
-                    folder,
-                    out,
-                    jobs,
-                    executor,
-                    address,
-                    force,
-                    max_reps,
-                    on_round,
-                    preload,
-                    parsed=campaign,
+                    *read, out, jobs, executor, address, force, max_reps, on_round, preload, parsed=campaign
                 )
             else:
                 done = runner.run(
