@@ -198,20 +198,7 @@ def run_columns(result: Result, name: str, table: pa.Table) -> dict[str, pa.Arra
 def without_trace_data(scenario: dict) -> dict:
     """The scenario with each link's trace opportunities left out (a trace
     keeps its `source`, the file's name): they can be megabytes."""
-    out = dict(scenario)
-    for key in ("downlink", "uplink"):
-        if isinstance(out.get(key), dict):
-            out[key] = _link_without_trace(out[key])
-    if isinstance(out.get("links"), list):
-        out["links"] = [_link_without_trace(link) for link in out["links"]]
-    return out
-
-
-def _link_without_trace(link: dict) -> dict:
-    trace = link.get("trace")
-    if isinstance(trace, dict) and "opportunities_ms" in trace:
-        return {**link, "trace": {k: v for k, v in trace.items() if k != "opportunities_ms"}}
-    return link
+    return traces.with_each_trace(scenario, lambda t: {k: v for k, v in t.items() if k != "opportunities_ms"})
 
 
 def parquet_metadata(result: Result, name: str) -> dict[bytes, bytes]:

@@ -273,8 +273,12 @@ def dumps(scenario: Mapping[str, Any], sort_keys: bool = False) -> str:
     """A scenario as JSON text (what the core reads), each trace's
     opportunities spliced in as the text they were encoded to once."""
     pieces = Pieces()
-    value = _with_traces(scenario, lambda o: pieces.stand_in(o.json) if isinstance(o, traces.Opportunities) else o)
-    return pieces.splice(json.dumps(value, sort_keys=sort_keys))
+
+    def encoded_once(trace: dict) -> dict:
+        o = trace["opportunities_ms"]
+        return {**trace, "opportunities_ms": pieces.stand_in(o.json)} if isinstance(o, traces.Opportunities) else trace
+
+    return pieces.splice(json.dumps(traces.with_each_trace(scenario, encoded_once), sort_keys=sort_keys))
 
 
 #: The key of a trace's opportunities in a scenario's JSON text.
@@ -297,7 +301,9 @@ def loads_from_core(text: str, shared: Sequence[traces.Opportunities]) -> dict:
                 last = at = at + len(same.compact_json)
         text = "".join(kept) + text[last:]
     scenario = json.loads(text)
-    return _with_traces(scenario, pieces.restore) if pieces.parts else scenario
+    if not pieces.parts:
+        return scenario
+    return traces.with_each_trace(scenario, lambda t: {**t, "opportunities_ms": pieces.restore(t["opportunities_ms"])})
 
 
 def shared_traces(scenario: Mapping[str, Any]) -> list[traces.Opportunities]:
@@ -327,23 +333,6 @@ def traces_in_text(text: str) -> list[traces.Opportunities]:
 @functools.lru_cache(maxsize=8)
 def _decoded_once(encoded: str) -> traces.Opportunities:
     return traces.Opportunities(json.loads(encoded))
-
-
-def _with_traces(scenario: Mapping[str, Any], change) -> dict:
-    """A shallow copy of `scenario` with each link trace's opportunities
-    `change`d (the links are copied, the rest is shared)."""
-    out = dict(scenario)
-    for path, link in limits.links(out):
-        trace = link.get("trace")
-        if not (isinstance(trace, dict) and "opportunities_ms" in trace):
-            continue
-        changed = {**link, "trace": {**trace, "opportunities_ms": change(trace["opportunities_ms"])}}
-        if path.startswith("links["):
-            out["links"] = list(out["links"])
-            out["links"][int(path[6:-1])] = changed
-        else:
-            out[path] = changed
-    return out
 
 
 #: Flow entries a scenario's summary names; the rest it counts.

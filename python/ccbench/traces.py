@@ -22,7 +22,8 @@ import functools
 import json
 import os
 import stat
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 from ccbench import _ccsim
 from ccbench.limits import LARGE_FACTOR, MAX_TRACE_BYTES, SHOWN_PATH_CHARS, shown
@@ -35,6 +36,7 @@ __all__ = [
     "Opportunities",
     "load_mahimahi",
     "trace_value",
+    "with_each_trace",
     "mean_rate_bps",
     "MAHIMAHI_BYTES_PER_OPPORTUNITY",
 ]
@@ -77,6 +79,24 @@ class Opportunities(list):
 
     __setitem__ = __delitem__ = __iadd__ = __imul__ = _shared
     append = extend = insert = pop = remove = clear = sort = reverse = _shared
+
+
+def with_each_trace(scenario: Mapping[str, Any], change: Callable[[dict], dict]) -> dict:
+    """A shallow copy of `scenario` in which each link's trace that holds
+    opportunities is change(trace) (the links changed are copied, everything
+    else is shared)."""
+
+    def changed(link):
+        trace = link.get("trace") if isinstance(link, dict) else None
+        return {**link, "trace": change(trace)} if isinstance(trace, dict) and "opportunities_ms" in trace else link
+
+    out = dict(scenario)
+    for key in ("downlink", "uplink"):
+        if isinstance(out.get(key), dict):
+            out[key] = changed(out[key])
+    if isinstance(out.get("links"), list):
+        out["links"] = [changed(link) for link in out["links"]]
+    return out
 
 
 def _core_error(e: _ccsim.TraceError, source: str) -> TraceError:

@@ -629,10 +629,11 @@ def parse_raw(raw: dict, source: str, text: str, folder: Path, planned: Sequence
                 raise CampaignFileError(source, f"factors.{_quote(f.name)}", str(e)) from None
         seed_levels = {k: v for k, v in levels.items() if k not in common}
         for rep in range(repetitions):
-            s = run_seed(seed, seed_levels, rep)
-            if (before := already.get(run_key(levels, rep))) is not None:
+            key = run_key(levels, rep)
+            if (before := already.get(key)) is not None:
                 runs.append(replace(before, index=len(runs)))
                 continue
+            s = run_seed(seed, seed_levels, rep)
             scenario_raw = combo
             if random_fields:
                 scenario_raw = copy.deepcopy(combo)
@@ -648,7 +649,7 @@ def parse_raw(raw: dict, source: str, text: str, folder: Path, planned: Sequence
                 )
             except ScenarioFileError as e:
                 raise _scenario_error(source, e, factors, levels, idx) from None
-            runs.append(Run(len(runs), run_key(levels, rep), levels, rep, s, normalized))
+            runs.append(Run(len(runs), key, levels, rep, s, normalized))
     if not runs:
         raise CampaignFileError(source, "exclude", "every combination is excluded: nothing to run")
     return Campaign(
