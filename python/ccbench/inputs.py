@@ -15,6 +15,11 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from ccbench.traces import Opportunities
+
+#: The types of numbers that are plain already.
+PLAIN_NUMBERS = (int, float)
+
 
 class TomlText(str):
     """A str that is TOML text, not the name of a file."""
@@ -58,8 +63,12 @@ def plain(value: Any, max_depth: int = 64) -> Any:
         if isinstance(v, Mapping):
             holder[key] = v = dict(v)
             children = list(v)
+        elif isinstance(v, Opportunities):  # plain whole numbers, shared and never changed
+            continue
         elif isinstance(v, (list, tuple)):
             holder[key] = v = list(v)
+            if all(type(x) in PLAIN_NUMBERS for x in v):
+                continue  # a trace's hundreds of thousands of numbers are not walked one by one
             children = range(len(v))
         else:
             if type(v).__module__ == "numpy" and hasattr(v, "tolist"):

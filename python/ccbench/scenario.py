@@ -128,7 +128,7 @@ def read(scenario: str | Path | Mapping[str, Any], allow_large: bool = False) ->
     `scenario` is a file path (str or Path), a dict, or TOML text marked as
     ccbench.inputs.TomlText (the rule of ccbench.inputs)."""
     if inputs.is_mapping(scenario):
-        return inputs.plain(scenario), "<dict>"
+        return _shared_traces_of(inputs.plain(scenario)), "<dict>"
     path = file_path(scenario)
     if path is not None:
         text = _decode(_read_bytes(path, allow_large), str(path))
@@ -139,6 +139,21 @@ def read(scenario: str | Path | Mapping[str, Any], allow_large: bool = False) ->
             "<text>", "", f"{len(text)} characters is more than the limit of {_max_bytes(allow_large)}"
         )
     return _read_toml(_decode(text.encode("utf-8", "surrogatepass"), "<text>"), "<text>"), "<text>"
+
+
+def _shared_traces_of(raw: dict) -> dict:
+    """`raw` with the opportunities of each link's trace, when they are plain
+    whole numbers, held as one Opportunities: a scenario given back as a dict
+    (one `load` returned, or a run's meta.json read) is then checked and
+    encoded as a trace read from its file is, once, not number by number."""
+
+    def shared(trace: dict) -> dict:
+        o = trace["opportunities_ms"]
+        if type(o) is list and all(type(t) is int for t in o):
+            return {**trace, "opportunities_ms": traces.Opportunities(o)}
+        return trace
+
+    return traces.with_each_trace(raw, shared)
 
 
 def _max_bytes(allow_large: bool) -> int:
@@ -201,6 +216,8 @@ def _check_nesting(value: Any, source: str) -> None:
             raise ScenarioFileError(source, limits.shown(path), f"nested deeper than {limits.MAX_NESTING} levels")
         if isinstance(v, dict):
             stack.extend((x, depth + 1, f"{path}.{k}" if path else str(k)) for k, x in v.items())
+        elif isinstance(v, traces.Opportunities):
+            stack.extend((x, depth + 1, f"{path}[0]") for x in v[:1])  # numbers: the first stands for all
         elif isinstance(v, list):
             stack.extend((x, depth + 1, f"{path}[{i}]") for i, x in enumerate(v))
 
