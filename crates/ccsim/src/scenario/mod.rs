@@ -106,17 +106,29 @@ fn seed_field<'de, D: serde::Deserializer<'de>>(d: D) -> Result<u64, D::Error> {
 impl Scenario {
     /// Parses and checks a scenario given as JSON text.
     pub fn from_json(text: &str) -> Result<Scenario, ScenarioError> {
-        let de = &mut serde_json::Deserializer::from_str(text);
-        let mut scenario: Scenario = serde_path_to_error::deserialize(de).map_err(|e| {
-            let path = e.path().to_string();
-            let message = e.into_inner().to_string();
-            ScenarioError { path, message: clean_serde_message(&message) }
-        })?;
+        // Read without tracking the path first: tracking it costs as much
+        // again on every element, and a trace has hundreds of thousands. Only
+        // a scenario that fails is read again, for the path of its error.
+        let mut scenario = match Scenario::deserialize(&mut serde_json::Deserializer::from_str(text)) {
+            Ok(scenario) => scenario,
+            Err(_) => Scenario::deserialize_tracking_path(text)?,
+        };
         scenario.validate()?;
         scenario.fill_directions();
         scenario.fill_record_interval();
         scenario.fill_queue_sizes();
         Ok(scenario)
+    }
+
+    /// Deserializes `text` keeping track of where it is, so that an error
+    /// names the field (`flows[2].cc`).
+    fn deserialize_tracking_path(text: &str) -> Result<Scenario, ScenarioError> {
+        let de = &mut serde_json::Deserializer::from_str(text);
+        serde_path_to_error::deserialize(de).map_err(|e| {
+            let path = e.path().to_string();
+            let message = e.into_inner().to_string();
+            ScenarioError { path, message: clean_serde_message(&message) }
+        })
     }
 
     /// The series' sampling interval defaults to one that keeps the series
