@@ -84,8 +84,9 @@ def test_reading_flows_imports_only_the_flows_and_links_tables(small_scenario):
             self.read = [*getattr(self, "read", []), name]
             return super().__getitem__(name)
 
-    raw = Reads(_ccsim.run(json.dumps(load(small_scenario))))
-    r = Result.from_raw(raw, json.loads(dict.__getitem__(raw, "scenario")), "v")
+    scenario = load(small_scenario)
+    raw = Reads(_ccsim.run(json.dumps(scenario)))
+    r = Result.from_raw(raw, scenario, "v")
     raw.read = []
     assert r.flows["rtt_mean_ms"].notna().all()
     assert sorted(set(raw.read)) == ["flows", "links"]
@@ -100,8 +101,8 @@ def test_a_big_run_samples_its_series_less_often_by_default_and_says_so():
 
 def test_a_result_built_from_dicts_of_columns_equals_one_from_arrow(small_scenario):
     """The kernel mode hands Result.from_raw dicts of columns; the simulator Arrow tables."""
-    raw = _ccsim.run(json.dumps(load(small_scenario)))
-    scenario = json.loads(raw["scenario"])
+    scenario = load(small_scenario)
+    raw = _ccsim.run(json.dumps(scenario))
     as_dicts = dict(raw)
     for name in TABLES:
         t = pa.record_batch(raw[name])
@@ -117,8 +118,8 @@ def test_a_result_built_from_dicts_of_columns_equals_one_from_arrow(small_scenar
 def test_the_flows_table_is_built_in_arrow_with_the_same_values_as_flow_summary(small_scenario):
     """The simulator's flows table gets its route columns in Arrow (no
     DataFrame is built for it), the same table as flow_summary's DataFrame."""
-    raw = _ccsim.run(json.dumps(load(small_scenario)))
-    scenario = json.loads(raw["scenario"])
+    scenario = load(small_scenario)
+    raw = _ccsim.run(json.dumps(scenario))
     r = Result.from_raw(raw, scenario, "v")
     flows = r.arrow("flows")
     assert "flows" not in r._frames
@@ -134,8 +135,8 @@ def test_the_flows_table_is_built_in_arrow_with_the_same_values_as_flow_summary(
 def test_the_links_table_of_a_simulator_run_builds_no_flows_dataframe(small_scenario):
     """The core computes the link metrics, so reading the links (as a
     campaign worker does for every run) needs no flows DataFrame."""
-    raw = _ccsim.run(json.dumps(load(small_scenario)))
-    r = Result.from_raw(raw, json.loads(raw["scenario"]), "v")
+    scenario = load(small_scenario)
+    r = Result.from_raw(_ccsim.run(json.dumps(scenario)), scenario, "v")
     links = r.arrow("links")
     assert "flows" not in r._frames
     np.testing.assert_array_equal(links["utilization"].to_numpy(), r.links["utilization"])  # NaN: the uplink

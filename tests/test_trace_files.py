@@ -108,7 +108,7 @@ def test_opportunities_compare_as_the_list_they_stand_for_and_are_never_copied()
 
 
 def test_a_scenario_with_shared_traces_reads_and_writes_as_plain_json():
-    """scenario.dumps splices each trace's text in; loads_from_core finds a
+    """scenario.dumps splices each trace's text in; loads_sharing finds a
     trace the core wrote back unchanged and shares it, and decodes any other."""
     down, other = traces.Opportunities([1, 1, 2]), traces.Opportunities([1, 2])
     given = {
@@ -120,13 +120,13 @@ def test_a_scenario_with_shared_traces_reads_and_writes_as_plain_json():
     plain = json.loads(json.dumps(given))
     assert json.loads(scenario.dumps(given)) == plain
     assert json.loads(scenario.dumps(given, sort_keys=True)) == plain
-    back = scenario.loads_from_core(json.dumps(plain, separators=(",", ":")), scenario.shared_traces(given))
+    back = scenario.loads_sharing(json.dumps(plain, separators=(",", ":")), scenario.shared_traces(given))
     assert back == plain
     assert back["downlink"]["trace"]["opportunities_ms"] is down
     assert back["uplink"]["trace"]["opportunities_ms"] is other
     assert back["flows"][0]["name"] == '"opportunities_ms":[1,1,2]'
     changed = {**plain, "downlink": {**plain["downlink"], "trace": {"opportunities_ms": [1, 1, 3]}}}
-    back = scenario.loads_from_core(json.dumps(changed, separators=(",", ":")), scenario.shared_traces(given))
+    back = scenario.loads_sharing(json.dumps(changed, separators=(",", ":")), scenario.shared_traces(given))
     assert back["downlink"]["trace"]["opportunities_ms"] == [1, 1, 3]
     assert not isinstance(back["downlink"]["trace"]["opportunities_ms"], traces.Opportunities)
 
@@ -137,7 +137,7 @@ def test_a_worker_decodes_each_trace_of_its_runs_texts_once():
     given = {"downlink": {"trace": {"opportunities_ms": traces.Opportunities([5, 7])}}, "flows": []}
     first, again = scenario.traces_in_text(scenario.dumps(given)), scenario.traces_in_text(scenario.dumps(given))
     assert first == [[5, 7]] and again[0] is first[0] and isinstance(first[0], traces.Opportunities)
-    back = scenario.loads_from_core(json.dumps(json.loads(scenario.dumps(given)), separators=(",", ":")), again)
+    back = scenario.loads_sharing(json.dumps(json.loads(scenario.dumps(given)), separators=(",", ":")), again)
     assert back["downlink"]["trace"]["opportunities_ms"] is first[0]
 
 

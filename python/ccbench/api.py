@@ -11,7 +11,6 @@ from ccbench.inputs import TomlText
 from ccbench.scenario import capture_dir as scenario_capture_dir
 from ccbench.scenario import dumps as dump_scenario
 from ccbench.scenario import load as load_scenario
-from ccbench.scenario import loads_from_core, shared_traces
 
 if TYPE_CHECKING:  # imported when a run returns, not with `import ccbench` (NumPy, pandas, pyarrow)
     from ccbench.run_result import Result
@@ -53,7 +52,7 @@ def run(
         progress=progress,
         tables=None if tables is None else list(tables),
     )
-    return Result.from_raw(raw, loads_from_core(raw["scenario"], shared_traces(normalized)), _ccsim.__version__)
+    return Result.from_raw(raw, normalized, _ccsim.__version__)
 
 
 def run_toml(

@@ -275,7 +275,7 @@ def load(
         raw["seed"] = whole_seed(seed)
     text = dumps(_jsonable(raw, "", source))
     try:
-        normalized = loads_from_core(_ccsim.validate(text), shared_traces(raw))
+        normalized = loads_sharing(_ccsim.validate(text), shared_traces(raw))
     except _ccsim.ScenarioError as e:
         path = getattr(e, "path", "")
         raise ScenarioFileError(source, "" if path == "." else path, getattr(e, "detail", str(e))) from None
@@ -302,20 +302,21 @@ def dumps(scenario: Mapping[str, Any], sort_keys: bool = False) -> str:
 OPPORTUNITIES_KEY = '"opportunities_ms":'
 
 
-def loads_from_core(text: str, shared: Sequence[traces.Opportunities]) -> dict:
-    """A scenario the core wrote back (normalized, or a run's) as a dict;
-    where it wrote one of the `shared` traces unchanged, the dict holds that
-    Opportunities (found as text, not decoded again), so the scenarios of a
-    campaign share one instead of each holding a list of its own."""
+def loads_sharing(text: str, shared: Sequence[traces.Opportunities]) -> dict:
+    """A scenario's JSON text (`dumps`', or the core's compact normalized
+    text) as a dict; where the text holds one of the `shared` traces, the
+    dict holds that Opportunities (found as text, not decoded again), so the
+    scenarios of a campaign share one instead of each holding a list of its own."""
     pieces = Pieces()
     if shared:
         kept, last, at = [], 0, 0
         while (at := text.find(OPPORTUNITIES_KEY, at)) >= 0:
-            at += len(OPPORTUNITIES_KEY)
-            same = next((o for o in shared if text.startswith(o.compact_json, at)), None)
-            if same is not None:
+            at += len(OPPORTUNITIES_KEY) + text.startswith(" ", at + len(OPPORTUNITIES_KEY))
+            found = next(((o, e) for o in shared for e in (o.json, o.compact_json) if text.startswith(e, at)), None)
+            if found is not None:
+                same, encoded = found
                 kept += [text[last:at], json.dumps(pieces.stand_in(same))]
-                last = at = at + len(same.compact_json)
+                last = at = at + len(encoded)
         text = "".join(kept) + text[last:]
     scenario = json.loads(text)
     if not pieces.parts:
@@ -336,7 +337,7 @@ def shared_traces(scenario: Mapping[str, Any]) -> list[traces.Opportunities]:
 def traces_in_text(text: str) -> list[traces.Opportunities]:
     """The traces of a scenario's JSON text (scenario.dumps') as Opportunities,
     each decoded once per process: a campaign's worker is given each run's
-    scenario as text, and hands loads_from_core these to share."""
+    scenario as text, and hands loads_sharing these to share."""
     found, at = [], 0
     while (at := text.find(OPPORTUNITIES_KEY, at)) >= 0:
         at += len(OPPORTUNITIES_KEY) + text.startswith(" ", at + len(OPPORTUNITIES_KEY))

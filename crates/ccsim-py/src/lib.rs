@@ -54,7 +54,10 @@ fn validate(json: &str) -> PyResult<String> {
 /// events (an exception it raises stops the run and is raised here).
 /// `tables`, if given, names the sampled tables to record (ccsim::Recorded):
 /// the dict has only those and the summaries (flows, links, sources), which
-/// are the same as a run recording everything gives.
+/// are the same as a run recording everything gives. The normalized
+/// scenario is `validate`'s: a caller that has it (from `validate`, whose
+/// output reads back to itself) does not pay for writing it again, which
+/// for a trace is megabytes of numbers per run.
 #[pyfunction]
 #[pyo3(signature = (json, capture_dir = None, progress = None, tables = None))]
 fn run<'py>(
@@ -69,7 +72,6 @@ fn run<'py>(
         None => Recorded::ALL,
     };
     let mut s = Scenario::from_json(json).map_err(scenario_error)?;
-    let normalized = serde_json::to_string(&s).map_err(|e| PyValueError::new_err(e.to_string()))?;
     if let (Some(dir), Some(pcap)) = (capture_dir, s.record.pcap.as_mut()) {
         pcap.path = dir.join(&pcap.path).to_string_lossy().into_owned();
     }
@@ -116,7 +118,6 @@ fn run<'py>(
     d.set_item("events", r.events)?;
     d.set_item("duration_s", r.duration as f64 / 1e9)?;
     d.set_item("wall_seconds", wall)?;
-    d.set_item("scenario", normalized)?;
     Ok(d)
 }
 
