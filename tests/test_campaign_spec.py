@@ -44,6 +44,24 @@ def test_every_combination_but_the_excluded_runs_with_each_repetition():
     assert len({r.seed for r in c.runs}) == len(c.runs)
 
 
+def test_a_combination_is_read_and_checked_once_for_all_its_repetitions(monkeypatch):
+    """Repetitions differ in their seed alone (without random fields): the
+    combination is loaded once (with a trace, most of the planning)."""
+    seeds = []
+    load = spec.load_scenario
+    monkeypatch.setattr(spec, "load_scenario", lambda *a, **k: seeds.append(k["seed"]) or load(*a, **k))
+    c = spec.parse(TomlText(CAMPAIGN))
+    assert len(c.runs) == 6 and len(seeds) == 3
+    for r in c.runs:  # each repetition's scenario is what checking it with its seed gives
+        assert r.scenario["seed"] == r.seed and load(r.scenario, seed=r.seed) == r.scenario
+    assert c.runs[0].scenario["flows"] is not c.runs[1].scenario["flows"]  # not shared
+    seeds.clear()  # random fields draw values for each repetition: each is checked
+    spec.parse(
+        TomlText(CAMPAIGN + '[random]\n"flows[*].access_delay" = { min = 0, max = 2, step = 0.1, unit = "ms" }\n')
+    )
+    assert len(seeds) == 6
+
+
 def test_adding_a_level_or_a_repetition_keeps_every_existing_run():
     before = {r.key: r.seed for r in spec.parse(TomlText(CAMPAIGN)).runs}
     grown = CAMPAIGN.replace("repetitions = 2", "repetitions = 3").replace(

@@ -25,6 +25,13 @@ def test_each_example_normalizes_to_a_fixed_point(path):
     assert_fixed_point(scenario.load(path, allow_large=True))
 
 
+@pytest.mark.parametrize("path", EXAMPLES, ids=[p.stem for p in EXAMPLES])
+def test_the_seed_changes_nothing_else_of_a_normalized_scenario(path):
+    """A campaign checks a combination once and gives each repetition its seed."""
+    one, two = scenario.load(path, seed=1, allow_large=True), scenario.load(path, seed=2, allow_large=True)
+    assert {**one, "seed": 2} == two
+
+
 @pytest.mark.parametrize("name", profiles.profile_names())
 def test_each_profile_normalizes_to_a_fixed_point(name):
     given = {"profile": name, "duration": 5, "flows": [{"cc": "cubic", "count": 2}, {"cc": "bbr", "start": 1}]}

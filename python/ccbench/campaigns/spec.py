@@ -628,12 +628,20 @@ def parse_raw(raw: dict, source: str, text: str, folder: Path, planned: Sequence
             except ValueError as e:
                 raise CampaignFileError(source, f"factors.{_quote(f.name)}", str(e)) from None
         seed_levels = {k: v for k, v in levels.items() if k not in common}
+        # Without random fields the repetitions of a combination differ in
+        # their seed alone, which changes nothing else of the normalized
+        # scenario: the combination is read and checked once (with a trace,
+        # that is most of the planning).
+        checked: dict | None = None
         for rep in range(repetitions):
             key = run_key(levels, rep)
             if (before := already.get(key)) is not None:
                 runs.append(replace(before, index=len(runs)))
                 continue
             s = run_seed(seed, seed_levels, rep)
+            if checked is not None:
+                runs.append(Run(len(runs), key, levels, rep, s, {**copy.deepcopy(checked), "seed": s}))
+                continue
             scenario_raw = combo
             if random_fields:
                 scenario_raw = copy.deepcopy(combo)
@@ -649,6 +657,8 @@ def parse_raw(raw: dict, source: str, text: str, folder: Path, planned: Sequence
                 )
             except ScenarioFileError as e:
                 raise _scenario_error(source, e, factors, levels, idx) from None
+            if not random_fields:
+                checked = normalized
             runs.append(Run(len(runs), key, levels, rep, s, normalized))
     if not runs:
         raise CampaignFileError(source, "exclude", "every combination is excluded: nothing to run")
