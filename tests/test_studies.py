@@ -15,10 +15,12 @@ import pytest
 import tomllib
 from ccbench.campaigns import quick, spec
 from ccbench.campaigns.estimate import (
+    KERNEL_RUN_OVERHEAD_S,
     MIN_WINDOW_S,
     REORDERING_FACTOR,
     RUN_OVERHEAD_PACKETS,
     Estimate,
+    KernelEstimate,
     duration_text,
     run_cost,
 )
@@ -432,6 +434,26 @@ def test_estimate_counts_only_the_runs_this_session_runs():
     progress = Progress(total=10, skipped=4, done=8, todo=tuple(f"r{i}" for i in range(4, 10)))
     progress.finished += [(f"r{i}", "a", i * MIN_WINDOW_S) for i in range(4, 8)]  # one run per MIN_WINDOW_S
     assert e.remaining_seconds(progress) == pytest.approx(2 * MIN_WINDOW_S)
+
+
+def test_a_kernel_campaign_is_estimated_from_its_durations_before_any_run():
+    """Kernel mode runs one run at a time in real time: the bar's ETA and the
+    expected running time are known at once, and count what is left."""
+    from ccbench.campaigns.runner import Progress
+
+    plan = _estimate_plan([{"duration": 30.0, "downlink": {"rate": 1e9}}] * 3 + [{"duration": 90.0}])
+    e = KernelEstimate(plan)
+    progress = Progress(total=4, todo=tuple(r.key for r in plan.runs))
+    whole = 3 * 30 + 90 + 4 * KERNEL_RUN_OVERHEAD_S
+    assert e.update(progress, at_least_s=whole + 1) is None and e.update(progress) is None  # decided once
+    assert KernelEstimate(plan).update(progress, at_least_s=60) == (
+        f"expected running time: about {duration_text(whole)} (kernel mode runs one run at a time, "
+        f"each in its duration of real time plus about {KERNEL_RUN_OVERHEAD_S:g} s)"
+    )
+    progress.finished += [("r3", "kernel", 95.0), ("r0", "kernel", 126.0)]
+    assert e.remaining_seconds(progress) == pytest.approx(2 * (30 + KERNEL_RUN_OVERHEAD_S))
+    resumed = Progress(total=4, skipped=3, todo=("r1",))
+    assert e.remaining_seconds(resumed) == pytest.approx(30 + KERNEL_RUN_OVERHEAD_S)
 
 
 def test_highspeed_variants_tie_on_a_one_bdp_queue_and_separate_on_a_shallow_one():

@@ -517,7 +517,7 @@ def _run_campaign(
     time once it is measured (ccbench.campaigns.estimate) if the runs take
     that long or longer in all; None: never."""
     from ccbench.campaigns import executors, runner, storage
-    from ccbench.campaigns.estimate import Estimate
+    from ccbench.campaigns.estimate import Estimate, KernelEstimate
 
     out = out or runner.default_out(campaign)
     # No more processes than runs (64 jobs for 8 runs would fork idle workers).
@@ -563,7 +563,10 @@ def _run_campaign(
             # The ETA and the expected running time weigh the runs by cost (a
             # kernel run takes its duration, whatever it carries; the rounds of
             # until_decided add runs the plan does not have yet).
-            costs = None if executor == "kernel" or until_decided else Estimate(campaign, jobs)
+            if until_decided:
+                costs = None
+            else:
+                costs = KernelEstimate(campaign) if executor == "kernel" else Estimate(campaign, jobs)
             preload = runner.REPORT_MODULES  # imported while the workers run
             if until_decided:
                 read, max_reps = until_decided
