@@ -302,6 +302,13 @@ def dumps(scenario: Mapping[str, Any], sort_keys: bool = False) -> str:
 OPPORTUNITIES_KEY = '"opportunities_ms":'
 
 
+def _value_at(text: str, key_at: int) -> int:
+    """Where the value of the OPPORTUNITIES_KEY at `key_at` starts (json.dumps
+    writes a space after the colon, the core none)."""
+    at = key_at + len(OPPORTUNITIES_KEY)
+    return at + text.startswith(" ", at)
+
+
 def loads_sharing(text: str, shared: Sequence[traces.Opportunities]) -> dict:
     """A scenario's JSON text (`dumps`', or the core's compact normalized
     text) as a dict; where the text holds one of the `shared` traces, the
@@ -311,7 +318,7 @@ def loads_sharing(text: str, shared: Sequence[traces.Opportunities]) -> dict:
     if shared:
         kept, last, at = [], 0, 0
         while (at := text.find(OPPORTUNITIES_KEY, at)) >= 0:
-            at += len(OPPORTUNITIES_KEY) + text.startswith(" ", at + len(OPPORTUNITIES_KEY))
+            at = _value_at(text, at)
             found = next(((o, e) for o in shared for e in (o.json, o.compact_json) if text.startswith(e, at)), None)
             if found is not None:
                 same, encoded = found
@@ -340,7 +347,7 @@ def traces_in_text(text: str) -> list[traces.Opportunities]:
     scenario as text, and hands loads_sharing these to share."""
     found, at = [], 0
     while (at := text.find(OPPORTUNITIES_KEY, at)) >= 0:
-        at += len(OPPORTUNITIES_KEY) + text.startswith(" ", at + len(OPPORTUNITIES_KEY))
+        at = _value_at(text, at)
         if text.startswith("[", at):
             end = text.index("]", at) + 1
             found.append(_decoded_once(text[at:end]))
