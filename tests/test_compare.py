@@ -14,7 +14,7 @@ def test_the_shipped_campaign_file_lists_every_algorithm_and_runs_as_it_is():
 
 
 def test_the_shipped_campaign_keeps_exactly_the_tables_the_report_reads():
-    from ccbench.campaigns.report import RUN_TABLES_READ
+    from ccbench.campaigns.storage import RUN_TABLES_READ
 
     assert spec.parse(compare.CAMPAIGN_FILE).kept_tables == RUN_TABLES_READ
 

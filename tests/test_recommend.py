@@ -1,5 +1,9 @@
 """`ccbench recommend`: one command from a network profile to a ranked answer."""
 
+import subprocess
+import sys
+
+import pytest
 from ccbench.campaigns import recommend
 from ccbench.cli import app
 
@@ -45,6 +49,48 @@ def test_recommend_imports_the_reports_modules_while_its_workers_run(tmp_path, r
     result = runner.invoke(app, args + ["--out", str(tmp_path / "rec")])
     assert result.exit_code == 0, result.output
     assert asked == [(campaign_runner.REPORT_MODULES, 2)]
+
+
+# Run in a fresh interpreter: which modules a command imported before its
+# workers started, when the preload begins (pytest's own process has them all).
+PRELOAD_PROBE = """
+import sys
+from ccbench.campaigns import runner
+start = runner._import_in_background
+
+def spy(modules):
+    print("already imported:", "matplotlib" in sys.modules, flush=True)
+    return start(modules)
+
+runner._import_in_background = spy
+from ccbench.cli import app
+app(sys.argv[1:])
+"""
+
+
+@pytest.mark.parametrize("command", ["recommend", "campaign"])
+def test_the_report_s_plotting_is_first_imported_while_the_workers_run(tmp_path, command):
+    """The preload overlaps matplotlib's import with the runs only if nothing
+    imported it before: recommend's module and the campaign's objective
+    check each imported the report's (and so matplotlib) at the start."""
+    if command == "recommend":
+        args = ["recommend", "--profile", "lte-edge", "--duration", "1s", "--max-reps", "3"]
+    else:
+        f = tmp_path / "c.toml"
+        f.write_text(
+            'name = "c"\nrepetitions = 2\n[scenario]\nprofile = "lte-edge"\nduration = "1s"\n'
+            'flows = [{cc = "reno"}]\n[factors]\n"flows[0].cc" = ["reno", "cubic"]\n'
+        )
+        args = ["campaign", str(f)]
+    done = subprocess.run(
+        [sys.executable, "-c", PRELOAD_PROBE, *args, "--out", str(tmp_path / "out"), "--jobs", "2"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "already imported: False" in done.stdout and "already imported: True" not in done.stdout, done.stdout
 
 
 def test_recommend_names_the_bad_option(runner):

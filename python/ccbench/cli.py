@@ -693,8 +693,8 @@ def campaign(
 
 
 def _check_objective(parsed, file: Path) -> None:
-    """The file's [analysis] objective checked against its runs before any runs (see report.check_fairness)."""
-    from ccbench.campaigns.report import check_fairness
+    """The file's [analysis] objective checked against its runs before any runs (see analysis.check_fairness)."""
+    from ccbench.campaigns.analysis import check_fairness
 
     if parsed.analysis.get("objective") == "fairness":
         try:

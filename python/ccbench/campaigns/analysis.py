@@ -270,6 +270,13 @@ NOTHING_DELIVERED = "no flow delivered any data (goodput 0 in every run)"
 JAIN_NEEDS_TWO_FLOWS = "Jain's index needs at least two flows per run"
 
 
+def check_fairness(flows_per_run: list[int], given: str = "--objective") -> None:
+    """Refuses the fairness objective when every run has one flow: Jain's
+    index between flows needs two, so no condition could have a pick."""
+    if flows_per_run and max(flows_per_run) < 2:
+        raise ValueError(f"{given} fairness: {JAIN_NEEDS_TWO_FLOWS}; these runs have one")
+
+
 def no_pick_reason(runs: pd.DataFrame, objective: Objective) -> str | None:
     """Why these runs cannot give a pick, or None: nothing was delivered, or
     no run has the objective's metric (Jain's index of a single flow)."""

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ccbench.campaigns import analysis, runner, spec
-from ccbench.campaigns.report import RUN_TABLES_READ, build
+from ccbench.campaigns.storage import RUN_TABLES_READ
 
 WORKLOAD = re.compile(r"^(bulk|file:(.+))$")
 FIRST_REPS = 3
@@ -112,5 +112,7 @@ def run_until_decided(
         preload=runner.REPORT_MODULES,
         parsed=parsed,
     )
+    from ccbench.campaigns.report import build  # imported (preload) while the first round ran
+
     build(out, jobs=jobs)
     return conditions[0], reps

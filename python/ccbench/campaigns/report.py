@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from ccbench.campaigns import analysis, figures, storage
-from ccbench.campaigns.analysis import METRICS, OBJECTIVES, ConditionResult, fmt
+from ccbench.campaigns.analysis import METRICS, OBJECTIVES, ConditionResult, check_fairness, fmt
 from ccbench.campaigns.spec import QUICK_NOTE
 from ccbench.campaigns.storage import CampaignData, tables_dir
 from ccbench.campaigns.storage import load as load_campaign
@@ -34,9 +34,6 @@ TEMPLATE = Path(__file__).resolve().parents[1] / "report" / "template.html"
 #: At most this many candidates in the time-series and CDF figures.
 FEW = 6
 TABLE_METRICS = ("goodput_bps", "rtt_p95_ms", "rtt_mean_ms", "retrans_pct", "timeouts_per_100s", "jain")
-#: The tables of a kept run the report reads (its time series of repetition 0): a campaign that
-#: keeps only these (its kept_tables, as compare and recommend do) rebuilds the same report.
-RUN_TABLES_READ = ("flows", "series", "rtt")
 #: What a partial report says of a condition or candidate that has no finished run.
 NOT_FINISHED = "no finished run yet"
 
@@ -401,13 +398,6 @@ def unfinished_conditions(data: CampaignData, factor: str, conditions: list[Cond
         )
         for n, (levels, _) in enumerate(planned.values())
     ]
-
-
-def check_fairness(flows_per_run: list[int], given: str = "--objective") -> None:
-    """Refuses the fairness objective when every run has one flow: Jain's
-    index between flows needs two, so no condition could have a pick."""
-    if flows_per_run and max(flows_per_run) < 2:
-        raise ValueError(f"{given} fairness: {analysis.JAIN_NEEDS_TWO_FLOWS}; these runs have one")
 
 
 def build(

@@ -49,6 +49,11 @@ INDEX = "index.sqlite"
 #: Layout version of a campaign directory.
 SCHEMA_VERSION = 2
 STATUSES = ("pending", "running", "done", "failed")
+#: The tables of a kept run the campaign report reads (its time series of repetition 0): a
+#: campaign that keeps only these (its kept_tables, as compare and recommend do) rebuilds the
+#: same report. Here, not in the report's module, so a campaign names them without importing
+#: the report's plotting (runner.REPORT_MODULES imports it while the workers run).
+RUN_TABLES_READ = ("flows", "series", "rtt")
 #: The statuses of a run a campaign has yet to finish: while one is left, the campaign is partial.
 UNFINISHED = ("pending", "running")
 
