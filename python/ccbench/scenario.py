@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import json
 import math
+import operator
 import os
 import stat
 from collections.abc import Mapping, Sequence
@@ -317,13 +318,15 @@ def loads_sharing(text: str, shared: Sequence[traces.Opportunities]) -> dict:
     pieces = Pieces()
     if shared:
         kept, last, at = [], 0, 0
-        while (at := text.find(OPPORTUNITIES_KEY, at)) >= 0:
-            at = _value_at(text, at)
-            found = next(((o, e) for o in shared for e in (o.json, o.compact_json) if text.startswith(e, at)), None)
-            if found is not None:
-                same, encoded = found
+        while (key := text.find(OPPORTUNITIES_KEY, at)) >= 0:
+            at = _value_at(text, key)
+            # A space after the colon: json.dumps' text, which holds a trace as
+            # its `json`; else the core's, which holds its `compact_json`.
+            encoded = operator.attrgetter("json" if at > key + len(OPPORTUNITIES_KEY) else "compact_json")
+            same = next((o for o in shared if text.startswith(encoded(o), at)), None)
+            if same is not None:
                 kept += [text[last:at], json.dumps(pieces.stand_in(same))]
-                last = at = at + len(encoded)
+                last = at = at + len(encoded(same))
         text = "".join(kept) + text[last:]
     scenario = json.loads(text)
     if not pieces.parts:
