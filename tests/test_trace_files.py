@@ -76,10 +76,55 @@ def test_a_campaigns_runs_share_one_copy_of_a_trace(tmp_path):
     shared = runs[0].scenario["downlink"]["trace"]["opportunities_ms"]
     assert len(runs) == 6 and shared == list(range(1, 3001))
     assert all(r.scenario["downlink"]["trace"]["opportunities_ms"] is shared for r in runs)
-    # The text (and so the hash that tells a resumed campaign its runs are
-    # unchanged) is what json.dumps made of the plain scenario before.
+    # The text is what json.dumps made of the plain scenario before.
     plain = json.loads(json.dumps(runs[0].scenario))
     assert runs[0].scenario_json == json.dumps(plain, sort_keys=True)
+
+
+def _trace_campaign(tmp_path, last: int = 3000):
+    (tmp_path / "cell.down").write_text("\n".join(str(t) for t in range(1, last + 1)) + "\n")
+    (tmp_path / "base.toml").write_text(SCENARIO.format(trace="cell.down").replace('"3s"', '"0.2s"'))
+    (tmp_path / "c.toml").write_text(
+        'base = "base.toml"\nrepetitions = 2\n[factors]\n"flows[0].cc" = ["reno", "cubic"]\n'
+    )
+    return tmp_path / "c.toml"
+
+
+def test_a_runs_scenario_hash_takes_the_traces_digest_and_changes_with_the_trace(tmp_path, monkeypatch):
+    """A run's scenario hash (what tells a resumed campaign the run is
+    unchanged) hashes the trace's digest, computed once per campaign, in
+    place of its text: a measured trace is megabytes, and hashing it for
+    every run was most of a trace campaign's start. One opportunity changed
+    still changes every run's hash."""
+    before = [r.scenario_hash for r in spec.parse(_trace_campaign(tmp_path)).runs]
+    assert len(set(before)) == 4
+    again = spec.parse(_trace_campaign(tmp_path)).runs
+    monkeypatch.setattr(spec.Run, "scenario_json", property(lambda run: pytest.fail("the hash built the run's text")))
+    assert [r.scenario_hash for r in again] == before
+    changed = [r.scenario_hash for r in spec.parse(_trace_campaign(tmp_path, last=3001)).runs]
+    assert not set(changed) & set(before)
+
+
+def test_a_trace_campaign_hashed_as_before_resumes_without_running_again(tmp_path):
+    """A campaign directory made before 4 Dec 2026 holds each run's hash of
+    its whole text, trace included: resumed, its finished runs are kept
+    (and their hashes rewritten in the new form); a changed trace runs them again."""
+    import sqlite3
+
+    from ccbench.campaigns import runner as campaign_runner
+
+    out = tmp_path / "out"
+    runs = spec.parse(_trace_campaign(tmp_path)).runs
+    assert campaign_runner.run(_trace_campaign(tmp_path), out, jobs=1).executed == 4
+    with sqlite3.connect(out / "index.sqlite") as db:
+        for r in runs:
+            assert r.legacy_scenario_hash != r.scenario_hash
+            db.execute("UPDATE runs SET scenario_hash=? WHERE key=?", (r.legacy_scenario_hash, r.key))
+    resumed = campaign_runner.run(_trace_campaign(tmp_path), out, jobs=1)
+    assert (resumed.executed, resumed.skipped) == (0, 4)
+    with sqlite3.connect(out / "index.sqlite") as db:
+        assert dict(db.execute("SELECT key, scenario_hash FROM runs")) == {r.key: r.scenario_hash for r in runs}
+    assert campaign_runner.run(_trace_campaign(tmp_path, last=3001), out, jobs=1).executed == 4
 
 
 def test_a_trace_file_that_changes_is_read_again_however_soon(tmp_path):

@@ -15,7 +15,7 @@ import math
 import operator
 import os
 import stat
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -287,14 +287,23 @@ def load(
     return normalized
 
 
-def dumps(scenario: Mapping[str, Any], sort_keys: bool = False) -> str:
+def dumps(
+    scenario: Mapping[str, Any],
+    sort_keys: bool = False,
+    trace_text: Callable[[traces.Opportunities], str] = operator.attrgetter("json"),
+) -> str:
     """A scenario as JSON text (what the core reads), each trace's
-    opportunities spliced in as the text they were encoded to once."""
+    opportunities spliced in as the text they were encoded to once (or as
+    `trace_text` of them: a campaign's scenario hash puts in their digest)."""
     pieces = Pieces()
 
     def encoded_once(trace: dict) -> dict:
         o = trace["opportunities_ms"]
-        return {**trace, "opportunities_ms": pieces.stand_in(o.json)} if isinstance(o, traces.Opportunities) else trace
+        return (
+            {**trace, "opportunities_ms": pieces.stand_in(trace_text(o))}
+            if isinstance(o, traces.Opportunities)
+            else trace
+        )
 
     return pieces.splice(json.dumps(traces.with_each_trace(scenario, encoded_once), sort_keys=sort_keys))
 

@@ -19,6 +19,7 @@ what a usable trace is.
 from __future__ import annotations
 
 import functools
+import hashlib
 import json
 import os
 import stat
@@ -65,9 +66,16 @@ class Opportunities(list):
 
     @functools.cached_property
     def json(self) -> str:
-        """The list as json.dumps writes it, encoded once (a scenario's text,
-        and so a campaign run's scenario hash, is what it always was)."""
+        """The list as json.dumps writes it, encoded once (a scenario's text
+        is what it always was)."""
         return json.dumps(self)
+
+    @functools.cached_property
+    def digest(self) -> str:
+        """BLAKE2b (128 bits, hex) of `json`: what stands for the trace in a
+        campaign run's scenario hash, so each run hashes the trace's digest,
+        not its megabytes of text."""
+        return hashlib.blake2b(self.json.encode("utf-8"), digest_size=16).hexdigest()
 
     @functools.cached_property
     def compact_json(self) -> str:

@@ -44,7 +44,7 @@ from typing import Any
 import numpy as np
 import tomllib
 
-from ccbench import inputs, limits
+from ccbench import inputs, limits, traces
 from ccbench.profiles import deep_merge
 from ccbench.run_result import TABLES
 from ccbench.scenario import ScenarioFileError
@@ -238,7 +238,22 @@ class Run:
 
     @property
     def scenario_hash(self) -> str:
-        return hashlib.blake2b(self.scenario_json.encode("utf-8"), digest_size=16).hexdigest()
+        """What a campaign directory's index keeps to tell whether the run's
+        scenario changed: the hash of `scenario_json` in which each trace's
+        opportunities stand as their digest (a string), so a trace's
+        megabytes are hashed once per campaign, not once per run."""
+        return text_hash(dump_scenario(self.scenario, sort_keys=True, trace_text=_quoted_digest))
+
+    @property
+    def legacy_scenario_hash(self) -> str:
+        """The hash directories made before 4 Dec 2026 keep: of the whole
+        `scenario_json`, traces included (the same as `scenario_hash` for a
+        scenario without a trace)."""
+        return text_hash(self.scenario_json)
+
+
+def _quoted_digest(trace: traces.Opportunities) -> str:
+    return json.dumps(f"blake2b:{trace.digest}")
 
 
 @dataclass

@@ -171,6 +171,9 @@ class Index:
                 h = r.scenario_hash
                 if r.key not in have:
                     rows.append((r.key, r.index, r.rep, r.seed, canonical_json(r.levels), h))
+                elif have[r.key] != h and have[r.key] == r.legacy_scenario_hash:
+                    # Hashed as before 4 Dec 2026 (traces whole): unchanged, kept in the new form.
+                    self.db.execute("UPDATE runs SET position=?, scenario_hash=? WHERE key=?", (r.index, h, r.key))
                 elif have[r.key] != h:
                     self.db.execute(
                         "UPDATE runs SET status='pending', scenario_hash=?, seed=?, result_hash=NULL WHERE key=?",
