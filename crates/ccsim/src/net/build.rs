@@ -153,3 +153,22 @@ pub fn link_config(spec: &LinkSpec, rtt_ns: Nanos) -> LinkConfig {
         },
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Scenario;
+    use std::sync::Arc;
+
+    #[test]
+    fn a_trace_link_shares_the_scenarios_opportunities_instead_of_copying_them() {
+        let s = Scenario::from_json(
+            r#"{"duration": 1, "downlink": {"trace": {"opportunities_ms": [1, 2]}, "delay": "10ms"},
+                "flows": [{"cc": "reno"}]}"#,
+        )
+        .unwrap();
+        let spec = s.downlink.as_ref().unwrap();
+        let RateConfig::Trace(t) = rate_config(spec) else { panic!("a trace link") };
+        assert!(Arc::ptr_eq(&t.opportunities_ms, &spec.trace.as_ref().unwrap().opportunities_ms));
+    }
+}

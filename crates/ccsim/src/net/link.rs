@@ -882,7 +882,7 @@ mod tests {
         // A trace link: a packet arriving exactly at an opportunity misses it
         // (Mahimahi), whether or not the owner advanced the link first.
         let config = LinkConfig {
-            rate: RateConfig::Trace(TraceConfig { opportunities_ms: vec![1], bytes_per_opportunity: 1504 }),
+            rate: RateConfig::Trace(TraceConfig { opportunities_ms: vec![1].into(), bytes_per_opportunity: 1504 }),
             ..LinkConfig::simple(1, 0, Capacity::Packets(10))
         };
         let mut a = Bench::new(config.clone());

@@ -8,6 +8,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt;
+use std::sync::Arc;
 
 /// One direction of the bottleneck. The rate comes from exactly one of
 /// `rate`, `trace` or `rate_process`.
@@ -55,7 +56,8 @@ pub struct LinkSpec {
 pub struct TraceSpec {
     /// Non-decreasing millisecond timestamps; each is one opportunity; the trace
     /// repeats with a period of its last timestamp.
-    pub opportunities_ms: Vec<u64>,
+    // Shared, not copied, by the link built from it (a measured trace is megabytes).
+    pub opportunities_ms: Arc<[u64]>,
     /// Bytes one opportunity can carry (Mahimahi: 1504).
     #[serde(default = "d_bytes_per_opportunity")]
     pub bytes_per_opportunity: u32,

@@ -20,6 +20,7 @@
 //! front end reads files through them, via the binding).
 
 use crate::time::{Nanos, NS_PER_MS};
+use std::sync::Arc;
 
 /// Bytes one delivery opportunity carries in Mahimahi (its largest TUN payload).
 pub const MAHIMAHI_BYTES_PER_OPPORTUNITY: u32 = 1504;
@@ -112,7 +113,7 @@ pub fn parse_mahimahi(text: &str) -> Result<Vec<u64>, TraceError> {
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TraceConfig {
-    pub opportunities_ms: Vec<u64>,
+    pub opportunities_ms: Arc<[u64]>,
     pub bytes_per_opportunity: u32,
 }
 
@@ -124,7 +125,7 @@ impl TraceConfig {
         if bytes_per_opportunity == 0 {
             return Err(TraceError::whole("bytes_per_opportunity must be at least 1 byte (Mahimahi: 1504)"));
         }
-        Ok(TraceConfig { opportunities_ms, bytes_per_opportunity })
+        Ok(TraceConfig { opportunities_ms: opportunities_ms.into(), bytes_per_opportunity })
     }
 
     /// Mean capacity over one period, in bit/s.
@@ -244,7 +245,7 @@ mod tests {
     use super::*;
 
     fn trace(ops: &[u64]) -> TraceRate {
-        TraceRate::new(TraceConfig { opportunities_ms: ops.to_vec(), bytes_per_opportunity: 1504 })
+        TraceRate::new(TraceConfig { opportunities_ms: ops.into(), bytes_per_opportunity: 1504 })
     }
 
     fn parse_error(text: &str) -> String {
@@ -254,7 +255,7 @@ mod tests {
     #[test]
     fn a_window_counts_the_opportunities_the_trace_offers_in_it() {
         // 0, 2, 2, 5 ms, repeating every 5 ms: times 0, 2, 2, 5 | 5, 7, 7, 10 | ...
-        let c = TraceConfig { opportunities_ms: vec![0, 2, 2, 5], bytes_per_opportunity: 1000 };
+        let c = TraceConfig { opportunities_ms: vec![0, 2, 2, 5].into(), bytes_per_opportunity: 1000 };
         let ms = NS_PER_MS;
         assert_eq!(c.opportunities_until(0), 1);
         assert_eq!(c.opportunities_until(2 * ms - 1), 1);
@@ -268,7 +269,7 @@ mod tests {
         assert!((c.window_rate_bps(5 * ms, 25 * ms) - c.mean_rate_bps()).abs() < 1e-6);
         assert_eq!(c.window_rate_bps(3 * ms, 3 * ms), c.mean_rate_bps());
         // A busy first half: its window's rate is above the period's mean.
-        let front = TraceConfig { opportunities_ms: vec![1, 2, 3, 100], bytes_per_opportunity: 1504 };
+        let front = TraceConfig { opportunities_ms: vec![1, 2, 3, 100].into(), bytes_per_opportunity: 1504 };
         assert!(front.window_rate_bps(0, 10 * ms) > 5.0 * front.mean_rate_bps());
     }
 
@@ -306,7 +307,7 @@ mod tests {
 
     #[test]
     fn a_trace_of_one_is_twelve_mbit() {
-        let config = TraceConfig { opportunities_ms: vec![1], bytes_per_opportunity: 1504 };
+        let config = TraceConfig { opportunities_ms: vec![1].into(), bytes_per_opportunity: 1504 };
         assert_eq!(config.mean_rate_bps(), 12_032_000.0);
         let mut t = trace(&[1]);
         // Back-to-back 1504-byte packets leave one per ms from 1 ms on.
