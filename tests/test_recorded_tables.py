@@ -87,12 +87,12 @@ def test_a_campaign_records_only_the_kept_tables_and_its_runs_are_the_same(tmp_p
     run = _ccsim.run
     asked = {}
 
-    def spy(json_text, capture_dir=None, progress=None, tables=None):
+    def spy(json_text, capture_dir=None, progress=None, tables=None, traces=None):
         asked[json.loads(json_text)["seed"], json.loads(json_text)["flows"][0]["cc"]] = tables
-        return run(json_text, capture_dir=capture_dir, progress=progress, tables=tables)
+        return run(json_text, capture_dir=capture_dir, progress=progress, tables=tables, traces=traces)
 
-    def everything(json_text, capture_dir=None, progress=None, tables=None):
-        return run(json_text, capture_dir=capture_dir, progress=progress)
+    def everything(json_text, capture_dir=None, progress=None, tables=None, traces=None):
+        return run(json_text, capture_dir=capture_dir, progress=progress, traces=traces)
 
     hashes = {}
     for name, binding in (("kept", spy), ("everything", everything)):

@@ -7,6 +7,7 @@ import pickle
 import re
 
 import ccbench
+import pyarrow as pa
 import pytest
 from ccbench import scenario, traces
 from ccbench.campaigns import spec
@@ -127,6 +128,27 @@ def test_a_trace_campaign_hashed_as_before_resumes_without_running_again(tmp_pat
     assert campaign_runner.run(_trace_campaign(tmp_path, last=3001), out, jobs=1).executed == 4
 
 
+def test_a_run_hands_the_core_each_trace_read_once_and_runs_as_with_the_trace_written_out(tmp_path):
+    """scenario.text_for_core leaves the traces out of the run's text and
+    hands them over read once per process (Opportunities.core): a campaign
+    worker no longer has the core read a measured trace's numbers for every
+    run. The run is the same as with the numbers written out."""
+    from ccbench import _ccsim
+
+    runs = spec.parse(_trace_campaign(tmp_path)).runs
+    for r in runs[:2]:
+        text, shared = scenario.text_for_core(r.scenario)
+        assert len(text) < 2000 < len(r.scenario_json) and '"opportunities_ms": "shared:0"' in text
+        assert shared == [r.scenario["downlink"]["trace"]["opportunities_ms"].core] and len(shared[0]) == 3000
+        by_text = _ccsim.run(r.scenario_json, tables=[])
+        handed = _ccsim.run(text, tables=[], traces=shared)
+        for table in ("flows", "links"):  # (as pandas frames, in which NaN equals NaN)
+            assert pa.table(handed[table]).to_pandas().equals(pa.table(by_text[table]).to_pandas()), table
+    assert runs[0].scenario["downlink"]["trace"]["opportunities_ms"].core is shared[0]
+    with pytest.raises(_ccsim.ScenarioError, match="opportunities_ms"):
+        _ccsim.run(text, tables=[])
+
+
 def test_a_trace_file_that_changes_is_read_again_however_soon(tmp_path):
     # The same size, within the file system's timestamp granularity: what is
     # remembered is the text, not the file's size or time.
@@ -150,6 +172,7 @@ def test_opportunities_compare_as_the_list_they_stand_for_and_are_never_copied()
         with pytest.raises(TypeError, match="shared"):
             change()
     assert o == [1, 1, 2] and o.json == "[1, 1, 2]" and o.compact_json == "[1,1,2]"
+    assert len(o.core) == 3 and "core" not in vars(pickle.loads(pickle.dumps(o)))
 
 
 def test_a_scenario_with_shared_traces_reads_and_writes_as_plain_json():

@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING, Any
 from ccbench import _ccsim
 from ccbench.inputs import TomlText
 from ccbench.scenario import capture_dir as scenario_capture_dir
-from ccbench.scenario import dumps as dump_scenario
 from ccbench.scenario import load as load_scenario
+from ccbench.scenario import text_for_core
 
 if TYPE_CHECKING:  # imported when a run returns, not with `import ccbench` (NumPy, pandas, pyarrow)
     from ccbench.run_result import Result
@@ -46,11 +46,13 @@ def run(
         raise TypeError(f"tables: a list of table names (e.g. [{tables!r}]), not the string {tables!r}")
     normalized = load_scenario(scenario, seed=seed, allow_large=allow_large)
     capture_dir = scenario_capture_dir(scenario, capture_dir)
+    text, shared = text_for_core(normalized)
     raw = _ccsim.run(
-        dump_scenario(normalized),
+        text,
         capture_dir=str(capture_dir),
         progress=progress,
         tables=None if tables is None else list(tables),
+        traces=shared,
     )
     return Result.from_raw(raw, normalized, _ccsim.__version__)
 

@@ -308,6 +308,21 @@ def dumps(
     return pieces.splice(json.dumps(traces.with_each_trace(scenario, encoded_once), sort_keys=sort_keys))
 
 
+def text_for_core(scenario: Mapping[str, Any]) -> tuple[str, list[_ccsim.SharedTrace]]:
+    """A scenario as the core's `run` takes it: its text, in which each
+    shared trace (an Opportunities) stands as `"shared:N"`, and the traces
+    those stand for, each read into the core once per process. A run's text
+    then carries no trace: reading a measured trace's numbers again took most
+    of a campaign run's time in the core."""
+    shared: list[_ccsim.SharedTrace] = []
+
+    def stand_in(o: traces.Opportunities) -> str:
+        shared.append(o.core)
+        return json.dumps(f"{_ccsim.SHARED_TRACE_PREFIX}{len(shared) - 1}")
+
+    return dumps(scenario, trace_text=stand_in), shared
+
+
 #: The key of a trace's opportunities in a scenario's JSON text.
 OPPORTUNITIES_KEY = '"opportunities_ms":'
 

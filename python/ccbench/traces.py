@@ -62,7 +62,7 @@ class Opportunities(list):
         return self
 
     def __reduce__(self):
-        return (Opportunities, (list(self),))  # without the cached `json`
+        return (Opportunities, (list(self),))  # without the cached `json` and `core`
 
     @functools.cached_property
     def json(self) -> str:
@@ -76,6 +76,12 @@ class Opportunities(list):
         campaign run's scenario hash, so each run hashes the trace's digest,
         not its megabytes of text."""
         return hashlib.blake2b(self.json.encode("utf-8"), digest_size=16).hexdigest()
+
+    @functools.cached_property
+    def core(self) -> _ccsim.SharedTrace:
+        """The list read into the core once (per process), handed to each run
+        over it instead of written into the run's text (scenario.text_for_core)."""
+        return _ccsim.SharedTrace(self)
 
     @functools.cached_property
     def compact_json(self) -> str:

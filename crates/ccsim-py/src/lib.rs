@@ -7,10 +7,12 @@
 
 use ccsim::cc::{Param, StateKind};
 use ccsim::net::channel::trace::{self, TraceConfig, MAHIMAHI_BYTES_PER_OPPORTUNITY};
+use ccsim::scenario::shared_traces::{with_shared_traces, STAND_IN_PREFIX};
 use ccsim::{Recorded, Scenario};
 use pyo3::exceptions::{PyKeyboardInterrupt, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
+use std::sync::Arc;
 
 mod arrow_table;
 use arrow_table::ArrowTable;
@@ -39,6 +41,23 @@ fn trace_error(e: trace::TraceError) -> PyErr {
     err
 }
 
+/// A trace's opportunities (milliseconds) read once, to be handed to `run`
+/// with each scenario over it instead of written into every scenario's text.
+#[pyclass(frozen, module = "ccbench._ccsim")]
+struct SharedTrace(Arc<[u64]>);
+
+#[pymethods]
+impl SharedTrace {
+    #[new]
+    fn new(opportunities_ms: Vec<u64>) -> SharedTrace {
+        SharedTrace(opportunities_ms.into())
+    }
+
+    fn __len__(&self) -> usize {
+        self.0.len()
+    }
+}
+
 /// Checks a scenario given as JSON; returns it with every default filled in (JSON).
 #[pyfunction]
 fn validate(json: &str) -> PyResult<String> {
@@ -57,21 +76,25 @@ fn validate(json: &str) -> PyResult<String> {
 /// are the same as a run recording everything gives. The normalized
 /// scenario is `validate`'s: a caller that has it (from `validate`, whose
 /// output reads back to itself) does not pay for writing it again, which
-/// for a trace is megabytes of numbers per run.
+/// for a trace is megabytes of numbers per run. `traces`: traces read once
+/// (SharedTrace) that the scenario's `"opportunities_ms": "shared:N"` stand
+/// for (ccsim::scenario::shared_traces).
 #[pyfunction]
-#[pyo3(signature = (json, capture_dir = None, progress = None, tables = None))]
+#[pyo3(signature = (json, capture_dir = None, progress = None, tables = None, traces = None))]
 fn run<'py>(
     py: Python<'py>,
     json: &str,
     capture_dir: Option<std::path::PathBuf>,
     progress: Option<Py<PyAny>>,
     tables: Option<Vec<String>>,
+    traces: Option<Vec<Py<SharedTrace>>>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let recorded = match &tables {
         Some(names) => Recorded::of_tables(names.iter().map(String::as_str)).map_err(PyValueError::new_err)?,
         None => Recorded::ALL,
     };
-    let mut s = Scenario::from_json(json).map_err(scenario_error)?;
+    let shared = traces.unwrap_or_default().iter().map(|t| t.get().0.clone()).collect();
+    let mut s = with_shared_traces(shared, || Scenario::from_json(json)).map_err(scenario_error)?;
     if let (Some(dir), Some(pcap)) = (capture_dir, s.record.pcap.as_mut()) {
         pcap.path = dir.join(&pcap.path).to_string_lossy().into_owned();
     }
@@ -304,6 +327,8 @@ fn did_you_mean(name: &str, known: Vec<String>) -> String {
 #[pymodule]
 fn _ccsim(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<ArrowTable>()?;
+    m.add_class::<SharedTrace>()?;
+    m.add("SHARED_TRACE_PREFIX", STAND_IN_PREFIX)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(background_schedule, m)?)?;

@@ -102,7 +102,7 @@ def execute(job: Job, kernel: bool = False) -> dict:
     from ccbench import _ccsim, run_files
     from ccbench.campaigns.storage import arrow_file_bytes, run_file, tables_dir
     from ccbench.run_result import Result
-    from ccbench.scenario import loads_sharing, traces_in_text
+    from ccbench.scenario import loads_sharing, text_for_core, traces_in_text
 
     started = time.time()
     record = {"key": job.key, "started_at": started, "worker": f"{socket.gethostname()}:{os.getpid()}"}
@@ -115,13 +115,15 @@ def execute(job: Job, kernel: bool = False) -> dict:
             # A packet capture (record.pcap) goes beside the run's full tables.
             # Only the kept tables are recorded: the summary this returns is the
             # same, and a run on a slow link spends most of its time sampling.
-            raw = _ccsim.run(
-                job.scenario_json,
-                capture_dir=str(tables_dir(Path(job.directory), job.key)),
-                tables=list(job.keep_tables),
-            )
             # The job's scenario is normalized (the campaign checked it).
             scenario = loads_sharing(job.scenario_json, traces_in_text(job.scenario_json))
+            text, shared = text_for_core(scenario)
+            raw = _ccsim.run(
+                text,
+                capture_dir=str(tables_dir(Path(job.directory), job.key)),
+                tables=list(job.keep_tables),
+                traces=shared,
+            )
             result = Result.from_raw(raw, scenario, _ccsim.__version__)
         if job.keep_tables:
             run_files.save(result, tables_dir(Path(job.directory), job.key), csv=False, tables=job.keep_tables)

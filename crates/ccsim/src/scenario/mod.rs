@@ -7,13 +7,15 @@
 //!
 //! The field types are in `schema`, the checks in `check` (flows, traffic,
 //! record), `check_link` (one link's fields) and `topology` (links, routes,
-//! directions), the error type and its wording helpers in `error`.
+//! directions), the error type and its wording helpers in `error`; traces
+//! handed over already read in `shared_traces`.
 
 mod check;
 pub mod check_link;
 mod error;
 pub mod json_schema;
 mod schema;
+pub mod shared_traces;
 pub mod topology;
 
 pub use error::{unknown_algorithm_message, ScenarioError};
