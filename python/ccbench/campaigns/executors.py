@@ -112,12 +112,13 @@ def execute(job: Job, kernel: bool = False) -> dict:
 
             result = emulate(json.loads(job.scenario_json))
         else:
+            # The job's scenario is normalized (the campaign checked it); its
+            # traces go to the core read once per worker (text_for_core).
+            scenario = loads_sharing(job.scenario_json, traces_in_text(job.scenario_json))
+            text, shared = text_for_core(scenario)
             # A packet capture (record.pcap) goes beside the run's full tables.
             # Only the kept tables are recorded: the summary this returns is the
             # same, and a run on a slow link spends most of its time sampling.
-            # The job's scenario is normalized (the campaign checked it).
-            scenario = loads_sharing(job.scenario_json, traces_in_text(job.scenario_json))
-            text, shared = text_for_core(scenario)
             raw = _ccsim.run(
                 text,
                 capture_dir=str(tables_dir(Path(job.directory), job.key)),
