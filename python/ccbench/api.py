@@ -52,7 +52,7 @@ def run(
         capture_dir=str(capture_dir),
         progress=progress,
         tables=None if tables is None else list(tables),
-        traces=shared,
+        traces=[o.core for o in shared],
     )
     return Result.from_raw(raw, normalized, _ccsim.__version__)
 

@@ -274,9 +274,9 @@ def load(
     raw = load_trace_files(raw, base_dir, source, allow_large)
     if seed is not None:
         raw["seed"] = whole_seed(seed)
-    text = dumps(_jsonable(raw, "", source))
+    text, shared = text_for_core(_jsonable(raw, "", source))
     try:
-        normalized = loads_sharing(_ccsim.validate(text), shared_traces(raw))
+        normalized = loads_sharing(_ccsim.validate(text, traces=[o.core for o in shared]), shared)
     except _ccsim.ScenarioError as e:
         path = getattr(e, "path", "")
         raise ScenarioFileError(source, "" if path == "." else path, getattr(e, "detail", str(e))) from None
@@ -308,16 +308,22 @@ def dumps(
     return pieces.splice(json.dumps(traces.with_each_trace(scenario, encoded_once), sort_keys=sort_keys))
 
 
-def text_for_core(scenario: Mapping[str, Any]) -> tuple[str, list[_ccsim.SharedTrace]]:
-    """A scenario as the core's `run` takes it: its text, in which each
-    shared trace (an Opportunities) stands as `"shared:N"`, and the traces
-    those stand for, each read into the core once per process. A run's text
-    then carries no trace: reading a measured trace's numbers again took most
-    of a campaign run's time in the core."""
-    shared: list[_ccsim.SharedTrace] = []
+def text_for_core(scenario: Mapping[str, Any]) -> tuple[str, list[traces.Opportunities]]:
+    """A scenario as the core's `run` and `validate` take it: its text, in
+    which each shared trace (an Opportunities) stands as `"shared:N"`, and the
+    traces those stand for, in order; the core is handed `[o.core for o in
+    traces]`, each read into it once per process. The text then carries no
+    trace: reading a measured trace's numbers again took most of a campaign
+    run's time in the core. A trace the core cannot hold (a negative or huge
+    number) is written out, for the core to name the bad entry."""
+    shared: list[traces.Opportunities] = []
 
     def stand_in(o: traces.Opportunities) -> str:
-        shared.append(o.core)
+        try:
+            _ = o.core  # read into the core now (kept with the trace)
+        except (OverflowError, TypeError):
+            return o.json
+        shared.append(o)
         return json.dumps(f"{_ccsim.SHARED_TRACE_PREFIX}{len(shared) - 1}")
 
     return dumps(scenario, trace_text=stand_in), shared
@@ -338,7 +344,8 @@ def loads_sharing(text: str, shared: Sequence[traces.Opportunities]) -> dict:
     """A scenario's JSON text (`dumps`', or the core's compact normalized
     text) as a dict; where the text holds one of the `shared` traces, the
     dict holds that Opportunities (found as text, not decoded again), so the
-    scenarios of a campaign share one instead of each holding a list of its own."""
+    scenarios of a campaign share one instead of each holding a list of its
+    own. A trace's stand-in `"shared:N"` (text_for_core's) is `shared[N]`."""
     pieces = Pieces()
     if shared:
         kept, last, at = [], 0, 0
@@ -353,19 +360,15 @@ def loads_sharing(text: str, shared: Sequence[traces.Opportunities]) -> dict:
                 last = at = at + len(encoded(same))
         text = "".join(kept) + text[last:]
     scenario = json.loads(text)
-    if not pieces.parts:
+    if not shared:
         return scenario
-    return traces.with_each_trace(scenario, lambda t: {**t, "opportunities_ms": pieces.restore(t["opportunities_ms"])})
 
+    def restored(value: Any) -> Any:
+        if isinstance(value, str) and value.startswith(_ccsim.SHARED_TRACE_PREFIX):
+            return shared[int(value[len(_ccsim.SHARED_TRACE_PREFIX) :])]
+        return pieces.restore(value)
 
-def shared_traces(scenario: Mapping[str, Any]) -> list[traces.Opportunities]:
-    """The Opportunities a scenario's links hold (traces.trace_value's)."""
-    found = [link.get("trace") for _, link in limits.links(dict(scenario))]
-    return [
-        t["opportunities_ms"]
-        for t in found
-        if isinstance(t, dict) and isinstance(t.get("opportunities_ms"), traces.Opportunities)
-    ]
+    return traces.with_each_trace(scenario, lambda t: {**t, "opportunities_ms": restored(t["opportunities_ms"])})
 
 
 def traces_in_text(text: str) -> list[traces.Opportunities]:

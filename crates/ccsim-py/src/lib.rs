@@ -48,9 +48,13 @@ struct SharedTrace(Arc<[u64]>);
 
 #[pymethods]
 impl SharedTrace {
+    /// From a list (a traces.Opportunities), read item by item as the list
+    /// holds them (not through its iterator); a number that is no u64 is an
+    /// OverflowError or TypeError.
     #[new]
-    fn new(opportunities_ms: Vec<u64>) -> SharedTrace {
-        SharedTrace(opportunities_ms.into())
+    fn new(opportunities_ms: &Bound<'_, PyList>) -> PyResult<SharedTrace> {
+        let read: PyResult<Vec<u64>> = opportunities_ms.iter().map(|ms| ms.extract::<u64>()).collect();
+        Ok(SharedTrace(read?.into()))
     }
 
     fn __len__(&self) -> usize {
@@ -58,11 +62,20 @@ impl SharedTrace {
     }
 }
 
-/// Checks a scenario given as JSON; returns it with every default filled in (JSON).
+/// Checks a scenario given as JSON; returns it with every default filled in
+/// (JSON). `traces`: as `run`'s; each keeps its stand-in in what is returned.
 #[pyfunction]
-fn validate(json: &str) -> PyResult<String> {
-    let s = Scenario::from_json(json).map_err(scenario_error)?;
-    serde_json::to_string(&s).map_err(|e| PyValueError::new_err(e.to_string()))
+#[pyo3(signature = (json, traces = None))]
+fn validate(json: &str, traces: Option<Vec<Py<SharedTrace>>>) -> PyResult<String> {
+    with_shared_traces(shared(traces), || {
+        let s = Scenario::from_json(json).map_err(scenario_error)?;
+        serde_json::to_string(&s).map_err(|e| PyValueError::new_err(e.to_string()))
+    })
+}
+
+/// The traces a caller handed over, for `with_shared_traces`.
+fn shared(traces: Option<Vec<Py<SharedTrace>>>) -> Vec<Arc<[u64]>> {
+    traces.unwrap_or_default().iter().map(|t| t.get().0.clone()).collect()
 }
 
 /// Runs a scenario given as JSON; returns a dict of tables (ArrowTable:
@@ -93,8 +106,7 @@ fn run<'py>(
         Some(names) => Recorded::of_tables(names.iter().map(String::as_str)).map_err(PyValueError::new_err)?,
         None => Recorded::ALL,
     };
-    let shared = traces.unwrap_or_default().iter().map(|t| t.get().0.clone()).collect();
-    let mut s = with_shared_traces(shared, || Scenario::from_json(json)).map_err(scenario_error)?;
+    let mut s = with_shared_traces(shared(traces), || Scenario::from_json(json)).map_err(scenario_error)?;
     if let (Some(dir), Some(pcap)) = (capture_dir, s.record.pcap.as_mut()) {
         pcap.path = dir.join(&pcap.path).to_string_lossy().into_owned();
     }

@@ -123,7 +123,7 @@ def execute(job: Job, kernel: bool = False) -> dict:
                 text,
                 capture_dir=str(tables_dir(Path(job.directory), job.key)),
                 tables=list(job.keep_tables),
-                traces=shared,
+                traces=[o.core for o in shared],
             )
             result = Result.from_raw(raw, scenario, _ccsim.__version__)
         if job.keep_tables:

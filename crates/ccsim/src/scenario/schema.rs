@@ -58,7 +58,10 @@ pub struct TraceSpec {
     /// repeats with a period of its last timestamp.
     // Shared, not copied, by the link built from it (a measured trace is
     // megabytes); a front end may hand it over already read (shared_traces.rs).
-    #[serde(deserialize_with = "super::shared_traces::deserialize_opportunities")]
+    #[serde(
+        deserialize_with = "super::shared_traces::deserialize_opportunities",
+        serialize_with = "super::shared_traces::serialize_opportunities"
+    )]
     pub opportunities_ms: Arc<[u64]>,
     /// Bytes one opportunity can carry (Mahimahi: 1504).
     #[serde(default = "d_bytes_per_opportunity")]

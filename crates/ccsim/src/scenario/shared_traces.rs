@@ -7,11 +7,13 @@
 //! scenario). A front end that runs many scenarios over the same traces (a
 //! campaign worker) reads each trace once into a `SharedTrace`; for the
 //! duration of `with_shared_traces`, a scenario's `opportunities_ms` may then
-//! be the string `"shared:N"`, which stands for the N-th of those traces. The
-//! scenario read is the same as if the list were written out; the stand-in is
-//! between a front end and the core only, and means nothing elsewhere.
+//! be the string `"shared:N"`, which stands for the N-th of those traces, and
+//! a scenario written holds the same stand-in for it. The scenario read is the
+//! same as if the list were written out; the stand-in is between a front end
+//! and the core only, and means nothing elsewhere.
 
 use serde::de::{self, Deserializer, SeqAccess, Visitor};
+use serde::{Serialize, Serializer};
 use std::cell::RefCell;
 use std::fmt;
 use std::sync::Arc;
@@ -24,9 +26,9 @@ thread_local! {
     static SHARED: RefCell<Vec<Arc<[u64]>>> = const { RefCell::new(Vec::new()) };
 }
 
-/// Runs `read` (which reads scenarios) with `traces` standing behind the
-/// stand-ins `"shared:0"`, `"shared:1"`, ... and forgets them afterwards,
-/// also if `read` panics.
+/// Runs `read` (which reads or writes scenarios) with `traces` standing
+/// behind the stand-ins `"shared:0"`, `"shared:1"`, ... and forgets them
+/// afterwards, also if `read` panics.
 pub fn with_shared_traces<R>(traces: Vec<Arc<[u64]>>, read: impl FnOnce() -> R) -> R {
     struct Forget;
     impl Drop for Forget {
@@ -66,6 +68,15 @@ pub(super) fn deserialize_opportunities<'de, D: Deserializer<'de>>(d: D) -> Resu
     d.deserialize_any(Opportunities)
 }
 
+/// Writes a trace's `opportunities_ms`: the stand-in of a trace handed over
+/// by `with_shared_traces` (the very one, not an equal list), else the list.
+pub(super) fn serialize_opportunities<S: Serializer>(o: &Arc<[u64]>, s: S) -> Result<S::Ok, S::Error> {
+    match SHARED.with(|t| t.borrow().iter().position(|shared| Arc::ptr_eq(shared, o))) {
+        Some(n) => s.serialize_str(&format!("{STAND_IN_PREFIX}{n}")),
+        None => o.serialize(s),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -91,6 +102,25 @@ mod tests {
         assert!(Arc::ptr_eq(opportunities(&s), &trace));
         let written_out = Scenario::from_json(&scenario("[1, 2, 2, 5]")).unwrap();
         assert_eq!(serde_json::to_string(&s).unwrap(), serde_json::to_string(&written_out).unwrap());
+    }
+
+    #[test]
+    fn a_scenario_written_keeps_the_stand_in_of_a_shared_trace_and_writes_out_any_other() {
+        let trace: Arc<[u64]> = vec![1, 2, 2, 5].into();
+        let text = scenario(r#""shared:0""#);
+        let written = with_shared_traces(vec![trace.clone()], || {
+            serde_json::to_value(Scenario::from_json(&text).unwrap()).unwrap()
+        });
+        assert_eq!(written["downlink"]["trace"]["opportunities_ms"], "shared:0");
+        let equal_not_shared = with_shared_traces(vec![vec![1, 2, 2, 5].into()], || {
+            serde_json::to_value(Scenario::from_json(&scenario("[1, 2, 2, 5]")).unwrap()).unwrap()
+        });
+        assert_eq!(equal_not_shared["downlink"]["trace"]["opportunities_ms"], serde_json::json!([1, 2, 2, 5]));
+        let s = with_shared_traces(vec![trace], || Scenario::from_json(&text).unwrap());
+        assert_eq!(
+            serde_json::to_value(&s).unwrap()["downlink"]["trace"]["opportunities_ms"],
+            serde_json::json!([1, 2, 2, 5])
+        );
     }
 
     #[test]
