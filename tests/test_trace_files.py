@@ -149,6 +149,24 @@ def test_a_run_hands_the_core_each_trace_read_once_and_runs_as_with_the_trace_wr
         _ccsim.run(text, tables=[])
 
 
+def test_a_batch_of_runs_carries_each_trace_once_and_runs_as_the_scenario_does(tmp_path):
+    """A campaign sends a worker each batch's traces once (their JSON text),
+    not once in every run's text: a measured trace is megabytes."""
+    from ccbench.campaigns import executors, storage
+
+    runs = spec.parse(_trace_campaign(tmp_path)).runs
+    batch = executors.Batch.of(runs, tmp_path, lambda r: ())
+    assert len(batch.traces) == 1 and all(len(j.scenario_json) < 2000 for j in batch.jobs)
+    sent = pickle.dumps(batch)
+    assert len(sent) < len(batch.traces[0]) + 10_000
+    (tmp_path / "runs").mkdir()
+    records = executors.execute_batch(pickle.loads(sent))
+    assert [r["status"] for r in records] == ["done"] * len(runs), records
+    for r in runs:
+        direct = ccbench.run(r.scenario, tables=[]).flows["delivered_bytes"].tolist()
+        assert storage.read_run(tmp_path, r.key)["delivered_bytes"].to_pylist() == direct
+
+
 def test_checking_a_scenario_hands_the_core_its_traces_instead_of_their_text(tmp_path, monkeypatch):
     """scenario.load has the core check a scenario with each trace handed
     over (text_for_core) and given back as its stand-in: a campaign checks a
@@ -208,42 +226,43 @@ def test_opportunities_compare_as_the_list_they_stand_for_and_are_never_copied()
     for change in (lambda: o.append(3), lambda: o.__setitem__(0, 5), lambda: o.sort(), lambda: o.__iadd__([1])):
         with pytest.raises(TypeError, match="shared"):
             change()
-    assert o == [1, 1, 2] and o.json == "[1, 1, 2]" and o.compact_json == "[1,1,2]"
+    assert o == [1, 1, 2] and o.json == "[1, 1, 2]"
     assert len(o.core) == 3 and "core" not in vars(pickle.loads(pickle.dumps(o)))
 
 
 def test_a_scenario_with_shared_traces_reads_and_writes_as_plain_json():
-    """scenario.dumps splices each trace's text in; loads_sharing finds a
-    trace the core wrote back unchanged and shares it, and decodes any other."""
+    """scenario.dumps splices each trace's text in; dumps_sharing writes each
+    trace once as a stand-in, which loads_sharing gives back as the same
+    Opportunities (a string elsewhere that looks like one stays a string)."""
     down, other = traces.Opportunities([1, 1, 2]), traces.Opportunities([1, 2])
     given = {
         "duration": 1,
         "downlink": {"trace": {"opportunities_ms": down, "source": "d"}, "delay": 0.01},
         "uplink": {"trace": {"opportunities_ms": other}, "delay": 0.01},
-        "flows": [{"cc": "reno", "name": '"opportunities_ms":[1,1,2]'}],
+        "links": [{"name": "again", "trace": {"opportunities_ms": down}}],
+        "flows": [{"cc": "reno", "name": "shared:0"}],
     }
     plain = json.loads(json.dumps(given))
     assert json.loads(scenario.dumps(given)) == plain
     assert json.loads(scenario.dumps(given, sort_keys=True)) == plain
-    back = scenario.loads_sharing(json.dumps(plain, separators=(",", ":")), [down, other])
+    shared = [other]
+    text = scenario.dumps_sharing(given, shared)
+    assert shared == [other, down] and shared[0] is other and shared[1] is down and "[1, 1, 2]" not in text
+    back = scenario.loads_sharing(text, shared)
     assert back == plain
-    assert back["downlink"]["trace"]["opportunities_ms"] is down
+    assert (
+        back["downlink"]["trace"]["opportunities_ms"] is down and back["links"][0]["trace"]["opportunities_ms"] is down
+    )
     assert back["uplink"]["trace"]["opportunities_ms"] is other
-    assert back["flows"][0]["name"] == '"opportunities_ms":[1,1,2]'
-    changed = {**plain, "downlink": {**plain["downlink"], "trace": {"opportunities_ms": [1, 1, 3]}}}
-    back = scenario.loads_sharing(json.dumps(changed, separators=(",", ":")), [down, other])
-    assert back["downlink"]["trace"]["opportunities_ms"] == [1, 1, 3]
-    assert not isinstance(back["downlink"]["trace"]["opportunities_ms"], traces.Opportunities)
+    assert back["flows"][0]["name"] == "shared:0"
 
 
-def test_a_worker_decodes_each_trace_of_its_runs_texts_once():
-    """A campaign's worker gets each run's scenario as text: the traces in it
-    are decoded the first time and shared with every later run's result."""
-    given = {"downlink": {"trace": {"opportunities_ms": traces.Opportunities([5, 7])}}, "flows": []}
-    first, again = scenario.traces_in_text(scenario.dumps(given)), scenario.traces_in_text(scenario.dumps(given))
-    assert first == [[5, 7]] and again[0] is first[0] and isinstance(first[0], traces.Opportunities)
-    back = scenario.loads_sharing(json.dumps(json.loads(scenario.dumps(given)), separators=(",", ":")), again)
-    assert back["downlink"]["trace"]["opportunities_ms"] is first[0]
+def test_a_worker_decodes_each_trace_of_its_batches_once():
+    """A campaign's worker gets each batch's traces as text: each is decoded
+    the first time and shared with every later run's result."""
+    text = traces.Opportunities([5, 7]).json
+    first, again = scenario.decoded_trace(text), scenario.decoded_trace("".join(list(text)))
+    assert first == [5, 7] and again is first and isinstance(first, traces.Opportunities)
 
 
 class _Unwalked(traces.Opportunities):

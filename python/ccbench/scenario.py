@@ -308,85 +308,67 @@ def dumps(
     return pieces.splice(json.dumps(traces.with_each_trace(scenario, encoded_once), sort_keys=sort_keys))
 
 
-def text_for_core(scenario: Mapping[str, Any]) -> tuple[str, list[traces.Opportunities]]:
-    """A scenario as the core's `run` and `validate` take it: its text, in
-    which each shared trace (an Opportunities) stands as `"shared:N"`, and the
-    traces those stand for, in order; the core is handed `[o.core for o in
-    traces]`, each read into it once per process. The text then carries no
-    trace: reading a measured trace's numbers again took most of a campaign
-    run's time in the core. A trace the core cannot hold (a negative or huge
-    number) is written out, for the core to name the bad entry."""
-    shared: list[traces.Opportunities] = []
+def dumps_sharing(scenario: Mapping[str, Any], shared: list[traces.Opportunities]) -> str:
+    """`dumps` with each trace (an Opportunities) as the stand-in
+    `"shared:N"` of its place N in `shared` (appended when not there yet):
+    the text of a scenario whose traces travel beside it, each once, not in
+    every text (the core's `run` and `validate`, a campaign's batch of runs).
+    loads_sharing reads it back."""
 
     def stand_in(o: traces.Opportunities) -> str:
-        try:
-            _ = o.core  # read into the core now (kept with the trace)
-        except (OverflowError, TypeError):
-            return o.json
-        shared.append(o)
-        return json.dumps(f"{_ccsim.SHARED_TRACE_PREFIX}{len(shared) - 1}")
+        n = next((i for i, known in enumerate(shared) if known is o), None)
+        if n is None:
+            shared.append(o)
+            n = len(shared) - 1
+        return json.dumps(f"{_ccsim.SHARED_TRACE_PREFIX}{n}")
 
-    return dumps(scenario, trace_text=stand_in), shared
-
-
-#: The key of a trace's opportunities in a scenario's JSON text.
-OPPORTUNITIES_KEY = '"opportunities_ms":'
-
-
-def _value_at(text: str, key_at: int) -> int:
-    """Where the value of the OPPORTUNITIES_KEY at `key_at` starts (json.dumps
-    writes a space after the colon, the core none)."""
-    at = key_at + len(OPPORTUNITIES_KEY)
-    return at + text.startswith(" ", at)
+    return dumps(scenario, trace_text=stand_in)
 
 
 def loads_sharing(text: str, shared: Sequence[traces.Opportunities]) -> dict:
-    """A scenario's JSON text (`dumps`', or the core's compact normalized
-    text) as a dict; where the text holds one of the `shared` traces, the
-    dict holds that Opportunities (found as text, not decoded again), so the
-    scenarios of a campaign share one instead of each holding a list of its
-    own. A trace's stand-in `"shared:N"` (text_for_core's) is `shared[N]`."""
-    pieces = Pieces()
-    if shared:
-        kept, last, at = [], 0, 0
-        while (key := text.find(OPPORTUNITIES_KEY, at)) >= 0:
-            at = _value_at(text, key)
-            # A space after the colon: json.dumps' text, which holds a trace as
-            # its `json`; else the core's, which holds its `compact_json`.
-            encoded = operator.attrgetter("json" if at > key + len(OPPORTUNITIES_KEY) else "compact_json")
-            same = next((o for o in shared if text.startswith(encoded(o), at)), None)
-            if same is not None:
-                kept += [text[last:at], json.dumps(pieces.stand_in(same))]
-                last = at = at + len(encoded(same))
-        text = "".join(kept) + text[last:]
+    """A scenario's JSON text (dumps_sharing's, or the core's normalized text
+    of it) as a dict in which each trace's stand-in `"shared:N"` is the
+    Opportunities shared[N]: the scenarios of a campaign share one trace
+    instead of each holding a list of its own."""
     scenario = json.loads(text)
     if not shared:
         return scenario
 
-    def restored(value: Any) -> Any:
-        if isinstance(value, str) and value.startswith(_ccsim.SHARED_TRACE_PREFIX):
-            return shared[int(value[len(_ccsim.SHARED_TRACE_PREFIX) :])]
-        return pieces.restore(value)
+    def restored(trace: dict) -> dict:
+        o = trace["opportunities_ms"]
+        if isinstance(o, str) and o.startswith(_ccsim.SHARED_TRACE_PREFIX):
+            return {**trace, "opportunities_ms": shared[int(o[len(_ccsim.SHARED_TRACE_PREFIX) :])]}
+        return trace
 
-    return traces.with_each_trace(scenario, lambda t: {**t, "opportunities_ms": restored(t["opportunities_ms"])})
+    return traces.with_each_trace(scenario, restored)
 
 
-def traces_in_text(text: str) -> list[traces.Opportunities]:
-    """The traces of a scenario's JSON text (scenario.dumps') as Opportunities,
-    each decoded once per process: a campaign's worker is given each run's
-    scenario as text, and hands loads_sharing these to share."""
-    found, at = [], 0
-    while (at := text.find(OPPORTUNITIES_KEY, at)) >= 0:
-        at = _value_at(text, at)
-        if text.startswith("[", at):
-            end = text.index("]", at) + 1
-            found.append(_decoded_once(text[at:end]))
-            at = end
-    return found
+def text_for_core(scenario: Mapping[str, Any]) -> tuple[str, list[traces.Opportunities]]:
+    """A scenario as the core's `run` and `validate` take it: dumps_sharing's
+    text and the traces its stand-ins stand for, in order; the core is handed
+    `[o.core for o in traces]`, each read into it once per process. Reading a
+    measured trace's numbers again took most of a campaign run's time in the
+    core. A trace the core cannot hold (a negative or huge number) is written
+    out, for the core to name the bad entry."""
+
+    def held(trace: dict) -> dict:
+        o = trace["opportunities_ms"]
+        if isinstance(o, traces.Opportunities):
+            try:
+                _ = o.core  # read into the core now (kept with the trace)
+            except (OverflowError, TypeError):
+                return {**trace, "opportunities_ms": list(o)}
+        return trace
+
+    shared: list[traces.Opportunities] = []
+    return dumps_sharing(traces.with_each_trace(scenario, held), shared), shared
 
 
 @functools.lru_cache(maxsize=8)
-def _decoded_once(encoded: str) -> traces.Opportunities:
+def decoded_trace(encoded: str) -> traces.Opportunities:
+    """A trace's opportunities from their JSON text (`Opportunities.json`),
+    decoded once per process: a campaign's worker is sent each trace's text
+    with every batch of runs over it."""
     return traces.Opportunities(json.loads(encoded))
 
 

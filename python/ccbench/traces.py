@@ -83,11 +83,6 @@ class Opportunities(list):
         over it instead of written into the run's text (scenario.text_for_core)."""
         return _ccsim.SharedTrace(self)
 
-    @functools.cached_property
-    def compact_json(self) -> str:
-        """The list as the core writes it: without spaces."""
-        return self.json.replace(" ", "")
-
     def _shared(self, *args, **kwargs):
         raise TypeError("a trace's opportunities are shared by the scenarios that hold them; change a copy: list(...)")
 

@@ -1,7 +1,7 @@
 """Where a campaign's runs execute: in this process (--jobs 1), a local
 process pool (--jobs N, the default on all cores), or Ray (--executor ray).
 
-Every executor runs the same `execute_batch` on batches of jobs. A worker
+Every executor runs the same `execute_batch` on batches of jobs (Batch). A worker
 runs the simulator, writes the run's per-flow Arrow file into the campaign
 directory itself (temporary file + rename) and returns only a small record
 (status, hash of the file, worker, times) and the file's bytes, so the
@@ -15,16 +15,20 @@ sees (same path).
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import signal
 import socket
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ccbench.campaigns.spec import Run
+    from ccbench.traces import Opportunities
 
 EXECUTORS = ("local", "ray")
 #: Most runs handed to one worker task: small enough that an interrupt loses little.
@@ -86,36 +90,57 @@ def check_address(address: str, timeout_s: float = ADDRESS_TIMEOUT_S) -> None:
 @dataclass(frozen=True)
 class Job:
     key: str
+    #: The run's normalized scenario, its traces as stand-ins for its batch's (scenario.dumps_sharing).
     scenario_json: str
     directory: str
     #: The tables saved in tables/KEY/ (none: the run's tables are not kept).
     keep_tables: tuple[str, ...]
 
 
-def execute(job: Job, kernel: bool = False) -> dict:
-    """Runs one job, in the simulator or (`kernel`) through the real Linux
-    kernel with ccbench.emulate; writes runs/KEY.arrow (and tables/KEY/
-    when kept); returns the record the index stores, with the file's bytes
-    as `table` for the driver."""
+@dataclass(frozen=True)
+class Batch:
+    """Runs handed to a worker at once: their jobs, and the JSON text of
+    each trace their scenarios hold (a job's text holds `"shared:N"` for the
+    N-th). A measured trace is megabytes: sent once a batch, not once a run,
+    and decoded once per worker (scenario.decoded_trace)."""
+
+    jobs: list[Job]
+    traces: tuple[str, ...]
+
+    @staticmethod
+    def of(runs: Sequence[Run], directory: str | Path, keep_tables: Callable[[Run], tuple[str, ...]]) -> Batch:
+        from ccbench.scenario import dumps_sharing
+
+        shared: list[Opportunities] = []
+        jobs = [Job(r.key, dumps_sharing(r.scenario, shared), str(directory), keep_tables(r)) for r in runs]
+        return Batch(jobs, tuple(o.json for o in shared))
+
+
+def execute(job: Job, shared: Sequence[Opportunities] = (), kernel: bool = False) -> dict:
+    """Runs one job, whose traces are `shared` (its batch's, decoded), in the
+    simulator or (`kernel`) through the real Linux kernel with
+    ccbench.emulate; writes runs/KEY.arrow (and tables/KEY/ when kept);
+    returns the record the index stores, with the file's bytes as `table`
+    for the driver."""
     import pyarrow as pa
 
     from ccbench import _ccsim, run_files
     from ccbench.campaigns.storage import arrow_file_bytes, run_file, tables_dir
     from ccbench.run_result import Result
-    from ccbench.scenario import loads_sharing, text_for_core, traces_in_text
+    from ccbench.scenario import loads_sharing, text_for_core
 
     started = time.time()
     record = {"key": job.key, "started_at": started, "worker": f"{socket.gethostname()}:{os.getpid()}"}
     try:
+        # The job's scenario is normalized (the campaign checked it).
+        scenario = loads_sharing(job.scenario_json, shared)
         if kernel:
             from ccbench.emulate.runner import emulate
 
-            result = emulate(json.loads(job.scenario_json))
+            result = emulate(scenario)
         else:
-            # The job's scenario is normalized (the campaign checked it); its
-            # traces go to the core read once per worker (text_for_core).
-            scenario = loads_sharing(job.scenario_json, traces_in_text(job.scenario_json))
-            text, shared = text_for_core(scenario)
+            # Its traces go to the core read once per worker (text_for_core).
+            text, handed = text_for_core(scenario)
             # A packet capture (record.pcap) goes beside the run's full tables.
             # Only the kept tables are recorded: the summary this returns is the
             # same, and a run on a slow link spends most of its time sampling.
@@ -123,7 +148,7 @@ def execute(job: Job, kernel: bool = False) -> dict:
                 text,
                 capture_dir=str(tables_dir(Path(job.directory), job.key)),
                 tables=list(job.keep_tables),
-                traces=[o.core for o in shared],
+                traces=[o.core for o in handed],
             )
             result = Result.from_raw(raw, scenario, _ccsim.__version__)
         if job.keep_tables:
@@ -147,8 +172,11 @@ def execute(job: Job, kernel: bool = False) -> dict:
     return record
 
 
-def execute_batch(jobs: list[Job]) -> list[dict]:
-    return [execute(j) for j in jobs]
+def execute_batch(batch: Batch, kernel: bool = False) -> list[dict]:
+    from ccbench.scenario import decoded_trace
+
+    shared = [decoded_trace(t) for t in batch.traces]
+    return [execute(j, shared, kernel) for j in batch.jobs]
 
 
 #: prctl(2) option: the signal a process gets when its parent dies (Linux).
@@ -184,7 +212,7 @@ class SerialExecutor:
 
     workers = 1
 
-    def run(self, batches: Iterator[list[Job]]) -> Iterator[list[dict]]:
+    def run(self, batches: Iterator[Batch]) -> Iterator[list[dict]]:
         for b in batches:
             yield execute_batch(b)
 
@@ -197,9 +225,9 @@ class KernelExecutor(SerialExecutor):
     one after the other in this process, since runs share the machine's
     clock and network namespaces."""
 
-    def run(self, batches: Iterator[list[Job]]) -> Iterator[list[dict]]:
+    def run(self, batches: Iterator[Batch]) -> Iterator[list[dict]]:
         for b in batches:
-            yield [execute(j, kernel=True) for j in b]
+            yield execute_batch(b, kernel=True)
 
 
 class LocalExecutor:
@@ -209,7 +237,7 @@ class LocalExecutor:
         self.workers = jobs
         self.pool: ProcessPoolExecutor | None = None
 
-    def run(self, batches: Iterator[list[Job]]) -> Iterator[list[dict]]:
+    def run(self, batches: Iterator[Batch]) -> Iterator[list[dict]]:
         self.pool = ProcessPoolExecutor(max_workers=self.workers, initializer=_ignore_sigint, initargs=(os.getpid(),))
         in_flight = set()
         source = iter(batches)
@@ -288,7 +316,7 @@ class RayExecutor:
         self.remote = ray.remote(num_cpus=1, max_retries=0)(execute_batch)
         self.in_flight: list = []
 
-    def run(self, batches: Iterator[list[Job]]) -> Iterator[list[dict]]:
+    def run(self, batches: Iterator[Batch]) -> Iterator[list[dict]]:
         source = iter(batches)
         exhausted = False
         while True:

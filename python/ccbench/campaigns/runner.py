@@ -171,17 +171,11 @@ def _run(
                     # being written must still find these runs to reset.
                     in_flight.update((r.key, None) for r in chunk)
                     index.mark_running([r.key for r in chunk])
-                    jobs_ = [
-                        executors.Job(
-                            r.key,
-                            r.scenario_json,
-                            str(out),
-                            campaign.kept_tables if keep_all or (keep_first and r.rep == 0) else (),
-                        )
-                        for r in chunk
-                    ]
+                    batch = executors.Batch.of(
+                        chunk, out, lambda r: campaign.kept_tables if keep_all or (keep_first and r.rep == 0) else ()
+                    )
                     driver_seconds += time.perf_counter() - t0
-                    yield jobs_
+                    yield batch
 
             for outcomes in ex.run(batches()):
                 t0 = time.perf_counter()
