@@ -204,6 +204,18 @@ def test_a_trace_the_core_cannot_hold_is_written_out_for_the_core_to_name_the_en
         assert e.value.path == f"downlink.trace.opportunities_ms{entry}", e.value
 
 
+def test_opportunities_given_as_a_stand_in_string_are_an_error_not_another_trace(tmp_path):
+    """The core reads "shared:N" as the N-th trace handed over with the
+    scenario: a scenario that gives such a string itself, beside a real
+    trace, is refused, not run over that trace."""
+    (tmp_path / "cell.down").write_text("1\n2\n")
+    given = _dict(tmp_path / "cell.down")
+    given["uplink"] = {"trace": {"opportunities_ms": "shared:0"}, "delay": "10ms"}
+    with pytest.raises(scenario.ScenarioFileError) as e:
+        scenario.load(given)
+    assert e.value.path == "uplink.trace.opportunities_ms", e.value
+
+
 def test_a_trace_file_that_changes_is_read_again_however_soon(tmp_path):
     # The same size, within the file system's timestamp granularity: what is
     # remembered is the text, not the file's size or time.

@@ -349,10 +349,15 @@ def text_for_core(scenario: Mapping[str, Any]) -> tuple[str, list[traces.Opportu
     `[o.core for o in traces]`, each read into it once per process. Reading a
     measured trace's numbers again took most of a campaign run's time in the
     core. A trace the core cannot hold (a negative or huge number) is written
-    out, for the core to name the bad entry."""
+    out, for the core to name the bad entry; so is every trace of a scenario
+    whose opportunities are given as a string anywhere (no list: an error),
+    lest the core take a string such as "shared:0" for a stand-in."""
+    given_as_text = False
 
     def held(trace: dict) -> dict:
+        nonlocal given_as_text
         o = trace["opportunities_ms"]
+        given_as_text |= isinstance(o, str)
         if isinstance(o, traces.Opportunities):
             try:
                 _ = o.core  # read into the core now (kept with the trace)
@@ -360,8 +365,11 @@ def text_for_core(scenario: Mapping[str, Any]) -> tuple[str, list[traces.Opportu
                 return {**trace, "opportunities_ms": list(o)}
         return trace
 
+    checked = traces.with_each_trace(scenario, held)
+    if given_as_text:
+        return dumps(checked), []
     shared: list[traces.Opportunities] = []
-    return dumps_sharing(traces.with_each_trace(scenario, held), shared), shared
+    return dumps_sharing(checked, shared), shared
 
 
 @functools.lru_cache(maxsize=8)
