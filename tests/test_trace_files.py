@@ -12,6 +12,8 @@ import pytest
 from ccbench import scenario, traces
 from ccbench.campaigns import spec
 from ccbench.cli import app
+from hypothesis import given
+from hypothesis import strategies as st
 
 SCENARIO = """
 duration = "3s"
@@ -313,3 +315,44 @@ def test_a_trace_given_as_a_list_is_checked_as_any_value(numbers, words):
     given = {"duration": 1, "downlink": {"trace": trace, "delay": 0.01}, "flows": [{"cc": "reno"}]}
     with pytest.raises(scenario.ScenarioFileError, match=re.escape(words)):
         scenario.load(given)
+
+
+JSON_LEAVES = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False), st.text(max_size=8))
+JSON_VALUES = st.recursive(
+    JSON_LEAVES,
+    lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(st.text(max_size=4), inner, max_size=3)),
+    max_leaves=12,
+)
+POOL = [traces.Opportunities([1]), traces.Opportunities([1, 1, 5]), traces.Opportunities(list(range(1, 70)))]
+TRACED_LINK = st.builds(
+    lambda o, other: {**other, "trace": {"opportunities_ms": o, "source": "x"}},
+    st.sampled_from(POOL),
+    st.dictionaries(st.sampled_from(["name", "delay", "rate"]), JSON_VALUES, max_size=2),
+)
+LINK = st.one_of(TRACED_LINK, st.dictionaries(st.text(max_size=4), JSON_VALUES, max_size=3))
+
+
+@given(
+    down=LINK,
+    up=st.one_of(st.none(), LINK),
+    links=st.lists(LINK, max_size=3),
+    rest=st.dictionaries(st.sampled_from(["flows", "name", "seed", "x"]), JSON_VALUES, max_size=3),
+    known=st.lists(st.sampled_from(POOL), max_size=2, unique_by=id),
+)
+def test_a_scenario_written_with_stand_ins_reads_back_equal_sharing_each_trace(down, up, links, rest, known):
+    """Whatever else a scenario holds (strings such as "shared:0" too), it
+    reads back equal, each trace the very Opportunities it held, and each
+    trace travels once (hypothesis)."""
+    given_ = {**rest, "downlink": down, "uplink": up, "links": links}
+    held = [link["trace"]["opportunities_ms"] for link in [down, up, *links] if link and "trace" in link]
+    shared = list(known)
+    back = scenario.loads_sharing(scenario.dumps_sharing(given_, shared), shared)
+    assert back == json.loads(json.dumps(given_))
+    back_held = [
+        link["trace"]["opportunities_ms"]
+        for link in [back["downlink"], back["uplink"], *back["links"]]
+        if link and "trace" in link
+    ]
+    assert all(a is b for a, b in zip(back_held, held, strict=True))
+    assert shared[: len(known)] == known and len({id(o) for o in shared}) == len(shared)
+    assert {id(o) for o in shared} == {id(o) for o in known} | {id(o) for o in held}
