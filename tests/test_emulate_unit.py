@@ -199,6 +199,29 @@ def test_a_side_by_side_comparison_checks_every_algorithm_before_the_first_runs(
     assert e.value.path == "--cc cubc" and "<dict>" not in str(e.value)
 
 
+def test_mode_emulate_checks_each_run_without_writing_its_scenario_out(tmp_path, monkeypatch):
+    """`ccbench campaign --mode emulate` checks every run before the first
+    starts; reading each run's scenario back from its text took 53 ms a run
+    over a 3.4 MB trace (10 s before a campaign of 200 runs started)."""
+    from ccbench import cli
+    from ccbench.campaigns import spec
+
+    (tmp_path / "cell.down").write_text("\n".join(str(t) for t in range(1, 3001)) + "\n")
+    (tmp_path / "c.toml").write_text(
+        '[scenario]\nduration = "1s"\ndownlink = { trace = "cell.down", delay = "10ms" }\n'
+        'flows = [{ cc = "cubic" }]\n[factors]\n"flows[0].cc" = ["reno", "cubic"]\n'
+    )
+    parsed = spec.parse(tmp_path / "c.toml")
+    monkeypatch.setattr(host, "preflight", lambda: None)
+    monkeypatch.setattr(kernel, "available_algorithms", lambda: AVAILABLE)
+    monkeypatch.setattr(spec.Run, "scenario_json", property(lambda run: pytest.fail("a run's text was written")))
+    assert cli._kernel_mode_executor(parsed, "local") == "kernel"
+    vegas = spec.parse(tmp_path / "c.toml")
+    vegas.runs[0].scenario["flows"][0]["cc"] = "vegas"  # a level the kernel lacks is refused by name
+    with pytest.raises(cli.typer.Exit):
+        cli._kernel_mode_executor(vegas, "local")
+
+
 def test_a_capture_that_cannot_be_created_is_refused_before_anything_runs(tmp_path):
     s = scenario(cc="reno")
     s["record"]["pcap"] = {"path": "caps/k.pcap", "link": "both", "snaplen": 128}

@@ -722,7 +722,7 @@ def _kernel_mode_executor(parsed, executor: str) -> str:
         available = kernel.available_algorithms()
         for r in parsed.runs:
             try:
-                kernel.check(json.loads(r.scenario_json), available)
+                kernel.check(r.scenario, available)
             except kernel.KernelModeError as e:
                 typer.echo(f"error: run {shown(json.dumps(r.levels))}: {e}", err=True)
                 raise typer.Exit(EXIT_BAD_SCENARIO) from None
