@@ -8,7 +8,9 @@ With --profile NAME the runs are on that network profile instead of the 6
 rates (5 algorithms x reps, --duration each): `--profile lte-driving
 --duration 10s --reps 20` is a campaign over a measured LTE trace (45,000
 opportunities down, 11,000 up, in every run's scenario), where planning and
-moving each run's scenario cost more than on a plain link.
+moving each run's scenario cost more than on a plain link; `--profile
+trace:FILE.down` runs on any Mahimahi trace (FILE.up beside it sets the
+uplink), such as a user's own measured trace of megabytes.
 
     python3 bench/campaign_scale.py [--jobs 2] [--executor local|ray] [--address A] [--reps 100]
                                     [--profile NAME --duration 10s]
