@@ -127,7 +127,7 @@ def execute(job: Job, shared: Sequence[Opportunities] = (), kernel: bool = False
     from ccbench import _ccsim, run_files
     from ccbench.campaigns.storage import arrow_file_bytes, run_file, tables_dir
     from ccbench.run_result import Result
-    from ccbench.scenario import loads_sharing, text_for_core
+    from ccbench.scenario import loads_sharing
 
     started = time.time()
     record = {"key": job.key, "started_at": started, "worker": f"{socket.gethostname()}:{os.getpid()}"}
@@ -139,16 +139,17 @@ def execute(job: Job, shared: Sequence[Opportunities] = (), kernel: bool = False
 
             result = emulate(scenario)
         else:
-            # Its traces go to the core read once per worker (text_for_core).
-            text, handed = text_for_core(scenario)
+            # The job's text goes to the core as it is: its stand-ins are
+            # `shared`'s places, and each trace is read into the core once per
+            # worker (Opportunities.core).
             # A packet capture (record.pcap) goes beside the run's full tables.
             # Only the kept tables are recorded: the summary this returns is the
             # same, and a run on a slow link spends most of its time sampling.
             raw = _ccsim.run(
-                text,
+                job.scenario_json,
                 capture_dir=str(tables_dir(Path(job.directory), job.key)),
                 tables=list(job.keep_tables),
-                traces=[o.core for o in handed],
+                traces=[o.core for o in shared],
             )
             result = Result.from_raw(raw, scenario, _ccsim.__version__)
         if job.keep_tables:
