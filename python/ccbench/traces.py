@@ -19,7 +19,6 @@ what a usable trace is.
 from __future__ import annotations
 
 import functools
-import hashlib
 import json
 import os
 import stat
@@ -69,13 +68,6 @@ class Opportunities(list):
         """The list as json.dumps writes it, encoded once (a scenario's text
         is what it always was)."""
         return json.dumps(self)
-
-    @functools.cached_property
-    def digest(self) -> str:
-        """BLAKE2b (128 bits, hex) of `json`: what stands for the trace in a
-        campaign run's scenario hash, so each run hashes the trace's digest,
-        not its megabytes of text."""
-        return hashlib.blake2b(self.json.encode("utf-8"), digest_size=16).hexdigest()
 
     @functools.cached_property
     def core(self) -> _ccsim.SharedTrace:

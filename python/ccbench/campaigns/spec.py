@@ -31,6 +31,7 @@ names the file, the field path, the value and what is allowed.
 from __future__ import annotations
 
 import copy
+import functools
 import hashlib
 import itertools
 import json
@@ -253,7 +254,12 @@ class Run:
 
 
 def _quoted_digest(trace: traces.Opportunities) -> str:
-    return json.dumps(f"blake2b:{trace.digest}")
+    return json.dumps(f"blake2b:{_trace_hash(trace.json)}")
+
+
+#: text_hash of a trace's text, once per trace: its `json` is one string
+#: object, whose own hash Python keeps, so a later lookup is immediate.
+_trace_hash = functools.lru_cache(maxsize=8)(text_hash)
 
 
 @dataclass
