@@ -138,8 +138,11 @@ pub struct Link {
     plain_channel: bool,
     arq: Option<Arq>,
     jitter: Option<Jitter>,
-    /// Frames on the wire, each with its wire bytes (counted as it exits).
-    wire: DelayLine<(PacketId, u32)>,
+    /// Frames on the wire. Only the handle: an entry of two words is written
+    /// straight into the line, where one with the frame's size beside it was
+    /// assembled on the stack and copied, a stall on every frame (the size is
+    /// read from the pool as the frame exits, where its owner reads it next).
+    wire: DelayLine<PacketId>,
     /// Transmissions are completed lazily: a frame's fate on the channel
     /// (its tries on the air, the ARQ's release, its jitter) is drawn in the
     /// order frames are sent, whenever that is done, and no frame leaves
@@ -317,9 +320,9 @@ impl Link {
     /// to `out` in order (they stay in `pool`: the owner frees them).
     pub fn advance(&mut self, now: Nanos, pool: &mut PacketPool, out: &mut Vec<PacketId>) {
         self.run_transmitter(now, pool);
-        while let Some((id, wire_bytes)) = self.wire.pop_due(now) {
+        while let Some(id) = self.wire.pop_due(now) {
             self.counters.delivered += 1;
-            self.counters.delivered_bytes += wire_bytes as u64;
+            self.counters.delivered_bytes += pool.get(id).wire_bytes as u64;
             out.push(id);
         }
     }
@@ -434,7 +437,7 @@ impl Link {
         // of waiting on the transmitter. It is counted as departed at `end`.
         let mut tr = Transmission { end, wire_bytes, failed_tries: 0, lost: false };
         if self.plain_channel {
-            self.wire.push(end + self.config.delay_ns, (id, wire_bytes));
+            self.wire.push(end + self.config.delay_ns, id);
         } else {
             self.over_the_air(&mut tr, id, pool);
         }
@@ -466,7 +469,7 @@ impl Link {
         match ready {
             Some(at) => {
                 let exit = self.wire_exit(at);
-                self.wire.push(exit, (id, tr.wire_bytes));
+                self.wire.push(exit, id);
             }
             None => {
                 tr.lost = true;
