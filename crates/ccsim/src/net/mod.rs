@@ -3,6 +3,7 @@ pub mod build;
 pub mod channel;
 pub mod delay_line;
 pub mod link;
+pub mod outbox;
 pub mod packet;
 pub mod pool;
 pub mod queue;

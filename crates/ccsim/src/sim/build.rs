@@ -316,6 +316,7 @@ impl World {
             rtt: RttSamples::new(rtt_samples, main_flows, s.seed),
             rtt_stats: vec![RttStats::default(); main_flows],
             packets: Vec::new(),
+            sent: Vec::new(),
             pool: PacketPool::new(),
             delivered: Vec::new(),
             main_flows,

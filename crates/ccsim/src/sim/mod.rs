@@ -34,6 +34,7 @@ pub use results::Results;
 use crate::event::{Event, EventQueue, OrderKey, Timer, TimerCheck};
 use crate::net::delay_line::DelayLine;
 use crate::net::link::Link;
+use crate::net::outbox::IntoPool;
 use crate::net::packet::{Kind, Packet};
 use crate::net::pool::{PacketId, PacketPool};
 use crate::record::pcap::{FlowMeta, PcapWriter};
@@ -114,8 +115,11 @@ pub struct World {
     /// statistics of every sample.
     rtt: RttSamples,
     rtt_stats: Vec<RttStats>,
-    /// What a sender, receiver or source emits in one go, before it enters the network.
+    /// What a traffic source emits in one go, before it enters the network.
     packets: Vec<Packet>,
+    /// The handles of what a sender emits in one go (written straight into
+    /// the pool), before they enter the network.
+    sent: Vec<PacketId>,
     /// Every packet inside the network (links, access delay lines), named by handle.
     pool: PacketPool,
     /// The handles a link delivered in one go.
@@ -448,75 +452,73 @@ impl World {
             return;
         }
         self.touch(i);
-        let mut out = std::mem::take(&mut self.packets);
-        self.flows[i].sender.on_timer(self.now, &mut out);
+        let mut sent = std::mem::take(&mut self.sent);
+        self.flows[i].sender.on_timer(self.now, &mut IntoPool { pool: &mut self.pool, sent: &mut sent });
         let f = &mut self.flows[i];
         if f.active_end.is_none() && f.stop.is_some_and(|s| self.now >= s) {
             f.active_end = Some((self.now, f.receiver.delivered_bytes, f.sender.stats.bytes_sent));
         }
-        self.emit(i, &mut out);
-        self.packets = out;
+        self.emit(i, &mut sent);
+        self.sent = sent;
         self.arm_sender(i);
     }
 
     /// ACK `id` reaches flow `i`'s sender (the end of its journey: freed).
     fn on_ack_at_sender(&mut self, i: usize, id: PacketId) {
         self.touch(i);
-        // Read in place (the pool is not touched until the slot is freed).
-        let p = self.pool.get(id);
+        // Taken out of the pool first: what the sender sends goes into it.
+        let ack = self.pool.remove(id);
         if let Some(pcap) = self.pcap.as_mut() {
             let f = &self.flows[i];
             if f.captured {
-                pcap.capture(self.now, p, f.receiver.sack_blocks(p));
+                pcap.capture(self.now, &ack, f.receiver.sack_blocks(&ack));
             }
         }
-        let mut out = std::mem::take(&mut self.packets);
+        let mut sent = std::mem::take(&mut self.sent);
         let f = &mut self.flows[i];
-        f.sender.on_ack(self.now, p, f.receiver.sack_blocks(p), &mut out);
-        f.receiver.release_sack(p.sack);
-        self.pool.free(id);
+        let out = &mut IntoPool { pool: &mut self.pool, sent: &mut sent };
+        f.sender.on_ack(self.now, &ack, f.receiver.sack_blocks(&ack), out);
+        f.receiver.release_sack(ack.sack);
         if let Some(rtt) = f.sender.last_rtt_sample {
             if let Some(stats) = self.rtt_stats.get_mut(i) {
                 stats.add(rtt as f64 / 1e6);
                 self.rtt.push(self.now, i, rtt);
             }
         }
-        self.emit(i, &mut out);
-        self.packets = out;
+        self.emit(i, &mut sent);
+        self.sent = sent;
         self.arm_sender(i);
     }
 
-    /// Sends the sender's packets toward the bottleneck, and empties `out`.
-    fn emit(&mut self, i: usize, out: &mut Vec<Packet>) {
-        if out.is_empty() {
+    /// Sends the sender's packets (in the pool, named in `sent`) toward the
+    /// bottleneck, and empties `sent`.
+    fn emit(&mut self, i: usize, sent: &mut Vec<PacketId>) {
+        if sent.is_empty() {
             return;
         }
-        if self.pcap.is_some() {
-            let captured = self.flows[i].captured;
-            for p in out.iter() {
-                self.capture(captured, p);
+        if let Some(pcap) = self.pcap.as_mut() {
+            if self.flows[i].captured {
+                for &id in sent.iter() {
+                    pcap.capture(self.now, self.pool.get(id), &[]);
+                }
             }
         }
         let f = &mut self.flows[i];
         if let Some(k) = f.source {
             let c = &mut self.source_counters[k as usize];
-            c.wire_bytes_sent += out.iter().map(|p| p.wire_bytes as u64).sum::<u64>();
+            c.wire_bytes_sent += sent.iter().map(|&id| self.pool.get(id).wire_bytes as u64).sum::<u64>();
         }
-        // One pass that copies each packet into the pool and hands it on (a
-        // packet starts its route at hop 0).
+        // A packet starts its route at hop 0 (Packet::new's).
         if f.access_delay > 0 {
             let at = self.now + f.access_delay;
-            for p in out.iter_mut() {
-                p.hop = 0;
-                f.line_out.push(at, self.pool.insert_copy(p));
+            for &id in sent.iter() {
+                f.line_out.push(at, id);
             }
             self.arm_line(i, false);
         } else {
             let l = f.data_link();
             let (link, background) = (&mut self.links[l], f.source);
-            for p in out.iter_mut() {
-                p.hop = 0;
-                let id = self.pool.insert_copy(p);
+            for &id in sent.iter() {
                 if !link.enqueue(self.now, id, &mut self.pool) {
                     if let Some(k) = background {
                         self.source_counters[k as usize].queue_drops += 1;
@@ -525,7 +527,7 @@ impl World {
             }
             self.arm_link(l);
         }
-        out.clear();
+        sent.clear();
     }
 
     /// A data segment of flow `i` was refused by a queue: a drop of its

@@ -25,7 +25,7 @@
 
 use super::sender::Sender;
 use crate::cc::{CaEvent, CaState};
-use crate::net::packet::Packet;
+use crate::net::outbox::Outbox;
 use crate::time::Nanos;
 
 /// Which F-RTO the sender runs (`tcp.frto`).
@@ -83,7 +83,7 @@ impl Sender {
     /// A retransmission timeout: true if the RFC 4138 F-RTO takes it (it
     /// retransmits the head into `out`), false for the conventional loss
     /// recovery (Linux tcp_retransmit_timer: tcp_use_frto ? tcp_enter_frto : tcp_enter_loss).
-    pub(super) fn frto_takes_timeout(&mut self, now: Nanos, out: &mut Vec<Packet>) -> bool {
+    pub(super) fn frto_takes_timeout(&mut self, now: Nanos, out: &mut impl Outbox) -> bool {
         if !self.use_rfc4138_frto() {
             self.frto.counter = 0;
             return false;

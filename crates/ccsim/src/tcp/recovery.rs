@@ -18,7 +18,7 @@
 use super::frto::{AckFlags, FrtoVariant};
 use super::sender::Sender;
 use crate::cc::{CaEvent, CaState, INFINITE_SSTHRESH};
-use crate::net::packet::Packet;
+use crate::net::outbox::Outbox;
 use crate::time::Nanos;
 
 /// The sender's answer to a loss detected by duplicate ACKs or SACK. Each
@@ -486,7 +486,7 @@ impl Sender {
         self.next_send_at = now;
     }
 
-    pub(super) fn on_retransmission_timeout(&mut self, now: Nanos, out: &mut Vec<Packet>) {
+    pub(super) fn on_retransmission_timeout(&mut self, now: Nanos, out: &mut impl Outbox) {
         if self.sb.packets_out() == 0 {
             return;
         }

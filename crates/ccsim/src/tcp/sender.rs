@@ -39,6 +39,7 @@ use super::scoreboard::{Scoreboard, Segment, EVER_RETRANS, SACKED};
 use super::send_buffer::SendBuffer;
 use super::tlp::Tlp;
 use crate::cc::{AckSample, Algorithm, CaEvent, CaState, Conn, Counting, Window};
+use crate::net::outbox::Outbox;
 use crate::net::packet::{tcp_header_bytes, Kind, Packet, SackBlock};
 use crate::time::{Nanos, NS_PER_SEC};
 
@@ -287,7 +288,7 @@ impl Sender {
     }
 
     /// Timer callback: does whatever is due at `now`.
-    pub fn on_timer(&mut self, now: Nanos, out: &mut Vec<Packet>) {
+    pub fn on_timer(&mut self, now: Nanos, out: &mut impl Outbox) {
         if !self.started && now >= self.cfg.start {
             self.started = true;
             self.app_active = true;
@@ -362,7 +363,7 @@ impl Sender {
 
     /// The send loop (Linux tcp_write_xmit + tcp_xmit_retransmit_queue).
     /// Where it stops says what limits the flow now (chrono.rs).
-    pub fn send(&mut self, now: Nanos, out: &mut Vec<Packet>) {
+    pub fn send(&mut self, now: Nanos, out: &mut impl Outbox) {
         if !self.started {
             return;
         }
@@ -390,7 +391,7 @@ impl Sender {
     }
 
     /// Sends while the window allows, lost segments first when `retransmit`.
-    fn send_loop(&mut self, now: Nanos, out: &mut Vec<Packet>, retransmit: bool) -> Limit {
+    fn send_loop(&mut self, now: Nanos, out: &mut impl Outbox, retransmit: bool) -> Limit {
         loop {
             if self.sb.in_flight() >= self.w.cwnd {
                 break Limit::Network;
@@ -443,7 +444,7 @@ impl Sender {
         }
     }
 
-    pub(super) fn transmit(&mut self, now: Nanos, seq: u64, retransmission: bool, out: &mut Vec<Packet>) {
+    pub(super) fn transmit(&mut self, now: Nanos, seq: u64, retransmission: bool, out: &mut impl Outbox) {
         let payload = self.payload_of(seq);
         let tx = self.rate.on_send(now, self.sb.packets_out());
         if retransmission {
@@ -494,12 +495,12 @@ impl Sender {
         if self.rto_at.is_none() {
             self.rto_at = Some(now + self.rtt.rto());
         }
-        out.push(p);
+        out.send(p);
     }
 
     /// An ACK arrives (Linux tcp_ack) with its SACK blocks `sack` (kept
     /// beside the packet: `Receiver::sack_blocks`).
-    pub fn on_ack(&mut self, now: Nanos, ack: &Packet, sack: &[SackBlock], out: &mut Vec<Packet>) {
+    pub fn on_ack(&mut self, now: Nanos, ack: &Packet, sack: &[SackBlock], out: &mut impl Outbox) {
         self.stats.acks_received += 1;
         if ack.seq > self.sb.nxt() || !self.started {
             return;

@@ -18,6 +18,7 @@
 
 use super::sender::Sender;
 use crate::cc::{CaEvent, CaState, INFINITE_SSTHRESH};
+use crate::net::outbox::Outbox;
 use crate::time::{Nanos, NS_PER_MS};
 
 /// Linux TCP_TIMEOUT_MIN: added to the PTO when several segments are out.
@@ -70,7 +71,7 @@ impl Sender {
     }
 
     /// Linux tcp_send_loss_probe: the probe timer fired.
-    pub(super) fn send_loss_probe(&mut self, now: Nanos, out: &mut Vec<crate::net::packet::Packet>) {
+    pub(super) fn send_loss_probe(&mut self, now: Nanos, out: &mut impl Outbox) {
         self.tlp.timer_at = None;
         if self.tlp.high_seq.is_some() || self.sb.packets_out() == 0 {
             return; // at most one probe outstanding; the RTO stays armed
