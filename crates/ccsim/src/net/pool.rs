@@ -18,13 +18,13 @@ pub struct PacketId(u32);
 impl PacketId {
     /// The handle as a number, for a container that packs it with other fields.
     #[inline(always)]
-    pub fn bits(self) -> u32 {
+    pub(crate) fn bits(self) -> u32 {
         self.0
     }
 
     /// The handle `bits` gave.
     #[inline(always)]
-    pub fn from_bits(bits: u32) -> PacketId {
+    pub(crate) fn from_bits(bits: u32) -> PacketId {
         PacketId(bits)
     }
 }
