@@ -391,6 +391,9 @@ impl Sender {
     }
 
     /// Sends while the window allows, lost segments first when `retransmit`.
+    /// Inlined, with `transmit`, into `send`: a call per segment saved and
+    /// restored a dozen registers (2% of all instructions on a busy link).
+    #[inline(always)]
     fn send_loop(&mut self, now: Nanos, out: &mut impl Outbox, retransmit: bool) -> Limit {
         loop {
             if self.sb.in_flight() >= self.w.cwnd {
@@ -444,6 +447,8 @@ impl Sender {
         }
     }
 
+    /// Sends segment `seq` (see `send_loop` for why it is inlined).
+    #[inline(always)]
     pub(super) fn transmit(&mut self, now: Nanos, seq: u64, retransmission: bool, out: &mut impl Outbox) {
         let payload = self.payload_of(seq);
         let tx = self.rate.on_send(now, self.sb.packets_out());
