@@ -326,6 +326,10 @@ impl World {
         self.arm_sender(id as usize);
     }
 
+    /// Schedules flow `i`'s sender timer for its next wakeup. Inlined (as
+    /// `emit` and `Sender::send` are) where an ACK is handled: the calls cost
+    /// more than their instructions when the other core is busy.
+    #[inline(always)]
     fn arm_sender(&mut self, i: usize) {
         let f = &mut self.flows[i];
         match f.sender.next_wakeup(self.now) {
@@ -491,7 +495,8 @@ impl World {
     }
 
     /// Sends the sender's packets (in the pool, named in `sent`) toward the
-    /// bottleneck, and empties `sent`.
+    /// bottleneck, and empties `sent` (inlined: see `arm_sender`).
+    #[inline(always)]
     fn emit(&mut self, i: usize, sent: &mut Vec<PacketId>) {
         if sent.is_empty() {
             return;
