@@ -753,6 +753,7 @@ impl CongestionControl for Bbr {
         w.cwnd
     }
 
+    #[inline]
     fn cong_control(&mut self, w: &mut Window, c: &Conn, rs: &RateSample) {
         self.update_model(w, c, rs);
         let bw = self.bw();

@@ -220,6 +220,7 @@ impl CongestionControl for Bic {
         ssthresh
     }
 
+    #[inline]
     fn cong_avoid(&mut self, w: &mut Window, c: &Conn, acked: u32) {
         let acked = slow_start_if_limited(w, c, acked);
         if acked == 0 {
@@ -236,6 +237,7 @@ impl CongestionControl for Bic {
         }
     }
 
+    #[inline]
     fn pkts_acked(&mut self, w: &mut Window, c: &Conn, s: &AckSample) {
         if w.counting == Counting::Acks {
             self.delayed_ack.on_acked(c.ca_state, s.acked);

@@ -297,6 +297,7 @@ impl CongestionControl for Ccp {
         self.ctl.ssthresh(w, c, |est, inflight| law(kp, est, inflight))
     }
 
+    #[inline]
     fn pkts_acked(&mut self, _w: &mut Window, c: &Conn, s: &AckSample) {
         self.ctl.est.on_ack(c, s);
     }
@@ -305,6 +306,7 @@ impl CongestionControl for Ccp {
         self.ctl.on_state(new);
     }
 
+    #[inline]
     fn cong_avoid(&mut self, w: &mut Window, c: &Conn, acked: u32) {
         let kp = self.kp;
         self.ctl.cong_avoid(w, c, acked, |est, inflight| law(kp, est, inflight));

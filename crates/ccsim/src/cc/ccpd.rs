@@ -99,6 +99,7 @@ impl CongestionControl for Ccpd {
         self.ctl.ssthresh(w, c, |est, inflight| law(kp, d_term, est, inflight))
     }
 
+    #[inline]
     fn pkts_acked(&mut self, _w: &mut Window, c: &Conn, s: &AckSample) {
         let est = &mut self.ctl.est;
         est.on_ack(c, s);
@@ -122,6 +123,7 @@ impl CongestionControl for Ccpd {
         }
     }
 
+    #[inline]
     fn cong_avoid(&mut self, w: &mut Window, c: &Conn, acked: u32) {
         let (kp, d_term) = (self.kp, self.d_term);
         self.ctl.cong_avoid(w, c, acked, |est, inflight| law(kp, d_term, est, inflight));

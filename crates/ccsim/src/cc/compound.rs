@@ -181,6 +181,7 @@ impl CongestionControl for Compound {
         }
     }
 
+    #[inline]
     fn pkts_acked(&mut self, _w: &mut Window, _c: &Conn, s: &AckSample) {
         if let Some(rtt) = s.rtt_ns {
             let rtt = rtt.max(1);
@@ -190,6 +191,7 @@ impl CongestionControl for Compound {
         }
     }
 
+    #[inline]
     fn cong_avoid(&mut self, w: &mut Window, c: &Conn, acked: u32) {
         let new_round = c.snd_una > self.round_end;
         if !c.is_cwnd_limited {

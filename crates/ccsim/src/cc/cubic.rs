@@ -262,6 +262,7 @@ impl CongestionControl for Cubic {
         ((w.cwnd as u64 * self.cfg.beta / BETA_SCALE) as u32).max(2)
     }
 
+    #[inline]
     fn cong_avoid(&mut self, w: &mut Window, c: &Conn, acked: u32) {
         if !c.is_cwnd_limited {
             return;
@@ -301,6 +302,7 @@ impl CongestionControl for Cubic {
         self.last_send_jiffies = jiffies(c.now);
     }
 
+    #[inline]
     fn pkts_acked(&mut self, w: &mut Window, c: &Conn, s: &super::AckSample) {
         if w.counting == Counting::Acks {
             self.delayed_ack.on_acked(c.ca_state, s.acked);

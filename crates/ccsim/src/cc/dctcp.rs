@@ -117,6 +117,7 @@ impl CongestionControl for Dctcp {
         (w.cwnd - ((w.cwnd as u64 * self.alpha as u64) >> 11) as u32).max(2)
     }
 
+    #[inline]
     fn cong_avoid(&mut self, w: &mut Window, c: &Conn, acked: u32) {
         reno_cong_avoid(w, c, acked)
     }
@@ -134,6 +135,7 @@ impl CongestionControl for Dctcp {
         }
     }
 
+    #[inline]
     fn pkts_acked(&mut self, _w: &mut Window, c: &Conn, _s: &AckSample) {
         self.update_alpha(c);
     }

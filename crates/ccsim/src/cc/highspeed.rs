@@ -141,6 +141,7 @@ impl CongestionControl for HighSpeed {
         (w.cwnd - cut).max(2)
     }
 
+    #[inline]
     fn cong_avoid(&mut self, w: &mut Window, c: &Conn, acked: u32) {
         if !c.is_cwnd_limited {
             return;

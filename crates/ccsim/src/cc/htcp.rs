@@ -203,6 +203,7 @@ impl CongestionControl for Htcp {
         (((w.cwnd as u64 * self.beta as u64) >> 7) as u32).max(2)
     }
 
+    #[inline]
     fn cong_avoid(&mut self, w: &mut Window, c: &Conn, acked: u32) {
         self.now = jiffies(c.now);
         if !c.is_cwnd_limited {
@@ -238,6 +239,7 @@ impl CongestionControl for Htcp {
         }
     }
 
+    #[inline]
     fn pkts_acked(&mut self, w: &mut Window, c: &Conn, s: &AckSample) {
         self.now = jiffies(c.now);
         let state = c.ca_state.unwrap_or(CaState::Open);

@@ -100,6 +100,7 @@ impl CongestionControl for Hybla {
         self.enabled = new == CaState::Open;
     }
 
+    #[inline]
     fn cong_avoid(&mut self, w: &mut Window, c: &Conn, acked: u32) {
         if c.srtt_ns > 0 && c.srtt_ns < self.min_srtt {
             self.recalc(c.srtt_ns);

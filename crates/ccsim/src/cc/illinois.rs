@@ -183,6 +183,7 @@ impl CongestionControl for Illinois {
         (w.cwnd - cut as u32).max(2)
     }
 
+    #[inline]
     fn pkts_acked(&mut self, _w: &mut Window, _c: &Conn, s: &AckSample) {
         self.acked = s.acked;
         let Some(rtt) = s.rtt_ns else { return };
@@ -203,6 +204,7 @@ impl CongestionControl for Illinois {
         }
     }
 
+    #[inline]
     fn cong_avoid(&mut self, w: &mut Window, c: &Conn, acked: u32) {
         if c.snd_una > self.end_seq {
             self.update_params(w, c);

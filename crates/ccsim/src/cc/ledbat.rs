@@ -204,6 +204,7 @@ impl CongestionControl for Ledbat {
         (w.cwnd / 2).max(self.min_cwnd as u32)
     }
 
+    #[inline]
     fn pkts_acked(&mut self, _w: &mut Window, c: &Conn, s: &AckSample) {
         let Some(delay) = s.one_way_delay_ns() else { return };
         self.update_base_delay(c.now, delay);
@@ -213,6 +214,7 @@ impl CongestionControl for Ledbat {
         }
     }
 
+    #[inline]
     fn cong_avoid(&mut self, w: &mut Window, c: &Conn, acked: u32) {
         self.sync(w);
         let Some(off_target) = self.off_target() else { return };

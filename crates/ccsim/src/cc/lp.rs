@@ -163,6 +163,7 @@ impl CongestionControl for Lp {
         reno_ssthresh(w)
     }
 
+    #[inline]
     fn cong_avoid(&mut self, w: &mut Window, c: &Conn, acked: u32) {
         if !self.within_inference {
             reno_cong_avoid(w, c, acked);
@@ -170,6 +171,7 @@ impl CongestionControl for Lp {
     }
 
     /// Linux tcp_lp_pkts_acked.
+    #[inline]
     fn pkts_acked(&mut self, w: &mut Window, c: &Conn, s: &AckSample) {
         let sampled = self.one_way_delay(c, s).map(|owd| self.owd_sample(owd)).is_some();
         // The inference period: 3 RTTs (measured through the echoed timestamp).

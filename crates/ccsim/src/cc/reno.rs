@@ -63,6 +63,7 @@ impl CongestionControl for Reno {
         reno_ssthresh(w)
     }
 
+    #[inline]
     fn cong_avoid(&mut self, w: &mut Window, c: &Conn, acked: u32) {
         reno_cong_avoid(w, c, acked)
     }

@@ -71,6 +71,7 @@ impl CongestionControl for Scalable {
         (w.cwnd - (w.cwnd >> self.md_shift)).max(2)
     }
 
+    #[inline]
     fn cong_avoid(&mut self, w: &mut Window, c: &Conn, acked: u32) {
         let acked = slow_start_if_limited(w, c, acked);
         if acked == 0 {

@@ -176,6 +176,7 @@ impl CongestionControl for Vegas {
         reno_ssthresh(w)
     }
 
+    #[inline]
     fn pkts_acked(&mut self, _w: &mut Window, _c: &Conn, s: &AckSample) {
         if let Some(rtt) = s.rtt_ns {
             self.rtt.on_sample(rtt + 1); // never zero
@@ -196,6 +197,7 @@ impl CongestionControl for Vegas {
         }
     }
 
+    #[inline]
     fn cong_avoid(&mut self, w: &mut Window, c: &Conn, acked: u32) {
         if !self.doing_vegas_now {
             reno_cong_avoid(w, c, acked);

@@ -97,6 +97,7 @@ impl CongestionControl for Veno {
         }
     }
 
+    #[inline]
     fn pkts_acked(&mut self, _w: &mut Window, _c: &Conn, s: &AckSample) {
         let Some(rtt) = s.rtt_ns else { return };
         let rtt = rtt + 1;
@@ -118,6 +119,7 @@ impl CongestionControl for Veno {
         }
     }
 
+    #[inline]
     fn cong_avoid(&mut self, w: &mut Window, c: &Conn, acked: u32) {
         if !self.doing_veno_now {
             reno_cong_avoid(w, c, acked);

@@ -141,10 +141,12 @@ impl CongestionControl for Westwood {
         self.bw_rttmin()
     }
 
+    #[inline]
     fn cong_avoid(&mut self, w: &mut Window, c: &Conn, acked: u32) {
         reno_cong_avoid(w, c, acked)
     }
 
+    #[inline]
     fn pkts_acked(&mut self, _w: &mut Window, c: &Conn, s: &AckSample) {
         if let Some(rtt) = s.rtt_ns {
             if rtt > 0 && (self.rtt_min == 0 || rtt < self.rtt_min) {

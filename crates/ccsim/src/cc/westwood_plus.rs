@@ -178,6 +178,7 @@ impl CongestionControl for WestwoodPlus {
         reno_ssthresh(w)
     }
 
+    #[inline]
     fn cong_avoid(&mut self, w: &mut Window, c: &Conn, acked: u32) {
         reno_cong_avoid(w, c, acked)
     }
@@ -209,6 +210,7 @@ impl CongestionControl for WestwoodPlus {
     /// Linux tcp_westwood_ack (its slow path, westwood_acked_count, for every
     /// ACK). It runs before pkts_acked, so the sampling interval and RTTmin
     /// see the RTT of the previous ACK, as in Linux.
+    #[inline]
     fn in_ack_event(&mut self, _w: &mut Window, c: &Conn) {
         self.update_window(c);
         self.bk += self.acked.count(c);
@@ -221,6 +223,7 @@ impl CongestionControl for WestwoodPlus {
     }
 
     /// Linux tcp_westwood_pkts_acked: keep the ACK's RTT sample.
+    #[inline]
     fn pkts_acked(&mut self, _w: &mut Window, _c: &Conn, s: &AckSample) {
         if let Some(rtt) = s.rtt_ns {
             if rtt > 0 {

@@ -185,6 +185,7 @@ impl CongestionControl for Yeah {
         w.cwnd.saturating_sub(reduction).max(2)
     }
 
+    #[inline]
     fn cong_avoid(&mut self, w: &mut Window, c: &Conn, acked: u32) {
         if !c.is_cwnd_limited {
             return;
@@ -219,6 +220,7 @@ impl CongestionControl for Yeah {
         }
     }
 
+    #[inline]
     fn pkts_acked(&mut self, _w: &mut Window, _c: &Conn, s: &AckSample) {
         if let Some(rtt) = s.rtt_ns {
             self.rtt.on_sample(rtt.max(1));
