@@ -174,7 +174,9 @@ impl Cubic {
     }
 
     /// Linux bictcp_update: sets `cnt`, the ACKed segments (or ACKs, when
-    /// the window counts them) per +1 of cwnd.
+    /// the window counts them) per +1 of cwnd. Inline, as the per-ACK hook
+    /// that calls it is (CongestionControl).
+    #[inline]
     fn update(&mut self, cwnd: u32, acked: u32, now: Nanos, counting: Counting) {
         let now_j = jiffies(now);
         self.ack_cnt += acked;
