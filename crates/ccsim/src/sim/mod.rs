@@ -327,8 +327,8 @@ impl World {
     }
 
     /// Schedules flow `i`'s sender timer for its next wakeup. Inlined (as
-    /// `emit` and `Sender::send` are) where an ACK is handled: the calls cost
-    /// more than their instructions when the other core is busy.
+    /// `emit` and `Sender::send` are) where an ACK is handled: these calls
+    /// cost more CPU time than their instructions show (bench/versus.py).
     #[inline(always)]
     fn arm_sender(&mut self, i: usize) {
         let f = &mut self.flows[i];

@@ -363,7 +363,7 @@ impl Sender {
 
     /// The send loop (Linux tcp_write_xmit + tcp_xmit_retransmit_queue).
     /// Where it stops says what limits the flow now (chrono.rs). Inlined
-    /// into `on_ack` (see World::arm_sender).
+    /// into `on_ack` and `on_timer` (see World::arm_sender).
     #[inline(always)]
     pub fn send(&mut self, now: Nanos, out: &mut impl Outbox) {
         if !self.started {
