@@ -46,19 +46,11 @@ impl PacketPool {
     /// Puts `p` in a free slot.
     #[inline]
     pub fn insert(&mut self, p: Packet) -> PacketId {
-        self.insert_copy(&p)
-    }
-
-    /// Puts a copy of `*p` in a free slot. The packet is read once the slot
-    /// is found, so it is copied straight from where the caller holds it
-    /// (not first to the stack).
-    #[inline]
-    pub fn insert_copy(&mut self, p: &Packet) -> PacketId {
         let i = match self.free_slots.pop() {
             Some(i) => i,
             None => self.add_slot(),
         };
-        self.slots[i as usize] = *p;
+        self.slots[i as usize] = p;
         #[cfg(debug_assertions)]
         {
             self.live[i as usize] = true;
@@ -146,13 +138,13 @@ mod tests {
     fn a_copy_goes_to_a_freed_slot_or_a_new_one() {
         let mut pool = PacketPool::new();
         let mut p = Packet::new(Kind::Data, 7, 1500);
-        let a = pool.insert_copy(&p);
+        let a = pool.insert(p);
         p.seq = 9;
-        let b = pool.insert_copy(&p);
+        let b = pool.insert(p);
         assert_ne!(a, b);
         assert_eq!((pool.get(a).seq, pool.get(b).seq, pool.get(b).flow), (0, 9, 7));
         pool.free(a);
-        assert_eq!(pool.insert_copy(&p), a);
+        assert_eq!(pool.insert(p), a);
         assert_eq!((pool.get(a).seq, pool.len()), (9, 2));
     }
 
