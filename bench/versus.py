@@ -89,24 +89,24 @@ def paired_runs(path: str, this: Path, other: Path, pairs: int) -> list[tuple[di
     return runs
 
 
-def quartiles(values: list[float]) -> tuple[float, float, float]:
-    q1, median, q3 = statistics.quantiles(values, n=4, method="inclusive")
-    return q1, median, q3
+def side(name: str, runs: list[dict]) -> str:
+    """One build's line: its median and fastest CPU time, and its speed."""
+    cpu = [r["cpu_seconds"] for r in runs]
+    median = statistics.median(cpu)
+    return (
+        f"    {name}: median {median:.4f} s, min {min(cpu):.4f} s, "
+        f"{runs[0]['bottleneck_packets'] / median:,.0f} bottleneck pkts/CPU s"
+    )
 
 
 def report(label: str, runs: list[tuple[dict, dict]], counts: tuple[int, int] | None, other_name: str) -> str:
     ratios = [a["cpu_seconds"] / b["cpu_seconds"] for a, b in runs]
-    q1, median, q3 = quartiles(ratios)
-    packets = runs[0][0]["bottleneck_packets"]
-    this_cpu = statistics.median(a["cpu_seconds"] for a, _ in runs)
-    other_cpu = statistics.median(b["cpu_seconds"] for _, b in runs)
+    q1, median, q3 = statistics.quantiles(ratios, n=4, method="inclusive")
     same = all(a["digest"] == b["digest"] for a, b in runs)
     lines = [
         f"{label}: {len(runs)} pairs; CPU time this / {other_name}: median {median:.3f} (q1 {q1:.3f}, q3 {q3:.3f})",
-        f"    this: median {this_cpu:.4f} s, min {min(a['cpu_seconds'] for a, _ in runs):.4f} s, "
-        f"{packets / this_cpu:,.0f} bottleneck pkts/CPU s",
-        f"    {other_name}: median {other_cpu:.4f} s, min {min(b['cpu_seconds'] for _, b in runs):.4f} s, "
-        f"{runs[0][1]['bottleneck_packets'] / other_cpu:,.0f} bottleneck pkts/CPU s",
+        side("this", [a for a, _ in runs]),
+        side(other_name, [b for _, b in runs]),
         f"    results: {'identical' if same else 'differ'} (digests {runs[0][0]['digest']} / {runs[0][1]['digest']})",
     ]
     if counts:
