@@ -6,6 +6,10 @@
 //! since that snapshot give a rate sample. The interval is the longer of the
 //! send and ACK phases, so ACK compression cannot inflate the rate, and
 //! samples taken while the application had nothing to send are marked.
+//!
+//! Linux takes a sample on every ACK; only an algorithm that owns the window
+//! (`cong_control`: BBR) reads it. For the others the sampler only counts
+//! deliveries, which is all they observe of it, so results are the same.
 
 use crate::cc::RateSample;
 use crate::time::Nanos;
@@ -23,6 +27,8 @@ pub struct TxSnapshot {
 pub struct RateSampler {
     /// Segments delivered so far.
     pub delivered: u64,
+    /// Whether samples are taken (an algorithm reads them), not only deliveries counted.
+    sampling: bool,
     delivered_time: Nanos,
     first_tx_time: Nanos,
     /// Nonzero: delivered count at which the current app-limited phase ends.
@@ -38,6 +44,11 @@ pub struct RateSampler {
 }
 
 impl RateSampler {
+    /// A sampler that takes rate samples if `sampling`, else only counts deliveries.
+    pub fn new(sampling: bool) -> RateSampler {
+        RateSampler { sampling, ..RateSampler::default() }
+    }
+
     /// A segment leaves now with `packets_out` segments already outstanding.
     pub fn on_send(&mut self, now: Nanos, packets_out: u32) -> TxSnapshot {
         if packets_out == 0 {
@@ -62,8 +73,12 @@ impl RateSampler {
     /// `count` segments are delivered now, the most recently sent of them at
     /// `sent_at` with snapshot `tx` (one segment, or a run sent in order:
     /// scoreboard::Removed; of such a run only its last could be the sample).
+    #[inline]
     pub fn on_delivered(&mut self, now: Nanos, count: u32, sent_at: Nanos, tx: &TxSnapshot) {
         self.delivered += count as u64;
+        if !self.sampling {
+            return;
+        }
         self.delivered_time = now;
         // Use the most recently sent of the segments this ACK delivers.
         if self.prior_time.is_none()
@@ -144,7 +159,7 @@ mod tests {
 
     #[test]
     fn a_flight_acked_after_one_rtt_gives_its_size_per_rtt() {
-        let mut r = RateSampler::default();
+        let mut r = RateSampler::new(true);
         let flight = send(&mut r, 0, 10, 0);
         let rs = deliver(&mut r, 100 * NS_PER_MS, &flight, None);
         assert_eq!((rs.delivered, rs.interval_ns), (10, 100 * NS_PER_MS));
@@ -155,7 +170,7 @@ mod tests {
 
     #[test]
     fn the_interval_is_the_longer_of_the_send_and_ack_phases() {
-        let mut r = RateSampler::default();
+        let mut r = RateSampler::new(true);
         // A flight leaves over 90 ms; its first segment is ACKed at 100 ms.
         let flight: Vec<_> =
             (0..10u64).map(|i| (i * 10 * NS_PER_MS, r.on_send(i * 10 * NS_PER_MS, i as u32))).collect();
@@ -170,7 +185,7 @@ mod tests {
 
     #[test]
     fn a_sample_shorter_than_the_minimum_rtt_is_not_valid() {
-        let mut r = RateSampler::default();
+        let mut r = RateSampler::new(true);
         let flight = send(&mut r, 0, 10, 0);
         let rs = deliver(&mut r, 50 * NS_PER_MS, &flight, Some(80 * NS_PER_MS));
         assert_eq!(rs.delivered, -1);
@@ -179,7 +194,7 @@ mod tests {
 
     #[test]
     fn samples_of_an_app_limited_phase_are_marked_until_it_is_delivered() {
-        let mut r = RateSampler::default();
+        let mut r = RateSampler::new(true);
         r.on_app_limited(0);
         let limited = send(&mut r, 0, 2, 0);
         assert!(limited.iter().all(|(_, tx)| tx.app_limited));

@@ -183,7 +183,7 @@ impl Sender {
             cc,
             ca_state: CaState::Open,
             sb,
-            rate: RateSampler::default(),
+            rate: RateSampler::new(cc_owns_window),
             total_segments,
             last_segment_payload,
             app_active: false,
@@ -721,9 +721,9 @@ impl Sender {
         }
 
         // Window update (Linux tcp_cong_control).
-        let rs = self.rate.end_ack(delivered, newly_lost, prior_in_flight, self.rtt.min_rtt());
         let c = self.conn(now);
         if self.cc_owns_window {
+            let rs = self.rate.end_ack(delivered, newly_lost, prior_in_flight, self.rtt.min_rtt());
             self.cc.cong_control(&mut self.w, &c, &rs);
         } else if matches!(self.ca_state, CaState::Recovery | CaState::Cwr) {
             if self.cfg.prr {
