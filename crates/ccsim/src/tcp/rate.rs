@@ -193,6 +193,17 @@ mod tests {
     }
 
     #[test]
+    fn a_sampler_that_only_counts_counts_the_same_deliveries() {
+        let (mut sampling, mut counting) = (RateSampler::new(true), RateSampler::new(false));
+        for r in [&mut sampling, &mut counting] {
+            let flight = send(r, 0, 10, 0);
+            deliver(r, 100 * NS_PER_MS, &flight[..4], None);
+            r.on_delivered(120 * NS_PER_MS, 3, flight[9].0, &flight[9].1);
+        }
+        assert_eq!((sampling.delivered, counting.delivered), (7, 7));
+    }
+
+    #[test]
     fn samples_of_an_app_limited_phase_are_marked_until_it_is_delivered() {
         let mut r = RateSampler::new(true);
         r.on_app_limited(0);
