@@ -699,6 +699,7 @@ impl Bbr {
 
 impl CongestionControl for Bbr {
     const OWNS_WINDOW: bool = true;
+    const PACES: bool = true;
 
     fn init(&mut self, w: &mut Window, c: &Conn) {
         self.mss = c.mss;

@@ -279,6 +279,11 @@ pub trait CongestionControl {
     /// without PRR or ends. Declared, so it holds from the first segment.
     const OWNS_WINDOW: bool = false;
 
+    /// The algorithm paces its segments at `pacing_rate` (Linux: it asks
+    /// for pacing, SK_PACING_NEEDED; bbr). Declared, so a sender of any
+    /// other algorithm, with `tcp.pacing` off, never asks for the rate.
+    const PACES: bool = false;
+
     /// Once, before the first segment is sent.
     fn init(&mut self, _w: &mut Window, _c: &Conn) {}
 
@@ -323,7 +328,8 @@ pub trait CongestionControl {
     /// `OWNS_WINDOW`: set `w` from the rate sample (Linux `cong_control`).
     fn cong_control(&mut self, _w: &mut Window, _c: &Conn, _rs: &RateSample) {}
 
-    /// Pacing rate the algorithm asks for, in bytes per second (None: the sender's default).
+    /// Pacing rate the algorithm asks for, in bytes per second (None: the
+    /// sender's default); read only if the algorithm `PACES`.
     fn pacing_rate(&self) -> Option<f64> {
         None
     }
@@ -666,6 +672,10 @@ macro_rules! algorithms {
             pub fn owns_window(&self) -> bool {
                 match self { $(Algorithm::$variant(_) => <$module::$ty as CongestionControl>::OWNS_WINDOW),* }
             }
+            /// The algorithm declares that it paces (`CongestionControl::PACES`).
+            pub fn paces(&self) -> bool {
+                match self { $(Algorithm::$variant(_) => <$module::$ty as CongestionControl>::PACES),* }
+            }
             pub fn init(&mut self, w: &mut Window, c: &Conn) {
                 match self { $(Algorithm::$variant(a) => a.init(w, c)),* }
             }
@@ -809,6 +819,22 @@ mod tests {
             .map(|i| i.name)
             .collect();
         assert_eq!(owners, ["bbr"]);
+    }
+
+    #[test]
+    fn an_algorithm_that_gives_a_pacing_rate_declares_that_it_paces() {
+        // The sender reads `pacing_rate` only of an algorithm that `PACES`:
+        // one that gave a rate without declaring it would not be paced.
+        for info in registry() {
+            let a = build(info.name, &BTreeMap::new(), 1448).unwrap();
+            assert_eq!(a.paces(), a.pacing_rate().is_some(), "{}", info.name);
+        }
+        let pacers: Vec<&str> = registry()
+            .iter()
+            .filter(|i| build(i.name, &BTreeMap::new(), 1448).unwrap().paces())
+            .map(|i| i.name)
+            .collect();
+        assert_eq!(pacers, ["bbr"]);
     }
 
     #[test]

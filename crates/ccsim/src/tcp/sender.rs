@@ -136,6 +136,9 @@ pub struct Sender {
     /// (Linux `cong_control`, bbr): recovery then leaves cwnd alone, as
     /// Linux's tcp_cong_control and tcp_end_cwnd_reduction do.
     pub(super) cc_owns_window: bool,
+    /// Segments are paced: `tcp.pacing` is on or the algorithm paces (Linux
+    /// sk_pacing_status); fixed at the start, so the send loop asks no rate otherwise.
+    paces: bool,
     /// How losses revealed by duplicate ACKs or SACK are recovered (declared by the registry entry).
     pub(super) recovery: RecoveryPolicy,
     /// Linux tcp_cwnd_validate state.
@@ -172,6 +175,7 @@ impl Sender {
             None => (None, cfg.mss),
         };
         let cc_owns_window = cc.owns_window();
+        let paces = cfg.pacing || cc.paces();
         let recovery = cc.info().recovery;
         let mut sb = Scoreboard::new();
         sb.fack = cfg.fack;
@@ -196,6 +200,7 @@ impl Sender {
             cwr_pending: false,
             delivered_ce: 0,
             cc_owns_window,
+            paces,
             recovery,
             is_cwnd_limited: false,
             max_packets_out: 0,
@@ -234,6 +239,9 @@ impl Sender {
 
     /// Pacing rate in bytes per second, when pacing is on.
     pub fn pacing_rate(&self) -> Option<f64> {
+        if !self.paces {
+            return None;
+        }
         if let Some(r) = self.cc.pacing_rate() {
             return Some(r);
         }
