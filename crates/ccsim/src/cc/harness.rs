@@ -99,14 +99,14 @@ impl Harness {
         self.in_flight = self.in_flight.saturating_sub(1);
         let sample = self.sample(1, prior_in_flight);
         let c = self.conn();
-        self.alg.in_ack_event(&mut self.w, &c);
-        self.alg.pkts_acked(&mut self.w, &c, &sample);
+        self.alg.in_ack_event(&mut self.w, |_| c);
+        self.alg.pkts_acked(&mut self.w, |_| c, &sample);
         if self.recover_at.is_some_and(|r| self.snd_una >= r) {
             self.recover_at = None;
             self.set_state(CaState::Open);
         }
         let c = self.conn();
-        self.alg.cong_avoid(&mut self.w, &c, 1);
+        self.alg.cong_avoid(&mut self.w, |_| c, 1);
         // The sender fills the window.
         self.in_flight = self.in_flight.max(self.w.cwnd);
         self.snd_nxt = self.snd_una + self.in_flight as u64;
@@ -140,8 +140,8 @@ impl Harness {
         self.snd_nxt = self.snd_una + self.in_flight as u64;
         let sample = self.sample(acked, prior_in_flight);
         let c = self.conn();
-        self.alg.in_ack_event(&mut self.w, &c);
-        self.alg.pkts_acked(&mut self.w, &c, &sample);
+        self.alg.in_ack_event(&mut self.w, |_| c);
+        self.alg.pkts_acked(&mut self.w, |_| c, &sample);
         let rs = RateSample {
             delivered: delivered as i64,
             interval_ns: interval,
@@ -153,7 +153,7 @@ impl Harness {
             prior_delivered,
         };
         let c = self.conn();
-        self.alg.cong_control(&mut self.w, &c, &rs);
+        self.alg.cong_control(&mut self.w, |_| c, &rs);
     }
 
     /// `n` round trips of a path that delivers `rate_pps` segments per second

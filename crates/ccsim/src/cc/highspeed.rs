@@ -212,7 +212,7 @@ mod tests {
         // each, so about 4 segments (counting each segment would give 7 or 8).
         for _ in 0..start / 2 {
             let c = h.conn();
-            h.alg.cong_avoid(&mut h.w, &c, 2);
+            h.alg.cong_avoid(&mut h.w, |_| c, 2);
         }
         let grown = h.w.cwnd - start;
         assert!((3..=4).contains(&grown), "grew {grown} in one window of delayed ACKs");

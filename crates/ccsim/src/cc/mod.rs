@@ -269,9 +269,10 @@ impl RateSample {
 ///
 /// Every algorithm marks the hooks the sender calls on every ACK
 /// (`in_ack_event`, `pkts_acked`, `cong_avoid`, `cong_control`) `#[inline]`:
-/// inlined into the sender's dispatch, a hook costs no call and the `Conn`
-/// fields it does not read are never computed (3.3% fewer instructions on a
-/// busy cubic link).
+/// inlined into the sender's dispatch, a hook costs no call (3.3% fewer
+/// instructions on a busy cubic link), and the dispatch builds the `Conn`
+/// inside the algorithm's arm, so the fields it does not read are never
+/// computed (0.9% fewer).
 pub trait CongestionControl {
     /// The algorithm sets the window itself on every ACK in `cong_control`
     /// (Linux: the module has a `cong_control` op; bbr). The sender then never
@@ -667,6 +668,9 @@ macro_rules! algorithms {
         }
 
         /// The hooks, dispatched to the algorithm (see `CongestionControl`).
+        /// Those called on every ACK take the `Conn` as a function of the
+        /// window, called inside the algorithm's arm: inlined there, it
+        /// computes only the fields that algorithm reads.
         impl Algorithm {
             /// The algorithm declares that it sets the window itself (`CongestionControl::OWNS_WINDOW`).
             pub fn owns_window(&self) -> bool {
@@ -684,8 +688,8 @@ macro_rules! algorithms {
                 match self { $(Algorithm::$variant(a) => a.ssthresh(w, c)),* }
             }
             #[inline]
-            pub fn cong_avoid(&mut self, w: &mut Window, c: &Conn, acked: u32) {
-                match self { $(Algorithm::$variant(a) => a.cong_avoid(w, c, acked)),* }
+            pub fn cong_avoid(&mut self, w: &mut Window, conn: impl FnOnce(&Window) -> Conn, acked: u32) {
+                match self { $(Algorithm::$variant(a) => { let c = conn(w); a.cong_avoid(w, &c, acked) }),* }
             }
             pub fn set_state(&mut self, w: &mut Window, c: &Conn, new: CaState) {
                 match self { $(Algorithm::$variant(a) => a.set_state(w, c, new)),* }
@@ -695,12 +699,12 @@ macro_rules! algorithms {
                 match self { $(Algorithm::$variant(a) => a.cwnd_event(w, c, event)),* }
             }
             #[inline]
-            pub fn in_ack_event(&mut self, w: &mut Window, c: &Conn) {
-                match self { $(Algorithm::$variant(a) => a.in_ack_event(w, c)),* }
+            pub fn in_ack_event(&mut self, w: &mut Window, conn: impl FnOnce(&Window) -> Conn) {
+                match self { $(Algorithm::$variant(a) => { let c = conn(w); a.in_ack_event(w, &c) }),* }
             }
             #[inline]
-            pub fn pkts_acked(&mut self, w: &mut Window, c: &Conn, s: &AckSample) {
-                match self { $(Algorithm::$variant(a) => a.pkts_acked(w, c, s)),* }
+            pub fn pkts_acked(&mut self, w: &mut Window, conn: impl FnOnce(&Window) -> Conn, s: &AckSample) {
+                match self { $(Algorithm::$variant(a) => { let c = conn(w); a.pkts_acked(w, &c, s) }),* }
             }
             pub fn min_cwnd(&self, w: &Window) -> u32 {
                 match self { $(Algorithm::$variant(a) => a.min_cwnd(w)),* }
@@ -709,8 +713,8 @@ macro_rules! algorithms {
                 match self { $(Algorithm::$variant(a) => a.undo_cwnd(w, prior_cwnd)),* }
             }
             #[inline]
-            pub fn cong_control(&mut self, w: &mut Window, c: &Conn, rs: &RateSample) {
-                match self { $(Algorithm::$variant(a) => a.cong_control(w, c, rs)),* }
+            pub fn cong_control(&mut self, w: &mut Window, conn: impl FnOnce(&Window) -> Conn, rs: &RateSample) {
+                match self { $(Algorithm::$variant(a) => { let c = conn(w); a.cong_control(w, &c, rs) }),* }
             }
             #[inline]
             pub fn pacing_rate(&self) -> Option<f64> {

@@ -43,6 +43,30 @@ use crate::net::outbox::Outbox;
 use crate::net::packet::{tcp_header_bytes, Kind, Packet, SackBlock};
 use crate::time::{Nanos, NS_PER_SEC};
 
+/// The `Conn` that sender `$s`'s algorithm reads at `$now`, as a function of
+/// its window. A closure that borrows only the fields it reads (not the
+/// algorithm, not the window), so the per-ACK hooks can take it and compute
+/// it inside the algorithm's arm (cc::Algorithm::pkts_acked); `Sender::conn`
+/// for the others.
+macro_rules! conn_of {
+    ($s:expr, $now:expr) => {
+        |w: &Window| Conn {
+            now: $now,
+            mss: $s.cfg.mss,
+            srtt_ns: $s.rtt.srtt().unwrap_or(0),
+            min_rtt_ns: $s.rtt.min_rtt().unwrap_or(0),
+            in_flight: $s.sb.in_flight(),
+            packets_out: $s.sb.packets_out(),
+            delivered: $s.rate.delivered,
+            delivered_ce: $s.delivered_ce,
+            snd_nxt: $s.sb.nxt(),
+            snd_una: $s.sb.una(),
+            is_cwnd_limited: $s.is_cwnd_limited || (w.in_slow_start() && w.cwnd < 2 * $s.max_packets_out),
+            ca_state: Some($s.ca_state),
+        }
+    };
+}
+
 #[derive(Clone, Debug)]
 pub struct SenderConfig {
     pub mss: u32,
@@ -256,21 +280,7 @@ impl Sender {
     }
 
     pub fn conn(&self, now: Nanos) -> Conn {
-        let in_slow_start = self.w.in_slow_start();
-        Conn {
-            now,
-            mss: self.cfg.mss,
-            srtt_ns: self.rtt.srtt().unwrap_or(0),
-            min_rtt_ns: self.rtt.min_rtt().unwrap_or(0),
-            in_flight: self.sb.in_flight(),
-            packets_out: self.sb.packets_out(),
-            delivered: self.rate.delivered,
-            delivered_ce: self.delivered_ce,
-            snd_nxt: self.sb.nxt(),
-            snd_una: self.sb.una(),
-            is_cwnd_limited: self.is_cwnd_limited || (in_slow_start && self.w.cwnd < 2 * self.max_packets_out),
-            ca_state: Some(self.ca_state),
-        }
+        conn_of!(self, now)(&self.w)
     }
 
     /// The next time the sender must be woken (start, stop, pacing, RTO,
@@ -660,8 +670,7 @@ impl Sender {
         // Linux tcp_in_ack_event: every ACK not older than snd_una, before
         // tcp_clean_rtx_queue hands over the RTT sample (pkts_acked below).
         if ack.seq >= prior_una {
-            let c = self.conn(now);
-            self.cc.in_ack_event(&mut self.w, &c);
+            self.cc.in_ack_event(&mut self.w, conn_of!(self, now));
         }
 
         // ECN echo (Linux: per ACK; DCTCP counts the delivered segments with CE).
@@ -696,8 +705,7 @@ impl Sender {
                 rcv_tsval,
                 rcv_tsecr,
             };
-            let c = self.conn(now);
-            self.cc.pkts_acked(&mut self.w, &c, &sample);
+            self.cc.pkts_acked(&mut self.w, conn_of!(self, now), &sample);
         }
 
         // The RFC 4138 F-RTO judges this ACK first, and no loss is marked
@@ -729,10 +737,9 @@ impl Sender {
         }
 
         // Window update (Linux tcp_cong_control).
-        let c = self.conn(now);
         if self.cc_owns_window {
             let rs = self.rate.end_ack(delivered, newly_lost, prior_in_flight, self.rtt.min_rtt());
-            self.cc.cong_control(&mut self.w, &c, &rs);
+            self.cc.cong_control(&mut self.w, conn_of!(self, now), &rs);
         } else if matches!(self.ca_state, CaState::Recovery | CaState::Cwr) {
             if self.cfg.prr {
                 self.prr_reduce(delivered, acked_new && newly_lost == 0);
@@ -748,7 +755,7 @@ impl Sender {
                 Counting::Segments => delivered,
                 Counting::Acks => 1,
             };
-            self.cc.cong_avoid(&mut self.w, &c, counted);
+            self.cc.cong_avoid(&mut self.w, conn_of!(self, now), counted);
         }
         self.w.cwnd = self.w.cwnd.max(1);
 
