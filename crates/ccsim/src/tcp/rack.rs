@@ -310,6 +310,7 @@ mod tests {
     use super::*;
     use crate::cc::CaState;
     use crate::tcp::rate::TxSnapshot;
+    use crate::tcp::scoreboard::Removed;
 
     const MS: Nanos = NS_PER_MS;
 
@@ -350,7 +351,7 @@ mod tests {
         assert_eq!(rack.mark_lost(&mut sb, 101 * MS, 25 * MS), 0);
         assert!(rack.timer_at.is_some());
         // Segment 0 arrives 10 ms late: the cumulative ACK covers it.
-        sb.ack_to(3, |r| rack.on_delivered(r.last_seq, r.last, 111 * MS, Some(50 * MS)));
+        let _ = sb.ack_to(3, |r: Removed| rack.on_delivered(r.last_seq, r.last, 111 * MS, Some(50 * MS)));
         rack.end_ack(111 * MS, sb.una());
         assert_eq!(rack.mark_lost(&mut sb, 111 * MS, 25 * MS), 0);
         assert_eq!(rack.timer_at, None);
@@ -457,7 +458,7 @@ mod tests {
         sb.on_retransmit(0, 100 * MS, TxSnapshot::default());
         rack.on_retransmit(0, 100 * MS, 3);
         // 10 ms later (less than min_rtt) segment 0 is ACKed: the original's ACK, most likely.
-        sb.ack_to(1, |r| rack.on_delivered(r.last_seq, r.last, 110 * MS, Some(50 * MS)));
+        let _ = sb.ack_to(1, |r: Removed| rack.on_delivered(r.last_seq, r.last, 110 * MS, Some(50 * MS)));
         rack.end_ack(110 * MS, sb.una());
         assert_eq!(rack.newest_delivered, Some((2 * MS, 2)));
         assert_eq!(rack.rtt_ns, 98 * MS);

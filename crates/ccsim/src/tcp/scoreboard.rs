@@ -70,6 +70,19 @@ pub struct Removed<'a> {
     pub count: u32,
 }
 
+/// What `Scoreboard::ack_to` hands the segments a cumulative ACK removes
+/// to: the sender's scan (Linux tcp_clean_rtx_queue), or any closure.
+pub trait OnRemoved {
+    fn removed(&mut self, r: Removed);
+}
+
+impl<F: FnMut(Removed)> OnRemoved for F {
+    #[inline(always)]
+    fn removed(&mut self, r: Removed) {
+        self(r)
+    }
+}
+
 #[derive(Default)]
 pub struct Scoreboard {
     una: u64,
@@ -207,12 +220,15 @@ impl Scoreboard {
         on_newly(seq, s);
     }
 
-    /// Cumulative ACK up to `ack` (exclusive): calls `on_removed` with the
+    /// Cumulative ACK up to `ack` (exclusive): hands `on_removed` the
     /// segments it removes, read in place before the ring lets go of them
     /// (no copy of them): one at a time, except that consecutive clean
-    /// segments come as one run (see `Removed`).
+    /// segments come as one run (see `Removed`). `on_removed` is taken and
+    /// given back by value, so that for the usual ACK (one clean run, inline
+    /// here) the caller's state in it stays in registers; only the other
+    /// ACKs hand it to `ack_each` through memory.
     #[inline]
-    pub fn ack_to(&mut self, ack: u64, mut on_removed: impl FnMut(Removed)) {
+    pub fn ack_to<V: OnRemoved>(&mut self, ack: u64, mut on_removed: V) -> V {
         let una = self.una;
         let n = ack.saturating_sub(una).min(self.segs.len() as u64) as usize;
         let mut clean = 0;
@@ -220,13 +236,10 @@ impl Scoreboard {
             clean += 1;
         }
         if n > 0 && clean == n {
-            // The usual ACK: one clean run, handed over without the loop
-            // below (which, around the caller's code, keeps that code's
-            // state in registers or on the stack for the whole loop).
             if una < self.prior_highest_sacked_end {
                 self.reordered_low = self.reordered_low.min(una);
             }
-            on_removed(Removed {
+            on_removed.removed(Removed {
                 first_seq: una,
                 first: &self.segs[0],
                 last_seq: una + n as u64 - 1,
@@ -234,7 +247,7 @@ impl Scoreboard {
                 count: n as u32,
             });
         } else {
-            self.ack_each(n, &mut on_removed);
+            on_removed = self.ack_each(n, on_removed);
         }
         self.segs.drain(..n);
         self.una += n as u64;
@@ -243,12 +256,13 @@ impl Scoreboard {
             self.sacked_below_scan = 0;
         }
         self.retransmit_hint = self.retransmit_hint.max(self.una);
+        on_removed
     }
 
     /// `ack_to`'s hand-over of the first `n` segments when they are not one
     /// clean run, counting each off the counters it is in.
     #[inline(never)]
-    fn ack_each(&mut self, n: usize, on_removed: &mut impl FnMut(Removed)) {
+    fn ack_each<V: OnRemoved>(&mut self, n: usize, mut on_removed: V) -> V {
         let una = self.una;
         let mut k = 0;
         while k < n {
@@ -274,7 +288,7 @@ impl Scoreboard {
                 self.reordered_low = self.reordered_low.min(seq);
             }
             let last = &self.segs[end - 1];
-            on_removed(Removed {
+            on_removed.removed(Removed {
                 first_seq: seq,
                 first: &self.segs[k],
                 last_seq: una + end as u64 - 1,
@@ -283,6 +297,7 @@ impl Scoreboard {
             });
             k = end;
         }
+        on_removed
     }
 
     /// Before an ACK's SACK blocks and cumulative ACK are applied.
@@ -668,7 +683,7 @@ mod tests {
         assert_eq!(b.in_flight(), 10 - 3);
         assert_eq!(b.next_to_retransmit(), None);
         let mut removed = Vec::new();
-        b.ack_to(4, collect_removed(&mut removed));
+        let _ = b.ack_to(4, collect_removed(&mut removed));
         assert_eq!(removed, [(0, 0, 1), (1, 1, 1), (2, 2, 1), (3, 3, 1)], "none of them clean");
         assert_eq!((b.sacked_out, b.lost_out, b.retrans_out, b.in_flight()), (0, 0, 0, 6));
     }
@@ -707,7 +722,7 @@ mod tests {
         let mut v = Vec::new();
         b.sack(4, 5, collect_into(&mut v));
         let mut removed = Vec::new();
-        b.ack_to(8, collect_removed(&mut removed));
+        let _ = b.ack_to(8, collect_removed(&mut removed));
         assert_eq!(removed, [(0, 3, 4), (4, 4, 1), (5, 7, 3)], "the SACKed segment 4 splits the run");
         assert_eq!((b.una(), b.sacked_out, b.in_flight()), (8, 0, 2));
     }
@@ -763,7 +778,7 @@ mod tests {
         // Then 0 itself arrives (it was never retransmitted): it was
         // reordered by 7 segments, not lost.
         b.begin_ack();
-        b.ack_to(7, |_| {});
+        let _ = b.ack_to(7, |_: Removed| {});
         b.end_ack();
         assert_eq!(b.reordering, 7);
         // Now a hole needs 7 SACKed segments above it.

@@ -35,7 +35,7 @@ use super::rack::Rack;
 use super::rate::RateSampler;
 use super::recovery::{Episode, RecoveryPolicy};
 use super::rtt::{RtoStyle, RttEstimator};
-use super::scoreboard::{Scoreboard, Segment, EVER_RETRANS, SACKED};
+use super::scoreboard::{OnRemoved, Removed, Scoreboard, Segment, EVER_RETRANS, SACKED};
 use super::send_buffer::SendBuffer;
 use super::tlp::Tlp;
 use crate::cc::{AckSample, Algorithm, CaEvent, CaState, Conn, Counting, Window};
@@ -186,6 +186,62 @@ pub struct Sender {
     pub last_rtt_sample: Option<Nanos>,
     /// How far new data may run ahead of SND.UNA (send_buffer.rs).
     send_buffer: SendBuffer,
+}
+
+/// The scan of the segments a cumulative ACK removes (Linux
+/// tcp_clean_rtx_queue): what `Sender::on_ack` hands `Scoreboard::ack_to`,
+/// by value, with what it needs to know and what it learns.
+struct CleanRtx<'a> {
+    rate: &'a mut RateSampler,
+    rack: &'a mut Rack,
+    now: Nanos,
+    min_rtt: Option<Nanos>,
+    high_seq: u64,
+    rack_on: bool,
+    /// Without SACK the duplicate ACKs counted most of these deliveries
+    /// already (Linux tcp_clean_rtx_queue counts only with SACK; the rest is
+    /// remove_reno_sacks' in `on_ack`); their rate sample is taken all the same.
+    sack_on: bool,
+    /// The ACK's timestamp echo (0 without timestamps).
+    ack_tsecr: Nanos,
+    first_acked: bool,
+    nonhead_retrans_acked: bool,
+    orig_acked_below_high_seq: bool,
+    retransmitted_data_acked: bool,
+    /// The RTT of the oldest and of the newest never-retransmitted segment removed.
+    oldest_rtt: Option<Nanos>,
+    newest_rtt: Option<Nanos>,
+}
+
+impl OnRemoved for CleanRtx<'_> {
+    /// A run of clean segments (scoreboard::Removed) went out in order: the
+    /// rate sample and RACK take its last, the oldest RTT its first.
+    #[inline(always)]
+    fn removed(&mut self, r: Removed) {
+        let s = r.last;
+        if s.has(EVER_RETRANS) {
+            self.nonhead_retrans_acked |= !self.first_acked;
+        }
+        self.first_acked = false;
+        if s.has(SACKED) {
+            return;
+        }
+        self.rate.on_delivered(self.now, if self.sack_on { r.count } else { 0 }, s.sent_at, &s.tx);
+        // Linux tcp_skb_spurious_retrans: an ACK echoing a timestamp older
+        // than the retransmission was for the original, so RACK does not
+        // take the retransmission's send time.
+        let original_arrived = s.has(EVER_RETRANS) && self.ack_tsecr > 0 && self.ack_tsecr < s.sent_at;
+        if self.rack_on && !original_arrived {
+            self.rack.on_delivered(r.last_seq, s, self.now, self.min_rtt);
+        }
+        if s.has(EVER_RETRANS) {
+            self.retransmitted_data_acked = true;
+        } else {
+            self.orig_acked_below_high_seq |= r.first_seq < self.high_seq;
+            self.oldest_rtt.get_or_insert(self.now - r.first.sent_at);
+            self.newest_rtt = Some(self.now - s.sent_at);
+        }
+    }
 }
 
 impl Sender {
@@ -552,8 +608,6 @@ impl Sender {
         self.rate.begin_ack();
 
         // SACK blocks, then the cumulative ACK.
-        let mut newest_rtt: Option<Nanos> = None;
-        let mut oldest_rtt: Option<Nanos> = None;
         let mut sack_rtt: Option<Nanos> = None;
         // What F-RTO and the undo need to know of this ACK (frto.rs).
         let mut flags = AckFlags::default();
@@ -585,47 +639,30 @@ impl Sender {
             }
         }
         let newly_sacked = self.sb.sacked_out > prior_sacked_out;
-        let mut retransmitted_data_acked = false;
-        let mut first_acked = true;
-        let rate = &mut self.rate;
-        let rack = &mut self.rack;
-        let ack_tsecr = if self.cfg.timestamps { ack.ts_ecr } else { 0 };
-        // Without SACK the duplicate ACKs counted most of these deliveries
-        // already (Linux tcp_clean_rtx_queue counts only with SACK; the rest
-        // is remove_reno_sacks' below); their rate sample is taken all the same.
-        let sack_on = self.cfg.sack;
-        // A run of clean segments (scoreboard::Removed) went out in order: the
-        // rate sample and RACK take its last, the oldest RTT its first.
-        // Inlined where ack_to calls it for a clean run, so the usual ACK
-        // builds no closure environment on the stack.
-        self.sb.ack_to(
+        let scan = self.sb.ack_to(
             ack.seq,
-            #[inline(always)]
-            |r| {
-                let s = r.last;
-                if s.has(EVER_RETRANS) {
-                    flags.nonhead_retrans_acked |= !first_acked;
-                }
-                first_acked = false;
-                if !s.has(SACKED) {
-                    rate.on_delivered(now, if sack_on { r.count } else { 0 }, s.sent_at, &s.tx);
-                    // Linux tcp_skb_spurious_retrans: an ACK echoing a timestamp
-                    // older than the retransmission was for the original, so
-                    // RACK does not take the retransmission's send time.
-                    let original_arrived = s.has(EVER_RETRANS) && ack_tsecr > 0 && ack_tsecr < s.sent_at;
-                    if rack_on && !original_arrived {
-                        rack.on_delivered(r.last_seq, s, now, min_rtt);
-                    }
-                    if s.has(EVER_RETRANS) {
-                        retransmitted_data_acked = true;
-                    } else {
-                        flags.orig_acked_below_high_seq |= r.first_seq < high_seq;
-                        oldest_rtt.get_or_insert(now - r.first.sent_at);
-                        newest_rtt = Some(now - s.sent_at);
-                    }
-                }
+            CleanRtx {
+                rate: &mut self.rate,
+                rack: &mut self.rack,
+                now,
+                min_rtt,
+                high_seq,
+                rack_on,
+                sack_on: self.cfg.sack,
+                ack_tsecr: if self.cfg.timestamps { ack.ts_ecr } else { 0 },
+                first_acked: true,
+                nonhead_retrans_acked: false,
+                orig_acked_below_high_seq: false,
+                retransmitted_data_acked: false,
+                oldest_rtt: None,
+                newest_rtt: None,
             },
         );
+        flags.nonhead_retrans_acked |= scan.nonhead_retrans_acked;
+        flags.orig_acked_below_high_seq |= scan.orig_acked_below_high_seq;
+        let retransmitted_data_acked = scan.retransmitted_data_acked;
+        let (mut oldest_rtt, mut newest_rtt) = (scan.oldest_rtt, scan.newest_rtt);
+        let ack_tsecr = scan.ack_tsecr;
         if self.cfg.sack {
             self.sb.end_ack();
         }
