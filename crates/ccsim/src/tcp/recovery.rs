@@ -69,10 +69,10 @@ pub(super) struct Episode {
 }
 
 impl Sender {
-    /// Linux tcp_fastretrans_alert, reduced to the states we model: the
-    /// episode's exit and undo checks, then RACK's loss marking in the state
-    /// they leave (identify_packet_loss), then the start of a new episode.
-    /// `ack`: what F-RTO and the undo need to know of the ACK.
+    /// The congestion state machine's turn on an ACK. `ack`: what F-RTO and
+    /// the undo need to know of it. Inline where the sender handles an ACK:
+    /// most ACKs end here.
+    #[inline(always)]
     pub(super) fn update_congestion_state(&mut self, now: Nanos, ack: &AckFlags, prior_una: u64, ack_tsecr: Nanos) {
         // Linux tcp_ack_is_dubious: an in-order ACK in Open does not enter
         // tcp_fastretrans_alert at all. Its RTO or loss probe replaces a
@@ -83,6 +83,14 @@ impl Sender {
             self.rack.timer_at = None;
             return;
         }
+        self.fastretrans_alert(now, ack, prior_una, ack_tsecr);
+    }
+
+    /// Linux tcp_fastretrans_alert, reduced to the states we model: the
+    /// episode's exit and undo checks, then RACK's loss marking in the state
+    /// they leave (identify_packet_loss), then the start of a new episode.
+    #[inline(never)]
+    fn fastretrans_alert(&mut self, now: Nanos, ack: &AckFlags, prior_una: u64, ack_tsecr: Nanos) {
         // Step A: congestion the network signalled is no reduction to undo.
         if self.ece_seen_this_ack {
             self.episode.prior_ssthresh = 0;
