@@ -579,6 +579,45 @@ impl Sender {
         out.send(p);
     }
 
+    /// The ACK's SACK blocks (Linux tcp_sacktag_write_queue): a D-SACK
+    /// first, then each newly SACKed segment delivered (rate sample, RACK,
+    /// `flags`); returns the RTT of the newest never-retransmitted one.
+    #[inline(never)]
+    fn tag_sack_blocks(
+        &mut self,
+        now: Nanos,
+        ack_seq: u64,
+        sack: &[SackBlock],
+        prior_una: u64,
+        flags: &mut AckFlags,
+    ) -> Option<Nanos> {
+        let (high_seq, frto_highmark) = (self.episode.high_seq, self.frto.highmark);
+        if first_block_is_dsack(sack, ack_seq) {
+            flags.dsack = true;
+            self.on_dsack(sack[0], prior_una);
+        }
+        let rack_on = self.uses_rack();
+        let min_rtt = self.rtt.min_rtt();
+        let mut sack_rtt = None;
+        let rate = &mut self.rate;
+        let rack = &mut self.rack;
+        for b in sack {
+            self.sb.sack(b.start, b.end, |seq, s| {
+                rate.on_delivered(now, 1, s.sent_at, &s.tx);
+                flags.data_sacked = true;
+                if rack_on {
+                    rack.on_delivered(seq, s, now, min_rtt);
+                }
+                if !s.has(EVER_RETRANS) {
+                    sack_rtt = Some(now - s.sent_at);
+                    flags.orig_acked_below_high_seq |= seq < high_seq;
+                    flags.orig_sacked_below_highmark |= seq < frto_highmark;
+                }
+            });
+        }
+        sack_rtt
+    }
+
     /// An ACK arrives (Linux tcp_ack) with its SACK blocks `sack` (kept
     /// beside the packet: `Receiver::sack_blocks`).
     pub fn on_ack(&mut self, now: Nanos, ack: &Packet, sack: &[SackBlock], out: &mut impl Outbox) {
@@ -611,32 +650,14 @@ impl Sender {
         let mut sack_rtt: Option<Nanos> = None;
         // What F-RTO and the undo need to know of this ACK (frto.rs).
         let mut flags = AckFlags::default();
-        let (high_seq, frto_highmark) = (self.episode.high_seq, self.frto.highmark);
+        let high_seq = self.episode.high_seq;
         self.sb.begin_ack();
         let prior_sacked_out = self.sb.sacked_out;
         let rack_on = self.uses_rack();
         let min_rtt = self.rtt.min_rtt();
-        if self.cfg.sack {
-            if first_block_is_dsack(sack, ack.seq) {
-                flags.dsack = true;
-                self.on_dsack(sack[0], prior_una);
-            }
-            let rate = &mut self.rate;
-            let rack = &mut self.rack;
-            for b in sack {
-                self.sb.sack(b.start, b.end, |seq, s| {
-                    rate.on_delivered(now, 1, s.sent_at, &s.tx);
-                    flags.data_sacked = true;
-                    if rack_on {
-                        rack.on_delivered(seq, s, now, min_rtt);
-                    }
-                    if !s.has(EVER_RETRANS) {
-                        sack_rtt = Some(now - s.sent_at);
-                        flags.orig_acked_below_high_seq |= seq < high_seq;
-                        flags.orig_sacked_below_highmark |= seq < frto_highmark;
-                    }
-                });
-            }
+        // Most ACKs carry no blocks: their tagging stays out of line.
+        if self.cfg.sack && !sack.is_empty() {
+            sack_rtt = self.tag_sack_blocks(now, ack.seq, sack, prior_una, &mut flags);
         }
         let newly_sacked = self.sb.sacked_out > prior_sacked_out;
         let scan = self.sb.ack_to(
