@@ -56,10 +56,19 @@ impl RttSamples {
     }
 
     /// Offers flow `flow`'s sample `rtt` taken at `now` (flows beyond those
-    /// given to `new` are not recorded).
-    #[inline]
+    /// given to `new` are not recorded). Inline where every ACK calls it, for
+    /// the default of keeping none; the keeping is out of line.
+    #[inline(always)]
     pub fn push(&mut self, now: Nanos, flow: usize, rtt: Nanos) {
-        let Some(f) = self.flows.get_mut(flow) else { return };
+        if flow < self.flows.len() {
+            self.keep(now, flow, rtt);
+        }
+    }
+
+    /// `push` of a flow whose samples are kept (all, or a reservoir's).
+    #[inline(never)]
+    fn keep(&mut self, now: Nanos, flow: usize, rtt: Nanos) {
+        let f = &mut self.flows[flow];
         let index = f.seen;
         f.seen += 1;
         match self.per_flow {
