@@ -319,12 +319,32 @@ impl Link {
     /// Runs the link up to `now`, appending the handles of delivered packets
     /// to `out` in order (they stay in `pool`: the owner frees them).
     pub fn advance(&mut self, now: Nanos, pool: &mut PacketPool, out: &mut Vec<PacketId>) {
+        let at = out.len();
+        if let Some(first) = self.advance_to_first(now, pool, out) {
+            out.insert(at, first);
+        }
+    }
+
+    /// `advance`, for the owner's event loop: the first packet delivered is
+    /// returned, the others (rarely any) appended to `out`, so the usual
+    /// event passes no list.
+    #[inline(always)]
+    pub fn advance_to_first(&mut self, now: Nanos, pool: &mut PacketPool, out: &mut Vec<PacketId>) -> Option<PacketId> {
         self.run_transmitter(now, pool);
-        while let Some(id) = self.wire.pop_due(now) {
-            self.counters.delivered += 1;
-            self.counters.delivered_bytes += pool.get(id).wire_bytes as u64;
+        let first = self.deliver_due(now, pool)?;
+        while let Some(id) = self.deliver_due(now, pool) {
             out.push(id);
         }
+        Some(first)
+    }
+
+    /// The packet at the wire's end, if one is due at `now`, counted as delivered.
+    #[inline(always)]
+    fn deliver_due(&mut self, now: Nanos, pool: &PacketPool) -> Option<PacketId> {
+        let id = self.wire.pop_due(now)?;
+        self.counters.delivered += 1;
+        self.counters.delivered_bytes += pool.get(id).wire_bytes as u64;
+        Some(id)
     }
 
     /// `run_transmitter` for an arrival that finds the transmitter behind
@@ -792,6 +812,29 @@ mod tests {
             assert!(expected.len() < 2000 || arq.is_none(), "some frames are lost for good");
             assert_eq!(delivered, expected, "{config:?}");
         }
+    }
+
+    /// The event loop's `advance_to_first` hands over what `advance` does, in
+    /// the same order: the first packet returned, the others appended.
+    #[test]
+    fn advance_to_first_gives_the_first_delivery_and_appends_the_rest() {
+        let run = |first_apart: bool| {
+            let mut l = link(vec![]);
+            for flow in 0..3 {
+                l.enqueue(0, Packet::new(Kind::Data, flow, 1500));
+            }
+            // Something already in the list stays first.
+            let mut out = vec![l.pool.insert(Packet::new(Kind::Data, 9, 100))];
+            if first_apart {
+                let first = l.l.advance_to_first(20 * NS_PER_MS, &mut l.pool, &mut out);
+                out.insert(1, first.expect("three are due"));
+            } else {
+                l.l.advance(20 * NS_PER_MS, &mut l.pool, &mut out);
+            }
+            out.iter().map(|&id| l.pool.get(id).flow).collect::<Vec<_>>()
+        };
+        assert_eq!(run(true), vec![9, 0, 1, 2]);
+        assert_eq!(run(false), vec![9, 0, 1, 2]);
     }
 
     /// A packet that finds the link idle skips the drop-tail queue, yet is

@@ -346,14 +346,19 @@ impl World {
             return;
         }
         let link = &mut self.links[l];
-        link.advance(self.now, &mut self.pool, &mut self.delivered);
+        let first = link.advance_to_first(self.now, &mut self.pool, &mut self.delivered);
         Self::rearm(l, link, &mut self.events, &mut self.flows);
-        // By index: a delivery never reaches another link's `advance`, so
-        // the list stays as it is until cleared (and is not moved out and back).
-        for k in 0..self.delivered.len() {
-            self.on_link_delivery(self.delivered[k]);
+        let Some(first) = first else { return };
+        self.on_link_delivery(first);
+        // The others, by index: a delivery never reaches another link's
+        // `advance`, so the list stays as it is until cleared (and is not
+        // moved out and back).
+        if !self.delivered.is_empty() {
+            for k in 0..self.delivered.len() {
+                self.on_link_delivery(self.delivered[k]);
+            }
+            self.delivered.clear();
         }
-        self.delivered.clear();
     }
 
     /// A packet a link delivered: on to the next link of its route, or to
