@@ -352,7 +352,8 @@ impl World {
         self.on_link_delivery(first);
         // The others, by index: a delivery never reaches another link's
         // `advance`, so the list stays as it is until cleared (and is not
-        // moved out and back).
+        // moved out and back). There rarely are any: the check spares the
+        // usual event the loop's setup and the clear (0.2% of instructions).
         if !self.delivered.is_empty() {
             for k in 0..self.delivered.len() {
                 self.on_link_delivery(self.delivered[k]);
