@@ -26,6 +26,13 @@ whole process), else from valgrind's callgrind (ccbench's event loop alone,
 World::run_unless_interrupted: deterministic, so two commits compare exactly
 on a host whose speed drifts; ns-3 would take hours under it).
 
+Each measured run is pinned to one CPU (the last this process may use;
+sched_setaffinity, inherited from the thread that starts it), ns-3's as
+ccbench's: left to the scheduler, the same ccbench build on this 2-CPU
+host ran (a) at 5.9 to 10.9 M packets per CPU s (medians of 7.0, 9.1 and
+7.3 M in three sets of 21 runs), pinned at medians of 9.9, 10.0 and 10.1 M
+(2026-12-04); ns-3 ran alike either way.
+
 "Bottleneck packets" are the packets the bottleneck link transmits (ccbench:
 the downlink's departures; ns-3: PhyTxEnd on the bottleneck device). The
 ratio is ccbench's packets per CPU second over ns-3's: in the table, of the
@@ -175,10 +182,33 @@ def peak_rss_of(pid: int) -> int | None:
     return None
 
 
-def measure(argv: list[str], use_perf: bool) -> Measured:
-    """Runs `argv` as a child and returns its own CPU time (wait4) and the
-    peak resident set read from /proc while it ran (the high-water mark the
-    kernel keeps, sampled every 20 ms)."""
+def measurement_cpus() -> tuple[int, int | None]:
+    """The CPU the measured runs are pinned to, and another one for
+    ccbench's runs alongside ns-3 (None where this process may use only one)."""
+    cpus = sorted(os.sched_getaffinity(0))
+    return cpus[-1], (cpus[0] if len(cpus) > 1 else None)
+
+
+@contextlib.contextmanager
+def pinned(cpu: int | None) -> Iterator[None]:
+    """The calling thread (so a child it starts, which inherits its
+    affinity) runs on `cpu` only; as before after (None: no change). The
+    affinity is the thread's own: the other thread of `run_ns3` keeps its."""
+    if cpu is None:
+        yield
+        return
+    before = os.sched_getaffinity(0)
+    os.sched_setaffinity(0, {cpu})
+    try:
+        yield
+    finally:
+        os.sched_setaffinity(0, before)
+
+
+def measure(argv: list[str], use_perf: bool, cpu: int | None = None) -> Measured:
+    """Runs `argv` as a child, on `cpu` alone if given, and returns its own
+    CPU time (wait4) and the peak resident set read from /proc while it ran
+    (the high-water mark the kernel keeps, sampled every 20 ms)."""
     perf_out = None
     if use_perf:
         fd, perf_out = tempfile.mkstemp(prefix="ccbench-perf-", suffix=".csv")
@@ -186,7 +216,8 @@ def measure(argv: list[str], use_perf: bool) -> Measured:
         argv = ["perf", "stat", "-x,", "-e", "instructions", "-o", perf_out, "--", *argv]
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         t0 = time.perf_counter()
-        proc = subprocess.Popen(argv, stdout=out, stderr=err)
+        with pinned(cpu):
+            proc = subprocess.Popen(argv, stdout=out, stderr=err)
         peak = 0
         while True:
             # Under perf the program is perf's child: take the largest of the two.
@@ -286,11 +317,12 @@ def run_ccbench(case: Case, repeat: int, use_perf: bool, use_callgrind: bool, bi
     """`repeat` runs of each of `binaries` (builds of the speed example), taking
     turns so that a drift of the host's speed touches them alike; per binary,
     what its median run by CPU time measured."""
+    cpu, _ = measurement_cpus()
     with scenario_json(case.scenario) as path:
         runs: list[list[Measured]] = [[] for _ in binaries]
         for _ in range(repeat):
             for b, binary in enumerate(binaries):
-                runs[b].append(measure_speed_run(path, use_perf, binary))
+                runs[b].append(measure_speed_run(path, use_perf, binary, cpu))
         counted = [event_loop_instructions(path, binary) if use_callgrind else None for binary in binaries]
     return [summarize_ccbench(case, r, c) for r, c in zip(runs, counted)]
 
@@ -323,8 +355,10 @@ def speed_command(scenario_path: str, binary: Path = SPEED_BINARY) -> list[str]:
     return [str(binary), scenario_path, "downlink"]
 
 
-def measure_speed_run(scenario_path: str, use_perf: bool, binary: Path = SPEED_BINARY) -> Measured:
-    m = measure(speed_command(scenario_path, binary), use_perf)
+def measure_speed_run(
+    scenario_path: str, use_perf: bool, binary: Path = SPEED_BINARY, cpu: int | None = None
+) -> Measured:
+    m = measure(speed_command(scenario_path, binary), use_perf, cpu)
     m.extra = json.loads(m.stdout)
     return m
 
@@ -358,20 +392,21 @@ def run_ns3(case: Case, use_perf: bool, binaries: list[Path]) -> dict:
     ratio of the two at once (`alongside`, per binary the median of those
     runs) holds better than that of two measurements minutes apart."""
     ns3_runner.build()
+    cpu, other_cpu = measurement_cpus()
     ns3_done = threading.Event()
     alongside: list[list[float]] = [[] for _ in binaries]
 
     def ccbench_meanwhile(path: str) -> None:
         while not ns3_done.is_set():
             for b, binary in enumerate(binaries):
-                r = measure_speed_run(path, False, binary).extra
+                r = measure_speed_run(path, False, binary, other_cpu).extra
                 alongside[b].append(r["bottleneck_packets"] / max(r["cpu_seconds"], 1e-9))
 
     with scenario_json(case.scenario) as path:
         thread = threading.Thread(target=ccbench_meanwhile, args=(path,), daemon=True)
         thread.start()
         try:
-            m = measure(ns3_runner.command(**case.ns3), use_perf)
+            m = measure(ns3_runner.command(**case.ns3), use_perf, cpu)
         finally:
             ns3_done.set()
             thread.join()
@@ -462,14 +497,16 @@ def main() -> int:
     emit(f"command: python3 bench/suite.py {' '.join(sys.argv[1:])}".rstrip())
     emit(
         f"machine: {platform.machine()}, {os.cpu_count()} CPUs, load average {load[0]:.1f} at the start; "
-        "timings are CPU time (user + system) of each side's own process, one core"
+        "timings are CPU time (user + system) of each side's own process, pinned to CPU "
+        f"{measurement_cpus()[0]} (ccbench's runs alongside ns-3: CPU {measurement_cpus()[1]})"
     )
     if use_perf:
         counted = "perf stat, the whole process"
     elif use_callgrind:
         counted = "callgrind, ccbench's event loop alone (perf stat cannot read the counters on this machine)"
     else:
-        counted = "n/a (perf stat cannot read the instructions counter on this machine; no valgrind)"
+        why = "--no-callgrind" if args.no_callgrind else "no valgrind"
+        counted = f"n/a (perf stat cannot read the instructions counter on this machine; {why})"
     emit(f"instructions/event: {counted}")
     emit()
     header = (

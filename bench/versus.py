@@ -10,7 +10,8 @@ Each pair runs the two builds one right after the other (the order
 alternating from pair to pair), and the median of the pairs' ratios is the
 comparison; the quartiles say how far to trust it. With --instructions,
 valgrind's callgrind also counts the event loop's instructions of each
-build, which do not drift at all.
+build, which do not drift at all. Every run is pinned to one CPU, as in
+the suite.
 
 The scenarios are the suite's (bench/suite.py: (a) to (e)), normalized by
 this checkout's front end; each side is the speed example
@@ -39,7 +40,14 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
 
-from suite import CASES, build_speed_binary, event_loop_instructions, measure_speed_run, scenario_json  # noqa: E402
+from suite import (  # noqa: E402
+    CASES,
+    build_speed_binary,
+    event_loop_instructions,
+    measure_speed_run,
+    measurement_cpus,
+    scenario_json,
+)
 
 #: Where the other commits' builds are kept (one cargo target, shared).
 VERSUS_DIR = ROOT / "target" / "versus"
@@ -82,9 +90,10 @@ def build_at(rev: str) -> Path:
 def paired_runs(path: str, this: Path, other: Path, pairs: int) -> list[tuple[dict, dict]]:
     """`pairs` adjacent runs of each build, the first of each pair alternating."""
     runs = []
+    cpu, _ = measurement_cpus()
     for k in range(pairs):
         order = (this, other) if k % 2 == 0 else (other, this)
-        first, second = (measure_speed_run(path, False, b).extra for b in order)
+        first, second = (measure_speed_run(path, False, b, cpu).extra for b in order)
         runs.append((first, second) if k % 2 == 0 else (second, first))
     return runs
 
