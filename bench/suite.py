@@ -28,10 +28,11 @@ on a host whose speed drifts; ns-3 would take hours under it).
 
 Each measured run is pinned to one CPU (the last this process may use;
 sched_setaffinity, inherited from the thread that starts it), ns-3's as
-ccbench's: left to the scheduler, the same ccbench build on this 2-CPU
-host ran (a) at 5.9 to 10.9 M packets per CPU s (medians of 7.0, 9.1 and
-7.3 M in three sets of 21 runs), pinned at medians of 9.9, 10.0 and 10.1 M
-(2026-12-04); ns-3 ran alike either way.
+ccbench's, and ccbench's runs alongside ns-3 to another: the scheduler
+neither moves a run nor puts the two sides on one CPU. The host's own
+speed still swings: on the 2-CPU development machine the same build ran
+(a) at medians of 6.7 to 10.8 M packets per CPU s in sets of 21 runs a
+minute apart, pinned or not (2026-12-04), and ns-3 from 18,800 to 26,900.
 
 "Bottleneck packets" are the packets the bottleneck link transmits (ccbench:
 the downlink's departures; ns-3: PhyTxEnd on the bottleneck device). The
