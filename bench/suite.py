@@ -494,12 +494,15 @@ def main() -> int:
         lines.append(line)
 
     load = os.getloadavg()
+    cpu, other_cpu = measurement_cpus()
+    alongside = (
+        f"ccbench's runs alongside ns-3: CPU {other_cpu}" if other_cpu is not None else "the only one it may use"
+    )
     emit(f"ccbench speed suite, commit {commit()}, {time.strftime('%Y-%m-%d %H:%M %Z')}")
     emit(f"command: python3 bench/suite.py {' '.join(sys.argv[1:])}".rstrip())
     emit(
         f"machine: {platform.machine()}, {os.cpu_count()} CPUs, load average {load[0]:.1f} at the start; "
-        "timings are CPU time (user + system) of each side's own process, pinned to CPU "
-        f"{measurement_cpus()[0]} (ccbench's runs alongside ns-3: CPU {measurement_cpus()[1]})"
+        f"timings are CPU time (user + system) of each side's own process, pinned to CPU {cpu} ({alongside})"
     )
     if use_perf:
         counted = "perf stat, the whole process"
