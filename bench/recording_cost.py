@@ -15,16 +15,21 @@ own; wall time is the Rust run's (`wall_seconds`), or ccbench.run()'s whole
 call for (b) and (d); CPU time (user + system of the process over the same
 call) compares fairly on a loaded machine, and the ratios are of CPU times.
 With --repeat N the process runs it N times and reports the fastest (the
-short UMTS runs take milliseconds). Timings depend on the machine and its
-load: this script measures, tests never assert on it.
+short UMTS runs take milliseconds). On a host whose speed swings, a ratio of
+two measurements made apart says little: --pairs N measures the default
+recording and the core alone N times in adjacent pairs (the order
+alternating) and prints the median of the pairs' CPU-time ratios, with
+its quartiles. Timings depend on the machine and its load: this script
+measures, tests never assert on it.
 
-    python3 bench/recording_cost.py [--only a|b|c|d] [--repeat N]
+    python3 bench/recording_cost.py [--only a|b|c|d] [--repeat N] [--pairs N]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import statistics
 import subprocess
 import sys
 
@@ -105,6 +110,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--only", choices=sorted(SCENARIOS), help="one scenario")
     ap.add_argument("--repeat", type=int, default=1, help="runs per measurement, the fastest reported")
+    ap.add_argument("--pairs", type=int, default=0, help="also this many adjacent pairs of default and core only")
     args = ap.parse_args()
     header = f"{'scenario':<40}{'recording':<11}{'wall s':>8}{'cpu s':>8}{'peak MB':>9}"
     print(f"{header}{'events':>11}{'series rows':>13}{'rtt rows':>10}")
@@ -121,7 +127,27 @@ def main() -> int:
         for mode in ("tables=[]", "core only"):
             ratio = results["default"]["cpu_s"] / max(results[mode]["cpu_s"], 1e-9)
             print(f"{'':<40}{'cpu ratio':<11}{'':>8}{ratio:>7.2f}x  default / {mode}")
+        if args.pairs:
+            median, q1, q3 = paired_ratio(spec, how, args.pairs)
+            print(
+                f"{'':<40}{'paired':<11}{'':>8}{median:>7.2f}x  default / core only, "
+                f"median of {args.pairs} adjacent pairs (quartiles {q1:.2f}-{q3:.2f})"
+            )
     return 0
+
+
+def paired_ratio(spec: dict, how: str, pairs: int) -> tuple[float, float, float]:
+    """The default recording's CPU time over the core alone's in `pairs`
+    adjacent pairs of runs (the first of each pair alternating): the
+    median ratio and its quartiles."""
+    sides = {"default": {**spec, "record": {}}, "core only": {**spec, "record": CORE_ONLY}}
+    ratios = []
+    for k in range(pairs):
+        order = ("default", "core only") if k % 2 == 0 else ("core only", "default")
+        cpu = {mode: measure(sides[mode], how, None, 1)["cpu_s"] for mode in order}
+        ratios.append(cpu["default"] / max(cpu["core only"], 1e-9))
+    q1, _, q3 = statistics.quantiles(ratios, n=4) if pairs > 1 else (ratios[0],) * 3
+    return statistics.median(ratios), q1, q3
 
 
 if __name__ == "__main__":
