@@ -1,11 +1,16 @@
 """Shared fixtures: a small scenario, one quick campaign reused by several
-tests, and `require_tool` for tests that need a program on the PATH."""
+tests, `require_tool` for tests that need a program on the PATH, and
+`bench_module` for tests of the scripts in bench/."""
 
 from __future__ import annotations
 
+import importlib
 import os
 import shutil
+import sys
 from collections.abc import Callable
+from pathlib import Path
+from types import ModuleType
 
 import pytest
 from ccbench import compare
@@ -63,6 +68,22 @@ def require_tool() -> Callable[..., str]:
         return find_tool(names, install, ci=os.environ.get("CI", "").lower() == "true")
 
     return require
+
+
+@pytest.fixture
+def bench_module() -> Callable[[str], ModuleType]:
+    """`bench_module("suite")` imports bench/suite.py (with bench/ on the
+    path while it imports what it needs beside it)."""
+    bench = str(Path(__file__).resolve().parent.parent / "bench")
+
+    def load(name: str) -> ModuleType:
+        sys.path.insert(0, bench)
+        try:
+            return importlib.import_module(name)
+        finally:
+            sys.path.remove(bench)
+
+    return load
 
 
 def default_sigint() -> None:

@@ -3,20 +3,7 @@ alternates from pair to pair, each pair is kept as (this, other) whichever
 ran first, and the ratio it prints is this over the other."""
 
 import json
-import sys
 from pathlib import Path
-
-ROOT = Path(__file__).resolve().parent.parent
-BENCH = ROOT / "bench"
-
-
-def versus_module():
-    sys.path.insert(0, str(BENCH))
-    try:
-        import versus
-    finally:
-        sys.path.remove(str(BENCH))
-    return versus
 
 
 def stand_in(tmp_path: Path, name: str, cpu_seconds: float, log: Path) -> Path:
@@ -38,8 +25,8 @@ def stand_in(tmp_path: Path, name: str, cpu_seconds: float, log: Path) -> Path:
     return program
 
 
-def test_pairs_alternate_their_order_and_the_ratio_is_this_over_the_other(tmp_path):
-    versus = versus_module()
+def test_pairs_alternate_their_order_and_the_ratio_is_this_over_the_other(tmp_path, bench_module):
+    versus = bench_module("versus")
     log = tmp_path / "runs.log"
     this = stand_in(tmp_path, "this", 0.2, log)
     other = stand_in(tmp_path, "other", 0.25, log)

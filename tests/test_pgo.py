@@ -27,7 +27,7 @@ def llvm_profdata() -> Path:
     return Path(sysroot.strip()) / "lib" / "rustlib" / host.group(1) / "bin" / "llvm-profdata"
 
 
-def test_the_pgo_build_gives_the_default_builds_results(tmp_path, require_tool):
+def test_the_pgo_build_gives_the_default_builds_results(tmp_path, require_tool, bench_module):
     require_tool("rustup", install="https://rustup.rs: PGO needs rustup's llvm-tools component")
     script = subprocess.run(
         [str(ROOT / "scripts" / "install-pgo"), "--profile-only"],
@@ -50,12 +50,7 @@ def test_the_pgo_build_gives_the_default_builds_results(tmp_path, require_tool):
     assert re.search(r"Functions shown: [1-9]", shown), shown
     assert int(re.search(r"Maximum function count: (\d+)", shown).group(1)) > 1000, shown
 
-    sys.path.insert(0, str(BENCH))
-    try:
-        from suite import build_pgo_speed_binary
-    finally:
-        sys.path.remove(str(BENCH))
-    optimized = build_pgo_speed_binary()
+    optimized = bench_module("suite").build_pgo_speed_binary()
     default = tmp_path / "default.txt"
     digests = [sys.executable, str(BENCH / "result_digests.py")]
     subprocess.run([*digests, "--save", str(default)], cwd=ROOT, capture_output=True, check=True)
@@ -66,15 +61,11 @@ def test_the_pgo_build_gives_the_default_builds_results(tmp_path, require_tool):
     assert "all 21 digests match" in same.stderr
 
 
-def test_a_profile_older_than_the_sources_is_written_again(tmp_path):
+def test_a_profile_older_than_the_sources_is_written_again(tmp_path, bench_module):
     """bench/suite.py --pgo built with whatever profile target/pgo held, so
     after a change to the core it measured a build whose changed functions
     rustc had left unoptimized ("hash mismatch")."""
-    sys.path.insert(0, str(BENCH))
-    try:
-        from suite import profile_is_current
-    finally:
-        sys.path.remove(str(BENCH))
+    profile_is_current = bench_module("suite").profile_is_current
     sources = tmp_path / "src"
     (sources / "tcp").mkdir(parents=True)
     source, lock, profile = sources / "tcp" / "scoreboard.rs", tmp_path / "Cargo.lock", tmp_path / "ccsim.profdata"
