@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import statistics
 import subprocess
 import sys
 
@@ -138,16 +137,18 @@ def main() -> int:
 
 def paired_ratio(spec: dict, how: str, pairs: int) -> tuple[float, float, float]:
     """The default recording's CPU time over the core alone's in `pairs`
-    adjacent pairs of runs (the first of each pair alternating): the
-    median ratio and its quartiles."""
-    sides = {"default": {**spec, "record": {}}, "core only": {**spec, "record": CORE_ONLY}}
-    ratios = []
-    for k in range(pairs):
-        order = ("default", "core only") if k % 2 == 0 else ("core only", "default")
-        cpu = {mode: measure(sides[mode], how, None, 1)["cpu_s"] for mode in order}
-        ratios.append(cpu["default"] / max(cpu["core only"], 1e-9))
-    q1, _, q3 = statistics.quantiles(ratios, n=4) if pairs > 1 else (ratios[0],) * 3
-    return statistics.median(ratios), q1, q3
+    adjacent pairs of runs (bench/versus.py's pairing): the median ratio
+    and its quartiles."""
+    from versus import in_pairs, quartiles
+
+    records = {mode: record for mode, record, _ in MODES}
+
+    def cpu_s(mode: str) -> float:
+        return measure({**spec, "record": records[mode]}, how, None, 1)["cpu_s"]
+
+    runs = in_pairs(pairs, lambda: cpu_s("default"), lambda: cpu_s("core only"))
+    q1, median, q3 = quartiles([a / max(b, 1e-9) for a, b in runs])
+    return median, q1, q3
 
 
 if __name__ == "__main__":

@@ -34,7 +34,9 @@ import statistics
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -48,6 +50,8 @@ from suite import (  # noqa: E402
     measurement_cpus,
     scenario_json,
 )
+
+T = TypeVar("T")
 
 #: Where the other commits' builds are kept (one cargo target, shared).
 VERSUS_DIR = ROOT / "target" / "versus"
@@ -87,15 +91,36 @@ def build_at(rev: str) -> Path:
     return binary
 
 
+def in_pairs(pairs: int, run_a: Callable[[], T], run_b: Callable[[], T]) -> list[tuple[T, T]]:
+    """`pairs` adjacent runs of `run_a` and `run_b`, the first of each pair
+    alternating; each pair as (a's, b's) whichever ran first."""
+    runs = []
+    for k in range(pairs):
+        if k % 2 == 0:
+            a = run_a()
+            runs.append((a, run_b()))
+        else:
+            b = run_b()
+            runs.append((run_a(), b))
+    return runs
+
+
+def quartiles(ratios: list[float]) -> tuple[float, float, float]:
+    """The first quartile, median and third quartile of the pairs' ratios."""
+    if len(ratios) == 1:
+        return ratios[0], ratios[0], ratios[0]
+    q1, median, q3 = statistics.quantiles(ratios, n=4, method="inclusive")
+    return q1, median, q3
+
+
 def paired_runs(path: str, this: Path, other: Path, pairs: int) -> list[tuple[dict, dict]]:
     """`pairs` adjacent runs of each build, the first of each pair alternating."""
-    runs = []
     cpu, _ = measurement_cpus()
-    for k in range(pairs):
-        order = (this, other) if k % 2 == 0 else (other, this)
-        first, second = (measure_speed_run(path, False, b, cpu).extra for b in order)
-        runs.append((first, second) if k % 2 == 0 else (second, first))
-    return runs
+    return in_pairs(
+        pairs,
+        lambda: measure_speed_run(path, False, this, cpu).extra,
+        lambda: measure_speed_run(path, False, other, cpu).extra,
+    )
 
 
 def side(name: str, runs: list[dict]) -> str:
@@ -110,7 +135,7 @@ def side(name: str, runs: list[dict]) -> str:
 
 def report(label: str, runs: list[tuple[dict, dict]], counts: tuple[int, int] | None, other_name: str) -> str:
     ratios = [a["cpu_seconds"] / b["cpu_seconds"] for a, b in runs]
-    q1, median, q3 = statistics.quantiles(ratios, n=4, method="inclusive")
+    q1, median, q3 = quartiles(ratios)
     same = all(a["digest"] == b["digest"] for a, b in runs)
     lines = [
         f"{label}: {len(runs)} pairs; CPU time this / {other_name}: median {median:.3f} (q1 {q1:.3f}, q3 {q3:.3f})",
