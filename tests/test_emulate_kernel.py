@@ -1,7 +1,7 @@
 """Kernel mode end to end: real kernel flows through the emulator.
 
-Needs root, /dev/net/tun, `ip netns` and the ccemu binary (built by
-scripts/test). Skipped with the reason when one is missing, except under
+Needs root, /dev/net/tun and `ip netns` (the emulator is built into the
+extension module). Skipped with the reason when one is missing, except under
 CI=true, where CI runs as root and they must run. The machine may be shared:
 the bounds are the contract's (rate within 2%, added delay within 0.5 ms at
 the median and 2 ms at the 99th percentile, plus what the host's stalls
