@@ -461,7 +461,8 @@ def test_compare_sim_reports_differences_and_overlaid_plots(tmp_path):
     assert row["sim_goodput_mbps"] > 5 and row["kernel_goodput_mbps"] > 5
     page = sidebyside.write_report(table, pairs, tmp_path)
     assert (tmp_path / "cwnd-sim-vs-kernel-reno.png").stat().st_size > 0
-    assert "goodput_diff_pct" in page.read_text()
+    text = page.read_text()
+    assert "goodput difference (%)" in text and "Definitions" in text
 
 
 KERNEL_CAMPAIGN = """

@@ -394,7 +394,6 @@ def test_a_comparison_has_a_default_directory_apart_from_a_runs(tmp_path, monkey
     """--compare-sim wrote its report into ccbench-out/NAME-kernel, the run's
     own default directory, which a run then refused as holding other files."""
     import io
-    from pathlib import Path
 
     import pandas as pd
     from ccbench.emulate import command, sidebyside
@@ -403,12 +402,70 @@ def test_a_comparison_has_a_default_directory_apart_from_a_runs(tmp_path, monkey
     written = []
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(sidebyside, "compare", lambda *a, **k: (pd.DataFrame(), {}))
-    monkeypatch.setattr(sidebyside, "write_report", lambda table, pairs, out: written.append(out) or out / "x.html")
+    monkeypatch.setattr(sidebyside, "write_report", lambda table, pairs, out, *a: written.append(out) or out / "x.html")
     monkeypatch.setattr(command, "_compare_table", lambda table: "")
     f = tmp_path / "s.toml"
     f.write_text('duration = "2s"\n[downlink]\nrate = "10Mbit"\ndelay = "10ms"\n[[flows]]\ncc = "cubic"\n')
     code = command.main(f, None, None, True, 1, None, False, False, True, Console(file=io.StringIO()), None, None)
     assert code == 0 and written == [Path("ccbench-out") / "s-kernel-vs-sim"]
+
+
+def test_a_default_directory_does_not_repeat_the_files_suffix():
+    """examples/kernel-vs-sim.toml --compare-sim wrote into ccbench-out/kernel-vs-sim-kernel-vs-sim."""
+
+    from ccbench.emulate.command import default_output
+
+    out = Path("ccbench-out")
+    assert default_output(Path("examples/kernel-vs-sim.toml"), True) == out / "kernel-vs-sim"
+    assert default_output(Path("examples/kernel-vs-sim.toml"), False) == out / "kernel-vs-sim-kernel"
+    assert default_output(Path("wan-kernel.toml"), False) == out / "wan-kernel"
+    assert default_output(Path("wan.toml"), True) == out / "wan-kernel-vs-sim"
+
+
+def _per_rep(goodput_bps: float, rtt_ms: float):
+    import pandas as pd
+
+    return pd.DataFrame(
+        {"goodput_bps": [goodput_bps], "rtt_mean_ms": [rtt_ms], "retrans_pct": [0.1]},
+        index=pd.Index(["reno"], name="cc"),
+    )
+
+
+def test_side_by_side_differences_carry_a_paired_interval_and_a_verdict():
+    from ccbench.emulate import sidebyside
+
+    sims = [_per_rep(10e6, 50.0), _per_rep(10e6, 50.0), _per_rep(10e6, 50.0)]
+    close = [_per_rep(10.1e6, 50.5), _per_rep(10.2e6, 50.0), _per_rep(10.0e6, 50.2)]
+    far = [_per_rep(11.5e6, 50.0), _per_rep(11.6e6, 50.1), _per_rep(11.4e6, 50.0)]
+    (row,) = sidebyside.algorithm_rows(sims, close, [("reno", 0.1)])
+    assert row["reps"] == 3 and abs(row["goodput_diff_pct"] - 1.0) < 1e-9
+    # Paired differences 1, 2, 0 %: mean 1, sd 1, 95% CI half-width t(0.975, 2) / sqrt(3) = 2.48.
+    assert abs(row["goodput_diff_ci95_pct"] - 4.302653 / 3**0.5) < 1e-4
+    assert row["goodput_verdict"] == "agrees" and row["rtt_verdict"] == "agrees"
+    (row,) = sidebyside.algorithm_rows(sims, far, [("reno", 0.1)])
+    assert row["goodput_verdict"] == "differs" and row["rtt_verdict"] == "agrees"
+    (row,) = sidebyside.algorithm_rows(sims[:1], far[:1], [("reno", 0.1)])
+    assert row["goodput_verdict"] == "differs" and row["goodput_diff_ci95_pct"] != row["goodput_diff_ci95_pct"]
+    (row,) = sidebyside.algorithm_rows(sims[:1], close[:1], [("reno", 0.1)])
+    assert row["goodput_verdict"] == "undecided", "one repetition cannot show agreement"
+
+
+def test_the_side_by_side_page_has_the_reports_look_units_and_definitions():
+    """compare-sim.html was an unstyled pandas table with raw column names
+    (sim_goodput_mbps, cwnd_distance) that it never defined."""
+    import pandas as pd
+    from ccbench.emulate import sidebyside
+
+    sims = [_per_rep(10e6, 50.0), _per_rep(10e6, 50.0)]
+    kerns = [_per_rep(11.5e6, 50.0), _per_rep(11.6e6, 50.1)]
+    table = pd.DataFrame(sidebyside.algorithm_rows(sims, kerns, [("reno", 0.1)]))
+    page = sidebyside.page_html(table, ["cwnd-sim-vs-kernel-reno.png"], "path: simulator vs Linux kernel")
+    assert "<style>" in page and "font-family" in page
+    for heading in ("goodput, simulator (Mbit/s)", "mean RTT difference (%)", "cwnd distance", "Definitions"):
+        assert heading in page
+    assert "sim_goodput_mbps" not in page and "goodput_diff_pct" not in page
+    assert "Outside 5% in goodput or mean RTT: reno" in page
+    assert '<img src="cwnd-sim-vs-kernel-reno.png"' in page
 
 
 def test_a_constant_rate_udp_source_counts_no_transfers_as_in_the_simulator():
