@@ -1042,18 +1042,56 @@ def schema_cmd():
     typer.echo(scenario_schema_text(), nl=False)
 
 
+#: Top-level keys that only a campaign (or study) file has; a scenario file has none of them.
+CAMPAIGN_ONLY_KEYS = ("factors", "scenario", "base", "repetitions", "study")
+
+
+def _file_kind(path: Path) -> str:
+    """ "scenario", "campaign" or "study", by the file's top-level keys; a file
+    that does not parse is left to the scenario loader, which says why."""
+    import tomllib
+
+    from ccbench.limits import MAX_SCENARIO_BYTES
+
+    try:
+        if path.stat().st_size > MAX_SCENARIO_BYTES:
+            return "scenario"  # refused by the loader, with the limit
+        raw = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError):
+        return "scenario"
+    if "study" in raw:
+        return "study"
+    return "campaign" if any(k in raw for k in CAMPAIGN_ONLY_KEYS) else "scenario"
+
+
 @app.command()
 def validate(
-    scenario: Path = typer.Argument(..., help="Scenario file (TOML)."),
+    file: Path = typer.Argument(..., help="Scenario, campaign or study file (TOML)."),
     allow_large: bool = typer.Option(False, help=ALLOW_LARGE_HELP),
 ):
-    """Check a scenario file without running it (limits and the work estimate included)."""
+    """Check a scenario, campaign or study file without running it, and say which kind it is."""
+    kind = _file_kind(file)
+    if kind != "scenario":
+        from ccbench.campaigns import spec
+
+        parsed = _parse_or_exit(lambda: spec.parse(file))
+        conditions = len({tuple(sorted(map(str, r.levels.items()))) for r in parsed.runs})
+        what = f"a study file ({parsed.study})" if kind == "study" else "a campaign file"
+        console.print(
+            escape(
+                f"{file}: OK, {what}: {len(parsed.factors)} factor(s), {conditions} condition(s) x "
+                f"{parsed.repetitions} repetition(s) = {len(parsed.runs)} runs"
+            ),
+            soft_wrap=True,
+            highlight=False,
+        )
+        return
     from ccbench.limits import estimate
     from ccbench.scenario import summary
 
-    s = _load_or_exit(scenario, allow_large=allow_large)
+    s = _load_or_exit(file, allow_large=allow_large)
     console.print(
-        escape(f"{scenario}: OK ({summary(s)}; about {estimate(s)['packets']:.3g} packets)"),
+        escape(f"{file}: OK, a scenario file ({summary(s)}; about {estimate(s)['packets']:.3g} packets)"),
         soft_wrap=True,
         highlight=False,
     )
