@@ -157,7 +157,35 @@ def test_run_writes_svg_plots_with_the_window_asked_for(runner, tmp_path):
     bad = runner.invoke(app, ["run", str(scenario), "--out", str(tmp_path / "o2"), "--plot-window", "10 parsecs"])
     assert bad.exit_code == 2 and "--plot-window" in bad.output
     bad = runner.invoke(app, ["run", str(scenario), "--out", str(tmp_path / "o3"), "--plot-format", "gif"])
-    assert bad.exit_code == 2 and "png, svg or png,svg" in bad.output
+    assert bad.exit_code == 2 and "one or more of png, svg, pdf" in bad.output
+
+
+def test_plot_redraws_a_saved_runs_plots_by_name_and_format(runner, tmp_path):
+    """A saved run could not be re-plotted (Flent's -p): `ccbench plot DIR`."""
+    from ccbench.cli import app
+
+    scenario = tmp_path / "s.toml"
+    scenario.write_text('duration = "2s"\n[downlink]\nrate = "10Mbit"\ndelay = "10ms"\n[[flows]]\ncc = "cubic"\n')
+    run_dir = tmp_path / "run"
+    assert runner.invoke(app, ["run", str(scenario), "--out", str(run_dir), "--no-plots"]).exit_code == 0
+    figs = tmp_path / "figs"
+    args = ["plot", str(run_dir), "--only", "cwnd,goodput", "--format", "pdf,svg", "--window", "100ms"]
+    args += ["--out", str(figs)]
+    result = runner.invoke(app, args, terminal_width=200)
+    assert result.exit_code == 0, result.output
+    assert sorted(p.name for p in figs.iterdir()) == ["cwnd.pdf", "cwnd.svg", "goodput.pdf", "goodput.svg"]
+    first = (figs / "cwnd.pdf").read_bytes()
+    assert first.startswith(b"%PDF") and b"mean per 100 ms" in (figs / "goodput.svg").read_bytes()
+    assert runner.invoke(app, args).exit_code == 0
+    assert (figs / "cwnd.pdf").read_bytes() == first, "identical data, identical file"
+    result = runner.invoke(app, ["plot", str(run_dir)], terminal_width=200)
+    assert result.exit_code == 0 and {p.name for p in run_dir.glob("*.png")} == {
+        f"{n}.png" for n in ("cwnd", "rtt", "goodput", "rtt_cdf", "links")
+    }
+    bad = runner.invoke(app, ["plot", str(run_dir), "--only", "cwnd,sparkles"])
+    assert bad.exit_code == 2 and "--only: sparkles is not allowed" in bad.output
+    bad = runner.invoke(app, ["plot", str(tmp_path)])
+    assert bad.exit_code == 2 and "holds no saved run" in bad.output
 
 
 def test_rtt_plots_of_a_run_that_kept_no_sample_say_why(runner, tmp_path):

@@ -26,6 +26,7 @@ from rich.text import Text
 
 from ccbench import _ccsim, listing
 from ccbench.limits import SHOWN_PATH_CHARS, one_line, shown
+from ccbench.run_plots import RUN_PLOTS
 from ccbench.scenario import ScenarioFileError, create_capture_file, load
 
 app = typer.Typer(
@@ -205,26 +206,19 @@ def flows_table(flows, title: str) -> Table:
 DEFAULT_PLOT_WINDOW = "500ms"
 
 
-def write_run_plots(run_dir: Path, window_s: float = 0.5, formats: tuple[str, ...] = ("png",)) -> list[Path]:
-    """The run's plots, drawn from its saved tables, in each of `formats`
-    (png, svg); rates are means over windows of `window_s`."""
-    from ccbench import plots, run_files
+def write_run_plots(
+    run_dir: Path,
+    window_s: float = 0.5,
+    formats: tuple[str, ...] = ("png",),
+    only: tuple[str, ...] = RUN_PLOTS,
+    out: Path | None = None,
+) -> list[Path]:
+    """The saved run's plots named in `only` (ccbench.run_plots), drawn from
+    its tables into `out` (default: the run's directory), in each of
+    `formats` (png, svg, pdf); rates are means over windows of `window_s`."""
+    from ccbench import run_files, run_plots
 
-    r = run_files.load(run_dir)
-    # Background transfers have RTT samples but no row in the flows table.
-    rtt_groups = {plots.flow_label(r.flows, k): g["rtt_ms"].to_numpy() for k, g in r.rtt.groupby("flow", sort=True)}
-    if (r.meta.get("scenario") or {}).get("record", {}).get("rtt_samples") == "none":
-        no_rtt = 'no per-ACK RTT sample kept: record.rtt_samples = "none"\n(the flows table has the RTT statistics)'
-    else:
-        no_rtt = "no RTT sample: no ACK came back"
-    figures = {
-        "cwnd": lambda: plots.cwnd_over_time(r.series, r.flows),
-        "rtt": lambda: plots.rtt_over_time(r.rtt, r.flows, empty=no_rtt),
-        "goodput": lambda: plots.rate_over_time(r.series, r.flows, window_s, links=r.links),
-        "rtt_cdf": lambda: plots.cdf(rtt_groups, "RTT (ms)", "CDF of per-ACK RTT", empty=no_rtt),
-        "links": lambda: plots.links_over_time(r.link_series, window_s),
-    }
-    return [plots.save_figure(draw(), run_dir / f"{name}.{fmt}") for name, draw in figures.items() for fmt in formats]
+    return run_plots.write(run_files.load(run_dir), out or run_dir, window_s, formats, only)
 
 
 def _plot_options(window: str, plot_format: str) -> tuple[float, tuple[str, ...]]:
@@ -242,7 +236,11 @@ def _plot_options(window: str, plot_format: str) -> tuple[float, tuple[str, ...]
         raise typer.Exit(EXIT_BAD_SCENARIO)
     formats = tuple(dict.fromkeys(f.strip().lower() for f in plot_format.split(",")))
     if not formats or any(f not in plots.FORMATS for f in formats):
-        typer.echo(f"error: --plot-format: {shown(plot_format)} is not allowed; png, svg or png,svg", err=True)
+        typer.echo(
+            f"error: --plot-format: {shown(plot_format)} is not allowed; one or more of {', '.join(plots.FORMATS)} "
+            "(e.g. png,svg)",
+            err=True,
+        )
         raise typer.Exit(EXIT_BAD_SCENARIO)
     return window_s, formats
 
@@ -825,6 +823,54 @@ def report_cmd(
         raise typer.Exit(EXIT_BAD_SCENARIO) from None
     console.print(_campaign_summary(directory))
     _print_result("Report", path)
+
+
+@app.command("plot")
+def plot_cmd(
+    directory: Path = typer.Argument(..., help="A saved run's directory (ccbench run or emulate), or a campaign's."),
+    only: str | None = typer.Option(
+        None, "--only", help=f"Plots by name, comma-separated: {', '.join(RUN_PLOTS)} (default: all)."
+    ),
+    plot_format: str = typer.Option("png", "--format", help="png, svg or pdf; several comma-separated."),
+    window: str = typer.Option(DEFAULT_PLOT_WINDOW, "--window", help="Rates as means over windows this long."),
+    out: Path | None = typer.Option(None, help="Where to write the plots (default: the run's directory)."),
+):
+    """Draw a saved run's plots from its files (or a campaign's figures, with its report)."""
+    from ccbench.campaigns import storage
+
+    window_s, formats = _plot_options(window, plot_format)
+    if (directory / storage.INDEX).exists():
+        if only is not None or out is not None or "pdf" in formats:
+            typer.echo(
+                "error: a campaign's figures are drawn with its report, as PNG (and SVG with --format png,svg): "
+                "--only, --out and pdf are for a run's directory",
+                err=True,
+            )
+            raise typer.Exit(EXIT_BAD_SCENARIO)
+        report_cmd(directory, None, None, None, "svg" in formats, None)
+        return
+    if not (directory / "meta.json").is_file():
+        typer.echo(
+            f"error: {shown(str(directory))} holds no saved run (no meta.json) nor a campaign (no {storage.INDEX})",
+            err=True,
+        )
+        raise typer.Exit(EXIT_BAD_SCENARIO)
+    names = tuple(dict.fromkeys(n.strip() for n in (only or ",".join(RUN_PLOTS)).split(",")))
+    unknown = [n for n in names if n not in RUN_PLOTS]
+    if unknown or not names:
+        typer.echo(f"error: --only: {shown(', '.join(unknown))} is not allowed; of {', '.join(RUN_PLOTS)}", err=True)
+        raise typer.Exit(EXIT_BAD_SCENARIO)
+    if out is not None:
+        out.mkdir(parents=True, exist_ok=True)
+    import pyarrow as pa
+
+    try:
+        written = write_run_plots(directory, window_s, formats, names, out)
+    except (OSError, ValueError, pa.ArrowException) as e:
+        typer.echo(f"error: {shown(str(directory))}: cannot read the saved run: {one_line(str(e))}", err=True)
+        raise typer.Exit(EXIT_BAD_SCENARIO) from None
+    for path in written:
+        console.print(escape(str(path)), soft_wrap=True, highlight=False)
 
 
 @app.command()

@@ -29,18 +29,22 @@ SVG_METADATA = {"Date": None, "Creator": None}
 #: zlib level of the PNGs: 3 compresses a figure's RGB pixels a little better than matplotlib's
 #: level 6 does its RGBA ones, in two thirds of the time.
 PNG_COMPRESS_LEVEL = 3
+#: No creation date or producer in a PDF either, for the same reason.
+PDF_METADATA = {"CreationDate": None, "Producer": None, "Creator": None}
 plt.rcParams["svg.hashsalt"] = "ccbench"
 #: The file formats a figure can be written as.
-FORMATS = ("png", "svg")
+FORMATS = ("png", "svg", "pdf")
 
 
 def figure_bytes(fig, fmt: str = "png", close: bool = True) -> bytes:
-    """The figure as a PNG or SVG file's bytes; `close` frees the figure."""
+    """The figure as a PNG, SVG or PDF file's bytes; `close` frees the figure."""
     if fmt not in FORMATS:
         raise ValueError(f"plot format {fmt!r}: one of {', '.join(FORMATS)}")
     buf = io.BytesIO()
     if fmt == "png":
         _png_one_draw(fig, buf)
+    elif fmt == "pdf":
+        fig.savefig(buf, format="pdf", metadata=PDF_METADATA)
     else:
         fig.savefig(buf, format="svg", metadata=SVG_METADATA)
     if close:
@@ -76,7 +80,7 @@ def png_bytes(fig) -> bytes:
 
 
 def save_figure(fig, path: str | Path) -> Path:
-    """Writes the figure in the format its file name ends with (.png or .svg)."""
+    """Writes the figure in the format its file name ends with (.png, .svg or .pdf)."""
     from ccbench.run_files import atomic_write_bytes
 
     path = Path(path)

@@ -484,6 +484,12 @@ class CampaignData:
     def level_order(self) -> dict[str, dict]:
         return level_positions(self.design["factors"])
 
+    def _repr_html_(self) -> str:
+        """Jupyter's view: the design, how far it got, the mean per condition (ccbench.notebook)."""
+        from ccbench.notebook import campaign_html
+
+        return campaign_html(self)
+
     def __repr__(self) -> str:
         part = f", partial: {self.finished} of {self.planned} runs finished" if self.partial else ""
         return f"CampaignData({str(self.directory)!r}: {len(self.runs)} runs, {len(self.flows)} flows{part})"
