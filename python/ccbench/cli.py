@@ -506,6 +506,7 @@ def _run_campaign(
     until_decided: tuple | None = None,
     estimate_at_least_s: float | None = None,
     svg: bool = False,
+    as_json: bool = False,
 ):
     """Runs a parsed campaign with a progress bar (one per round with
     `until_decided` = ((raw, source, text, folder), max_reps)), builds the
@@ -513,7 +514,9 @@ def _run_campaign(
     directory of another campaign; Ctrl-C stops cleanly and says how to
     resume (exit 130). `estimate_at_least_s`: print the expected running
     time once it is measured (ccbench.campaigns.estimate) if the runs take
-    that long or longer in all; None: never."""
+    that long or longer in all; None: never. `as_json`: the progress goes
+    to stderr and the summary to stdout as one JSON object
+    (json_output.campaign_summary)."""
     from ccbench.campaigns import executors, runner, storage
     from ccbench.campaigns.estimate import Estimate, KernelEstimate
 
@@ -534,7 +537,8 @@ def _run_campaign(
     else:
         where = f"{jobs} processes" if executor == "local" else f"ray{' at ' + address if address else ', local'}"
     # Shown from the first report on, once the directory is checked: a refusal prints no bar.
-    progress = Progress(*columns, console=console, transient=False, auto_refresh=_animated(console))
+    shown_on = Console(stderr=True) if as_json else console
+    progress = Progress(*columns, console=shown_on, transient=False, auto_refresh=_animated(shown_on))
     try:
         try:
 
@@ -593,6 +597,11 @@ def _run_campaign(
             err=True,
         )
         raise typer.Exit(130) from None
+    if as_json:
+        from ccbench import json_output
+
+        typer.echo(json_output.dumps(json_output.campaign_summary(out, done, path)))
+        return done
     console.print(_campaign_summary(out))
     console.print(
         f"{done.total} runs: {done.executed} run now, {done.skipped} already done, {done.failed} failed, "
@@ -619,6 +628,7 @@ LONG_CAMPAIGN_S = 60.0
 EXECUTOR_HELP = "Where runs execute: local (a process pool) or ray."
 FORCE_HELP = "Switch a directory of another campaign file to this one (keeping the runs it shares)."
 SVG_HELP = "Also write each report figure as SVG (vector, for papers) beside its PNG in plots/."
+CAMPAIGN_JSON_HELP = "Print the summary and the recommendations as one JSON object (progress on stderr)."
 
 
 @app.command()
@@ -640,6 +650,7 @@ def campaign(
         "simulate", help="simulate, or emulate: every run through the real kernel's TCP (root), one at a time."
     ),
     svg: bool = typer.Option(False, "--svg", help=SVG_HELP),
+    as_json: bool = typer.Option(False, "--json", help=CAMPAIGN_JSON_HELP),
 ):
     """Run (or resume) a campaign: every combination of levels, repeated; tables, plots and report.html."""
     from ccbench.campaigns import spec
@@ -687,6 +698,7 @@ def campaign(
         until_decided=rounds,
         estimate_at_least_s=LONG_CAMPAIGN_S,
         svg=svg,
+        as_json=as_json,
     )
 
 
@@ -759,6 +771,7 @@ def study_cmd(
         False, "--print", help="Write the campaign file to stdout (edit it, run it with ccbench campaign)."
     ),
     svg: bool = typer.Option(False, "--svg", help=SVG_HELP),
+    as_json: bool = typer.Option(False, "--json", help=CAMPAIGN_JSON_HELP),
 ):
     """Run (or resume) one of the five studies as a campaign; its report has the study's tables and plots."""
     from ccbench.campaigns import spec
@@ -779,7 +792,16 @@ def study_cmd(
     out = out or Path("ccbench-out") / f"study-{name}{'-quick' if quick else ''}"
     hint = f"ccbench study {name}{' --quick' if quick else ' --full'}"
     _run_campaign(
-        parsed, out, jobs, executor, address, force, hint, estimate_at_least_s=None if quick else 0.0, svg=svg
+        parsed,
+        out,
+        jobs,
+        executor,
+        address,
+        force,
+        hint,
+        estimate_at_least_s=None if quick else 0.0,
+        svg=svg,
+        as_json=as_json,
     )
 
 
@@ -884,6 +906,7 @@ def compare(
     executor: str = typer.Option("local", help=EXECUTOR_HELP),
     address: str | None = typer.Option(None, help="Address of a running Ray cluster (default: start a local Ray)."),
     svg: bool = typer.Option(False, "--svg", help=SVG_HELP),
+    as_json: bool = typer.Option(False, "--json", help=CAMPAIGN_JSON_HELP),
 ):
     """Every algorithm over built-in network conditions (the shipped campaign compare.toml); writes report.html."""
     from ccbench import compare as cmp
@@ -904,7 +927,9 @@ def compare(
     _check_executor(executor, address)
     parsed = _parse_or_exit(lambda: cmp.campaign(algs, reps, seed, quick))
     hint = cmp.command(algs, reps, seed, quick)
-    done = _run_campaign(parsed, out, jobs, executor, address, True, hint, svg=svg)
+    done = _run_campaign(parsed, out, jobs, executor, address, True, hint, svg=svg, as_json=as_json)
+    if as_json:
+        return
     conditions = len(parsed.factors[0].levels)
     console.print(f"{len(algs)} algorithms × {conditions} conditions × {reps} repetitions = {done.total} runs")
 

@@ -512,6 +512,7 @@ def build(
             "objective": objective,
             "margin": margin,
             "factor": factor,
+            "candidates": _candidates(c.table),
         }
         for c in conditions + waiting
     ]
@@ -548,6 +549,22 @@ def reproduce_command(data, where: str = "DIR") -> str:
     return f"ccbench campaign {shlex.quote(where + '/campaign.toml')} --out {shlex.quote(where)}" + (
         " --quick" if data.text.endswith(QUICK_NOTE) else ""
     )
+
+
+#: A candidate's numbers in recommendations.json: the objective's metric (mean, its 95% interval
+#: low..high, n, the verdict against the best), then each metric's mean (analysis.TABLE_METRICS).
+CANDIDATE_KEYS = ("n", "mean", "low", "high", "verdict", "rank", "pareto")
+
+
+def _candidates(table: pd.DataFrame) -> list[dict]:
+    """Each candidate of a condition, best first: its name, the objective's
+    mean with its 95% interval, n, verdict and rank, and the mean of every
+    metric the report's table shows."""
+    if table is None or table.empty:
+        return []
+    metrics = [m for m in (*TABLE_METRICS, "goodput_bps") if m in table.columns]
+    keys = [k for k in CANDIDATE_KEYS if k in table.columns] + list(dict.fromkeys(metrics))
+    return [{"name": str(r["name"]), **{k: r[k] for k in keys}} for r in table.to_dict("records")]
 
 
 def recommendations(directory: str | Path) -> list[dict]:
