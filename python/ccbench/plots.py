@@ -203,17 +203,10 @@ def rate_over_time(
     for i, (fid, s) in enumerate(series.groupby("flow", sort=True)):
         t, r = smooth_rate(s, "delivered_bytes", window_s)
         ax.plot(t, r / 1e6, color=f"C{i % 10}", lw=1.2, label=flow_label(flows, fid))
-    if links is not None and "link" in flows:
-        capacity = dict(zip(links["link"], links["capacity_bps"]))
-        for name in dict.fromkeys(flows["link"]):
-            if np.isfinite(capacity.get(name, np.nan)):
-                ax.axhline(
-                    capacity[name] / 1e6,
-                    color="0.25",
-                    lw=0.9,
-                    ls="--",
-                    label=f"{name} payload capacity {capacity[name] / 1e6:.3g} Mbit/s",
-                )
+    capacities = bottleneck_capacities(flows, links) if links is not None else {}
+    for name, bps in capacities.items():
+        if np.isfinite(bps):
+            _capacity_line(ax, name, bps)
     ax.set_ylim(bottom=0)
     if ax.get_legend_handles_labels()[0]:
         legend_outside(ax, fontsize=7)
@@ -311,6 +304,36 @@ def _spread_labels(xs, ys, min_gap: float = 0.09) -> list[bool]:
     return keep
 
 
+def label_groups(xs, ys, min_gap: float = 0.09) -> list[list[int]]:
+    """Every drawn point named, without labels on top of each other: the
+    points `_spread_labels` labels each carry a group, itself first and then
+    every point it left unlabelled that lies nearest to it (in axes
+    fractions), so a cluster of tied candidates is named in one label.
+    Element i is the indices point i's label names ([] for no label)."""
+    x = np.asarray(xs, dtype=float)
+    y = np.asarray(ys, dtype=float)
+    keep = _spread_labels(x, y, min_gap)
+    groups: list[list[int]] = [[i] if k else [] for i, k in enumerate(keep)]
+    placed = [i for i, k in enumerate(keep) if k]
+    if not placed:
+        return groups
+    drawn = np.isfinite(x) & np.isfinite(y)
+    span = lambda v: (v.max() - v.min()) or 1.0  # noqa: E731
+    fx, fy = (x - x[drawn].min()) / span(x[drawn]), (y - y[drawn].min()) / span(y[drawn])
+    for i in np.flatnonzero(drawn):
+        if not keep[i]:
+            nearest = min(placed, key=lambda j: (fx[i] - fx[j]) ** 2 + (fy[i] - fy[j]) ** 2)
+            groups[nearest].append(int(i))
+    return groups
+
+
+def group_label(names: list[str], width: int = 36) -> str:
+    """A group's names, comma-separated and wrapped at `width` characters."""
+    import textwrap
+
+    return "\n".join(textwrap.wrap(", ".join(names), width)) if names else ""
+
+
 def tradeoff(
     table: pd.DataFrame,
     label: str,
@@ -322,17 +345,18 @@ def tradeoff(
     highlight: set[str] = frozenset(),
 ):
     """One point per algorithm: delay (x) against goodput (y). Highlighted
-    names first; a label that would sit on another is left out (the table
-    beside the plot has every number)."""
+    names first; points too close to label apart are named together in the
+    label of the nearest labelled one (label_groups)."""
     order = sorted(range(len(table)), key=lambda i: table[label].iloc[i] not in highlight)
     t = table.iloc[order]
     fig, ax = plt.subplots(figsize=(5.9, 4), layout="constrained")
-    for (name, xv, yv), show in zip(zip(t[label], t[x], t[y]), _spread_labels(t[x], t[y])):
+    names = list(t[label])
+    for (name, xv, yv), group in zip(zip(names, t[x], t[y]), label_groups(t[x], t[y])):
         hot = name in highlight
         ax.plot(xv, yv, "o", ms=5 if hot else 4, color="#1f77b4" if hot else "#8a94a3")
-        if show:
+        if group:
             ax.annotate(
-                name,
+                group_label([names[i] for i in group]),
                 (xv, yv),
                 fontsize=6.5,
                 xytext=(3, 2),
@@ -350,9 +374,17 @@ def tradeoff(
 MIN_WINDOWS = 20
 
 
-def runs_rate_over_time(runs: dict[str, pd.DataFrame], window_s: float, title: str, what: str = "goodput"):
+def runs_rate_over_time(
+    runs: dict[str, pd.DataFrame],
+    window_s: float,
+    title: str,
+    what: str = "goodput",
+    capacities: dict[str, float] | None = None,
+):
     """Goodput (or `what` = "throughput": payload sent, retransmissions
-    included) over time of one run per algorithm, all flows of the run summed."""
+    included) over time of one run per algorithm, all flows of the run summed;
+    `capacities` (link name -> payload capacity in bit/s) are drawn as dashed
+    lines, as in a run's goodput plot, to read the rates against."""
     from ccbench.metrics import RATE_COUNTERS
 
     # The flows of a run are summed on one grid from its first sample to its
@@ -371,7 +403,22 @@ def runs_rate_over_time(runs: dict[str, pd.DataFrame], window_s: float, title: s
                 total_t, total_r = t, r if total_r is None else total_r + r
         if total_t is not None:
             ax.plot(total_t, total_r / 1e6, lw=1.2, color=f"C{i % 10}", label=name)
+    for link, bps in (capacities or {}).items():
+        if np.isfinite(bps):
+            _capacity_line(ax, link, bps)
     ax.set_ylim(bottom=0)
     if runs:
         legend_outside(ax, fontsize=7)
     return fig
+
+
+def _capacity_line(ax, link: str, bps: float) -> None:
+    ax.axhline(bps / 1e6, color="0.25", lw=0.9, ls="--", label=f"{link} payload capacity {bps / 1e6:.3g} Mbit/s")
+
+
+def bottleneck_capacities(flows: pd.DataFrame, links: pd.DataFrame) -> dict[str, float]:
+    """Payload capacity (bit/s) of each link the flows name as their bottleneck (`flows["link"]`)."""
+    if "link" not in flows or "capacity_bps" not in links:
+        return {}
+    capacity = dict(zip(links["link"], links["capacity_bps"]))
+    return {name: float(capacity[name]) for name in dict.fromkeys(flows["link"]) if name in capacity}

@@ -128,16 +128,17 @@ def throughput_delay(table: pd.DataFrame, title: str, highlight: set[str]):
         )
         ax.plot(mean[group], g[group], "o", mfc="white", mec=c, ms=4)
         ax.plot(p95[group], g[group], "o", color=c, ms=ms)
-    keep = plots._spread_labels(p95, g)  # noqa: SLF001 - the same label placement as the run plots
-    for i, name in enumerate(table["name"]):
-        if keep[i] and np.isfinite(p95[i]) and np.isfinite(g[i]):
+    # Every point named: a cluster of tied candidates in one label (the same placement as the run plots).
+    names = list(table["name"])
+    for i, group in enumerate(plots.label_groups(p95, g)):
+        if group:
             ax.annotate(
-                name,
+                plots.group_label([names[j] for j in group]),
                 (p95[i], g[i]),
                 fontsize=6.5,
                 xytext=(3, 2),
                 textcoords="offset points",
-                fontweight="bold" if name in highlight else "normal",
+                fontweight="bold" if names[i] in highlight else "normal",
             )
     front = table["pareto"].to_numpy(bool)
     if front.any():
