@@ -334,6 +334,24 @@ def group_label(names: list[str], width: int = 36) -> str:
     return "\n".join(textwrap.wrap(", ".join(names), width)) if names else ""
 
 
+def annotate_group(ax, x: float, y: float, names: list[str], bold: bool = False) -> None:
+    """The label of a point naming `names` (label_groups): the name beside
+    the point; for a group, its first name and how many more ("bic +17"),
+    with the whole group in a legend entry (the caller draws the legend), so
+    a crowd of tied candidates is named without text on top of text."""
+    text = names[0] if len(names) == 1 else f"{names[0]} +{len(names) - 1}"
+    ax.annotate(
+        text,
+        (x, y),
+        fontsize=6.5,
+        xytext=(3, 2),
+        textcoords="offset points",
+        fontweight="bold" if bold else "normal",
+    )
+    if len(names) > 1:
+        ax.plot([], [], " ", label=f"{text}:\n{group_label(names, 30)}")
+
+
 def tradeoff(
     table: pd.DataFrame,
     label: str,
@@ -351,18 +369,15 @@ def tradeoff(
     t = table.iloc[order]
     fig, ax = plt.subplots(figsize=(5.9, 4), layout="constrained")
     names = list(t[label])
-    for (name, xv, yv), group in zip(zip(names, t[x], t[y]), label_groups(t[x], t[y])):
+    groups = label_groups(t[x], t[y])
+    for name, xv, yv in zip(names, t[x], t[y]):
         hot = name in highlight
         ax.plot(xv, yv, "o", ms=5 if hot else 4, color="#1f77b4" if hot else "#8a94a3")
+    for (name, xv, yv), group in zip(zip(names, t[x], t[y]), groups):
         if group:
-            ax.annotate(
-                group_label([names[i] for i in group]),
-                (xv, yv),
-                fontsize=6.5,
-                xytext=(3, 2),
-                textcoords="offset points",
-                fontweight="bold" if hot else "normal",
-            )
+            annotate_group(ax, xv, yv, [names[i] for i in group], name in highlight)
+    if ax.get_legend_handles_labels()[0]:
+        legend_outside(ax, fontsize=6.5)
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     set_title(ax, title)

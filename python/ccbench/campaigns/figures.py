@@ -128,22 +128,16 @@ def throughput_delay(table: pd.DataFrame, title: str, highlight: set[str]):
         )
         ax.plot(mean[group], g[group], "o", mfc="white", mec=c, ms=4)
         ax.plot(p95[group], g[group], "o", color=c, ms=ms)
-    # Every point named: a cluster of tied candidates in one label (the same placement as the run plots).
+    # Every point named: a cluster of tied candidates by its first name and, in the legend, all of it.
     names = list(table["name"])
     for i, group in enumerate(plots.label_groups(p95, g)):
         if group:
-            ax.annotate(
-                plots.group_label([names[j] for j in group]),
-                (p95[i], g[i]),
-                fontsize=6.5,
-                xytext=(3, 2),
-                textcoords="offset points",
-                fontweight="bold" if names[i] in highlight else "normal",
-            )
+            plots.annotate_group(ax, p95[i], g[i], [names[j] for j in group], names[i] in highlight)
     front = table["pareto"].to_numpy(bool)
     if front.any():
         order = np.argsort(p95[front])
         ax.plot(p95[front][order], g[front][order], "--", color=FRONT, lw=1, label="Pareto front (goodput vs p95)")
+    if ax.get_legend_handles_labels()[0]:  # the front, and the groups of candidates too close to label apart
         plots.legend_outside(ax, fontsize=7)
     ax.invert_xaxis()
     # Two lines: constrained layout leaves the width of an x label out, and on one line this one ran

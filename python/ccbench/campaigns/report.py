@@ -57,7 +57,7 @@ def _vs_best(r: pd.Series, metric, pick: str | None = None) -> str:
     name = r.get("name")
     if v == "best" and pick is not None and name != pick:
         # The leader by the objective, not the pick: a tie broken on another metric (pick_reason).
-        return '<td class="tied">best mean, tied with the pick</td>'
+        return '<td class="tied">best mean<span class="pm">tied with the pick</span></td>'
     if pick is not None and name == pick:
         return "<td><b>the pick</b></td>" if v == "best" else f'<td class="tied"><b>the pick</b>, {_e(v)}</td>'
     if v in ("best", "no data", "not eligible"):
@@ -68,7 +68,7 @@ def _vs_best(r: pd.Series, metric, pick: str | None = None) -> str:
     needed = r.get("reps_needed")
     if v == "undecided" and needed is not None and np.isfinite(float(needed)):
         extra = f"; ~{int(needed)} reps"
-    return f'<td class="{_e(v)}">{_e(v)} ({amount}{extra})</td>'
+    return f'<td class="{_e(v)}">{_e(v)} <span class="pm">({amount}{extra})</span></td>'
 
 
 def condition_table(c: ConditionResult, objective, several_flows: bool, factor: str) -> str:
