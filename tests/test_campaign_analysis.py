@@ -222,6 +222,11 @@ def test_a_pick_that_is_not_the_best_row_says_which_metric_broke_the_tie():
     assert c.pick_reason == "bbr and reno are tied on p95 RTT; bbr has the higher goodput (9.00 against 8.00 Mbit/s)"
     html = report.recommendation_html(c, analysis.OBJECTIVES["latency"], 0.05, "cc")
     assert c.pick_reason in html
+    # The table labels the pick as the pick, not the leader as "best" (the pick was bbr, row 1 said "best" for reno).
+    table = report.condition_table(c, analysis.OBJECTIVES["latency"], False, "cc")
+    rows = table.split("<tr")[2:]
+    assert "reno" in rows[0] and 'best mean<span class="pm">tied with the pick' in rows[0] and ">best<" not in table
+    assert "bbr" in rows[1] and "<b>the pick</b>" in rows[1]
     # the best row picked: nothing to explain
     assert one({"a": {"goodput_bps": mbps(10, 10.1, 9.9)}, "b": {"goodput_bps": mbps(5, 5.1, 4.9)}}).pick_reason is None
 

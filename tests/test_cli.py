@@ -4,6 +4,7 @@ import json
 import re
 from pathlib import Path
 
+import ccbench
 from ccbench import _ccsim
 from ccbench.cli import _param_line, app
 from ccbench.run_result import raw_columns
@@ -129,7 +130,26 @@ def test_algorithms_shows_each_parameter_with_its_kind():
 def test_validate_accepts_a_good_file(runner):
     result = runner.invoke(app, ["validate", str(EXAMPLE)], terminal_width=250)
     assert result.exit_code == 0
-    assert "OK (cubic vs reno: 2 flows (cubic, reno), 30 s, seed 1; about " in result.stdout
+    assert "OK, a scenario file (cubic vs reno: 2 flows (cubic, reno), 30 s, seed 1; about " in result.stdout
+
+
+def test_validate_takes_campaign_and_study_files_and_says_which_kind(runner, tmp_path):
+    """validate refused a campaign file with "repetitions: unknown field"."""
+    campaign = tmp_path / "c.toml"
+    campaign.write_text(
+        'repetitions = 3\n[scenario]\nduration = "1s"\ndownlink = { rate = "10Mbit", delay = "10ms" }\n'
+        'flows = [{ cc = "reno" }]\n[factors]\n"flows[0].cc" = ["reno", "cubic"]\n'
+    )
+    result = runner.invoke(app, ["validate", str(campaign)], terminal_width=250)
+    assert result.exit_code == 0, result.output
+    assert "OK, a campaign file: 1 factor(s), 2 condition(s) x 3 repetition(s) = 6 runs" in result.stdout
+    study = Path(ccbench.__file__).parent / "campaigns" / "studies" / "umts.toml"
+    result = runner.invoke(app, ["validate", str(study)], terminal_width=250)
+    assert result.exit_code == 0, result.output
+    assert "OK, a study file (umts)" in result.stdout
+    campaign.write_text(campaign.read_text().replace('"cubic"]', '"nosuch"]'))
+    result = runner.invoke(app, ["validate", str(campaign)], terminal_width=250)
+    assert result.exit_code == 2 and "nosuch" in result.output
 
 
 def _run_text(tmp_path, runner, scenario: str) -> str:

@@ -27,7 +27,7 @@ def test_run_json_has_the_documented_keys_per_flow_and_link(runner, tmp_path):
         "files",
         "flows",
         "links",
-        "jain_index",
+        "jain",
         "warnings",
         "notes",
     }
@@ -41,7 +41,43 @@ def test_run_json_has_the_documented_keys_per_flow_and_link(runner, tmp_path):
     assert all(tuple(link) == RUN_LINK_KEYS for link in summary["links"])
     uplink = summary["links"][1]  # only ACKs cross it: not measured, where it read 0
     assert uplink["goodput_bps"] is None and uplink["utilization"] is None and uplink["nominal_utilization"] is None
-    assert 0.5 <= summary["jain_index"] <= 1
+    assert 0.5 <= summary["jain"] <= 1, "named as the runs table's column (runs.parquet: jain)"
+
+
+CAMPAIGN = """
+name = "json campaign"
+repetitions = 2
+[scenario]
+duration = "1s"
+downlink = { rate = "10Mbit", delay = "10ms" }
+flows = [{ cc = "reno" }]
+[factors]
+"flows[0].cc" = ["reno", "vegas"]
+"""
+
+
+def test_campaign_json_is_one_object_with_the_runs_and_the_recommendations(runner, tmp_path):
+    """`campaign --json` (iperf3's -J): the summary and the recommendation, with
+    the progress kept off stdout, so stdout parses as JSON whole."""
+    f = tmp_path / "c.toml"
+    f.write_text(CAMPAIGN)
+    out = tmp_path / "out"
+    result = runner.invoke(app, ["campaign", str(f), "--out", str(out), "--jobs", "1", "--json"])
+    assert result.exit_code == 0, result.output
+    summary = json.loads(result.stdout)
+    assert set(summary) == {"directory", "report", "runs", "conditions"}
+    assert summary["runs"] == {**summary["runs"], "total": 4, "run_now": 4, "already_done": 0, "failed": 0}
+    (condition,) = summary["conditions"]
+    assert condition["pick"] in ("reno", "vegas") and condition["objective"] == "throughput"
+    names = [c["name"] for c in condition["candidates"]]
+    assert sorted(names) == ["reno", "vegas"] and condition["pick"] in names
+    means = [c["mean"] for c in condition["candidates"]]
+    assert means == sorted(means, reverse=True), "best first by the objective (the pick may be a tie broken by delay)"
+    for c in condition["candidates"]:
+        assert c["n"] == 2 and c["low"] <= c["mean"] <= c["high"] and c["mean"] == c["goodput_bps"]
+        assert {"rtt_p95_ms", "retrans_pct", "verdict"} <= set(c)
+    again = json.loads(runner.invoke(app, ["campaign", str(f), "--out", str(out), "--json"]).stdout)
+    assert again["runs"]["already_done"] == 4 and again["conditions"] == summary["conditions"]
 
 
 def test_run_json_carries_the_notes_the_text_prints(runner, tmp_path):

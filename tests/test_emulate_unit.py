@@ -4,9 +4,9 @@ the preflight messages (these run everywhere, root or not)."""
 from __future__ import annotations
 
 import math
-import os
 import struct
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -313,8 +313,10 @@ def test_tcp_info_keeps_only_the_fields_the_kernel_returned():
 
 def test_preflight_says_root_is_needed(monkeypatch):
     monkeypatch.setattr(host.os, "geteuid", lambda: 1000)
-    with pytest.raises(host.PreflightError, match="kernel mode needs root"):
+    with pytest.raises(host.PreflightError, match="kernel mode needs root") as e:
         host.preflight()
+    # sudo's secure_path does not hold a virtualenv's ccbench: the message gives the form that works.
+    assert 'sudo "$(command -v ccbench)" emulate' in str(e.value)
 
 
 def test_preflight_says_tun_is_missing(monkeypatch):
@@ -392,7 +394,6 @@ def test_a_comparison_has_a_default_directory_apart_from_a_runs(tmp_path, monkey
     """--compare-sim wrote its report into ccbench-out/NAME-kernel, the run's
     own default directory, which a run then refused as holding other files."""
     import io
-    from pathlib import Path
 
     import pandas as pd
     from ccbench.emulate import command, sidebyside
@@ -401,12 +402,70 @@ def test_a_comparison_has_a_default_directory_apart_from_a_runs(tmp_path, monkey
     written = []
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(sidebyside, "compare", lambda *a, **k: (pd.DataFrame(), {}))
-    monkeypatch.setattr(sidebyside, "write_report", lambda table, pairs, out: written.append(out) or out / "x.html")
+    monkeypatch.setattr(sidebyside, "write_report", lambda table, pairs, out, *a: written.append(out) or out / "x.html")
     monkeypatch.setattr(command, "_compare_table", lambda table: "")
     f = tmp_path / "s.toml"
     f.write_text('duration = "2s"\n[downlink]\nrate = "10Mbit"\ndelay = "10ms"\n[[flows]]\ncc = "cubic"\n')
     code = command.main(f, None, None, True, 1, None, False, False, True, Console(file=io.StringIO()), None, None)
     assert code == 0 and written == [Path("ccbench-out") / "s-kernel-vs-sim"]
+
+
+def test_a_default_directory_does_not_repeat_the_files_suffix():
+    """examples/kernel-vs-sim.toml --compare-sim wrote into ccbench-out/kernel-vs-sim-kernel-vs-sim."""
+
+    from ccbench.emulate.command import default_output
+
+    out = Path("ccbench-out")
+    assert default_output(Path("examples/kernel-vs-sim.toml"), True) == out / "kernel-vs-sim"
+    assert default_output(Path("examples/kernel-vs-sim.toml"), False) == out / "kernel-vs-sim-kernel"
+    assert default_output(Path("wan-kernel.toml"), False) == out / "wan-kernel"
+    assert default_output(Path("wan.toml"), True) == out / "wan-kernel-vs-sim"
+
+
+def _per_rep(goodput_bps: float, rtt_ms: float):
+    import pandas as pd
+
+    return pd.DataFrame(
+        {"goodput_bps": [goodput_bps], "rtt_mean_ms": [rtt_ms], "retrans_pct": [0.1]},
+        index=pd.Index(["reno"], name="cc"),
+    )
+
+
+def test_side_by_side_differences_carry_a_paired_interval_and_a_verdict():
+    from ccbench.emulate import sidebyside
+
+    sims = [_per_rep(10e6, 50.0), _per_rep(10e6, 50.0), _per_rep(10e6, 50.0)]
+    close = [_per_rep(10.1e6, 50.5), _per_rep(10.2e6, 50.0), _per_rep(10.0e6, 50.2)]
+    far = [_per_rep(11.5e6, 50.0), _per_rep(11.6e6, 50.1), _per_rep(11.4e6, 50.0)]
+    (row,) = sidebyside.algorithm_rows(sims, close, [("reno", 0.1)])
+    assert row["reps"] == 3 and abs(row["goodput_diff_pct"] - 1.0) < 1e-9
+    # Paired differences 1, 2, 0 %: mean 1, sd 1, 95% CI half-width t(0.975, 2) / sqrt(3) = 2.48.
+    assert abs(row["goodput_diff_ci95_pct"] - 4.302653 / 3**0.5) < 1e-4
+    assert row["goodput_verdict"] == "agrees" and row["rtt_verdict"] == "agrees"
+    (row,) = sidebyside.algorithm_rows(sims, far, [("reno", 0.1)])
+    assert row["goodput_verdict"] == "differs" and row["rtt_verdict"] == "agrees"
+    (row,) = sidebyside.algorithm_rows(sims[:1], far[:1], [("reno", 0.1)])
+    assert row["goodput_verdict"] == "differs" and row["goodput_diff_ci95_pct"] != row["goodput_diff_ci95_pct"]
+    (row,) = sidebyside.algorithm_rows(sims[:1], close[:1], [("reno", 0.1)])
+    assert row["goodput_verdict"] == "undecided", "one repetition cannot show agreement"
+
+
+def test_the_side_by_side_page_has_the_reports_look_units_and_definitions():
+    """compare-sim.html was an unstyled pandas table with raw column names
+    (sim_goodput_mbps, cwnd_distance) that it never defined."""
+    import pandas as pd
+    from ccbench.emulate import sidebyside
+
+    sims = [_per_rep(10e6, 50.0), _per_rep(10e6, 50.0)]
+    kerns = [_per_rep(11.5e6, 50.0), _per_rep(11.6e6, 50.1)]
+    table = pd.DataFrame(sidebyside.algorithm_rows(sims, kerns, [("reno", 0.1)]))
+    page = sidebyside.page_html(table, ["cwnd-sim-vs-kernel-reno.png"], "path: simulator vs Linux kernel")
+    assert "<style>" in page and "font-family" in page
+    for heading in ("goodput, simulator (Mbit/s)", "mean RTT difference (%)", "cwnd distance", "Definitions"):
+        assert heading in page
+    assert "sim_goodput_mbps" not in page and "goodput_diff_pct" not in page
+    assert "Outside 5% in goodput or mean RTT: reno" in page
+    assert '<img src="cwnd-sim-vs-kernel-reno.png"' in page
 
 
 def test_a_constant_rate_udp_source_counts_no_transfers_as_in_the_simulator():
@@ -491,21 +550,35 @@ def test_an_emulator_built_from_other_sources_is_refused_before_a_run(tmp_path, 
             runner.find_ccemu()
     matching = _fake_ccemu(tmp_path, f'[ "$1" = --source-id ] && echo "{_ccsim.SOURCE_ID}"')
     monkeypatch.setenv("CCBENCH_CCEMU", matching)
-    assert runner.find_ccemu() == matching
+    assert runner.find_ccemu() == [matching]
 
 
-def test_the_workspaces_emulator_agrees_with_the_extension():
-    """scripts/test builds both from the same tree: the check must let them work together."""
+def test_the_emulator_ships_inside_the_package(monkeypatch):
+    """Without CCBENCH_CCEMU, kernel mode runs the emulator built into the
+    extension module, in a process of its own: an installed ccbench needs no
+    second build step, and its emulator is built from the core's sources
+    (before, an installed package looked for target/release/ccemu beside its
+    own files, inside the virtualenv, and found nothing)."""
     from ccbench import _ccsim
 
-    built = Path(runner.__file__).resolve().parents[3] / "target" / "release" / "ccemu"
-    if not built.exists():
-        reason = f"needs {built} (cargo build --release -p ccemu)"
-        if os.environ.get("CI", "").lower() == "true":
-            pytest.fail(f"{reason}; required under CI=true")
-        pytest.skip(reason)
-    said = subprocess.run([str(built), "--source-id"], capture_output=True, text=True, check=True).stdout
-    assert said.strip() == _ccsim.SOURCE_ID
+    monkeypatch.delenv("CCBENCH_CCEMU", raising=False)
+    command = runner.find_ccemu()
+    assert command == [sys.executable, "-m", "ccbench.emulate.ccemu"]
+    said = subprocess.run([*command, "--source-id"], capture_output=True, text=True, check=True, timeout=60)
+    assert said.stdout.strip() == _ccsim.SOURCE_ID
+    # Without its config the emulator says what it expected and exits 1, as the binary does.
+    failed = subprocess.run([*command, "--tag", "x"], input="", capture_output=True, text=True, timeout=60)
+    assert failed.returncode == 1 and "expected a JSON config line on stdin" in failed.stderr
+
+
+def test_the_emulators_processes_are_recognized_in_both_forms():
+    """host.cleanup finds a run's emulator by its command line, the built-in
+    one and one named by CCBENCH_CCEMU alike."""
+    built_in = [b"/venv/bin/python3", b"-m", b"ccbench.emulate.ccemu", b"--tag", b"ccbench-7", b""]
+    assert host.emulator_tag(built_in) == "ccbench-7"
+    assert host.emulator_tag([b"/opt/ccemu", b"--tag", b"ccbench-8", b""]) == "ccbench-8"
+    assert host.emulator_tag([b"/venv/bin/python3", b"-m", b"ccbench", b"--tag", b"x"]) is None
+    assert host.emulator_tag([b"/usr/bin/ccemu-other", b"x"]) is None
 
 
 def test_a_sender_blocked_on_a_full_buffer_closes_at_its_stop_not_after_its_wait():

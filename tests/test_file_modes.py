@@ -72,3 +72,29 @@ def test_campaign_files_are_readable_by_others(quick_campaign):
     files = [p for p in out.rglob("*") if p.is_file() and not p.name.startswith("index.sqlite")]
     assert any(p.name == "report.html" for p in files) and any(p.suffix == ".parquet" for p in files)
     assert {str(p.relative_to(out)): mode(p) for p in files} == {str(p.relative_to(out)): expected for p in files}
+
+
+def test_a_released_lock_leaves_no_file_and_a_stale_holder_cannot_share_it(tmp_path):
+    """Every finished output left a zero-byte .NAME.lock beside it. Now the
+    file goes with the lock; one who opened it just before it went must not
+    hold a lock on the deleted file while another locks the new one."""
+    import fcntl
+    import os
+
+    from ccbench import directory_lock
+
+    out = tmp_path / "out"
+    fd = directory_lock.acquire(out)
+    stale = os.open(tmp_path / ".out.lock", os.O_RDWR)  # opened while held, locked after release
+    directory_lock.release(out, fd)
+    assert not (tmp_path / ".out.lock").exists()
+    fcntl.flock(stale, fcntl.LOCK_EX | fcntl.LOCK_NB)  # succeeds: it locks the removed file
+    fd = directory_lock.acquire(out)  # a new file: the stale lock does not hold it
+    try:
+        assert os.fstat(fd).st_ino != os.fstat(stale).st_ino
+        with pytest.raises(directory_lock.Busy):
+            directory_lock.acquire(out)
+    finally:
+        directory_lock.release(out, fd)
+        os.close(stale)
+    assert list(tmp_path.iterdir()) == []

@@ -274,7 +274,7 @@ def test_a_second_run_into_the_same_directory_is_refused_without_force(tmp_path,
     assert result.exit_code == 0, result.output
     assert '"seed": 7' in (out / "meta.json").read_text()
     assert not (out / "cwnd.png").exists()  # no old plot beside new tables
-    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".out.")] == [".out.lock"]
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".out.")] == [], "no lock file left behind"
 
 
 def test_force_replaces_only_a_run_directory_never_the_scenario_beside_it(tmp_path, runner):
@@ -318,7 +318,7 @@ def test_a_run_that_fails_while_writing_writes_nothing(tmp_path, runner, monkeyp
     out = tmp_path / "out"
     line = one_error_line(invoke(runner, "run", write(tmp_path, SMALL), "--out", out))
     assert "No space left" in line and "nothing written" in line
-    assert not out.exists() and [p.name for p in tmp_path.iterdir() if p.name.startswith(".out")] == [".out.lock"]
+    assert not out.exists() and [p.name for p in tmp_path.iterdir() if p.name.startswith(".out")] == []
 
 
 def test_a_locked_directory_is_refused(tmp_path, runner):

@@ -157,7 +157,35 @@ def test_run_writes_svg_plots_with_the_window_asked_for(runner, tmp_path):
     bad = runner.invoke(app, ["run", str(scenario), "--out", str(tmp_path / "o2"), "--plot-window", "10 parsecs"])
     assert bad.exit_code == 2 and "--plot-window" in bad.output
     bad = runner.invoke(app, ["run", str(scenario), "--out", str(tmp_path / "o3"), "--plot-format", "gif"])
-    assert bad.exit_code == 2 and "png, svg or png,svg" in bad.output
+    assert bad.exit_code == 2 and "one or more of png, svg, pdf" in bad.output
+
+
+def test_plot_redraws_a_saved_runs_plots_by_name_and_format(runner, tmp_path):
+    """A saved run could not be re-plotted (Flent's -p): `ccbench plot DIR`."""
+    from ccbench.cli import app
+
+    scenario = tmp_path / "s.toml"
+    scenario.write_text('duration = "2s"\n[downlink]\nrate = "10Mbit"\ndelay = "10ms"\n[[flows]]\ncc = "cubic"\n')
+    run_dir = tmp_path / "run"
+    assert runner.invoke(app, ["run", str(scenario), "--out", str(run_dir), "--no-plots"]).exit_code == 0
+    figs = tmp_path / "figs"
+    args = ["plot", str(run_dir), "--only", "cwnd,goodput", "--format", "pdf,svg", "--window", "100ms"]
+    args += ["--out", str(figs)]
+    result = runner.invoke(app, args, terminal_width=200)
+    assert result.exit_code == 0, result.output
+    assert sorted(p.name for p in figs.iterdir()) == ["cwnd.pdf", "cwnd.svg", "goodput.pdf", "goodput.svg"]
+    first = (figs / "cwnd.pdf").read_bytes()
+    assert first.startswith(b"%PDF") and b"mean per 100 ms" in (figs / "goodput.svg").read_bytes()
+    assert runner.invoke(app, args).exit_code == 0
+    assert (figs / "cwnd.pdf").read_bytes() == first, "identical data, identical file"
+    result = runner.invoke(app, ["plot", str(run_dir)], terminal_width=200)
+    assert result.exit_code == 0 and {p.name for p in run_dir.glob("*.png")} == {
+        f"{n}.png" for n in ("cwnd", "rtt", "goodput", "rtt_cdf", "links")
+    }
+    bad = runner.invoke(app, ["plot", str(run_dir), "--only", "cwnd,sparkles"])
+    assert bad.exit_code == 2 and "--only: sparkles is not allowed" in bad.output
+    bad = runner.invoke(app, ["plot", str(tmp_path)])
+    assert bad.exit_code == 2 and "holds no saved run" in bad.output
 
 
 def test_rtt_plots_of_a_run_that_kept_no_sample_say_why(runner, tmp_path):
@@ -205,6 +233,20 @@ def test_runs_over_time_plot_throughput_from_bytes_sent_where_asked():
         ax = fig.axes[0]
         assert ax.get_ylabel().startswith(f"{what} (Mbit/s")
         assert np.allclose(ax.lines[0].get_ydata(), mbit)
+
+
+def test_runs_over_time_draw_the_bottlenecks_capacity():
+    """A campaign's goodput over time peaked at 4-5 Mbit/s on a 2 Mbit/s link
+    with no capacity line to read that against, where a run's plot has one."""
+    t = np.arange(0, 4.01, 0.5)
+    series = pd.DataFrame({"t": t, "flow": [0] * len(t), "delivered_bytes": (t * 250_000).astype(int)})
+    flows = pd.DataFrame({"flow": [0], "link": ["downlink"]})
+    links = pd.DataFrame({"link": ["downlink", "uplink"], "capacity_bps": [1.93e6, 0.5e6]})
+    capacities = plots.bottleneck_capacities(flows, links)
+    assert capacities == {"downlink": 1.93e6}
+    ax = plots.runs_rate_over_time({"reno": series}, 1.0, "t", capacities=capacities).axes[0]
+    (line,) = [x for x in ax.lines if x.get_label().startswith("downlink payload capacity 1.93 Mbit/s")]
+    assert np.allclose(line.get_ydata(), 1.93)
 
 
 def test_a_cdf_rises_from_zero():
@@ -278,3 +320,30 @@ def test_the_delay_plane_keeps_its_axis_labels_inside_the_figure():
     fig.set_dpi(plots.DPI)
     fig.canvas.draw()
     assert _outside_the_figure(fig) == []
+
+
+def test_every_drawn_point_is_named_once_in_some_label():
+    """In "Goodput vs delay", 18 tied algorithms sat in one unlabeled cluster:
+    now each unlabelled point is named in the label of its nearest labelled one."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    coords = st.one_of(st.floats(0, 100, allow_nan=False), st.just(float("nan")))
+
+    @settings(max_examples=200, deadline=None)
+    @given(st.lists(st.tuples(coords, coords), min_size=1, max_size=30))
+    def check(points):
+        xs, ys = zip(*points)
+        groups = plots.label_groups(xs, ys)
+        named = sorted(i for g in groups for i in g)
+        drawn = [i for i, (x, y) in enumerate(points) if x == x and y == y]
+        assert named == drawn
+        assert all(g[0] == i for i, g in enumerate(groups) if g), "a label names its own point first"
+
+    check()
+    # A tight cluster of 18 and one point apart: two labels, the cluster's naming all 18.
+    xs = [50 + 0.01 * i for i in range(18)] + [10]
+    ys = [9.0] * 18 + [2.0]
+    groups = [g for g in plots.label_groups(xs, ys) if g]
+    assert sorted(len(g) for g in groups) == [1, 18]
+    assert plots.group_label(["bic", "cubic", "htcp"]) == "bic, cubic, htcp"

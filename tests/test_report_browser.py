@@ -40,6 +40,8 @@ def check_report(exe: str, report, tmp_path, conditions: int) -> None:
     assert m, dom[:2000]
     ok, total = map(int, m.groups())
     assert total >= 3 * conditions and ok == total, m.group(0)
+    # No table wider than the page (Jain's, Pareto and n sat behind a scroll bar at 1280-1400 px).
+    assert 'data-tables-cut="0"' in dom, re.search(r'data-tables-cut="\d+"', dom)
     # the summary, the design and one table per condition
     assert dom.count("<table") == 2 + conditions
     assert dom.count('<div class="pick">Pick <b>') == conditions

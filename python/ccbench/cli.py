@@ -26,6 +26,7 @@ from rich.text import Text
 
 from ccbench import _ccsim, listing
 from ccbench.limits import SHOWN_PATH_CHARS, one_line, shown
+from ccbench.run_plots import RUN_PLOTS
 from ccbench.scenario import ScenarioFileError, create_capture_file, load
 
 app = typer.Typer(
@@ -205,26 +206,19 @@ def flows_table(flows, title: str) -> Table:
 DEFAULT_PLOT_WINDOW = "500ms"
 
 
-def write_run_plots(run_dir: Path, window_s: float = 0.5, formats: tuple[str, ...] = ("png",)) -> list[Path]:
-    """The run's plots, drawn from its saved tables, in each of `formats`
-    (png, svg); rates are means over windows of `window_s`."""
-    from ccbench import plots, run_files
+def write_run_plots(
+    run_dir: Path,
+    window_s: float = 0.5,
+    formats: tuple[str, ...] = ("png",),
+    only: tuple[str, ...] = RUN_PLOTS,
+    out: Path | None = None,
+) -> list[Path]:
+    """The saved run's plots named in `only` (ccbench.run_plots), drawn from
+    its tables into `out` (default: the run's directory), in each of
+    `formats` (png, svg, pdf); rates are means over windows of `window_s`."""
+    from ccbench import run_files, run_plots
 
-    r = run_files.load(run_dir)
-    # Background transfers have RTT samples but no row in the flows table.
-    rtt_groups = {plots.flow_label(r.flows, k): g["rtt_ms"].to_numpy() for k, g in r.rtt.groupby("flow", sort=True)}
-    if (r.meta.get("scenario") or {}).get("record", {}).get("rtt_samples") == "none":
-        no_rtt = 'no per-ACK RTT sample kept: record.rtt_samples = "none"\n(the flows table has the RTT statistics)'
-    else:
-        no_rtt = "no RTT sample: no ACK came back"
-    figures = {
-        "cwnd": lambda: plots.cwnd_over_time(r.series, r.flows),
-        "rtt": lambda: plots.rtt_over_time(r.rtt, r.flows, empty=no_rtt),
-        "goodput": lambda: plots.rate_over_time(r.series, r.flows, window_s, links=r.links),
-        "rtt_cdf": lambda: plots.cdf(rtt_groups, "RTT (ms)", "CDF of per-ACK RTT", empty=no_rtt),
-        "links": lambda: plots.links_over_time(r.link_series, window_s),
-    }
-    return [plots.save_figure(draw(), run_dir / f"{name}.{fmt}") for name, draw in figures.items() for fmt in formats]
+    return run_plots.write(run_files.load(run_dir), out or run_dir, window_s, formats, only)
 
 
 def _plot_options(window: str, plot_format: str) -> tuple[float, tuple[str, ...]]:
@@ -242,7 +236,11 @@ def _plot_options(window: str, plot_format: str) -> tuple[float, tuple[str, ...]
         raise typer.Exit(EXIT_BAD_SCENARIO)
     formats = tuple(dict.fromkeys(f.strip().lower() for f in plot_format.split(",")))
     if not formats or any(f not in plots.FORMATS for f in formats):
-        typer.echo(f"error: --plot-format: {shown(plot_format)} is not allowed; png, svg or png,svg", err=True)
+        typer.echo(
+            f"error: --plot-format: {shown(plot_format)} is not allowed; one or more of {', '.join(plots.FORMATS)} "
+            "(e.g. png,svg)",
+            err=True,
+        )
         raise typer.Exit(EXIT_BAD_SCENARIO)
     return window_s, formats
 
@@ -508,6 +506,7 @@ def _run_campaign(
     until_decided: tuple | None = None,
     estimate_at_least_s: float | None = None,
     svg: bool = False,
+    as_json: bool = False,
 ):
     """Runs a parsed campaign with a progress bar (one per round with
     `until_decided` = ((raw, source, text, folder), max_reps)), builds the
@@ -515,7 +514,9 @@ def _run_campaign(
     directory of another campaign; Ctrl-C stops cleanly and says how to
     resume (exit 130). `estimate_at_least_s`: print the expected running
     time once it is measured (ccbench.campaigns.estimate) if the runs take
-    that long or longer in all; None: never."""
+    that long or longer in all; None: never. `as_json`: the progress goes
+    to stderr and the summary to stdout as one JSON object
+    (json_output.campaign_summary)."""
     from ccbench.campaigns import executors, runner, storage
     from ccbench.campaigns.estimate import Estimate, KernelEstimate
 
@@ -536,7 +537,8 @@ def _run_campaign(
     else:
         where = f"{jobs} processes" if executor == "local" else f"ray{' at ' + address if address else ', local'}"
     # Shown from the first report on, once the directory is checked: a refusal prints no bar.
-    progress = Progress(*columns, console=console, transient=False, auto_refresh=_animated(console))
+    shown_on = Console(stderr=True) if as_json else console
+    progress = Progress(*columns, console=shown_on, transient=False, auto_refresh=_animated(shown_on))
     try:
         try:
 
@@ -595,6 +597,11 @@ def _run_campaign(
             err=True,
         )
         raise typer.Exit(130) from None
+    if as_json:
+        from ccbench import json_output
+
+        typer.echo(json_output.dumps(json_output.campaign_summary(out, done, path)))
+        return done
     console.print(_campaign_summary(out))
     console.print(
         f"{done.total} runs: {done.executed} run now, {done.skipped} already done, {done.failed} failed, "
@@ -621,6 +628,7 @@ LONG_CAMPAIGN_S = 60.0
 EXECUTOR_HELP = "Where runs execute: local (a process pool) or ray."
 FORCE_HELP = "Switch a directory of another campaign file to this one (keeping the runs it shares)."
 SVG_HELP = "Also write each report figure as SVG (vector, for papers) beside its PNG in plots/."
+CAMPAIGN_JSON_HELP = "Print the summary and the recommendations as one JSON object (progress on stderr)."
 
 
 @app.command()
@@ -642,6 +650,7 @@ def campaign(
         "simulate", help="simulate, or emulate: every run through the real kernel's TCP (root), one at a time."
     ),
     svg: bool = typer.Option(False, "--svg", help=SVG_HELP),
+    as_json: bool = typer.Option(False, "--json", help=CAMPAIGN_JSON_HELP),
 ):
     """Run (or resume) a campaign: every combination of levels, repeated; tables, plots and report.html."""
     from ccbench.campaigns import spec
@@ -689,6 +698,7 @@ def campaign(
         until_decided=rounds,
         estimate_at_least_s=LONG_CAMPAIGN_S,
         svg=svg,
+        as_json=as_json,
     )
 
 
@@ -761,6 +771,7 @@ def study_cmd(
         False, "--print", help="Write the campaign file to stdout (edit it, run it with ccbench campaign)."
     ),
     svg: bool = typer.Option(False, "--svg", help=SVG_HELP),
+    as_json: bool = typer.Option(False, "--json", help=CAMPAIGN_JSON_HELP),
 ):
     """Run (or resume) one of the five studies as a campaign; its report has the study's tables and plots."""
     from ccbench.campaigns import spec
@@ -781,7 +792,16 @@ def study_cmd(
     out = out or Path("ccbench-out") / f"study-{name}{'-quick' if quick else ''}"
     hint = f"ccbench study {name}{' --quick' if quick else ' --full'}"
     _run_campaign(
-        parsed, out, jobs, executor, address, force, hint, estimate_at_least_s=None if quick else 0.0, svg=svg
+        parsed,
+        out,
+        jobs,
+        executor,
+        address,
+        force,
+        hint,
+        estimate_at_least_s=None if quick else 0.0,
+        svg=svg,
+        as_json=as_json,
     )
 
 
@@ -827,6 +847,54 @@ def report_cmd(
     _print_result("Report", path)
 
 
+@app.command("plot")
+def plot_cmd(
+    directory: Path = typer.Argument(..., help="A saved run's directory (ccbench run or emulate), or a campaign's."),
+    only: str | None = typer.Option(
+        None, "--only", help=f"Plots by name, comma-separated: {', '.join(RUN_PLOTS)} (default: all)."
+    ),
+    plot_format: str = typer.Option("png", "--format", help="png, svg or pdf; several comma-separated."),
+    window: str = typer.Option(DEFAULT_PLOT_WINDOW, "--window", help="Rates as means over windows this long."),
+    out: Path | None = typer.Option(None, help="Where to write the plots (default: the run's directory)."),
+):
+    """Draw a saved run's plots from its files (or a campaign's figures, with its report)."""
+    from ccbench.campaigns import storage
+
+    window_s, formats = _plot_options(window, plot_format)
+    if (directory / storage.INDEX).exists():
+        if only is not None or out is not None or "pdf" in formats:
+            typer.echo(
+                "error: a campaign's figures are drawn with its report, as PNG (and SVG with --format png,svg): "
+                "--only, --out and pdf are for a run's directory",
+                err=True,
+            )
+            raise typer.Exit(EXIT_BAD_SCENARIO)
+        report_cmd(directory, None, None, None, "svg" in formats, None)
+        return
+    if not (directory / "meta.json").is_file():
+        typer.echo(
+            f"error: {shown(str(directory))} holds no saved run (no meta.json) nor a campaign (no {storage.INDEX})",
+            err=True,
+        )
+        raise typer.Exit(EXIT_BAD_SCENARIO)
+    names = tuple(dict.fromkeys(n.strip() for n in (only or ",".join(RUN_PLOTS)).split(",")))
+    unknown = [n for n in names if n not in RUN_PLOTS]
+    if unknown or not names:
+        typer.echo(f"error: --only: {shown(', '.join(unknown))} is not allowed; of {', '.join(RUN_PLOTS)}", err=True)
+        raise typer.Exit(EXIT_BAD_SCENARIO)
+    if out is not None:
+        out.mkdir(parents=True, exist_ok=True)
+    import pyarrow as pa
+
+    try:
+        written = write_run_plots(directory, window_s, formats, names, out)
+    except (OSError, ValueError, pa.ArrowException) as e:
+        typer.echo(f"error: {shown(str(directory))}: cannot read the saved run: {one_line(str(e))}", err=True)
+        raise typer.Exit(EXIT_BAD_SCENARIO) from None
+    for path in written:
+        console.print(escape(str(path)), soft_wrap=True, highlight=False)
+
+
 @app.command()
 def compare(
     out: Path = typer.Option(Path("ccbench-out/compare"), help="Output directory."),
@@ -838,6 +906,7 @@ def compare(
     executor: str = typer.Option("local", help=EXECUTOR_HELP),
     address: str | None = typer.Option(None, help="Address of a running Ray cluster (default: start a local Ray)."),
     svg: bool = typer.Option(False, "--svg", help=SVG_HELP),
+    as_json: bool = typer.Option(False, "--json", help=CAMPAIGN_JSON_HELP),
 ):
     """Every algorithm over built-in network conditions (the shipped campaign compare.toml); writes report.html."""
     from ccbench import compare as cmp
@@ -858,7 +927,9 @@ def compare(
     _check_executor(executor, address)
     parsed = _parse_or_exit(lambda: cmp.campaign(algs, reps, seed, quick))
     hint = cmp.command(algs, reps, seed, quick)
-    done = _run_campaign(parsed, out, jobs, executor, address, True, hint, svg=svg)
+    done = _run_campaign(parsed, out, jobs, executor, address, True, hint, svg=svg, as_json=as_json)
+    if as_json:
+        return
     conditions = len(parsed.factors[0].levels)
     console.print(f"{len(algs)} algorithms × {conditions} conditions × {reps} repetitions = {done.total} runs")
 
@@ -1042,18 +1113,56 @@ def schema_cmd():
     typer.echo(scenario_schema_text(), nl=False)
 
 
+#: Top-level keys that only a campaign (or study) file has; a scenario file has none of them.
+CAMPAIGN_ONLY_KEYS = ("factors", "scenario", "base", "repetitions", "study")
+
+
+def _file_kind(path: Path) -> str:
+    """ "scenario", "campaign" or "study", by the file's top-level keys; a file
+    that does not parse is left to the scenario loader, which says why."""
+    import tomllib
+
+    from ccbench.limits import MAX_SCENARIO_BYTES
+
+    try:
+        if path.stat().st_size > MAX_SCENARIO_BYTES:
+            return "scenario"  # refused by the loader, with the limit
+        raw = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError):
+        return "scenario"
+    if "study" in raw:
+        return "study"
+    return "campaign" if any(k in raw for k in CAMPAIGN_ONLY_KEYS) else "scenario"
+
+
 @app.command()
 def validate(
-    scenario: Path = typer.Argument(..., help="Scenario file (TOML)."),
+    file: Path = typer.Argument(..., help="Scenario, campaign or study file (TOML)."),
     allow_large: bool = typer.Option(False, help=ALLOW_LARGE_HELP),
 ):
-    """Check a scenario file without running it (limits and the work estimate included)."""
+    """Check a scenario, campaign or study file without running it, and say which kind it is."""
+    kind = _file_kind(file)
+    if kind != "scenario":
+        from ccbench.campaigns import spec
+
+        parsed = _parse_or_exit(lambda: spec.parse(file))
+        conditions = len({tuple(sorted(map(str, r.levels.items()))) for r in parsed.runs})
+        what = f"a study file ({parsed.study})" if kind == "study" else "a campaign file"
+        console.print(
+            escape(
+                f"{file}: OK, {what}: {len(parsed.factors)} factor(s), {conditions} condition(s) x "
+                f"{parsed.repetitions} repetition(s) = {len(parsed.runs)} runs"
+            ),
+            soft_wrap=True,
+            highlight=False,
+        )
+        return
     from ccbench.limits import estimate
     from ccbench.scenario import summary
 
-    s = _load_or_exit(scenario, allow_large=allow_large)
+    s = _load_or_exit(file, allow_large=allow_large)
     console.print(
-        escape(f"{scenario}: OK ({summary(s)}; about {estimate(s)['packets']:.3g} packets)"),
+        escape(f"{file}: OK, a scenario file ({summary(s)}; about {estimate(s)['packets']:.3g} packets)"),
         soft_wrap=True,
         highlight=False,
     )

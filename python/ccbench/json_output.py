@@ -1,5 +1,6 @@
-"""Machine-readable output of the CLI (`--json`): the summary of `ccbench run`
-and the listings of `algorithms`, `profiles` and `kernels`.
+"""Machine-readable output of the CLI (`--json`): the summary of `ccbench run`,
+of a campaign (`campaign`, `compare`, `study`: campaign_summary), and the
+listings of `algorithms`, `profiles` and `kernels`.
 
 The keys are stable (a script may rely on them; new keys may be added, none
 renamed or removed without a note in the README). Numbers keep their units in
@@ -81,8 +82,34 @@ def run_summary(result, scenario_name: str, out: Path, files: list[str], warning
             "files": sorted(files),
             "flows": _rows(result.flows, RUN_FLOW_KEYS),
             "links": _rows(result.links, RUN_LINK_KEYS),
-            "jain_index": result.jain_index() if len(result.flows) > 1 else None,
+            # The name of the runs table's column (runs.parquet) and of the campaign objective.
+            "jain": result.jain_index() if len(result.flows) > 1 else None,
             "warnings": warnings,
             "notes": notes,
+        }
+    )
+
+
+def campaign_summary(directory: Path, done, report: Path) -> dict:
+    """The summary `ccbench campaign|compare|study --json` prints: where the
+    campaign and its report are, what ran (`done`: a runner.CampaignRun),
+    and per condition the recommendation of recommendations.json (the pick,
+    the candidates tied with it and those undecided, and each candidate's
+    mean with its 95% CI under the objective)."""
+    from ccbench.campaigns.report import recommendations
+
+    return plain(
+        {
+            "directory": str(directory),
+            "report": str(report),
+            "runs": {
+                "total": done.total,
+                "run_now": done.executed,
+                "already_done": done.skipped,
+                "failed": done.failed,
+                "seconds": round(done.seconds, 3),
+                "rounds": done.rounds,
+            },
+            "conditions": recommendations(directory),
         }
     )

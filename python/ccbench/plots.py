@@ -29,18 +29,22 @@ SVG_METADATA = {"Date": None, "Creator": None}
 #: zlib level of the PNGs: 3 compresses a figure's RGB pixels a little better than matplotlib's
 #: level 6 does its RGBA ones, in two thirds of the time.
 PNG_COMPRESS_LEVEL = 3
+#: No creation date or producer in a PDF either, for the same reason.
+PDF_METADATA = {"CreationDate": None, "Producer": None, "Creator": None}
 plt.rcParams["svg.hashsalt"] = "ccbench"
 #: The file formats a figure can be written as.
-FORMATS = ("png", "svg")
+FORMATS = ("png", "svg", "pdf")
 
 
 def figure_bytes(fig, fmt: str = "png", close: bool = True) -> bytes:
-    """The figure as a PNG or SVG file's bytes; `close` frees the figure."""
+    """The figure as a PNG, SVG or PDF file's bytes; `close` frees the figure."""
     if fmt not in FORMATS:
         raise ValueError(f"plot format {fmt!r}: one of {', '.join(FORMATS)}")
     buf = io.BytesIO()
     if fmt == "png":
         _png_one_draw(fig, buf)
+    elif fmt == "pdf":
+        fig.savefig(buf, format="pdf", metadata=PDF_METADATA)
     else:
         fig.savefig(buf, format="svg", metadata=SVG_METADATA)
     if close:
@@ -76,7 +80,7 @@ def png_bytes(fig) -> bytes:
 
 
 def save_figure(fig, path: str | Path) -> Path:
-    """Writes the figure in the format its file name ends with (.png or .svg)."""
+    """Writes the figure in the format its file name ends with (.png, .svg or .pdf)."""
     from ccbench.run_files import atomic_write_bytes
 
     path = Path(path)
@@ -199,17 +203,10 @@ def rate_over_time(
     for i, (fid, s) in enumerate(series.groupby("flow", sort=True)):
         t, r = smooth_rate(s, "delivered_bytes", window_s)
         ax.plot(t, r / 1e6, color=f"C{i % 10}", lw=1.2, label=flow_label(flows, fid))
-    if links is not None and "link" in flows:
-        capacity = dict(zip(links["link"], links["capacity_bps"]))
-        for name in dict.fromkeys(flows["link"]):
-            if np.isfinite(capacity.get(name, np.nan)):
-                ax.axhline(
-                    capacity[name] / 1e6,
-                    color="0.25",
-                    lw=0.9,
-                    ls="--",
-                    label=f"{name} payload capacity {capacity[name] / 1e6:.3g} Mbit/s",
-                )
+    capacities = bottleneck_capacities(flows, links) if links is not None else {}
+    for name, bps in capacities.items():
+        if np.isfinite(bps):
+            _capacity_line(ax, name, bps)
     ax.set_ylim(bottom=0)
     if ax.get_legend_handles_labels()[0]:
         legend_outside(ax, fontsize=7)
@@ -307,6 +304,54 @@ def _spread_labels(xs, ys, min_gap: float = 0.09) -> list[bool]:
     return keep
 
 
+def label_groups(xs, ys, min_gap: float = 0.09) -> list[list[int]]:
+    """Every drawn point named, without labels on top of each other: the
+    points `_spread_labels` labels each carry a group, itself first and then
+    every point it left unlabelled that lies nearest to it (in axes
+    fractions), so a cluster of tied candidates is named in one label.
+    Element i is the indices point i's label names ([] for no label)."""
+    x = np.asarray(xs, dtype=float)
+    y = np.asarray(ys, dtype=float)
+    keep = _spread_labels(x, y, min_gap)
+    groups: list[list[int]] = [[i] if k else [] for i, k in enumerate(keep)]
+    placed = [i for i, k in enumerate(keep) if k]
+    if not placed:
+        return groups
+    drawn = np.isfinite(x) & np.isfinite(y)
+    span = lambda v: (v.max() - v.min()) or 1.0  # noqa: E731
+    fx, fy = (x - x[drawn].min()) / span(x[drawn]), (y - y[drawn].min()) / span(y[drawn])
+    for i in np.flatnonzero(drawn):
+        if not keep[i]:
+            nearest = min(placed, key=lambda j: (fx[i] - fx[j]) ** 2 + (fy[i] - fy[j]) ** 2)
+            groups[nearest].append(int(i))
+    return groups
+
+
+def group_label(names: list[str], width: int = 36) -> str:
+    """A group's names, comma-separated and wrapped at `width` characters."""
+    import textwrap
+
+    return "\n".join(textwrap.wrap(", ".join(names), width)) if names else ""
+
+
+def annotate_group(ax, x: float, y: float, names: list[str], bold: bool = False) -> None:
+    """The label of a point naming `names` (label_groups): the name beside
+    the point; for a group, its first name and how many more ("bic +17"),
+    with the whole group in a legend entry (the caller draws the legend), so
+    a crowd of tied candidates is named without text on top of text."""
+    text = names[0] if len(names) == 1 else f"{names[0]} +{len(names) - 1}"
+    ax.annotate(
+        text,
+        (x, y),
+        fontsize=6.5,
+        xytext=(3, 2),
+        textcoords="offset points",
+        fontweight="bold" if bold else "normal",
+    )
+    if len(names) > 1:
+        ax.plot([], [], " ", label=f"{text}:\n{group_label(names, 30)}")
+
+
 def tradeoff(
     table: pd.DataFrame,
     label: str,
@@ -318,23 +363,21 @@ def tradeoff(
     highlight: set[str] = frozenset(),
 ):
     """One point per algorithm: delay (x) against goodput (y). Highlighted
-    names first; a label that would sit on another is left out (the table
-    beside the plot has every number)."""
+    names first; points too close to label apart are named together in the
+    label of the nearest labelled one (label_groups)."""
     order = sorted(range(len(table)), key=lambda i: table[label].iloc[i] not in highlight)
     t = table.iloc[order]
     fig, ax = plt.subplots(figsize=(5.9, 4), layout="constrained")
-    for (name, xv, yv), show in zip(zip(t[label], t[x], t[y]), _spread_labels(t[x], t[y])):
+    names = list(t[label])
+    groups = label_groups(t[x], t[y])
+    for name, xv, yv in zip(names, t[x], t[y]):
         hot = name in highlight
         ax.plot(xv, yv, "o", ms=5 if hot else 4, color="#1f77b4" if hot else "#8a94a3")
-        if show:
-            ax.annotate(
-                name,
-                (xv, yv),
-                fontsize=6.5,
-                xytext=(3, 2),
-                textcoords="offset points",
-                fontweight="bold" if hot else "normal",
-            )
+    for (name, xv, yv), group in zip(zip(names, t[x], t[y]), groups):
+        if group:
+            annotate_group(ax, xv, yv, [names[i] for i in group], name in highlight)
+    if ax.get_legend_handles_labels()[0]:
+        legend_outside(ax, fontsize=6.5)
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     set_title(ax, title)
@@ -346,9 +389,17 @@ def tradeoff(
 MIN_WINDOWS = 20
 
 
-def runs_rate_over_time(runs: dict[str, pd.DataFrame], window_s: float, title: str, what: str = "goodput"):
+def runs_rate_over_time(
+    runs: dict[str, pd.DataFrame],
+    window_s: float,
+    title: str,
+    what: str = "goodput",
+    capacities: dict[str, float] | None = None,
+):
     """Goodput (or `what` = "throughput": payload sent, retransmissions
-    included) over time of one run per algorithm, all flows of the run summed."""
+    included) over time of one run per algorithm, all flows of the run summed;
+    `capacities` (link name -> payload capacity in bit/s) are drawn as dashed
+    lines, as in a run's goodput plot, to read the rates against."""
     from ccbench.metrics import RATE_COUNTERS
 
     # The flows of a run are summed on one grid from its first sample to its
@@ -367,7 +418,22 @@ def runs_rate_over_time(runs: dict[str, pd.DataFrame], window_s: float, title: s
                 total_t, total_r = t, r if total_r is None else total_r + r
         if total_t is not None:
             ax.plot(total_t, total_r / 1e6, lw=1.2, color=f"C{i % 10}", label=name)
+    for link, bps in (capacities or {}).items():
+        if np.isfinite(bps):
+            _capacity_line(ax, link, bps)
     ax.set_ylim(bottom=0)
     if runs:
         legend_outside(ax, fontsize=7)
     return fig
+
+
+def _capacity_line(ax, link: str, bps: float) -> None:
+    ax.axhline(bps / 1e6, color="0.25", lw=0.9, ls="--", label=f"{link} payload capacity {bps / 1e6:.3g} Mbit/s")
+
+
+def bottleneck_capacities(flows: pd.DataFrame, links: pd.DataFrame) -> dict[str, float]:
+    """Payload capacity (bit/s) of each link the flows name as their bottleneck (`flows["link"]`)."""
+    if "link" not in flows or "capacity_bps" not in links:
+        return {}
+    capacity = dict(zip(links["link"], links["capacity_bps"]))
+    return {name: float(capacity[name]) for name in dict.fromkeys(flows["link"]) if name in capacity}

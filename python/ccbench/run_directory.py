@@ -3,7 +3,7 @@
 A directory that is not empty is refused; `force` replaces one that holds
 another run's results (its meta.json), never a directory of other files (the
 scenario itself may be in it) nor the current directory or one holding it;
-while a run writes, a lock (`.NAME.lock` beside the directory,
+while a run writes, a lock (`.NAME.lock` beside the directory, removed after,
 ccbench.directory_lock) refuses a second run into the same directory; everything
 (tables, plots, the packet capture) is written into a temporary sibling
 (`.NAME.*.partial`) that is renamed into place only when complete, so a run
@@ -72,7 +72,7 @@ def staged(out: str | Path, force: bool = False) -> Iterator[Path]:
         finally:
             shutil.rmtree(stage, ignore_errors=True)
     finally:
-        os.close(lock)  # releases the flock
+        directory_lock.release(out, lock)
 
 
 def _replace(stage: Path, out: Path) -> None:

@@ -612,6 +612,20 @@ class Result:
         scenario = self.meta.get("scenario")
         return f"<ccbench.Result {summary(scenario) if scenario else 'without a scenario'}>"
 
+    def _repr_html_(self) -> str:
+        """Jupyter's view: what ran and one row per flow (ccbench.notebook)."""
+        from ccbench.notebook import result_html
+
+        return result_html(self)
+
+    def plot(self, name: str = "cwnd", window_s: float = 0.5):
+        """One of the run's standard figures as a matplotlib Figure: cwnd,
+        rtt, goodput, rtt_cdf or links (ccbench.run_plots; rates as means
+        over windows of `window_s`), the ones `ccbench run --plots` saves."""
+        from ccbench import run_plots
+
+        return run_plots.figure(self, name, window_s)
+
     @property
     def scenario(self) -> dict:
         return self.meta["scenario"]

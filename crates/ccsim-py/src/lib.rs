@@ -336,6 +336,16 @@ fn did_you_mean(name: &str, known: Vec<String>) -> String {
     ccsim::suggest::did_you_mean(name, &known)
 }
 
+/// Runs the kernel-mode emulator (crates/ccemu) with `argv` (without a
+/// program name) and returns its exit status. Meant for a process of its own
+/// (`python -m ccbench.emulate.ccemu`): the emulator takes over SIGINT and
+/// SIGTERM and reads its protocol on stdin. The GIL is released meanwhile.
+#[cfg(target_os = "linux")]
+#[pyfunction]
+fn emulator_main(py: Python<'_>, argv: Vec<String>) -> i32 {
+    py.allow_threads(|| ccemu::run(&argv))
+}
+
 #[pymodule]
 fn _ccsim(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<ArrowTable>()?;
@@ -365,7 +375,9 @@ fn _ccsim(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add("TraceError", m.py().get_type::<TraceError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
-    // The emulator binary must have been built from the same sources (emulate/runner.py).
+    // An emulator binary named by CCBENCH_CCEMU must have been built from the same sources (emulate/runner.py).
     m.add("SOURCE_ID", ccsim::SOURCE_ID)?;
+    #[cfg(target_os = "linux")]
+    m.add_function(wrap_pyfunction!(emulator_main, m)?)?;
     Ok(())
 }

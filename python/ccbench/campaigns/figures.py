@@ -128,21 +128,16 @@ def throughput_delay(table: pd.DataFrame, title: str, highlight: set[str]):
         )
         ax.plot(mean[group], g[group], "o", mfc="white", mec=c, ms=4)
         ax.plot(p95[group], g[group], "o", color=c, ms=ms)
-    keep = plots._spread_labels(p95, g)  # noqa: SLF001 - the same label placement as the run plots
-    for i, name in enumerate(table["name"]):
-        if keep[i] and np.isfinite(p95[i]) and np.isfinite(g[i]):
-            ax.annotate(
-                name,
-                (p95[i], g[i]),
-                fontsize=6.5,
-                xytext=(3, 2),
-                textcoords="offset points",
-                fontweight="bold" if name in highlight else "normal",
-            )
+    # Every point named: a cluster of tied candidates by its first name and, in the legend, all of it.
+    names = list(table["name"])
+    for i, group in enumerate(plots.label_groups(p95, g)):
+        if group:
+            plots.annotate_group(ax, p95[i], g[i], [names[j] for j in group], names[i] in highlight)
     front = table["pareto"].to_numpy(bool)
     if front.any():
         order = np.argsort(p95[front])
         ax.plot(p95[front][order], g[front][order], "--", color=FRONT, lw=1, label="Pareto front (goodput vs p95)")
+    if ax.get_legend_handles_labels()[0]:  # the front, and the groups of candidates too close to label apart
         plots.legend_outside(ax, fontsize=7)
     ax.invert_xaxis()
     # Two lines: constrained layout leaves the width of an x label out, and on one line this one ran

@@ -52,8 +52,14 @@ def _cell(r: pd.Series, col: str, m) -> str:
     return f"<td>{fmt(v, m)}{rng}</td>"
 
 
-def _vs_best(r: pd.Series, metric) -> str:
+def _vs_best(r: pd.Series, metric, pick: str | None = None) -> str:
     d, h, v = r.get("diff", np.nan), r.get("diff_half", np.nan), r["verdict"]
+    name = r.get("name")
+    if v == "best" and pick is not None and name != pick:
+        # The leader by the objective, not the pick: a tie broken on another metric (pick_reason).
+        return '<td class="tied">best mean<span class="pm">tied with the pick</span></td>'
+    if pick is not None and name == pick:
+        return "<td><b>the pick</b></td>" if v == "best" else f'<td class="tied"><b>the pick</b>, {_e(v)}</td>'
     if v in ("best", "no data", "not eligible"):
         return f"<td>{_e(v)}</td>"
     sign = "+" if d >= 0 else "−"
@@ -62,7 +68,7 @@ def _vs_best(r: pd.Series, metric) -> str:
     needed = r.get("reps_needed")
     if v == "undecided" and needed is not None and np.isfinite(float(needed)):
         extra = f"; ~{int(needed)} reps"
-    return f'<td class="{_e(v)}">{_e(v)} ({amount}{extra})</td>'
+    return f'<td class="{_e(v)}">{_e(v)} <span class="pm">({amount}{extra})</span></td>'
 
 
 def condition_table(c: ConditionResult, objective, several_flows: bool, factor: str) -> str:
@@ -80,7 +86,7 @@ def condition_table(c: ConditionResult, objective, several_flows: bool, factor: 
         front = "◆" if r["pareto"] else ""
         body.append(
             f'<tr{cls}><td>{rank}</td><td class="name">{_e(r["name"])}</td>{_cell(r, objective.metric, metric)}'
-            f"{_vs_best(r, metric)}{''.join(_cell(r, m, shown.get(m, METRICS[m])) for m in cols)}"
+            f"{_vs_best(r, metric, c.pick)}{''.join(_cell(r, m, shown.get(m, METRICS[m])) for m in cols)}"
             f"<td>{front}</td><td>{int(r['n'])}</td></tr>"
         )
     return (
@@ -175,7 +181,14 @@ def time_series_figure(name: str, kept: list[tuple[str, Path]]):
 
     if name == "goodput_over_time":
         series = {n: load_run(d, tables=("series",)).series for n, d in kept}
-        return plots.runs_rate_over_time(series, 0.5, "Goodput over time (repetition 0, all flows)")
+        try:  # the path is the same for every candidate: the first run's links say its capacity
+            path = load_run(kept[0][1], tables=("flows", "links"))
+            capacities = plots.bottleneck_capacities(path.flows, path.links)
+        except (LookupError, OSError):
+            capacities = {}
+        return plots.runs_rate_over_time(
+            series, 0.5, "Goodput over time (repetition 0, all flows)", capacities=capacities
+        )
     first, directory = kept[0]
     if name == "cwnd":
         run = load_run(directory, tables=("series", "flows"))
@@ -323,7 +336,6 @@ def design_html(data: CampaignData) -> str:
     )
     status = data.index["status"].value_counts()
     reps = int(data.index["rep"].max()) + 1 if len(data.index) else d["repetitions"]  # with --until-decided
-    seeds = data.index["seed"]
     excluded = "; ".join(", ".join(f"{k} = {v}" for k, v in rule.items()) for rule in d.get("excluded", [])) or "none"
     return (
         f'<table><thead><tr><th class="name">Factor</th><th class="name">Levels</th></tr></thead><tbody>{rows}</tbody>'
@@ -331,7 +343,6 @@ def design_html(data: CampaignData) -> str:
         f"{len(data.index)} runs planned, {int(status.get('done', 0))} done, {int(status.get('failed', 0))} failed. "
         f"Run seeds: BLAKE2b of (campaign seed {d['seed']}, the run's levels, its repetition)"
         + (f", the same for every level of {_e(', '.join(d['common_seeds']))}" if d.get("common_seeds") else "")
-        + (f"; range {int(seeds.min())}…{int(seeds.max())}" if len(seeds) else "")
         + ".</p>"
     )
 
@@ -512,6 +523,7 @@ def build(
             "objective": objective,
             "margin": margin,
             "factor": factor,
+            "candidates": _candidates(c.table),
         }
         for c in conditions + waiting
     ]
@@ -548,6 +560,22 @@ def reproduce_command(data, where: str = "DIR") -> str:
     return f"ccbench campaign {shlex.quote(where + '/campaign.toml')} --out {shlex.quote(where)}" + (
         " --quick" if data.text.endswith(QUICK_NOTE) else ""
     )
+
+
+#: A candidate's numbers in recommendations.json: the objective's metric (mean, its 95% interval
+#: low..high, n, the verdict against the best), then each metric's mean (analysis.TABLE_METRICS).
+CANDIDATE_KEYS = ("n", "mean", "low", "high", "verdict", "rank", "pareto")
+
+
+def _candidates(table: pd.DataFrame) -> list[dict]:
+    """Each candidate of a condition, best first: its name, the objective's
+    mean with its 95% interval, n, verdict and rank, and the mean of every
+    metric the report's table shows."""
+    if table is None or table.empty:
+        return []
+    metrics = [m for m in (*TABLE_METRICS, "goodput_bps") if m in table.columns]
+    keys = [k for k in CANDIDATE_KEYS if k in table.columns] + list(dict.fromkeys(metrics))
+    return [{"name": str(r["name"]), **{k: r[k] for k in keys}} for r in table.to_dict("records")]
 
 
 def recommendations(directory: str | Path) -> list[dict]:

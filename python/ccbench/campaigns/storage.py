@@ -14,7 +14,7 @@ Layout:
     flows.parquet/.csv    tidy: one row per flow per finished run, every factor a column, plus rep and seed
     runs.parquet/.csv     tidy: one row per finished run
     report.html, recommendations.json, plots/   written by `ccbench report`
-    ../.NAME.lock         beside the directory: held while a campaign runs in it (ccbench.directory_lock)
+    ../.NAME.lock         beside the directory while a campaign runs in it (ccbench.directory_lock)
 
 A run is done once the index says so; its file was renamed into place
 before. A run found 'running' when a campaign starts was interrupted and runs
@@ -244,8 +244,9 @@ def locked(directory: str | Path) -> Iterator[None]:
     d = Path(directory)
     if d.exists() and not d.is_dir():
         raise CampaignDirectoryError(f"{d} exists and is not a directory; choose another --out")
+    resolved = d.resolve()
     try:
-        lock = directory_lock.acquire(d.resolve())
+        lock = directory_lock.acquire(resolved)
     except directory_lock.Busy:
         raise CampaignDirectoryError(f"another ccbench campaign is running in {d}") from None
     except OSError as e:
@@ -253,7 +254,7 @@ def locked(directory: str | Path) -> Iterator[None]:
     try:
         yield
     finally:
-        os.close(lock)
+        directory_lock.release(resolved, lock)
 
 
 def prepare(directory: str | Path, campaign: Campaign, force: bool, version: str) -> Index:
@@ -482,6 +483,12 @@ class CampaignData:
 
     def level_order(self) -> dict[str, dict]:
         return level_positions(self.design["factors"])
+
+    def _repr_html_(self) -> str:
+        """Jupyter's view: the design, how far it got, the mean per condition (ccbench.notebook)."""
+        from ccbench.notebook import campaign_html
+
+        return campaign_html(self)
 
     def __repr__(self) -> str:
         part = f", partial: {self.finished} of {self.planned} runs finished" if self.partial else ""

@@ -20,30 +20,43 @@ EXIT_BAD_SCENARIO = 2
 EXIT_CANNOT_RUN = 3
 
 
+def _diff(r, metric: str) -> str:
+    ci = r[f"{metric}_diff_ci95_pct"]
+    text = f"{r[f'{metric}_diff_pct']:+.1f}" + (f" ± {ci:.1f}" if ci == ci else "")
+    return f"{text} {r[f'{metric}_verdict']}"
+
+
 def _compare_table(table) -> Table:
-    t = Table(title="simulator vs kernel (differences: kernel minus simulator)")
-    cols = [
-        ("cc", "cc", "{}"),
-        ("goodput sim/kern Mbit/s", None, None),
-        ("goodput diff %", "goodput_diff_pct", "{:+.1f}"),
-        ("RTT sim/kern ms", None, None),
-        ("RTT diff %", "rtt_diff_pct", "{:+.1f}"),
-        ("retrans sim/kern %", None, None),
-        ("cwnd distance", "cwnd_distance", "{:.2f}"),
-    ]
-    for name, *_ in cols:
+    t = Table(title="simulator vs kernel (kernel minus simulator, 95% CI over paired repetitions)")
+    for name in (
+        "cc",
+        "goodput sim/kern Mbit/s",
+        "goodput diff %",
+        "RTT sim/kern ms",
+        "RTT diff %",
+        "retrans sim/kern %",
+        "cwnd distance",
+    ):
         t.add_column(name, justify="right")
     for _, r in table.iterrows():
         t.add_row(
             str(r["cc"]),
             f"{r['sim_goodput_mbps']:.2f} / {r['kernel_goodput_mbps']:.2f}",
-            f"{r['goodput_diff_pct']:+.1f}",
+            _diff(r, "goodput"),
             f"{r['sim_rtt_mean_ms']:.1f} / {r['kernel_rtt_mean_ms']:.1f}",
-            f"{r['rtt_diff_pct']:+.1f}",
+            _diff(r, "rtt"),
             f"{r['sim_retrans_pct']:.2f} / {r['kernel_retrans_pct']:.2f}",
             f"{r['cwnd_distance']:.2f}",
         )
     return t
+
+
+def default_output(scenario: Path, compare_sim: bool) -> Path:
+    """ccbench-out/STEM-kernel or ccbench-out/STEM-kernel-vs-sim, without
+    repeating a suffix the file's name already has (kernel-vs-sim.toml)."""
+    suffix = "kernel-vs-sim" if compare_sim else "kernel"
+    stem = scenario.stem
+    return Path("ccbench-out") / (stem if stem == suffix or stem.endswith(f"-{suffix}") else f"{stem}-{suffix}")
 
 
 def main(
@@ -79,14 +92,15 @@ def main(
         console.print("error: give a scenario file (or --cleanup)")
         return EXIT_BAD_SCENARIO
     # A comparison's report has a directory of its own, apart from a run's.
-    out = out or Path("ccbench-out") / f"{scenario.stem}-{'kernel-vs-sim' if compare_sim else 'kernel'}"
+    out = out or default_output(scenario, compare_sim)
     try:
         normalized = load(scenario, seed=seed)
         if compare_sim:
             cc_list = [c.strip() for c in algorithms.split(",")] if algorithms else None
             with console.status("running in the simulator and through the kernel..."):
                 table, pairs = sidebyside.compare(normalized, reps=reps, algorithms=cc_list)
-            page = sidebyside.write_report(table, pairs, out)
+            title = f"{normalized['name'] or scenario.stem}: simulator vs Linux kernel"
+            page = sidebyside.write_report(table, pairs, out, title)
             console.print(_compare_table(table))
             console.print(f"Report in [bold]{escape(str(page))}[/bold]", soft_wrap=True)
             return 0

@@ -39,7 +39,9 @@ def preflight() -> None:
     """Checks root, /dev/net/tun and `ip netns` before anything is created."""
     if os.geteuid() != 0:
         raise PreflightError(
-            "kernel mode needs root: it creates network namespaces and TUN devices (run it as root, e.g. with sudo)"
+            "kernel mode needs root: it creates network namespaces and TUN devices. Run it as root with the "
+            'ccbench of your environment, e.g. sudo "$(command -v ccbench)" emulate SCENARIO (plain `sudo ccbench` '
+            "searches sudo's own PATH, which does not hold a virtualenv's ccbench)"
         )
     if not os.path.exists("/dev/net/tun"):
         raise PreflightError(
@@ -111,7 +113,7 @@ def namespace_pids(ns: str) -> list[int]:
 
 
 def emulator_pids(tag: str | None = None) -> list[int]:
-    """Emulator processes (`ccemu --tag ccbench-T`), of one run or all."""
+    """Emulator processes (`... --tag ccbench-T`: emulator_tag), of one run or all."""
     pids = []
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
@@ -120,10 +122,21 @@ def emulator_pids(tag: str | None = None) -> list[int]:
             argv = Path(f"/proc/{entry}/cmdline").read_bytes().split(b"\0")
         except OSError:
             continue
-        if len(argv) >= 3 and argv[0].endswith(b"ccemu") and argv[1] == b"--tag":
-            if tag is None or argv[2].decode(errors="replace") == f"{PREFIX}{tag}":
-                pids.append(int(entry))
+        run_tag = emulator_tag(argv)
+        if run_tag is not None and (tag is None or run_tag == f"{PREFIX}{tag}"):
+            pids.append(int(entry))
     return pids
+
+
+def emulator_tag(argv: list[bytes]) -> str | None:
+    """The `--tag` of an emulator's command line, or None for any other
+    process: `ccemu --tag T` (a binary named by CCBENCH_CCEMU) or
+    `PYTHON -m ccbench.emulate.ccemu --tag T` (the built-in one)."""
+    if len(argv) >= 3 and argv[0].endswith(b"ccemu") and argv[1] == b"--tag":
+        return argv[2].decode(errors="replace")
+    if len(argv) >= 5 and argv[1:4] == [b"-m", b"ccbench.emulate.ccemu", b"--tag"]:
+        return argv[4].decode(errors="replace")
+    return None
 
 
 def _kill(pids: list[int]) -> None:

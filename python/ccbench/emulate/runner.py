@@ -15,7 +15,6 @@ from __future__ import annotations
 import base64
 import json
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -42,16 +41,23 @@ AGENT = Path(__file__).with_name("agent.py")
 TUN_QUEUE_PACKETS = 20000
 
 
-def find_ccemu() -> str:
-    """The emulator binary: $CCBENCH_CCEMU, the workspace's target/release/ccemu, or ccemu on PATH;
-    one built from the sources of this ccbench (check_ccemu)."""
-    built = Path(__file__).resolve().parents[3] / "target" / "release" / "ccemu"
-    path = os.environ.get("CCBENCH_CCEMU") or (str(built) if built.exists() else shutil.which("ccemu"))
-    if not path:
-        raise host.PreflightError(
-            "the emulator binary ccemu is not built: run `cargo build --release -p ccemu` (or set CCBENCH_CCEMU)"
-        )
-    return check_ccemu(path)
+#: What starts the emulator: the one built into this ccbench's extension module (ccemu.py).
+EMULATOR_MODULE = "ccbench.emulate.ccemu"
+
+
+def find_ccemu() -> list[str]:
+    """The command that starts the emulator: by default the one built into this
+    ccbench (`python -m ccbench.emulate.ccemu`: the same build as the core, so
+    the two cannot disagree); $CCBENCH_CCEMU names a `ccemu` binary instead (a
+    development build), accepted if it was built from these sources (check_ccemu)."""
+    path = os.environ.get("CCBENCH_CCEMU")
+    if path:
+        return [check_ccemu(path)]
+    from ccbench import _ccsim
+
+    if not hasattr(_ccsim, "emulator_main"):
+        raise host.PreflightError("this ccbench was built without the kernel-mode emulator (it needs Linux)")
+    return [sys.executable, "-m", EMULATOR_MODULE]
 
 
 def check_ccemu(path: str) -> str:
@@ -65,12 +71,12 @@ def check_ccemu(path: str) -> str:
             [path, "--source-id"], stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=30
         ).stdout.strip()
     except (OSError, subprocess.TimeoutExpired) as e:
-        raise host.PreflightError(f"the emulator binary {path} does not run: {e}") from None
+        raise host.PreflightError(f"the emulator binary {path} (CCBENCH_CCEMU) does not run: {e}") from None
     if said != _ccsim.SOURCE_ID:
         raise host.PreflightError(
-            f"the emulator binary {path} was built from other sources than this ccbench (an older or newer "
-            "version): rebuild it with `cargo build --release -p ccemu` (or point CCBENCH_CCEMU at one built "
-            "from these sources)"
+            f"the emulator binary {path} (CCBENCH_CCEMU) was built from other sources than this ccbench: "
+            "rebuild it with `cargo build --release -p ccemu`, or unset CCBENCH_CCEMU to use the emulator "
+            "built into ccbench"
         )
     return path
 
@@ -287,7 +293,7 @@ def emulate(
     started = time.monotonic()
     try:
         emu = subprocess.Popen(
-            [ccemu, "--tag", f"{host.PREFIX}{names.tag}"],
+            [*ccemu, "--tag", f"{host.PREFIX}{names.tag}"],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
