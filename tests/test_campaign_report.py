@@ -102,3 +102,22 @@ def test_a_one_condition_report_draws_its_figures_in_processes_to_the_same_page(
     assert sorted(name for _, name in drawn[2]) == sorted(names)
     assert str(os.getpid()) not in {pid for pid, _ in drawn[2]}
     assert pages[1] == pages[2]
+
+
+def test_conditions_are_titled_in_words_not_field_paths():
+    """Conditions were titled "flows[*].tcp.rcv_buf = auto", which the
+    terminal table cut to "flows[*].tcp.rcv_b..."."""
+    from ccbench.campaigns.report import factor_words
+
+    words = factor_words(["flows[*].tcp.rcv_buf", "downlink.queue.size", "duration", "flows[0].cc"])
+    assert words == {
+        "flows[*].tcp.rcv_buf": "tcp rcv buf",
+        "downlink.queue.size": "queue size",
+        "duration": "duration",
+        "flows[0].cc": "flows cc",
+    }
+    # Two factors that end alike keep the names that tell them apart.
+    assert factor_words(["downlink.queue.size", "uplink.queue.size"]) == {
+        "downlink.queue.size": "downlink queue size",
+        "uplink.queue.size": "uplink queue size",
+    }

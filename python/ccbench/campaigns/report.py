@@ -97,6 +97,24 @@ def condition_table(c: ConditionResult, objective, several_flows: bool, factor: 
     )
 
 
+def factor_words(factors: list[str]) -> dict[str, str]:
+    """A factor's field path as words for a condition's title: its last two
+    names ("flows[*].tcp.rcv_buf" -> "tcp rcv buf", "downlink.queue.size" ->
+    "queue size"), more while another factor would read the same. A level
+    the campaign file names (a table with `name`, as the studies do) is
+    shown by its name instead."""
+    import re
+
+    parts = {f: [p for p in re.split(r"[.\[\]]+", f) if p and p != "*" and not p.isdigit()] for f in factors}
+    words = {}
+    for f, p in parts.items():
+        n = min(2, len(p)) or 1
+        while n < len(p) and any(q[-n:] == p[-n:] for g, q in parts.items() if g != f):
+            n += 1
+        words[f] = " ".join(p[-n:]).replace("_", " ") if p else f
+    return words
+
+
 def recommendation_html(c: ConditionResult, objective, margin: float, factor: str) -> str:
     if c.pick is None:
         if c.no_pick == analysis.NOTHING_DELIVERED:
@@ -455,8 +473,9 @@ def build(
     factor, conditions = analysis.analyze(data.runs, data.factors, data.level_order(), factor, objective, margin)
     waiting = unfinished_conditions(data, factor, conditions) if data.partial else []
     names = data.design.get("level_names", {})
+    words = factor_words(data.factors)
     for c in conditions + waiting:
-        c.title = ", ".join(names.get(f, {}).get(str(v)) or f"{f} = {v}" for f, v in c.levels.items()) or c.title
+        c.title = ", ".join(names.get(f, {}).get(str(v)) or f"{words[f]} {v}" for f, v in c.levels.items()) or c.title
     from ccbench.campaigns import study_report
 
     with figures.replacing(data.directory / "plots"):  # no figure of an earlier report stays beside these
