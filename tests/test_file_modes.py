@@ -8,7 +8,7 @@ import stat
 from pathlib import Path
 
 import pytest
-from ccbench import file_modes, run_files
+from ccbench import file_modes
 from ccbench.cli import app
 
 SCENARIO = """name = "modes"
@@ -61,7 +61,7 @@ def test_an_atomically_written_file_replaces_with_the_umask_mode(tmp_path, umask
     target = tmp_path / "x.bin"
     target.write_bytes(b"old")
     os.chmod(target, 0o600)
-    run_files.atomic_write_bytes(target, b"new")
+    file_modes.atomic_write_bytes(target, b"new")
     assert target.read_bytes() == b"new" and mode(target) == 0o664
     assert [p.name for p in tmp_path.iterdir()] == ["x.bin"]
 

@@ -13,7 +13,15 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 from ccbench import _ccsim, run_files, run_result
-from ccbench.run_result import TABLES, Result, cc_state_wide, flow_summary, interval_rates_per_flow, signed
+from ccbench.run_result import (
+    TABLES,
+    Result,
+    arrow_table,
+    cc_state_wide,
+    flow_summary,
+    interval_rates_per_flow,
+    signed,
+)
 from ccbench.scenario import load
 
 
@@ -125,7 +133,7 @@ def test_the_flows_table_is_built_in_arrow_with_the_same_values_as_flow_summary(
     assert "flows" not in r._frames
     tables = {n: pa.Table.from_batches([pa.record_batch(raw[n])]) for n in ("flows", "rtt", "links")}
     cols = {n: {c: t.column(c).to_numpy() for c in t.column_names} for n, t in tables.items()}
-    expected = run_files.arrow_table(flow_summary(cols["flows"], cols["rtt"], scenario, cols["links"]))
+    expected = arrow_table(flow_summary(cols["flows"], cols["rtt"], scenario, cols["links"]))
     assert flows.schema.equals(expected.schema)
     assert run_files.arrow_parquet_bytes(flows) == run_files.arrow_parquet_bytes(expected)  # bit for bit (NaN too)
     assert flows.column_names[-3:] == ["route", "ack_route", "link"]

@@ -6,6 +6,8 @@ files (mkstemp and mkdtemp make them 0600 and 0700)."""
 from __future__ import annotations
 
 import os
+import tempfile
+from pathlib import Path
 
 
 def current_umask() -> int:
@@ -31,3 +33,24 @@ def file_mode() -> int:
 def directory_mode() -> int:
     """The mode mkdir() gives a new directory: 0777 less the umask."""
     return 0o777 & ~current_umask()
+
+
+def atomic_write_bytes(path: Path, data: bytes, fsync: bool = False) -> None:
+    """Writes `data` to `path` through a temporary file in the same directory and
+    a rename: readers see the old file or the new one, never half of one. The
+    file gets the mode open() would give it (mkstemp's is 0600). With
+    `fsync` the data also survives a power cut (slower: campaigns skip it)."""
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        os.fchmod(fd, file_mode())
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            if fsync:
+                f.flush()
+                os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise

@@ -81,7 +81,7 @@ def png_bytes(fig) -> bytes:
 
 def save_figure(fig, path: str | Path) -> Path:
     """Writes the figure in the format its file name ends with (.png, .svg or .pdf)."""
-    from ccbench.run_files import atomic_write_bytes
+    from ccbench.file_modes import atomic_write_bytes
 
     path = Path(path)
     atomic_write_bytes(path, figure_bytes(fig, path.suffix.lstrip(".").lower()))

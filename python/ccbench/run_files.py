@@ -36,8 +36,6 @@ from __future__ import annotations
 
 import io
 import json
-import os
-import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -46,9 +44,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from ccbench import traces
-from ccbench.file_modes import file_mode
+from ccbench.file_modes import atomic_write_bytes
 from ccbench.json_pieces import Pieces
-from ccbench.run_result import RUN_COLUMNS, SCHEMA_VERSION, TABLES, Result
+from ccbench.run_result import RUN_COLUMNS, SCHEMA_VERSION, TABLES, Result, arrow_table
 
 CSV_TABLES = ("flows", "series", "links", "sources")
 #: meta keys that vary from run to run and therefore stay out of the files.
@@ -63,33 +61,6 @@ PARQUET_OPTIONS = dict(
     version="2.6",
     data_page_version="1.0",
 )
-
-
-def atomic_write_bytes(path: Path, data: bytes, fsync: bool = False) -> None:
-    """Writes `data` to `path` through a temporary file in the same directory and
-    a rename: readers see the old file or the new one, never half of one. The
-    file gets the mode open() would give it (mkstemp's is 0600). With
-    `fsync` the data also survives a power cut (slower: campaigns skip it)."""
-    path = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        os.fchmod(fd, file_mode())
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            if fsync:
-                f.flush()
-                os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-
-
-def arrow_table(df: pd.DataFrame) -> pa.Table:
-    """The frame as an Arrow table, column by column (much faster than
-    Table.from_pandas; no pandas metadata is needed for these flat tables)."""
-    return pa.table({c: pa.array(df[c].to_numpy() if df[c].dtype.kind in "biuf" else list(df[c])) for c in df.columns})
 
 
 def parquet_bytes(df: pd.DataFrame, metadata: dict[str, str] | None = None) -> bytes:

@@ -126,6 +126,7 @@ def execute(job: Job, shared: Sequence[Opportunities] = (), kernel: bool = False
 
     from ccbench import _ccsim, run_files
     from ccbench.campaigns.storage import arrow_file_bytes, run_file, tables_dir
+    from ccbench.file_modes import atomic_write_bytes
     from ccbench.run_result import Result
     from ccbench.scenario import loads_sharing
 
@@ -163,7 +164,7 @@ def execute(job: Job, shared: Sequence[Opportunities] = (), kernel: bool = False
             "link_utilization", pa.array([float(utilization[link]) for link in table["link"].to_pylist()])
         )
         data = arrow_file_bytes(table)
-        run_files.atomic_write_bytes(run_file(Path(job.directory), job.key), data)
+        atomic_write_bytes(run_file(Path(job.directory), job.key), data)
         record.update(status="done", result_hash=hashlib.blake2b(data, digest_size=16).hexdigest(), error=None)
         record["table"] = data
     except Exception as e:  # noqa: BLE001 - a failed run is recorded, the campaign goes on

@@ -8,7 +8,9 @@ varied size. Same data, same bytes.
 
 from __future__ import annotations
 
+import base64
 import contextlib
+import html
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -25,11 +27,16 @@ from ccbench.campaigns.analysis import Metric  # noqa: E402
 ACCENT, GREY, FRONT = "#1f77b4", "#9aa4b1", "#d62728"
 
 
+def img_tag(png: bytes, alt: str) -> str:
+    """The figure's PNG embedded in the page (report.html is one self-contained file)."""
+    return f'<img alt="{html.escape(alt)}" src="data:image/png;base64,{base64.b64encode(png).decode()}">'
+
+
 def save(fig, directory: Path, name: str, formats: tuple[str, ...] = ("png",)) -> bytes:
     """Writes NAME.png (always: the report embeds it) and NAME.svg when
     "svg" is in `formats` into `directory`; returns the PNG bytes. Each
     format costs a full draw of the figure, so SVG is only on request."""
-    from ccbench.run_files import atomic_write_bytes
+    from ccbench.file_modes import atomic_write_bytes
 
     directory.mkdir(parents=True, exist_ok=True)
     if "svg" in formats:
@@ -62,7 +69,7 @@ def replacing(directory: Path) -> Iterator[None]:
     """Around the drawing of a report's figures into `directory`: afterwards removes the files the
     previous report wrote (listed in WRITTEN) that this one did not write again, such as the SVGs
     of an earlier --svg, which would show its objective, and lists this report's files."""
-    from ccbench.run_files import atomic_write_bytes
+    from ccbench.file_modes import atomic_write_bytes
 
     before = _stamps(directory)
     yield

@@ -12,7 +12,6 @@ conditions and candidates with no finished run yet.
 
 from __future__ import annotations
 
-import base64
 import html
 import json
 import shlex
@@ -40,10 +39,6 @@ NOT_FINISHED = "no finished run yet"
 
 def _e(x) -> str:
     return html.escape(str(x))
-
-
-def _img(png: bytes, alt: str) -> str:
-    return f'<img alt="{_e(alt)}" src="data:image/png;base64,{base64.b64encode(png).decode()}">'
 
 
 def _cell(r: pd.Series, col: str, m) -> str:
@@ -265,7 +260,7 @@ def condition_section(
     """One condition's section, with its figures `pngs` (condition_figure's, by name, in page order)."""
     runs, flows = _condition_runs(data, c)
     metric = METRICS[objective.metric]
-    imgs = [_img(png, name) for name, png in pngs.items()]
+    imgs = [figures.img_tag(png, name) for name, png in pngs.items()]
     several = bool((runs["flows"] > 1).any()) if "flows" in runs else False
     limited = group_notes(flows, factor) if factor in flows else []
     limits_html = (
@@ -295,7 +290,7 @@ def size_sections(data: CampaignData, factor: str) -> list[str]:
         fig = figures.by_size(data.runs, factor, size_factor, order, others)
         name = "goodput_by_" + "".join(ch if ch.isalnum() else "_" for ch in size_factor)
         png = figures.save(fig, data.directory / "plots", name, data.figure_formats)
-        out.append(f'<h2>Goodput against {_e(size_factor)}</h2><div class="figs">{_img(png, name)}</div>')
+        out.append(f'<h2>Goodput against {_e(size_factor)}</h2><div class="figs">{figures.img_tag(png, name)}</div>')
     return out
 
 
@@ -448,7 +443,8 @@ def build(
     The conditions' figures are drawn in `jobs` processes (None: one per
     core, as a campaign runs). Never writes the tidy tables nor takes the
     directory's lock."""
-    from ccbench.run_files import atomic_write_bytes, json_bytes
+    from ccbench.file_modes import atomic_write_bytes
+    from ccbench.run_files import json_bytes
 
     data = load_campaign(directory)
     data.figure_formats = ("png", "svg") if svg else ("png",)

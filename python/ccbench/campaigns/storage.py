@@ -279,7 +279,7 @@ def prepare(directory: str | Path, campaign: Campaign, force: bool, version: str
         d.mkdir(parents=True, exist_ok=True)
         idx = Index(d, create=True)
     (d / "runs").mkdir(exist_ok=True)
-    from ccbench.run_files import atomic_write_bytes
+    from ccbench.file_modes import atomic_write_bytes
 
     file_name = "campaign.json" if campaign.source == "<dict>" else "campaign.toml"
     for stale in ("campaign.json", "campaign.toml"):

@@ -56,11 +56,8 @@ def _table(ident: str, caption: str, header: list[str], rows: list[list[str]], n
 
 
 def _figure(data: CampaignData, name: str, fig) -> str:
-    from ccbench.campaigns.report import _img
-
-    return (
-        f'<div class="figs">{_img(figures.save(fig, data.directory / "plots", name, data.figure_formats), name)}</div>'
-    )
+    png = figures.save(fig, data.directory / "plots", name, data.figure_formats)
+    return f'<div class="figs">{figures.img_tag(png, name)}</div>'
 
 
 def _vs(value: float, reference: float, digits: int = 1) -> str:
