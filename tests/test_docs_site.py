@@ -120,3 +120,42 @@ DATED = re.compile(r"\b(?:\d{1,2} )?(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|N
 def test_no_dated_measurements_in_user_documentation(path):
     dated = [line for line in path.read_text(encoding="utf-8").splitlines() if DATED.search(line)]
     assert not dated, f"{path.name}: dated measurements belong in commit messages and bench/results/: {dated}"
+
+
+#: A repository path in backticks (`bench/suite.py`, `cc/cubic.rs`); placeholders (NAME, KEY, *) are skipped.
+REPO_PATH = re.compile(r"`((?:bench|python|crates|scripts|examples|schema|tests|docs|fuzz|\.ci)/[^`\s]*)`")
+CORE_PATH = re.compile(r"`((?:cc|net|tcp|scenario|record|traffic|sim)/[^`\s]*)`")
+PLACEHOLDER = re.compile(r"[A-Z]{3,}|\*|\{|\.\.\.")
+
+
+@pytest.mark.parametrize(
+    "path",
+    [ROOT / "README.md", ROOT / "CONTRIBUTING.md", *sorted(DOCS.glob("**/*.md"))],
+    ids=lambda p: str(p.relative_to(ROOT)),
+)
+def test_every_file_the_documentation_names_exists(path):
+    """A file moved or renamed leaves no stale path in the documentation."""
+    text = path.read_text(encoding="utf-8")
+    pending = {f"docs/{p}" for p in PENDING_PAGES}
+    stale = []
+    for m in REPO_PATH.finditer(text):
+        name = m[1].rstrip(".,;:").split("::")[0]
+        if not PLACEHOLDER.search(name) and name not in pending and not (ROOT / name).exists():
+            stale.append(name)
+    for m in CORE_PATH.finditer(text):
+        name = m[1].rstrip(".,;:")
+        if PLACEHOLDER.search(name):
+            continue
+        if not any((ROOT / base / name).exists() for base in ("crates/ccsim/src", "python/ccbench")):
+            stale.append(name)
+    assert not stale, f"{path.name} names files that do not exist: {stale}"
+
+
+def test_the_extras_the_readme_installs_exist():
+    import tomllib
+
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["optional-dependencies"]
+    named = re.findall(r"'\.\[([\w,]+)\]'", (ROOT / "README.md").read_text(encoding="utf-8"))
+    assert named, "the README names no extra"
+    for group in named:
+        assert set(group.split(",")) <= set(extras), f"'.[{group}]': the extras are {sorted(extras)}"
