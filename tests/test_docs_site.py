@@ -159,3 +159,47 @@ def test_the_extras_the_readme_installs_exist():
     assert named, "the README names no extra"
     for group in named:
         assert set(group.split(",")) <= set(extras), f"'.[{group}]': the extras are {sorted(extras)}"
+
+
+#: Commands other branches bring, named in the docs before they are merged.
+PENDING_COMMANDS = {"fit"}
+#: `ccbench [-q|-v] COMMAND ...` in code, up to a comment, pipe or redirect.
+COMMAND_LINE = re.compile(r"(?:^|[ \t])ccbench((?:[ \t]+-[qv])*)[ \t]+([a-z][a-z-]*)([^#|&>;\n]*)", re.M)
+CODE = re.compile(r"^```[\w-]*\n(.*?)^```|`([^`\n]+)`", re.M | re.S)
+
+
+def cli_options() -> dict[str, set[str]]:
+    import typer
+    from ccbench.cli import app
+
+    group = typer.main.get_command(app)
+    return {
+        name: {o for p in command.params for o in (*p.opts, *getattr(p, "secondary_opts", []))} | {"--help", "-h"}
+        for name, command in group.commands.items()
+    }
+
+
+@pytest.mark.parametrize(
+    "path",
+    [ROOT / "README.md", ROOT / "CONTRIBUTING.md", *sorted(DOCS.glob("**/*.md"))],
+    ids=lambda p: str(p.relative_to(ROOT)),
+)
+def test_every_command_and_option_the_documentation_names_exists(path):
+    """`ccbench recommend --max-reps 3` in the docs fails here once the option is renamed."""
+    options = cli_options()
+    wrong = []
+    code = "\n".join(m[1] or m[2] for m in CODE.finditer(path.read_text(encoding="utf-8")))
+    code = re.sub(r"(^|\s)#.*$", "", code, flags=re.M)  # shell comments
+    for m in COMMAND_LINE.finditer(code):
+        command, rest = m[2], m[3]
+        if command in PENDING_COMMANDS:
+            continue
+        if command not in options:
+            wrong.append(f"ccbench {command}")
+            continue
+        wrong += [
+            f"ccbench {command} {o}"
+            for o in re.findall(r"(?<![\w-])(--[a-z][\w-]*)", rest)
+            if o not in options[command]
+        ]
+    assert not wrong, f"{path.name} names commands or options ccbench does not have: {wrong}"
