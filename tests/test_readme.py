@@ -1,24 +1,37 @@
-"""The README's scenario snippets are real: each one the README presents as
-scenario text validates (fragments are completed with the fields they leave out)."""
+"""The TOML snippets of the README and the documentation are real: every one
+is valid TOML, and each one presented as scenario or campaign text validates
+(fragments are completed with the fields they leave out)."""
 
 from __future__ import annotations
 
 import re
 from pathlib import Path
 
+import pytest
+import tomllib
 from ccbench.inputs import TomlText
 from ccbench.scenario import load
 
-README = Path(__file__).resolve().parent.parent / "README.md"
+ROOT = Path(__file__).resolve().parent.parent
+DOCUMENTS = [ROOT / "README.md", ROOT / "CONTRIBUTING.md", *sorted((ROOT / "docs").glob("**/*.md"))]
 BASE = 'duration = "5s"\n[[flows]]\ncc = "cubic"\n'
 
 
-def toml_blocks() -> list[str]:
-    return re.findall(r"```toml\n(.*?)```", README.read_text(), re.S)
+def toml_blocks(path: Path | None = None) -> list[str]:
+    """The ```toml blocks of one file, or of every file (the README first)."""
+    paths = [path] if path else DOCUMENTS
+    return [b for p in paths for b in re.findall(r"^```toml\n(.*?)^```", p.read_text(encoding="utf-8"), re.S | re.M)]
+
+
+@pytest.mark.parametrize("path", DOCUMENTS, ids=lambda p: str(p.relative_to(ROOT)))
+def test_every_toml_block_is_toml(path):
+    for block in toml_blocks(path):
+        tomllib.loads(block)
 
 
 def test_the_scenario_example_validates():
-    scenario = load(TomlText(toml_blocks()[0]))
+    block = next(b for b in toml_blocks() if 'cc = "vegas"' in b and "cc_params" in b)
+    scenario = load(TomlText(block))
     assert [f["cc"] for f in scenario["flows"]] == ["cubic", "vegas"]
 
 

@@ -1,11 +1,12 @@
-"""README.md is executed: every ```sh, ```bash, ```console (its `$ ` lines)
-and ```python block runs, in the README's order, in one temporary working
-directory holding a copy of examples/, with this environment's `ccbench` on
-the PATH and its Python. A block that must not run here (an install, the test
-suite itself, root, minutes of work) has the line
-`<!-- not-tested: REASON -->` right before its fence: it is reported as
-skipped with its reason (`pytest -rs` lists them). Scenario TOML blocks are
-validated by tests/test_readme.py."""
+"""README.md, CONTRIBUTING.md and every page of docs/ are executed: each file's ```sh, ```bash,
+```console (its `$ ` lines) and ```python blocks run, in the file's order, in a
+temporary working directory of the file's own holding a copy of examples/,
+with this environment's `ccbench` on the PATH and its Python. A block that
+must not run here (an install, the test suite itself, root, minutes of work)
+has the line `<!-- not-tested: REASON -->` right before its fence: it is
+reported as skipped with its reason (`pytest -rs` lists them), and
+tests/test_readme_commands.py runs the README's in a form that can run.
+TOML blocks are checked by tests/test_readme.py."""
 
 from __future__ import annotations
 
@@ -21,6 +22,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
+#: The executed files: the README, then the documentation's pages (the generated reference has no code).
+DOCUMENTS = [README, ROOT / "CONTRIBUTING.md", *sorted((ROOT / "docs").glob("**/*.md"))]
 RUN_LANGUAGES = ("sh", "bash", "console", "python")
 FENCE = re.compile(r"^(?P<indent>[ \t]*)```(?P<lang>[\w+-]*)[ \t]*$")
 CLOSING_FENCE = re.compile(r"^[ \t]*```[ \t]*$")
@@ -64,8 +67,12 @@ def fenced_blocks(text: str) -> list[Block]:
     return out
 
 
-def runnable_blocks() -> list[Block]:
-    return [b for b in fenced_blocks(README.read_text(encoding="utf-8")) if b.lang in RUN_LANGUAGES]
+def runnable_blocks(path: Path = README) -> list[Block]:
+    return [b for b in fenced_blocks(path.read_text(encoding="utf-8")) if b.lang in RUN_LANGUAGES]
+
+
+def name(path: Path) -> str:
+    return str(path.relative_to(ROOT))
 
 
 def environment() -> dict[str, str]:
@@ -88,8 +95,8 @@ def run_block(block: Block, workdir: Path) -> subprocess.CompletedProcess:
 
 
 class ReadmeSession:
-    """Runs the README's blocks in order, once each: a block may use what
-    an earlier one wrote (runs, campaign directories)."""
+    """Runs a file's blocks in order, once each: a block may use what an
+    earlier one of the same file wrote (runs, campaign directories)."""
 
     def __init__(self, blocks: list[Block], workdir: Path):
         self.blocks, self.workdir, self.outcomes = blocks, workdir, {}
@@ -101,43 +108,57 @@ class ReadmeSession:
         return self.outcomes[index]
 
 
-BLOCKS = runnable_blocks()
+BLOCKS = {name(path): runnable_blocks(path) for path in DOCUMENTS}
+CASES = [(doc, i) for doc, blocks in BLOCKS.items() for i in range(len(blocks))]
 
 
 @pytest.fixture(scope="module")
-def session(tmp_path_factory) -> ReadmeSession:
-    workdir = tmp_path_factory.mktemp("readme")
-    shutil.copytree(ROOT / "examples", workdir / "examples")
+def sessions(tmp_path_factory) -> dict[str, ReadmeSession]:
+    """One session per file, each in a fresh directory, started when its first block runs."""
     assert shutil.which("ccbench", path=environment()["PATH"]), "the ccbench command is not installed"
-    return ReadmeSession(BLOCKS, workdir)
+    return {}
 
 
-@pytest.mark.parametrize("index", range(len(BLOCKS)), ids=[f"line{b.line}-{b.lang}" for b in BLOCKS])
-def test_readme_block_runs(index, session):
-    block = BLOCKS[index]
+def session_of(sessions: dict[str, ReadmeSession], doc: str, tmp_path_factory) -> ReadmeSession:
+    if doc not in sessions:
+        workdir = tmp_path_factory.mktemp(Path(doc).stem)
+        shutil.copytree(ROOT / "examples", workdir / "examples")
+        sessions[doc] = ReadmeSession(BLOCKS[doc], workdir)
+    return sessions[doc]
+
+
+@pytest.mark.parametrize(
+    ("doc", "index"), CASES, ids=[f"{d}:line{BLOCKS[d][i].line}-{BLOCKS[d][i].lang}" for d, i in CASES]
+)
+def test_readme_block_runs(doc, index, sessions, tmp_path_factory):
+    block = BLOCKS[doc][index]
     if block.not_tested is not None:
-        pytest.skip(f"README.md line {block.line}: not-tested: {block.not_tested}")
-    r = session.outcome(index)
+        pytest.skip(f"{doc} line {block.line}: not-tested: {block.not_tested}")
+    r = session_of(sessions, doc, tmp_path_factory).outcome(index)
     assert r.returncode == 0, (
-        f"README.md line {block.line} ({block.lang}) exited with {r.returncode}:\n{block.text}\n"
+        f"{doc} line {block.line} ({block.lang}) exited with {r.returncode}:\n{block.text}\n"
         f"--- stdout (end):\n{r.stdout[-3000:]}\n--- stderr (end):\n{r.stderr[-3000:]}"
     )
 
 
 def test_the_readme_runs_something_and_every_marker_gives_a_reason():
-    assert sum(b.not_tested is None for b in BLOCKS) >= 4
-    assert all(b.not_tested for b in BLOCKS if b.not_tested is not None), "a not-tested marker without a reason"
+    readme = BLOCKS["README.md"]
+    assert sum(b.not_tested is None for b in readme) >= 4
+    for doc, blocks in BLOCKS.items():
+        reasons = [b.not_tested for b in blocks if b.not_tested is not None]
+        assert all(reasons), f"{doc}: a not-tested marker without a reason"
 
 
-def test_every_marker_sits_right_before_a_block_that_would_run():
+@pytest.mark.parametrize("path", DOCUMENTS, ids=name)
+def test_every_marker_sits_right_before_a_block_that_would_run(path):
     """A marker anywhere else (a blank line before the fence, a TOML block)
     would mark nothing, or nothing that runs: a mistake, not a skip."""
-    lines = README.read_text(encoding="utf-8").splitlines()
+    lines = path.read_text(encoding="utf-8").splitlines()
     for n, line in enumerate(lines):
-        if "not-tested" in line:
-            assert MARKER.match(line), f"README.md line {n + 1}: write <!-- not-tested: REASON -->"
+        if "not-tested" in line and line.lstrip().startswith("<!--"):
+            assert MARKER.match(line), f"{name(path)} line {n + 1}: write <!-- not-tested: REASON -->"
             fence = FENCE.match(lines[n + 1]) if n + 1 < len(lines) else None
-            assert fence and fence["lang"] in RUN_LANGUAGES, f"README.md line {n + 1}: not right before a block"
+            assert fence and fence["lang"] in RUN_LANGUAGES, f"{name(path)} line {n + 1}: not right before a block"
 
 
 def test_blocks_are_found_with_their_language_marker_and_indentation():
