@@ -103,10 +103,7 @@ def check_emulate(command: str, tmp_path: Path) -> None:
     assert written, f"no compare-sim.html under {tmp_path / 'ccbench-out'}"
 
 
-EMULATE = (
-    'sudo env CCBENCH_CCEMU="$PWD/target/release/ccemu" "$(command -v ccbench)" emulate '
-    "examples/kernel-vs-sim.toml --compare-sim --cc reno,cubic"
-)
+EMULATE = 'sudo "$(command -v ccbench)" emulate examples/kernel-vs-sim.toml --compare-sim --cc reno,cubic'
 CHECKS = {
     "python3 -m pip install . && ccbench compare": check_install_and_compare,
     "scripts/test": check_scripts_test,
