@@ -502,3 +502,14 @@ def test_cellular_utilization_is_the_sum_of_a_runs_goodputs_over_the_nominal_rat
     assert study_report._study_profile("umts") == "umts" and study_report._study_profile("hsdpa") == "hsdpa"
     flows = pd.DataFrame({"run": ["a", "a", "b"], "goodput_bps": [60e3, 62.03e3, 122.03e3]})
     assert study_report._nominal_utilization(flows, 384e3) == pytest.approx(122.03 / 384)  # the study's 31.8%
+
+
+def test_identical_repetitions_are_shown_as_one_number_not_a_spread_of_zero():
+    import pandas as pd
+    from ccbench.campaigns import study_report
+
+    same = study_report._mean_std_or_identical(pd.Series([95.6, 95.6, 95.6]))
+    assert same.startswith("95.6") and "identical in all 3 runs" in same and "±" not in same
+    spread = study_report._mean_std_or_identical(pd.Series([90.0, 92.0]))
+    assert spread.startswith("91.0") and "± 1.4" in spread
+    assert study_report._mean_std_or_identical(pd.Series([], dtype=float)) == "–"

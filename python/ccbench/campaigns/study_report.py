@@ -507,6 +507,17 @@ def _fills_early(run, rate_bps: float) -> bool:
     return bool((early >= FILL_SHARE * rate_bps).any())
 
 
+def _mean_std_or_identical(values: pd.Series) -> str:
+    """'mean ± std', or, when every repetition gave the same number (a path
+    with no randomness: the seeds change nothing), the number and how many
+    identical runs it stands for, instead of a spread of 0."""
+    if not len(values):
+        return "–"
+    if len(values) > 1 and values.nunique() == 1:
+        return f'{_num(values.iloc[0])} <span class="pm">(identical in all {len(values)} runs: no randomness)</span>'
+    return f'{_num(values.mean())} <span class="pm">± {_num(values.std())}</span>'
+
+
 def wan(data: CampaignData) -> str:
     runs = data.runs
     paths, tuned, durations, ccs = (_levels(data, f) for f in ("profile.name", "profile.tuned", "duration", CC))
@@ -525,8 +536,7 @@ def wan(data: CampaignData) -> str:
                         & (runs["duration"].astype(str) == d)
                         & (runs[CC].astype(str) == cc)
                     ]
-                    g = sel["throughput_bps"] / 1e6
-                    row.append(f'{_num(g.mean())} <span class="pm">± {_num(g.std())}</span>' if len(g) else "–")
+                    row.append(_mean_std_or_identical(sel["throughput_bps"] / 1e6))
                     flags = []
                     for key in sel["run"]:
                         run = _run_tables(data, key)
