@@ -513,3 +513,22 @@ def test_identical_repetitions_are_shown_as_one_number_not_a_spread_of_zero():
     spread = study_report._mean_std_or_identical(pd.Series([90.0, 92.0]))
     assert spread.startswith("91.0") and "± 1.4" in spread
     assert study_report._mean_std_or_identical(pd.Series([], dtype=float)) == "–"
+
+
+def test_highspeed_pairs_are_the_specs_and_never_share_a_part_with_single_flows():
+    raw = tomllib.loads(STUDIES["highspeed"].text())
+    levels = raw["factors"]["experiment"]
+    gains = ["kp=4 kd=8000", "kp=4 kd=4000", "kp=4 kd=2000", "kp=2 kd=4000", "kp=2 kd=2000", "kp=2 kd=1000"]
+    ccpds = [f"ccpd {g}" for g in gains + ["kp=1 kd=1000"]]
+    singles = ["reno", "cubic", "compound", "ccp kp=1", "ccp kp=2", "ccp kp=4", *ccpds]
+    assert [v for v in levels if "/" not in v] == singles
+    pairs = {v for v in levels if "/" in v}
+    for v in singles:  # homogeneous
+        assert f"{v} / {v}" in pairs
+    for d in ccpds:  # every CCPD gain pair against Reno, Cubic and Compound, both orders
+        for other in ("reno", "cubic", "compound"):
+            assert {f"{d} / {other}", f"{other} / {d}"} <= pairs
+    assert len(pairs) == len(singles) + 6 * len(ccpds)
+    excluded = {(r["part"], r["experiment"]) for r in raw["exclude"]}
+    assert excluded == {("TCP/TCP", v) for v in singles} | {("one flow + UDP", v) for v in pairs}
+    assert raw["analysis"]["objective"] == "goodput"
