@@ -68,12 +68,13 @@ PARTS = {
         "(study 24.62; Δ",  # VAMK's evening download beside lte-good's
     ],
     "highspeed": [
-        'id="highspeed-throughput-windows"',
-        'id="highspeed-tcp-tcp"',
+        'id="highspeed-goodput-windows-switchport256kb"',
+        'id="highspeed-goodput-windows-1bdp"',
+        'id="highspeed-tcp-tcp-switchport256kb"',
         "recovery",
         "flow 2, 100-125 s",
-        'alt="highspeed-throughput-over-time-highspeed-20ms"',
-        'alt="highspeed-tcp-tcp-over-time-highspeed-200ms"',
+        'alt="highspeed-goodput-over-time-highspeed-20ms-switchport256kb"',
+        'alt="highspeed-goodput-over-time-highspeed-200ms-1bdp"',
     ],
     "wan": [
         'id="wan-mean-throughput"',
@@ -210,6 +211,28 @@ def test_quick_reduction_scales_times_and_keeps_levels():
     assert raw["scenario"]["duration"] == "100s"  # the input is not changed
 
 
+def test_quick_levels_survive_an_edit_of_the_factors_levels():
+    # The [quick] table was written for levels the user has since changed.
+    raw = {
+        "scenario": {"duration": "100s", "downlink": {"rate": "1Mbit"}, "flows": [{"cc": "reno"}]},
+        "factors": {"duration": ["50s", "200s"], "flows[*].cc": ["cubic", "bbr", "reno"]},
+        "quick": {"time_scale": 0.1, "levels": {"duration": ["100s"], "flows[*].cc": ["reno", "vegas"]}},
+    }
+    out = quick.reduce(raw)
+    assert out["factors"]["duration"] == ["5s"]  # none left: the first level, scaled
+    assert out["factors"]["flows[*].cc"] == ["reno"]  # the listed levels still there
+    assert quick.stale_levels(raw) == {"duration": ["100s"], "flows[*].cc": ["vegas"]}
+    assert len(spec.parse_study(raw, quick=True).runs) == 1
+
+
+def test_an_edited_study_file_with_new_durations_runs_its_quick_form(tmp_path):
+    text = STUDIES["wan"].text().replace('duration = ["100s", "300s", "2000s"]', 'duration = ["50s", "150s"]')
+    f = tmp_path / "wan.toml"
+    f.write_text(text, encoding="utf-8")
+    small = spec.parse_study(f, quick=True)
+    assert {json.loads(r.scenario_json)["duration"] for r in small.runs} == {5.0}  # seconds, once checked
+
+
 def test_quick_scales_every_duration_unit_the_core_reads():
     assert quick.scale_time("2min", 0.1) == "12s"
     assert quick.scale_time("1500us", 2) == "0.003s"
@@ -221,7 +244,6 @@ def test_quick_scales_every_duration_unit_the_core_reads():
 @pytest.mark.parametrize(
     ("quick_table", "path"),
     [
-        ({"levels": {"flows[0].cc": ["bbr"]}}, 'quick.levels."flows[0].cc"[0]'),
         ({"levels": {"nope": ["reno"]}}, 'quick.levels."nope"'),
         ({"time_scale": 2}, "quick.time_scale"),
         ({"repetitions": 0}, "quick.repetitions"),
@@ -471,3 +493,42 @@ def test_highspeed_variants_tie_on_a_one_bdp_queue_and_separate_on_a_shallow_one
     reno, compound = throughput("reno", "bdp"), throughput("compound", "bdp")
     assert abs(compound - reno) < 0.01 * reno and reno > 0.85e9
     assert throughput("compound", "tenth") > 1.2 * throughput("reno", "tenth")
+
+
+def test_cellular_utilization_is_the_sum_of_a_runs_goodputs_over_the_nominal_rate():
+    import pandas as pd
+    from ccbench.campaigns import study_report
+
+    assert study_report._study_profile("umts") == "umts" and study_report._study_profile("hsdpa") == "hsdpa"
+    flows = pd.DataFrame({"run": ["a", "a", "b"], "goodput_bps": [60e3, 62.03e3, 122.03e3]})
+    assert study_report._nominal_utilization(flows, 384e3) == pytest.approx(122.03 / 384)  # the study's 31.8%
+
+
+def test_identical_repetitions_are_shown_as_one_number_not_a_spread_of_zero():
+    import pandas as pd
+    from ccbench.campaigns import study_report
+
+    same = study_report._mean_std_or_identical(pd.Series([95.6, 95.6, 95.6]))
+    assert same.startswith("95.6") and "identical in all 3 runs" in same and "±" not in same
+    spread = study_report._mean_std_or_identical(pd.Series([90.0, 92.0]))
+    assert spread.startswith("91.0") and "± 1.4" in spread
+    assert study_report._mean_std_or_identical(pd.Series([], dtype=float)) == "–"
+
+
+def test_highspeed_pairs_are_the_specs_and_never_share_a_part_with_single_flows():
+    raw = tomllib.loads(STUDIES["highspeed"].text())
+    levels = raw["factors"]["experiment"]
+    gains = ["kp=4 kd=8000", "kp=4 kd=4000", "kp=4 kd=2000", "kp=2 kd=4000", "kp=2 kd=2000", "kp=2 kd=1000"]
+    ccpds = [f"ccpd {g}" for g in gains + ["kp=1 kd=1000"]]
+    singles = ["reno", "cubic", "compound", "ccp kp=1", "ccp kp=2", "ccp kp=4", *ccpds]
+    assert [v for v in levels if "/" not in v] == singles
+    pairs = {v for v in levels if "/" in v}
+    for v in singles:  # homogeneous
+        assert f"{v} / {v}" in pairs
+    for d in ccpds:  # every CCPD gain pair against Reno, Cubic and Compound, both orders
+        for other in ("reno", "cubic", "compound"):
+            assert {f"{d} / {other}", f"{other} / {d}"} <= pairs
+    assert len(pairs) == len(singles) + 6 * len(ccpds)
+    excluded = {(r["part"], r["experiment"]) for r in raw["exclude"]}
+    assert excluded == {("TCP/TCP", v) for v in singles} | {("one flow + UDP", v) for v in pairs}
+    assert raw["analysis"]["objective"] == "goodput"

@@ -77,8 +77,22 @@ def print_algorithms(console: Console, algorithms: list[dict]) -> None:
 def print_profiles(console: Console, profiles: list[dict]) -> None:
     for p in profiles:
         lines = [(p["description"], 2)]
-        if p["parameters"]:
+        if p.get("table"):
+            lines.append(("parameters (field = value: source, or ASSUMED and what moves with it):", 2))
+            for row in p["table"]:
+                lines.append((f"{row['field']} = {row['value']}", 4))
+                if row["source"]:
+                    lines.append((f"source: {row['source']}", 8))
+                elif row["assumed"]:
+                    lines.append((f"ASSUMED: {row['assumed']}", 8))
+                else:
+                    lines.append(("NO ENTRY: this profile gives no source for it", 8))
+                if row["sensitivity"]:
+                    lines.append((f"sensitivity: {row['sensitivity']}", 8))
+        elif p["parameters"]:
             lines += [("parameters:", 2)] + [(f"{k} = {v}", 4) for k, v in p["parameters"].items()]
+        if p.get("nominal"):
+            lines.append((f"nominal: {', '.join(f'{k} {v}' for k, v in p['nominal'].items())}", 2))
         if p["options"]:
             lines.append(("options (default; allowed):", 2))
             lines += [

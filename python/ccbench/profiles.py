@@ -23,7 +23,11 @@ Profiles are data: one TOML file each in ``presets/profiles/`` with
   places, ``unit`` appends a unit to it (``"pkt"``), ``range = [lo, hi]``
   bounds it, 0 to 10 when not given);
 - ``extends = "_base"``: start from a shared base file (names beginning with
-  ``_`` are bases, not profiles).
+  ``_`` are bases, not profiles);
+- ``[parameters]``: the source (or the assumption and its sensitivity) of
+  every field the profile sets (profile_params.py; `ccbench profiles NAME`);
+- ``nominal = { down = "384kbit", up = "64kbit" }``: the channel's nominal
+  rates, which a study's utilization is relative to (`nominal_rate_bps`).
 
 Merging is deep: tables merge key by key, and the scenario's own values win
 over the profile's (lists are replaced whole). A profile's ``flow_defaults``
@@ -51,7 +55,7 @@ from typing import Any
 
 import tomllib
 
-from ccbench import traces
+from ccbench import profile_params, traces
 from ccbench._ccsim import did_you_mean
 
 __all__ = ["ProfileError", "list_profiles", "expand", "profile_names", "PROFILE_DIR", "TRACE_DIR"]
@@ -63,7 +67,9 @@ TRACE_DIR = PRESETS / "traces"
 #: Keys of a link that each define its rate; at most one may be set.
 RATE_KEYS = ("rate", "trace", "rate_process")
 #: Top-level keys a profile file may have.
-PROFILE_KEYS = {"description", "sources", "scenario", "flow_defaults", "options", "extends"}
+PROFILE_KEYS = {"description", "sources", "scenario", "flow_defaults", "options", "extends", "parameters", "nominal"}
+#: Directions a profile's `nominal` may name.
+NOMINAL_KEYS = ("down", "up")
 
 
 class ProfileError(ValueError):
@@ -96,6 +102,15 @@ def _parsed_file(name: str) -> dict:
     unknown = set(data) - PROFILE_KEYS
     if unknown:
         raise ProfileError("profile", f"profile file {path.name} has unknown keys {sorted(unknown)}")
+    for key, entry in data.get("parameters", {}).items():
+        problem = profile_params.check_entry(name, key, entry)
+        if problem:
+            raise ProfileError("profile", problem)
+    for key, rate in data.get("nominal", {}).items():
+        if key not in NOMINAL_KEYS or profile_params.rate_bps(rate) is None:
+            raise ProfileError(
+                "profile", f"profile {name}: nominal.{key} = {rate!r}; allowed: down or up = a rate such as '384kbit'"
+            )
     return data
 
 
@@ -168,6 +183,8 @@ def list_profiles() -> list[dict]:
                 "name": name,
                 "description": p.get("description", ""),
                 "parameters": params,
+                "table": parameter_table(name),
+                "nominal": dict(p.get("nominal", {})),
                 "options": options,
                 "sources": list(p.get("sources", [])),
             }
@@ -183,6 +200,8 @@ def list_profiles() -> list[dict]:
                 "downlink.queue.size": "1000pkt",
                 "uplink.trace": "PATH.up if present",
             },
+            "table": [],
+            "nominal": {},
             "options": {},
             "sources": [
                 "Mahimahi mm-link trace format (Netravali et al., USENIX ATC 2015); deep buffers as cellular "
@@ -191,6 +210,41 @@ def list_profiles() -> list[dict]:
         }
     )
     return out
+
+
+def _fields(name: str) -> dict[str, str]:
+    """Every field profile `name` sets (options at their defaults, then what other levels add)."""
+
+    def expand_option(opt, level):
+        return _named_profile(name, {} if opt is None else {opt: level})
+
+    return profile_params.set_fields(_resolved(name), expand_option)
+
+
+def _optional_fields(name: str) -> set[str]:
+    return {f"nominal.{k}" for k in _resolved(name).get("nominal", {})}
+
+
+def parameter_table(name: str) -> list[dict]:
+    """The rows of profile `name`'s parameter table: field, value, source or
+    assumed + sensitivity (None where the profile has no entry)."""
+    fields = _fields(name) | {f: _resolved(name)["nominal"][f[8:]] for f in _optional_fields(name)}
+    return profile_params.table(name, fields, _resolved(name).get("parameters", {}))
+
+
+def parameter_problems(name: str) -> list[str]:
+    """Fields of profile `name` without an entry, and entries naming no field it sets."""
+    entries = _resolved(name).get("parameters", {})
+    return profile_params.coverage_problems(name, _fields(name), entries, _optional_fields(name))
+
+
+def nominal_rate_bps(name: str, direction: str) -> float | None:
+    """The nominal rate (bit/s) profile `name` declares for `direction`
+    ('down' or 'up'), None when it declares none."""
+    if name not in profile_names():
+        return None
+    rate = _resolved(name).get("nominal", {}).get(direction)
+    return None if rate is None else profile_params.rate_bps(rate)
 
 
 def _apply_option(p: dict, opt: str, value: Any) -> dict:
@@ -208,6 +262,8 @@ def _apply_option(p: dict, opt: str, value: Any) -> dict:
                 f"unknown value '{value}'{did_you_mean(value, list(values))}; allowed: {', '.join(values)} or a number",
             )
         number = values[value]
+        if isinstance(number, str):  # a level written with its own unit ("256KB")
+            return _option_fragment(spec, number)
     elif isinstance(value, (int, float)) and not isinstance(value, bool):
         number = value
     else:
@@ -219,13 +275,18 @@ def _apply_option(p: dict, opt: str, value: Any) -> dict:
         raise ProfileError(f"profile.{opt}", f"{number} is out of range; allowed: {lo:g} to {hi:g}")
     if number == 0:
         return {}
+    return _option_fragment(spec, f"{number}{spec['unit']}" if "unit" in spec else number)
+
+
+def _option_fragment(spec: dict, value: Any) -> dict:
+    """The option's template with `value` at each of its targets."""
     fragment = copy.deepcopy(spec.get("template", {}))
     for target in spec.get("targets", [spec.get("target")]):
         node = fragment
         *parents, leaf = target.split(".")
         for key in parents:
             node = node.setdefault(key, {})
-        node[leaf] = f"{number}{spec['unit']}" if "unit" in spec else number
+        node[leaf] = value
     return fragment
 
 

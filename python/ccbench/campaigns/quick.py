@@ -11,6 +11,10 @@ its design for a fast first look (`ccbench study NAME --quick`).
 The full form ignores the table. `reduce` returns the campaign with the
 reduction applied (and the table removed), so the quick form is an ordinary
 campaign: same seeds for the same levels and repetitions.
+
+An edited file keeps running: `levels` keeps those of its levels the factor
+still has, and a factor none of whose listed levels is left (its levels or
+the duration were changed) keeps its first level (`stale_levels` says which).
 """
 
 from __future__ import annotations
@@ -53,10 +57,6 @@ def check(raw: dict, factors: list, source: str) -> None:
             raise _error(source, f'quick.levels."{name}"', f"not a factor; factors: {', '.join(by_name)}")
         if not isinstance(keep, list) or not keep:
             raise _error(source, f'quick.levels."{name}"', "expected a non-empty list of the factor's levels")
-        for i, v in enumerate(keep):
-            if v not in by_name[name].levels:
-                allowed = ", ".join(map(str, by_name[name].levels))
-                raise _error(source, f'quick.levels."{name}"[{i}]', f"{v!r} is not a level; levels: {allowed}")
     for name, tables in quick.get("tables", {}).items():
         if name not in by_name or not by_name[name].named:
             named = ", ".join(f.name for f in factors if f.named) or "none"
@@ -111,7 +111,8 @@ def reduce(raw: dict) -> dict:
         factors[name] = {lv: {**factors[name].get(lv, {}), **t} for lv, t in tables.items()}
     for name, keep in quick.get("levels", {}).items():
         levels = factors[name]
-        factors[name] = {k: levels[k] for k in keep} if isinstance(levels, dict) else [v for v in levels if v in keep]
+        kept = [v for v in levels if v in keep] or list(levels)[:1]
+        factors[name] = {k: levels[k] for k in kept} if isinstance(levels, dict) else kept
     for name, levels in factors.items():
         if isinstance(levels, dict):
             factors[name] = {lv: scale_times(t, scale) for lv, t in levels.items()}
@@ -121,4 +122,17 @@ def reduce(raw: dict) -> dict:
     out["exclude"] = [r for r in out.get("exclude", []) if all(str(v) in kept.get(k, ()) for k, v in r.items())]
     if not out["exclude"]:
         del out["exclude"]
+    return out
+
+
+def stale_levels(raw: dict) -> dict[str, list]:
+    """Per factor, the levels `[quick] levels` lists that the factor no longer
+    has (the file was edited after the table was written)."""
+    quick = raw.get("quick") or {}
+    factors = raw.get("factors", {})
+    out = {}
+    for name, keep in quick.get("levels", {}).items():
+        missing = [v for v in keep if v not in factors.get(name, ())]
+        if missing:
+            out[name] = missing
     return out

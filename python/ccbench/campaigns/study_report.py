@@ -101,8 +101,26 @@ def _cite(study: str) -> str:
 # ---- umts and hsdpa ----
 
 
+def _study_profile(study: str) -> str | None:
+    """The profile name the shipped study's base scenario uses, if it names one."""
+    import tomllib
+
+    profile = tomllib.loads(STUDIES[study].text()).get("scenario", {}).get("profile")
+    return profile.get("name") if isinstance(profile, dict) else profile
+
+
+def _nominal_utilization(flows: pd.DataFrame, nominal_bps: float) -> float:
+    """The studies' utilization: the sum of a run's goodputs over the nominal
+    channel rate, mean over runs."""
+    return float(flows.groupby("run")["goodput_bps"].sum().mean() / nominal_bps) if len(flows) else math.nan
+
+
 def _cellular_table(data: CampaignData, study: str, direction: str) -> str:
+    from ccbench.profiles import nominal_rate_bps
+
     flows, runs = data.flows, data.runs
+    profile = _study_profile(study)
+    nominal = nominal_rate_bps(profile, direction) if profile else None
     rows = []
     for workload in _levels(data, "workload"):
         m = _BULK.match(workload)
@@ -121,7 +139,7 @@ def _cellular_table(data: CampaignData, study: str, direction: str) -> str:
             cells = {
                 "goodput_kbps": f["goodput_bps"].mean() / 1e3,
                 "goodput_std_kbps": f["goodput_bps"].std() / 1e3,
-                "utilization_pct": 100 * r["utilization"].mean(),
+                "utilization_pct": 100 * (_nominal_utilization(f, nominal) if nominal else r["utilization"].mean()),
                 "rtt_mean_ms": f["rtt_mean_ms"].mean(),
                 "rtt_std_ms": f["rtt_std_ms"].mean(),
                 "queuing_mean_ms": f["queuing_mean_ms"].mean(),
@@ -156,17 +174,22 @@ def _cellular_table(data: CampaignData, study: str, direction: str) -> str:
         "n flows",
     ]
     name = "downlink" if direction == "down" else "uplink"
+    over = f"the nominal {nominal / 1e3:g} kbit/s of {profile}" if nominal else "the link's payload capacity"
     note = (
         "Per flow over every repetition: goodput mean and std over flows; utilization: the sum of a run's "
-        "goodputs over the link's payload capacity, mean over runs; Jain's index over a run's flows, mean over "
+        f"goodputs over {over}, mean over runs; Jain's index over a run's flows, mean over "
         "runs; RTT std: the per-flow std of per-ACK samples, mean over flows; queuing time = RTT − the flow's "
         "minimum RTT."
     )
     if study == "umts":
         note += (
             " Beside NewReno with one flow: the study's published value and the difference (Δ = ccbench − study); "
-            "the study's utilization is relative to the nominal rate, ccbench's to the payload capacity "
-            "(about 3% less)."
+            + (
+                "both utilizations are relative to the nominal rate."
+                if nominal
+                else "the study's utilization is relative to the nominal rate, ccbench's to the payload capacity "
+                "(the profile declares no nominal rate)."
+            )
         )
     return _table(f"{study}-{name}", f"{name.capitalize()}: bulk flows of {study.upper()}", header, rows, note)
 
@@ -343,9 +366,12 @@ def lte(data: CampaignData) -> str:
     return "".join(parts)
 
 
-def _rate_over_time(data: CampaignData, study: str, fixed: dict, ccs: list[str], window_s: float, what: str) -> str:
+def _rate_over_time(
+    data: CampaignData, study: str, fixed: dict, ccs: list[str], window_s: float, what: str, suffix: str = ""
+) -> str:
     """Goodput or throughput (`what`, as the study's tables report it) over
-    time of repetition 0 of each algorithm at the first level of every other factor."""
+    time of repetition 0 of each algorithm at the first level of every other
+    factor not in `fixed`; `suffix` ends the figure's name."""
     levels = {f: _levels(data, f)[0] for f in data.factors if f != CC}
     levels.update(fixed)
     series = {}
@@ -356,98 +382,112 @@ def _rate_over_time(data: CampaignData, study: str, fixed: dict, ccs: list[str],
             series[cc] = run.series
     where = ", ".join(f"{f} = {v}" for f, v in levels.items())
     fig = plots.runs_rate_over_time(series, window_s, f"{what.capitalize()} over time ({where}; repetition 0)", what)
-    return _figure(data, f"{study}-{what}-over-time", fig)
+    return _figure(data, f"{study}-{what}-over-time{suffix}", fig)
 
 
 # ---- highspeed ----
 
-#: Why variants that differ show the same numbers on the default (one-BDP queue) paths.
-HIGHSPEED_SAME_ROWS = (
-    "Rows that match Reno's are not a fault: with the profiles' one-BDP drop-tail queue, Reno's halving after a "
-    "loss leaves a window of one BDP, which still keeps the link busy, so every variant that keeps it busy is "
-    "limited by the capacity (less the UDP traffic) and gets the same throughput. Compound's delay part gives "
-    "way once more than gamma = 30 segments are queued (0.36 ms at 1 Gbit/s), which Reno's part alone reaches "
-    "right after the first loss, so its dwnd stays near 0; CCPD with Kp of 2 or 4 fills the path too. CCP and "
-    "CCPD with Kp = 1 settle below the capacity (their law holds about Kp B / 3 with a storage B of two BDPs). "
-    'The variants separate when the queue is smaller than the BDP (the profiles\' queue option, e.g. queue = "tenth").'
+#: What the highspeed tables show, and why rows can match.
+HIGHSPEED_NOTE = (
+    "Goodput: payload bytes delivered in order in the window (retransmissions not counted), repetition 0. "
+    "On a queue of one BDP or more, Reno's halving after a loss still leaves a window of one BDP, which keeps the "
+    "link busy, so every variant that keeps it busy gets the same goodput; the variants separate on a queue well "
+    "below the BDP, such as the switch port's (the profiles' default)."
 )
 
 
 def _window_rates(run, windows: list[tuple[float, float]], flow: int) -> list[float]:
-    return [float(run.window_throughput(a, b).get(flow, math.nan)) / 1e6 for a, b in windows]
+    return [float(run.window_throughput(a, b, "goodput").get(flow, math.nan)) / 1e6 for a, b in windows]
+
+
+def _highspeed_row(run, pair: bool) -> tuple[list[float], float]:
+    """Goodput (Mbit/s) in the study's windows, scaled with the run's duration,
+    and the recovery ratio (nan for a pair)."""
+    d = float(run.meta["scenario"]["duration"])
+    if pair:  # flow 1: 0-100 s, flow 2: 25-100 s of 125 s
+        a, b = d / 5, 4 * d / 5
+        return _window_rates(run, [(0, a), (a, b)], 0) + _window_rates(run, [(a, b), (b, d)], 1), math.nan
+    third = d / 3
+    rates = _window_rates(run, [(0, third), (third, 2 * third), (2 * third, d)], 0)
+    return rates, rates[2] / rates[0] if rates[0] > 0 else math.nan
 
 
 def highspeed(data: CampaignData) -> str:
+    """One table per part (one flow + UDP; TCP/TCP), queue and buffer level,
+    the paths side by side; single flows and pairs are never in one list."""
     runs = data.runs[data.runs["rep"] == 0]
-    paths = _levels(data, "profile")
-    variants = _levels(data, "experiment")
+    paths, variants = _levels(data, "profile"), _levels(data, "experiment")
+    others = [f for f in data.factors if f not in ("profile", "experiment", "part")]
     parts = [_cite("highspeed")]
-    rows, rows_pairs = [], []
-    series_single: dict[str, dict] = {p: {} for p in paths}
-    series_pair: dict[str, dict] = {p: {} for p in paths}
-    for v in variants:
-        row = [_e(v)]
-        for p in paths:
-            sel = runs[(runs["experiment"].astype(str) == v) & (runs["profile"].astype(str) == p)]
-            run = _run_tables(data, sel["run"].iloc[0]) if not sel.empty else None
-            if run is None:
-                row += ["–"] * 4
+    for combo in _combinations(data, others):
+        where = ", ".join(f"{f} = {v}" for f, v in combo.items())
+        sel_combo = runs
+        for f, v in combo.items():
+            sel_combo = sel_combo[sel_combo[f].astype(str) == v]
+        singles, pairs = [], []
+        series_single: dict[str, dict] = {p: {} for p in paths}
+        for v in variants:
+            pair = "/" in v
+            row = [_e(v)]
+            for p in paths:
+                sel = sel_combo[(sel_combo["experiment"].astype(str) == v) & (sel_combo["profile"].astype(str) == p)]
+                run = _run_tables(data, sel["run"].iloc[0]) if not sel.empty else None
+                if run is None:
+                    row += ["–"] * 4
+                    continue
+                rates, ratio = _highspeed_row(run, pair)
+                row += [_num(x) for x in rates] + ([] if pair else [_num(ratio, 2)])
+                if not pair:
+                    series_single[p][v] = run.series
+            if all(c == "–" for c in row[1:]):
                 continue
-            d = float(run.meta["scenario"]["duration"])
-            if "/" in v:
-                # flow 1: 0-100 s, flow 2: 25-125 s of 125 s (scaled with the run's duration)
-                a, b, c = d / 5, 4 * d / 5, d
-                one = _window_rates(run, [(0, a), (a, b)], 0)
-                two = _window_rates(run, [(a, b), (b, c)], 1)
-                row += [_num(x) for x in one + two]
-                series_pair[p][v] = run.series
-            else:
-                third = d / 3
-                rates = _window_rates(run, [(0, third), (third, 2 * third), (2 * third, d)], 0)
-                ratio = rates[2] / rates[0] if rates[0] > 0 else math.nan
-                row += [_num(x) for x in rates] + [_num(ratio, 2)]
-                series_single[p][v] = run.series
-        (rows_pairs if "/" in v else rows).append(row)
-    header = ["variant"] + [
-        f"{p}: {h}" for p in paths for h in ("0-50 s (Mbit/s)", "50-100 s (Mbit/s)", "100-150 s (Mbit/s)", "recovery")
-    ]
-    parts.append(
-        _table(
-            "highspeed-throughput-windows",
-            "Mean throughput per window around the UDP cross traffic, and the recovery ratio",
-            header,
-            rows,
-            "Throughput: payload bytes sent (retransmissions included) in the window, repetition 0; windows are "
-            "the thirds of the run (0-50, 50-100, 100-150 s of 150 s; scaled in --quick); recovery ratio = "
-            "throughput(100-150 s) / throughput(0-50 s). " + HIGHSPEED_SAME_ROWS,
-        )
-    )
-    header = ["pair (flow 1 / flow 2)"] + [
-        f"{p}: {h}"
-        for p in paths
-        for h in ("flow 1, 0-25 s", "flow 1, 25-100 s", "flow 2, 25-100 s", "flow 2, 100-125 s")
-    ]
-    parts.append(
-        _table(
-            "highspeed-tcp-tcp",
-            "TCP/TCP: flow 1 runs 0-100 s, flow 2 runs 25-125 s (Mbit/s)",
-            header,
-            rows_pairs,
-            "Times scale with the run's duration (125 s in the full form).",
-        )
-    )
-    for p in paths:
-        if series_single[p]:
-            fig = plots.runs_rate_over_time(
-                series_single[p], 1.0, f"Throughput over time, {p} (UDP in the middle third)", "throughput"
+            (pairs if pair else singles).append(row)
+        ident = "-".join(re.sub(r"[^a-z0-9]+", "", str(v).lower()) for v in combo.values())
+        suffix = f"-{ident}" if ident else ""
+        if singles:
+            header = ["variant"] + [f"{p}: {h}" for p in paths for h in ("0-50 s", "50-100 s", "100-150 s", "recovery")]
+            parts.append(
+                _table(
+                    f"highspeed-goodput-windows{suffix}",
+                    f"One flow with UDP in the middle third: goodput per window (Mbit/s) and recovery ratio; {where}",
+                    header,
+                    singles,
+                    "Windows are the thirds of the run (0-50, 50-100, 100-150 s of 150 s; scaled in --quick); "
+                    "recovery ratio = goodput(100-150 s) / goodput(0-50 s). " + HIGHSPEED_NOTE,
+                )
             )
-            parts.append(_figure(data, f"highspeed-throughput-over-time-{p}", fig))
-        if series_pair[p]:
-            fig = plots.runs_rate_over_time(
-                series_pair[p], 1.0, f"TCP/TCP throughput over time, {p} (both flows)", "throughput"
+        if pairs:
+            header = ["pair (flow 1 / flow 2)"] + [
+                f"{p}: {h}"
+                for p in paths
+                for h in ("flow 1, 0-25 s", "flow 1, 25-100 s", "flow 2, 25-100 s", "flow 2, 100-125 s")
+            ]
+            parts.append(
+                _table(
+                    f"highspeed-tcp-tcp{suffix}",
+                    f"TCP/TCP: flow 1 runs 0-100 s, flow 2 runs 25-125 s, goodput (Mbit/s); {where}",
+                    header,
+                    pairs,
+                    "Times scale with the run's duration (125 s in the full form). Pairs are not ranked against "
+                    "single flows: the campaign's ranking compares the variants within each part.",
+                )
             )
-            parts.append(_figure(data, f"highspeed-tcp-tcp-over-time-{p}", fig))
+        for p in paths:
+            if series_single[p]:
+                fig = plots.runs_rate_over_time(
+                    series_single[p], 1.0, f"Goodput over time, {p}, {where} (UDP in the middle third)", "goodput"
+                )
+                parts.append(_figure(data, f"highspeed-goodput-over-time-{p}{suffix}", fig))
     return "".join(parts)
+
+
+def _combinations(data: CampaignData, factors: list[str]) -> list[dict]:
+    """Every combination of the levels of `factors` that vary (name -> level
+    text), in design order; a factor with one level is left out."""
+    import itertools
+
+    names = [f for f in factors if f in data.design["factors"] and len(_levels(data, f)) > 1]
+    return [dict(zip(names, combo)) for combo in itertools.product(*(_levels(data, f) for f in names))]
 
 
 # ---- wan ----
@@ -464,11 +504,23 @@ def _fills_early(run, rate_bps: float) -> bool:
     return bool((early >= FILL_SHARE * rate_bps).any())
 
 
+def _mean_std_or_identical(values: pd.Series) -> str:
+    """'mean ± std', or, when every repetition gave the same number (a path
+    with no randomness: the seeds change nothing), the number and how many
+    identical runs it stands for, instead of a spread of 0."""
+    if not len(values):
+        return "–"
+    if len(values) > 1 and values.nunique() == 1:
+        return f'{_num(values.iloc[0])} <span class="pm">(identical in all {len(values)} runs: no randomness)</span>'
+    return f'{_num(values.mean())} <span class="pm">± {_num(values.std())}</span>'
+
+
 def wan(data: CampaignData) -> str:
     runs = data.runs
     paths, tuned, durations, ccs = (_levels(data, f) for f in ("profile.name", "profile.tuned", "duration", CC))
     parts = [_cite("wan")]
     rows, fill_rows = [], []
+    run_seconds: dict[str, float] = {}  # each duration level's actual run length (scaled in --quick)
     for p in paths:
         for t in tuned:
             for d in durations:
@@ -481,13 +533,13 @@ def wan(data: CampaignData) -> str:
                         & (runs["duration"].astype(str) == d)
                         & (runs[CC].astype(str) == cc)
                     ]
-                    g = sel["throughput_bps"] / 1e6
-                    row.append(f'{_num(g.mean())} <span class="pm">± {_num(g.std())}</span>' if len(g) else "–")
+                    row.append(_mean_std_or_identical(sel["throughput_bps"] / 1e6))
                     flags = []
                     for key in sel["run"]:
                         run = _run_tables(data, key)
                         if run is not None:
                             flags.append(_fills_early(run, float(run.links["rate_bps"].iloc[0])))
+                            run_seconds[d] = float(run.meta["scenario"]["duration"])
                     fill.append(f"{sum(flags)}/{len(flags)}" if flags else "–")
                 if p == "wan-100ms" and t == "False" and d == "100s":
                     row.append(_e(ref.WAN_REFERENCE))
@@ -512,7 +564,9 @@ def wan(data: CampaignData) -> str:
             ["path", "buffers", "duration", *ccs],
             fill_rows,
             f"A run fills the pipe early when its goodput averaged over 1 s reaches {FILL_SHARE:.0%} of the link "
-            f"rate within the first {EARLY_SHARE:.0%} of the run (20 s of 100 s).",
+            f"rate within the first {EARLY_SHARE:.0%} of the run: "
+            + "; ".join(f"the first {EARLY_SHARE * t:g} s of the {t:g} s runs ({d})" for d, t in run_seconds.items())
+            + ".",
         )
     )
     rows = []
@@ -536,13 +590,22 @@ def wan(data: CampaignData) -> str:
         )
     )
     parts.append(_rate_over_time(data, "wan", {}, ccs, 1.0, "throughput"))
+    # The conditions the study is about: each path (jitter, 200 ms) with default and tuned buffers.
+    for p in paths:
+        for t in tuned:
+            buffers = "tuned" if t == "True" else "default"
+            fixed = {"profile.name": p, "profile.tuned": t}
+            parts.append(_rate_over_time(data, "wan", fixed, ccs, 1.0, "throughput", f"-{p}-{buffers}"))
     levels = {f: _levels(data, f)[0] for f in data.factors if f != CC}
-    for cc in ccs:
-        sel = _first_runs(data, **levels, **{CC: cc})
-        run = _run_tables(data, sel["run"].iloc[0]) if not sel.empty else None
-        if run is not None:
-            fig = plots.cwnd_over_time(run.series, run.flows, title=f"cwnd and ssthresh of {cc} (repetition 0)")
-            parts.append(_figure(data, f"wan-cwnd-ssthresh-{cc.replace('+', 'plus')}", fig))
+    for p in paths:
+        for cc in ccs:
+            sel = _first_runs(data, **{**levels, "profile.name": p}, **{CC: cc})
+            run = _run_tables(data, sel["run"].iloc[0]) if not sel.empty else None
+            if run is not None:
+                title = f"cwnd and ssthresh of {cc}, {p} (repetition 0)"
+                fig = plots.cwnd_over_time(run.series, run.flows, title=title)
+                name = f"wan-cwnd-ssthresh-{cc.replace('+', 'plus')}"
+                parts.append(_figure(data, name if p == paths[0] else f"{name}-{p}", fig))
     return "".join(parts)
 
 

@@ -43,6 +43,7 @@ FIXED_IN_KERNEL = {
     "snd_skb_overhead": (800, "the kernel charges its own skb truesize to the send buffer"),
     "frto": ("rfc5682", "Linux 3.10+ runs F-RTO as RFC 5682 (net.ipv4.tcp_frto is not set per run)"),
     "skb_overhead": (0, "the kernel charges its own skb truesize to the receive buffer"),
+    "undo": ("modern", "the kernel undoes a spurious recovery its own (today's) way"),
 }
 #: TCP settings the kernel applies per namespace: flows sending from one namespace must agree.
 PER_NAMESPACE = ("sack", "timestamps", "ecn", "rmem_default", "rmem_max", "wmem_max", "mss", "init_cwnd", "min_rto")

@@ -396,6 +396,16 @@ pub enum FrtoSpec {
     Rfc5682,
 }
 
+// How a sender undoes a loss recovery it finds spurious (tcp/undo26.rs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
+pub enum UndoSpec {
+    #[default]
+    #[serde(rename = "modern")]
+    Modern,
+    #[serde(rename = "2.6")]
+    Linux26,
+}
+
 // What the window's growth counts (cc::Counting).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
@@ -452,6 +462,14 @@ pub struct TcpSpec {
     /// (Linux 2.6.22 to 3.9, SACK-enhanced with SACK), or "off".
     #[serde(default)]
     pub frto: FrtoSpec,
+    /// How a spurious loss recovery is undone: "modern" (today's Linux, the
+    /// default: D-SACK undo at once, the window of before the episode comes
+    /// back) or "2.6" (Linux 2.6: a partial undo restores only the window and
+    /// stays in Recovery, D-SACK undoes in Disorder or at the end of Recovery,
+    /// and every undo caps the window at the packets in flight plus the
+    /// reordering degree, tcp_moderate_cwnd).
+    #[serde(default)]
+    pub undo: UndoSpec,
     /// RACK loss detection by time for SACK flows (RFC 8985; Linux 4.18+
     /// uses it alone); false: RFC 6675 DupThresh marking (Linux before 4.4).
     #[serde(default = "yes")]

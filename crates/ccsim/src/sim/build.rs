@@ -19,13 +19,14 @@ use crate::record::series::{FlowSeries, LinkSeries};
 use crate::rng::{stream, Rng};
 use crate::scenario::{
     BackgroundKind, BackgroundSpec, BufferSpec, CwndCountsSpec, FlowSpec, FrtoSpec, InterpolationSpec, RtoStyleSpec,
-    RttSamplesSpec, Scenario, SizeDistSpec, TransportSpec, PCAP_EVERY_LINK,
+    RttSamplesSpec, Scenario, SizeDistSpec, TransportSpec, UndoSpec, PCAP_EVERY_LINK,
 };
 use crate::tcp::frto::FrtoVariant;
 use crate::tcp::kernel;
 use crate::tcp::receiver::{BufferAccounting, EcnEcho, Receiver, ReceiverConfig};
 use crate::tcp::rtt::{RtoStyle, RttEstimator};
 use crate::tcp::sender::{Sender, SenderConfig};
+use crate::tcp::undo26::UndoStyle;
 use crate::traffic::intensity::{Intensity, Interpolation};
 use crate::traffic::on_off::OnOff;
 use crate::traffic::poisson_web::{PoissonWeb, WebTransport};
@@ -72,6 +73,10 @@ pub(super) fn make_flow(
             FrtoSpec::Off => FrtoVariant::Off,
             FrtoSpec::Rfc4138 => FrtoVariant::Rfc4138,
             FrtoSpec::Rfc5682 => FrtoVariant::Rfc5682,
+        },
+        undo: match t.undo {
+            UndoSpec::Modern => UndoStyle::Modern,
+            UndoSpec::Linux26 => UndoStyle::Linux26,
         },
         rto_style: match t.rto_style {
             RtoStyleSpec::Linux => RtoStyle::Linux,

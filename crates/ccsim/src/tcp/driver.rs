@@ -54,6 +54,7 @@ impl Driver {
             pacing: false,
             ecn: false,
             frto: super::frto::FrtoVariant::Off,
+            undo: super::undo26::UndoStyle::Modern,
             rto_style: RtoStyle::Linux,
             initial_rto: 1000 * NS_PER_MS,
             min_rto: 200 * NS_PER_MS,

@@ -166,6 +166,15 @@ const INIT_RCV_WND_4: PresetValue =
 const FACK_ON: PresetValue =
     v("fack", Bool(true), "tcp_input.c sysctl_tcp_fack = 1, tcp_update_scoreboard (until 4.15)");
 
+/// Linux 2.6's undo of a spurious recovery (undo26.rs): tcp_undo_cwr ends in
+/// tcp_moderate_cwnd, tcp_try_undo_partial restores the window only and stays
+/// in Recovery, tcp_try_undo_dsack runs in Disorder (3.5 not checked).
+const UNDO_2_6: PresetValue = v(
+    "undo",
+    Text("2.6"),
+    "tcp_input.c tcp_undo_cwr + tcp_moderate_cwnd, tcp_try_undo_partial, tcp_try_undo_dsack in Disorder (2.6.32)",
+);
+
 /// What the 2.6 releases of the studies (2.6.24, 2.6.26, 2.6.32) share.
 const LINUX_2_6: &[PresetValue] = &[
     IW3,
@@ -183,6 +192,7 @@ const LINUX_2_6: &[PresetValue] = &[
     COUNT_ACKS,
     INIT_RCV_WND_4,
     FACK_ON,
+    UNDO_2_6,
 ];
 
 /// The presets, oldest first; "6.x" is ccbench's default and sets nothing
@@ -238,14 +248,14 @@ pub const NOT_MODELLED: &[(&str, &str)] = &[
     (
         "F-RTO response and undo moderation",
         "the presets before 3.10 run RFC 4138 F-RTO with its default rate-halving response (sysctl_tcp_frto_response \
-         0); the other responses, and 2.6's tcp_moderate_cwnd after an undo, are not modelled",
+         0); the other responses are not modelled, nor 3.5's undo moderation (the 2.6 presets have theirs: undo = \"2.6\")",
     ),
     ("TLP and DSACK", "6.x ends a probe's episode when a DSACK shows both copies arrived; ccbench does not"),
     ("RACK with DupThresh", "4.4 to 4.17 ran RACK beside DupThresh marking; ccbench's RACK is 4.18+'s, alone"),
     (
         "D-SACK undo timing",
-        "every preset undoes on D-SACK as today's Linux does (also inside Recovery); 2.6 waited for the end of \
-         Recovery, and closed the undo window one flight after it",
+        "3.5 undoes on D-SACK as today's Linux does (also inside Recovery); the 2.6 presets wait for the end of \
+         Recovery (undo = \"2.6\") but do not close the undo window one flight after it, as 2.6 did",
     ),
     (
         "FACK details",
@@ -254,10 +264,10 @@ pub const NOT_MODELLED: &[(&str, &str)] = &[
     ),
     (
         "partial undo without SACK",
-        "every preset follows 5.14+ (tcp_try_undo_partial): the degree grows to the segments the ACK covered, the \
-         window is restored and the duplicate ACKs left may start a new recovery at once; 2.6 and 3.5 restored the \
-         window but stayed in Recovery (tcp_undo_cwr) and raised the degree to the duplicate ACKs + 1 + the segments \
-         ACKed (tcp_fackets_out)",
+        "3.5 follows 5.14+ (tcp_try_undo_partial): the window is restored and the duplicate ACKs left may start a \
+         new recovery at once, where 3.5 stayed in Recovery; the 2.6 presets stay in Recovery (undo = \"2.6\"); \
+         every preset grows the degree to the segments the ACK covered, where 2.6 and 3.5 raised it to the \
+         duplicate ACKs + 1 + the segments ACKed (tcp_fackets_out)",
     ),
     (
         "CUBIC/BIC version",

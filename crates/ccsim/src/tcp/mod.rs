@@ -17,3 +17,4 @@ pub mod scoreboard;
 pub mod send_buffer;
 pub mod sender;
 pub mod tlp;
+pub mod undo26;

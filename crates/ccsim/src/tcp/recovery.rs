@@ -150,10 +150,16 @@ impl Sender {
                 self.undo_recovery(now, prior_una);
             }
             CaState::Recovery if acked_new && self.may_undo(ack_tsecr) => {
-                held_by_partial_undo = !self.undo_partial(now, prior_una, ack.cum_acked);
+                held_by_partial_undo = if self.undoes_as_2_6() {
+                    self.undo_partial_2_6(now, prior_una, ack.cum_acked)
+                } else {
+                    !self.undo_partial(now, prior_una, ack.cum_acked)
+                };
             }
             // Linux tcp_try_undo_dsack: every retransmission came back as a duplicate.
-            CaState::Open | CaState::Disorder | CaState::Recovery if self.dsack_proves_reduction_needless() => {
+            CaState::Open | CaState::Disorder | CaState::Recovery
+                if self.dsack_proves_reduction_needless() && self.dsack_undo_allowed_in(self.ca_state) =>
+            {
                 self.undo_reduction(now);
             }
             // Linux tcp_try_undo_loss: the timeout was spurious (Eifel or D-SACK).
@@ -271,6 +277,7 @@ impl Sender {
     fn may_undo(&self, ack_tsecr: Nanos) -> bool {
         self.episode.undo_possible
             && (self.episode.undo_retrans == 0
+                || self.no_retransmission_stamp_2_6()
                 || (self.episode.retrans_stamp > 0 && ack_tsecr > 0 && ack_tsecr < self.episode.retrans_stamp))
     }
 
@@ -313,7 +320,10 @@ impl Sender {
                 self.w.ssthresh = self.episode.prior_ssthresh;
                 self.cwr_pending = false; // Linux tcp_ecn_withdraw_cwr
             }
+        } else if self.undoes_as_2_6() && self.w.ssthresh < INFINITE_SSTHRESH {
+            self.w.cwnd = self.w.cwnd.max(self.w.ssthresh); // 2.6 tcp_undo_cwr without prior_ssthresh
         }
+        self.moderate_cwnd_2_6();
         self.episode.undo_possible = false;
     }
 

@@ -88,6 +88,8 @@ pub struct SenderConfig {
     pub ecn: bool,
     /// F-RTO after a retransmission timeout, as a Linux release ran it.
     pub frto: FrtoVariant,
+    /// How a spurious recovery is undone (undo26.rs).
+    pub undo: super::undo26::UndoStyle,
     pub rto_style: RtoStyle,
     pub initial_rto: Nanos,
     pub min_rto: Nanos,
