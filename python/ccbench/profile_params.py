@@ -57,20 +57,21 @@ def check_entry(profile: str, key: str, entry: Any) -> str | None:
     return None
 
 
-def _flatten(d: dict, prefix: str = "") -> dict[str, Any]:
+def flatten(d: dict, prefix: str = "") -> dict[str, Any]:
+    """A nested table as {dotted path: leaf value}; an empty table is a leaf."""
     out: dict[str, Any] = {}
     for k, v in d.items():
         key = f"{prefix}.{k}" if prefix else k
         if isinstance(v, dict) and v:
-            out.update(_flatten(v, key))
+            out.update(flatten(v, key))
         else:
             out[key] = v
     return out
 
 
 def _fields_of(fragment: dict, flow_defaults: dict) -> dict[str, Any]:
-    out = _flatten(fragment)
-    out.update({f"flows.{k}": v for k, v in _flatten(flow_defaults).items()})
+    out = flatten(fragment)
+    out.update({f"flows.{k}": v for k, v in flatten(flow_defaults).items()})
     return out
 
 

@@ -150,30 +150,19 @@ def _shipped_names() -> tuple[str, ...]:
     return tuple(sorted(p.stem for p in PROFILE_DIR.glob("*.toml") if not p.stem.startswith("_")))
 
 
-def _flatten(d: dict, prefix: str = "") -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for k, v in d.items():
-        key = f"{prefix}.{k}" if prefix else k
-        if isinstance(v, dict) and v:
-            out.update(_flatten(v, key))
-        else:
-            out[key] = v
-    return out
-
-
 def list_profiles() -> list[dict]:
     """Every profile: name, description, parameters (flattened field -> value),
     options (name -> doc, default, allowed values) and sources."""
     out = []
     for name in profile_names():
         p = _resolved(name)
-        params = _flatten(p.get("scenario", {}))
+        params = profile_params.flatten(p.get("scenario", {}))
         for link in ("downlink", "uplink"):
             file = params.get(f"{link}.trace")
             if isinstance(file, str) and (TRACE_DIR / file).is_file():
                 mean = traces.mean_rate_bps(traces.load_mahimahi(TRACE_DIR / file))
                 params[f"{link}.trace"] = f"{file} (mean {mean / 1e6:.2f} Mbit/s)"
-        params.update({f"flows.{k}": v for k, v in _flatten(p.get("flow_defaults", {})).items()})
+        params.update({f"flows.{k}": v for k, v in profile_params.flatten(p.get("flow_defaults", {})).items()})
         options = {}
         for opt, spec in p.get("options", {}).items():
             allowed = list(spec["values"]) + ["a number"] if "values" in spec else [True, False]
