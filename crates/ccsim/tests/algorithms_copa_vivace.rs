@@ -1,0 +1,123 @@
+//! Whole-simulator signature behaviour of copa and vivace: the queue Copa
+//! keeps (about 1/delta packets) and its competitive mode against cubic;
+//! Vivace's convergence to a fair share and its tolerance of random loss
+//! below its utility's threshold.
+
+mod common;
+use common::*;
+
+const PAYLOAD_SHARE: f64 = 1448.0 / 1500.0;
+
+/// Downlink queue lengths (packets) sampled at or after `from_s`.
+fn downlink_queue_from(r: &ccsim::Results, from_s: f64) -> Vec<f64> {
+    let t = r.link_series.f64("t");
+    let q = r.link_series.u64("queue_packets");
+    let link = r.link_series.texts("link");
+    (0..t.len()).filter(|&k| link[k] == "downlink" && t[k] >= from_s).map(|k| q[k] as f64).collect()
+}
+
+fn mean(v: &[f64]) -> f64 {
+    v.iter().sum::<f64>() / v.len() as f64
+}
+
+/// Flow `i`'s goodput in bit/s between `from_s` and `to_s`, from its delivered-bytes series.
+fn goodput_between(r: &ccsim::Results, i: u32, from_s: f64, to_s: f64) -> f64 {
+    let d = series(r, i, "delivered_bytes");
+    let at = |t: f64| d.iter().take_while(|(s, _)| *s <= t).last().map_or(0.0, |x| x.1);
+    (at(to_s) - at(from_s)) * 8.0 / (to_s - from_s)
+}
+
+/// Share of flow `i`'s samples after `from_s` in which mode variable `var` is `name`.
+fn share_in_mode(r: &ccsim::Results, i: u32, var: &str, name: &str, from_s: f64) -> f64 {
+    let m: Vec<_> = mode_series(r, i, var).into_iter().filter(|(t, _)| *t >= from_s).collect();
+    m.iter().filter(|(_, l)| l == name).count() as f64 / m.len() as f64
+}
+
+fn copa_alone(delta: f64) -> ccsim::Results {
+    simulate(&format!(
+        r#"{{"duration": 30, "downlink": {{"rate": "10Mbit", "delay": "20ms", "queue": {{"size": "4bdp"}}}},
+             "flows": [{{"cc": "copa", "cc_params": {{"delta": {delta}}}}}]}}"#
+    ))
+}
+
+#[test]
+fn copa_keeps_about_one_over_delta_packets_queued() {
+    let mut means = Vec::new();
+    for delta in [0.5, 0.1] {
+        let r = copa_alone(delta);
+        let q = downlink_queue_from(&r, 10.0);
+        let (avg, max) = (mean(&q), q.iter().cloned().fold(0.0, f64::max));
+        let util = goodput_between(&r, 0, 10.0, 30.0) / (10e6 * PAYLOAD_SHARE);
+        let default = share_in_mode(&r, 0, "mode", "default", 10.0);
+        eprintln!("copa delta {delta}: queue mean {avg:.2} max {max} packets, utilization {util:.3}, default mode {default:.2}");
+        assert_eq!(default, 1.0, "delta {delta}: a lone Copa flow left default mode");
+        assert!(util > 0.85, "delta {delta}: utilization {util:.3}");
+        means.push(avg);
+    }
+    // The equilibrium queue is 1/delta packets: 2 and 10.
+    assert!((0.5..=4.0).contains(&means[0]), "delta 0.5: mean queue {:.2}", means[0]);
+    assert!((5.0..=20.0).contains(&means[1]), "delta 0.1: mean queue {:.2}", means[1]);
+    assert!(means[1] > 2.5 * means[0], "queue grows with 1/delta: {means:?}");
+}
+
+fn copa_against_cubic(competitive: bool) -> ccsim::Results {
+    let c = competitive as u8;
+    simulate(&format!(
+        r#"{{"duration": 60, "downlink": {{"rate": "20Mbit", "delay": "20ms", "queue": {{"size": "4bdp"}}}},
+             "flows": [{{"cc": "cubic"}}, {{"cc": "copa", "cc_params": {{"competitive": {c}}}}}]}}"#
+    ))
+}
+
+#[test]
+fn copa_switches_to_competitive_mode_against_cubic_on_a_deep_buffer() {
+    let r = copa_against_cubic(true);
+    let competitive = share_in_mode(&r, 1, "mode", "competitive", 10.0);
+    let inv_delta: Vec<f64> = series(&r, 1, "cc_delta").into_iter().filter(|x| x.0 >= 10.0).map(|x| 1.0 / x.1).collect();
+    let max_inv = inv_delta.iter().cloned().fold(0.0, f64::max);
+    let share = goodput_between(&r, 1, 10.0, 60.0) / (20e6 * PAYLOAD_SHARE);
+    let alone = copa_against_cubic(false);
+    let share_alone = goodput_between(&alone, 1, 10.0, 60.0) / (20e6 * PAYLOAD_SHARE);
+    eprintln!(
+        "copa vs cubic: competitive {competitive:.2} of the time, 1/delta up to {max_inv:.1}, share {share:.3} (without the switch {share_alone:.3})"
+    );
+    assert!(competitive > 0.8, "competitive {competitive:.2} of the time");
+    assert!(max_inv > 4.0, "1/delta never grew: {max_inv}");
+    assert!(share > 2.0 * share_alone, "share {share:.3} vs {share_alone:.3} without the switch");
+}
+
+#[test]
+fn vivace_flows_converge_to_a_fair_share() {
+    let r = simulate(
+        r#"{"duration": 60, "downlink": {"rate": "20Mbit", "delay": "20ms", "queue": {"size": "1bdp"}},
+            "flows": [{"cc": "vivace"}, {"cc": "vivace", "start": 10}]}"#,
+    );
+    let a = goodput_between(&r, 0, 30.0, 60.0);
+    let b = goodput_between(&r, 1, 30.0, 60.0);
+    let jain = (a + b).powi(2) / (2.0 * (a * a + b * b));
+    let util = (a + b) / (20e6 * PAYLOAD_SHARE);
+    eprintln!("vivace pair: {a:.0} and {b:.0} bit/s, Jain {jain:.3}, utilization {util:.3}");
+    assert!(jain > 0.9, "Jain index {jain:.3}");
+    assert!(util > 0.8, "utilization {util:.3}");
+}
+
+fn vivace_under_loss(p: f64) -> f64 {
+    let r = simulate(&format!(
+        r#"{{"duration": 40, "downlink": {{"rate": "20Mbit", "delay": "20ms", "queue": {{"size": "1bdp"}},
+                                          "loss": {{"model": "bernoulli", "p": {p}}}}},
+             "flows": [{{"cc": "vivace"}}]}}"#
+    ));
+    let rate = series(&r, 0, "cc_rate_bps").into_iter().filter(|x| x.0 >= 15.0).map(|x| x.1).collect::<Vec<_>>();
+    mean(&rate) / 20e6
+}
+
+#[test]
+fn vivace_keeps_its_rate_under_random_loss_below_its_utility_threshold() {
+    // du/dx = 0.9 x^-0.1 - 11.35 p at x = 20 Mbit/s changes sign at p = 5.9%.
+    let below: Vec<(f64, f64)> = [0.01, 0.03].iter().map(|&p| (p, vivace_under_loss(p))).collect();
+    let above = vivace_under_loss(0.10);
+    eprintln!("vivace rate / capacity under random loss: {below:?}, at 10%: {above:.3}");
+    for (p, r) in &below {
+        assert!(*r > 0.75, "loss {p}: rate {r:.3} of capacity");
+    }
+    assert!(above < 0.3, "loss 10%: rate {above:.3} of capacity");
+}
