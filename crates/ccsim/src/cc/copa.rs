@@ -59,8 +59,13 @@ pub mod param {
         default: true,
         doc: "1: switch to competitive mode (AIMD on 1/delta) when the queue has not nearly emptied for 5 RTTs",
     };
-    pub const MIN_RTT_WINDOW_S: FloatParam =
-        FloatParam { name: "min_rtt_window_s", default: 10.0, min: 0.1, max: 600.0, doc: "RTTmin is the minimum over this window" };
+    pub const MIN_RTT_WINDOW_S: FloatParam = FloatParam {
+        name: "min_rtt_window_s",
+        default: 10.0,
+        min: 0.1,
+        max: 600.0,
+        doc: "RTTmin is the minimum over this window",
+    };
 }
 
 /// The traced state (`cc_state` rows, `var` = the name), written by `state()`.

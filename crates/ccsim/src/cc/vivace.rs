@@ -256,6 +256,8 @@ pub struct Vivace {
     last_utility: f64,
     last_gradient: f64,
     last_step_bps: f64,
+    init_cwnd: u32,
+    rtt_seen: bool,
 }
 
 impl Vivace {
@@ -284,6 +286,8 @@ impl Vivace {
             last_utility: f64::NAN,
             last_gradient: f64::NAN,
             last_step_bps: 0.0,
+            init_cwnd: 10,
+            rtt_seen: false,
         }
     }
 
@@ -464,6 +468,8 @@ impl CongestionControl for Vivace {
 
     fn init(&mut self, w: &mut Window, c: &Conn) {
         self.mss = c.mss;
+        self.init_cwnd = w.cwnd;
+        self.rtt_seen = c.srtt_ns > 0;
         w.ssthresh = INFINITE_SSTHRESH;
         let rtt = if c.srtt_ns > 0 { c.srtt_ns } else { INITIAL_RTT_NS };
         self.rate_bps = (w.cwnd as f64 * self.mss as f64 * 8.0 * 1e9 / rtt as f64).max(MIN_RATE_BPS);
@@ -496,6 +502,15 @@ impl CongestionControl for Vivace {
     fn cong_control(&mut self, w: &mut Window, c: &Conn, rs: &RateSample) {
         let now = c.now;
         let srtt = if c.srtt_ns > 0 { c.srtt_ns } else { rs.rtt_ns.unwrap_or(INITIAL_RTT_NS) };
+        if !self.rtt_seen && c.srtt_ns > 0 {
+            // PCC starts at the initial window per the handshake's RTT: the
+            // first measured RTT replaces the assumed one.
+            self.rtt_seen = true;
+            if self.phase == Phase::Starting && self.latest.is_none() {
+                self.rate_bps =
+                    (self.init_cwnd as f64 * self.mss as f64 * 8.0 * 1e9 / c.srtt_ns as f64).max(MIN_RATE_BPS);
+            }
+        }
         // Credit the ACK to the MI in which its newest segment was sent.
         let sent = rs.rtt_ns.map(|rtt| now.saturating_sub(rtt));
         let target = match sent {
@@ -566,7 +581,8 @@ mod tests {
         // The loss threshold: du/dx = t x^(t-1) - c p changes sign at p*.
         let threshold = |x: f64| 0.9 * x.powf(-0.1) / 11.35;
         assert!((threshold(100.0) - 0.050).abs() < 0.001, "{}", threshold(100.0));
-        let slope = |x: f64, p: f64| utility(x * 1.01, 0.0, p, 0.9, 900.0, 11.35) - utility(x, 0.0, p, 0.9, 900.0, 11.35);
+        let slope =
+            |x: f64, p: f64| utility(x * 1.01, 0.0, p, 0.9, 900.0, 11.35) - utility(x, 0.0, p, 0.9, 900.0, 11.35);
         assert!(slope(20.0, 0.05) > 0.0 && slope(20.0, 0.065) < 0.0);
     }
 
