@@ -36,7 +36,6 @@ import json
 import os
 
 import numpy as np
-
 from ccbench import _ccsim
 from ccbench.run_result import raw_columns
 
@@ -132,7 +131,7 @@ def copa_cubic() -> list[dict]:
 def vivace_loss() -> list[dict]:
     rows = []
     for p in (0.0, 0.005, 0.01, 0.02, 0.03, 0.04, 0.05, 0.06, 0.08, 0.10):
-        row = {"loss": p, "threshold_at_capacity": round(0.9 * 100 ** -0.1 / 11.35, 4)}
+        row = {"loss": p, "threshold_at_capacity": round(0.9 * 100**-0.1 / 11.35, 4)}
         for cc in ("vivace", "cubic"):
             link = {"rate": "100Mbit", "delay": "15ms", "queue": {"size": "1bdp"}}
             if p > 0:

@@ -368,7 +368,6 @@ impl CongestionControl for Copa {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
     use crate::cc::harness::Harness;
     use crate::time::NS_PER_MS;
     use std::collections::BTreeMap;

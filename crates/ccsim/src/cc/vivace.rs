@@ -21,6 +21,7 @@
 //!   time a step is cut to the boundary and shrinking when not. An MI whose
 //!   utility no longer improves in the direction of travel reverts the last
 //!   step and returns to PROBING.
+//!
 //! One MI at a time is "useful" (its rate is the decision under test) in
 //! STARTING and MOVING, four in PROBING; the others send at r and are not
 //! evaluated, as PCC-Uspace.
@@ -304,7 +305,7 @@ impl Vivace {
                 Phase::Starting | Phase::Moving => mi.useful = useful_pending == 0,
                 Phase::Probing if self.probes_started < 2 * PROBE_PAIRS => {
                     let k = self.probes_started;
-                    let high = self.probe_high_first[k / 2] == (k % 2 == 0);
+                    let high = self.probe_high_first[k / 2] == k.is_multiple_of(2);
                     mi.useful = true;
                     mi.probe = Some((self.probing_round, k));
                     mi.rate_bps = self.rate_bps * if high { 1.0 + self.eps } else { 1.0 - self.eps };
@@ -337,7 +338,7 @@ impl Vivace {
     fn step_bps(&mut self, gamma: f64, amplify: bool) -> f64 {
         let mut step = gamma.abs() * self.theta0 * MBIT;
         if amplify {
-            step *= (((self.rounds + 1) / 2) as f64).powf(AMPLIFIER_EXPONENT);
+            step *= (self.rounds.div_ceil(2) as f64).powf(AMPLIFIER_EXPONENT);
         } else {
             self.boundary_steps = 0;
         }
