@@ -30,6 +30,15 @@ def test_simulator_only_algorithm_is_refused_with_the_reason_and_the_kernel_list
     assert "simulator only" in str(e.value) and "reno, cubic, bbr" in str(e.value)
 
 
+@pytest.mark.parametrize("cc", ["copa", "vivace"])
+def test_copa_and_vivace_are_refused_by_name_even_if_a_module_of_that_name_exists(cc):
+    # Out-of-tree modules named copa or pcc are not the simulator's algorithms.
+    with pytest.raises(kernel.KernelModeError) as e:
+        kernel.check(scenario(cc=cc), [*AVAILABLE, cc])
+    assert e.value.path == "flows[0].cc"
+    assert f'"{cc}" is' in str(e.value) and "simulator only" in str(e.value)
+
+
 def test_algorithm_missing_from_the_kernel_lists_what_it_has():
     with pytest.raises(kernel.KernelModeError, match=r'lacks "vegas"; it has: reno, cubic, bbr'):
         kernel.check(scenario(cc="vegas"), AVAILABLE)

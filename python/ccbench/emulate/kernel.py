@@ -26,6 +26,8 @@ SIMULATOR_ONLY = {
     "ccpd": "a simulator-only controller",
     "compound": "Compound TCP (Windows; no Linux module)",
     "ledbat": "LEDBAT (no Linux module)",
+    "copa": "Copa (NSDI 2018; user-space and QUIC implementations, no Linux module)",
+    "vivace": "PCC Vivace (NSDI 2018; user-space PCC-Uspace, no Linux module)",
 }
 #: Linux's values of the TCP settings it does not let us change per run.
 FIXED_IN_KERNEL = {

@@ -82,6 +82,7 @@
 //! `algorithms!` list.
 
 pub mod common;
+pub mod extreme_window;
 pub mod hystart;
 pub mod minmax;
 
@@ -764,6 +765,7 @@ pub mod bic;
 pub mod ccp;
 pub mod ccpd;
 pub mod compound;
+pub mod copa;
 pub mod cubic;
 pub mod dctcp;
 pub mod highspeed;
@@ -776,6 +778,7 @@ pub mod reno;
 pub mod scalable;
 pub mod vegas;
 pub mod veno;
+pub mod vivace;
 pub mod westwood;
 pub mod westwood_plus;
 pub mod yeah;
@@ -806,6 +809,8 @@ algorithms! {
     Ledbat(ledbat::Ledbat) = ledbat::INFO,
     Dctcp(dctcp::Dctcp) = dctcp::INFO,
     Lp(lp::Lp) = lp::INFO,
+    Copa(copa::Copa) = copa::INFO,
+    Vivace(vivace::Vivace) = vivace::INFO,
 }
 
 #[cfg(test)]
@@ -826,7 +831,7 @@ mod tests {
 
     #[test]
     fn window_ownership_is_declared_by_the_algorithm() {
-        assert_eq!(declaring(Algorithm::owns_window), ["bbr"]);
+        assert_eq!(declaring(Algorithm::owns_window), ["bbr", "copa", "vivace"]);
     }
 
     #[test]
@@ -837,7 +842,7 @@ mod tests {
             let a = build(info.name, &BTreeMap::new(), 1448).unwrap();
             assert_eq!(a.paces(), a.pacing_rate().is_some(), "{}", info.name);
         }
-        assert_eq!(declaring(Algorithm::paces), ["bbr"]);
+        assert_eq!(declaring(Algorithm::paces), ["bbr", "copa", "vivace"]);
     }
 
     #[test]
