@@ -234,6 +234,7 @@ def run_until_decided(
     on_round: Callable[[int], Callable[[Progress], None]] = lambda reps: lambda p: None,
     preload: tuple[str, ...] = (),
     parsed: spec.Campaign | None = None,
+    allow_large: bool = False,
 ) -> tuple[CampaignRun, list, int]:
     """Runs a campaign (as read by spec.read; `parsed`, if the caller has
     parsed it already with these repetitions), then raises its repetitions
@@ -247,7 +248,7 @@ def run_until_decided(
 
     started = time.perf_counter()
     reps = int(raw.get("repetitions", 1))
-    campaign = parsed or spec.parse_raw({**raw, "repetitions": reps}, source, text, folder)
+    campaign = parsed or spec.parse_raw({**raw, "repetitions": reps}, source, text, folder, allow_large=allow_large)
     out = Path(out) if out is not None else default_out(campaign)
     _check_ray(executor, address)
     with storage.locked(out):  # across the rounds
@@ -273,7 +274,9 @@ def run_until_decided(
             # No estimate: with one repetition (no spread yet) try 3, else go to the cap.
             reps = min(max_reps, max(reps + 1, *(c.reps_needed or (3 if c.reps < 2 else max_reps) for c in undecided)))
             # The runs of the earlier repetitions are the same: only the new ones are planned.
-            campaign = spec.parse_raw({**raw, "repetitions": reps}, source, text, folder, planned=campaign.runs)
+            campaign = spec.parse_raw(
+                {**raw, "repetitions": reps}, source, text, folder, planned=campaign.runs, allow_large=allow_large
+            )
 
 
 def _over_rounds(rounds: list[CampaignRun]) -> CampaignRun:

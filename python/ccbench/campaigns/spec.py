@@ -46,6 +46,7 @@ import numpy as np
 import tomllib
 
 from ccbench import inputs, limits, traces
+from ccbench.campaigns import planning
 from ccbench.profiles import deep_merge
 from ccbench.run_result import TABLES
 from ccbench.scenario import ScenarioFileError
@@ -286,6 +287,8 @@ class Campaign:
     #: `base = "FILE"` as written, and the file's text (None for an inline [scenario]).
     base_name: str | None = None
     base_text: str | None = None
+    #: The work of the runs (ccbench.campaigns.planning.work): packets, and seconds on one core.
+    work: tuple[float, float] = (0.0, 0.0)
 
     @property
     def text_hash(self) -> str:
@@ -649,8 +652,9 @@ def _scenario_error(
 def parse(campaign: str | Path | Mapping[str, Any], allow_large: bool = False) -> Campaign:
     """Reads and checks a campaign (file path, TOML text or dict) and plans
     every run, validating each run's scenario with the simulator's own
-    checks, within the limits of ccbench.limits (`allow_large` lifts them,
-    as the file's `allow_large = true` does). Raises CampaignFileError."""
+    checks, within the limits of ccbench.limits and
+    ccbench.campaigns.planning (`allow_large` lifts them, as the file's
+    `allow_large = true` does). Raises CampaignFileError."""
     return parse_raw(*read(campaign, allow_large), allow_large=allow_large)
 
 
@@ -706,6 +710,9 @@ def parse_raw(
     from ccbench.campaigns.quick import check as check_quick
 
     check_quick(raw, factors, source)
+    size = planning.design_size([f.levels for f in factors], [f.name for f in factors], repetitions)
+    if not allow_large and (why := planning.design_refusal(size)):
+        raise CampaignFileError(source, "", why)
 
     ordered = [f for f in factors if f.named] + [f for f in factors if not f.named]
     runs: list[Run] = []
@@ -755,6 +762,11 @@ def parse_raw(
             runs.append(Run(len(runs), key, levels, rep, s, normalized))
     if not runs:
         raise CampaignFileError(source, "exclude", "every combination is excluded: nothing to run")
+    from ccbench.campaigns.estimate import run_cost
+
+    work = planning.work([run_cost(r.scenario) for r in runs])
+    if not allow_large and (why := planning.work_refusal(len(runs), work[0])):
+        raise CampaignFileError(source, "", why)
     return Campaign(
         name,
         source,
@@ -772,6 +784,7 @@ def parse_raw(
         kept_tables,
         raw["base"] if base_text is not None else None,
         base_text,
+        work,
     )
 
 
