@@ -16,6 +16,7 @@ import base64
 import html
 import json
 import shlex
+import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 from string import Template
@@ -23,7 +24,7 @@ from string import Template
 import numpy as np
 import pandas as pd
 
-from ccbench.campaigns import analysis, figures, storage
+from ccbench.campaigns import analysis, figures, integrity, storage
 from ccbench.campaigns.analysis import METRICS, OBJECTIVES, ConditionResult, check_fairness, fmt
 from ccbench.campaigns.spec import QUICK_NOTE
 from ccbench.campaigns.storage import CampaignData, tables_dir
@@ -418,7 +419,25 @@ def build(
     with the campaign as read, so a caller can say what the page says.
     The conditions' figures are drawn in `jobs` processes (None: one per
     core, as a campaign runs). Never writes the tidy tables nor takes the
-    directory's lock."""
+    directory's lock. Run files that do not match their hash in the index are
+    never used: the report is refused, naming them (integrity.DamagedRunsError);
+    an sqlite3 or filesystem error is one CampaignDirectoryError."""
+    try:
+        return _build(directory, factor, objective, margin, jobs, svg, on_partial)
+    except (sqlite3.Error, OSError) as e:
+        where = Path(directory) / storage.INDEX if isinstance(e, sqlite3.Error) else Path(directory)
+        raise integrity.explain(e, where) from None
+
+
+def _build(
+    directory: str | Path,
+    factor: str | None,
+    objective: str | None,
+    margin: float | None,
+    jobs: int | None,
+    svg: bool,
+    on_partial: Callable[[CampaignData], None],
+) -> Path:
     from ccbench.run_files import atomic_write_bytes, json_bytes
 
     data = load_campaign(directory)
@@ -518,7 +537,7 @@ def build(
     if data.partial and not _still_unfinished(data.directory):
         # The campaign finished while this page was drawn, and writes (or wrote) its own report:
         # draw that one instead of overwriting it (and the figures in plots/) with this one.
-        return build(directory, factor, objective if objective_given else None, margin, jobs, svg, on_partial)
+        return _build(directory, factor, objective if objective_given else None, margin, jobs, svg, on_partial)
     if data.partial:
         on_partial(data)
     atomic_write_bytes(data.directory / "recommendations.json", json_bytes(recs))
