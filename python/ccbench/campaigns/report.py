@@ -15,6 +15,7 @@ from __future__ import annotations
 import base64
 import html
 import json
+import os
 import shlex
 import sqlite3
 from collections.abc import Callable
@@ -273,9 +274,16 @@ def size_sections(data: CampaignData, factor: str) -> list[str]:
 _campaign: CampaignData | None = None
 
 
-def _use_campaign(data: CampaignData) -> None:
+def _use_campaign(data: CampaignData, parent_pid: int | None = None) -> None:
+    """A figure process's start: the campaign to draw from; killed when the
+    page's process dies (even by kill -9), as the run workers are
+    (executors._die_with_parent), instead of drawing on as an orphan."""
     global _campaign
     _campaign = data
+    if parent_pid is not None:
+        from ccbench.campaigns.executors import _die_with_parent
+
+        _die_with_parent(parent_pid)
 
 
 def _figure_job(args) -> bytes:
@@ -301,7 +309,7 @@ def _sections(
         from concurrent.futures import ProcessPoolExecutor
 
         with ProcessPoolExecutor(
-            max_workers=min(jobs, len(wanted)), initializer=_use_campaign, initargs=(data,)
+            max_workers=min(jobs, len(wanted)), initializer=_use_campaign, initargs=(data, os.getpid())
         ) as pool:
             drawn = list(pool.map(_figure_job, [(c, objective, factor, name) for c, name in wanted]))
     pngs: dict[str, dict[str, bytes]] = {c.key: {} for c in conditions}
