@@ -91,3 +91,70 @@ def test_registration_lasts_as_long_as_the_run(tmp_path, registry):
     with host.registered_output("abc", tmp_path / ".x.partial", tmp_path / ".x.lock"):
         assert (registry / "abc.json").exists()
     assert not (registry / "abc.json").exists()
+
+
+def _kernel_mode_missing() -> str | None:
+    from ccbench.emulate import runner
+
+    try:
+        host.preflight()
+        runner.find_ccemu()
+    except host.PreflightError as e:
+        return str(e)
+    return None
+
+
+def _driver(tmp_path: Path, ignore_sigint: bool):
+    """`ccbench emulate` of a 60 s run in its own process group; returns it once both of its namespaces exist."""
+    import subprocess
+    import sys
+
+    (tmp_path / "s.toml").write_text(SCENARIO.replace('"1s"', '"60s"'))
+
+    def start():
+        os.setpgrp()
+        if ignore_sigint:
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+    p = subprocess.Popen(
+        [sys.executable, "-m", "ccbench.cli", "emulate", "s.toml", "--out", "out", "--no-plots"],
+        cwd=tmp_path,
+        preexec_fn=start,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    names = host.Names(f"{p.pid:x}")
+    deadline = time.monotonic() + 120
+    while not {names.sender_ns, names.receiver_ns} <= set(host.namespaces()):
+        assert p.poll() is None and time.monotonic() < deadline, p.stdout.read() if p.poll() is not None else "slow"
+        time.sleep(0.2)
+    time.sleep(1)
+    return p, names
+
+
+@pytest.mark.skipif(_kernel_mode_missing() is not None, reason=f"kernel mode unavailable: {_kernel_mode_missing()}")
+def test_kill_9_of_the_driver_leaves_nothing_after_cleanup(tmp_path):
+    p, names = _driver(tmp_path, ignore_sigint=False)
+    os.kill(p.pid, signal.SIGKILL)
+    p.wait()
+    assert list(tmp_path.glob(".out.*.partial"))  # what kill -9 leaves until the reaper runs
+    from ccbench.cli import app
+    from typer.testing import CliRunner
+
+    result = CliRunner().invoke(app, ["emulate", "--cleanup"])
+    assert result.exit_code == 0, result.output
+    assert names.sender_ns not in host.namespaces() and names.receiver_ns not in host.namespaces()
+    assert not list(tmp_path.glob(".out.*.partial")) and not (tmp_path / ".out.lock").exists()
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.skipif(_kernel_mode_missing() is not None, reason=f"kernel mode unavailable: {_kernel_mode_missing()}")
+def test_sigint_to_a_real_driver_alone_exits_130_and_leaves_nothing(tmp_path):
+    p, names = _driver(tmp_path, ignore_sigint=True)
+    os.kill(p.pid, signal.SIGINT)
+    output, _ = p.communicate(timeout=60)
+    assert p.returncode == 130, output
+    assert "interrupted" in output
+    assert names.sender_ns not in host.namespaces() and names.receiver_ns not in host.namespaces()
+    assert not list(tmp_path.glob(".out.*.partial")) and not (tmp_path / "out").exists()
