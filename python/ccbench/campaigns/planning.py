@@ -68,6 +68,13 @@ def _bytes_text(n: float) -> str:
     return f"{n:.0f} bytes"
 
 
+def _json_length(value) -> int:
+    """Characters of a level in JSON (a number's repr is its JSON but for a bool)."""
+    if isinstance(value, str):
+        return len(json.dumps(value))
+    return 5 if isinstance(value, bool) else len(repr(value))
+
+
 def design_size(levels: Sequence[Sequence], names: Sequence[str], repetitions: int) -> DesignSize:
     """The runs and index bytes of every combination of `levels` (one list per factor,
     named `names`) times `repetitions`: exact integers, whatever their size."""
@@ -78,7 +85,7 @@ def design_size(levels: Sequence[Sequence], names: Sequence[str], repetitions: i
     # combinations / len(levels) combinations.
     level_bytes = 0
     for name, lv, n in zip(names, levels, counts):
-        each = sum(len(json.dumps(v)) for v in lv) + n * (len(json.dumps(name)) + 2)
+        each = sum(map(_json_length, lv)) + n * (len(json.dumps(name)) + 2)
         level_bytes += each * (combinations // n)
     return DesignSize(runs, runs * INDEX_ROW_BYTES + level_bytes * repetitions)
 

@@ -485,7 +485,8 @@ def _factors(raw: dict, source: str) -> list[Factor]:
                 raise CampaignFileError(
                     source, f"{where}[{i}]", f"{show(v)} is not allowed; a level is a string, number or boolean"
                 )
-        if len(set(map(canonical_json, levels))) != len(levels):
+        # The same level twice: equal values of the same type (canonical_json's identity for scalars).
+        if len({(type(v), v) for v in levels}) != len(levels):
             raise CampaignFileError(source, where, f"{show(levels)}: a level is repeated")
         out.append(Factor(name, tuple(levels), path=path))
     if not out:
