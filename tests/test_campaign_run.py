@@ -4,6 +4,7 @@ part-way resumes to the same tables without running a finished run again."""
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import signal
@@ -223,7 +224,11 @@ def test_a_directory_whose_run_files_are_parquet_resumes_to_the_same_tables(tmp_
     campaign_runner.run(SMALL, out, jobs=1)
     expected = tidy_bytes(out)
     for path in (out / "runs").glob("*.arrow"):
-        pq.write_table(storage.read_run(out, path.stem), path.with_suffix(".parquet"))
+        # As an older ccbench wrote them: Parquet, whose bytes the index's result_hash is of.
+        pq.write_table(storage.table_of_arrow_file(path.read_bytes()), path.with_suffix(".parquet"))
+        digest = hashlib.blake2b(path.with_suffix(".parquet").read_bytes(), digest_size=16).hexdigest()
+        with sqlite3.connect(out / "index.sqlite") as db:
+            db.execute("UPDATE runs SET result_hash=? WHERE key=?", (digest, path.stem))
         path.unlink()
     for name in expected:
         (out / name).unlink()

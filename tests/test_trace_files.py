@@ -164,9 +164,10 @@ def test_a_batch_of_runs_carries_each_trace_once_and_runs_as_the_scenario_does(t
     (tmp_path / "runs").mkdir()
     records = executors.execute_batch(pickle.loads(sent))
     assert [r["status"] for r in records] == ["done"] * len(runs), records
+    hashes = {rec["key"]: rec["result_hash"] for rec in records}
     for r in runs:
         direct = ccbench.run(r.scenario, tables=[]).flows["delivered_bytes"].tolist()
-        assert storage.read_run(tmp_path, r.key)["delivered_bytes"].to_pylist() == direct
+        assert storage.read_run(tmp_path, r.key, hashes[r.key])["delivered_bytes"].to_pylist() == direct
 
 
 def test_checking_a_scenario_hands_the_core_its_traces_instead_of_their_text(tmp_path, monkeypatch):

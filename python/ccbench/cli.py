@@ -509,7 +509,7 @@ def _run_campaign(
     as_json: bool = False,
 ):
     """Runs a parsed campaign with a progress bar (one per round with
-    `until_decided` = ((raw, source, text, folder), max_reps)), builds the
+    `until_decided` = ((raw, source, text, folder), max_reps, allow_large)), builds the
     report and prints the summary; a clear message and exit 2 for a
     directory of another campaign; Ctrl-C stops cleanly and says how to
     resume (exit 130). `estimate_at_least_s`: print the expected running
@@ -517,7 +517,7 @@ def _run_campaign(
     that long or longer in all; None: never. `as_json`: the progress goes
     to stderr and the summary to stdout as one JSON object
     (json_output.campaign_summary)."""
-    from ccbench.campaigns import executors, runner, storage
+    from ccbench.campaigns import executors, runner, spec, storage
     from ccbench.campaigns.estimate import Estimate, KernelEstimate
 
     out = out or runner.default_out(campaign)
@@ -571,9 +571,9 @@ def _run_campaign(
                 costs = KernelEstimate(campaign) if executor == "kernel" else Estimate(campaign, jobs)
             preload = runner.REPORT_MODULES  # imported while the workers run
             if until_decided:
-                read, max_reps = until_decided
+                read, max_reps, large = until_decided
                 done, _, _ = runner.run_until_decided(
-                    *read, out, jobs, executor, address, force, max_reps, on_round, preload, parsed=campaign
+                    *read, out, jobs, executor, address, force, max_reps, on_round, preload, campaign, large
                 )
             else:
                 done = runner.run(
@@ -587,7 +587,7 @@ def _run_campaign(
         finally:
             if progress.live.is_started:  # stop() of a bar never shown prints an empty line
                 progress.stop()
-    except (storage.CampaignDirectoryError, executors.RayUnavailableError) as e:
+    except (storage.CampaignDirectoryError, executors.RayUnavailableError, spec.CampaignFileError) as e:
         typer.echo(f"error: {e}", err=True)
         raise typer.Exit(EXIT_BAD_SCENARIO) from None
     except runner.CampaignInterrupted as e:
@@ -627,6 +627,7 @@ def _parse_or_exit(source):
 LONG_CAMPAIGN_S = 60.0
 EXECUTOR_HELP = "Where runs execute: local (a process pool) or ray."
 FORCE_HELP = "Switch a directory of another campaign file to this one (keeping the runs it shares)."
+CAMPAIGN_LARGE_HELP = "Lift the planning limits (runs, index size, work) and the scenario limits (allow_large = true)."
 SVG_HELP = "Also write each report figure as SVG (vector, for papers) beside its PNG in plots/."
 CAMPAIGN_JSON_HELP = "Print the summary and the recommendations as one JSON object (progress on stderr)."
 
@@ -651,6 +652,7 @@ def campaign(
     ),
     svg: bool = typer.Option(False, "--svg", help=SVG_HELP),
     as_json: bool = typer.Option(False, "--json", help=CAMPAIGN_JSON_HELP),
+    allow_large: bool = typer.Option(False, "--allow-large", help=CAMPAIGN_LARGE_HELP),
 ):
     """Run (or resume) a campaign: every combination of levels, repeated; tables, plots and report.html."""
     from ccbench.campaigns import spec
@@ -662,10 +664,10 @@ def campaign(
         raise typer.Exit(EXIT_BAD_SCENARIO)
     _check_max_reps(max_reps, 2)
     max_reps = max_reps or 12
-    parsed = _parse_or_exit(lambda: spec.parse_study(file, quick))
+    parsed = _parse_or_exit(lambda: spec.parse_study(file, quick, allow_large))
     _check_objective(parsed, file)
-    read = spec.read(file)
-    rounds = (read, max_reps) if until_decided else None
+    read = spec.read(file, allow_large)
+    rounds = (read, max_reps, allow_large) if until_decided else None
     if until_decided and quick:
         typer.echo("error: --quick and --until-decided: give one of them", err=True)
         raise typer.Exit(EXIT_BAD_SCENARIO)

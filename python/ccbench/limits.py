@@ -127,7 +127,9 @@ def estimate(s: dict) -> dict:
     record = s.get("record") or {}
     flows = sum(int(f["count"]) for f in s["flows"])
     rows = (flows + len(links(s))) * duration / max(float(record.get("interval", 0.1)), 1e-3)
-    memory = rows * SERIES_ROW_BYTES + rtt_samples_kept(record.get("rtt_samples"), packets, flows) * RTT_SAMPLE_BYTES
+    # Each series row of the CSV tables carries the scenario's name.
+    row_bytes = SERIES_ROW_BYTES + len(str(s.get("name") or ""))
+    memory = rows * row_bytes + rtt_samples_kept(record.get("rtt_samples"), packets, flows) * RTT_SAMPLE_BYTES
     return {"packets": packets, "memory_bytes": memory}
 
 

@@ -153,7 +153,11 @@ def run_columns(result: Result, name: str, table: pa.Table) -> dict[str, pa.Arra
     n = table.num_rows
     scenario = result.meta.get("scenario") or {}
     columns = {
-        "scenario": pa.repeat(pa.scalar(str(scenario.get("name", "")), pa.string()), n),
+        # Dictionary-encoded: the name is held (and written to Parquet) once, not once per row
+        # (a 100,000-character name made a run of a few thousand rows hold gigabytes).
+        "scenario": pa.DictionaryArray.from_arrays(
+            pa.array(np.zeros(n, np.int32)), pa.array([str(scenario.get("name", ""))], pa.string())
+        ),
         "seed": pa.repeat(pa.scalar(int(result.meta.get("seed", 0)), pa.int64()), n),
     }
     if name in PER_FLOW_TABLES and "flow" in table.column_names:

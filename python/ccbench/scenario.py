@@ -13,13 +13,9 @@ import functools
 import json
 import math
 import operator
-import os
-import stat
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
-
-import tomllib
 
 from ccbench import _ccsim, inputs, limits, traces
 from ccbench.json_pieces import Pieces
@@ -75,19 +71,7 @@ def load_trace_files(raw: dict, base_dir: Path, source: str, allow_large: bool =
 
 
 def _read_toml(text: str, source: str) -> dict:
-    try:
-        raw = tomllib.loads(text)
-    except RecursionError:
-        raise ScenarioFileError(source, "", f"nested deeper than {limits.MAX_NESTING} levels") from None
-    except tomllib.TOMLDecodeError as e:
-        msg = str(e)
-        path = ""
-        if "(at " in msg and msg.endswith(")"):
-            msg, _, where = msg.rpartition(" (at ")
-            path = where[:-1]
-        raise ScenarioFileError(source, path, f"TOML syntax error: {msg}") from None
-    _check_nesting(raw, source)
-    return raw
+    return inputs.read_toml(text, source, ScenarioFileError)
 
 
 def file_path(scenario: str | Path | Mapping[str, Any]) -> Path | None:
@@ -132,14 +116,10 @@ def read(scenario: str | Path | Mapping[str, Any], allow_large: bool = False) ->
         return _shared_traces_of(inputs.plain(scenario)), "<dict>"
     path = file_path(scenario)
     if path is not None:
-        text = _decode(_read_bytes(path, allow_large), str(path))
-        return _read_toml(text, str(path)), str(path)
-    text = str(scenario)
-    if len(text) > _max_bytes(allow_large):
-        raise ScenarioFileError(
-            "<text>", "", f"{len(text)} characters is more than the limit of {_max_bytes(allow_large)}"
-        )
-    return _read_toml(_decode(text.encode("utf-8", "surrogatepass"), "<text>"), "<text>"), "<text>"
+        data = inputs.read_bytes(path, allow_large, "scenario", ScenarioFileError)
+        return _read_toml(inputs.decode(data, str(path), "scenario", ScenarioFileError), str(path)), str(path)
+    text = inputs.checked_text(str(scenario), allow_large, "scenario", ScenarioFileError)
+    return _read_toml(text, "<text>"), "<text>"
 
 
 def _shared_traces_of(raw: dict) -> dict:
@@ -155,72 +135,6 @@ def _shared_traces_of(raw: dict) -> dict:
         return trace
 
     return traces.with_each_trace(raw, shared)
-
-
-def _max_bytes(allow_large: bool) -> int:
-    return limits.MAX_SCENARIO_BYTES * (limits.LARGE_FACTOR if allow_large else 1)
-
-
-def _read_bytes(path: Path, allow_large: bool) -> bytes:
-    """A scenario file's bytes: a regular file (opened without waiting on a
-    FIFO) of at most MAX_SCENARIO_BYTES."""
-    source, limit = str(path), _max_bytes(allow_large)
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
-    except (OSError, ValueError) as e:  # ValueError: a NUL in the name
-        shown = limits.shown(source, limits.SHOWN_PATH_CHARS)
-        reason = getattr(e, "strerror", None) or "not a file name"
-        raise ScenarioFileError(
-            shown, "", f"cannot read the file: {reason}{inputs.missing_file_hint(source, 'scenario')}"
-        ) from None
-    if not stat.S_ISREG(os.fstat(fd).st_mode):
-        os.close(fd)
-        raise ScenarioFileError(source, "", "not a regular file")
-    with os.fdopen(fd, "rb") as f:
-        try:
-            data = f.read(limit + 1)
-        except OSError as e:
-            raise ScenarioFileError(source, "", f"cannot read the file: {e.strerror}") from None
-    if len(data) > limit:
-        hint = "" if allow_large else " (--allow-large raises it)"
-        raise ScenarioFileError(source, "", f"the file is larger than the limit of {limit} bytes{hint}")
-    return data
-
-
-def _decode(data: bytes, source: str) -> str:
-    """UTF-8 text (a leading byte-order mark is skipped); a clean error naming
-    the line for other bytes or a NUL."""
-    if data.startswith(b"\xef\xbb\xbf"):
-        data = data[3:]
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as e:
-        line = data.count(b"\n", 0, e.start) + 1
-        raise ScenarioFileError(
-            source, f"line {line}", "not a UTF-8 text file (a TOML scenario is UTF-8 text)"
-        ) from None
-    nul = text.find("\0")
-    if nul >= 0:
-        raise ScenarioFileError(
-            source, f"line {text.count(chr(10), 0, nul) + 1}", "a NUL character; a scenario is text"
-        )
-    return text
-
-
-def _check_nesting(value: Any, source: str) -> None:
-    """Refuses tables and arrays nested deeper than MAX_NESTING (checked
-    without recursion, before anything recursive walks the value)."""
-    stack = [(value, 0, "")]
-    while stack:
-        v, depth, path = stack.pop()
-        if depth > limits.MAX_NESTING:
-            raise ScenarioFileError(source, limits.shown(path), f"nested deeper than {limits.MAX_NESTING} levels")
-        if isinstance(v, dict):
-            stack.extend((x, depth + 1, f"{path}.{k}" if path else str(k)) for k, x in v.items())
-        elif isinstance(v, traces.Opportunities):
-            stack.extend((x, depth + 1, f"{path}[0]") for x in v[:1])  # numbers: the first stands for all
-        elif isinstance(v, list):
-            stack.extend((x, depth + 1, f"{path}[{i}]") for i, x in enumerate(v))
 
 
 def _jsonable(value: Any, path: str, source: str) -> Any:
@@ -262,7 +176,7 @@ def load(
     not an int)."""
     raw, source = read(scenario, allow_large)
     if source == "<dict>":
-        _check_nesting(raw, source)
+        inputs.check_nesting(raw, source, ScenarioFileError)
     if base_dir is None:
         base_dir = Path(source).parent if not source.startswith("<") else Path.cwd()
     try:

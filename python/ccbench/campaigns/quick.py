@@ -22,6 +22,8 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from ccbench import limits
+
 QUICK_KEYS = ("repetitions", "time_scale", "levels", "tables", "scenario")
 #: The quick form's repetitions when the table does not say (and when a file has no table).
 DEFAULT_REPETITIONS = 1
@@ -47,10 +49,16 @@ def check(raw: dict, factors: list, source: str) -> None:
             raise _error(source, f"quick.{k}", f"unknown field; allowed: {', '.join(QUICK_KEYS)}")
     reps = quick.get("repetitions", DEFAULT_REPETITIONS)
     if isinstance(reps, bool) or not isinstance(reps, int) or reps < 1:
-        raise _error(source, "quick.repetitions", f"{reps!r} is not allowed; expected an integer >= 1")
+        shown = limits.shown(repr(reps))
+        raise _error(source, "quick.repetitions", f"{shown} is not allowed; expected an integer >= 1")
     scale = quick.get("time_scale", 1.0)
     if isinstance(scale, bool) or not isinstance(scale, (int, float)) or not 0 < scale <= 1:
-        raise _error(source, "quick.time_scale", f"{scale!r} is not allowed; a number in (0, 1]")
+        raise _error(source, "quick.time_scale", f"{limits.shown(repr(scale))} is not allowed; a number in (0, 1]")
+    from ccbench.campaigns.spec import show
+
+    for key, allowed in (("levels", "factor = [levels]"), ("tables", "named factor = { level = { fields } }")):
+        if not isinstance(quick.get(key, {}), dict):
+            raise _error(source, f"quick.{key}", f"{show(quick[key])} is not allowed; expected a table of {allowed}")
     by_name = {f.name: f for f in factors}
     for name, keep in quick.get("levels", {}).items():
         if name not in by_name:
@@ -96,7 +104,7 @@ def scale_times(obj: Any, scale: float) -> Any:
 
 def reduce(raw: dict) -> dict:
     """The quick form of a campaign (a raw campaign dict, already checked by `check`)."""
-    from ccbench.campaigns.spec import parse_path
+    from ccbench.campaigns.spec import is_level_of, parse_path
     from ccbench.profiles import deep_merge
 
     quick = raw.get("quick") or {}
@@ -111,15 +119,16 @@ def reduce(raw: dict) -> dict:
         factors[name] = {lv: {**factors[name].get(lv, {}), **t} for lv, t in tables.items()}
     for name, keep in quick.get("levels", {}).items():
         levels = factors[name]
-        kept = [v for v in levels if v in keep] or list(levels)[:1]
+        # A level the file no longer has is left out (stale_levels lists it); none left: the first level.
+        kept = [v for v in levels if is_level_of(v, keep)] or list(levels)[:1]
         factors[name] = {k: levels[k] for k in kept} if isinstance(levels, dict) else kept
     for name, levels in factors.items():
         if isinstance(levels, dict):
             factors[name] = {lv: scale_times(t, scale) for lv, t in levels.items()}
         elif str(parse_path(name)[-1]) in TIME_KEYS:
             factors[name] = [scale_time(v, scale) for v in levels]
-    kept = {n: set(map(str, lv)) for n, lv in factors.items()}
-    out["exclude"] = [r for r in out.get("exclude", []) if all(str(v) in kept.get(k, ()) for k, v in r.items())]
+    kept = {n: list(lv) for n, lv in factors.items()}
+    out["exclude"] = [r for r in out.get("exclude", []) if all(is_level_of(v, kept.get(k, ())) for k, v in r.items())]
     if not out["exclude"]:
         del out["exclude"]
     return out

@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import html
 import json
+import os
 import shlex
+import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 from string import Template
@@ -22,7 +24,7 @@ from string import Template
 import numpy as np
 import pandas as pd
 
-from ccbench.campaigns import analysis, figures, storage
+from ccbench.campaigns import analysis, figures, integrity, storage
 from ccbench.campaigns.analysis import METRICS, OBJECTIVES, ConditionResult, check_fairness, fmt
 from ccbench.campaigns.spec import QUICK_NOTE
 from ccbench.campaigns.storage import CampaignData, tables_dir
@@ -298,9 +300,16 @@ def size_sections(data: CampaignData, factor: str) -> list[str]:
 _campaign: CampaignData | None = None
 
 
-def _use_campaign(data: CampaignData) -> None:
+def _use_campaign(data: CampaignData, parent_pid: int | None = None) -> None:
+    """A figure process's start: the campaign to draw from; killed when the
+    page's process dies (even by kill -9), as the run workers are
+    (executors._die_with_parent), instead of drawing on as an orphan."""
     global _campaign
     _campaign = data
+    if parent_pid is not None:
+        from ccbench.campaigns.executors import _die_with_parent
+
+        _die_with_parent(parent_pid)
 
 
 def _figure_job(args) -> bytes:
@@ -326,7 +335,7 @@ def _sections(
         from concurrent.futures import ProcessPoolExecutor
 
         with ProcessPoolExecutor(
-            max_workers=min(jobs, len(wanted)), initializer=_use_campaign, initargs=(data,)
+            max_workers=min(jobs, len(wanted)), initializer=_use_campaign, initargs=(data, os.getpid())
         ) as pool:
             drawn = list(pool.map(_figure_job, [(c, objective, factor, name) for c, name in wanted]))
     pngs: dict[str, dict[str, bytes]] = {c.key: {} for c in conditions}
@@ -442,7 +451,25 @@ def build(
     with the campaign as read, so a caller can say what the page says.
     The conditions' figures are drawn in `jobs` processes (None: one per
     core, as a campaign runs). Never writes the tidy tables nor takes the
-    directory's lock."""
+    directory's lock. Run files that do not match their hash in the index are
+    never used: the report is refused, naming them (integrity.DamagedRunsError);
+    an sqlite3 or filesystem error is one CampaignDirectoryError."""
+    try:
+        return _build(directory, factor, objective, margin, jobs, svg, on_partial)
+    except (sqlite3.Error, OSError) as e:
+        where = Path(directory) / storage.INDEX if isinstance(e, sqlite3.Error) else Path(directory)
+        raise integrity.explain(e, where) from None
+
+
+def _build(
+    directory: str | Path,
+    factor: str | None,
+    objective: str | None,
+    margin: float | None,
+    jobs: int | None,
+    svg: bool,
+    on_partial: Callable[[CampaignData], None],
+) -> Path:
     from ccbench.file_modes import atomic_write_bytes
     from ccbench.run_files import json_bytes
 
@@ -545,7 +572,7 @@ def build(
     if data.partial and not _still_unfinished(data.directory):
         # The campaign finished while this page was drawn, and writes (or wrote) its own report:
         # draw that one instead of overwriting it (and the figures in plots/) with this one.
-        return build(directory, factor, objective if objective_given else None, margin, jobs, svg, on_partial)
+        return _build(directory, factor, objective if objective_given else None, margin, jobs, svg, on_partial)
     if data.partial:
         on_partial(data)
     atomic_write_bytes(data.directory / "recommendations.json", json_bytes(recs))

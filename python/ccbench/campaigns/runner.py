@@ -16,17 +16,20 @@ same command resumes.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import importlib
 import os
+import sqlite3
+import sys
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ccbench.campaigns import executors, spec, storage
+from ccbench.campaigns import executors, integrity, spec, storage
 from ccbench.campaigns.spec import Campaign, parse
 
 #: What the report needs (matplotlib, scipy): the `preload` of a campaign whose report follows.
@@ -124,8 +127,28 @@ def run(
     campaign = campaign if isinstance(campaign, Campaign) else parse(campaign)
     out = Path(out) if out is not None else default_out(campaign)
     _check_ray(executor, address)
-    with storage.locked(out):
+    with storage.locked(out), _storage_faults(out):
         return _run(campaign, out, jobs, executor, address, force, on_progress, preload, started)
+
+
+@contextlib.contextmanager
+def _storage_faults(out: Path) -> Iterator[None]:
+    """An sqlite3 or filesystem error of the campaign directory (full disk, read-only mount,
+    damaged index) as one CampaignDirectoryError naming the path and what to do."""
+    try:
+        yield
+    except (sqlite3.Error, OSError) as e:
+        raise integrity.explain(e, out / storage.INDEX if isinstance(e, sqlite3.Error) else out) from None
+
+
+def _redo_damaged(out: Path, index: storage.Index) -> None:
+    """Finished runs whose files do not match their hash in the index (or cannot be read) run
+    again: each is named on stderr, and never used."""
+    frame = index.frame()
+    damaged = storage.damaged_runs(out, frame[frame["status"] == "done"])
+    for d in damaged:
+        print(f"warning: {d.text()}; the run is run again", file=sys.stderr)
+    index.redo([d.path.stem for d in damaged])
 
 
 def _run(
@@ -144,6 +167,7 @@ def _run(
 
     jobs = jobs or default_jobs()
     index = storage.prepare(out, campaign, force, _ccsim.__version__)
+    _redo_damaged(out, index)
     driver_seconds = time.perf_counter() - started
     in_flight: dict[str, None] = {}
     fresh: dict = {}  # key -> the run's rows as returned by its worker
@@ -234,6 +258,7 @@ def run_until_decided(
     on_round: Callable[[int], Callable[[Progress], None]] = lambda reps: lambda p: None,
     preload: tuple[str, ...] = (),
     parsed: spec.Campaign | None = None,
+    allow_large: bool = False,
 ) -> tuple[CampaignRun, list, int]:
     """Runs a campaign (as read by spec.read; `parsed`, if the caller has
     parsed it already with these repetitions), then raises its repetitions
@@ -247,10 +272,10 @@ def run_until_decided(
 
     started = time.perf_counter()
     reps = int(raw.get("repetitions", 1))
-    campaign = parsed or spec.parse_raw({**raw, "repetitions": reps}, source, text, folder)
+    campaign = parsed or spec.parse_raw({**raw, "repetitions": reps}, source, text, folder, allow_large=allow_large)
     out = Path(out) if out is not None else default_out(campaign)
     _check_ray(executor, address)
-    with storage.locked(out):  # across the rounds
+    with storage.locked(out), _storage_faults(out):  # across the rounds
         rounds: list[CampaignRun] = []
         while True:
             rounds.append(
@@ -273,7 +298,9 @@ def run_until_decided(
             # No estimate: with one repetition (no spread yet) try 3, else go to the cap.
             reps = min(max_reps, max(reps + 1, *(c.reps_needed or (3 if c.reps < 2 else max_reps) for c in undecided)))
             # The runs of the earlier repetitions are the same: only the new ones are planned.
-            campaign = spec.parse_raw({**raw, "repetitions": reps}, source, text, folder, planned=campaign.runs)
+            campaign = spec.parse_raw(
+                {**raw, "repetitions": reps}, source, text, folder, planned=campaign.runs, allow_large=allow_large
+            )
 
 
 def _over_rounds(rounds: list[CampaignRun]) -> CampaignRun:

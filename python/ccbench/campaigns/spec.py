@@ -46,6 +46,7 @@ import numpy as np
 import tomllib
 
 from ccbench import inputs, limits, traces
+from ccbench.campaigns import planning
 from ccbench.profiles import deep_merge
 from ccbench.run_result import TABLES
 from ccbench.scenario import ScenarioFileError
@@ -75,6 +76,8 @@ TOP_LEVEL_KEYS = (
 #: would have to be remembered by every rerun).
 ALLOW_LARGE_IN_FILE = "allow_large = true in the campaign file"
 KEEP_TABLES = ("first", "none", "all")
+#: A campaign's seed: hashed through canonical JSON, so an integer JSON readers keep exactly.
+MAX_SEED = 2**53 - 1
 #: The name of the copy of the base scenario file (`base = "FILE"`) in a campaign directory.
 SAVED_BASE = "base.toml"
 #: Appended to the stored text of a quick form, so its directory is not the full form's.
@@ -94,9 +97,9 @@ class CampaignFileError(ValueError):
     the levels it was built with (which `detail` names)."""
 
     def __init__(self, source: str, path: str, detail: str, scenario_detail: str | None = None):
-        self.source, self.path, self.detail = source, path, detail
+        self.source, self.path, self.detail = source, path, limits.one_line(detail)
         self.scenario_detail = scenario_detail
-        super().__init__(f"{source}: {path + ': ' if path else ''}{detail}")
+        super().__init__(limits.one_line(f"{source}: {path + ': ' if path else ''}{detail}"))
 
 
 def text_hash(text: str) -> str:
@@ -284,6 +287,8 @@ class Campaign:
     #: `base = "FILE"` as written, and the file's text (None for an inline [scenario]).
     base_name: str | None = None
     base_text: str | None = None
+    #: The work of the runs (ccbench.campaigns.planning.work): packets, and seconds on one core.
+    work: tuple[float, float] = (0.0, 0.0)
 
     @property
     def text_hash(self) -> str:
@@ -352,47 +357,64 @@ def _quote(name: str) -> str:
     return f'"{name}"' if not re.match(r"^[A-Za-z0-9_-]+$", name) else name
 
 
-def _show(value: Any) -> str:
-    return json.dumps(value) if isinstance(value, (str, int, float, bool)) else repr(value)
+def show(value: Any) -> str:
+    """A value as a message shows it: JSON for a scalar, cut to limits.SHOWN_CHARS."""
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 128:
+        return f"an integer of about {int(value.bit_length() * math.log10(2)) + 1} digits"
+    try:
+        text = json.dumps(value)
+    except (TypeError, ValueError):  # a date, or an integer of thousands of digits inside a list
+        text = repr(value)
+    return limits.shown(text, limits.SHOWN_CHARS * 2)
 
 
-def read(campaign: str | Path | Mapping[str, Any]) -> tuple[dict, str, str, Path]:
+def same_level(a: Any, b: Any) -> bool:
+    """Whether `a` names the level `b`: equal values of the same kind (true is not the level 1, as
+    Python's True == 1 would have it; 1 and 1.0 are the same number)."""
+    return isinstance(a, bool) == isinstance(b, bool) and isinstance(a, str) == isinstance(b, str) and a == b
+
+
+def is_level_of(value: Any, levels: Sequence) -> bool:
+    return any(same_level(value, level) for level in levels)
+
+
+def _table(raw: dict, key: str, source: str, allowed: str) -> dict:
+    """raw[key] when it is a table (an empty one when absent); else the error naming `key`."""
+    value = raw.get(key, {})
+    if not isinstance(value, dict):
+        raise CampaignFileError(source, key, f"{show(value)} is not allowed; expected {allowed}")
+    return value
+
+
+def read(campaign: str | Path | Mapping[str, Any], allow_large: bool = False) -> tuple[dict, str, str, Path]:
     """(raw dict, source name, text, folder for relative paths) of a campaign
     file path (str or Path), dict, or TOML text marked as
-    ccbench.inputs.TomlText (the rule of ccbench.inputs). A file's text ends
-    without QUICK_NOTE (the mark of a quick form's saved campaign.toml): the
-    note is --quick's to add, so that file runs its full design without it."""
+    ccbench.inputs.TomlText (the rule of ccbench.inputs). A file gets the
+    checks of a scenario file first (ccbench.inputs: at most 1 MiB, UTF-8,
+    dotted keys and nesting; `allow_large` raises the size limit). A file's
+    text ends without QUICK_NOTE (the mark of a quick form's saved
+    campaign.toml): the note is --quick's to add, so that file runs its full
+    design without it."""
     if inputs.is_mapping(campaign):
         raw = inputs.plain(campaign)
+        inputs.check_nesting(raw, "<dict>", CampaignFileError)
         return raw, "<dict>", canonical_json(raw), Path.cwd()
     if not inputs.is_text(campaign):
         path = inputs.file_path(campaign, "campaign")
-        try:
-            text = path.read_text(encoding="utf-8")
-        except UnicodeDecodeError:
-            raise
-        except (OSError, ValueError) as e:  # ValueError: a NUL in the name
-            reason = getattr(e, "strerror", None) or "not a file name"
-            raise CampaignFileError(
-                limits.shown(str(path), limits.SHOWN_PATH_CHARS),
-                "",
-                f"cannot read the file: {reason}{inputs.missing_file_hint(str(path), 'campaign')}",
-            ) from None
+        data = inputs.read_bytes(path, allow_large, "campaign", CampaignFileError)
         source, folder = str(path), path.resolve().parent
-        text = text.removesuffix(QUICK_NOTE)
+        text = inputs.decode(data, source, "campaign", CampaignFileError).removesuffix(QUICK_NOTE)
     else:
-        text, source, folder = str(campaign), "<text>", Path.cwd()
-    try:
-        return tomllib.loads(text), source, text, folder
-    except tomllib.TOMLDecodeError as e:
-        msg, _, where = str(e).rpartition(" (at ")
-        raise CampaignFileError(source, where[:-1] if msg else "", f"TOML syntax error: {msg or e}") from None
+        source, folder = "<text>", Path.cwd()
+        text = inputs.checked_text(str(campaign), allow_large, "campaign", CampaignFileError)
+    return inputs.read_toml(text, source, CampaignFileError), source, text, folder
 
 
-def _int_field(raw: dict, key: str, default: int, minimum: int, source: str) -> int:
+def _int_field(raw: dict, key: str, default: int, minimum: int, source: str, maximum: int | None = None) -> int:
     v = raw.get(key, default)
-    if isinstance(v, bool) or not isinstance(v, int) or v < minimum:
-        raise CampaignFileError(source, key, f"{_show(v)} is not allowed; expected an integer >= {minimum}")
+    if isinstance(v, bool) or not isinstance(v, int) or v < minimum or maximum is not None and v > maximum:
+        allowed = f"an integer >= {minimum}" if maximum is None else f"an integer from {minimum} to {maximum}"
+        raise CampaignFileError(source, key, f"{show(v)} is not allowed; expected {allowed}")
     return v
 
 
@@ -413,11 +435,11 @@ def _base(raw: dict, source: str, folder: Path, allow_large: bool) -> tuple[dict
         )
     if has_inline:
         if not isinstance(raw["scenario"], dict):
-            raise CampaignFileError(source, "scenario", f"{_show(raw['scenario'])} is not allowed; expected a table")
+            raise CampaignFileError(source, "scenario", f"{show(raw['scenario'])} is not allowed; expected a table")
         return copy.deepcopy(raw["scenario"]), folder, None
     name = raw["base"]
     if not isinstance(name, str):
-        raise CampaignFileError(source, "base", f"{_show(name)} is not allowed; expected a file name")
+        raise CampaignFileError(source, "base", f"{show(name)} is not allowed; expected a file name")
     path = Path(name) if Path(name).is_absolute() else folder / name
     try:
         scenario, _ = read_scenario(path, allow_large)
@@ -452,7 +474,7 @@ def _factors(raw: dict, source: str) -> list[Factor]:
             continue
         if not isinstance(levels, list) or not levels:
             raise CampaignFileError(
-                source, where, f"{_show(levels)} is not allowed; expected a non-empty list of levels"
+                source, where, f"{show(levels)} is not allowed; expected a non-empty list of levels"
             )
         try:
             path = tuple(parse_path(name))
@@ -461,10 +483,11 @@ def _factors(raw: dict, source: str) -> list[Factor]:
         for i, v in enumerate(levels):
             if not isinstance(v, (str, int, float, bool)) or isinstance(v, float) and not math.isfinite(v):
                 raise CampaignFileError(
-                    source, f"{where}[{i}]", f"{_show(v)} is not allowed; a level is a string, number or boolean"
+                    source, f"{where}[{i}]", f"{show(v)} is not allowed; a level is a string, number or boolean"
                 )
-        if len(set(map(canonical_json, levels))) != len(levels):
-            raise CampaignFileError(source, where, f"{_show(levels)}: a level is repeated")
+        # The same level twice: equal values of the same type (canonical_json's identity for scalars).
+        if len({(type(v), v) for v in levels}) != len(levels):
+            raise CampaignFileError(source, where, f"{show(levels)}: a level is repeated")
         out.append(Factor(name, tuple(levels), path=path))
     if not out:
         raise CampaignFileError(
@@ -489,79 +512,124 @@ def _excluded(raw: dict, factors: list[Factor], source: str) -> list[dict]:
                 raise CampaignFileError(
                     source, f"exclude[{i}].{_quote(k)}", f"not a factor; factors: {', '.join(by_name) or 'none'}"
                 )
-            if v not in by_name[k].levels:
-                allowed = ", ".join(_show(x) for x in by_name[k].levels)
+            if not is_level_of(v, by_name[k].levels):
+                allowed = ", ".join(show(x) for x in by_name[k].levels)
                 raise CampaignFileError(
-                    source, f"exclude[{i}].{_quote(k)}", f"{_show(v)} is not a level; levels: {allowed}"
+                    source, f"exclude[{i}].{_quote(k)}", f"{show(v)} is not a level; levels: {allowed}"
                 )
     return rules
 
 
+#: The bounds of a [random] field: far beyond any scenario value in its unit (a rate of 1e15 bit/s),
+#: so the draw's arithmetic stays exact and finite.
+MAX_RANDOM_MAGNITUDE = 1e15
+#: The smallest step of a [random] field: drawn values are rounded to 9 decimals.
+MIN_RANDOM_STEP = 1e-9
+#: A [random] field's unit: a unit word such as ms, Mbit or KB, appended to the number.
+_UNIT = re.compile(r"^[A-Za-z%/]{0,16}$")
+
+
+def _random_number(spec: dict, key: str, where: str, source: str) -> float:
+    v = spec[key]
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not abs(v) <= MAX_RANDOM_MAGNITUDE:
+        raise CampaignFileError(
+            source,
+            f"{where}.{key}",
+            f"{show(v)} is not allowed; a number from {-MAX_RANDOM_MAGNITUDE:g} to {MAX_RANDOM_MAGNITUDE:g}",
+        )
+    return float(v)
+
+
 def _random(raw: dict, source: str) -> list[RandomField]:
-    table = raw.get("random", {})
+    table = _table(raw, "random", source, "a table of field path = { min, max, step, unit }")
     out = []
     for name, spec in table.items():
         where = f"random.{_quote(name)}"
         allowed = 'expected { min = NUMBER, max = NUMBER, step = NUMBER, unit = "ms" } (step and unit optional)'
         if not isinstance(spec, dict) or set(spec) - {"min", "max", "step", "unit"} or not {"min", "max"} <= set(spec):
-            raise CampaignFileError(source, where, f"{_show(spec)} is not allowed; {allowed}")
+            raise CampaignFileError(source, where, f"{show(spec)} is not allowed; {allowed}")
         try:
             path = tuple(parse_path(name))
-            low, high, step = float(spec["min"]), float(spec["max"]), float(spec.get("step", 0))
-        except (ValueError, TypeError) as e:
+        except ValueError as e:
             raise CampaignFileError(source, where, f"{e}; {allowed}") from None
-        if not (low <= high and step >= 0):
-            raise CampaignFileError(source, where, f"min {low:g} .. max {high:g}, step {step:g}: {allowed}, min <= max")
-        out.append(RandomField(name, path, low, high, step, str(spec.get("unit", ""))))
+        low, high = _random_number(spec, "min", where, source), _random_number(spec, "max", where, source)
+        step = _random_number(spec, "step", where, source) if "step" in spec else 0.0
+        if not low <= high:
+            raise CampaignFileError(source, where, f"min {low:g} is above max {high:g}; {allowed}, min <= max")
+        if step != 0 and not MIN_RANDOM_STEP <= step:
+            raise CampaignFileError(
+                source,
+                f"{where}.step",
+                f"{show(spec['step'])} is not allowed; 0 (none) or from {MIN_RANDOM_STEP:g} "
+                "(values are rounded to 9 decimals)",
+            )
+        unit = spec.get("unit", "")
+        if not isinstance(unit, str) or not _UNIT.match(unit):
+            raise CampaignFileError(
+                source, f"{where}.unit", f'{show(unit)} is not allowed; a unit such as "ms" or "Mbit" (letters)'
+            )
+        out.append(RandomField(name, path, low, high, step, unit))
     return out
 
 
 def _analysis(raw: dict, factors: list[Factor], source: str) -> dict:
     from ccbench.campaigns.analysis import OBJECTIVES
 
-    table = raw.get("analysis", {})
     allowed_keys = ("compare", "objective", "margin")
+    table = _table(raw, "analysis", source, f"a table with any of {', '.join(allowed_keys)}")
     for k in table:
         if k not in allowed_keys:
             raise CampaignFileError(source, f"analysis.{k}", f"unknown field; allowed: {', '.join(allowed_keys)}")
     out = {}
     if "compare" in table:
-        if table["compare"] not in [f.name for f in factors]:
+        if not isinstance(table["compare"], str) or table["compare"] not in [f.name for f in factors]:
             names = ", ".join(f.name for f in factors)
             raise CampaignFileError(
-                source, "analysis.compare", f"{_show(table['compare'])} is not a factor; factors: {names}"
+                source, "analysis.compare", f"{show(table['compare'])} is not a factor; factors: {names}"
             )
         out["compare"] = table["compare"]
     if "objective" in table:
-        if table["objective"] not in OBJECTIVES:
+        if not isinstance(table["objective"], str) or table["objective"] not in OBJECTIVES:
             raise CampaignFileError(
                 source,
                 "analysis.objective",
-                f"{_show(table['objective'])} is not allowed; one of {', '.join(OBJECTIVES)}",
+                f"{show(table['objective'])} is not allowed; one of {', '.join(OBJECTIVES)}",
             )
         out["objective"] = table["objective"]
     if "margin" in table:
         m = table["margin"]
         if isinstance(m, bool) or not isinstance(m, (int, float)) or not 0 <= m < 1:
             raise CampaignFileError(
-                source, "analysis.margin", f"{_show(m)} is not allowed; a fraction from 0 to below 1 (0.05 = 5%)"
+                source, "analysis.margin", f"{show(m)} is not allowed; a fraction from 0 to below 1 (0.05 = 5%)"
             )
         out["margin"] = float(m)
     return out
 
 
-def _study(raw: dict, source: str) -> str | None:
+def _study(raw: dict, factors: list[str], source: str) -> str | None:
     from ccbench.campaigns.studies import STUDIES
 
     if "study" not in raw:
         return None
-    if raw["study"] not in STUDIES:
-        raise CampaignFileError(source, "study", f"{_show(raw['study'])} is not allowed; one of {', '.join(STUDIES)}")
-    return raw["study"]
+    name = raw["study"]
+    if not isinstance(name, str) or name not in STUDIES:
+        raise CampaignFileError(source, "study", f"{show(name)} is not allowed; one of {', '.join(STUDIES)}")
+    # The study's report section reads the factors of its shipped file: a campaign without them
+    # would run every run and then fail to draw its report.
+    shipped = tomllib.loads(STUDIES[name].text()).get("factors", {})
+    missing = [f for f in shipped if f not in factors]
+    if missing:
+        raise CampaignFileError(
+            source,
+            "study",
+            f"{show(name)}: the study's report needs its factors {', '.join(_quote(f) for f in shipped)}; "
+            f"this campaign lacks {', '.join(_quote(f) for f in missing)} (drop study = ... for an ordinary report)",
+        )
+    return name
 
 
 def _is_excluded(levels: dict, rules: list[dict]) -> bool:
-    return any(all(levels[k] == v for k, v in rule.items()) for rule in rules)
+    return any(all(same_level(v, levels[k]) for k, v in rule.items()) for rule in rules)
 
 
 def _scenario_error(
@@ -575,65 +643,77 @@ def _scenario_error(
             pattern = re.escape(f.name).replace(r"\[\*\]", r"\[\d+\]")
             if re.match(f"^{pattern}(\\.|\\[|$)", e.path):
                 return CampaignFileError(
-                    source, f"factors.{_quote(f.name)}[{i}]", f"level {_show(f.levels[i])}: {e.path}: {detail}"
+                    source, f"factors.{_quote(f.name)}[{i}]", f"level {show(f.levels[i])}: {e.path}: {detail}"
                 )
-    combo = ", ".join(f"{k} = {_show(v)}" for k, v in levels.items())
+    combo = ", ".join(f"{k} = {show(v)}" for k, v in levels.items())
     where = f"scenario.{e.path}" if e.path else "scenario"
     return CampaignFileError(source, where, f"{detail} (with {combo or 'the base scenario'})", e.detail)
 
 
-def parse(campaign: str | Path | Mapping[str, Any]) -> Campaign:
+def parse(campaign: str | Path | Mapping[str, Any], allow_large: bool = False) -> Campaign:
     """Reads and checks a campaign (file path, TOML text or dict) and plans
     every run, validating each run's scenario with the simulator's own
-    checks. Raises CampaignFileError."""
-    return parse_raw(*read(campaign))
+    checks, within the limits of ccbench.limits and
+    ccbench.campaigns.planning (`allow_large` lifts them, as the file's
+    `allow_large = true` does). Raises CampaignFileError."""
+    return parse_raw(*read(campaign, allow_large), allow_large=allow_large)
 
 
-def parse_study(campaign: str | Path | Mapping[str, Any], quick: bool = False) -> Campaign:
+def parse_study(campaign: str | Path | Mapping[str, Any], quick: bool = False, allow_large: bool = False) -> Campaign:
     """`parse`, or with `quick` the file's [quick] reduction (ccbench.campaigns.quick) of the design."""
     if not quick:
-        return parse(campaign)
+        return parse(campaign, allow_large)
     from ccbench.campaigns.quick import reduce
 
-    parse(campaign)  # checks the whole file, [quick] included
-    raw, source, text, folder = read(campaign)
-    return parse_raw(reduce(raw), source, text + QUICK_NOTE, folder)
+    parse(campaign, allow_large)  # checks the whole file, [quick] included
+    raw, source, text, folder = read(campaign, allow_large)
+    return parse_raw(reduce(raw), source, text + QUICK_NOTE, folder, allow_large=allow_large)
 
 
-def parse_raw(raw: dict, source: str, text: str, folder: Path, planned: Sequence[Run] = ()) -> Campaign:
+def parse_raw(
+    raw: dict, source: str, text: str, folder: Path, planned: Sequence[Run] = (), allow_large: bool = False
+) -> Campaign:
     """`parse` of a campaign already read (`read`), e.g. changed by `ccbench
     compare`. `planned`: runs of this same campaign planned before with fewer
     repetitions (run_until_decided's earlier round), taken as they are
-    instead of being validated again."""
+    instead of being validated again. `allow_large`: lifts the limits as the
+    file's `allow_large = true` does."""
     already = {r.key: r for r in planned}
     for k in raw:
         if k not in TOP_LEVEL_KEYS:
             raise CampaignFileError(source, k, f"unknown field; allowed: {', '.join(TOP_LEVEL_KEYS)}")
     name = raw.get("name", Path(source).stem if not source.startswith("<") else "campaign")
     if not isinstance(name, str):
-        raise CampaignFileError(source, "name", f"{_show(name)} is not allowed; expected a string")
+        raise CampaignFileError(source, "name", f"{show(name)} is not allowed; expected a string")
     repetitions = _int_field(raw, "repetitions", 1, 1, source)
-    seed = _int_field(raw, "seed", 1, 0, source)
-    allow_large = raw.get("allow_large", False)
-    if not isinstance(allow_large, bool):
-        raise CampaignFileError(source, "allow_large", f"{_show(allow_large)} is not allowed; true or false")
+    seed = _int_field(raw, "seed", 1, 0, source, MAX_SEED)
+    in_file = raw.get("allow_large", False)
+    if not isinstance(in_file, bool):
+        raise CampaignFileError(source, "allow_large", f"{show(in_file)} is not allowed; true or false")
+    allow_large = allow_large or in_file
     base, base_dir, base_text = _base(raw, source, folder, allow_large)
     factors = _factors(raw, source)
     excluded = _excluded(raw, factors, source)
     common = raw.get("common_seeds", [])
-    for i, c in enumerate(common if isinstance(common, list) else [common]):
-        if c not in [f.name for f in factors]:
-            raise CampaignFileError(source, f"common_seeds[{i}]", f"{_show(c)} is not a factor")
+    if not isinstance(common, list):
+        raise CampaignFileError(source, "common_seeds", f"{show(common)} is not allowed; expected a list of factors")
+    for i, c in enumerate(common):
+        if not isinstance(c, str) or c not in [f.name for f in factors]:
+            names = ", ".join(f.name for f in factors)
+            raise CampaignFileError(source, f"common_seeds[{i}]", f"{show(c)} is not a factor; factors: {names}")
     random_fields = _random(raw, source)
     keep = raw.get("keep_tables", "first")
-    if keep not in KEEP_TABLES:
-        raise CampaignFileError(source, "keep_tables", f"{_show(keep)} is not allowed; one of {', '.join(KEEP_TABLES)}")
+    if not isinstance(keep, str) or keep not in KEEP_TABLES:
+        raise CampaignFileError(source, "keep_tables", f"{show(keep)} is not allowed; one of {', '.join(KEEP_TABLES)}")
     kept_tables = _kept_tables(raw, source)
     analysis = _analysis(raw, factors, source)
-    study = _study(raw, source)
+    study = _study(raw, [f.name for f in factors], source)
     from ccbench.campaigns.quick import check as check_quick
 
     check_quick(raw, factors, source)
+    size = planning.design_size([f.levels for f in factors], [f.name for f in factors], repetitions)
+    if not allow_large and (why := planning.design_refusal(size)):
+        raise CampaignFileError(source, "", why)
 
     ordered = [f for f in factors if f.named] + [f for f in factors if not f.named]
     runs: list[Run] = []
@@ -683,6 +763,11 @@ def parse_raw(raw: dict, source: str, text: str, folder: Path, planned: Sequence
             runs.append(Run(len(runs), key, levels, rep, s, normalized))
     if not runs:
         raise CampaignFileError(source, "exclude", "every combination is excluded: nothing to run")
+    from ccbench.campaigns.estimate import run_cost
+
+    work = planning.work([run_cost(r.scenario) for r in runs])
+    if not allow_large and (why := planning.work_refusal(len(runs), work[0])):
+        raise CampaignFileError(source, "", why)
     return Campaign(
         name,
         source,
@@ -700,6 +785,7 @@ def parse_raw(raw: dict, source: str, text: str, folder: Path, planned: Sequence
         kept_tables,
         raw["base"] if base_text is not None else None,
         base_text,
+        work,
     )
 
 
@@ -708,9 +794,9 @@ def _kept_tables(raw: dict, source: str) -> tuple[str, ...]:
     order (default: all of them)."""
     kept = raw.get("kept_tables", list(TABLES))
     if not isinstance(kept, list) or not kept:
-        raise CampaignFileError(source, "kept_tables", f"{_show(kept)} is not allowed; expected a list of table names")
+        raise CampaignFileError(source, "kept_tables", f"{show(kept)} is not allowed; expected a list of table names")
     for i, name in enumerate(kept):
-        if name not in TABLES:
+        if not isinstance(name, str) or name not in TABLES:
             allowed = ", ".join(TABLES)
-            raise CampaignFileError(source, f"kept_tables[{i}]", f"{_show(name)} is not a table; one of {allowed}")
+            raise CampaignFileError(source, f"kept_tables[{i}]", f"{show(name)} is not a table; one of {allowed}")
     return tuple(t for t in TABLES if t in kept)

@@ -41,7 +41,9 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from ccbench import directory_lock
+from ccbench import directory_lock, limits
+from ccbench.campaigns import integrity
+from ccbench.campaigns.integrity import CampaignDirectoryError
 from ccbench.campaigns.spec import QUICK_NOTE, SAVED_BASE, Campaign, canonical_json, level_positions, text_hash
 from ccbench.run_result import signed
 
@@ -80,10 +82,6 @@ CREATE INDEX IF NOT EXISTS runs_status ON runs (status);
 """
 
 
-class CampaignDirectoryError(RuntimeError):
-    """The directory holds another campaign (or is not a campaign directory)."""
-
-
 def run_file(directory: Path, key: str) -> Path:
     """Where run KEY's rows are written: an Arrow IPC file. A run's file is
     one small table (a row per flow) that is written once and read once, by
@@ -110,12 +108,35 @@ def table_of_arrow_file(data: bytes) -> pa.Table:
     return pa.ipc.open_file(pa.py_buffer(data)).read_all()
 
 
-def read_run(directory: Path, key: str) -> pa.Table:
-    """Run KEY's rows from its file (run_file, or the Parquet file an older ccbench wrote)."""
+def read_run(directory: Path, key: str, result_hash: str | None) -> pa.Table | integrity.DamagedRun:
+    """Run KEY's rows from its file (run_file, or the Parquet file an older
+    ccbench wrote), if the file's hash is `result_hash` (the index's) and it
+    reads as a table; else a DamagedRun saying why."""
     path = run_file(directory, key)
     if not path.exists() and path.with_suffix(LEGACY_RUN_SUFFIX).exists():
-        return pq.read_table(path.with_suffix(LEGACY_RUN_SUFFIX))
-    return table_of_arrow_file(path.read_bytes())
+        path = path.with_suffix(LEGACY_RUN_SUFFIX)
+    data = integrity.verified_bytes(path, result_hash)
+    if isinstance(data, integrity.DamagedRun):
+        return data
+    try:
+        if path.suffix == LEGACY_RUN_SUFFIX:
+            return pq.read_table(pa.BufferReader(data))
+        return table_of_arrow_file(data)
+    except (pa.ArrowException, OSError) as e:
+        return integrity.DamagedRun(path, f"not a readable table ({limits.shown(str(e), 80)})")
+
+
+def damaged_runs(directory: Path, done: pd.DataFrame) -> list[integrity.DamagedRun]:
+    """The runs of `done` (index rows) whose files cannot be used (read_run), read in threads."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        read = pool.map(lambda kh: read_run(directory, *kh), zip(done["key"], done["result_hash"]))
+        return [r for r in read if isinstance(r, integrity.DamagedRun)]
+
+
+#: What `ccbench report` says to do about damaged run files.
+REDO_ADVICE = "run the campaign again into this directory (the same ccbench campaign command) to redo those runs"
 
 
 def tables_dir(directory: Path, key: str) -> Path:
@@ -125,16 +146,27 @@ def tables_dir(directory: Path, key: str) -> Path:
 class Index:
     """The run index of one campaign directory."""
 
-    def __init__(self, directory: str | Path, create: bool = False):
+    def __init__(self, directory: str | Path, create: bool = False, check: bool = False):
+        """Opens the index; `check`: first SQLite's quick_check (integrity.check_index).
+        Raises CampaignDirectoryError (one line) for any SQLite or file error."""
         self.directory = Path(directory)
         path = self.directory / INDEX
         if not create and not path.exists():
             raise CampaignDirectoryError(f"{self.directory}: not a campaign directory (no {INDEX})")
-        self.db = sqlite3.connect(path, timeout=60, isolation_level=None)
-        self.db.execute("PRAGMA journal_mode=WAL")
-        self.db.execute("PRAGMA synchronous=NORMAL")
-        if create:
-            self.db.executescript(_SCHEMA)
+        try:
+            self.db = sqlite3.connect(path, timeout=60, isolation_level=None)
+        except sqlite3.Error as e:
+            raise integrity.explain(e, path) from None
+        try:
+            if check:
+                integrity.check_index(self.db, path)
+            self.db.execute("PRAGMA journal_mode=WAL")
+            self.db.execute("PRAGMA synchronous=NORMAL")
+            if create:
+                self.db.executescript(_SCHEMA)
+        except (sqlite3.Error, CampaignDirectoryError) as e:
+            self.db.close()
+            raise e if isinstance(e, CampaignDirectoryError) else integrity.explain(e, path) from None
 
     def close(self) -> None:
         self.db.close()
@@ -211,6 +243,12 @@ class Index:
                 [(now, k) for k in keys],
             )
 
+    def redo(self, keys: list[str]) -> None:
+        """Finished runs whose files cannot be used (integrity.DamagedRun): pending again."""
+        with self.db:
+            self.db.execute("BEGIN")
+            self.db.executemany("UPDATE runs SET status='pending', result_hash=NULL WHERE key=?", [(k,) for k in keys])
+
     def mark_pending(self, keys: list[str]) -> None:
         with self.db:
             self.db.execute("BEGIN")
@@ -250,6 +288,8 @@ def locked(directory: str | Path) -> Iterator[None]:
     except directory_lock.Busy:
         raise CampaignDirectoryError(f"another ccbench campaign is running in {d}") from None
     except OSError as e:
+        if e.errno in integrity.DISK_ERRNOS:  # a full disk or a read-only mount: say what to do
+            raise integrity.explain(e, d) from None
         raise CampaignDirectoryError(f"cannot use the campaign directory {d}: {e.strerror}") from None
     try:
         yield
@@ -267,7 +307,7 @@ def prepare(directory: str | Path, campaign: Campaign, force: bool, version: str
     saved = campaign.saved_text()
     same = False
     if (d / INDEX).exists():
-        idx = Index(d)
+        idx = Index(d, check=True)
         meta = idx.meta()
         same = _same_campaign(meta, campaign, saved)
         if not same and not force:
@@ -400,9 +440,13 @@ def assemble(
     order = sorted(range(len(done)), key=lambda i: (sort_keys[i], reps[i]))
     if not order:
         return pd.DataFrame(), pd.DataFrame()
+    hashes = dict(zip(done["key"], done["result_hash"]))
     missing = [keys[i] for i in order if keys[i] not in fresh]
     with ThreadPoolExecutor(max_workers=4) as pool:
-        read = dict(zip(missing, pool.map(lambda k: read_run(d, k), missing)))
+        read = dict(zip(missing, pool.map(lambda k: read_run(d, k, hashes[k]), missing)))
+    damaged = [r for r in read.values() if isinstance(r, integrity.DamagedRun)]
+    if damaged:
+        raise integrity.DamagedRunsError(d, damaged, REDO_ADVICE)
     tables = [fresh[keys[i]] if keys[i] in fresh else read[keys[i]] for i in order]
     counts = [t.num_rows for t in tables]
 
@@ -438,6 +482,17 @@ def write_tidy(directory: str | Path, flows: pd.DataFrame, runs: pd.DataFrame) -
     }
     for name, df in (("flows", flows), ("runs", runs)):
         write_table(Path(directory), name, df, csv=True, metadata={"table": name, **about})
+    with Index(Path(directory)) as idx:
+        idx.set_meta({"tidy_hash": tidy_hash(Path(directory))})
+
+
+def tidy_hash(directory: Path) -> str | None:
+    """The hash of the tidy tables' Parquet files (None if one is missing or unreadable): stored in
+    the index when they are written, compared when they are read."""
+    try:
+        return integrity.digest(b"".join((directory / f"{n}.parquet").read_bytes() for n in ("flows", "runs")))
+    except OSError:
+        return None
 
 
 def index_size_bytes(directory: str | Path) -> int:
@@ -460,7 +515,7 @@ class CampaignData:
     def __init__(self, directory: str | Path):
         self.directory = Path(directory)
         self.figure_formats: tuple[str, ...] = ("png",)
-        with Index(self.directory) as idx:
+        with Index(self.directory, check=True) as idx:
             self.meta = idx.meta()
             self.index = idx.frame()
         self.design = json.loads(self.meta["design"])
@@ -471,7 +526,9 @@ class CampaignData:
         self.finished = int((status == "done").sum())
         self.partial = bool(status.isin(UNFINISHED).any())
         tidy = self.directory / "runs.parquet"
-        if self.partial or not tidy.exists():  # not complete, or stopped before writing its tables
+        # Not complete, stopped before writing its tables, or tables that are not the ones written
+        # (changed, damaged, deleted): assembled from the run files, each checked against its hash.
+        if self.partial or self.meta.get("tidy_hash") != tidy_hash(self.directory):
             self.flows, self.runs = assemble(self.directory, self.design["factors"], index=self.index)
         else:
             self.flows = signed(pq.read_table(self.directory / "flows.parquet")).to_pandas()

@@ -3,6 +3,9 @@ module only declares the options)."""
 
 from __future__ import annotations
 
+import contextlib
+import signal
+from collections.abc import Iterator
 from pathlib import Path
 
 from rich.console import Console
@@ -18,6 +21,21 @@ from ccbench.scenario import ScenarioFileError, load
 
 EXIT_BAD_SCENARIO = 2
 EXIT_CANNOT_RUN = 3
+#: Ctrl-C, as `ccbench run` and `ccbench campaign` exit.
+EXIT_INTERRUPTED = 130
+
+
+@contextlib.contextmanager
+def _interruptible() -> Iterator[None]:
+    """SIGINT is KeyboardInterrupt while the run lasts, also when the process
+    was started with SIGINT ignored (a shell's background job: `kill -INT` of
+    the driver alone was ignored and the run went on to exit 0); the run's
+    teardown then removes its processes, namespaces and staging directory."""
+    old = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, old)
 
 
 def _diff(r, metric: str) -> str:
@@ -107,7 +125,13 @@ def main(
         # Refused before the output directory is touched (the run checks again).
         kernel.check(normalized, kernel.available_algorithms())
         host.preflight()
-        with staged(out, force) as stage:
+        with (
+            staged(out, force) as stage,
+            _interruptible(),
+            host.registered_output(
+                host.Names.for_this_process().tag, stage, stage.parent / f".{Path(out).resolve().name}.lock"
+            ),
+        ):
             packets_file = stage / "packets.bin" if packets else None
             with console.status(f"emulating {normalized['duration']:g} s through the kernel..."):
                 r = emulate(normalized, packets_file=packets_file, capture_dir=stage)
@@ -133,6 +157,9 @@ def main(
     except host.PreflightError as e:
         console.print(f"error: {escape(str(e))}")
         return EXIT_CANNOT_RUN
+    except KeyboardInterrupt:
+        console.print(f"interrupted: the run was stopped and its namespaces removed; nothing was written to {out}")
+        return EXIT_INTERRUPTED
     console.print(flows_table(r.flows, f"{normalized['name'] or scenario.stem}: Linux {r.meta['kernel']}"))
     from ccbench.flow_limits import flow_notes
 

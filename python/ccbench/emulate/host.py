@@ -8,16 +8,25 @@ emulator's TUN devices ccbench-Ta (moved into -snd) and ccbench-Tb (into
 -rcv). The devices die with the emulator; the emulator and the flow agents
 die with the orchestrator (PR_SET_PDEATHSIG); the namespaces are what a
 SIGKILL leaves, and `cleanup` removes those whose run is gone.
+
+`ccbench emulate` also registers the output it is writing (its `.partial`
+staging directory and the `.NAME.lock` beside it) under REGISTRY/T.json
+while it runs; `cleanup` (which the next run and `ccbench emulate --cleanup`
+call) removes what a run whose orchestrator is gone left there too.
 """
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
+import json
 import os
 import re
 import shutil
 import signal
 import subprocess
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -193,6 +202,63 @@ def cleanup(all_runs: bool = True) -> list[str]:
         if not all_runs and _live_run(dev.removeprefix(PREFIX)[:-1]):
             continue
         run_cmd("ip", "link", "del", dev, check=False)
+    dead_outputs()
+    return removed
+
+
+#: Where a running `ccbench emulate` registers its staging directory and lock (kernel mode runs as root).
+REGISTRY = Path("/run/ccbench-emulate") if Path("/run").is_dir() else Path("/tmp/ccbench-emulate")
+
+
+@contextlib.contextmanager
+def registered_output(tag: str, stage: Path, lock: Path) -> Iterator[None]:
+    """Registers a run's staging directory and lock while it writes them, for
+    `cleanup` to remove if the run is killed (kill -9 runs no finally)."""
+    entry = REGISTRY / f"{tag}.json"
+    REGISTRY.mkdir(mode=0o700, parents=True, exist_ok=True)
+    entry.write_text(json.dumps({"stage": str(stage), "lock": str(lock)}))
+    try:
+        yield
+    finally:
+        entry.unlink(missing_ok=True)
+
+
+def remove_output(tag: str) -> list[str]:
+    """Removes what run `tag` registered (registered_output): its staging directory, and its lock
+    file when no process holds it. Returns what was removed."""
+    entry = REGISTRY / f"{tag}.json"
+    try:
+        left = json.loads(entry.read_text())
+    except (OSError, ValueError):
+        entry.unlink(missing_ok=True)
+        return []
+    removed = []
+    stage = Path(left.get("stage", ""))
+    if stage.name.endswith(".partial") and stage.is_dir():
+        shutil.rmtree(stage, ignore_errors=True)
+        removed.append(str(stage))
+    lock = Path(left.get("lock", ""))
+    if lock.name.endswith(".lock") and lock.is_file():
+        with contextlib.suppress(OSError):
+            fd = os.open(lock, os.O_RDWR)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # held: a live run writes there; left alone
+                lock.unlink()
+                removed.append(str(lock))
+            finally:
+                os.close(fd)
+    entry.unlink(missing_ok=True)
+    return removed
+
+
+def dead_outputs() -> list[str]:
+    """remove_output of every registered run whose orchestrator is gone. Returns what was removed."""
+    removed = []
+    for entry in sorted(REGISTRY.glob("*.json")) if REGISTRY.is_dir() else []:
+        tag = entry.stem
+        if _live_run(tag) or tag == f"{os.getpid():x}":
+            continue
+        removed += remove_output(tag)
     return removed
 
 
