@@ -1147,7 +1147,7 @@ def validate(
     if kind != "scenario":
         from ccbench.campaigns import spec
 
-        parsed = _parse_or_exit(lambda: spec.parse(file))
+        parsed = _parse_or_exit(lambda: spec.parse(file, allow_large))
         conditions = len({tuple(sorted(map(str, r.levels.items()))) for r in parsed.runs})
         what = f"a study file ({parsed.study})" if kind == "study" else "a campaign file"
         console.print(
