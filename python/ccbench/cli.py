@@ -1095,6 +1095,28 @@ def emulate_cmd(
     raise typer.Exit(code)
 
 
+@app.command("fit")
+def fit_cmd(
+    capture: Path = typer.Argument(..., help="Packet capture (pcap or pcapng) of a TCP transfer, taken at the sender."),
+    flow: str | None = typer.Option(None, help="The flow to fit when there are several: its index or SENDER:PORT."),
+    as_json: bool = typer.Option(False, "--json", help="Print every estimate and the scenario as JSON."),
+):
+    """Estimate a scenario of your path from a capture: ccbench fit FILE.pcap > my-path.toml (docs/fit.md)."""
+    from ccbench.fit import FitInputError, fit_capture
+
+    try:
+        fitted = fit_capture(capture, flow)
+    except FitInputError as e:
+        typer.echo(f"error: {one_line(str(e))}", err=True)
+        raise typer.Exit(EXIT_BAD_SCENARIO) from None
+    if as_json:
+        from ccbench.json_output import dumps
+
+        typer.echo(dumps(fitted.to_json()))
+    else:
+        typer.echo(fitted.to_toml(), nl=False)
+
+
 def main() -> None:
     """The `ccbench` command; the process ends without the interpreter's
     teardown of its modules (ccbench.quick_exit)."""
