@@ -13,6 +13,9 @@ from .stats import fit_gilbert, median_ci, quantile, wilson
 # Fewer samples than these and the capture is too short to say anything with an interval.
 MIN_RTT_SAMPLES = 20
 MIN_DISPERSION_SAMPLES = 10
+# Fewer data packets and a loss rate means little: 1% of 500 is 5 losses, whose Wilson interval
+# (0.43% to 2.3%) spans a factor of five.
+MIN_DATA_PACKETS = 500
 # A loss is a queue overflow, not a path loss, when the queueing delay when it was sent was at least
 # this share of the largest seen: a drop-tail queue drops only when full (assumed threshold: the
 # delay of a full queue varies by the packets in service and by the RTT sample's timing).
@@ -25,11 +28,12 @@ def estimate(r: Replay, source: str, flow: str, side: str, resolution_s: float) 
     first = queued_pairs(r.pairs, None)
     data_wire = max(s.wire for s in r.segs.values())
     samples = queued_pairs(r.pairs, 8 * data_wire / median_ci(first)[0]) if first else []
-    if len(r.rtt) < MIN_RTT_SAMPLES or len(samples) < MIN_DISPERSION_SAMPLES:
+    short = len(r.transmissions) < MIN_DATA_PACKETS
+    if short or len(r.rtt) < MIN_RTT_SAMPLES or len(samples) < MIN_DISPERSION_SAMPLES:
         raise FitInputError(
             f"{source}: capture too short: {len(r.rtt)} RTT samples and {len(samples)} rate samples from"
             f" {len(r.transmissions)} data packets; need at least {MIN_RTT_SAMPLES} and {MIN_DISPERSION_SAMPLES}"
-            " (a transfer of a few hundred packets)"
+            f" from {MIN_DATA_PACKETS} data packets"
         )
     caveats: list[str] = []
     rate = _rate(samples, resolution_s)

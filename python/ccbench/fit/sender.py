@@ -69,8 +69,8 @@ class Replay:
     idle_s: float  # time with nothing in flight for longer than an RTT (application-limited)
     first_t: float
     last_t: float
-    d2a: list[float]  # data -> the ACK of exactly its end (side detection)
-    a2d: list[float]  # ACK -> the next data packet (side detection)
+    d2a: list[float]  # data -> the ACK that answers it (side detection)
+    a2d: list[float]  # ACK -> the data that answers it (side detection)
 
 
 class _Unwrap:
@@ -214,6 +214,8 @@ def replay(conn: Connection) -> Replay:
             pairs.append(AckPair(t - prev_ack[0], newest.sends[-1] - prev_ack[1], bits, len(newly), waited))
         prev_ack = (t, newest.sends[-1], sample) if clean else None
 
+    if ts_seen:
+        d2a, a2d = echo_delays(pkts, snd)
     return Replay(
         mss=mss,
         transmissions=transmissions,
@@ -235,10 +237,39 @@ def replay(conn: Connection) -> Replay:
     )
 
 
+def echo_delays(pkts: list[Segment], snd: tuple[str, int]) -> tuple[list[float], list[float]]:
+    """With RFC 7323 timestamps, each side echoes the other's latest TSval: the delays from the first
+    data packet carrying a TSval to the first ACK echoing it, and from the first ACK carrying a
+    TSval to the first data echoing it."""
+    first_data: dict[int, float] = {}
+    first_ack: dict[int, float] = {}
+    answered_data: set[int] = set()
+    answered_ack: set[int] = set()
+    d2a: list[float] = []
+    a2d: list[float] = []
+    for p in pkts:
+        if p.ts_val is None or p.flags & TH_SYN:
+            continue
+        if p.src == snd:
+            if p.payload > 0:
+                first_data.setdefault(p.ts_val, p.t)
+            if p.ts_ecr in first_ack and p.ts_ecr not in answered_ack:
+                answered_ack.add(p.ts_ecr)
+                a2d.append(p.t - first_ack[p.ts_ecr])
+        else:
+            first_ack.setdefault(p.ts_val, p.t)
+            if p.ts_ecr in first_data and p.ts_ecr not in answered_data:
+                answered_data.add(p.ts_ecr)
+                d2a.append(p.t - first_data[p.ts_ecr])
+    return d2a, a2d
+
+
 def capture_side(r: Replay) -> str:
     """Where the capture was taken, from the two delays a capture point sees: at the sender, an
-    ACK comes a round trip after the data it acknowledges and new data leaves at once after an
-    ACK; at the receiver, the ACK follows its data at once and new data comes a round trip later."""
+    ACK comes a round trip after the data it answers and data answers an ACK at once; at the
+    receiver, the ACK answers its data at once and the data answering an ACK comes a round trip
+    later. Answers are matched by timestamp echoes, else by sequence (the ACK of exactly a data
+    packet's end; the next data after an ACK)."""
     if len(r.d2a) < 5 or len(r.a2d) < 5:
         return "unknown"
     d2a, a2d = sorted(r.d2a)[len(r.d2a) // 2], sorted(r.a2d)[len(r.a2d) // 2]

@@ -1,0 +1,222 @@
+"""`ccbench fit`: the path fitted from captures ccbench itself writes (`[record.pcap]`, taken at
+the sender's host) of known scenarios lands within stated bounds of the true path; the fitted
+scenario runs; bad input is one line and exit 2."""
+
+from __future__ import annotations
+
+import json
+
+import ccbench
+import dpkt
+import pytest
+from ccbench.cli import app
+from ccbench.fit import FitInputError, fit_capture
+from ccbench.fit.stats import fit_gilbert, median_ci, wilson
+from ccbench.scenario import load
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+
+def capture(tmp_path, name: str, downlink: dict, duration: str = "30s", flows: list | None = None, seed: int = 1):
+    """The capture ccbench writes of `flows` (one cubic flow by default) over `downlink`."""
+    scenario = {
+        "name": name,
+        "duration": duration,
+        "seed": seed,
+        "downlink": downlink,
+        "flows": flows or [{"cc": "cubic"}],
+        "record": {"pcap": {"path": f"{name}.pcap"}},
+    }
+    r = ccbench.run(scenario, capture_dir=tmp_path)
+    assert r.meta["pcap"]["error"] is None
+    return tmp_path / f"{name}.pcap"
+
+
+PATH = {"rate": "10Mbit", "delay": "20ms", "queue": {"size": "1bdp"}}
+
+
+@pytest.fixture(scope="module")
+def random_loss(tmp_path_factory):
+    """The issue's known path: 10 Mbit/s, 40 ms RTT, 0.5% random loss."""
+    tmp = tmp_path_factory.mktemp("random")
+    return capture(tmp, "random", {**PATH, "loss": {"model": "bernoulli", "p": 0.005}})
+
+
+def test_the_known_path_is_recovered_rate_5pct_rtt_2ms_loss_factor_1_5(random_loss):
+    f = fit_capture(random_loss)
+    assert f.side == "sender"
+    assert abs(f.rate.value / 10e6 - 1) <= 0.05
+    assert f.rate.low <= f.rate.value <= f.rate.high
+    assert abs(f.base_rtt.value - 40.0) <= 2.0
+    assert 0.005 / 1.5 <= f.loss.value <= 0.005 * 1.5
+    assert f.loss.low <= 0.005 <= f.loss.high
+    assert f.loss_model == "bernoulli"  # random loss is not called bursty
+    assert f.jitter_max_ms is None and f.reorder.value == 0
+    # The scenario's delay gives back the base RTT: 2 x delay + one packet and one ACK at the rate.
+    down = f.scenario_dict()["downlink"]
+    assert down["loss"] == {"model": "bernoulli", "p": pytest.approx(f.loss.value, rel=1e-2)}
+    assert abs(float(down["delay"].removesuffix("ms")) - 20.0) <= 0.1
+
+
+def test_bursty_loss_is_fitted_as_a_gilbert_model(tmp_path):
+    path = capture(tmp_path, "bursty", {**PATH, "loss": {"model": "gilbert", "mean_loss": 0.01, "mean_burst": 3}})
+    f = fit_capture(path)
+    assert f.loss_model == "gilbert" and f.gilbert_lr > 6.635
+    assert 0.01 / 1.5 <= f.loss.value <= 0.01 * 1.5
+    assert f.burst.low <= 3 <= f.burst.high and 2 <= f.burst.value <= 4.5
+    assert abs(f.rate.value / 10e6 - 1) <= 0.05
+    loss = f.scenario_dict()["downlink"]["loss"]
+    assert loss["model"] == "gilbert" and loss["mean_burst"] == pytest.approx(f.burst.value, rel=1e-2)
+
+
+def test_jitter_that_reorders_is_found_and_not_counted_as_loss(tmp_path):
+    jitter = {"distribution": "uniform", "min": "0ms", "max": "3ms", "reorder": True}
+    f = fit_capture(capture(tmp_path, "jitter", {**PATH, "jitter": jitter}, duration="15s"))
+    assert f.reorder.value > 0.05 and f.reorder.samples > 1000
+    assert f.loss_model == "none"  # the resends reordering caused were D-SACKed: spurious, not losses
+    assert 2.0 <= f.jitter_max_ms <= 4.5
+    assert f.scenario_dict()["downlink"]["jitter"]["reorder"] is True
+    # Jitter of 2.5 packet times spreads the ACK gaps: the rate comes out a few percent low (measured 4%).
+    assert abs(f.rate.value / 10e6 - 1) <= 0.08
+    assert abs(f.base_rtt.value - 40.0) <= 2.0
+
+
+def test_a_clean_drop_tail_path_has_queue_overflows_and_no_path_loss(tmp_path):
+    f = fit_capture(capture(tmp_path, "clean", PATH, duration="15s"))
+    assert f.loss_model == "none" and f.loss.value == 0
+    assert f.congestion_losses > 0
+    # 1 BDP of 1500-byte packets: 10 Mbit/s x 40 ms = 33 packets; the fit reads it off the largest delay.
+    assert 30 <= f.queue_size_pkts <= 36
+    assert "overflowed" in f.queue_basis
+
+
+def test_fit_then_run_then_fit_again_gives_back_the_path(random_loss, tmp_path, runner):
+    result = runner.invoke(app, ["fit", str(random_loss)])
+    assert result.exit_code == 0, result.output
+    (tmp_path / "p.toml").write_text(result.stdout)
+    ran = runner.invoke(app, ["run", str(tmp_path / "p.toml"), "--out", str(tmp_path / "out"), "--no-plots"])
+    assert ran.exit_code == 0, ran.output
+    # The fitted scenario, captured and fitted in turn, gives the same path back.
+    first = fit_capture(random_loss)
+    s = load(tmp_path / "p.toml")
+    again = fit_capture(capture(tmp_path, "again", s["downlink"], duration=s["duration"], seed=3))
+    assert abs(again.rate.value / first.rate.value - 1) <= 0.02
+    assert abs(again.base_rtt.value - first.base_rtt.value) <= 0.5
+    assert again.loss.low <= first.loss.value <= again.loss.high
+
+
+def test_json_has_every_estimate_with_its_interval(random_loss, runner):
+    result = runner.invoke(app, ["fit", str(random_loss), "--json"])
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.stdout)
+    for key in ("rate", "base_rtt", "loss", "burst", "reorder"):
+        assert {"value", "low", "high", "unit", "samples", "method"} <= set(out[key])
+    assert out["side"] == "sender" and out["scenario"]["downlink"]["rate"] == "10Mbit"
+    assert out["queue_delay_ms"]["p95"] >= out["queue_delay_ms"]["p50"] >= 0
+
+
+def test_pcapng_with_ethernet_frames_gives_the_same_fit(random_loss, tmp_path):
+    """The same packets in pcapng (microsecond timestamps), each in an Ethernet frame."""
+    ng = tmp_path / "random.pcapng"
+    with random_loss.open("rb") as f, ng.open("wb") as g:
+        w = dpkt.pcapng.Writer(g, linktype=dpkt.pcap.DLT_EN10MB)
+        for ts, buf in dpkt.pcap.Reader(f):
+            eth = dpkt.ethernet.Ethernet(src=b"\x02" * 6, dst=b"\x04" * 6, type=dpkt.ethernet.ETH_TYPE_IP, data=buf)
+            w.writepkt(bytes(eth), ts=float(ts))
+    a, b = fit_capture(random_loss), fit_capture(ng)
+    assert abs(b.rate.value / a.rate.value - 1) <= 0.01
+    assert abs(b.base_rtt.value - a.base_rtt.value) <= 0.01
+    assert b.loss.value == a.loss.value
+
+
+def bad(runner, args: list[str]) -> str:
+    result = runner.invoke(app, ["fit", *args])
+    assert result.exit_code == 2, result.output
+    assert result.stdout == ""  # nothing written
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ")
+    return lines[0]
+
+
+def test_not_a_capture_is_one_line_and_exit_2(tmp_path, runner):
+    (tmp_path / "x.pcap").write_text("name = 'not a capture'\n")
+    assert "is not a packet capture" in bad(runner, [str(tmp_path / "x.pcap")])
+    assert "cannot read" in bad(runner, [str(tmp_path / "missing.pcap")])
+
+
+def test_a_capture_without_tcp_is_refused(tmp_path, runner):
+    path = tmp_path / "udp.pcap"
+    with path.open("wb") as f:
+        w = dpkt.pcap.Writer(f, linktype=101)
+        udp = dpkt.udp.UDP(sport=1, dport=2, data=b"x" * 100)
+        ip = dpkt.ip.IP(src=b"\x0a\x00\x00\x01", dst=b"\x0a\x00\x00\x02", p=dpkt.ip.IP_PROTO_UDP, data=udp)
+        w.writepkt(bytes(ip), ts=0.0)
+    assert "no TCP connection that carries data" in bad(runner, [str(path)])
+
+
+def test_several_flows_need_flow_to_pick_one(tmp_path, runner):
+    path = capture(tmp_path, "two", PATH, duration="10s", flows=[{"cc": "cubic"}, {"cc": "reno"}])
+    msg = bad(runner, [str(path)])
+    assert "2 TCP flows; pick one with --flow" in msg and "1: 10.1.0.2:32769 -> 10.2.0.2:5201" in msg
+    assert "names no flow" in bad(runner, [str(path), "--flow", "7"])
+    for pick in ("1", "10.1.0.2:32769"):
+        result = runner.invoke(app, ["fit", str(path), "--flow", pick])
+        assert result.exit_code == 0, result.output
+        assert "flow 10.1.0.2:32769 -> 10.2.0.2:5201" in result.stdout
+
+
+def test_a_capture_too_short_is_refused(tmp_path, runner):
+    path = capture(tmp_path, "short", PATH, duration="150ms")
+    assert "capture too short" in bad(runner, [str(path)])
+
+
+def test_a_capture_taken_at_the_receiver_is_detected(random_loss, tmp_path):
+    """The sender's capture moved to the receiver: data 20 ms later (the one-way delay), ACKs 20 ms
+    earlier; there an ACK follows its data at once and new data comes a round trip later."""
+    moved = tmp_path / "receiver.pcap"
+    with random_loss.open("rb") as f:
+        records = list(dpkt.pcap.Reader(f))
+    shifted = []
+    for ts, buf in records:
+        ip = dpkt.ip.IP(buf)
+        to_receiver = ip.dst == bytes([10, 2, 0, 1])
+        shifted.append((float(ts) + (0.020 if to_receiver else -0.020) + 1, buf))
+    with moved.open("wb") as g:
+        w = dpkt.pcap.Writer(g, linktype=101)
+        for ts, buf in sorted(shifted, key=lambda x: x[0]):
+            w.writepkt(buf, ts=ts)
+    with pytest.raises(FitInputError, match="taken at the receiver"):
+        fit_capture(moved)
+
+
+def test_statistics_on_hand_worked_cases():
+    assert median_ci([1.0, 2.0, 3.0, 4.0, 5.0])[0] == 3.0
+    lo, hi = wilson(5, 1000)  # 0.5%: Wilson gives 0.21% to 1.17%
+    assert lo == pytest.approx(0.00214, abs=1e-4) and hi == pytest.approx(0.01164, abs=1e-4)
+    g = fit_gilbert([False] * 10 + [True, True, True] + [False] * 10 + [True] + [False] * 5)
+    assert (g.losses, g.bursts, g.burst_mean) == (4, 2, 2.0)
+    assert g.p == pytest.approx(2 / 24) and g.r == pytest.approx(2 / 4)
+
+
+@settings(
+    max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture]
+)
+@given(
+    rate_mbit=st.sampled_from([2, 5, 20]),
+    delay_ms=st.integers(5, 40),
+    loss=st.sampled_from([0.0, 0.003, 0.02]),
+    seed=st.integers(1, 1000),
+)
+def test_the_fitted_scenario_always_validates_and_runs(tmp_path_factory, rate_mbit, delay_ms, loss, seed):
+    """Whatever the path, the fitted scenario is valid and runs, and its base RTT is never below the
+    true propagation RTT (a minimum of real round trips cannot be shorter than the path)."""
+    tmp = tmp_path_factory.mktemp("prop")
+    down = {"rate": f"{rate_mbit}Mbit", "delay": f"{delay_ms}ms"}
+    if loss:
+        down["loss"] = {"model": "bernoulli", "p": loss}
+    f = fit_capture(capture(tmp, "p", down, duration="6s", seed=seed))
+    assert f.base_rtt.value >= 2 * delay_ms
+    r = ccbench.run({**f.scenario_dict(), "duration": "2s"})
+    assert (r.flows["goodput_bps"] > 0).all()
+    (tmp / "fitted.toml").write_text(f.to_toml())
+    assert load(tmp / "fitted.toml")["downlink"]["rate"] == pytest.approx(f.rate.value, rel=1e-3)
