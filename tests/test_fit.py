@@ -5,6 +5,8 @@ scenario runs; bad input is one line and exit 2."""
 from __future__ import annotations
 
 import json
+import re
+from pathlib import Path
 
 import ccbench
 import dpkt
@@ -12,6 +14,7 @@ import pytest
 from ccbench.cli import app
 from ccbench.fit import FitInputError, fit_capture
 from ccbench.fit.stats import fit_gilbert, median_ci, wilson
+from ccbench.inputs import TomlText
 from ccbench.scenario import load
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -220,3 +223,21 @@ def test_the_fitted_scenario_always_validates_and_runs(tmp_path_factory, rate_mb
     assert (r.flows["goodput_bps"] > 0).all()
     (tmp / "fitted.toml").write_text(f.to_toml())
     assert load(tmp / "fitted.toml")["downlink"]["rate"] == pytest.approx(f.rate.value, rel=1e-3)
+
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_the_shipped_example_capture_fits_its_scenario():
+    """examples/fit/path.pcap is ccbench's capture of examples/fit/path.toml (docs/fit.md's example)."""
+    truth = load(ROOT / "examples" / "fit" / "path.toml")["downlink"]
+    f = fit_capture(ROOT / "examples" / "fit" / "path.pcap")
+    assert abs(f.rate.value / truth["rate"] - 1) <= 0.05
+    assert abs(f.one_way_delay_ms() - 1e3 * truth["delay"]) <= 1.0  # seconds once loaded
+    assert truth["loss"]["p"] / 1.5 <= f.loss.value <= truth["loss"]["p"] * 1.5
+    assert f.loss_model == "bernoulli"
+
+
+def test_the_docs_fitted_scenario_is_a_valid_scenario():
+    blocks = re.findall(r"```toml\n(.*?)```", (ROOT / "docs" / "fit.md").read_text(), re.S)
+    assert blocks and all(load(TomlText(b))["flows"] for b in blocks)
