@@ -12,7 +12,7 @@ import ccbench
 import dpkt
 import pytest
 from ccbench.cli import app
-from ccbench.fit import FitInputError, fit_capture
+from ccbench.fit import Estimate, FitInputError, FitResult, fit_capture
 from ccbench.fit.stats import fit_gilbert, median_ci, wilson
 from ccbench.inputs import TomlText
 from ccbench.scenario import load
@@ -241,3 +241,50 @@ def test_the_shipped_example_capture_fits_its_scenario():
 def test_the_docs_fitted_scenario_is_a_valid_scenario():
     blocks = re.findall(r"```toml\n(.*?)```", (ROOT / "docs" / "fit.md").read_text(), re.S)
     assert blocks and all(load(TomlText(b))["flows"] for b in blocks)
+
+
+def estimate_of(value: float) -> Estimate:
+    return Estimate(value, value * 0.9, value * 1.1, "", 100, "Method: drawn.")
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    rate_bps=st.floats(2e5, 4e10),
+    rtt_ms=st.floats(0.05, 2000),
+    loss=st.floats(0, 0.3),
+    burst=st.floats(1, 20),
+    model=st.sampled_from(["none", "bernoulli", "gilbert"]),
+    jitter_ms=st.none() | st.floats(0.01, 200),
+    queue=st.integers(1, 20_000),
+    mss=st.integers(500, 9000),
+    duration_s=st.floats(0.5, 7200),
+)
+def test_any_fitted_path_writes_a_valid_scenario_and_the_toml_says_the_same(
+    rate_bps, rtt_ms, loss, burst, model, jitter_ms, queue, mss, duration_s
+):
+    """Whatever the estimates, the TOML is a valid scenario and holds what scenario_dict() holds."""
+    f = FitResult(
+        source="x.pcap",
+        flow="a -> b",
+        side="sender",
+        duration_s=duration_s,
+        mss=mss,
+        data_wire_bytes=mss + 52,
+        rate=estimate_of(rate_bps),
+        base_rtt=estimate_of(rtt_ms),
+        queue_delay_ms={"p5": 0.0, "p50": 1.0, "p95": 2.0, "p99": 3.0, "max": 4.0, "samples": 100},
+        queue_size_pkts=queue,
+        queue_basis="drawn.",
+        loss=estimate_of(loss),
+        loss_model=model if loss > 0 else "none",
+        burst=estimate_of(burst),
+        gilbert_lr=1.0,
+        congestion_losses=0,
+        reorder=estimate_of(0.01),
+        jitter_max_ms=jitter_ms,
+    )
+    from_toml = load(TomlText(f.to_toml()))
+    from_dict = load(f.scenario_dict())
+    assert from_toml["downlink"] == from_dict["downlink"] and from_toml["uplink"] == from_dict["uplink"]
+    assert from_toml["flows"] == from_dict["flows"] and 1 <= from_toml["duration"] <= 60
+    assert from_toml["downlink"]["rate"] == pytest.approx(rate_bps, rel=1e-3)

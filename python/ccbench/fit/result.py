@@ -13,12 +13,15 @@ import textwrap
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from ccbench.limits import MAX_PACKETS, PACKET_BYTES
+
 # The header bytes of an ACK with the timestamp option (IPv4 20 + TCP 20 + 12), for the ACK's
 # serialization on the uplink; the capture's own sizes are used for data.
 ACK_WIRE_BYTES = 52
 #: The scenario's default segment size (a flow's `tcp.mss`): written only when the capture's differs.
 DEFAULT_MSS = 1448
 COMMENT_WIDTH = 100
+MIN_DURATION_S, MAX_DURATION_S = 5, 60
 
 
 @dataclass(frozen=True)
@@ -65,6 +68,14 @@ class FitResult:
         serial_ms = 8e3 * (self.data_wire_bytes + ACK_WIRE_BYTES) / self.rate.value
         return max(0.0, (self.base_rtt.value - serial_ms) / 2)
 
+    def scenario_duration_s(self) -> int:
+        """The capture's length in whole seconds, from MIN_DURATION_S (a run shorter says little) to
+        MAX_DURATION_S (a long capture would make a long run; the path's estimates do not need it),
+        and short enough that a fast path's run stays within half of ccbench's packet limit (which
+        counts both links at PACKET_BYTES a packet)."""
+        within_limit = int(0.5 * MAX_PACKETS * 8 * PACKET_BYTES / (2 * self.rate.value))
+        return max(1, min(MAX_DURATION_S, within_limit, max(MIN_DURATION_S, math.ceil(self.duration_s))))
+
     def scenario_dict(self) -> dict:
         """The scenario as a dict: `downlink` (data direction), `uplink` (ACKs) and one placeholder
         flow (`flows[0]`, cubic with the capture's MSS) that `ccbench recommend` replaces."""
@@ -84,7 +95,7 @@ class FitResult:
             flow["tcp"] = {"mss": self.mss}
         return {
             "name": f"fitted from {Path(self.source).name}",
-            "duration": f"{max(5, math.ceil(self.duration_s))}s",
+            "duration": f"{self.scenario_duration_s()}s",
             "downlink": down,
             "uplink": {"rate": rate, "delay": delay},
             "flows": [flow],
@@ -104,7 +115,7 @@ class FitResult:
             out.note(f"Caveat: {c}")
         out.blank()
         out.value("name", s["name"])
-        out.value("duration", s["duration"], f"the transfer lasted {self.duration_s:.1f} s")
+        out.value("duration", s["duration"], f"the transfer lasted {self.duration_s:.1f} s (kept within 5 to 60 s)")
         out.blank()
         out.raw("[downlink]  # the data direction: the bottleneck")
         out.note(
@@ -216,4 +227,8 @@ def _mbit(bps: float) -> str:
 
 
 def _rate_text(bps: float) -> str:
-    return f"{bps / 1e3:.0f}kbit" if bps < 1e6 else f"{bps / 1e6:.4g}Mbit"
+    """Four significant digits in the largest unit that keeps a plain number (no exponent)."""
+    for unit, scale in (("Gbit", 1e9), ("Mbit", 1e6), ("kbit", 1e3)):
+        if bps >= scale:
+            return f"{bps / scale:.4g}{unit}"
+    return f"{bps:.4g}bit"
