@@ -13,6 +13,9 @@ import dpkt
 import pytest
 from ccbench.cli import app
 from ccbench.fit import Estimate, FitInputError, FitResult, fit_capture
+from ccbench.fit.capture import TH_ACK, TH_SYN, Connection, Segment
+from ccbench.fit.estimate import _losses, queued_pairs
+from ccbench.fit.sender import replay
 from ccbench.fit.stats import fit_gilbert, median_ci, wilson
 from ccbench.inputs import TomlText
 from ccbench.scenario import load
@@ -288,3 +291,62 @@ def test_any_fitted_path_writes_a_valid_scenario_and_the_toml_says_the_same(
     assert from_toml["downlink"] == from_dict["downlink"] and from_toml["uplink"] == from_dict["uplink"]
     assert from_toml["flows"] == from_dict["flows"] and 1 <= from_toml["duration"] <= 60
     assert from_toml["downlink"]["rate"] == pytest.approx(rate_bps, rel=1e-3)
+
+
+# ---- the replay's mechanisms on hand-made packet sequences (MSS 1000, sender S, receiver R) ----
+
+S, R = ("10.0.0.1", 1000), ("10.0.0.2", 80)
+
+
+def data(t: float, n: int, ts: int = 0) -> Segment:
+    """Segment n (bytes n*1000 to (n+1)*1000) sent at t."""
+    return Segment(t, S, R, 1 + 1000 * n, 1, TH_ACK, 1000, 1052, 1000, ts_val=ts, ts_ecr=0)
+
+
+def ack(t: float, upto: int, sack: tuple = (), ts: int = 0) -> Segment:
+    """An ACK of segments below `upto`, with SACK blocks of segment numbers [a, b)."""
+    blocks = tuple((1 + 1000 * a, 1 + 1000 * b) for a, b in sack)
+    return Segment(t, R, S, 1, 1 + 1000 * upto, TH_ACK, 0, 52, 1000, ts_val=ts, ts_ecr=0, sack=blocks)
+
+
+def replayed(packets: list[Segment]):
+    syn = Segment(0.0, S, R, 0, 0, TH_SYN, 0, 40, 1000, mss=1000)
+    return replay(Connection(S, R, [syn, *packets]))
+
+
+def test_rtt_samples_follow_karns_rule_and_a_resend_is_a_loss():
+    r = replayed(
+        [data(0, 0), data(0, 1), data(0, 2), data(0, 3)]
+        + [ack(0.1, 2), ack(0.102, 2, sack=[(3, 4)])]  # segment 2 lost: 3 is SACKed around it
+        + [data(0.102, 2), ack(0.2, 4)]  # its resend fills the hole
+    )
+    # Samples: segment 1 (newest of the first ACK) and 3 (newest SACKed); none from the resent 2.
+    assert [(round(t, 3), round(x, 3)) for t, x, _ in r.rtt] == [(0, 0.1), (0, 0.102)]
+    assert r.segs[2000].sends == [0, 0.102] and r.segs[2000].dsacks == 0
+    assert r.reorder_lateness == []  # a resent hole is a loss, not reordering
+
+
+def test_a_dsack_makes_a_resend_spurious_and_a_late_hole_is_reordering():
+    r = replayed(
+        [data(0, 0), data(0, 1), data(0, 2)]
+        + [ack(0.1, 1, sack=[(2, 3)])]  # segment 1 late: 2 SACKed around it
+        + [ack(0.104, 3)]  # 1 arrives 4 ms later without a resend: reordered
+        + [data(0.2, 3), data(0.2, 4), ack(0.3, 4, sack=[(4, 5)]), data(0.3, 3)]  # 3 resent early
+        + [ack(0.31, 5, sack=[(3, 4)])]  # the receiver got 3 twice: a D-SACK below the cumulative ACK
+    )
+    assert r.reorder_lateness == [pytest.approx(0.004)]
+    assert r.dsack_blocks == 1 and r.segs[3000].dsacks == 1
+    lost, congestion = _losses(r, 100.0, {"max": 0.0})
+    assert not any(lost) and congestion == 0  # the D-SACKed resend was spurious: no loss
+
+
+def test_dispersion_keeps_back_to_back_pairs_only():
+    """Two pairs sent back to back at t=0 come back 2.4 ms apart (1052-byte packets at 7 Mbit/s:
+    1.2 ms each); the next pair, sent 50 ms later on an idle link, is not a dispersion sample."""
+    r = replayed(
+        [data(0, 0), data(0, 1), data(0, 2), data(0, 3)]
+        + [ack(0.1, 2), ack(0.1024, 4)]
+        + [data(0.15, 4), data(0.15, 5), ack(0.2524, 6)]
+    )
+    samples = queued_pairs(r.pairs, None)
+    assert samples == [pytest.approx(2 * 1052 * 8 / 0.0024)]
