@@ -350,3 +350,15 @@ def test_dispersion_keeps_back_to_back_pairs_only():
     )
     samples = queued_pairs(r.pairs, None)
     assert samples == [pytest.approx(2 * 1052 * 8 / 0.0024)]
+
+
+@pytest.mark.parametrize("tcp", [{"timestamps": False}, {"sack": False}], ids=["no-timestamps", "no-sack"])
+def test_without_timestamps_or_sack_the_fit_still_holds(tmp_path, tcp):
+    """Side detection falls back to sequence numbers without timestamps; without SACK, NewReno's
+    resends are still the losses (and the file says reordering cannot be told apart)."""
+    down = {**PATH, "loss": {"model": "bernoulli", "p": 0.005}}
+    f = fit_capture(capture(tmp_path, "t", down, duration="20s", flows=[{"cc": "cubic", "tcp": tcp}]))
+    assert f.side == "sender"
+    assert abs(f.rate.value / 10e6 - 1) <= 0.05 and abs(f.base_rtt.value - 40.0) <= 2.0
+    assert 0.005 / 1.5 <= f.loss.value <= 0.005 * 1.5
+    assert any("no SACK" in c for c in f.caveats) == ("sack" in tcp)

@@ -1,4 +1,4 @@
-"""The `ccbench` command line: run, campaign, report, compare, recommend, studies, study, algorithms,
+"""The `ccbench` command line: run, campaign, report, compare, recommend, fit, studies, study, algorithms,
 profiles, validate.
 
 A bad scenario file prints one message (field path, bad value, what is
