@@ -362,3 +362,35 @@ def test_without_timestamps_or_sack_the_fit_still_holds(tmp_path, tcp):
     assert abs(f.rate.value / 10e6 - 1) <= 0.05 and abs(f.base_rtt.value - 40.0) <= 2.0
     assert 0.005 / 1.5 <= f.loss.value <= 0.005 * 1.5
     assert any("no SACK" in c for c in f.caveats) == ("sack" in tcp)
+
+
+def kernel_mode_missing() -> str | None:
+    from ccbench.emulate import host, runner
+
+    try:
+        host.preflight()
+        runner.find_ccemu()
+    except host.PreflightError as e:
+        return str(e)
+    return None
+
+
+def test_a_real_kernels_capture_of_the_known_path_is_recovered(tmp_path):
+    """Kernel mode: Linux's own TCP (real handshake, delayed ACKs, timestamps and payload) over the
+    emulated known path, captured at the sender's side; the same bounds hold."""
+    missing = kernel_mode_missing()
+    if missing:
+        pytest.skip(f"kernel mode unavailable: {missing}")
+    scenario = {
+        "name": "kernel",
+        "duration": "20s",
+        "downlink": {**PATH, "loss": {"model": "bernoulli", "p": 0.005}},
+        "flows": [{"cc": "cubic"}],
+        "record": {"pcap": {"path": "kernel.pcap"}},
+    }
+    ccbench.emulate(scenario, capture_dir=tmp_path)
+    f = fit_capture(tmp_path / "kernel.pcap")
+    assert f.side == "sender" and not f.caveats
+    assert abs(f.rate.value / 10e6 - 1) <= 0.05
+    assert abs(f.base_rtt.value - 40.0) <= 2.0
+    assert 0.005 / 1.5 <= f.loss.value <= 0.005 * 1.5
