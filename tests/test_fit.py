@@ -394,3 +394,12 @@ def test_a_real_kernels_capture_of_the_known_path_is_recovered(tmp_path):
     assert abs(f.rate.value / 10e6 - 1) <= 0.05
     assert abs(f.base_rtt.value - 40.0) <= 2.0
     assert 0.005 / 1.5 <= f.loss.value <= 0.005 * 1.5
+
+
+def test_a_real_receiver_side_capture_is_detected_and_refused(runner):
+    """tests/data/fit/receiver-side.pcapng: dumpcap in the receiving namespace of a kernel-mode run
+    of the known path (Linux 6.x cubic; `ip netns exec ccbench-*-rcv dumpcap -s 128`), its first
+    600 packets cut to 80 bytes: there ACKs answer data within about a millisecond (delayed ACKs)
+    and the data answering an ACK comes a round trip (41 ms) later."""
+    path = ROOT / "tests" / "data" / "fit" / "receiver-side.pcapng"
+    assert "the capture was taken at the receiver" in bad(runner, [str(path)])
