@@ -13,9 +13,9 @@ import dpkt
 import pytest
 from ccbench.cli import app
 from ccbench.fit import Estimate, FitInputError, FitResult, fit_capture
-from ccbench.fit.capture import TH_ACK, TH_SYN, Connection, Segment
+from ccbench.fit.capture import TH_ACK, TH_SYN, Connection, Segment, read_connections
 from ccbench.fit.estimate import _losses, queued_pairs
-from ccbench.fit.sender import replay
+from ccbench.fit.sender import capture_side, replay
 from ccbench.fit.stats import fit_gilbert, median_ci, wilson
 from ccbench.inputs import TomlText
 from ccbench.scenario import load
@@ -176,23 +176,30 @@ def test_a_capture_too_short_is_refused(tmp_path, runner):
     assert "capture too short" in bad(runner, [str(path)])
 
 
-def test_a_capture_taken_at_the_receiver_is_detected(random_loss, tmp_path):
-    """The sender's capture moved to the receiver: data 20 ms later (the one-way delay), ACKs 20 ms
-    earlier; there an ACK follows its data at once and new data comes a round trip later."""
-    moved = tmp_path / "receiver.pcap"
-    with random_loss.open("rb") as f:
+def moved(capture_path, to, shift_s: float):
+    """The sender's capture as seen `shift_s` further along the path: data later, ACKs earlier."""
+    with capture_path.open("rb") as f:
         records = list(dpkt.pcap.Reader(f))
     shifted = []
     for ts, buf in records:
-        ip = dpkt.ip.IP(buf)
-        to_receiver = ip.dst == bytes([10, 2, 0, 1])
-        shifted.append((float(ts) + (0.020 if to_receiver else -0.020) + 1, buf))
-    with moved.open("wb") as g:
+        to_receiver = dpkt.ip.IP(buf).dst == bytes([10, 2, 0, 1])
+        shifted.append((float(ts) + (shift_s if to_receiver else -shift_s) + 1, buf))
+    with to.open("wb") as g:
         w = dpkt.pcap.Writer(g, linktype=101)
         for ts, buf in sorted(shifted, key=lambda x: x[0]):
             w.writepkt(buf, ts=ts)
-    with pytest.raises(FitInputError, match="taken at the receiver"):
-        fit_capture(moved)
+    return to
+
+
+def test_the_capture_point_is_told_from_the_echo_delays(random_loss, tmp_path):
+    """Moved by the one-way delay (20 ms) the capture is the receiver's view: an ACK answers its data
+    at once and the data answering an ACK comes a round trip later; moved halfway (10 ms), both
+    delays are alike: a capture point inside the path, refused."""
+    at_receiver = read_connections(moved(random_loss, tmp_path / "r.pcap", 0.020))[0][0]
+    assert capture_side(replay(at_receiver)) == "receiver"
+    assert capture_side(replay(read_connections(random_loss)[0][0])) == "sender"
+    with pytest.raises(FitInputError, match="inside the path"):
+        fit_capture(moved(random_loss, tmp_path / "m.pcap", 0.010))
 
 
 def test_statistics_on_hand_worked_cases():
@@ -396,10 +403,15 @@ def test_a_real_kernels_capture_of_the_known_path_is_recovered(tmp_path):
     assert 0.005 / 1.5 <= f.loss.value <= 0.005 * 1.5
 
 
-def test_a_real_receiver_side_capture_is_detected_and_refused(runner):
-    """tests/data/fit/receiver-side.pcapng: dumpcap in the receiving namespace of a kernel-mode run
-    of the known path (Linux 6.x cubic; `ip netns exec ccbench-*-rcv dumpcap -s 128`), its first
-    600 packets cut to 80 bytes: there ACKs answer data within about a millisecond (delayed ACKs)
-    and the data answering an ACK comes a round trip (41 ms) later."""
-    path = ROOT / "tests" / "data" / "fit" / "receiver-side.pcapng"
-    assert "the capture was taken at the receiver" in bad(runner, [str(path)])
+def test_a_real_receiver_side_capture_is_detected_and_fitted():
+    """tests/data/fit/receiver-side.pcapng: dumpcap in the receiving namespace of a kernel-mode run of
+    the known path (10 Mbit/s, 20 ms each way, 0.5% loss; Linux cubic; `ip netns exec
+    ccbench-*-rcv dumpcap -s 128`), its first 1200 data packets cut to 80 bytes. There an ACK
+    answers its data within about a millisecond and the data answering an ACK comes a round trip
+    later; the rate is the data's arrival spacing and the RTT the timestamp echoes'."""
+    f = fit_capture(ROOT / "tests" / "data" / "fit" / "receiver-side.pcapng")
+    assert f.side == "receiver" and any("captured at the receiver" in c for c in f.caveats)
+    assert abs(f.rate.value / 10e6 - 1) <= 0.05
+    assert abs(f.base_rtt.value - 40.0) <= 2.0
+    assert f.loss.low <= 0.005 <= f.loss.high and f.loss_model == "bernoulli"
+    assert "capture at the receiver" in f.rate.method and "TSval" in f.base_rtt.method

@@ -1097,7 +1097,7 @@ def emulate_cmd(
 
 @app.command("fit")
 def fit_cmd(
-    capture: Path = typer.Argument(..., help="Packet capture (pcap or pcapng) of a TCP transfer, taken at the sender."),
+    capture: Path = typer.Argument(..., help="Capture (pcap, pcapng) of a TCP transfer, at its sender or receiver."),
     flow: str | None = typer.Option(None, help="The flow to fit when there are several: its index or SENDER:PORT."),
     as_json: bool = typer.Option(False, "--json", help="Print every estimate and the scenario as JSON."),
 ):

@@ -24,10 +24,17 @@ FULL_QUEUE_SHARE = 0.8
 MIN_REORDERED = 3
 
 
-def estimate(r: Replay, source: str, flow: str, side: str, resolution_s: float) -> FitResult:
-    first = queued_pairs(r.pairs, None)
+def estimate(
+    r: Replay, source: str, flow: str, side: str, resolution_s: float, rate_samples: list[float] | None = None
+) -> FitResult:
+    """The path's estimates from a replay; `rate_samples` (bit/s) from a receiver-side capture, else
+    the sender's ACK pairs give them."""
     data_wire = max(s.wire for s in r.segs.values())
-    samples = queued_pairs(r.pairs, 8 * data_wire / median_ci(first)[0]) if first else []
+    if rate_samples is None:
+        first = queued_pairs(r.pairs, None)
+        samples = queued_pairs(r.pairs, 8 * data_wire / median_ci(first)[0]) if first else []
+    else:
+        samples = rate_samples
     short = len(r.transmissions) < MIN_DATA_PACKETS
     if short or len(r.rtt) < MIN_RTT_SAMPLES or len(samples) < MIN_DISPERSION_SAMPLES:
         raise FitInputError(
@@ -38,11 +45,15 @@ def estimate(r: Replay, source: str, flow: str, side: str, resolution_s: float) 
     caveats: list[str] = []
     rate = _rate(samples, resolution_s)
     base = _base_rtt(r, resolution_s)
+    if side == "receiver":
+        rate, base = _at_receiver(rate), _at_receiver(base)
     qdelay = _queue_delays(r, base.value)
     lost, congestion = _losses(r, base.value, qdelay)
     queue_pkts, basis = _queue_size(qdelay, rate.value, base.value, data_wire, congestion)
     loss, burst, model, lr = _loss_model(lost)
     reorder, jitter = _reordering(r, rate.value, data_wire)
+    if side == "receiver":
+        loss, reorder = _at_receiver(loss), _at_receiver(reorder)
     caveats += _caveats(r, side)
     return FitResult(
         source=source,
@@ -100,6 +111,31 @@ def _rate(samples: list[float], resolution_s: float) -> Estimate:
         " if the ACK path compresses ACKs (Wi-Fi aggregation, a busy uplink); wrong (low) if cross"
         " traffic shares the bottleneck.",
     )
+
+
+# What the methods are at the receiver (receiver.py), by the estimate's unit and first words.
+RECEIVER_METHODS = {
+    "bit/s": "Method (capture at the receiver): the arrival spacing of consecutive in-order data packets,"
+    " the bottleneck's dispersion (Dovrolis et al., IEEE/ACM ToN 2004); the median, with its"
+    " order-statistic interval. Wrong (high) if a link after the bottleneck bunches packets (Wi-Fi"
+    " aggregation, GRO); wrong (low) if cross traffic shares the bottleneck.",
+    "ms": "Method (capture at the receiver): the smallest time from the first ACK carrying a TSval to"
+    " the first data echoing it (RFC 7323): a round trip through the sender, long by up to one tick"
+    " of the receiver's timestamp clock (1 ms on Linux). Wrong (high) if the sender answers ACKs late"
+    " (application-limited) or the queue never emptied.",
+    "loss": "Method (capture at the receiver): a hole in the sequence space filled by data sent after the"
+    " packet that first arrived above it (a later TSval) was a loss upstream, resent; Wilson interval."
+    " Wrong (low) if resends were lost too (one loss is seen).",
+    "reorder": "Method (capture at the receiver): a hole filled by data sent before the packet that first"
+    " arrived above it (an equal or earlier TSval) arrived late (RFC 4737); its lateness is the time"
+    " between the two arrivals.",
+}
+
+
+def _at_receiver(e: Estimate) -> Estimate:
+    """The estimate with the method a receiver-side capture used."""
+    key = e.unit if e.unit in ("bit/s", "ms") else ("loss" if "resent" in e.method else "reorder")
+    return Estimate(e.value, e.low, e.high, e.unit, e.samples, RECEIVER_METHODS[key])
 
 
 def _resolution_text(s: float) -> str:
@@ -251,8 +287,11 @@ def _caveats(r: Replay, side: str) -> list[str]:
             f"nothing was in flight for {r.idle_s:.1f} s (longer than an RTT at a time): an application-limited"
             " transfer; the rate and queue estimates rest on its busy periods."
         )
-    if side != "sender":
-        out.append(f"capture point {side}: the methods assume a capture at the sender.")
+    if side == "receiver":
+        out.append(
+            "captured at the receiver: the rate is the data's arrival spacing, the RTT comes from timestamp"
+            " echoes (long by up to 1 ms), and only losses before the capture point are seen."
+        )
     if math.isinf(r.last_t):
         out.append("the capture has no end time.")
     return out
