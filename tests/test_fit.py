@@ -15,6 +15,7 @@ from ccbench.cli import app
 from ccbench.fit import Estimate, FitInputError, FitResult, fit_capture
 from ccbench.fit.capture import TH_ACK, TH_SYN, Connection, Segment, read_connections
 from ccbench.fit.estimate import _losses, queued_pairs
+from ccbench.fit.receiver import replay_receiver
 from ccbench.fit.sender import capture_side, replay
 from ccbench.fit.stats import fit_gilbert, median_ci, wilson
 from ccbench.inputs import TomlText
@@ -415,3 +416,27 @@ def test_a_real_receiver_side_capture_is_detected_and_fitted():
     assert abs(f.base_rtt.value - 40.0) <= 2.0
     assert f.loss.low <= 0.005 <= f.loss.high and f.loss_model == "bernoulli"
     assert "capture at the receiver" in f.rate.method and "TSval" in f.base_rtt.method
+
+
+def arrival(t: float, n: int, ts: int, payload: int = 1000) -> Segment:
+    """Segment n arriving at the receiver at t, sent at the sender's timestamp tick `ts`."""
+    return Segment(t, S, R, 1 + 1000 * n, 1, TH_ACK, payload, payload + 52, 1000, ts_val=ts, ts_ecr=0)
+
+
+def test_at_the_receiver_a_later_tsval_fills_a_loss_and_an_equal_one_a_late_original():
+    r, rate = replay_receiver(
+        Connection(
+            S,
+            R,
+            [arrival(0.0, 0, 10), arrival(0.0012, 1, 10), arrival(0.0024, 3, 10)]  # 2 missing
+            + [arrival(0.0030, 2, 10)]  # same tick as the packets around it: the original, late
+            + [arrival(0.0042, 4, 10), arrival(0.0054, 6, 10)]  # 5 missing
+            + [arrival(0.0500, 5, 55)],  # sent 45 ticks later: a resend, so 5 was lost
+        )
+    )
+    assert r.reorder_lateness == [pytest.approx(0.0006)]
+    assert r.segs[5000].sends == [0.0054, 0.05] and r.segs[2000].sends == [0.003]
+    lost, _ = _losses(r, 100.0, {"max": 0.0})
+    assert lost.count(True) == 1
+    # Rate samples from in-order neighbours only (0-1, and 3-4 around the late 2); none across a gap.
+    assert rate == [pytest.approx(1052 * 8 / 0.0012), pytest.approx(1052 * 8 / 0.0018)]

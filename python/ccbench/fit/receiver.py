@@ -51,7 +51,6 @@ def replay_receiver(conn: Connection) -> tuple[Replay, list[float]]:
     holes: list[tuple[int, float, int]] = []
     prev_end, prev_t = None, None
     super_packets = 0
-    idle = 0.0
     for p in data:
         start = rel(p.seq)
         end = start + p.payload
@@ -72,6 +71,7 @@ def replay_receiver(conn: Connection) -> tuple[Replay, list[float]]:
             if prev_end == start and prev_t is not None and p.t > prev_t:
                 rate.append(8 * p.wire / (p.t - prev_t))
             highest = end
+            prev_end, prev_t = end, p.t  # a hole's fill in between does not break the in-order chain
         else:  # fills a hole: a resend or a late original
             i = bisect.bisect_right(hole_lo, start) - 1
             if i < 0 or start >= holes[i][0]:  # below every gap: data the capture missed, not a hole
@@ -84,9 +84,6 @@ def replay_receiver(conn: Connection) -> tuple[Replay, list[float]]:
             else:
                 lateness.append(p.t - first_t)
             transmissions.append((p.t, start))
-        if prev_t is not None and p.t - prev_t > 1.0:
-            idle += p.t - prev_t
-        prev_end, prev_t = end, p.t
     transmissions.sort()
 
     # RTT: the first ACK carrying a TSval -> the first data echoing it.
@@ -105,6 +102,9 @@ def replay_receiver(conn: Connection) -> tuple[Replay, list[float]]:
             answered.add(p.ts_ecr)
             t0 = first_ack[p.ts_ecr]
             rtt.append((t0, p.t - t0, 2))  # 2: no delayed ACK inside (the sender answers at once)
+    # Application-limited periods: no data for longer than two round trips.
+    min_rtt = min((x for _, x, _ in rtt), default=float("inf"))
+    idle = sum(b.t - a.t for a, b in zip(data, data[1:]) if b.t - a.t > 2 * min_rtt)
     d2a, a2d = echo_delays(pkts, snd)
     r = Replay(
         mss=mss,
