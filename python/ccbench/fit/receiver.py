@@ -20,7 +20,7 @@ import bisect
 from collections import Counter
 
 from .capture import TH_ACK, TH_SYN, Connection, FitInputError
-from .sender import Replay, Seg, _Unwrap, echo_delays
+from .sender import Replay, Seg, Unwrap, echo_delays
 
 
 def replay_receiver(conn: Connection) -> tuple[Replay, list[float]]:
@@ -38,7 +38,7 @@ def replay_receiver(conn: Connection) -> tuple[Replay, list[float]]:
     sizes = Counter(p.payload for p in data)
     mss = max(sizes, key=lambda n: (sizes[n], n))
     mss_option = next((p.mss for p in pkts if p.flags & TH_SYN and p.mss), None) or mss
-    rel = _Unwrap(base)
+    rel = Unwrap(base)
 
     segs: dict[int, Seg] = {}
     transmissions: list[tuple[float, int]] = []

@@ -73,7 +73,7 @@ class Replay:
     a2d: list[float]  # ACK -> the data that answers it (side detection)
 
 
-class _Unwrap:
+class Unwrap:
     """32-bit sequence numbers to a growing integer relative to a base (RFC 9293 modular arithmetic)."""
 
     def __init__(self, base: int):
@@ -101,7 +101,7 @@ def replay(conn: Connection) -> Replay:
     mss = max(sizes, key=lambda n: (sizes[n], n))
     mss_option = next((p.mss for p in (syn_ack, syn) if p is not None and p.mss), None) or mss
     wscale = (syn_ack.wscale or 0) if syn_ack is not None and syn is not None and syn.wscale is not None else 0
-    rel_d, rel_a = _Unwrap(base), _Unwrap(base)
+    rel_d, rel_a = Unwrap(base), Unwrap(base)
 
     segs: dict[int, Seg] = {}
     starts: list[int] = []  # sorted segment starts (segments are sent in order of first transmission)
