@@ -440,3 +440,10 @@ def test_at_the_receiver_a_later_tsval_fills_a_loss_and_an_equal_one_a_late_orig
     assert lost.count(True) == 1
     # Rate samples from in-order neighbours only (0-1, and 3-4 around the late 2); none across a gap.
     assert rate == [pytest.approx(1052 * 8 / 0.0012), pytest.approx(1052 * 8 / 0.0018)]
+
+
+def test_super_packets_are_counted_against_the_mss_option():
+    """A 3000-byte data packet under a 1000-byte MSS option: TSO/GSO captured before segmentation."""
+    big = Segment(0.0, S, R, 1 + 2000, 1, TH_ACK, 3000, 3052, 1000, ts_val=0, ts_ecr=0)
+    r = replayed([data(0, 0), data(0, 1), big, ack(0.1, 2), ack(0.1036, 5)])
+    assert r.super_packets == 1 and r.mss == 1000

@@ -270,10 +270,16 @@ def _caveats(r: Replay, side: str) -> list[str]:
     out = []
     if r.super_packets:
         out.append(
-            f"{r.super_packets} data packets are larger than the MSS ({r.mss} bytes): TSO/GSO super-packets"
-            " captured before segmentation; their send times are per super-packet, so the RTT and dispersion"
-            " samples of the segments inside them are coarser. Capture with offloads off"
-            " (ethtool -K IF tso off gso off)."
+            f"{r.super_packets} data packets are larger than the MSS ({r.mss} bytes): super-packets"
+            + (
+                " the receiver's GRO/LRO merged; their arrival times are per super-packet, so the rate"
+                " samples inside them are lost and the loss of a merged packet is not seen. Capture with"
+                " offloads off (ethtool -K IF gro off lro off)."
+                if side == "receiver"
+                else " built by TSO/GSO and captured before segmentation; their send times are per super-packet, so the RTT"
+                " and dispersion samples of the segments inside them are coarser. Capture with offloads"
+                " off (ethtool -K IF tso off gso off)."
+            )
         )
     if not r.sack_seen:
         out.append("no SACK blocks: losses and reordering cannot be told apart, and dispersion samples are fewer.")
