@@ -276,9 +276,9 @@ def _caveats(r: Replay, side: str) -> list[str]:
                 " samples inside them are lost and the loss of a merged packet is not seen. Capture with"
                 " offloads off (ethtool -K IF gro off lro off)."
                 if side == "receiver"
-                else " built by TSO/GSO and captured before segmentation; their send times are per super-packet, so the RTT"
-                " and dispersion samples of the segments inside them are coarser. Capture with offloads"
-                " off (ethtool -K IF tso off gso off)."
+                else " built by TSO/GSO and captured before segmentation; their send times are per"
+                " super-packet, so the RTT and dispersion samples of the segments inside them are coarser."
+                " Capture with offloads off (ethtool -K IF tso off gso off)."
             )
         )
     if not r.sack_seen:
