@@ -447,3 +447,21 @@ def test_super_packets_are_counted_against_the_mss_option():
     big = Segment(0.0, S, R, 1 + 2000, 1, TH_ACK, 3000, 3052, 1000, ts_val=0, ts_ecr=0)
     r = replayed([data(0, 0), data(0, 1), big, ack(0.1, 2), ack(0.1036, 5)])
     assert r.super_packets == 1 and r.mss == 1000
+
+
+def test_ipv6_packets_are_read_with_their_own_header_size(random_loss, tmp_path):
+    """The same packets as IPv6 (40-byte header: each packet 20 bytes longer on the wire, cut at the
+    same snaplen): the same RTT and loss; the rate counts the longer packets in the same time."""
+    prefix = bytes.fromhex("20010db8") + bytes(8)
+    v6 = tmp_path / "v6.pcap"
+    with random_loss.open("rb") as f, v6.open("wb") as g:
+        w = dpkt.pcap.Writer(g, linktype=101, nano=True)
+        for ts, buf in dpkt.pcap.Reader(f):
+            ip = dpkt.ip.IP(buf)
+            plen = ip.len - ip.hl * 4
+            head = bytes(dpkt.ip6.IP6(src=prefix + ip.src, dst=prefix + ip.dst, nxt=6, hlim=64))[:40]
+            w.writepkt(head[:4] + plen.to_bytes(2, "big") + head[6:] + buf[ip.hl * 4 :], ts=float(ts))
+    a, b = fit_capture(random_loss), fit_capture(v6)
+    assert "[2001:db8::a01:1]:32768" in b.flow
+    assert b.base_rtt.value == a.base_rtt.value and b.loss.value == a.loss.value
+    assert b.rate.value == pytest.approx(a.rate.value * 1520 / 1500, rel=1e-3)
