@@ -1,4 +1,5 @@
-"""From a sender-side replay to the path's estimates (rate, base RTT, queue, loss, reordering)."""
+"""From a replay (sender.py or receiver.py) to the path's estimates: rate, base RTT, queue, loss
+and its pattern, reordering; each with its interval and method."""
 
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ from .result import Estimate, FitResult
 from .sender import AckPair, Replay
 from .stats import fit_gilbert, median_ci, quantile, wilson
 
-# Fewer samples than these and the capture is too short to say anything with an interval.
+# Fewer samples than these and the capture is too short to say anything with an interval (assumed
+# minimums: the order-statistic interval of a median needs about ten samples to exist at all).
 MIN_RTT_SAMPLES = 20
 MIN_DISPERSION_SAMPLES = 10
 # Fewer data packets and a loss rate means little: 1% of 500 is 5 losses, whose Wilson interval
@@ -20,7 +22,8 @@ MIN_DATA_PACKETS = 500
 # this share of the largest seen: a drop-tail queue drops only when full (assumed threshold: the
 # delay of a full queue varies by the packets in service and by the RTT sample's timing).
 FULL_QUEUE_SHARE = 0.8
-# Reordering is modelled only from this many late segments on (fewer could be one odd event).
+# Reordering is modelled only from this many late segments on (assumed: fewer could be one odd
+# event; it moves whether a fitted scenario gets jitter).
 MIN_REORDERED = 3
 
 
