@@ -12,7 +12,7 @@ from .sender import AckPair, Replay
 from .stats import fit_gilbert, median_ci, quantile, wilson
 
 # Fewer samples than these and the capture is too short to say anything with an interval (assumed
-# minimums: below about ten samples the order-statistic interval of a median is their whole range).
+# minimums: below eight samples the order-statistic interval of a median is their whole range).
 MIN_RTT_SAMPLES = 20
 MIN_DISPERSION_SAMPLES = 10
 # Fewer data packets and a loss rate means little: 1% of 500 is 5 losses, whose Wilson interval
