@@ -18,6 +18,11 @@ MIN_DISPERSION_SAMPLES = 10
 # Fewer data packets and a loss rate means little: 1% of 500 is 5 losses, whose Wilson interval
 # (0.43% to 2.3%) spans a factor of five.
 MIN_DATA_PACKETS = 500
+# Train lengths tried for the rate, longest first, and the pieces a length needs (assumed: enough
+# for the median's interval; measured with uniform 0-3 ms reordering jitter at 10 Mbit/s, the
+# rate is 4.1% low from pairs, 1.8% from trains of 4 pairs, 1.1% from trains of 8).
+TRAIN_PAIRS = (8, 4, 2, 1)
+MIN_TRAINS = 30
 # A loss is a queue overflow, not a path loss, when the queueing delay when it was sent was at least
 # this share of the largest seen: a drop-tail queue drops only when full (assumed threshold: the
 # delay of a full queue varies by the packets in service and by the RTT sample's timing).
@@ -35,7 +40,7 @@ def estimate(
     data_wire = max(s.wire for s in r.segs.values())
     if rate_samples is None:
         first = queued_pairs(r.pairs, None)
-        samples = queued_pairs(r.pairs, 8 * data_wire / median_ci(first)[0]) if first else []
+        samples = train_rates(queued(r.pairs, 8 * data_wire / median_ci(first)[0])) if first else []
     else:
         samples = rate_samples
     short = len(r.transmissions) < MIN_DATA_PACKETS
@@ -81,22 +86,45 @@ def estimate(
     )
 
 
-def queued_pairs(pairs: list[AckPair], packet_s: float | None) -> list[float]:
-    """Dispersion samples (bit/s) of the ACK pairs whose second packet group reached the bottleneck
-    before the first had left it, so that the gap between the ACKs is the bottleneck's time for
-    the second group: sent less than half a packet's time there after the first (back to back),
-    or both newest segments queued for longer than the second group's time there. With
-    `packet_s` None the pair's own gap stands in for the group's time (first pass); the second
-    pass uses one packet's time at the first pass's rate, since a threshold on the pair's own gap
-    picks the pairs that jitter spread apart (a low bias)."""
+def queued(pairs: list[AckPair], packet_s: float | None) -> list[AckPair]:
+    """The ACK pairs whose second packet group reached the bottleneck before the first had left it,
+    so that the gap between the ACKs is the bottleneck's time for the second group: sent less than
+    half a packet's time there after the first (back to back), or both newest segments queued for
+    longer than the second group's time there. With `packet_s` None the pair's own gap stands in
+    for the group's time (first pass); the second pass uses one packet's time at the first pass's
+    rate, since a threshold on the pair's own gap picks the pairs that jitter spread apart (a low
+    bias)."""
     out = []
     for p in pairs:
         span = p.gap if packet_s is None else p.packets * packet_s
         back_to_back = p.send_gap < 0.5 * span / p.packets
-        queued = p.waited is not None and p.packets >= 2 and p.waited >= span
-        if back_to_back or queued:
-            out.append(p.bits / p.gap)
+        waited = p.waited is not None and p.packets >= 2 and p.waited >= span
+        if back_to_back or waited:
+            out.append(p)
     return out
+
+
+def queued_pairs(pairs: list[AckPair], packet_s: float | None) -> list[float]:
+    """The dispersion samples (bit/s) of the queued pairs, one per pair."""
+    return [p.bits / p.gap for p in queued(pairs, packet_s)]
+
+
+def train_rates(pairs: list[AckPair]) -> list[float]:
+    """Dispersion over trains: runs of consecutive queued pairs cut into pieces of k pairs, each the
+    bits over the time of its k gaps (Dovrolis et al. compare pairs with trains: a train averages
+    out the jitter of the ACKs inside it, which a pair's gap carries whole and which the pairs'
+    selection skews low). The longest k of TRAIN_PAIRS that leaves MIN_TRAINS pieces."""
+    runs: list[list[AckPair]] = []
+    for p in pairs:
+        if runs and p.index == runs[-1][-1].index + 1:
+            runs[-1].append(p)
+        else:
+            runs.append([p])
+    for k in TRAIN_PAIRS:
+        pieces = [run[i : i + k] for run in runs for i in range(0, len(run) - k + 1, k)]
+        if len(pieces) >= MIN_TRAINS or k == 1:
+            return [sum(p.bits for p in c) / sum(p.gap for p in c) for c in pieces]
+    return []
 
 
 def _rate(samples: list[float], resolution_s: float) -> Estimate:
@@ -107,10 +135,11 @@ def _rate(samples: list[float], resolution_s: float) -> Estimate:
         hi,
         "bit/s",
         len(samples),
-        "Method: ACK dispersion (Dovrolis et al., IEEE/ACM ToN 2004): the bytes an ACK newly acknowledges"
-        " over the time since the previous ACK, kept when that data reached the bottleneck before the"
-        " previous ACK's data had left it (sent back to back, or both queued longer); the median, with"
-        f" its order-statistic interval. Timestamp resolution {_resolution_text(resolution_s)}. Wrong (high)"
+        "Method: ACK dispersion (Dovrolis et al., IEEE/ACM ToN 2004): the bytes ACKs newly acknowledge"
+        " over the time since the previous ACK, where that data reached the bottleneck before the"
+        " previous ACK's data had left it (sent back to back, or both queued longer), over trains of up"
+        " to 8 such ACKs; the median, with its order-statistic interval. Timestamp resolution"
+        f" {_resolution_text(resolution_s)}. Wrong (high)"
         " if the ACK path compresses ACKs (Wi-Fi aggregation, a busy uplink); wrong (low) if cross"
         " traffic shares the bottleneck.",
     )

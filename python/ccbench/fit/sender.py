@@ -48,6 +48,7 @@ class AckPair:
     bits: int  # IP bits B newly delivers
     packets: int  # segments B newly delivers
     waited: float | None  # the smaller RTT sample of the two newest segments - the min RTT so far
+    index: int  # B's position among the flow's ACKs (consecutive pairs make a train)
 
 
 @dataclass
@@ -211,7 +212,7 @@ def replay(conn: Connection) -> Replay:
         if prev_ack is not None and clean and t > prev_ack[0]:
             waited = min(sample, prev_ack[2]) - min_rtt if sample is not None and prev_ack[2] is not None else None
             bits = 8 * sum(s.wire for s in newly)
-            pairs.append(AckPair(t - prev_ack[0], newest.sends[-1] - prev_ack[1], bits, len(newly), waited))
+            pairs.append(AckPair(t - prev_ack[0], newest.sends[-1] - prev_ack[1], bits, len(newly), waited, acks))
         prev_ack = (t, newest.sends[-1], sample) if clean else None
 
     if ts_seen:
