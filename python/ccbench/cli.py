@@ -1,4 +1,4 @@
-"""The `ccbench` command line: run, campaign, report, compare, recommend, studies, study, algorithms,
+"""The `ccbench` command line: run, campaign, report, compare, recommend, fit, studies, study, algorithms,
 profiles, validate.
 
 A bad scenario file prints one message (field path, bad value, what is
@@ -1204,6 +1204,28 @@ def emulate_cmd(
         force=force,
     )
     raise typer.Exit(code)
+
+
+@app.command("fit")
+def fit_cmd(
+    capture: Path = typer.Argument(..., help="Capture (pcap, pcapng) of a TCP transfer, at its sender or receiver."),
+    flow: str | None = typer.Option(None, help="The flow to fit when there are several: its index or SENDER:PORT."),
+    as_json: bool = typer.Option(False, "--json", help="Print every estimate and the scenario as JSON."),
+):
+    """Estimate a scenario of your path from a capture: ccbench fit FILE.pcap > my-path.toml (docs/fit.md)."""
+    from ccbench.fit import FitInputError, fit_capture
+
+    try:
+        fitted = fit_capture(capture, flow)
+    except FitInputError as e:
+        typer.echo(f"error: {one_line(str(e))}", err=True)
+        raise typer.Exit(EXIT_BAD_SCENARIO) from None
+    if as_json:
+        from ccbench.json_output import dumps
+
+        typer.echo(dumps(fitted.to_json()))
+    else:
+        typer.echo(fitted.to_toml(), nl=False)
 
 
 def main() -> None:
