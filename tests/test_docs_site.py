@@ -23,12 +23,8 @@ CI = os.environ.get("CI", "").lower() == "true"
 #: not_found back to `warn`, once they are all merged.
 PENDING_PAGES = {
     "cellular-models.md",
-    "network-models.md",
     "recommend.md",
-    "fit.md",
-    "campaigns-robustness.md",
     "algorithms-today.md",
-    "algorithms-copa-vivace.md",
 }
 
 
@@ -162,7 +158,7 @@ def test_the_extras_the_readme_installs_exist():
 
 
 #: Commands other branches bring, named in the docs before they are merged.
-PENDING_COMMANDS = {"fit"}
+PENDING_COMMANDS: set[str] = set()
 #: `ccbench [-q|-v] COMMAND ...` in code, up to a comment, pipe or redirect.
 COMMAND_LINE = re.compile(r"(?:^|[ \t])ccbench((?:[ \t]+-[qv])*)[ \t]+([a-z][a-z-]*)([^#|&>;\n]*)", re.M)
 CODE = re.compile(r"^```[\w-]*\n(.*?)^```|`([^`\n]+)`", re.M | re.S)
