@@ -975,7 +975,7 @@ def recommend(
 def rec_table(answer: dict) -> Table:
     """recommend's table: each candidate's mean and the half-width of its 95% interval."""
     title = f"{answer['repetitions']} repetitions; mean ± half-width of the 95% interval"
-    t = Table(title=escape(title), title_justify="left", box=box.SIMPLE_HEAD, padding=(0, 1), pad_edge=False)
+    t = Table(title=escape(title), title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False)
     sized = any(r["completion_ms"] for r in answer["candidates"])
     heads = ["rank", "algorithm", "goodput", "p95 RTT", "retx"]
     heads += ["done in"] if sized else []

@@ -179,7 +179,7 @@ def words(answer: dict, c: analysis.ConditionResult, obj: analysis.Objective, ma
         text += ": " + _versus(pick, inc, obj, margin)
     elif c.pick == inc_name:
         text += f" (the incumbent): no other candidate does better on {analysis.METRICS[obj.metric].label}"
-    text += "."
+    text += f"; {c.pick_reason}." if c.pick_reason else "."
     base = answer["incumbent_harm"]
     h = pick.get("harm_throughput")
     if compete and h and base and math.isfinite(h["mean"]) and math.isfinite(base["throughput"]["mean"]):
@@ -203,10 +203,12 @@ def words(answer: dict, c: analysis.ConditionResult, obj: analysis.Objective, ma
             if r["name"] != c.pick and r["harm_throughput"] and large_harm(r["harm_throughput"], b)
         ]
         if harsh:
-            text += f" A large harm to {inc_name} traffic (more than {inc_name}'s {b['mean']:.2f}): {', '.join(harsh)}."
+            more = f" and {len(harsh) - 3} more" if len(harsh) > 3 else ""
+            text += f" A large harm to {inc_name} traffic (more than {inc_name}'s {b['mean']:.2f}): "
+            text += ", ".join(harsh[:3]) + more + "."
     if c.tied:
-        names = ", ".join(c.tied) if len(c.tied) <= 3 else f"the other {len(c.tied)}"
-        text += f" {names[0].upper() + names[1:]} {'is' if len(c.tied) == 1 else 'are'} statistically tied with it."
+        names = ", ".join(c.tied) if len(c.tied) <= 3 else f"{', '.join(c.tied[:3])} and {len(c.tied) - 3} more"
+        text += f" Statistically tied with it: {names}."
     if not c.decided:
         text += " " + analysis.confidence_text(c, margin)
     flagged = [r["name"] for r in answer["candidates"] if r["above_max_harm"]]
