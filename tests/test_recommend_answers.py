@@ -8,6 +8,8 @@ import pytest
 from ccbench import _ccsim
 from ccbench.campaigns import answer, harm, recommend
 from ccbench.cli import app
+from hypothesis import given
+from hypothesis import strategies as st
 
 SHALLOW = """
 name = "shallow"
@@ -189,3 +191,50 @@ def test_options_are_checked_before_anything_runs(runner, tmp_path):
         result = runner.invoke(app, ["recommend", *args, "--out", str(out)], terminal_width=200)
         assert result.exit_code == 2 and result.output.startswith(start), (args, result.output)
         assert not out.exists()
+
+
+def test_a_capture_is_the_scenario_the_fit_module_estimates(monkeypatch, tmp_path):
+    """capture:FILE calls ccbench.fit.fit_capture(FILE).scenario_dict() (the
+    fit branch's API); a module standing in for it gives a known path."""
+    import sys
+    import types
+
+    asked = []
+
+    class Fit:
+        def scenario_dict(self):
+            return {"downlink": {"rate": "7Mbit", "delay": "15ms"}, "flows": [{"cc": "cubic"}]}
+
+    def fit_capture(path):
+        asked.append(path)
+        return Fit()
+
+    monkeypatch.setitem(sys.modules, "ccbench.fit", types.SimpleNamespace(fit_capture=fit_capture))
+    raw, _ = recommend.campaign_dict("capture:my.pcap", reps=1, algorithms=["reno"], compete="none", duration="1s")
+    runs = recommend.parse(raw).runs
+    assert asked == ["my.pcap"]
+    assert runs[0].scenario["downlink"]["rate"] == 7_000_000
+    assert {f["cc"] for r in runs for f in r.scenario["flows"]} <= {"reno", "cubic"}
+
+
+def test_the_campaign_file_written_beside_the_results_reads_back_as_the_campaign():
+    import tomllib
+
+    raw, _ = recommend.campaign_dict("lte-good", workload="file:1MB,2MB", reps=1, algorithms=["reno", "bbr"])
+    assert tomllib.loads(recommend.campaign_toml(raw)) == raw
+    assert raw["exclude"]  # lists of tables too
+
+
+@given(
+    solo=st.lists(st.floats(0.1, 1e9), min_size=1, max_size=5),
+    ratio=st.floats(0.0, 1.0),
+)
+def test_harm_is_between_zero_and_one_when_the_others_lose(solo, ratio):
+    """Throughput at a share `ratio` of the solo mean: harm is 1 - ratio, in [0, 1]."""
+    import numpy as np
+
+    x = float(np.mean(solo))
+    (h,) = harm.harm_values(solo, [ratio * x], True)
+    assert -1e-9 <= h <= 1 + 1e-9 and abs(h - (1 - ratio)) < 1e-9
+    (d,) = harm.harm_values(solo, [x / max(ratio, 1e-3)], False)  # delay grown by 1 / ratio
+    assert -1e-9 <= d <= 1 + 1e-9
