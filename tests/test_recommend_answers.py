@@ -142,6 +142,11 @@ def test_file_workload_answers_by_completion_time(runner, tmp_path):
     assert "completion time" in ans["answer"] or ans["pick"] == "cubic"
     saved = json.loads((out / answer.ANSWER_FILE).read_text())
     assert saved["answer"]["pick"] == ans["pick"]
+    # the report opens with the answer, and `ccbench report` rebuilds it from the saved runs and options
+    (out / "report.html").unlink()
+    assert runner.invoke(app, ["report", str(out)]).exit_code == 0
+    html = (out / "report.html").read_text()
+    assert '<h2 id="answer">The answer</h2>' in html and f"On this path pick {ans['pick']}" in html
 
 
 def test_the_json_answer_has_its_documented_keys_and_is_deterministic(runner, tmp_path):

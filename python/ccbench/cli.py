@@ -890,6 +890,8 @@ def recommend(
     allow_large: bool = typer.Option(False, help=ALLOW_LARGE_HELP),
 ):
     """Which congestion control for my network and traffic? The answer in words, its harm to the traffic there."""
+    import json
+
     from ccbench.campaigns import answer as ans
     from ccbench.campaigns import recommend as rec
     from ccbench.campaigns import runner, storage
@@ -943,14 +945,13 @@ def recommend(
 
                 return show
 
-            rec.run_until_decided(raw, out, jobs, executor, address, max_reps, on_round, force)
+            rec.run_until_decided(raw, out, jobs, executor, address, max_reps, on_round, force, options)
     except runner.CampaignInterrupted as e:
         typer.echo(f"interrupted: {e.done} of {e.total} runs done; run the same command again to resume", err=True)
         raise typer.Exit(130) from None
     except storage.CampaignDirectoryError as e:
         raise bad(str(e)) from None
-    answer = ans.build(out, options)
-    ans.save(out, answer, options)
+    answer = json.loads((out / ans.ANSWER_FILE).read_text(encoding="utf-8"))["answer"]
     if as_json:
         from ccbench.json_output import dumps
 

@@ -238,3 +238,55 @@ def save(directory: Path, answer: dict, options: dict) -> None:
 
     text = json.dumps({"options": options, "answer": answer}, indent=2, sort_keys=True)
     atomic_write_bytes(Path(directory) / ANSWER_FILE, text.encode("utf-8"))
+
+
+def html_section(directory: Path) -> str | None:
+    """The answer at the top of the campaign's report.html, rebuilt from the
+    saved runs and the options saved in recommend.json (None for a campaign
+    that is not a recommendation): `ccbench report DIR` rebuilds it too."""
+    from html import escape
+
+    path = Path(directory) / ANSWER_FILE
+    if not path.exists():
+        return None
+    options = json.loads(path.read_text(encoding="utf-8"))["options"]
+    a = build(Path(directory), options)
+
+    def ci(v, scale=1.0, spec=".1f"):
+        if not v or v["mean"] is None:
+            return "–"
+        if v["low"] is None:
+            return f"{v['mean'] * scale:{spec}}"
+        return f"{v['mean'] * scale:{spec}} [{v['low'] * scale:{spec}}, {v['high'] * scale:{spec}}]"
+
+    heads = ["rank", "algorithm", "goodput Mbit/s", "p95 RTT ms", "retx %", "completion ms", "harm (throughput)"]
+    heads += ["harm (delay)", "Jain (own kind)", "vs best"]
+    rows = "".join(
+        "<tr>"
+        + "".join(
+            f"<td>{escape(str(x))}</td>"
+            for x in (
+                r["rank"] or "–",
+                r["name"] + (" (above --max-harm)" if r["above_max_harm"] else ""),
+                ci(r["goodput_bps"], 1e-6, ".2f"),
+                ci(r["rtt_p95_ms"], spec=".0f"),
+                ci(r["retrans_pct"], spec=".2f"),
+                ci(r["completion_ms"], spec=".0f"),
+                ci(r["harm_throughput"], spec=".2f"),
+                ci(r["harm_delay"], spec=".2f"),
+                ci(r["jain_self"], spec=".2f"),
+                r["verdict"],
+            )
+        )
+        + "</tr>"
+        for r in a["candidates"]
+    )
+    skipped = "".join(f"<li>{escape(r['name'])}: {escape(r['reason'])}</li>" for r in a["not_ranked"])
+    return (
+        f'<h2 id="answer">The answer</h2><p>{escape(a["answer"])}</p>'
+        f"<table><thead><tr>{''.join(f'<th>{escape(h)}</th>' for h in heads)}</tr></thead>"
+        f"<tbody>{rows}</tbody></table>"
+        '<p class="note">95% confidence intervals [low, high] over the repetitions. Harm: Ware et al., HotNets '
+        "2019, to the competing flows against their performance alone; its interval leaves out the spread of "
+        "the flows alone.</p>" + (f"<p>Not ranked:</p><ul>{skipped}</ul>" if skipped else "")
+    )

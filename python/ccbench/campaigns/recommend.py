@@ -334,10 +334,13 @@ def run_until_decided(
     max_reps: int = MAX_REPS,
     on_round: Callable[[int], Callable] = lambda reps: lambda p: None,
     force: bool = False,
+    options: dict | None = None,
 ) -> int:
     """Runs the campaign, adding repetitions while more would decide (at
     most `max_reps`); returns the repetitions reached. A directory of another
-    campaign (other options) is refused unless `force`. The report is (re)built at the end."""
+    campaign (other options) is refused unless `force`. The answer (with
+    `options`: answer_options) is saved, then the report is (re)built, the
+    answer at its top."""
     parsed = parse(raw)  # errors named by option
     _, source, text, folder = spec.read(raw)
     _, _, reps = runner.run_until_decided(
@@ -358,6 +361,10 @@ def run_until_decided(
     from ccbench.campaigns.report import build  # imported (preload) while the first round ran
     from ccbench.run_files import atomic_write_bytes
 
+    if options is not None:
+        from ccbench.campaigns import answer
+
+        answer.save(out, answer.build(Path(out), options), options)
     build(out, jobs=jobs)
     atomic_write_bytes(Path(out) / CAMPAIGN_FILE, campaign_toml(raw).encode("utf-8"))
     return reps
