@@ -182,20 +182,22 @@ def words(answer: dict, c: analysis.ConditionResult, obj: analysis.Objective, ma
     text += f"; {c.pick_reason}." if c.pick_reason else "."
     base = answer["incumbent_harm"]
     h = pick.get("harm_throughput")
-    if compete and h and base and math.isfinite(h["mean"]) and math.isfinite(base["throughput"]["mean"]):
+    finite = h and base and math.isfinite(h["mean"]) and math.isfinite(base["throughput"]["mean"])
+    if compete and finite and c.pick != inc_name:
         b = base["throughput"]
         others = f"a competing {inc_name} flow's" if compete["count"] == 1 else f"{compete['count']} {inc_name} flows'"
         text += f" It takes {max(h['mean'], 0):.0%} of {others} throughput"
-        if c.pick != inc_name:
-            if large_harm(h, b):
-                text += f", much more than {inc_name} takes from itself: a large harm to {inc_name} traffic"
-            elif h["mean"] > b["mean"] + margin:
-                text += f", more than {inc_name} takes from itself"
-            else:
-                text += f", no more than {inc_name} takes from itself"
+        if large_harm(h, b):
+            text += f", much more than {inc_name} takes from itself: a large harm to {inc_name} traffic"
+        elif h["mean"] > b["mean"] + margin:
+            text += f", more than {inc_name} takes from itself"
+        else:
+            text += f", no more than {inc_name} takes from itself"
         text += f" (harm {h['mean']:.2f} vs {b['mean']:.2f})."
+    if compete and base and math.isfinite(base["throughput"]["mean"]):
+        b = base["throughput"]
         gentle = gentlest_alternative(answer, c, b["mean"] + margin)
-        if gentle and gentle != c.pick and h["mean"] > b["mean"] + margin:
+        if gentle and gentle != c.pick and h and h["mean"] > b["mean"] + margin:
             text += f" If sharing with {inc_name} traffic matters, pick {gentle}."
         harsh = [
             f"{r['name']} (harm {r['harm_throughput']['mean']:.2f})"
