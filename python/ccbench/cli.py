@@ -871,10 +871,10 @@ def recommend(
     profile: str | None = typer.Option(None, help="Same as NETWORK (kept for earlier scripts)."),
     direction: str = typer.Option("down", help="Direction of your data: down or up."),
     flows: int = typer.Option(1, help="Your flows on the path at once."),
-    workload: str = typer.Option("bulk", help="bulk, file:SIZE[,SIZE...], web (short transfers), background."),
-    compete: str | None = typer.Option(None, help="Traffic already on the path: ALG[:COUNT] or none [cubic:FLOWS]."),
+    workload: str = typer.Option("bulk", help="bulk, file:SIZE\\[,SIZE...], web (short transfers), background."),
+    compete: str | None = typer.Option(None, help="Traffic already on the path: ALG\\[:COUNT] or none; default: --flows flows of cubic."),
     objective: str | None = typer.Option(
-        None, help="throughput, latency, completion or balanced [completion for file and web, else throughput]."
+        None, help="throughput, latency, completion or balanced; default: completion for file and web, else throughput."
     ),
     max_harm: float | None = typer.Option(None, help="Flag candidates whose harm to the others is above this (0-1)."),
     algorithms: str | None = typer.Option(None, help="Comma-separated candidates (default: all)."),
