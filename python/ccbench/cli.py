@@ -872,7 +872,9 @@ def recommend(
     direction: str = typer.Option("down", help="Direction of your data: down or up."),
     flows: int = typer.Option(1, help="Your flows on the path at once."),
     workload: str = typer.Option("bulk", help="bulk, file:SIZE\\[,SIZE...], web (short transfers), background."),
-    compete: str | None = typer.Option(None, help="Traffic already on the path: ALG\\[:COUNT] or none; default: --flows flows of cubic."),
+    compete: str | None = typer.Option(
+        None, help="Traffic already on the path: ALG\\[:COUNT] or none; default: --flows flows of cubic."
+    ),
     objective: str | None = typer.Option(
         None, help="throughput, latency, completion or balanced; default: completion for file and web, else throughput."
     ),
