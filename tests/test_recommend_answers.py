@@ -243,3 +243,14 @@ def test_harm_is_between_zero_and_one_when_the_others_lose(solo, ratio):
     assert -1e-9 <= h <= 1 + 1e-9 and abs(h - (1 - ratio)) < 1e-9
     (d,) = harm.harm_values(solo, [x / max(ratio, 1e-3)], False)  # delay grown by 1 / ratio
     assert -1e-9 <= d <= 1 + 1e-9
+
+
+def test_dctcp_is_ranked_on_a_path_whose_queues_mark_ecn(tmp_path):
+    path = tmp_path / "dc.toml"
+    path.write_text(SHALLOW.replace('queue = { size = "0.25bdp" }', 'queue = { size = "100pkt", ecn_threshold = 20 }'))
+    _, marked = recommend.campaign_dict(str(path), reps=1, algorithms=["dctcp"], duration="1s")
+    assert marked.ranked == ["dctcp", "cubic"] and not marked.not_ranked
+    plain = tmp_path / "plain.toml"
+    plain.write_text(SHALLOW)
+    _, unmarked = recommend.campaign_dict(str(plain), reps=1, algorithms=["dctcp"], duration="1s")
+    assert unmarked.ranked == ["cubic"] and "ECN" in unmarked.not_ranked["dctcp"]
