@@ -193,7 +193,12 @@ def words(answer: dict, c: analysis.ConditionResult, obj: analysis.Objective, ma
             text += f", more than {inc_name} takes from itself"
         else:
             text += f", no more than {inc_name} takes from itself"
-        text += f" (harm {h['mean']:.2f} vs {b['mean']:.2f})."
+        text += f" (harm {h['mean']:.2f} vs {b['mean']:.2f})"
+        d = pick.get("harm_delay")
+        if d and d["mean"] is not None and math.isfinite(d["mean"]) and d["mean"] > margin:
+            rise = d["mean"] / (1 - d["mean"]) if d["mean"] < 1 else math.inf  # (y - x) / x from (y - x) / y
+            text += f" and raises the {inc_name} traffic's p95 delay by {rise:.0%}"
+        text += "."
     if compete and base and math.isfinite(base["throughput"]["mean"]):
         b = base["throughput"]
         gentle = gentlest_alternative(answer, c, b["mean"] + margin)

@@ -3,7 +3,7 @@ the others on the path, from the tidy flows table of its campaign.
 
 The flows of a run are two groups: group 0, the user's flows (the
 candidate), and group 1, the others (the incumbent, e.g. cubic). The
-settings of the campaign (recommend.SETTINGS) are: the candidate alone, the
+settings of the campaign (recommend.settings) are: the candidate alone, the
 candidate with the incumbent, the candidate with its own kind (group 0 twice
 as many flows) and the incumbent alone (run once, as the baseline).
 
