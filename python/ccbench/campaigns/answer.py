@@ -60,6 +60,18 @@ def objective_of(name: str, sized: bool, margin: float = analysis.DEFAULT_MARGIN
     return analysis.OBJECTIVES[name]
 
 
+def decision(directory: Path, options: dict) -> analysis.ConditionResult:
+    """The comparison the pick comes from (the candidates alone, by the
+    objective): whether more repetitions would decide it."""
+    from ccbench.campaigns import storage
+
+    runs = harm.per_run(storage.load(directory).flows, FACTOR)
+    margin = options.get("margin", analysis.DEFAULT_MARGIN)
+    obj = objective_of(options["objective"], bool(runs["completion_ms"].notna().any()), margin)
+    own = analysis.with_power(harm.user_samples(runs, ALONE))
+    return analysis.analyze_condition(own, "cc", obj, margin, "c0", {})
+
+
 def build(directory: Path, options: dict) -> dict:
     """The whole answer (the JSON keys above) of the campaign in `directory`
     run with `options` (recommend's command options, as `answer_options` gives)."""

@@ -337,27 +337,42 @@ def run_until_decided(
     options: dict | None = None,
 ) -> int:
     """Runs the campaign, adding repetitions while more would decide (at
-    most `max_reps`); returns the repetitions reached. A directory of another
-    campaign (other options) is refused unless `force`. The answer (with
-    `options`: answer_options) is saved, then the report is (re)built, the
+    most `max_reps`); returns the repetitions reached. With `options`
+    (answer_options), what decides is the answer's own comparison (the
+    candidates alone, by the objective); without, the campaign's per-setting
+    analysis. A directory of another campaign (other options) is refused
+    unless `force`. The answer is saved, then the report is (re)built, the
     answer at its top."""
     parsed = parse(raw)  # errors named by option
-    _, source, text, folder = spec.read(raw)
-    _, _, reps = runner.run_until_decided(
-        raw,
-        source,
-        text,
-        folder,
-        out,
-        jobs,
-        executor,
-        address,
-        force=force,
-        max_reps=max_reps,
-        on_round=on_round,
-        preload=runner.REPORT_MODULES,
-        parsed=parsed,
-    )
+    _, source, text, folder = spec.read(raw)  # the campaign's text stays the first round's
+    reps = int(raw["repetitions"])
+    first = True
+    while True:
+        _, _, reps = runner.run_until_decided(
+            {**raw, "repetitions": reps},
+            source,
+            text,
+            folder,
+            out,
+            jobs,
+            executor,
+            address,
+            force=force and first,
+            max_reps=max_reps if options is None else reps,
+            on_round=on_round,
+            preload=runner.REPORT_MODULES if first else (),
+            parsed=parsed if first else None,
+        )
+        first = False
+        if options is None or reps >= max_reps:
+            break
+        from ccbench.campaigns import answer
+
+        c = answer.decision(Path(out), options)
+        if c.pick is None or c.decided:
+            break
+        # As runner.run_until_decided: to the estimate, at least one more, at most the cap.
+        reps = min(max_reps, max(reps + 1, c.reps_needed or max_reps))
     from ccbench.campaigns.report import build  # imported (preload) while the first round ran
     from ccbench.run_files import atomic_write_bytes
 
