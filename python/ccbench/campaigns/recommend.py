@@ -134,7 +134,7 @@ def network_scenario(network: str) -> tuple[dict, str | None]:
             ) from None
         try:
             scenario = fit_capture(path).scenario_dict()
-        except (OSError, ValueError) as e:
+        except Exception as e:  # the fit module's own error types are not known here: one line, exit 2
             raise RecommendError("NETWORK", f"'{network}': {e}") from None
         return {"scenario": {k: v for k, v in scenario.items() if k != "flows"}}, None
     p = Path(network)
