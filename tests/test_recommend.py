@@ -11,11 +11,11 @@ from ccbench.cli import app
 def test_recommend_ranks_every_algorithm_and_adds_repetitions_only_while_undecided(tmp_path, runner):
     out = tmp_path / "rec"
     args = ["recommend", "--profile", "lte-edge", "--duration", "2s", "--max-reps", "3", "--out", str(out)]
-    result = runner.invoke(app, args + ["--jobs", "2"], terminal_width=200)
+    result = runner.invoke(app, args + ["--jobs", "2", "--algorithms", "bbr,vegas"], terminal_width=200)
     assert result.exit_code == 0, result.output
-    assert "Pick " in result.output and f"Report: {out / 'report.html'}" in result.output
-    # the README's text output width (the report's path is not broken: it is copied whole)
-    assert max(len(line) for line in result.output.splitlines() if not line.startswith("Report: ")) <= 80
+    assert "On this path pick " in result.output and f"Report: {out / 'report.html'}" in result.output
+    # the README's text output width (the report's and campaign's paths are not broken: copied whole)
+    assert max(len(line) for line in result.output.splitlines() if not line.startswith(("Report: ", "Campaign"))) <= 80
     for name in ("cubic", "bbr", "vegas"):
         assert f" {name} " in result.output
     import ccbench
@@ -27,7 +27,7 @@ def test_recommend_ranks_every_algorithm_and_adds_repetitions_only_while_undecid
     assert len(kept) == (index["rep"] == 0).sum()
     for d in kept:
         assert sorted(p.name for p in d.iterdir()) == ["flows.parquet", "meta.json", "rtt.parquet", "series.parquet"]
-    assert len(list((out / "plots").glob("*.png"))) == 6  # the time series too
+    assert list((out / "plots").glob("*.png"))  # the report's figures, the time series too
 
 
 def test_recommend_imports_the_reports_modules_while_its_workers_run(tmp_path, runner, monkeypatch):
@@ -46,7 +46,7 @@ def test_recommend_imports_the_reports_modules_while_its_workers_run(tmp_path, r
 
     monkeypatch.setattr(campaign_runner, "_import_in_background", spy)
     args = ["recommend", "--profile", "lte-edge", "--duration", "1s", "--max-reps", "3", "--jobs", "2"]
-    result = runner.invoke(app, args + ["--out", str(tmp_path / "rec")])
+    result = runner.invoke(app, args + ["--out", str(tmp_path / "rec"), "--algorithms", "reno"])
     assert result.exit_code == 0, result.output
     assert asked == [(campaign_runner.REPORT_MODULES, 2)]
 
@@ -74,7 +74,7 @@ def test_the_report_s_plotting_is_first_imported_while_the_workers_run(tmp_path,
     imported it before: recommend's module and the campaign's objective
     check each imported the report's (and so matplotlib) at the start."""
     if command == "recommend":
-        args = ["recommend", "--profile", "lte-edge", "--duration", "1s", "--max-reps", "3"]
+        args = ["recommend", "--profile", "lte-edge", "--duration", "1s", "--max-reps", "3", "--algorithms", "reno"]
     else:
         f = tmp_path / "c.toml"
         f.write_text(
@@ -96,7 +96,7 @@ def test_the_report_s_plotting_is_first_imported_while_the_workers_run(tmp_path,
 def test_recommend_names_the_bad_option(runner):
     result = runner.invoke(app, ["recommend", "--profile", "lte-edg"], terminal_width=200)
     assert result.exit_code == 2
-    assert result.output.startswith("error: --profile: ") and "did you mean 'lte-edge'" in result.output
+    assert result.output.startswith("error: NETWORK: ") and "did you mean 'lte-edge'" in result.output
     bad = runner.invoke(app, ["recommend", "--profile", "umts", "--workload", "files"], terminal_width=200)
     assert bad.exit_code == 2 and bad.output.startswith("error: --workload: ")
 
@@ -112,30 +112,42 @@ def test_allow_large_lifts_the_limits_its_refusal_names(runner):
     result = runner.invoke(app, ["recommend", "--profile", "umts", "--duration", "100000s"], terminal_width=200)
     assert result.exit_code == 2
     assert result.output.startswith("error: --duration: ") and "--allow-large" in result.output
-    raw = recommend.campaign_dict("umts", duration="100000s", reps=1, algorithms=["reno"], allow_large=True)
+    raw, _ = recommend.campaign_dict("umts", duration="100000s", reps=1, algorithms=["reno"], allow_large=True)
     assert recommend.parse(raw).runs[0].scenario["duration"] == 100_000
-    assert "allow_large" not in recommend.campaign_dict("umts")  # earlier directories stay the same campaign
+    assert "allow_large" not in recommend.campaign_dict("umts")[0]  # earlier directories stay the same campaign
     help_text = runner.invoke(app, ["recommend", "--help"], terminal_width=200).output
     assert "--allow-large" in help_text
 
 
 def test_campaign_has_every_algorithm_with_the_users_flows():
-    c = recommend.parse(recommend.campaign_dict("hsdpa", "up", 2, "file:1MB", reps=1, algorithms=["reno", "cubic"]))
-    flows = c.runs[0].scenario["flows"]
-    assert [r.levels["flows[0].cc"] for r in c.runs] == ["reno", "cubic"]
+    raw, _ = recommend.campaign_dict("hsdpa", "up", 2, "file:1MB", reps=1, algorithms=["reno", "cubic"])
+    c = recommend.parse(raw)
+    alone = [r for r in c.runs if r.levels["setting"] == "alone (1MB)"]
+    assert [r.levels["flows[0].cc"] for r in alone] == ["reno", "cubic"]
+    flows = alone[0].scenario["flows"]
     assert flows[0]["count"] == 2 and flows[0]["direction"] == "up" and flows[0]["size"] == 1_000_000
+    # beside 2 cubic flows (the default --compete: --flows flows of the incumbent), and beside itself
+    beside = next(r for r in c.runs if r.levels["setting"] == "vs cubic (1MB)").scenario["flows"]
+    assert [(f["cc"], f["count"], f.get("size")) for f in beside] == [("reno", 2, 1_000_000), ("cubic", 2, None)]
+    itself = next(r for r in c.runs if r.levels["setting"] == "vs itself (1MB)").scenario["flows"]
+    assert [(f["cc"], f["count"]) for f in itself] == [("reno", 4)]
+    # the incumbent alone runs once, as the incumbent: the baseline of harm
+    base = [r for r in c.runs if r.levels["setting"] == "cubic alone"]
+    assert [r.levels["flows[0].cc"] for r in base] == ["cubic"]
+    assert [(f["cc"], f["count"], f.get("size")) for f in base[0].scenario["flows"]] == [("cubic", 2, None)]
 
 
 def test_recommend_picks_nothing_when_no_flow_delivered_data(tmp_path, runner):
     out = tmp_path / "rec"
     args = ["recommend", "--profile", "lte-good", "--duration", "1ms", "--jobs", "2", "--out", str(out)]
+    args += ["--algorithms", "reno"]
     result = runner.invoke(app, args, terminal_width=200)
     assert result.exit_code == 1, result.output
-    assert "Pick " not in result.output and "Decided" not in result.output
+    assert "pick " not in result.output and "Decided" not in result.output
     text = " ".join(result.output.split())  # lines wrapped at 80 columns
     assert "No pick: no flow delivered any data (goodput 0 in every run) in 1ms; lengthen --duration." in text
-    (rec,) = recommend_json(out)
-    assert rec["pick"] is None and rec["decided"] is False and rec["no_pick"].startswith("no flow delivered")
+    for rec in recommend_json(out):
+        assert rec["pick"] is None and rec["decided"] is False and rec["no_pick"].startswith("no flow delivered")
 
 
 def recommend_json(out):

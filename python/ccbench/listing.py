@@ -67,9 +67,28 @@ def param_line(p: dict) -> str:
     return f"{p['name']} = {p['default']:g} ({p['kind']}, {p['min']:g}..{p['max']:g}): {p['doc']}"
 
 
+#: What each role means to `ccbench recommend` (the role is the core's: cc::Role).
+ROLE_TEXT = {
+    "general": "general purpose",
+    "scavenger": "scavenger (less than best effort): recommended only for background transfers",
+    "datacenter": "datacenter only",
+    "historical": "historical: superseded, shown for comparison, never recommended",
+}
+
+
+def role_line(a: dict) -> str:
+    """`role: ...` of an algorithm, with what it requires of the path."""
+    text = ROLE_TEXT.get(a["role"], a["role"])
+    needs = {"ecn": "ECN marking at every queue"}
+    if a["requires"]:
+        text += "; requires " + ", ".join(needs.get(r, r) for r in a["requires"])
+    return f"role: {text}"
+
+
 def print_algorithms(console: Console, algorithms: list[dict]) -> None:
     for a in algorithms:
-        lines = [(a["summary"], 2), ("parameters (default, kind, range):" if a["params"] else "parameters: none", 2)]
+        lines = [(a["summary"], 2), (role_line(a), 2)]
+        lines.append(("parameters (default, kind, range):" if a["params"] else "parameters: none", 2))
         lines += [(param_line(p), 4) for p in a["params"]]
         _print_block(console, a["name"], a["reference"], lines)
 

@@ -183,7 +183,7 @@ fn scenario_schema() -> String {
     ccsim::scenario::json_schema::scenario_json_schema().to_string()
 }
 
-/// Every algorithm: name, reference, summary, parameters and traced state.
+/// Every algorithm: name, reference, summary, role (and what it requires of the path), parameters and traced state.
 #[pyfunction]
 fn algorithms<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
     let out = PyList::empty(py);
@@ -192,6 +192,8 @@ fn algorithms<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
         d.set_item("name", info.name)?;
         d.set_item("reference", info.reference)?;
         d.set_item("summary", info.summary)?;
+        d.set_item("role", info.role.name())?;
+        d.set_item("requires", info.role.requires().to_vec())?;
         let params = PyList::empty(py);
         for p in info.params {
             let pd = PyDict::new(py);

@@ -64,6 +64,8 @@ METRICS = {
     "jain": Metric("jain", "Jain's fairness", "", 1.0, 3, True, 0.01),
     "utilization": Metric("utilization", "utilization", "%", 100.0, 1, True, 0.0),
     "power": Metric("power", "power (goodput / p95 RTT)", "Mbit/s per s", 1e-3, 2, True, 0.0),
+    # Mean completion time of sized transfers (recommend's file and web workloads; harm.per_run).
+    "completion_ms": Metric("completion_ms", "completion time", "ms", 1.0, 1, False, 1.0),
 }
 
 

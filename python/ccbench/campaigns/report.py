@@ -504,6 +504,9 @@ def _build(
     with figures.replacing(data.directory / "plots"):  # no figure of an earlier report stays beside these
         study = study_report.section(data)
         sections = [study] if study else []
+        from ccbench.campaigns.answer import html_section  # `ccbench recommend`'s answer, when it is one
+
+        sections += [s for s in (html_section(data.directory),) if s]
         from ccbench.campaigns.runner import default_jobs
 
         jobs = jobs or default_jobs()

@@ -46,7 +46,8 @@
 
 use super::minmax::WindowedMax;
 use super::{
-    CaEvent, CaState, CongestionControl, Conn, Info, Param, Params, RateSample, StateOut, Window, INFINITE_SSTHRESH,
+    CaEvent, CaState, CongestionControl, Conn, Info, Param, Params, RateSample, Role, StateOut, Window,
+    INFINITE_SSTHRESH,
 };
 use crate::rng::Rng;
 use crate::tcp::recovery::RecoveryPolicy;
@@ -118,6 +119,7 @@ pub const INFO: Info = Info {
         Param::Bool(&param::ACK_AGGREGATION),
     ],
     state: &[state::MODE, state::BTL_BW_BPS, state::MIN_RTT_MS, state::PACING_GAIN, state::CWND_GAIN, state::ROUND_COUNT, state::FULL_BW_REACHED],
+    role: Role::General,
 };
 
 /// Bandwidth unit: segments per microsecond, scaled by 2^24 (Linux BW_SCALE).

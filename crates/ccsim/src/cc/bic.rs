@@ -33,7 +33,7 @@
 //! are the paper's either way.
 
 use super::common::{cong_avoid_ai, slow_start_if_limited, DelayedAckRatio};
-use super::{AckSample, CaState, CongestionControl, Conn, Counting, Info, Param, Params, StateOut, Window};
+use super::{AckSample, CaState, CongestionControl, Conn, Counting, Info, Param, Params, Role, StateOut, Window};
 use crate::tcp::recovery::RecoveryPolicy;
 use crate::time::{Nanos, NS_PER_MS};
 
@@ -94,6 +94,8 @@ pub const INFO: Info = Info {
         Param::Bool(&param::FAST_CONVERGENCE),
     ],
     state: &[state::LAST_MAX_CWND, state::MIN_CWND, state::TARGET, state::CNT],
+    // Linux's default from 2.6.8 until cubic replaced it in 2.6.19 (Ha, Rhee, Xu 2008, section 1).
+    role: Role::Historical,
 };
 
 /// Linux BICTCP_B: the binary search goes to (max + min) / B ... per RTT.

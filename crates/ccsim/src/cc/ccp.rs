@@ -44,7 +44,7 @@
 //! headroom (B multiplier, default 1: the observed storage itself).
 
 use super::common::reno_cong_avoid;
-use super::{AckSample, CaState, CongestionControl, Conn, Info, Param, Params, StateOut, Window};
+use super::{AckSample, CaState, CongestionControl, Conn, Info, Param, Params, Role, StateOut, Window};
 use crate::tcp::recovery::RecoveryPolicy;
 use crate::time::{Nanos, NS_PER_SEC};
 
@@ -78,6 +78,7 @@ pub const INFO: Info = Info {
     recovery: RecoveryPolicy::NewReno,
     params: &[Param::Float(&param::KP), Param::Float(&param::HEADROOM)],
     state: &[state::B_PKTS, state::BACKLOG_PKTS, state::INFLIGHT_PKTS, state::OUTPUT_PKTS],
+    role: Role::General,
 };
 
 /// Path storage, backlog and delivery rate, in segments (shared by ccp and ccpd).

@@ -27,7 +27,7 @@
 //! 4000, 8000 us; default 1000), headroom as in CCP.
 
 use super::ccp::{self, Controller, Estimator};
-use super::{AckSample, CaState, CongestionControl, Conn, Info, Param, Params, StateOut, StateVar, Window};
+use super::{AckSample, CaState, CongestionControl, Conn, Info, Param, Params, Role, StateOut, StateVar, Window};
 use crate::tcp::recovery::RecoveryPolicy;
 use crate::time::{Nanos, NS_PER_US};
 
@@ -61,6 +61,7 @@ pub const INFO: Info = Info {
         ccp::state::OUTPUT_PKTS,
         D_TERM_PKTS,
     ],
+    role: Role::General,
 };
 
 pub struct Ccpd {

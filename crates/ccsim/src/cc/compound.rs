@@ -33,7 +33,7 @@
 //! Vegas does, so that delayed ACKs alone do not drive it).
 
 use super::common::{cong_avoid_ai, reno_min_cwnd, slow_start};
-use super::{AckSample, CaState, CongestionControl, Conn, Info, Param, Params, StateOut, Window};
+use super::{AckSample, CaState, CongestionControl, Conn, Info, Param, Params, Role, StateOut, Window};
 use crate::tcp::recovery::RecoveryPolicy;
 use crate::time::Nanos;
 
@@ -84,6 +84,7 @@ pub const INFO: Info = Info {
         Param::Float(&param::GAMMA),
     ],
     state: &[state::DWND, state::RENO_CWND, state::DIFF, state::BASE_RTT_MS],
+    role: Role::General,
 };
 
 pub struct Compound {

@@ -28,7 +28,7 @@
 
 use super::common::{cong_avoid_ai, slow_start, DelayedAckRatio};
 use super::hystart::HyStart;
-use super::{CaEvent, CaState, CongestionControl, Conn, Counting, Info, Param, Params, StateOut, Window};
+use super::{CaEvent, CaState, CongestionControl, Conn, Counting, Info, Param, Params, Role, StateOut, Window};
 use crate::tcp::recovery::RecoveryPolicy;
 use crate::time::{Nanos, NS_PER_MS, NS_PER_SEC};
 
@@ -87,6 +87,7 @@ pub const INFO: Info = Info {
         Param::Int(&param::MAX_INCREMENT),
     ],
     state: &[state::WMAX, state::K_S, state::ORIGIN, state::EPOCH_S, state::W_EST, state::HYSTART_FOUND],
+    role: Role::General,
 };
 
 /// Linux BICTCP_HZ: t is kept in 1/1024 s.

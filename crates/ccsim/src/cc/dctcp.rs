@@ -13,7 +13,7 @@
 //! alpha is kept in Linux's 1/1024 fixed point.
 
 use super::common::{reno_cong_avoid, reno_ssthresh};
-use super::{AckSample, CaEvent, CaState, CongestionControl, Conn, Info, Param, Params, StateOut, Window};
+use super::{AckSample, CaEvent, CaState, CongestionControl, Conn, Info, Param, Params, Role, StateOut, Window};
 use crate::tcp::recovery::RecoveryPolicy;
 
 /// The parameters (`cc_params`), read with `Params::{float, int, flag}`.
@@ -45,6 +45,7 @@ pub const INFO: Info = Info {
     recovery: RecoveryPolicy::NewReno,
     params: &[Param::Int(&param::SHIFT_G), Param::Float(&param::ALPHA_ON_INIT)],
     state: &[state::ALPHA, state::MARKED_FRACTION],
+    role: Role::Datacenter,
 };
 
 const MAX_ALPHA: u32 = 1024;

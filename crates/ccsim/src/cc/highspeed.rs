@@ -13,7 +13,7 @@
 //! window grows by about a(w) / 2), and at most one segment.
 
 use super::common::{reno_min_cwnd, slow_start};
-use super::{CongestionControl, Conn, Info, Params, StateOut, Window};
+use super::{CongestionControl, Conn, Info, Params, Role, StateOut, Window};
 use crate::tcp::recovery::RecoveryPolicy;
 
 /// The traced state (`cc_state` rows, `var` = the name), written by `state()`.
@@ -30,6 +30,7 @@ pub const INFO: Info = Info {
     recovery: RecoveryPolicy::NewReno,
     params: &[],
     state: &[state::A, state::B],
+    role: Role::General,
 };
 
 /// RFC 3649 Appendix B: (window upper bound, b(w) * 256); a(w) = row + 1.

@@ -15,7 +15,7 @@
 //! point, so the integer steps of the factor match the kernel's.
 
 use super::common::slow_start;
-use super::{AckSample, CaState, CongestionControl, Conn, Info, Param, Params, StateOut, Window};
+use super::{AckSample, CaState, CongestionControl, Conn, Info, Param, Params, Role, StateOut, Window};
 use crate::tcp::recovery::RecoveryPolicy;
 use crate::time::{Nanos, NS_PER_MS, NS_PER_US};
 
@@ -51,6 +51,7 @@ pub const INFO: Info = Info {
         Param::Bool(&param::BANDWIDTH_SWITCH),
     ],
     state: &[state::ALPHA, state::BETA, state::SINCE_CONGESTION_S, state::MIN_RTT_MS, state::MAX_RTT_MS],
+    role: Role::General,
 };
 
 /// 1.0, 0.5 and 0.8 in 1/128 (Linux ALPHA_BASE, BETA_MIN, BETA_MAX).

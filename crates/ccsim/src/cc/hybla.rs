@@ -19,7 +19,7 @@
 //! from the first RTT samples.
 
 use super::common::{reno_cong_avoid, reno_min_cwnd};
-use super::{CaState, CongestionControl, Conn, Info, Param, Params, StateOut, Window};
+use super::{CaState, CongestionControl, Conn, Info, Param, Params, Role, StateOut, Window};
 use crate::tcp::recovery::RecoveryPolicy;
 use crate::time::{Nanos, NS_PER_MS};
 
@@ -44,6 +44,7 @@ pub const INFO: Info = Info {
     recovery: RecoveryPolicy::NewReno,
     params: &[Param::Float(&param::RTT0_MS)],
     state: &[state::RHO, state::MIN_SRTT_MS],
+    role: Role::General,
 };
 
 /// 2^(i/8) * 128 for i in 0..8: the fractional part of 2^rho.

@@ -20,7 +20,7 @@
 //! Differs from Linux: none intended.
 
 use super::common::{reno_min_cwnd, slow_start};
-use super::{AckSample, CaState, CongestionControl, Conn, Info, Param, Params, StateOut, Window};
+use super::{AckSample, CaState, CongestionControl, Conn, Info, Param, Params, Role, StateOut, Window};
 use crate::tcp::recovery::RecoveryPolicy;
 
 /// The parameters (`cc_params`), read with `Params::{float, int, flag}`.
@@ -53,6 +53,7 @@ pub const INFO: Info = Info {
     recovery: RecoveryPolicy::NewReno,
     params: &[Param::Int(&param::WIN_THRESH), Param::Int(&param::THETA)],
     state: &[state::ALPHA, state::BETA, state::AVG_DELAY_MS, state::MAX_DELAY_MS],
+    role: Role::General,
 };
 
 const ALPHA_SHIFT: u32 = 7;

@@ -24,7 +24,7 @@
 //! - The window is kept in fractional segments inside the algorithm and the
 //!   sender sees its integer part.
 
-use super::{AckSample, CongestionControl, Conn, Info, Param, Params, StateOut, Window};
+use super::{AckSample, CongestionControl, Conn, Info, Param, Params, Role, StateOut, Window};
 use crate::tcp::recovery::RecoveryPolicy;
 use crate::time::{Nanos, NS_PER_MS, NS_PER_SEC};
 
@@ -96,6 +96,7 @@ pub const INFO: Info = Info {
         Param::Bool(&param::SLOW_START),
     ],
     state: &[state::QUEUING_DELAY_MS, state::BASE_DELAY_MS, state::OFF_TARGET, state::CURRENT_DELAY_MS],
+    role: Role::Scavenger,
 };
 
 const MAX_HISTORY: usize = 60;

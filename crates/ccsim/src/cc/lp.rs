@@ -38,7 +38,7 @@
 //! are in nanoseconds rather than Linux's milliseconds.
 
 use super::common::{reno_cong_avoid, reno_min_cwnd, reno_ssthresh};
-use super::{AckSample, CongestionControl, Conn, Info, Param, Params, StateOut, Window};
+use super::{AckSample, CongestionControl, Conn, Info, Param, Params, Role, StateOut, Window};
 use crate::tcp::recovery::RecoveryPolicy;
 use crate::time::Nanos;
 
@@ -79,6 +79,7 @@ pub const INFO: Info = Info {
     recovery: RecoveryPolicy::NewReno,
     params: &[Param::Float(&param::THRESHOLD), Param::Int(&param::INFERENCE_RTTS), Param::Bool(&param::LINUX)],
     state: &[state::OWD_MS, state::OWD_MIN_MS, state::OWD_MAX_MS, state::THRESHOLD_MS, state::PHASE],
+    role: Role::Scavenger,
 };
 
 pub struct Lp {

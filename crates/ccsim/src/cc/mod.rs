@@ -505,6 +505,48 @@ pub struct Info {
     pub params: &'static [Param],
     /// The internal state variables that `state()` writes.
     pub state: &'static [StateVar],
+    /// What the algorithm is for: whether a recommendation may pick it, and when.
+    pub role: Role,
+}
+
+/// What an algorithm is meant for, as its authors or its later history say.
+/// `ccbench recommend` reads it (through the binding) to decide what it may
+/// pick: a scavenger only for background transfers, a datacenter algorithm
+/// only where its requirement holds, a historical one never.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Role {
+    /// Meant for any path and any foreground traffic.
+    General,
+    /// Less-than-best-effort: yields to standard TCP by design (RFC 6297
+    /// surveys them), so it suits background transfers only.
+    Scavenger,
+    /// Needs ECN marking at a shallow threshold on every queue it crosses
+    /// (RFC 8257 section 3: "DCTCP relies on ... ECN marking at the
+    /// switches"); meant for a datacenter under one administration.
+    Datacenter,
+    /// Superseded by a successor the registry also has; kept to compare with.
+    Historical,
+}
+
+impl Role {
+    /// The name `ccbench algorithms` and the binding show.
+    pub fn name(self) -> &'static str {
+        match self {
+            Role::General => "general",
+            Role::Scavenger => "scavenger",
+            Role::Datacenter => "datacenter",
+            Role::Historical => "historical",
+        }
+    }
+
+    /// What the path must provide for the algorithm to work as designed
+    /// ("ecn": ECN marking at every queue of the data's route).
+    pub fn requires(self) -> &'static [&'static str] {
+        match self {
+            Role::Datacenter => &["ecn"],
+            _ => &[],
+        }
+    }
 }
 
 /// What a traced state variable holds.
@@ -827,6 +869,17 @@ mod tests {
             .filter(|i| declares(&build(i.name, &BTreeMap::new(), 1448).unwrap()))
             .map(|i| i.name)
             .collect()
+    }
+
+    #[test]
+    fn roles_are_declared_where_the_references_say() {
+        let with = |role| registry().into_iter().filter(|i| i.role == role).map(|i| i.name).collect::<Vec<_>>();
+        assert_eq!(with(Role::Scavenger), ["ledbat", "lp"]);
+        assert_eq!(with(Role::Datacenter), ["dctcp"]);
+        assert_eq!(with(Role::Historical), ["tahoe", "bic", "westwood"]);
+        assert!(with(Role::General).contains(&"cubic") && with(Role::General).contains(&"bbr"));
+        assert_eq!(Role::Datacenter.requires(), ["ecn"]);
+        assert!(Role::General.requires().is_empty());
     }
 
     #[test]

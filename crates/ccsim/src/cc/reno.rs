@@ -15,7 +15,7 @@
 //! whose "reno" module is this algorithm.
 
 use super::common::{reno_cong_avoid, reno_min_cwnd, reno_ssthresh};
-use super::{CongestionControl, Conn, Info, Params, Window};
+use super::{CongestionControl, Conn, Info, Params, Role, Window};
 use crate::tcp::recovery::RecoveryPolicy;
 
 pub const TAHOE: Info = Info {
@@ -25,6 +25,8 @@ pub const TAHOE: Info = Info {
     recovery: RecoveryPolicy::SlowStart,
     params: &[],
     state: &[],
+    // Superseded by Reno's fast recovery (Jacobson 1990; RFC 5681 section 3.2).
+    role: Role::Historical,
 };
 
 pub const INFO: Info = Info {
@@ -34,6 +36,7 @@ pub const INFO: Info = Info {
     recovery: RecoveryPolicy::Reno,
     params: &[],
     state: &[],
+    role: Role::General,
 };
 
 pub const NEWRENO: Info = Info {
@@ -43,6 +46,7 @@ pub const NEWRENO: Info = Info {
     recovery: RecoveryPolicy::NewReno,
     params: &[],
     state: &[],
+    role: Role::General,
 };
 
 pub struct Reno;

@@ -13,7 +13,7 @@
 //! byte counting) it uses the paper's 100, and so do we.
 
 use super::common::{cong_avoid_ai, reno_min_cwnd, slow_start_if_limited};
-use super::{CongestionControl, Conn, Info, Param, Params, StateOut, Window};
+use super::{CongestionControl, Conn, Info, Param, Params, Role, StateOut, Window};
 use crate::tcp::recovery::RecoveryPolicy;
 
 /// The parameters (`cc_params`), read with `Params::{float, int, flag}`.
@@ -48,6 +48,7 @@ pub const INFO: Info = Info {
     recovery: RecoveryPolicy::NewReno,
     params: &[Param::Int(&param::AI_CNT), Param::Int(&param::MD_SHIFT)],
     state: &[state::AI_CNT],
+    role: Role::General,
 };
 
 pub struct Scalable {

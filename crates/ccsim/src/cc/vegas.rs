@@ -24,7 +24,7 @@
 //! start every RTT. Parameter `linux` = 1 selects both Linux behaviours.
 
 use super::common::{reno_cong_avoid, reno_min_cwnd, reno_ssthresh, slow_start};
-use super::{AckSample, CaEvent, CaState, CongestionControl, Conn, Info, Param, Params, StateOut, Window};
+use super::{AckSample, CaEvent, CaState, CongestionControl, Conn, Info, Param, Params, Role, StateOut, Window};
 use crate::tcp::recovery::RecoveryPolicy;
 use crate::time::Nanos;
 
@@ -70,6 +70,7 @@ pub const INFO: Info = Info {
         Param::Bool(&param::LINUX),
     ],
     state: &[state::DIFF, state::BASE_RTT_MS, state::ROUND_MIN_RTT_MS, state::ENABLED],
+    role: Role::General,
 };
 
 /// Vegas's RTT bookkeeping (Linux struct vegas, which tcp_yeah.c reuses):

@@ -20,7 +20,7 @@
 //! sees the whole window as backlog, as in Linux.)
 
 use super::common::{cong_avoid_ai, reno_cong_avoid, slow_start};
-use super::{AckSample, CaEvent, CaState, CongestionControl, Conn, Info, Param, Params, StateOut, Window};
+use super::{AckSample, CaEvent, CaState, CongestionControl, Conn, Info, Param, Params, Role, StateOut, Window};
 use crate::tcp::recovery::RecoveryPolicy;
 use crate::time::Nanos;
 
@@ -51,6 +51,7 @@ pub const INFO: Info = Info {
     recovery: RecoveryPolicy::NewReno,
     params: &[Param::Float(&param::BETA)],
     state: &[state::BACKLOG, state::BASE_RTT_MS, state::CONGESTIVE],
+    role: Role::General,
 };
 
 /// Veno variables are kept with one fractional bit (Linux V_PARAM_SHIFT).

@@ -45,7 +45,7 @@
 //! counts no segment. There is no Linux module for this algorithm.
 
 use super::common::{bdp_segments, reno_cong_avoid, AckedBytes};
-use super::{AckSample, CongestionControl, Conn, Info, Param, Params, StateOut, Window};
+use super::{AckSample, CongestionControl, Conn, Info, Param, Params, Role, StateOut, Window};
 use crate::tcp::recovery::RecoveryPolicy;
 use crate::time::{Nanos, NS_PER_MS, NS_PER_SEC};
 
@@ -79,6 +79,9 @@ pub const INFO: Info = Info {
     recovery: RecoveryPolicy::NewReno,
     params: &[Param::Float(&param::TAU_MS), Param::Float(&param::M)],
     state: &[state::BWE_BPS, state::RTT_MIN_MS, state::BW_RTTMIN_PKTS],
+    // Its bandwidth estimate overestimates under ACK compression; superseded by
+    // westwood+ (Grieco, Mascolo 2004), the one Linux ships.
+    role: Role::Historical,
 };
 
 pub struct Westwood {

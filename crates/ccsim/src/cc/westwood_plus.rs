@@ -53,7 +53,7 @@
 //!   passed only the RTT of cumulatively ACKed, never retransmitted segments.
 
 use super::common::{bdp_segments, reno_cong_avoid, reno_ssthresh, AckedBytes};
-use super::{AckSample, CaEvent, CongestionControl, Conn, Info, Param, Params, StateOut, Window};
+use super::{AckSample, CaEvent, CongestionControl, Conn, Info, Param, Params, Role, StateOut, Window};
 use crate::tcp::recovery::RecoveryPolicy;
 use crate::time::{Nanos, NS_PER_MS, NS_PER_SEC};
 
@@ -90,6 +90,7 @@ pub const INFO: Info = Info {
     recovery: RecoveryPolicy::NewReno,
     params: &[Param::Float(&param::MIN_INTERVAL_MS), Param::Bool(&param::LOSS_EVENT)],
     state: &[state::BWE_BPS, state::RTT_MIN_MS, state::BW_RTTMIN_PKTS],
+    role: Role::General,
 };
 
 /// Linux TCP_WESTWOOD_INIT_RTT: a deliberately long first guess (20 s).

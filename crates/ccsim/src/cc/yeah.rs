@@ -19,7 +19,7 @@
 use super::common::{cong_avoid_ai, reno_min_cwnd, slow_start};
 use super::vegas::VegasRtt;
 use super::IntParam;
-use super::{AckSample, CaEvent, CaState, CongestionControl, Conn, Info, Param, Params, StateOut, Window};
+use super::{AckSample, CaEvent, CaState, CongestionControl, Conn, Info, Param, Params, Role, StateOut, Window};
 use crate::tcp::recovery::RecoveryPolicy;
 use crate::time::Nanos;
 
@@ -91,6 +91,7 @@ pub const INFO: Info = Info {
         Param::Int(&param::SCALABLE_AI_CNT),
     ],
     state: &[state::MODE, state::QUEUE_PKTS, state::BASE_RTT_MS, state::RENO_COUNT, state::DOING_RENO_RTTS],
+    role: Role::General,
 };
 
 pub struct Yeah {
