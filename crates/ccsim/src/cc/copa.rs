@@ -40,7 +40,9 @@
 //! uses 0.1, a queue of about 10 packets.
 
 use super::extreme_window::ExtremeWindow;
-use super::{CaState, CongestionControl, Conn, Info, Param, Params, RateSample, StateOut, Window, INFINITE_SSTHRESH};
+use super::{
+    CaState, CongestionControl, Conn, Info, Param, Params, RateSample, Role, StateOut, Window, INFINITE_SSTHRESH,
+};
 use crate::tcp::recovery::RecoveryPolicy;
 use crate::time::{Nanos, NS_PER_SEC};
 
@@ -93,6 +95,8 @@ pub const INFO: Info = Info {
         state::MIN_RTT_MS,
         state::TARGET_BPS,
     ],
+    // A general-purpose scheme, evaluated by its authors on Internet paths.
+    role: Role::General,
 };
 
 /// The direction holds this many RTTs before v starts doubling (paper 2.2).

@@ -46,7 +46,9 @@
 //!   MIs) is not modelled.
 //! - Rates are in Mbit/s of 10^6 bit (the paper's unit; PCC-Uspace uses 2^20).
 
-use super::{CaState, CongestionControl, Conn, Info, Param, Params, RateSample, StateOut, Window, INFINITE_SSTHRESH};
+use super::{
+    CaState, CongestionControl, Conn, Info, Param, Params, RateSample, Role, StateOut, Window, INFINITE_SSTHRESH,
+};
 use crate::rng::Rng;
 use crate::tcp::recovery::RecoveryPolicy;
 use crate::time::{Nanos, NS_PER_MS, NS_PER_SEC};
@@ -131,6 +133,8 @@ pub const INFO: Info = Info {
         Param::Float(&param::OMEGA_STEP),
     ],
     state: &[state::PHASE, state::RATE_BPS, state::UTILITY, state::GRADIENT, state::STEP_BPS],
+    // A general-purpose scheme, evaluated by its authors on Internet paths.
+    role: Role::General,
 };
 
 /// Bits in the paper's Mbit.
