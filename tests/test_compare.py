@@ -36,6 +36,18 @@ def test_options_are_applied_to_the_campaign():
     assert compare.rerun_command(spec.parse(compare.CAMPAIGN_FILE).text) is None
 
 
+def test_compare_has_the_allow_large_its_refusal_names(runner, tmp_path):
+    """--reps above the planning limit said "--allow-large", which compare did not have."""
+    from ccbench.cli import app
+
+    out = tmp_path / "out"
+    refused = runner.invoke(app, ["compare", "--reps", "600", "--out", str(out)])
+    assert refused.exit_code == 2 and "--allow-large" in refused.output and not out.exists(), refused.output
+    large = compare.campaign(["reno"], reps=600, allow_large=True)
+    assert len(large.runs) == 600 * 4
+    assert compare.rerun_command(large.text) == "ccbench compare --reps 600 --algorithms reno --allow-large --out DIR"
+
+
 def test_the_driver_forks_its_workers_before_loading_the_report_modules():
     """Up to the first run the driver works alone: it must not import what
     only the report needs (matplotlib, scipy; imported while the workers run)."""

@@ -909,6 +909,7 @@ def compare(
     address: str | None = typer.Option(None, help="Address of a running Ray cluster (default: start a local Ray)."),
     svg: bool = typer.Option(False, "--svg", help=SVG_HELP),
     as_json: bool = typer.Option(False, "--json", help=CAMPAIGN_JSON_HELP),
+    allow_large: bool = typer.Option(False, "--allow-large", help=CAMPAIGN_LARGE_HELP),
 ):
     """Every algorithm over built-in network conditions (the shipped campaign compare.toml); writes report.html."""
     from ccbench import compare as cmp
@@ -927,8 +928,8 @@ def compare(
     _check_seed(seed, MAX_CAMPAIGN_SEED)
     _check_jobs(jobs)
     _check_executor(executor, address)
-    parsed = _parse_or_exit(lambda: cmp.campaign(algs, reps, seed, quick))
-    hint = cmp.command(algs, reps, seed, quick)
+    parsed = _parse_or_exit(lambda: cmp.campaign(algs, reps, seed, quick, allow_large))
+    hint = cmp.command(algs, reps, seed, quick, allow_large)
     done = _run_campaign(parsed, out, jobs, executor, address, True, hint, svg=svg, as_json=as_json)
     if as_json:
         return

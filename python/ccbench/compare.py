@@ -33,9 +33,13 @@ def algorithm_names() -> list[str]:
 
 
 def campaign(
-    algorithms: list[str] | None = None, reps: int | None = None, seed: int | None = None, quick: bool = False
+    algorithms: list[str] | None = None,
+    reps: int | None = None,
+    seed: int | None = None,
+    quick: bool = False,
+    allow_large: bool = False,
 ) -> spec.Campaign:
-    """The compare campaign with the command's options applied."""
+    """The compare campaign with the command's options applied (`allow_large`: --allow-large)."""
     raw, source, text, folder = spec.read(CAMPAIGN_FILE)
     raw = copy.deepcopy(raw)
     raw["factors"][ALGORITHM_FACTOR] = list(algorithms or algorithm_names())
@@ -50,13 +54,19 @@ def campaign(
             if "duration" in level:
                 level["duration"] = scale_time(level["duration"], QUICK_DURATION_FACTOR)
         options["quick"] = f"every duration x {QUICK_DURATION_FACTOR}"
+    if allow_large:
+        raw["allow_large"] = options["allow_large"] = True
     note = "".join(f"\n# applied by ccbench compare (not part of the file): {k} = {v!r}" for k, v in options.items())
-    note += f"\n{RERUN_NOTE}{command(algorithms, reps, seed, quick)} --out DIR"
+    note += f"\n{RERUN_NOTE}{command(algorithms, reps, seed, quick, allow_large)} --out DIR"
     return spec.parse_raw(raw, source, text + note, folder)
 
 
 def command(
-    algorithms: list[str] | None = None, reps: int | None = None, seed: int | None = None, quick: bool = False
+    algorithms: list[str] | None = None,
+    reps: int | None = None,
+    seed: int | None = None,
+    quick: bool = False,
+    allow_large: bool = False,
 ) -> str:
     """The `ccbench compare` command (without --out) that gives the campaign of these options;
     every algorithm is the default, so no --algorithms then."""
@@ -69,6 +79,8 @@ def command(
         words.append(f"--seed {seed}")
     if algorithms and list(algorithms) != algorithm_names():
         words.append(f"--algorithms {','.join(algorithms)}")
+    if allow_large:
+        words.append("--allow-large")
     return " ".join(words)
 
 
