@@ -3,6 +3,7 @@ its network forms, roles, harm, JSON and refusals. Runs are seconds of
 simulated time with a few candidates, so the file stays fast."""
 
 import json
+from pathlib import Path
 
 import pytest
 from ccbench import _ccsim
@@ -198,28 +199,23 @@ def test_options_are_checked_before_anything_runs(runner, tmp_path):
         assert not out.exists()
 
 
-def test_a_capture_is_the_scenario_the_fit_module_estimates(monkeypatch, tmp_path):
-    """capture:FILE calls ccbench.fit.fit_capture(FILE).scenario_dict() (the
-    fit branch's API); a module standing in for it gives a known path."""
-    import sys
-    import types
+def test_a_capture_is_the_path_ccbench_fit_estimates(runner, tmp_path):
+    """capture:FILE runs the candidates on the path `ccbench fit` estimates
+    from the capture (examples/fit/path.pcap: 4 Mbit/s, 50 ms base RTT, 1%
+    random loss), end to end through the command."""
+    from ccbench.fit import fit_capture
 
-    asked = []
-
-    class Fit:
-        def scenario_dict(self):
-            return {"downlink": {"rate": "7Mbit", "delay": "15ms"}, "flows": [{"cc": "cubic"}]}
-
-    def fit_capture(path):
-        asked.append(path)
-        return Fit()
-
-    monkeypatch.setitem(sys.modules, "ccbench.fit", types.SimpleNamespace(fit_capture=fit_capture))
-    raw, _ = recommend.campaign_dict("capture:my.pcap", reps=1, algorithms=["reno"], compete="none", duration="1s")
+    capture = Path(__file__).resolve().parents[1] / "examples" / "fit" / "path.pcap"
+    fitted = fit_capture(capture).scenario_dict()
+    raw, _ = recommend.campaign_dict(f"capture:{capture}", reps=1, algorithms=["reno"], compete="none", duration="1s")
     runs = recommend.parse(raw).runs
-    assert asked == ["my.pcap"]
-    assert runs[0].scenario["downlink"]["rate"] == 7_000_000
-    assert {f["cc"] for r in runs for f in r.scenario["flows"]} <= {"reno", "cubic"}
+    assert runs[0].scenario["downlink"]["rate"] == pytest.approx(4e6, rel=0.05)
+    assert raw["scenario"]["downlink"] == fitted["downlink"]
+    out = tmp_path / "o"
+    args = ["recommend", f"capture:{capture}", "--duration", "2s", "--algorithms", "reno,bbr", "--compete", "none"]
+    result = runner.invoke(app, [*args, "--max-reps", "2", "--out", str(out)], terminal_width=200)
+    assert result.exit_code == 0, result.output
+    assert "pick" in result.output and (out / "report.html").exists()
 
 
 def test_the_campaign_file_written_beside_the_results_reads_back_as_the_campaign():
