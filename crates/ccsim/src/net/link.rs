@@ -132,6 +132,9 @@ pub struct Link {
     outages: Outages,
     /// `outages.any()`, kept apart so the common case costs one test.
     has_outages: bool,
+    /// The transmitter's rate follows the queue's occupancy (a UMTS DCH):
+    /// it is told each change.
+    observes_queue: bool,
     loss: Loss,
     /// No loss, ARQ or jitter: every frame comes out exactly the delay
     /// after it leaves, with nothing to draw (the common case: one test).
@@ -182,6 +185,7 @@ impl Link {
             back_to_back: false,
             outages: Outages::new(&config.outages, stream(0x300)),
             has_outages: !config.outages.scheduled.is_empty() || config.outages.process.is_some(),
+            observes_queue: matches!(config.rate, RateConfig::Dch(_)),
             loss: Loss::new(config.loss, stream(0)),
             plain_channel: config.loss == LossModel::None && config.arq.is_none() && config.jitter.is_none(),
             arq: config.arq.map(Arq::new),
@@ -217,7 +221,7 @@ impl Link {
         // The usual arrival, inline where the owner sends: the transmitter
         // is busy (and not behind) and a drop-tail queue takes the packet.
         if let (Some(tr), Queue::DropTail(q)) = (self.in_service, &mut self.queue) {
-            if tr.end > now {
+            if tr.end > now && !self.observes_queue {
                 self.counters.arrival(now, pool.get_mut(id));
                 if q.enqueue(id, pool) {
                     return true;
@@ -259,6 +263,10 @@ impl Link {
         }
         if !self.queue.enqueue(now, id, pool) {
             return self.refuse(id, pool);
+        }
+        if self.observes_queue {
+            let on_air = self.in_service.map_or(0, |tr| tr.wire_bytes);
+            self.tell_occupancy(now, on_air);
         }
         if idle {
             self.back_to_back = false;
@@ -380,6 +388,9 @@ impl Link {
                 self.depart(tr);
                 self.back_to_back = true;
                 self.start_transmission(tr.end, pool);
+                if self.observes_queue && self.in_service.is_none() {
+                    self.tell_occupancy(tr.end, 0);
+                }
             } else if let Some(at) = self.resume_at {
                 if at > now {
                     return;
@@ -448,6 +459,9 @@ impl Link {
         let Queued { id, wire_bytes, enqueued_at } = head;
         self.counters.dequeued += 1;
         self.counters.sojourn_ns += t - enqueued_at;
+        if self.observes_queue {
+            self.tell_occupancy(t, wire_bytes);
+        }
         let end = match &mut self.tx {
             Transmitter::Constant(s) => t + s.ns(wire_bytes),
             _ => self.varying_finish_time(t, wire_bytes),
@@ -464,7 +478,18 @@ impl Link {
         self.in_service = Some(tr);
     }
 
-    /// When a frame of `bytes` started at `t` has left a trace or Markov transmitter.
+    /// Tells a transmitter whose rate follows the traffic volume what the
+    /// link layer's buffer holds from `t` on: the queue and the `on_air`
+    /// bytes of the frame being sent (after an arrival, the start or end of
+    /// a transmission, a reset).
+    #[inline(never)]
+    fn tell_occupancy(&mut self, t: Nanos, on_air: u32) {
+        if let Transmitter::Dch(d) = &mut self.tx {
+            d.observe(t, self.queue.len_bytes() + on_air as u64);
+        }
+    }
+
+    /// When a frame of `bytes` started at `t` has left a trace, Markov or DCH transmitter.
     #[inline(never)]
     fn varying_finish_time(&mut self, t: Nanos, bytes: u32) -> Nanos {
         self.tx.finish_time(t, bytes, self.back_to_back)
@@ -505,6 +530,9 @@ impl Link {
         while let Some(q) = self.queue.dequeue(t, pool, |p| note_lost_sack(&mut self.lost_sacks, p)) {
             self.lose(q.id, pool);
             self.counters.residual_losses += 1;
+        }
+        if self.observes_queue {
+            self.tell_occupancy(t, 0);
         }
     }
 
