@@ -50,6 +50,10 @@ pub struct LinkConfig {
     pub arq: Option<ArqConfig>,
     pub jitter: Option<JitterConfig>,
     pub outages: OutageConfig,
+    /// RLC timer-based SDU discard (3GPP TS 25.322 9.7.3.1): a packet that
+    /// has waited longer than this when its transmission would start is
+    /// discarded (a residual loss) instead of sent. Drop-tail queues only.
+    pub discard_timer_ns: Option<Nanos>,
 }
 
 impl LinkConfig {
@@ -63,6 +67,7 @@ impl LinkConfig {
             arq: None,
             jitter: None,
             outages: OutageConfig::default(),
+            discard_timer_ns: None,
         }
     }
 }
@@ -421,7 +426,11 @@ impl Link {
         match &mut self.queue {
             Queue::DropTail(q) => {
                 if let Some(head) = q.dequeue() {
-                    self.transmit(t, head, pool);
+                    if self.config.discard_timer_ns.is_some() {
+                        self.transmit_unless_stale(t, head, pool);
+                    } else {
+                        self.transmit(t, head, pool);
+                    }
                 }
             }
             _ => self.start_aqm_transmission(t, pool),
@@ -442,6 +451,32 @@ impl Link {
         }
         self.resume_at = Some(end);
         true
+    }
+
+    /// With an RLC discard timer: the head and those after it that waited
+    /// longer than the timer are discarded (residual losses, their flows'
+    /// segments only); the first fresh one is sent.
+    #[inline(never)]
+    fn transmit_unless_stale(&mut self, t: Nanos, head: Queued, pool: &mut PacketPool) {
+        let limit = self.config.discard_timer_ns.expect("called with a discard timer");
+        let mut next = Some(head);
+        while let Some(h) = next {
+            if t - h.enqueued_at <= limit {
+                self.transmit(t, h, pool);
+                return;
+            }
+            self.counters.dequeued += 1;
+            self.counters.sojourn_ns += t - h.enqueued_at;
+            self.counters.residual_losses += 1;
+            self.lose(h.id, pool);
+            next = match &mut self.queue {
+                Queue::DropTail(q) => q.dequeue(),
+                _ => None,
+            };
+        }
+        if self.observes_queue {
+            self.tell_occupancy(t, 0);
+        }
     }
 
     /// `start_transmission` of a RED or CoDel queue (CoDel may drop some first).
@@ -890,6 +925,28 @@ mod tests {
             assert!(!l.enqueue(0, Packet::new(Kind::Ack, 0, 52)));
             assert!(l.pool.is_empty());
         }
+    }
+
+    /// RLC timer-based discard: the packets that waited longer than the
+    /// timer are lost, those of the flows behind them go on.
+    #[test]
+    fn the_discard_timer_loses_only_the_packets_that_waited_too_long() {
+        let config = LinkConfig {
+            discard_timer_ns: Some(2_500_000),
+            ..LinkConfig::simple(12_000_000, 10 * NS_PER_MS, Capacity::Packets(10))
+        };
+        let mut l = Bench::new(config);
+        for flow in 0..5 {
+            l.enqueue(0, Packet::new(Kind::Data, flow, 1500));
+        }
+        // 1 ms each: flows 3 and 4 would start at 3 ms, after 2.5 ms of waiting.
+        l.enqueue(3 * NS_PER_MS, Packet::new(Kind::Data, 5, 1500));
+        let mut out = Vec::new();
+        l.run_until(u64::MAX, &mut out);
+        let got: Vec<(Nanos, u32)> = out.iter().map(|(t, p)| (*t / NS_PER_MS, p.flow)).collect();
+        assert_eq!(got, vec![(11, 0), (12, 1), (13, 2), (14, 5)]);
+        assert_eq!(l.l.counters().residual_losses, 2);
+        assert!(l.pool.is_empty());
     }
 
     #[test]

@@ -110,6 +110,17 @@ pub fn check_link(path: &str, l: &LinkSpec) -> Result<(), ScenarioError> {
         check_dch(&format!("{path}.dch"), d)?;
     }
     check_queue(&format!("{path}.queue"), &l.queue)?;
+    if let Some(d) = l.discard_timer {
+        if d.ns() == 0 {
+            return err(format!("{path}.discard_timer"), "must be longer than zero");
+        }
+        if l.queue.kind != QueueKind::Droptail {
+            return err(
+                format!("{path}.discard_timer"),
+                format!("applies to a drop-tail queue; this link's queue is {:?}", l.queue.kind).to_lowercase(),
+            );
+        }
+    }
     check_loss(&format!("{path}.loss"), &l.loss)?;
     if let Some(a) = &l.arq {
         if a.max_retries > 64 {
@@ -378,6 +389,12 @@ mod tests {
         ),
         (r#"{"trace": {"opportunities_ms": [1, -2]}}"#, "downlink.trace.opportunities_ms[1]", &["-2"]),
         (r#"{"rate_process": {"states": []}}"#, "downlink.rate_process.states", &["at least one state"]),
+        (r#"{"rate": "1Mbit", "discard_timer": 0}"#, "downlink.discard_timer", &["longer than zero"]),
+        (
+            r#"{"rate": "1Mbit", "discard_timer": "1s", "queue": {"kind": "codel"}}"#,
+            "downlink.discard_timer",
+            &["drop-tail", "codel"],
+        ),
         (
             r#"{"dch": {"bearers": [], "up_threshold": "4KB", "up_time_to_trigger": "240ms", "down_threshold": "1KB", "down_time_to_trigger": "1s", "pending_after_trigger": "1s", "reconfig_delay": "500ms"}}"#,
             "downlink.dch.bearers",

@@ -31,6 +31,10 @@ pub struct LinkSpec {
     /// A UMTS dedicated channel whose bearer the network sets from the link's buffer.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dch: Option<DchSpec>,
+    /// RLC timer-based SDU discard: a packet that has waited longer than this in
+    /// the queue is discarded instead of sent (drop-tail queues only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub discard_timer: Option<Duration>,
     /// One-way propagation delay.
     #[serde(default)]
     pub delay: Duration,
