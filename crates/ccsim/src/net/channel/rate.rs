@@ -140,7 +140,8 @@ pub enum Transmitter {
     Constant(Serializer),
     Trace(TraceRate),
     Markov(MarkovRate),
-    Dch(Dch),
+    /// Boxed: its state is larger than the other variants'.
+    Dch(Box<Dch>),
 }
 
 impl Transmitter {
@@ -151,7 +152,7 @@ impl Transmitter {
             RateConfig::Markov { states, stationary_start } => {
                 Transmitter::Markov(MarkovRate::new(states.clone(), *stationary_start, rng))
             }
-            RateConfig::Dch(d) => Transmitter::Dch(Dch::new(d.clone())),
+            RateConfig::Dch(d) => Transmitter::Dch(Box::new(Dch::new(d.clone()))),
         }
     }
 
