@@ -161,6 +161,7 @@ pub fn link_config(spec: &LinkSpec, rtt_ns: Nanos) -> LinkConfig {
             max_retries: a.max_retries,
             retry_delay_ns: a.retry_delay.ns(),
             in_order: a.in_order,
+            tti_ns: a.tti.map_or(0, |d| d.ns()),
         }),
         jitter,
         outages: OutageConfig {

@@ -767,7 +767,7 @@ mod tests {
             ..LinkConfig::simple(12_000_000, 10 * NS_PER_MS, Capacity::Packets(5))
         };
         let arq = LinkConfig {
-            arq: Some(ArqConfig { max_retries: 2, retry_delay_ns: NS_PER_MS, in_order: true }),
+            arq: Some(ArqConfig { max_retries: 2, retry_delay_ns: NS_PER_MS, in_order: true, tti_ns: 0 }),
             ..lossy.clone()
         };
         let mut outages = LinkConfig::simple(12_000_000, 0, Capacity::Packets(5));
@@ -784,7 +784,7 @@ mod tests {
             ..short.clone()
         };
         let slow_arq = LinkConfig {
-            arq: Some(ArqConfig { max_retries: 2, retry_delay_ns: 5 * NS_PER_MS, in_order: true }),
+            arq: Some(ArqConfig { max_retries: 2, retry_delay_ns: 5 * NS_PER_MS, in_order: true, tti_ns: 0 }),
             loss: LossModel::Bernoulli { p: 0.3 },
             ..short.clone()
         };
@@ -828,7 +828,7 @@ mod tests {
     fn each_frame_comes_out_when_its_draws_say() {
         let jitter = JitterConfig { dist: JitterDist::Uniform { min_ns: 0, max_ns: 3 * NS_PER_MS }, reorder: true };
         let plain = LinkConfig::simple(12_000_000, 10 * NS_PER_MS, Capacity::Packets(100));
-        let arq = |in_order| ArqConfig { max_retries: 2, retry_delay_ns: 2 * NS_PER_MS, in_order };
+        let arq = |in_order| ArqConfig { max_retries: 2, retry_delay_ns: 2 * NS_PER_MS, in_order, tti_ns: 0 };
         let lossy = LinkConfig { loss: LossModel::Bernoulli { p: 0.3 }, ..plain.clone() };
         let configs = [
             LinkConfig { jitter: Some(jitter), ..plain.clone() },

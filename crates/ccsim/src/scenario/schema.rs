@@ -298,6 +298,10 @@ pub struct ArqSpec {
     /// Deliver frames in order (head-of-line blocking behind a retried frame).
     #[serde(default = "yes")]
     pub in_order: bool,
+    /// Transport-block interval (LTE: "1ms"): the frames ending in the same
+    /// TTI share one block's errors; none: each frame is its own block.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tti: Option<Duration>,
 }
 
 fn d_max_retries() -> u32 {
