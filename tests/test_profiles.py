@@ -37,7 +37,7 @@ def test_every_study_network_is_there_with_sources():
     for p in listed.values():
         assert p["description"] and p["sources"], p["name"]
     umts = listed["umts"]
-    assert "downlink.rate_process.states" in umts["parameters"]
+    assert "downlink.dch.bearers" in umts["parameters"]
     assert umts["parameters"]["uplink.rate"] == "57.6kbit"
     assert any("S1" in s for s in umts["sources"])
     assert "load" in listed["lte-edge"]["options"] and "evening" in listed["lte-edge"]["options"]["load"]["allowed"]
@@ -46,10 +46,10 @@ def test_every_study_network_is_there_with_sources():
 def test_expansion_gives_ordinary_fields_and_explicit_fields_win():
     s = expand({"profile": "umts", "duration": 10, "downlink": {"delay": "200ms"}, "flows": [{"cc": "newreno"}]})
     assert "profile" not in s
-    rates = [state["rate"] for state in s["downlink"]["rate_process"]["states"]]
-    assert rates == ["345.6kbit", "115.2kbit", "57.6kbit"] and s["downlink"]["delay"] == "200ms"
+    rates = s["downlink"]["dch"]["bearers"]
+    assert rates == ["57.6kbit", "115.2kbit", "345.6kbit"] and s["downlink"]["delay"] == "200ms"
     assert s["downlink"]["arq"] == {"max_retries": 4, "retry_delay": "80ms", "in_order": True}
-    assert s["downlink"]["outage_process"]["mean_interval"] == "14s" and "outage_process" not in s["uplink"]
+    assert "outage_process" not in s["downlink"] and "outage_process" not in s["uplink"]
     assert s["uplink"]["rate"] == "57.6kbit"
     # A scenario without a profile is untouched.
     plain = {"duration": 1, "downlink": {"rate": 5}, "flows": []}
@@ -246,39 +246,31 @@ def test_every_profile_runs_in_the_core(name):
     assert r["flows"]["delivered_bytes"].sum() > 0, name
 
 
-def test_umts_has_channel_losses_arq_retries_and_outage_timeouts():
-    with_outages, without = [], []
-    for seed in range(1, 7):
-        # The study's kernel (2.6.24: no tail loss probe, which would repair some stalls before the RTO).
-        flow = {"cc": "newreno", "tcp": {"kernel": "2.6.24"}}
-        base = {"profile": "umts", "duration": "100s", "seed": seed, "flows": [flow]}
+def test_umts_has_channel_losses_arq_retries_and_a_bearer_set_by_the_traffic():
+    flow = {"cc": "newreno", "tcp": {"kernel": "2.6.24"}}
+    for seed in range(1, 4):
+        base = {"profile": "umts", "duration": "60s", "seed": seed, "flows": [flow]}
         r = _run(base)
         links = r["links"]
         down = list(links["link"]).index("downlink")
         assert links["channel_losses"][down] > 50 and links["arq_retries"][down] > 50
         assert links["channel_losses"][1 - down] > 0  # the uplink (ACKs) has RLC too
-        # Each stall resets the RLC, losing at most what the 50 KB buffer held (35 packets).
-        outages_here = int(links["outages"][down])
-        assert 0 < links["residual_losses"][down] <= 35 * outages_here
-        with_outages.append((outages_here, int(r["flows"]["timeouts"][0])))
-        raw = expand(base)
-        del raw["downlink"]["outage_process"]
-        calm = _run(raw)
-        # Without stalls, RLC ARQ leaves the study's residual loss below 1%.
-        calm_links = calm["links"]
-        assert calm_links["residual_losses"][down] <= calm_links["channel_losses"][down] // 100
-        without.append(int(calm["flows"]["timeouts"][0]))
-    outages = sum(o for o, _ in with_outages) / len(with_outages)
-    timeouts = sum(t for _, t in with_outages) / len(with_outages)
-    # The study: about five non-congestion timeouts per 100 s on the downlink.
-    assert 2.5 <= outages <= 8, with_outages
-    assert 2.5 <= timeouts <= 10, with_outages
-    assert sum(without) / len(without) < 1, without
+        # RLC ARQ leaves the study's residual loss below 1%.
+        assert links["residual_losses"][down] <= links["channel_losses"][down] // 100
+        # A bulk download keeps the RLC buffer above 4a's threshold: the DCH
+        # goes up to its 384 kbit/s bearer (345.6 net of RLC retransmissions);
+        # on the 128 kbit/s bearer it could not pass 115.2 kbit/s.
+        assert r["flows"]["goodput_bps"][0] > 200e3, seed
+        # Held on the lowest bearer (a scenario's rate replaces the profile's dch).
+        low = expand(base)
+        low["downlink"].pop("dch")
+        low["downlink"]["rate"] = "57.6kbit"
+        assert _run(low)["flows"]["goodput_bps"][0] < 57.6e3
 
 
-def test_umts_stalls_a_bulk_download_but_not_the_acks_of_an_upload():
+def test_umts_holds_no_acks_of_an_upload():
     # The study's uplink flow kept a steady window of about 10 KB (RTT std 113 ms, no losses):
-    # the downlink's RLC stalls must not hold its ACKs (a trickle never fills the RLC window).
+    # the downlink (a trickle of ACKs in CELL_FACH) must not hold its ACKs into a timeout.
     tcp = {"init_cwnd": 3, "snd_buf": "10KB"}
     for seed in range(1, 5):
         r = _run(
@@ -361,7 +353,9 @@ def test_cli_lists_the_profiles(runner):
     assert r.exit_code == 0, r.output
     for name in ("umts", "lte-edge", "lte-driving", "wan-200ms-jitter", "trace:PATH"):
         assert name in r.output
-    assert "outage_process" in r.output and "pending" not in r.output
+    # Every field is applied, none listed as pending (the DCH's "pending time after trigger" aside).
+    shown = r.output.replace("pending_after_trigger", "").replace("pending time", "")
+    assert "outage_process" in r.output and "pending" not in shown
     assert "[[udp]]" in r.output
 
 
@@ -404,20 +398,7 @@ def test_a_profile_with_links_is_refused_naming_the_profile_not_the_downlink():
 
 # --- parameter tables: every field a profile sets has a source or an assumption ---
 
-#: Profiles whose entries another branch (fid-cell: the cellular models) writes;
-#: strict, so the marker must go once their entries are merged.
-CELLULAR = {"umts", "hsdpa", "lte-good", "lte-edge", "lte-poor", "lte-driving"}
-
-
-@pytest.mark.parametrize(
-    "name",
-    [
-        pytest.param(n, marks=pytest.mark.xfail(strict=True, reason="entries come with the cellular models"))
-        if n in CELLULAR
-        else n
-        for n in NAMES
-    ],
-)
+@pytest.mark.parametrize("name", NAMES)
 def test_every_field_a_profile_sets_has_an_entry_and_every_entry_a_field(name):
     assert profiles.parameter_problems(name) == []
     rows = profiles.parameter_table(name)

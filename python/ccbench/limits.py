@@ -92,7 +92,8 @@ def links(s: dict) -> list[tuple[str, dict]]:
 
 
 def link_rate_bps(link: dict) -> float:
-    """A link's largest rate: its constant rate, a trace's mean, or the fastest state of a rate process."""
+    """A link's largest rate: its constant rate, a trace's mean, the fastest state of a rate process
+    or the highest bearer of a DCH."""
     if link.get("rate"):
         return float(link["rate"])
     trace = link.get("trace")
@@ -102,6 +103,9 @@ def link_rate_bps(link: dict) -> float:
     process = link.get("rate_process")
     if isinstance(process, dict):
         return max((float(st["rate"]) for st in process.get("states", [])), default=0.0)
+    dch = link.get("dch")
+    if isinstance(dch, dict):
+        return max((float(b) for b in dch.get("bearers", [])), default=0.0)
     return 0.0
 
 

@@ -35,7 +35,7 @@ over the profile's (lists are replaced whole). A profile's ``flow_defaults``
 preset that table names (``tcp.kernel``, applied by the core to the fields
 not written): kernel preset, then profile, then the flow's own fields, each
 winning over the one before. A link's rate comes from one
-of ``rate``, ``trace`` or ``rate_process``: the scenario naming one of them
+of ``rate``, ``trace``, ``rate_process`` or ``dch``: the scenario naming one of them
 drops the profile's others.
 
 ``trace:PATH`` reads any Mahimahi trace (PATH relative to `base_dir`, the
@@ -65,7 +65,7 @@ PROFILE_DIR = PRESETS / "profiles"
 TRACE_DIR = PRESETS / "traces"
 
 #: Keys of a link that each define its rate; at most one may be set.
-RATE_KEYS = ("rate", "trace", "rate_process")
+RATE_KEYS = ("rate", "trace", "rate_process", "dch")
 #: Top-level keys a profile file may have.
 PROFILE_KEYS = {"description", "sources", "scenario", "flow_defaults", "options", "extends", "parameters", "nominal"}
 #: Directions a profile's `nominal` may name.

@@ -94,7 +94,7 @@ fn arq_latencies(in_order: bool) -> (Vec<(u64, u64)>, u64) {
     let rate_bps = 12_000_000; // 1500 bytes: 1 ms
     let mut config = LinkConfig::simple(rate_bps, 10_000_000, Capacity::Packets(100));
     config.loss = LossModel::Bernoulli { p: 0.1 };
-    config.arq = Some(ArqConfig { max_retries: 3, retry_delay_ns: 8_000_000, in_order });
+    config.arq = Some(ArqConfig { max_retries: 3, retry_delay_ns: 8_000_000, in_order, tti_ns: 0 });
     let mut link = Link::new(config, 7, 1);
     let mut pool = PacketPool::new();
     let mut out = Vec::new();

@@ -4,6 +4,7 @@
 //! same link from the same scenario.
 
 use super::channel::arq::ArqConfig;
+use super::channel::dch::{DchConfig, FachConfig};
 use super::channel::jitter::{JitterConfig, JitterDist};
 use super::channel::loss::LossModel;
 use super::channel::outage::{DurationDist, OutageConfig, OutageProcessConfig};
@@ -47,6 +48,23 @@ pub fn rate_config(spec: &LinkSpec) -> RateConfig {
         RateConfig::Trace(TraceConfig {
             opportunities_ms: t.opportunities_ms.clone(),
             bytes_per_opportunity: t.bytes_per_opportunity,
+        })
+    } else if let Some(d) = &spec.dch {
+        RateConfig::Dch(DchConfig {
+            bearers_bps: d.bearers.iter().map(|r| r.bps()).collect(),
+            initial_bearer: d.initial_bearer,
+            up_threshold_bytes: d.up_threshold.0,
+            up_time_to_trigger_ns: d.up_time_to_trigger.ns(),
+            down_threshold_bytes: d.down_threshold.0,
+            down_time_to_trigger_ns: d.down_time_to_trigger.ns(),
+            pending_after_trigger_ns: d.pending_after_trigger.ns(),
+            reconfig_delay_ns: d.reconfig_delay.ns(),
+            fach: d.fach.as_ref().map(|f| FachConfig {
+                rate_bps: f.rate.bps(),
+                promote_threshold_bytes: f.promote_threshold.0,
+                promote_delay_ns: f.promote_delay.ns(),
+                inactivity_ns: f.inactivity.ns(),
+            }),
         })
     } else if let Some(rp) = &spec.rate_process {
         RateConfig::Markov {
@@ -143,6 +161,7 @@ pub fn link_config(spec: &LinkSpec, rtt_ns: Nanos) -> LinkConfig {
             max_retries: a.max_retries,
             retry_delay_ns: a.retry_delay.ns(),
             in_order: a.in_order,
+            tti_ns: a.tti.map_or(0, |d| d.ns()),
         }),
         jitter,
         outages: OutageConfig {
@@ -151,6 +170,7 @@ pub fn link_config(spec: &LinkSpec, rtt_ns: Nanos) -> LinkConfig {
             discard: spec.outage_process.as_ref().is_some_and(|o| o.discard),
             min_backlog_bytes: spec.outage_process.as_ref().and_then(|o| o.min_backlog).map_or(0, |b| b.0),
         },
+        discard_timer_ns: spec.discard_timer.map(|d| d.ns()),
     }
 }
 

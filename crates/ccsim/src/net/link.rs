@@ -50,6 +50,10 @@ pub struct LinkConfig {
     pub arq: Option<ArqConfig>,
     pub jitter: Option<JitterConfig>,
     pub outages: OutageConfig,
+    /// RLC timer-based SDU discard (3GPP TS 25.322 9.7.3.1): a packet that
+    /// has waited longer than this when its transmission would start is
+    /// discarded (a residual loss) instead of sent. Drop-tail queues only.
+    pub discard_timer_ns: Option<Nanos>,
 }
 
 impl LinkConfig {
@@ -63,6 +67,7 @@ impl LinkConfig {
             arq: None,
             jitter: None,
             outages: OutageConfig::default(),
+            discard_timer_ns: None,
         }
     }
 }
@@ -132,6 +137,9 @@ pub struct Link {
     outages: Outages,
     /// `outages.any()`, kept apart so the common case costs one test.
     has_outages: bool,
+    /// The transmitter's rate follows the queue's occupancy (a UMTS DCH):
+    /// it is told each change.
+    observes_queue: bool,
     loss: Loss,
     /// No loss, ARQ or jitter: every frame comes out exactly the delay
     /// after it leaves, with nothing to draw (the common case: one test).
@@ -182,6 +190,7 @@ impl Link {
             back_to_back: false,
             outages: Outages::new(&config.outages, stream(0x300)),
             has_outages: !config.outages.scheduled.is_empty() || config.outages.process.is_some(),
+            observes_queue: matches!(config.rate, RateConfig::Dch(_)),
             loss: Loss::new(config.loss, stream(0)),
             plain_channel: config.loss == LossModel::None && config.arq.is_none() && config.jitter.is_none(),
             arq: config.arq.map(Arq::new),
@@ -217,7 +226,7 @@ impl Link {
         // The usual arrival, inline where the owner sends: the transmitter
         // is busy (and not behind) and a drop-tail queue takes the packet.
         if let (Some(tr), Queue::DropTail(q)) = (self.in_service, &mut self.queue) {
-            if tr.end > now {
+            if tr.end > now && !self.observes_queue {
                 self.counters.arrival(now, pool.get_mut(id));
                 if q.enqueue(id, pool) {
                     return true;
@@ -259,6 +268,10 @@ impl Link {
         }
         if !self.queue.enqueue(now, id, pool) {
             return self.refuse(id, pool);
+        }
+        if self.observes_queue {
+            let on_air = self.in_service.map_or(0, |tr| tr.wire_bytes);
+            self.tell_occupancy(now, on_air);
         }
         if idle {
             self.back_to_back = false;
@@ -380,6 +393,9 @@ impl Link {
                 self.depart(tr);
                 self.back_to_back = true;
                 self.start_transmission(tr.end, pool);
+                if self.observes_queue && self.in_service.is_none() {
+                    self.tell_occupancy(tr.end, 0);
+                }
             } else if let Some(at) = self.resume_at {
                 if at > now {
                     return;
@@ -410,7 +426,11 @@ impl Link {
         match &mut self.queue {
             Queue::DropTail(q) => {
                 if let Some(head) = q.dequeue() {
-                    self.transmit(t, head, pool);
+                    if self.config.discard_timer_ns.is_some() {
+                        self.transmit_unless_stale(t, head, pool);
+                    } else {
+                        self.transmit(t, head, pool);
+                    }
                 }
             }
             _ => self.start_aqm_transmission(t, pool),
@@ -433,6 +453,32 @@ impl Link {
         true
     }
 
+    /// With an RLC discard timer: the head and those after it that waited
+    /// longer than the timer are discarded (residual losses, their flows'
+    /// segments only); the first fresh one is sent.
+    #[inline(never)]
+    fn transmit_unless_stale(&mut self, t: Nanos, head: Queued, pool: &mut PacketPool) {
+        let limit = self.config.discard_timer_ns.expect("called with a discard timer");
+        let mut next = Some(head);
+        while let Some(h) = next {
+            if t - h.enqueued_at <= limit {
+                self.transmit(t, h, pool);
+                return;
+            }
+            self.counters.dequeued += 1;
+            self.counters.sojourn_ns += t - h.enqueued_at;
+            self.counters.residual_losses += 1;
+            self.lose(h.id, pool);
+            next = match &mut self.queue {
+                Queue::DropTail(q) => q.dequeue(),
+                _ => None,
+            };
+        }
+        if self.observes_queue {
+            self.tell_occupancy(t, 0);
+        }
+    }
+
     /// `start_transmission` of a RED or CoDel queue (CoDel may drop some first).
     #[inline(never)]
     fn start_aqm_transmission(&mut self, t: Nanos, pool: &mut PacketPool) {
@@ -448,6 +494,9 @@ impl Link {
         let Queued { id, wire_bytes, enqueued_at } = head;
         self.counters.dequeued += 1;
         self.counters.sojourn_ns += t - enqueued_at;
+        if self.observes_queue {
+            self.tell_occupancy(t, wire_bytes);
+        }
         let end = match &mut self.tx {
             Transmitter::Constant(s) => t + s.ns(wire_bytes),
             _ => self.varying_finish_time(t, wire_bytes),
@@ -464,7 +513,18 @@ impl Link {
         self.in_service = Some(tr);
     }
 
-    /// When a frame of `bytes` started at `t` has left a trace or Markov transmitter.
+    /// Tells a transmitter whose rate follows the traffic volume what the
+    /// link layer's buffer holds from `t` on: the queue and the `on_air`
+    /// bytes of the frame being sent (after an arrival, the start or end of
+    /// a transmission, a reset).
+    #[inline(never)]
+    fn tell_occupancy(&mut self, t: Nanos, on_air: u32) {
+        if let Transmitter::Dch(d) = &mut self.tx {
+            d.observe(t, self.queue.len_bytes() + on_air as u64);
+        }
+    }
+
+    /// When a frame of `bytes` started at `t` has left a trace, Markov or DCH transmitter.
     #[inline(never)]
     fn varying_finish_time(&mut self, t: Nanos, bytes: u32) -> Nanos {
         self.tx.finish_time(t, bytes, self.back_to_back)
@@ -505,6 +565,9 @@ impl Link {
         while let Some(q) = self.queue.dequeue(t, pool, |p| note_lost_sack(&mut self.lost_sacks, p)) {
             self.lose(q.id, pool);
             self.counters.residual_losses += 1;
+        }
+        if self.observes_queue {
+            self.tell_occupancy(t, 0);
         }
     }
 
@@ -704,7 +767,7 @@ mod tests {
             ..LinkConfig::simple(12_000_000, 10 * NS_PER_MS, Capacity::Packets(5))
         };
         let arq = LinkConfig {
-            arq: Some(ArqConfig { max_retries: 2, retry_delay_ns: NS_PER_MS, in_order: true }),
+            arq: Some(ArqConfig { max_retries: 2, retry_delay_ns: NS_PER_MS, in_order: true, tti_ns: 0 }),
             ..lossy.clone()
         };
         let mut outages = LinkConfig::simple(12_000_000, 0, Capacity::Packets(5));
@@ -721,7 +784,7 @@ mod tests {
             ..short.clone()
         };
         let slow_arq = LinkConfig {
-            arq: Some(ArqConfig { max_retries: 2, retry_delay_ns: 5 * NS_PER_MS, in_order: true }),
+            arq: Some(ArqConfig { max_retries: 2, retry_delay_ns: 5 * NS_PER_MS, in_order: true, tti_ns: 0 }),
             loss: LossModel::Bernoulli { p: 0.3 },
             ..short.clone()
         };
@@ -765,7 +828,7 @@ mod tests {
     fn each_frame_comes_out_when_its_draws_say() {
         let jitter = JitterConfig { dist: JitterDist::Uniform { min_ns: 0, max_ns: 3 * NS_PER_MS }, reorder: true };
         let plain = LinkConfig::simple(12_000_000, 10 * NS_PER_MS, Capacity::Packets(100));
-        let arq = |in_order| ArqConfig { max_retries: 2, retry_delay_ns: 2 * NS_PER_MS, in_order };
+        let arq = |in_order| ArqConfig { max_retries: 2, retry_delay_ns: 2 * NS_PER_MS, in_order, tti_ns: 0 };
         let lossy = LinkConfig { loss: LossModel::Bernoulli { p: 0.3 }, ..plain.clone() };
         let configs = [
             LinkConfig { jitter: Some(jitter), ..plain.clone() },
@@ -862,6 +925,28 @@ mod tests {
             assert!(!l.enqueue(0, Packet::new(Kind::Ack, 0, 52)));
             assert!(l.pool.is_empty());
         }
+    }
+
+    /// RLC timer-based discard: the packets that waited longer than the
+    /// timer are lost, those of the flows behind them go on.
+    #[test]
+    fn the_discard_timer_loses_only_the_packets_that_waited_too_long() {
+        let config = LinkConfig {
+            discard_timer_ns: Some(2_500_000),
+            ..LinkConfig::simple(12_000_000, 10 * NS_PER_MS, Capacity::Packets(10))
+        };
+        let mut l = Bench::new(config);
+        for flow in 0..5 {
+            l.enqueue(0, Packet::new(Kind::Data, flow, 1500));
+        }
+        // 1 ms each: flows 3 and 4 would start at 3 ms, after 2.5 ms of waiting.
+        l.enqueue(3 * NS_PER_MS, Packet::new(Kind::Data, 5, 1500));
+        let mut out = Vec::new();
+        l.run_until(u64::MAX, &mut out);
+        let got: Vec<(Nanos, u32)> = out.iter().map(|(t, p)| (*t / NS_PER_MS, p.flow)).collect();
+        assert_eq!(got, vec![(11, 0), (12, 1), (13, 2), (14, 5)]);
+        assert_eq!(l.l.counters().residual_losses, 2);
+        assert!(l.pool.is_empty());
     }
 
     #[test]

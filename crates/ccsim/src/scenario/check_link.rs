@@ -5,8 +5,8 @@
 
 use super::error::err;
 use super::{
-    JitterDistribution, JitterSpec, LinkSpec, LossSpec, OutageDistribution, OutageProcessSpec, QueueKind, QueueSpec,
-    ScenarioError,
+    DchSpec, JitterDistribution, JitterSpec, LinkSpec, LossSpec, OutageDistribution, OutageProcessSpec, QueueKind,
+    QueueSpec, ScenarioError,
 };
 use crate::net::build::{codel_params, red_params};
 use crate::net::channel::trace::check_opportunities;
@@ -23,16 +23,63 @@ fn check_probability(path: String, v: f64) -> Result<(), ScenarioError> {
     Ok(())
 }
 
+/// A DCH's bearers rise, none is zero, the initial one exists, and event
+/// 4b's threshold is not above 4a's (else both could hold at once).
+fn check_dch(path: &str, d: &DchSpec) -> Result<(), ScenarioError> {
+    if d.bearers.is_empty() {
+        return err(
+            format!("{path}.bearers"),
+            "needs at least one bearer, e.g. [\"64kbit\", \"128kbit\", \"384kbit\"]",
+        );
+    }
+    for (i, b) in d.bearers.iter().enumerate() {
+        if b.bps() == 0 {
+            return err(format!("{path}.bearers[{i}]"), "must be faster than zero");
+        }
+        if i > 0 && b.bps() <= d.bearers[i - 1].bps() {
+            return err(
+                format!("{path}.bearers[{i}]"),
+                "bearers must be listed slowest first, each faster than the one before",
+            );
+        }
+    }
+    if d.initial_bearer >= d.bearers.len() {
+        return err(
+            format!("{path}.initial_bearer"),
+            format!("{} names no bearer; allowed: 0 to {}", d.initial_bearer, d.bearers.len() - 1),
+        );
+    }
+    if d.down_threshold.0 > d.up_threshold.0 {
+        return err(
+            format!("{path}.down_threshold"),
+            format!(
+                "{} bytes is above up_threshold ({} bytes); allowed: at most up_threshold",
+                d.down_threshold.0, d.up_threshold.0
+            ),
+        );
+    }
+    if let Some(f) = &d.fach {
+        if f.rate.bps() == 0 {
+            return err(format!("{path}.fach.rate"), "must be faster than zero");
+        }
+    }
+    Ok(())
+}
+
 /// Checks one link (`path` is "downlink", "uplink" or "links[i]").
 pub fn check_link(path: &str, l: &LinkSpec) -> Result<(), ScenarioError> {
-    let sources =
-        [("rate", l.rate.is_some()), ("trace", l.trace.is_some()), ("rate_process", l.rate_process.is_some())];
+    let sources = [
+        ("rate", l.rate.is_some()),
+        ("trace", l.trace.is_some()),
+        ("rate_process", l.rate_process.is_some()),
+        ("dch", l.dch.is_some()),
+    ];
     let given: Vec<&str> = sources.iter().filter(|(_, g)| *g).map(|(n, _)| *n).collect();
     if given.len() != 1 {
         return err(
             path.to_string(),
             format!(
-                "give exactly one of rate (\"10Mbit\"), trace ({{ opportunities_ms = [...] }}) or rate_process ({{ states = [...] }}); got {}",
+                "give exactly one of rate (\"10Mbit\"), trace ({{ opportunities_ms = [...] }}), rate_process ({{ states = [...] }}) or dch ({{ bearers = [...], ... }}); got {}",
                 if given.is_empty() { "none".to_string() } else { given.join(" and ") }
             ),
         );
@@ -59,7 +106,21 @@ pub fn check_link(path: &str, l: &LinkSpec) -> Result<(), ScenarioError> {
             }
         }
     }
+    if let Some(d) = &l.dch {
+        check_dch(&format!("{path}.dch"), d)?;
+    }
     check_queue(&format!("{path}.queue"), &l.queue)?;
+    if let Some(d) = l.discard_timer {
+        if d.ns() == 0 {
+            return err(format!("{path}.discard_timer"), "must be longer than zero");
+        }
+        if l.queue.kind != QueueKind::Droptail {
+            return err(
+                format!("{path}.discard_timer"),
+                format!("applies to a drop-tail queue; this link's queue is {:?}", l.queue.kind).to_lowercase(),
+            );
+        }
+    }
     check_loss(&format!("{path}.loss"), &l.loss)?;
     if let Some(a) = &l.arq {
         if a.max_retries > 64 {
@@ -328,6 +389,37 @@ mod tests {
         ),
         (r#"{"trace": {"opportunities_ms": [1, -2]}}"#, "downlink.trace.opportunities_ms[1]", &["-2"]),
         (r#"{"rate_process": {"states": []}}"#, "downlink.rate_process.states", &["at least one state"]),
+        (r#"{"rate": "1Mbit", "discard_timer": 0}"#, "downlink.discard_timer", &["longer than zero"]),
+        (
+            r#"{"rate": "1Mbit", "discard_timer": "1s", "queue": {"kind": "codel"}}"#,
+            "downlink.discard_timer",
+            &["drop-tail", "codel"],
+        ),
+        (
+            r#"{"dch": {"bearers": [], "up_threshold": "4KB", "up_time_to_trigger": "240ms", "down_threshold": "1KB", "down_time_to_trigger": "1s", "pending_after_trigger": "1s", "reconfig_delay": "500ms"}}"#,
+            "downlink.dch.bearers",
+            &["at least one bearer"],
+        ),
+        (
+            r#"{"dch": {"bearers": ["128kbit", "64kbit"], "up_threshold": "4KB", "up_time_to_trigger": "240ms", "down_threshold": "1KB", "down_time_to_trigger": "1s", "pending_after_trigger": "1s", "reconfig_delay": "500ms"}}"#,
+            "downlink.dch.bearers[1]",
+            &["slowest first"],
+        ),
+        (
+            r#"{"dch": {"bearers": ["64kbit"], "initial_bearer": 1, "up_threshold": "4KB", "up_time_to_trigger": "240ms", "down_threshold": "1KB", "down_time_to_trigger": "1s", "pending_after_trigger": "1s", "reconfig_delay": "500ms"}}"#,
+            "downlink.dch.initial_bearer",
+            &["1 names no bearer", "0 to 0"],
+        ),
+        (
+            r#"{"dch": {"bearers": ["64kbit"], "up_threshold": "4KB", "up_time_to_trigger": "240ms", "down_threshold": "8KB", "down_time_to_trigger": "1s", "pending_after_trigger": "1s", "reconfig_delay": "500ms"}}"#,
+            "downlink.dch.down_threshold",
+            &["8000 bytes", "at most up_threshold"],
+        ),
+        (
+            r#"{"rate": "1Mbit", "dch": {"bearers": ["64kbit"], "up_threshold": "4KB", "up_time_to_trigger": "240ms", "down_threshold": "1KB", "down_time_to_trigger": "1s", "pending_after_trigger": "1s", "reconfig_delay": "500ms"}}"#,
+            "downlink",
+            &["rate and dch"],
+        ),
         (
             r#"{"rate_process": {"states": [{"rate": "1Mbit", "mean_holding": 0}]}}"#,
             "downlink.rate_process.states[0].mean_holding",

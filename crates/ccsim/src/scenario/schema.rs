@@ -28,6 +28,13 @@ pub struct LinkSpec {
     /// A random Markov-modulated rate.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rate_process: Option<RateProcessSpec>,
+    /// A UMTS dedicated channel whose bearer the network sets from the link's buffer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dch: Option<DchSpec>,
+    /// RLC timer-based SDU discard: a packet that has waited longer than this in
+    /// the queue is discarded instead of sent (drop-tail queues only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub discard_timer: Option<Duration>,
     /// One-way propagation delay.
     #[serde(default)]
     pub delay: Duration,
@@ -121,6 +128,45 @@ impl RateProcessStart {
     fn is_first(&self) -> bool {
         *self == RateProcessStart::First
     }
+}
+
+/// A UMTS Release 99 DCH (net/channel/dch.rs): bearer up/down-switching on
+/// traffic-volume events 4a/4b (3GPP TS 25.331 14.4.2) and, with `fach`, the
+/// RRC states CELL_DCH and CELL_FACH.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct DchSpec {
+    /// Bearer rates, lowest first ("64kbit", "128kbit", "384kbit").
+    pub bearers: Vec<Rate>,
+    /// Index of the bearer given on entering CELL_DCH.
+    #[serde(default)]
+    pub initial_bearer: usize,
+    /// Event 4a: the buffer above this for `up_time_to_trigger` moves one bearer up.
+    pub up_threshold: Bytes,
+    pub up_time_to_trigger: Duration,
+    /// Event 4b: the buffer below this for `down_time_to_trigger` moves one bearer down.
+    pub down_threshold: Bytes,
+    pub down_time_to_trigger: Duration,
+    /// No second report of an event within this time of the first.
+    pub pending_after_trigger: Duration,
+    /// From a report to the new bearer (radio bearer reconfiguration).
+    pub reconfig_delay: Duration,
+    /// CELL_FACH below CELL_DCH (the terminal starts in it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fach: Option<FachSpec>,
+}
+
+/// CELL_FACH: a common channel of low rate, and the timers to and from CELL_DCH.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct FachSpec {
+    pub rate: Rate,
+    /// Promotion to CELL_DCH when the buffer holds more than this.
+    pub promote_threshold: Bytes,
+    /// The promotion's delay (the data waits).
+    pub promote_delay: Duration,
+    /// Back to CELL_FACH after the buffer has been empty this long (T1).
+    pub inactivity: Duration,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
@@ -252,6 +298,10 @@ pub struct ArqSpec {
     /// Deliver frames in order (head-of-line blocking behind a retried frame).
     #[serde(default = "yes")]
     pub in_order: bool,
+    /// Transport-block interval (LTE: "1ms"): the frames ending in the same
+    /// TTI share one block's errors; none: each frame is its own block.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tti: Option<Duration>,
 }
 
 fn d_max_retries() -> u32 {

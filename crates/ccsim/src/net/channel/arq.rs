@@ -12,6 +12,13 @@
 //!   out of order (as HARQ itself, or RLC UM with reordering off): each frame
 //!                       goes on as soon as it got through.
 //!
+//! Transport blocks (`tti_ns` > 0): the air carries one transport block per
+//! TTI (1 ms in LTE, TS 36.211 4.1), and its block error decides the fate of
+//! every packet in it; the frames whose transmissions end in the same TTI
+//! share one draw (a per-packet draw would make a block of several packets
+//! fail more often, and hold more packets behind its retry, than the BLER
+//! target says). With 0 each frame is its own block.
+//!
 //! Deviation: retries take no capacity from the link's rate (LTE runs 8 HARQ
 //! processes in parallel, and measured traces already show the capacity net of
 //! retransmissions); they only add delay.
@@ -24,6 +31,8 @@ pub struct ArqConfig {
     pub max_retries: u32,
     pub retry_delay_ns: Nanos,
     pub in_order: bool,
+    /// Frames ending in the same TTI of this length share one block's fate (0: each frame its own).
+    pub tti_ns: Nanos,
 }
 
 /// What happened to one frame.
@@ -39,21 +48,31 @@ pub struct Arq {
     config: ArqConfig,
     /// In order: no frame leaves before this (the previous frame's release).
     release_ns: Nanos,
+    /// The TTI of the last block drawn and its failed tries.
+    block: Option<(Nanos, u32)>,
 }
 
 impl Arq {
     pub fn new(config: ArqConfig) -> Arq {
-        Arq { config, release_ns: 0 }
+        Arq { config, release_ns: 0, block: None }
     }
 
     /// Sends a frame that left the transmitter at `t` over the lossy channel.
     #[inline]
     pub fn send(&mut self, t: Nanos, loss: &mut Loss) -> ArqOutcome {
         let tries = self.config.max_retries + 1;
-        let mut failed = 0;
-        while failed < tries && loss.lose() {
-            failed += 1;
-        }
+        let tti = (self.config.tti_ns > 0).then(|| t.saturating_sub(1) / self.config.tti_ns);
+        let failed = match (tti, self.block) {
+            (Some(i), Some((j, f))) if i == j => f,
+            _ => {
+                let mut failed = 0;
+                while failed < tries && loss.lose() {
+                    failed += 1;
+                }
+                self.block = tti.map(|i| (i, failed));
+                failed
+            }
+        };
         let d = self.config.retry_delay_ns;
         let done = t + failed as Nanos * d;
         let delivered = failed < tries;
@@ -75,7 +94,7 @@ mod tests {
     use crate::rng::Rng;
 
     fn residual(k: u32, n: usize) -> (f64, f64) {
-        let mut arq = Arq::new(ArqConfig { max_retries: k, retry_delay_ns: 8_000_000, in_order: false });
+        let mut arq = Arq::new(ArqConfig { max_retries: k, retry_delay_ns: 8_000_000, in_order: false, tti_ns: 0 });
         let mut loss = Loss::new(LossModel::Bernoulli { p: 0.1 }, Rng::for_component(5, 6));
         let (mut lost, mut retries) = (0, 0u64);
         for i in 0..n {
@@ -104,7 +123,7 @@ mod tests {
     fn in_order_blocks_behind_retries_out_of_order_does_not() {
         let d = 8_000_000;
         for in_order in [false, true] {
-            let mut arq = Arq::new(ArqConfig { max_retries: 3, retry_delay_ns: d, in_order });
+            let mut arq = Arq::new(ArqConfig { max_retries: 3, retry_delay_ns: d, in_order, tti_ns: 0 });
             let mut loss = Loss::new(LossModel::Bernoulli { p: 0.3 }, Rng::for_component(2, 2));
             let (mut last, mut blocked, mut overtaken) = (0, 0, 0);
             for i in 0..10_000u64 {
@@ -130,11 +149,36 @@ mod tests {
 
     #[test]
     fn residual_loss_holds_the_line_until_given_up() {
-        let mut arq = Arq::new(ArqConfig { max_retries: 2, retry_delay_ns: 10, in_order: true });
+        let mut arq = Arq::new(ArqConfig { max_retries: 2, retry_delay_ns: 10, in_order: true, tti_ns: 0 });
         let mut all = Loss::new(LossModel::Bernoulli { p: 1.0 }, Rng::for_component(1, 1));
         let mut none = Loss::new(LossModel::None, Rng::for_component(1, 1));
         assert_eq!(arq.send(0, &mut all), ArqOutcome { failed_tries: 3, delivered_at: None });
         // Given up at 0 + 3 * 10: the next frame, through at once at 5, waits till 30.
         assert_eq!(arq.send(5, &mut none).delivered_at, Some(30));
+    }
+
+    /// Transport blocks: the frames of one TTI share their fate, and the
+    /// residual loss per block is BLER^(K+1) (K = max_retries).
+    #[test]
+    fn frames_of_one_tti_share_one_blocks_fate() {
+        let tti = 1_000_000;
+        let mut arq = Arq::new(ArqConfig { max_retries: 3, retry_delay_ns: 8_000_000, in_order: false, tti_ns: tti });
+        let mut loss = Loss::new(LossModel::Bernoulli { p: 0.1 }, Rng::for_component(3, 3));
+        let (blocks, per_block) = (400_000u64, 3u64);
+        let (mut lost_blocks, mut retried_blocks) = (0u64, 0u64);
+        for b in 0..blocks {
+            // Three frames end inside TTI b (at 0.25, 0.5 and 1.0 ms of it).
+            let outcomes: Vec<ArqOutcome> =
+                (1..=per_block).map(|k| arq.send(b * tti + k * tti / per_block, &mut loss)).collect();
+            assert!(outcomes.iter().all(|o| o.failed_tries == outcomes[0].failed_tries), "block {b}");
+            lost_blocks += outcomes[0].delivered_at.is_none() as u64;
+            retried_blocks += (outcomes[0].failed_tries > 0) as u64;
+        }
+        let bler = retried_blocks as f64 / blocks as f64;
+        assert!((bler - 0.1).abs() < 0.003, "first-transmission BLER {bler}");
+        let residual = lost_blocks as f64 / blocks as f64;
+        let expected = 0.1f64.powi(4);
+        let sigma = (expected / blocks as f64).sqrt();
+        assert!((residual - expected).abs() < 5.0 * sigma, "residual {residual}, expected {expected}");
     }
 }

@@ -13,6 +13,7 @@
 //! change in the middle of a packet is exact. The chain is drawn lazily, in
 //! time order, from its own seeded stream: the same whatever the traffic.
 
+use super::dch::{Dch, DchConfig};
 use super::trace::{TraceConfig, TraceRate};
 use crate::rng::Rng;
 use crate::time::{Nanos, Serializer, NS_PER_SEC};
@@ -25,9 +26,16 @@ pub struct RateState {
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum RateConfig {
-    Constant { bps: u64 },
+    Constant {
+        bps: u64,
+    },
     Trace(TraceConfig),
-    Markov { states: Vec<RateState>, stationary_start: bool },
+    Markov {
+        states: Vec<RateState>,
+        stationary_start: bool,
+    },
+    /// A UMTS DCH whose bearer follows the link's buffer (`dch.rs`).
+    Dch(DchConfig),
 }
 
 impl RateConfig {
@@ -40,6 +48,8 @@ impl RateConfig {
                 let h: f64 = states.iter().map(|s| s.mean_holding_ns as f64).sum();
                 states.iter().map(|s| s.mean_holding_ns as f64 * s.rate_bps as f64).sum::<f64>() / h
             }
+            // The rate depends on the traffic: its nominal (highest) bearer.
+            RateConfig::Dch(d) => d.top_rate_bps() as f64,
         }
     }
 
@@ -130,6 +140,8 @@ pub enum Transmitter {
     Constant(Serializer),
     Trace(TraceRate),
     Markov(MarkovRate),
+    /// Boxed: its state is larger than the other variants'.
+    Dch(Box<Dch>),
 }
 
 impl Transmitter {
@@ -140,6 +152,7 @@ impl Transmitter {
             RateConfig::Markov { states, stationary_start } => {
                 Transmitter::Markov(MarkovRate::new(states.clone(), *stationary_start, rng))
             }
+            RateConfig::Dch(d) => Transmitter::Dch(Box::new(Dch::new(d.clone()))),
         }
     }
 
@@ -151,6 +164,7 @@ impl Transmitter {
             Transmitter::Constant(s) => start + s.ns(bytes),
             Transmitter::Trace(t) => t.finish_time(start, bytes, back_to_back),
             Transmitter::Markov(m) => m.finish_time(start, bytes),
+            Transmitter::Dch(d) => d.finish_time(start, bytes),
         }
     }
 }
