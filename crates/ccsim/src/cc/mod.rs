@@ -285,6 +285,10 @@ pub trait CongestionControl {
     /// other algorithm, with `tcp.pacing` off, never asks for the rate.
     const PACES: bool = false;
 
+    /// The algorithm marks its data ECT(1), the L4S identifier (RFC 9331
+    /// 4.1; Linux TCP_CONG_WANTS_ECT_1: prague), instead of ECT(0).
+    const SENDS_ECT1: bool = false;
+
     /// Once, before the first segment is sent.
     fn init(&mut self, _w: &mut Window, _c: &Conn) {}
 
@@ -680,6 +684,10 @@ macro_rules! algorithms {
             pub fn paces(&self) -> bool {
                 match self { $(Algorithm::$variant(_) => <$module::$ty as CongestionControl>::PACES),* }
             }
+            /// The algorithm declares that it sends ECT(1) (`CongestionControl::SENDS_ECT1`).
+            pub fn sends_ect1(&self) -> bool {
+                match self { $(Algorithm::$variant(_) => <$module::$ty as CongestionControl>::SENDS_ECT1),* }
+            }
             pub fn init(&mut self, w: &mut Window, c: &Conn) {
                 match self { $(Algorithm::$variant(a) => a.init(w, c)),* }
             }
@@ -772,6 +780,7 @@ pub mod hybla;
 pub mod illinois;
 pub mod ledbat;
 pub mod lp;
+pub mod prague;
 pub mod reno;
 pub mod scalable;
 pub mod vegas;
@@ -806,6 +815,7 @@ algorithms! {
     Ledbat(ledbat::Ledbat) = ledbat::INFO,
     Dctcp(dctcp::Dctcp) = dctcp::INFO,
     Lp(lp::Lp) = lp::INFO,
+    Prague(prague::Prague) = prague::INFO,
 }
 
 #[cfg(test)]
@@ -826,7 +836,7 @@ mod tests {
 
     #[test]
     fn window_ownership_is_declared_by_the_algorithm() {
-        assert_eq!(declaring(Algorithm::owns_window), ["bbr"]);
+        assert_eq!(declaring(Algorithm::owns_window), ["bbr", "prague"]);
     }
 
     #[test]
@@ -837,7 +847,8 @@ mod tests {
             let a = build(info.name, &BTreeMap::new(), 1448).unwrap();
             assert_eq!(a.paces(), a.pacing_rate().is_some(), "{}", info.name);
         }
-        assert_eq!(declaring(Algorithm::paces), ["bbr"]);
+        assert_eq!(declaring(Algorithm::paces), ["bbr", "prague"]);
+        assert_eq!(declaring(Algorithm::sends_ect1), ["prague"]);
     }
 
     #[test]
