@@ -97,3 +97,68 @@ fn prague_and_cubic_share_a_dualpi2_bottleneck_roughly_evenly() {
     let total = (prague + cubic) * 8.0 / 30.0;
     assert!(total > 0.9 * 40e6 * 1448.0 / 1500.0, "total {total}");
 }
+
+/// The PROBE_BW phases as traced, with consecutive repeats folded.
+fn phase_sequence(r: &Results, i: u32) -> Vec<String> {
+    let modes = mode_series(r, i, "mode");
+    let phases = mode_series(r, i, "phase");
+    let mut seq: Vec<String> = Vec::new();
+    for ((_, m), (_, p)) in modes.iter().zip(&phases) {
+        if m == "probe_bw" && seq.last() != Some(p) {
+            seq.push(p.clone());
+        }
+    }
+    seq
+}
+
+/// draft-cardwell-ccwg-bbr 4.3.3: PROBE_BW cycles DOWN, CRUISE, REFILL, UP.
+#[test]
+fn bbr3_cycles_through_the_four_probe_bw_phases_in_order() {
+    let r = simulate(
+        r#"{"duration": 30, "record": {"interval": "2ms"}, "downlink": {"rate": "20Mbit", "delay": "10ms", "queue": {"size": "2bdp"}},
+            "flows": [{"cc": "bbr3"}]}"#,
+    );
+    let seq = phase_sequence(&r, 0);
+    eprintln!("bbr3 phases: {:?}", &seq[..seq.len().min(12)]);
+    assert!(seq.len() >= 8, "{seq:?}");
+    let next = |p: &str| match p {
+        "down" => ["cruise", "refill"],
+        "cruise" => ["refill", "refill"],
+        "refill" => ["up", "up"],
+        _ => ["down", "down"],
+    };
+    for w in seq.windows(2) {
+        assert!(next(&w[0]).contains(&w[1].as_str()), "{} then {}: {seq:?}", w[0], w[1]);
+    }
+    for p in ["up", "down", "cruise", "refill"] {
+        assert!(seq.iter().any(|s| s == p), "{p} never seen: {seq:?}");
+    }
+    assert!(goodput_bps(&r, 0) > 0.9 * 20e6 * 1448.0 / 1500.0, "goodput {}", goodput_bps(&r, 0));
+}
+
+/// draft-cardwell-ccwg-bbr 4.5.10.2 (BBRLossThresh = 2%): a probe whose
+/// round lost more than 2% of its flight cuts inflight_hi to about the
+/// flight (at least beta = 0.7 of the BDP); random loss well below 2% of a
+/// round (0.2% of a 167-packet flight: 0.3 packets against 3.3) leaves it unset.
+#[test]
+fn bbr3_cuts_inflight_hi_after_a_round_with_loss_above_two_percent() {
+    let run = |p: f64| {
+        simulate(&format!(
+            r#"{{"duration": 20, "seed": 2, "downlink": {{"rate": "100Mbit", "delay": "10ms", "queue": {{"size": "10bdp"}}, "loss": {{"model": "bernoulli", "p": {p}}}}},
+                "flows": [{{"cc": "bbr3"}}]}}"#
+        ))
+    };
+    let bdp = 100e6 / 8.0 / 1500.0 * 0.02;
+    let hi = |r: &Results| after(&series(r, 0, "cc_inflight_hi"), 5.0);
+    let h = hi(&run(0.05));
+    let mut finite: Vec<f64> = h.iter().copied().filter(|x| x.is_finite()).collect();
+    finite.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    let median = finite.get(finite.len() / 2).copied().unwrap_or(f64::NAN);
+    eprintln!("5% loss: inflight_hi set in {} of {} samples, median {median:.1} (BDP {bdp:.1})", finite.len(), h.len());
+    assert!(finite.len() as f64 > 0.9 * h.len() as f64, "inflight_hi was never cut under 5% loss");
+    assert!(median < 1.5 * bdp, "inflight_hi median {median:.1}, BDP {bdp:.1}");
+    let hc = hi(&run(0.002));
+    let cut = hc.iter().filter(|x| x.is_finite()).count();
+    eprintln!("0.2% loss: inflight_hi set in {cut} of {} samples", hc.len());
+    assert!(cut < hc.len() / 2, "0.2% loss (below 2%) cut inflight_hi: {cut} of {}", hc.len());
+}

@@ -768,6 +768,7 @@ pub fn build_for_flow(
 }
 
 pub mod bbr;
+pub mod bbr3;
 pub mod bic;
 pub mod ccp;
 pub mod ccpd;
@@ -816,6 +817,7 @@ algorithms! {
     Dctcp(dctcp::Dctcp) = dctcp::INFO,
     Lp(lp::Lp) = lp::INFO,
     Prague(prague::Prague) = prague::INFO,
+    Bbr3(bbr3::Bbr3) = bbr3::INFO,
 }
 
 #[cfg(test)]
@@ -836,7 +838,7 @@ mod tests {
 
     #[test]
     fn window_ownership_is_declared_by_the_algorithm() {
-        assert_eq!(declaring(Algorithm::owns_window), ["bbr", "prague"]);
+        assert_eq!(declaring(Algorithm::owns_window), ["bbr", "prague", "bbr3"]);
     }
 
     #[test]
@@ -847,7 +849,7 @@ mod tests {
             let a = build(info.name, &BTreeMap::new(), 1448).unwrap();
             assert_eq!(a.paces(), a.pacing_rate().is_some(), "{}", info.name);
         }
-        assert_eq!(declaring(Algorithm::paces), ["bbr", "prague"]);
+        assert_eq!(declaring(Algorithm::paces), ["bbr", "prague", "bbr3"]);
         assert_eq!(declaring(Algorithm::sends_ect1), ["prague"]);
     }
 
