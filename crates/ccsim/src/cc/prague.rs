@@ -7,18 +7,21 @@
 //! an accurate count of CE marks (AccECN in Linux; here the receiver's exact
 //! per-segment echo, as for dctcp), paces, and owns its window
 //! (`cong_control`), kept in 1/2^20 fractions (`frac_cwnd`):
-//!   - alpha, once per round (all data sent at the last update ACKed):
-//!       alpha = (1 - g) alpha + g F,  F = CE-marked / delivered segments, g = 1/16
-//!     (kept upscaled by 1/g, so its remainder carries over; no update before
-//!     the first CE mark, the proof that there is an AQM);
-//!   - on entering CWR (an ECN echo; the sender enters CWR at most once per
-//!     round trip): frac_cwnd -= frac_cwnd alpha / 2;
-//!   - per ACK, the unmarked delivered segments grow frac_cwnd: slow start up
-//!     to ssthresh, then ai / cwnd per segment (ai = 1 segment, so +1 per RTT);
-//!   - cwnd steps by one segment per ACK toward ceil(frac_cwnd) (on the way
-//!     down, ssthresh follows cwnd);
-//!   - a loss halves frac_cwnd (Reno's response, RFC 9331 4.3) and freezes growth
-//!     until the state is Open again.
+//! ```text
+//! alpha, once per round (all data sent at the last update ACKed):
+//!     alpha = (1 - g) alpha + g F,  F = CE-marked / delivered segments, g = 1/16
+//!   (kept upscaled by 1/g, so its remainder carries over; no update before
+//!   the first CE mark, the proof that there is an AQM);
+//! on entering CWR (an ECN echo; the sender enters CWR at most once per
+//!   round trip): frac_cwnd -= frac_cwnd alpha / 2;
+//! per ACK, the unmarked delivered segments grow frac_cwnd: slow start up
+//!   to ssthresh, then ai / cwnd per segment (ai = 1 segment, so +1 per RTT);
+//! cwnd steps by one segment per ACK toward ceil(frac_cwnd) (on the way
+//!   down, ssthresh follows cwnd);
+//! a loss halves frac_cwnd (Reno's response, RFC 9331 4.3) and freezes growth
+//!   until the state is Open again.
+//! ```
+//!
 //! RTT independence (RTT_CONTROL_RATE, the module's default; RFC 9331 4.3
 //! "reduce RTT dependence"): after `rtt_transition` rounds out of slow start,
 //! a flow with srtt below the target RTT (25 ms) grows by (srtt/target)^2
