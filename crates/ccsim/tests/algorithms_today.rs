@@ -82,7 +82,8 @@ fn prague_keeps_a_shallow_queue_with_a_small_alpha_on_dualpi2() {
 }
 
 /// RFC 9332 section 2.1: with k = 2 the coupling gives a Classic (cubic) and
-/// an L4S (prague) flow of the same RTT roughly equal rates.
+/// an L4S (prague) flow of the same base RTT roughly equal windows, so rates
+/// within the ratio of their RTTs (cubic's includes the Classic queue's 15 ms).
 #[test]
 fn prague_and_cubic_share_a_dualpi2_bottleneck_roughly_evenly() {
     let r = simulate(
