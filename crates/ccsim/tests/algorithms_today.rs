@@ -163,3 +163,32 @@ fn bbr3_cuts_inflight_hi_after_a_round_with_loss_above_two_percent() {
     eprintln!("0.2% loss: inflight_hi set in {cut} of {} samples", hc.len());
     assert!(cut < hc.len() / 2, "0.2% loss (below 2%) cut inflight_hi: {cut} of {}", hc.len());
 }
+
+/// draft-cardwell-ccwg-bbr 4.3.4 (BBRProbeRTTInterval = 5 s, cwnd
+/// BBRProbeRTTCwndGain = 0.5 BDP): a bulk flow that keeps a queue enters
+/// PROBE_RTT about every 5 s and halves its window there (v1: every 10 s, 4 packets).
+#[test]
+fn bbr3_probes_rtt_every_five_seconds_at_half_the_bdp() {
+    let r = simulate(
+        r#"{"duration": 32, "record": {"interval": "5ms"}, "downlink": {"rate": "20Mbit", "delay": "10ms", "queue": {"size": "2bdp"}},
+            "flows": [{"cc": "bbr3"}]}"#,
+    );
+    let modes = mode_series(&r, 0, "mode");
+    let cwnd = series(&r, 0, "cwnd");
+    let mut entries = Vec::new();
+    let mut min_cwnd_in_probe = f64::INFINITY;
+    for (k, (t, m)) in modes.iter().enumerate() {
+        if m == "probe_rtt" {
+            if k == 0 || modes[k - 1].1 != "probe_rtt" {
+                entries.push(*t);
+            }
+            min_cwnd_in_probe = min_cwnd_in_probe.min(cwnd[k].1);
+        }
+    }
+    let gaps: Vec<f64> = entries.windows(2).map(|w| w[1] - w[0]).collect();
+    eprintln!("bbr3 PROBE_RTT at {entries:?}, cwnd there {min_cwnd_in_probe}");
+    assert!(entries.len() >= 5, "{entries:?}");
+    assert!(gaps.iter().all(|g| (4.9..5.6).contains(g)), "gaps {gaps:?}");
+    let bdp = 20e6 / 8.0 / 1500.0 * 0.02;
+    assert!((0.4 * bdp..=0.65 * bdp).contains(&min_cwnd_in_probe), "cwnd {min_cwnd_in_probe}, BDP {bdp:.1}");
+}

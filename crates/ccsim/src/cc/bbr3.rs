@@ -533,18 +533,20 @@ impl Bbr3 {
 
     /// The min RTT (10 s) and PROBE_RTT's 5 s filter, and PROBE_RTT itself.
     fn update_min_rtt(&mut self, w: &mut Window, c: &Conn, rs: &RateSample) {
+        // Linux bbr_update_min_rtt (v3): a strictly lower sample, or any once
+        // the 5 s filter expired, refreshes probe_rtt_min; min_rtt follows it.
+        let probe_expired = c.now > self.probe_rtt_min_stamp + self.probe_rtt_win_ns;
         if let Some(rtt) = rs.rtt_ns {
-            if rtt <= self.probe_rtt_min_ns || c.now > self.probe_rtt_min_stamp + self.probe_rtt_win_ns {
+            if rtt < self.probe_rtt_min_ns || probe_expired {
                 self.probe_rtt_min_ns = rtt;
                 self.probe_rtt_min_stamp = c.now;
             }
-            if rtt <= self.min_rtt_ns || c.now > self.min_rtt_stamp + MIN_RTT_WIN_NS {
-                self.min_rtt_ns = rtt;
-                self.min_rtt_stamp = c.now;
-            }
         }
-        let expired = c.now > self.probe_rtt_min_stamp + self.probe_rtt_win_ns;
-        if expired && self.mode != Mode::ProbeRtt && self.min_rtt_ns != Nanos::MAX {
+        if self.probe_rtt_min_ns < self.min_rtt_ns || c.now > self.min_rtt_stamp + MIN_RTT_WIN_NS {
+            self.min_rtt_ns = self.probe_rtt_min_ns;
+            self.min_rtt_stamp = self.probe_rtt_min_stamp;
+        }
+        if probe_expired && self.mode != Mode::ProbeRtt && self.min_rtt_ns != Nanos::MAX {
             self.mode = Mode::ProbeRtt;
             self.prior_cwnd = self.prior_cwnd.max(w.cwnd);
             self.probe_rtt_done = None;
