@@ -53,11 +53,18 @@ def test_westwood_plus_is_the_kernels_westwood():
         kernel.check(scenario(cc="westwood+"), AVAILABLE)
 
 
+def test_out_of_tree_algorithms_are_refused_by_name_unless_the_kernel_has_them():
+    with pytest.raises(kernel.KernelModeError, match=r'lacks "prague": it is TCP Prague .*not in mainline'):
+        kernel.check(scenario(cc="prague"), AVAILABLE)
+    assert kernel.kernel_algorithm("prague", AVAILABLE + ["prague"]) == "prague"
+
+
 def test_kernel_modes_tables_name_the_simulators_algorithms():
     # A name no scenario can give (westwood+ was once written westwood_plus
     # here) would leave its algorithm refused or let it through unmapped.
     names = set(algorithm_names())
     assert set(kernel.KERNEL_NAME) <= names and set(kernel.SIMULATOR_ONLY) <= names
+    assert set(kernel.OUT_OF_TREE) <= names
 
 
 def test_newreno_is_the_kernels_reno_and_reno_without_sack_is_refused():

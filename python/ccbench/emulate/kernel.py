@@ -29,6 +29,12 @@ SIMULATOR_ONLY = {
     "copa": "Copa (NSDI 2018; user-space and QUIC implementations, no Linux module)",
     "vivace": "PCC Vivace (NSDI 2018; user-space PCC-Uspace, no Linux module)",
 }
+#: Simulator algorithms whose Linux module lives outside mainline: kernel
+#: mode runs them only on a kernel that lists them under this name.
+OUT_OF_TREE = {
+    "prague": "TCP Prague (the L4S team's kernel tree, github.com/L4STeam/linux; not in mainline Linux)",
+    "bbr3": "BBRv3 (the google/bbr v3 branch; mainline Linux's bbr is BBRv1)",
+}
 #: Linux's values of the TCP settings it does not let us change per run.
 FIXED_IN_KERNEL = {
     "delack_segments": (2, "Linux ACKs every second full segment"),
@@ -79,6 +85,12 @@ def kernel_algorithm(name: str, available: list[str], path: str = "") -> str:
             f"(kernel algorithms here: {', '.join(available)})",
         )
     kernel = KERNEL_NAME.get(name, name)
+    if name in OUT_OF_TREE and kernel not in available:
+        raise KernelModeError(
+            path,
+            f'the running kernel lacks "{kernel}": it is {OUT_OF_TREE[name]}; this kernel has: '
+            f"{', '.join(available)} (net.ipv4.tcp_available_congestion_control)",
+        )
     if kernel not in available:
         raise KernelModeError(
             path,

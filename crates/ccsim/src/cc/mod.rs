@@ -286,6 +286,10 @@ pub trait CongestionControl {
     /// other algorithm, with `tcp.pacing` off, never asks for the rate.
     const PACES: bool = false;
 
+    /// The algorithm marks its data ECT(1), the L4S identifier (RFC 9331
+    /// 4.1; Linux TCP_CONG_WANTS_ECT_1: prague), instead of ECT(0).
+    const SENDS_ECT1: bool = false;
+
     /// Once, before the first segment is sent.
     fn init(&mut self, _w: &mut Window, _c: &Conn) {}
 
@@ -723,6 +727,10 @@ macro_rules! algorithms {
             pub fn paces(&self) -> bool {
                 match self { $(Algorithm::$variant(_) => <$module::$ty as CongestionControl>::PACES),* }
             }
+            /// The algorithm declares that it sends ECT(1) (`CongestionControl::SENDS_ECT1`).
+            pub fn sends_ect1(&self) -> bool {
+                match self { $(Algorithm::$variant(_) => <$module::$ty as CongestionControl>::SENDS_ECT1),* }
+            }
             pub fn init(&mut self, w: &mut Window, c: &Conn) {
                 match self { $(Algorithm::$variant(a) => a.init(w, c)),* }
             }
@@ -803,6 +811,7 @@ pub fn build_for_flow(
 }
 
 pub mod bbr;
+pub mod bbr3;
 pub mod bic;
 pub mod ccp;
 pub mod ccpd;
@@ -816,6 +825,7 @@ pub mod hybla;
 pub mod illinois;
 pub mod ledbat;
 pub mod lp;
+pub mod prague;
 pub mod reno;
 pub mod scalable;
 pub mod vegas;
@@ -853,6 +863,8 @@ algorithms! {
     Lp(lp::Lp) = lp::INFO,
     Copa(copa::Copa) = copa::INFO,
     Vivace(vivace::Vivace) = vivace::INFO,
+    Prague(prague::Prague) = prague::INFO,
+    Bbr3(bbr3::Bbr3) = bbr3::INFO,
 }
 
 #[cfg(test)]
@@ -884,7 +896,7 @@ mod tests {
 
     #[test]
     fn window_ownership_is_declared_by_the_algorithm() {
-        assert_eq!(declaring(Algorithm::owns_window), ["bbr", "copa", "vivace"]);
+        assert_eq!(declaring(Algorithm::owns_window), ["bbr", "copa", "vivace", "prague", "bbr3"]);
     }
 
     #[test]
@@ -895,7 +907,8 @@ mod tests {
             let a = build(info.name, &BTreeMap::new(), 1448).unwrap();
             assert_eq!(a.paces(), a.pacing_rate().is_some(), "{}", info.name);
         }
-        assert_eq!(declaring(Algorithm::paces), ["bbr", "copa", "vivace"]);
+        assert_eq!(declaring(Algorithm::paces), ["bbr", "copa", "vivace", "prague", "bbr3"]);
+        assert_eq!(declaring(Algorithm::sends_ect1), ["prague"]);
     }
 
     #[test]

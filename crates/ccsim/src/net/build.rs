@@ -11,7 +11,7 @@ use super::channel::outage::{DurationDist, OutageConfig, OutageProcessConfig};
 use super::channel::rate::{RateConfig, RateState};
 use super::channel::trace::TraceConfig;
 use super::link::{LinkConfig, MTU_BYTES};
-use super::queue::{Capacity, CodelParams, QueueConfig, RedParams};
+use super::queue::{Capacity, CodelParams, DualPi2Params, PieParams, QueueConfig, RedParams};
 use crate::scenario::{
     JitterDistribution, LinkSpec, LossSpec, OutageDistribution, QueueKind, QueueSpec, RateProcessStart,
 };
@@ -39,6 +39,32 @@ pub fn codel_params(q: &QueueSpec) -> CodelParams {
         target_ns: q.target.map_or(d.target_ns, |t| t.ns()),
         interval_ns: q.interval.map_or(d.interval_ns, |t| t.ns()),
         ecn: q.ecn.unwrap_or(false),
+    }
+}
+
+/// PIE parameters of a queue description, defaults filled in (Linux's).
+pub fn pie_params(q: &QueueSpec) -> PieParams {
+    let d = PieParams::default();
+    PieParams {
+        target_ns: q.target.map_or(d.target_ns, |t| t.ns()),
+        tupdate_ns: q.tupdate.map_or(d.tupdate_ns, |t| t.ns()),
+        alpha: q.alpha.unwrap_or(d.alpha),
+        beta: q.beta.unwrap_or(d.beta),
+        ecn: q.ecn.unwrap_or(false),
+    }
+}
+
+/// DualPI2 parameters of a queue description, defaults filled in (Linux's).
+pub fn dualpi2_params(q: &QueueSpec) -> DualPi2Params {
+    let d = DualPi2Params::default();
+    DualPi2Params {
+        target_ns: q.target.map_or(d.target_ns, |t| t.ns()),
+        tupdate_ns: q.tupdate.map_or(d.tupdate_ns, |t| t.ns()),
+        alpha: q.alpha.unwrap_or(d.alpha),
+        beta: q.beta.unwrap_or(d.beta),
+        step_ns: q.step_thresh.map_or(d.step_ns, |t| t.ns()),
+        coupling: q.coupling_factor.unwrap_or(d.coupling),
+        c_protection_pct: q.c_protection.unwrap_or(d.c_protection_pct),
     }
 }
 
@@ -108,6 +134,8 @@ pub fn link_config(spec: &LinkSpec, rtt_ns: Nanos) -> LinkConfig {
         QueueKind::Droptail => QueueConfig::DropTail { capacity, ecn_threshold_pkts: q.ecn_threshold },
         QueueKind::Red => QueueConfig::Red { capacity, params: red_params(q) },
         QueueKind::Codel => QueueConfig::Codel { capacity, params: codel_params(q) },
+        QueueKind::Pie => QueueConfig::Pie { capacity, params: pie_params(q) },
+        QueueKind::Dualpi2 => QueueConfig::DualPi2 { capacity, params: dualpi2_params(q) },
     };
     let loss = match spec.loss {
         LossSpec::None => LossModel::None,

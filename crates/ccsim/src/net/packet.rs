@@ -55,6 +55,9 @@ pub struct Packet {
     pub cwr: bool,
     /// ECN-capable transport (ECT) codepoint on data.
     pub ect: bool,
+    /// With `ect`: the codepoint is ECT(1), the L4S identifier (RFC 9331),
+    /// rather than ECT(0). DualPI2 classifies on it.
+    pub ect1: bool,
     /// When this packet entered the current queue (for sojourn-time AQMs).
     pub enqueued_at: Nanos,
     /// Position on its route: the index of the link it is crossing (set by the simulator).
@@ -77,6 +80,7 @@ impl Packet {
             ece: false,
             cwr: false,
             ect: false,
+            ect1: false,
             enqueued_at: 0,
             hop: 0,
         }

@@ -8,7 +8,7 @@ use super::{
     DchSpec, JitterDistribution, JitterSpec, LinkSpec, LossSpec, OutageDistribution, OutageProcessSpec, QueueKind,
     QueueSpec, ScenarioError,
 };
-use crate::net::build::{codel_params, red_params};
+use crate::net::build::{codel_params, dualpi2_params, pie_params, red_params};
 use crate::net::channel::trace::check_opportunities;
 use crate::units::{Duration, QueueSize};
 
@@ -171,17 +171,27 @@ fn check_queue(path: &str, q: &QueueSpec) -> Result<(), ScenarioError> {
         ("gentle", q.gentle.is_some()),
     ];
     let codel = [("target", q.target.is_some()), ("interval", q.interval.is_some())];
+    let pie = [("tupdate", q.tupdate.is_some()), ("alpha", q.alpha.is_some()), ("beta", q.beta.is_some())];
+    let dual = [
+        ("step_thresh", q.step_thresh.is_some()),
+        ("coupling_factor", q.coupling_factor.is_some()),
+        ("c_protection", q.c_protection.is_some()),
+    ];
     let what = format!("kind = \"{}\"", q.kind.name());
     match q.kind {
         QueueKind::Droptail => {
             let takes = "size and ecn_threshold";
             check_unused(path, &what, &red, takes)?;
             check_unused(path, &what, &codel, takes)?;
+            check_unused(path, &what, &pie, takes)?;
+            check_unused(path, &what, &dual, takes)?;
             check_unused(path, &what, &[("ecn", q.ecn.is_some())], "size and ecn_threshold (step marking)")?;
         }
         QueueKind::Red => {
             let takes = "size, min_th, max_th, max_p, w_q, gentle and ecn";
             check_unused(path, &what, &codel, takes)?;
+            check_unused(path, &what, &pie, takes)?;
+            check_unused(path, &what, &dual, takes)?;
             check_unused(path, &what, &[("ecn_threshold", q.ecn_threshold.is_some())], takes)?;
             let p = red_params(q);
             if !(p.min_th_pkts >= 0.0 && p.min_th_pkts.is_finite()) {
@@ -204,6 +214,8 @@ fn check_queue(path: &str, q: &QueueSpec) -> Result<(), ScenarioError> {
         QueueKind::Codel => {
             let takes = "size, target, interval and ecn";
             check_unused(path, &what, &red, takes)?;
+            check_unused(path, &what, &pie, takes)?;
+            check_unused(path, &what, &dual, takes)?;
             check_unused(path, &what, &[("ecn_threshold", q.ecn_threshold.is_some())], takes)?;
             let p = codel_params(q);
             if p.target_ns == 0 {
@@ -220,6 +232,75 @@ fn check_queue(path: &str, q: &QueueSpec) -> Result<(), ScenarioError> {
                 );
             }
         }
+        QueueKind::Pie => {
+            let takes = "size, target, tupdate, alpha, beta and ecn";
+            check_unused(path, &what, &red, takes)?;
+            check_unused(path, &what, &dual, takes)?;
+            check_unused(path, &what, &[("interval", q.interval.is_some())], takes)?;
+            check_unused(path, &what, &[("ecn_threshold", q.ecn_threshold.is_some())], takes)?;
+            let p = pie_params(q);
+            check_pi(path, p.target_ns, p.tupdate_ns, "RFC 8033, Linux: 15ms")?;
+            // Linux takes alpha and beta in 1/16 units from 0 to 32 (0 to 2 per second).
+            for (name, v, default) in [("alpha", p.alpha, "0.125"), ("beta", p.beta, "1.25")] {
+                if !(0.0..=2.0).contains(&v) {
+                    return err(
+                        format!("{path}.{name}"),
+                        format!("{v} is out of range; allowed: 0 to 2 per second (RFC 8033: {default})"),
+                    );
+                }
+            }
+        }
+        QueueKind::Dualpi2 => {
+            let takes = "size, target, tupdate, alpha, beta, step_thresh, coupling_factor and c_protection";
+            check_unused(path, &what, &red, takes)?;
+            check_unused(path, &what, &[("interval", q.interval.is_some())], takes)?;
+            check_unused(path, &what, &[("ecn_threshold", q.ecn_threshold.is_some())], takes)?;
+            check_unused(
+                path,
+                &what,
+                &[("ecn", q.ecn.is_some())],
+                "size, target, ... (it always marks ECN-capable packets)",
+            )?;
+            let p = dualpi2_params(q);
+            check_pi(path, p.target_ns, p.tupdate_ns, "RFC 9332: 15ms and 16ms")?;
+            // Linux's netlink range: 1/256 to 2^23/256 per second.
+            for (name, v, default) in [("alpha", p.alpha, "0.16"), ("beta", p.beta, "3.2")] {
+                if !(v > 0.0 && v <= 32768.0) {
+                    return err(
+                        format!("{path}.{name}"),
+                        format!(
+                            "{v} is out of range; allowed: above 0, at most 32768 per second (RFC 9332: {default})"
+                        ),
+                    );
+                }
+            }
+            if !(p.coupling >= 1.0 && p.coupling <= 255.0) {
+                return err(
+                    format!("{path}.coupling_factor"),
+                    format!("{} is out of range; allowed: 1 to 255 (RFC 9332: 2)", p.coupling),
+                );
+            }
+            if p.c_protection_pct > 100 {
+                return err(
+                    format!("{path}.c_protection"),
+                    format!("{} percent is out of range; allowed: 0 to 100 (Linux: 10)", p.c_protection_pct),
+                );
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A PI controller's target and update period (PIE, DualPI2).
+fn check_pi(path: &str, target_ns: u64, tupdate_ns: u64, defaults: &str) -> Result<(), ScenarioError> {
+    if target_ns == 0 {
+        return err(format!("{path}.target"), format!("must be longer than zero ({defaults})"));
+    }
+    if tupdate_ns < 100_000 {
+        return err(
+            format!("{path}.tupdate"),
+            format!("{}ms is too short; allowed: 0.1ms or more ({defaults})", tupdate_ns as f64 / 1e6),
+        );
     }
     Ok(())
 }
@@ -426,9 +507,9 @@ mod tests {
             &["longer than zero"],
         ),
         (
-            r#"{"rate": "1Mbit", "queue": {"kind": "pie"}}"#,
+            r#"{"rate": "1Mbit", "queue": {"kind": "fq"}}"#,
             "downlink.queue.kind",
-            &["'pie'", "droptail", "red", "codel"],
+            &["'fq'", "droptail", "red", "codel", "pie", "dualpi2"],
         ),
         (
             r#"{"rate": "1Mbit", "queue": {"kind": "codel", "min_th": 5}}"#,
@@ -456,6 +537,30 @@ mod tests {
             r#"{"rate": "1Mbit", "queue": {"kind": "codel", "ecn_threshold": 5}}"#,
             "downlink.queue.ecn_threshold",
             &["does not apply"],
+        ),
+        (
+            r#"{"rate": "1Mbit", "queue": {"kind": "pie", "interval": "100ms"}}"#,
+            "downlink.queue.interval",
+            &["does not apply to kind = \"pie\"", "tupdate"],
+        ),
+        (r#"{"rate": "1Mbit", "queue": {"kind": "pie", "alpha": 3}}"#, "downlink.queue.alpha", &["3", "0 to 2"]),
+        (r#"{"rate": "1Mbit", "queue": {"kind": "pie", "tupdate": "0ms"}}"#, "downlink.queue.tupdate", &["0.1ms"]),
+        (r#"{"rate": "1Mbit", "queue": {"kind": "red", "beta": 1}}"#, "downlink.queue.beta", &["kind = \"red\""]),
+        (
+            r#"{"rate": "1Mbit", "queue": {"kind": "dualpi2", "coupling_factor": 0.5}}"#,
+            "downlink.queue.coupling_factor",
+            &["0.5", "1 to 255"],
+        ),
+        (
+            r#"{"rate": "1Mbit", "queue": {"kind": "dualpi2", "c_protection": 120}}"#,
+            "downlink.queue.c_protection",
+            &["120", "0 to 100"],
+        ),
+        (r#"{"rate": "1Mbit", "queue": {"kind": "dualpi2", "ecn": true}}"#, "downlink.queue.ecn", &["always marks"]),
+        (
+            r#"{"rate": "1Mbit", "queue": {"kind": "pie", "step_thresh": "1ms"}}"#,
+            "downlink.queue.step_thresh",
+            &["kind = \"pie\""],
         ),
         (
             r#"{"rate": "1Mbit", "queue": {"kind": "codel", "target": "5 parsecs"}}"#,
@@ -591,6 +696,12 @@ mod tests {
             r#"{"rate_process": {"states": [{"rate": "1Mbit", "mean_holding": "1s"}, {"rate": "5Mbit", "mean_holding": "2s"}]}}"#,
         );
         ok(r#"{"rate": "1Mbit", "queue": {"kind": "codel", "target": "5ms", "interval": "100ms", "ecn": true}}"#);
+        ok(
+            r#"{"rate": "1Mbit", "queue": {"kind": "pie", "target": "15ms", "tupdate": "15ms", "alpha": 0.125, "beta": 1.25, "ecn": true}}"#,
+        );
+        ok(
+            r#"{"rate": "1Mbit", "queue": {"kind": "dualpi2", "target": "15ms", "tupdate": "16ms", "alpha": 0.16, "beta": 3.2, "step_thresh": "1ms", "coupling_factor": 2, "c_protection": 10}}"#,
+        );
         ok(
             r#"{"rate": "1Mbit", "queue": {"kind": "red", "min_th": 5, "max_th": 15, "max_p": 0.1, "w_q": 0.002, "gentle": true, "ecn": true}}"#,
         );

@@ -192,7 +192,7 @@ pub struct QueueSpec {
     /// Drop-tail: ECN step marking of ECN-capable packets arriving at this many queued packets.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ecn_threshold: Option<u64>,
-    /// RED, CoDel: mark ECN-capable packets instead of dropping them.
+    /// RED, CoDel, PIE: mark ECN-capable packets instead of dropping them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ecn: Option<bool>,
     /// RED thresholds on the average queue, in packets (defaults 5 and 3 min_th).
@@ -209,12 +209,30 @@ pub struct QueueSpec {
     /// RED: gentle mode between max_th and 2 max_th (default false).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gentle: Option<bool>,
-    /// CoDel: target sojourn time (default 5ms).
+    /// CoDel: target sojourn time (default 5ms); PIE, DualPI2: target queueing delay (default 15ms).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub target: Option<Duration>,
     /// CoDel: interval (default 100ms).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub interval: Option<Duration>,
+    /// PIE: period of the drop-probability update (default 15ms; DualPI2 16ms).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tupdate: Option<Duration>,
+    /// PIE: weight of the delay error, per second (default 0.125; DualPI2 0.16).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub alpha: Option<f64>,
+    /// PIE: weight of the delay's change, per second (default 1.25; DualPI2 3.2).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub beta: Option<f64>,
+    /// DualPI2: step marking threshold of the L queue on a packet's sojourn time (default 1ms).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub step_thresh: Option<Duration>,
+    /// DualPI2: coupling factor k between the queues, p_L = k p' (default 2).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub coupling_factor: Option<f64>,
+    /// DualPI2: the Classic queue's scheduling weight in percent (default 10).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub c_protection: Option<u8>,
 }
 
 impl Default for QueueSpec {
@@ -224,9 +242,14 @@ impl Default for QueueSpec {
 }
 
 impl QueueSpec {
-    /// The capacity: the one given, or the default (one BDP).
+    /// The capacity: the one given, or the default (one BDP; PIE and DualPI2:
+    /// Linux's 1000 and 10000 packets).
     pub fn size(&self) -> QueueSize {
-        self.size.unwrap_or_else(default_queue_size)
+        self.size.unwrap_or(match self.kind {
+            QueueKind::Pie => QueueSize::Packets(crate::net::queue::pie::DEFAULT_LIMIT_PKTS),
+            QueueKind::Dualpi2 => QueueSize::Packets(crate::net::queue::dualpi2::DEFAULT_LIMIT_PKTS),
+            _ => default_queue_size(),
+        })
     }
 }
 
@@ -251,6 +274,8 @@ pub enum QueueKind {
     Droptail,
     Red,
     Codel,
+    Pie,
+    Dualpi2,
 }
 
 impl QueueKind {
@@ -259,6 +284,8 @@ impl QueueKind {
             QueueKind::Droptail => "droptail",
             QueueKind::Red => "red",
             QueueKind::Codel => "codel",
+            QueueKind::Pie => "pie",
+            QueueKind::Dualpi2 => "dualpi2",
         }
     }
 }

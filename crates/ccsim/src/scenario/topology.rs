@@ -164,7 +164,7 @@ fn check_thresholds(path: &str, spec: &super::LinkSpec, capacity: Capacity) -> R
             }
             Ok(())
         }
-        QueueKind::Codel => Ok(()),
+        QueueKind::Codel | QueueKind::Pie | QueueKind::Dualpi2 => Ok(()),
     }
 }
 

@@ -563,6 +563,7 @@ impl Sender {
         // (so an AQM drops rather than marks them), unless the algorithm
         // needs ECN (dctcp).
         p.ect = self.cfg.ecn && (!retransmission || self.cc.needs_ecn());
+        p.ect1 = p.ect && self.cc.sends_ect1();
         if self.cwr_pending && !retransmission {
             p.cwr = true;
             self.cwr_pending = false;

@@ -95,6 +95,12 @@ impl Fifo {
         Some(q)
     }
 
+    /// When the head packet arrived (None: empty).
+    #[inline]
+    pub fn head_enqueued_at(&self) -> Option<Nanos> {
+        self.packets.front().map(|e| e.0)
+    }
+
     #[inline]
     pub fn len_packets(&self) -> usize {
         self.packets.len()

@@ -1,15 +1,19 @@
 //! Queue disciplines of a link's buffer: drop-tail (with optional ECN step
-//! marking), RED and CoDel. A closed enum, so the hot path is one match and
+//! marking), RED, CoDel, PIE and DualPI2. A closed enum, so the hot path is one match and
 //! no dynamic dispatch.
 
 pub mod codel;
 pub mod droptail;
+pub mod dualpi2;
 pub mod fifo;
+pub mod pie;
 pub mod red;
 
 pub use codel::{Codel, CodelParams};
 pub use droptail::DropTail;
+pub use dualpi2::{DualPi2, DualPi2Params};
 pub use fifo::{Capacity, Fifo, Queued};
+pub use pie::{Pie, PieParams};
 pub use red::{Red, RedParams};
 
 use crate::net::packet::Packet;
@@ -22,6 +26,8 @@ pub enum QueueConfig {
     DropTail { capacity: Capacity, ecn_threshold_pkts: Option<u64> },
     Red { capacity: Capacity, params: RedParams },
     Codel { capacity: Capacity, params: CodelParams },
+    Pie { capacity: Capacity, params: PieParams },
+    DualPi2 { capacity: Capacity, params: DualPi2Params },
 }
 
 impl QueueConfig {
@@ -29,7 +35,9 @@ impl QueueConfig {
         match self {
             QueueConfig::DropTail { capacity, .. }
             | QueueConfig::Red { capacity, .. }
-            | QueueConfig::Codel { capacity, .. } => *capacity,
+            | QueueConfig::Codel { capacity, .. }
+            | QueueConfig::Pie { capacity, .. }
+            | QueueConfig::DualPi2 { capacity, .. } => *capacity,
         }
     }
 
@@ -38,6 +46,8 @@ impl QueueConfig {
             QueueConfig::DropTail { .. } => "droptail",
             QueueConfig::Red { .. } => "red",
             QueueConfig::Codel { .. } => "codel",
+            QueueConfig::Pie { .. } => "pie",
+            QueueConfig::DualPi2 { .. } => "dualpi2",
         }
     }
 }
@@ -47,9 +57,9 @@ impl QueueConfig {
 pub struct QueueStats {
     /// Packets marked CE instead of dropped.
     pub marks: u64,
-    /// Drops decided by the AQM (RED early drops, CoDel drops), not by a full buffer.
+    /// Drops decided by the AQM (RED and PIE early drops, CoDel drops), not by a full buffer.
     pub aqm_drops: u64,
-    /// Of those, the drops made at dequeue (CoDel), which the link does not see at enqueue.
+    /// Of those, the drops made at dequeue (CoDel, DualPI2), which the link does not see at enqueue.
     pub dequeue_drops: u64,
 }
 
@@ -57,6 +67,8 @@ pub enum Queue {
     DropTail(DropTail),
     Red(Red),
     Codel(Codel),
+    Pie(Pie),
+    DualPi2(DualPi2),
 }
 
 impl Queue {
@@ -68,6 +80,12 @@ impl Queue {
             }
             QueueConfig::Red { capacity, params } => Queue::Red(Red::new(capacity, params, packet_time_ns, rng)),
             QueueConfig::Codel { capacity, params } => Queue::Codel(Codel::new(capacity, params)),
+            QueueConfig::Pie { capacity, params } => {
+                Queue::Pie(Pie::new(capacity, params, crate::net::link::MTU_BYTES, rng))
+            }
+            QueueConfig::DualPi2 { capacity, params } => {
+                Queue::DualPi2(DualPi2::new(capacity, params, crate::net::link::MTU_BYTES, rng))
+            }
         }
     }
 
@@ -79,6 +97,8 @@ impl Queue {
             Queue::DropTail(q) => q.enqueue(id, pool),
             Queue::Red(q) => q.enqueue(now, id, pool),
             Queue::Codel(q) => q.enqueue(id, pool),
+            Queue::Pie(q) => q.enqueue(now, id, pool),
+            Queue::DualPi2(q) => q.enqueue(now, id, pool),
         }
     }
 
@@ -103,29 +123,43 @@ impl Queue {
             Queue::DropTail(q) => q.dequeue(),
             Queue::Red(q) => q.dequeue(now),
             Queue::Codel(q) => q.dequeue(now, pool, on_drop),
+            Queue::Pie(q) => q.dequeue(now),
+            Queue::DualPi2(q) => q.dequeue(now, pool, on_drop),
         }
     }
 
+    /// The one FIFO of a single-queue discipline (None: DualPI2 has two).
     #[inline]
-    fn fifo(&self) -> &Fifo {
+    fn fifo(&self) -> Option<&Fifo> {
         match self {
-            Queue::DropTail(q) => q.fifo(),
-            Queue::Red(q) => q.fifo(),
-            Queue::Codel(q) => q.fifo(),
+            Queue::DropTail(q) => Some(q.fifo()),
+            Queue::Red(q) => Some(q.fifo()),
+            Queue::Codel(q) => Some(q.fifo()),
+            Queue::Pie(q) => Some(q.fifo()),
+            Queue::DualPi2(_) => None,
         }
     }
 
     #[inline]
     pub fn is_empty(&self) -> bool {
-        self.fifo().is_empty()
+        match self {
+            Queue::DualPi2(q) => q.is_empty(),
+            _ => self.fifo().is_none_or(Fifo::is_empty),
+        }
     }
 
     pub fn len_packets(&self) -> usize {
-        self.fifo().len_packets()
+        match self {
+            Queue::DualPi2(q) => q.len_packets(),
+            _ => self.fifo().map_or(0, Fifo::len_packets),
+        }
     }
 
     pub fn len_bytes(&self) -> u64 {
-        self.fifo().len_bytes()
+        match self {
+            Queue::DualPi2(q) => q.len_bytes(),
+            _ => self.fifo().map_or(0, Fifo::len_bytes),
+        }
     }
 
     pub fn stats(&self) -> QueueStats {
@@ -133,6 +167,8 @@ impl Queue {
             Queue::DropTail(q) => QueueStats { marks: q.marks, ..QueueStats::default() },
             Queue::Red(q) => QueueStats { marks: q.marks, aqm_drops: q.early_drops, dequeue_drops: 0 },
             Queue::Codel(q) => QueueStats { marks: q.marks, aqm_drops: q.drops, dequeue_drops: q.drops },
+            Queue::Pie(q) => QueueStats { marks: q.marks, aqm_drops: q.early_drops, dequeue_drops: 0 },
+            Queue::DualPi2(q) => QueueStats { marks: q.marks, aqm_drops: q.drops, dequeue_drops: q.drops },
         }
     }
 }
