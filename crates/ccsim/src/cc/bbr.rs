@@ -45,12 +45,12 @@
 //!   `Params::rng`), so runs are reproducible per seed.
 
 use super::minmax::WindowedMax;
+use super::RecoveryPolicy;
 use super::{
     CaEvent, CaState, CongestionControl, Conn, Info, Param, Params, RateSample, Role, StateOut, Window,
     INFINITE_SSTHRESH,
 };
 use crate::rng::Rng;
-use crate::tcp::recovery::RecoveryPolicy;
 use crate::time::{Nanos, NS_PER_MS, NS_PER_SEC};
 
 /// The parameters (`cc_params`), read with `Params::{float, int, flag}`.

@@ -33,9 +33,9 @@
 //! the loss rate of a probe is that of the round (losses marked since the
 //! round began over the flight at its start), not per rate sample.
 
+use super::RecoveryPolicy;
 use super::{CaEvent, CaState, CongestionControl, Conn, Info, Param, Params, RateSample, Role, StateOut, Window};
 use crate::rng::Rng;
-use crate::tcp::recovery::RecoveryPolicy;
 use crate::time::{Nanos, NS_PER_MS, NS_PER_SEC};
 
 /// The parameters (`cc_params`), read with `Params::{float, int, flag}`.

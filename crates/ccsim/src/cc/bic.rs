@@ -33,8 +33,8 @@
 //! are the paper's either way.
 
 use super::common::{cong_avoid_ai, slow_start_if_limited, DelayedAckRatio};
+use super::RecoveryPolicy;
 use super::{AckSample, CaState, CongestionControl, Conn, Counting, Info, Param, Params, Role, StateOut, Window};
-use crate::tcp::recovery::RecoveryPolicy;
 use crate::time::{Nanos, NS_PER_MS};
 
 /// The parameters (`cc_params`), read with `Params::{float, int, flag}`.

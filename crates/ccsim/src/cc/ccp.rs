@@ -44,8 +44,8 @@
 //! headroom (B multiplier, default 1: the observed storage itself).
 
 use super::common::reno_cong_avoid;
+use super::RecoveryPolicy;
 use super::{AckSample, CaState, CongestionControl, Conn, Info, Param, Params, Role, StateOut, Window};
-use crate::tcp::recovery::RecoveryPolicy;
 use crate::time::{Nanos, NS_PER_SEC};
 
 /// The parameters (`cc_params`), read with `Params::{float, int, flag}`.

@@ -27,8 +27,8 @@
 //! 4000, 8000 us; default 1000), headroom as in CCP.
 
 use super::ccp::{self, Controller, Estimator};
+use super::RecoveryPolicy;
 use super::{AckSample, CaState, CongestionControl, Conn, Info, Param, Params, Role, StateOut, StateVar, Window};
-use crate::tcp::recovery::RecoveryPolicy;
 use crate::time::{Nanos, NS_PER_US};
 
 /// The parameters (`cc_params`), read with `Params::{float, int, flag}`: ccp's

@@ -33,8 +33,8 @@
 //! Vegas does, so that delayed ACKs alone do not drive it).
 
 use super::common::{cong_avoid_ai, reno_min_cwnd, slow_start};
+use super::RecoveryPolicy;
 use super::{AckSample, CaState, CongestionControl, Conn, Info, Param, Params, Role, StateOut, Window};
-use crate::tcp::recovery::RecoveryPolicy;
 use crate::time::Nanos;
 
 /// The parameters (`cc_params`), read with `Params::{float, int, flag}`.

@@ -40,10 +40,10 @@
 //! uses 0.1, a queue of about 10 packets.
 
 use super::extreme_window::ExtremeWindow;
+use super::RecoveryPolicy;
 use super::{
     CaState, CongestionControl, Conn, Info, Param, Params, RateSample, Role, StateOut, Window, INFINITE_SSTHRESH,
 };
-use crate::tcp::recovery::RecoveryPolicy;
 use crate::time::{Nanos, NS_PER_SEC};
 
 /// The parameters (`cc_params`), read with `Params::{float, int, flag}`.

@@ -28,8 +28,8 @@
 
 use super::common::{cong_avoid_ai, slow_start, DelayedAckRatio};
 use super::hystart::HyStart;
+use super::RecoveryPolicy;
 use super::{CaEvent, CaState, CongestionControl, Conn, Counting, Info, Param, Params, Role, StateOut, Window};
-use crate::tcp::recovery::RecoveryPolicy;
 use crate::time::{Nanos, NS_PER_MS, NS_PER_SEC};
 
 /// The parameters (`cc_params`), read with `Params::{float, int, flag}`.

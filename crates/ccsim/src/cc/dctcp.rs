@@ -13,8 +13,8 @@
 //! alpha is kept in Linux's 1/1024 fixed point.
 
 use super::common::{reno_cong_avoid, reno_ssthresh};
+use super::RecoveryPolicy;
 use super::{AckSample, CaEvent, CaState, CongestionControl, Conn, Info, Param, Params, Role, StateOut, Window};
-use crate::tcp::recovery::RecoveryPolicy;
 
 /// The parameters (`cc_params`), read with `Params::{float, int, flag}`.
 pub mod param {

@@ -13,8 +13,8 @@
 //! window grows by about a(w) / 2), and at most one segment.
 
 use super::common::{reno_min_cwnd, slow_start};
+use super::RecoveryPolicy;
 use super::{CongestionControl, Conn, Info, Params, Role, StateOut, Window};
-use crate::tcp::recovery::RecoveryPolicy;
 
 /// The traced state (`cc_state` rows, `var` = the name), written by `state()`.
 pub mod state {

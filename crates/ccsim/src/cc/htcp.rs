@@ -15,8 +15,8 @@
 //! point, so the integer steps of the factor match the kernel's.
 
 use super::common::slow_start;
+use super::RecoveryPolicy;
 use super::{AckSample, CaState, CongestionControl, Conn, Info, Param, Params, Role, StateOut, Window};
-use crate::tcp::recovery::RecoveryPolicy;
 use crate::time::{Nanos, NS_PER_MS, NS_PER_US};
 
 /// The parameters (`cc_params`), read with `Params::{float, int, flag}`.

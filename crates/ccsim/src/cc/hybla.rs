@@ -19,8 +19,8 @@
 //! from the first RTT samples.
 
 use super::common::{reno_cong_avoid, reno_min_cwnd};
+use super::RecoveryPolicy;
 use super::{CaState, CongestionControl, Conn, Info, Param, Params, Role, StateOut, Window};
-use crate::tcp::recovery::RecoveryPolicy;
 use crate::time::{Nanos, NS_PER_MS};
 
 /// The parameters (`cc_params`), read with `Params::{float, int, flag}`.

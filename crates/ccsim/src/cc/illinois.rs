@@ -20,8 +20,8 @@
 //! Differs from Linux: none intended.
 
 use super::common::{reno_min_cwnd, slow_start};
+use super::RecoveryPolicy;
 use super::{AckSample, CaState, CongestionControl, Conn, Info, Param, Params, Role, StateOut, Window};
-use crate::tcp::recovery::RecoveryPolicy;
 
 /// The parameters (`cc_params`), read with `Params::{float, int, flag}`.
 pub mod param {

@@ -24,8 +24,8 @@
 //! - The window is kept in fractional segments inside the algorithm and the
 //!   sender sees its integer part.
 
+use super::RecoveryPolicy;
 use super::{AckSample, CongestionControl, Conn, Info, Param, Params, Role, StateOut, Window};
-use crate::tcp::recovery::RecoveryPolicy;
 use crate::time::{Nanos, NS_PER_MS, NS_PER_SEC};
 
 /// The parameters (`cc_params`), read with `Params::{float, int, flag}`.

@@ -38,8 +38,8 @@
 //! are in nanoseconds rather than Linux's milliseconds.
 
 use super::common::{reno_cong_avoid, reno_min_cwnd, reno_ssthresh};
+use super::RecoveryPolicy;
 use super::{AckSample, CongestionControl, Conn, Info, Param, Params, Role, StateOut, Window};
-use crate::tcp::recovery::RecoveryPolicy;
 use crate::time::Nanos;
 
 /// The parameters (`cc_params`), read with `Params::{float, int, flag}`.

@@ -11,7 +11,8 @@
 //! `algorithms!` list at the bottom, one `match` per hook call.
 //!
 //! Loss recovery is the sender's, not a hook: each registry entry declares a
-//! `RecoveryPolicy` in its `Info` (tcp/recovery.rs). `tahoe`, `reno` and
+//! `RecoveryPolicy` in its `Info` (cc/recovery_policy.rs), which
+//! tcp/recovery.rs carries out. `tahoe`, `reno` and
 //! `newreno` are one window algorithm (`reno::Reno`) registered three times
 //! with the policies SlowStart, Reno and NewReno; every other algorithm
 //! declares NewReno, which with SACK means SACK recovery, as Linux.
@@ -82,12 +83,13 @@
 //! `algorithms!` list.
 
 pub mod common;
+mod recovery_policy;
+pub use recovery_policy::RecoveryPolicy;
 pub mod extreme_window;
 pub mod hystart;
 pub mod minmax;
 
 use crate::rng::Rng;
-use crate::tcp::recovery::RecoveryPolicy;
 use crate::time::Nanos;
 use std::collections::BTreeMap;
 

@@ -40,8 +40,8 @@
 //! tcp_is_cwnd_limited, stops (measured: stuck at 12 segments, 5.7 of 50 Mbit/s).
 
 use super::common::slow_start;
+use super::RecoveryPolicy;
 use super::{CaEvent, CaState, CongestionControl, Conn, Info, Param, Params, RateSample, Role, StateOut, Window};
-use crate::tcp::recovery::RecoveryPolicy;
 use crate::time::{Nanos, NS_PER_MS, NS_PER_SEC};
 
 /// The parameters (`cc_params`), read with `Params::{float, int, flag}`.

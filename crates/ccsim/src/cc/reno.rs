@@ -2,7 +2,7 @@
 //! start, congestion avoidance (+1 segment per RTT), halve on loss.
 //!
 //! It is registered under three names that differ only in the sender's
-//! loss recovery (`tcp::recovery::RecoveryPolicy`), which each entry declares:
+//! loss recovery (`cc::RecoveryPolicy`), which each entry declares:
 //! - `tahoe` (Jacobson, SIGCOMM 1988; 4.3BSD-Tahoe): any loss, detected by
 //!   three duplicate ACKs or by a timeout, restarts slow start from one
 //!   segment (with SACK the sender retransmits only the holes, but the window
@@ -15,8 +15,8 @@
 //! whose "reno" module is this algorithm.
 
 use super::common::{reno_cong_avoid, reno_min_cwnd, reno_ssthresh};
+use super::RecoveryPolicy;
 use super::{CongestionControl, Conn, Info, Params, Role, Window};
-use crate::tcp::recovery::RecoveryPolicy;
 
 pub const TAHOE: Info = Info {
     name: "tahoe",

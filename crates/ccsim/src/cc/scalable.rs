@@ -13,8 +13,8 @@
 //! byte counting) it uses the paper's 100, and so do we.
 
 use super::common::{cong_avoid_ai, reno_min_cwnd, slow_start_if_limited};
+use super::RecoveryPolicy;
 use super::{CongestionControl, Conn, Info, Param, Params, Role, StateOut, Window};
-use crate::tcp::recovery::RecoveryPolicy;
 
 /// The parameters (`cc_params`), read with `Params::{float, int, flag}`.
 pub mod param {

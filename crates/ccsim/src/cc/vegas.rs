@@ -24,8 +24,8 @@
 //! start every RTT. Parameter `linux` = 1 selects both Linux behaviours.
 
 use super::common::{reno_cong_avoid, reno_min_cwnd, reno_ssthresh, slow_start};
+use super::RecoveryPolicy;
 use super::{AckSample, CaEvent, CaState, CongestionControl, Conn, Info, Param, Params, Role, StateOut, Window};
-use crate::tcp::recovery::RecoveryPolicy;
 use crate::time::Nanos;
 
 /// The parameters (`cc_params`), read with `Params::{float, int, flag}`.

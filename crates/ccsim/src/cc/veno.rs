@@ -20,8 +20,8 @@
 //! sees the whole window as backlog, as in Linux.)
 
 use super::common::{cong_avoid_ai, reno_cong_avoid, slow_start};
+use super::RecoveryPolicy;
 use super::{AckSample, CaEvent, CaState, CongestionControl, Conn, Info, Param, Params, Role, StateOut, Window};
-use crate::tcp::recovery::RecoveryPolicy;
 use crate::time::Nanos;
 
 /// The parameters (`cc_params`), read with `Params::{float, int, flag}`.

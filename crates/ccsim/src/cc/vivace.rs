@@ -46,11 +46,11 @@
 //!   MIs) is not modelled.
 //! - Rates are in Mbit/s of 10^6 bit (the paper's unit; PCC-Uspace uses 2^20).
 
+use super::RecoveryPolicy;
 use super::{
     CaState, CongestionControl, Conn, Info, Param, Params, RateSample, Role, StateOut, Window, INFINITE_SSTHRESH,
 };
 use crate::rng::Rng;
-use crate::tcp::recovery::RecoveryPolicy;
 use crate::time::{Nanos, NS_PER_MS, NS_PER_SEC};
 use std::collections::VecDeque;
 

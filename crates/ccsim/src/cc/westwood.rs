@@ -45,8 +45,8 @@
 //! counts no segment. There is no Linux module for this algorithm.
 
 use super::common::{bdp_segments, reno_cong_avoid, AckedBytes};
+use super::RecoveryPolicy;
 use super::{AckSample, CongestionControl, Conn, Info, Param, Params, Role, StateOut, Window};
-use crate::tcp::recovery::RecoveryPolicy;
 use crate::time::{Nanos, NS_PER_MS, NS_PER_SEC};
 
 /// The parameters (`cc_params`), read with `Params::{float, int, flag}`.

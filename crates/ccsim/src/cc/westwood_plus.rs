@@ -53,8 +53,8 @@
 //!   passed only the RTT of cumulatively ACKed, never retransmitted segments.
 
 use super::common::{bdp_segments, reno_cong_avoid, reno_ssthresh, AckedBytes};
+use super::RecoveryPolicy;
 use super::{AckSample, CaEvent, CongestionControl, Conn, Info, Param, Params, Role, StateOut, Window};
-use crate::tcp::recovery::RecoveryPolicy;
 use crate::time::{Nanos, NS_PER_MS, NS_PER_SEC};
 
 /// The parameters (`cc_params`), read with `Params::{float, int, flag}`.

@@ -19,8 +19,8 @@
 use super::common::{cong_avoid_ai, reno_min_cwnd, slow_start};
 use super::vegas::VegasRtt;
 use super::IntParam;
+use super::RecoveryPolicy;
 use super::{AckSample, CaEvent, CaState, CongestionControl, Conn, Info, Param, Params, Role, StateOut, Window};
-use crate::tcp::recovery::RecoveryPolicy;
 use crate::time::Nanos;
 
 /// The parameters (`cc_params`), read with `Params::{float, int, flag}`.

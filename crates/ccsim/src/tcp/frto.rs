@@ -103,7 +103,7 @@ impl Sender {
     /// head was retransmitted (the basic algorithm cannot tell which copy
     /// an ACK answers otherwise).
     fn use_rfc4138_frto(&self) -> bool {
-        if self.cfg.frto != FrtoVariant::Rfc4138 || self.recovery == super::recovery::RecoveryPolicy::SlowStart {
+        if self.cfg.frto != FrtoVariant::Rfc4138 || self.recovery == crate::cc::RecoveryPolicy::SlowStart {
             return false;
         }
         if self.sack_frto() {

@@ -17,26 +17,9 @@
 
 use super::frto::{AckFlags, FrtoVariant};
 use super::sender::Sender;
-use crate::cc::{CaEvent, CaState, INFINITE_SSTHRESH};
+use crate::cc::{CaEvent, CaState, RecoveryPolicy, INFINITE_SSTHRESH};
 use crate::net::outbox::Outbox;
 use crate::time::Nanos;
-
-/// The sender's answer to a loss detected by duplicate ACKs or SACK. Each
-/// registry entry declares one (`cc::Info::recovery`): `tahoe`, `reno` and
-/// `newreno` are one window algorithm with three policies; every other
-/// algorithm uses `NewReno`, Linux's behaviour.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum RecoveryPolicy {
-    /// Tahoe (4.3BSD-Tahoe): fast retransmit, then slow start from one
-    /// segment, as after a timeout (Linux tcp_enter_loss).
-    SlowStart,
-    /// Reno (RFC 5681): without SACK, fast recovery ends at the first ACK of
-    /// new data, so several losses in one window cost a second halving or a timeout.
-    Reno,
-    /// NewReno (RFC 6582): without SACK, a partial ACK retransmits the next
-    /// hole and recovery lasts until everything outstanding at its start is ACKed.
-    NewReno,
-}
 
 /// The state of the current congestion episode (Linux tcp_sock fields of
 /// the same names).
