@@ -10,7 +10,8 @@ use super::channel::loss::LossModel;
 use super::channel::outage::{DurationDist, OutageConfig, OutageProcessConfig};
 use super::channel::rate::{RateConfig, RateState};
 use super::channel::trace::TraceConfig;
-use super::link::{LinkConfig, MTU_BYTES};
+use super::link::LinkConfig;
+use super::packet::MTU_BYTES;
 use super::queue::{Capacity, CodelParams, DualPi2Params, PieParams, QueueConfig, RedParams};
 use crate::scenario::{
     JitterDistribution, LinkSpec, LossSpec, OutageDistribution, QueueKind, QueueSpec, RateProcessStart,

@@ -37,8 +37,7 @@ use super::sack_store::{SackSlot, NO_SACK};
 use crate::rng::Rng;
 use crate::time::Nanos;
 
-/// Bytes of a full-size packet (for AQM packet times and BDP conversions).
-pub const MTU_BYTES: u64 = 1500;
+use super::packet::MTU_BYTES;
 
 /// A link's configuration with every size resolved to concrete units.
 #[derive(Clone, Debug)]

@@ -89,6 +89,8 @@ impl Packet {
 
 /// IPv4 (20) + TCP (20) header bytes.
 pub const TCP_IP_HEADER_BYTES: u32 = 40;
+/// Bytes of a full-size packet (for AQM packet times and BDP conversions).
+pub const MTU_BYTES: u64 = 1500;
 /// The timestamp option, padded (RFC 7323): 12 bytes.
 pub const TIMESTAMP_OPTION_BYTES: u32 = 12;
 /// IPv4 (20) + UDP (8) header bytes.

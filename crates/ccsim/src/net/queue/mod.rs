@@ -81,10 +81,10 @@ impl Queue {
             QueueConfig::Red { capacity, params } => Queue::Red(Red::new(capacity, params, packet_time_ns, rng)),
             QueueConfig::Codel { capacity, params } => Queue::Codel(Codel::new(capacity, params)),
             QueueConfig::Pie { capacity, params } => {
-                Queue::Pie(Pie::new(capacity, params, crate::net::link::MTU_BYTES, rng))
+                Queue::Pie(Pie::new(capacity, params, crate::net::packet::MTU_BYTES, rng))
             }
             QueueConfig::DualPi2 { capacity, params } => {
-                Queue::DualPi2(DualPi2::new(capacity, params, crate::net::link::MTU_BYTES, rng))
+                Queue::DualPi2(DualPi2::new(capacity, params, crate::net::packet::MTU_BYTES, rng))
             }
         }
     }
