@@ -28,7 +28,7 @@ from pathlib import Path
 import numpy as np
 
 from ccbench.campaigns import analysis, harm
-from ccbench.campaigns.recommend import ALONE, SELF, RecommendError
+from ccbench.campaigns.harm import ALONE, SELF, RecommendError
 
 FACTOR = "flows[0].cc"
 #: Written into the campaign directory beside the report.

@@ -31,6 +31,18 @@ import pandas as pd
 
 from ccbench.campaigns.analysis import mean_ci
 
+#: The settings a candidate runs in (levels of recommend's `setting` factor; sized workloads add " (SIZE)").
+ALONE, SELF = "alone", "vs itself"
+
+
+class RecommendError(ValueError):
+    """A bad option of `ccbench recommend`: `option` names it."""
+
+    def __init__(self, option: str, detail: str):
+        self.option, self.detail = option, detail
+        super().__init__(f"{option}: {detail}")
+
+
 #: The user's flows and the others' in a run (the order of recommend's flow groups).
 USER, OTHERS = 0, 1
 

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ccbench.campaigns import analysis, runner, spec
+from ccbench.campaigns.harm import ALONE, SELF, RecommendError
 from ccbench.campaigns.storage import RUN_TABLES_READ
 
 FIRST_REPS = 3
@@ -40,8 +41,6 @@ WORKLOAD_KINDS = ("bulk", "file:SIZE[,SIZE...]", "web", "background")
 OBJECTIVES = ("throughput", "latency", "completion", "balanced")
 #: Linux's default since 2.6.19: the traffic a new algorithm shares a path with.
 INCUMBENT = "cubic"
-#: The settings (levels of the `setting` factor; sized workloads add " (SIZE)").
-ALONE, SELF = "alone", "vs itself"
 
 #: Web transfers: the body of SURGE's web file-size model, lognormal with
 #: mu = 9.357, sigma = 1.318 (bytes; Barford and Crovella, "Generating
@@ -58,14 +57,6 @@ WEB_QUANTILES = (0.1, 0.3, 0.5, 0.7, 0.9)
 #: sharing the path have left slow start (assumed; with the default 20 s,
 #: 5 s: several slow starts on any shipped profile).
 SIZED_START_SHARE = 0.25
-
-
-class RecommendError(ValueError):
-    """A bad option: `option` names it."""
-
-    def __init__(self, option: str, detail: str):
-        self.option, self.detail = option, detail
-        super().__init__(f"{option}: {detail}")
 
 
 @dataclass(frozen=True)
