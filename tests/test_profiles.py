@@ -398,6 +398,7 @@ def test_a_profile_with_links_is_refused_naming_the_profile_not_the_downlink():
 
 # --- parameter tables: every field a profile sets has a source or an assumption ---
 
+
 @pytest.mark.parametrize("name", NAMES)
 def test_every_field_a_profile_sets_has_an_entry_and_every_entry_a_field(name):
     assert profiles.parameter_problems(name) == []
