@@ -205,3 +205,55 @@ def cdfs(flows: pd.DataFrame, factor: str, names: list[str]):
 
 
 __all__ = ["save", "bars_with_points", "throughput_delay", "by_size", "cdfs"]
+
+
+#: A condition's figures drawn from the campaign's tidy tables alone (no kept run tables).
+SUMMARY_FIGURES = ("bars", "plane", "cdfs")
+#: At most this many candidates in the time-series and CDF figures.
+FEW = 6
+
+
+def few(c) -> list[str]:
+    """The candidates a crowded figure shows: the pick, two tied with it,
+    cubic and reno where present, and the last; at most FEW."""
+    names = list(c.table["name"])
+    wanted = [c.pick] + c.tied[:2] + [n for n in ("cubic", "reno") if n in names] + names[-1:]
+    out = []
+    for n in wanted:
+        if n and n not in out:
+            out.append(n)
+    return out[:FEW]
+
+
+def highlight(c) -> set[str]:
+    """The pick and the candidates tied with it (drawn in the accent colour)."""
+    return {c.pick, *c.tied} - {None}
+
+
+def condition_rows(runs: pd.DataFrame, flows: pd.DataFrame, levels: dict) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The runs (with their power) and the flows of the condition with these `levels`."""
+    from ccbench.campaigns.analysis import with_power
+
+    runs = with_power(runs)
+    for f, v in levels.items():
+        runs = runs[runs[f].astype(str) == str(v)]
+        flows = flows[flows[f].astype(str) == str(v)]
+    return runs, flows
+
+
+def summary_figure(runs: pd.DataFrame, flows: pd.DataFrame, c, objective, factor: str, name: str):
+    """Figure `name` (SUMMARY_FIGURES) of condition `c` (an analysis.ConditionResult) under
+    `objective`, from the campaign's runs and flows tables."""
+    from ccbench.campaigns.analysis import METRICS
+
+    runs, flows = condition_rows(runs, flows, c.levels)
+    if name == "bars":
+        metric = METRICS[objective.metric]
+        samples = {str(n): g[objective.metric].to_numpy(float) for n, g in runs.groupby(factor, sort=False)}
+        title = f"{metric.label} per {factor} (blue: pick and ties)"
+        return bars_with_points(c.table, samples, metric, title, highlight(c))
+    if name == "plane":
+        return throughput_delay(c.table, "Goodput vs delay", highlight(c))
+    if name == "cdfs":
+        return cdfs(flows, factor, few(c))
+    raise ValueError(f"figure {name!r}: one of {', '.join(SUMMARY_FIGURES)}")

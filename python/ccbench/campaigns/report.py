@@ -32,8 +32,6 @@ from ccbench.campaigns.storage import load as load_campaign
 from ccbench.flow_limits import group_notes
 
 TEMPLATE = Path(__file__).resolve().parents[1] / "report" / "template.html"
-#: At most this many candidates in the time-series and CDF figures.
-FEW = 6
 TABLE_METRICS = ("goodput_bps", "rtt_p95_ms", "rtt_mean_ms", "retrans_pct", "timeouts_per_100s", "jain")
 #: What a partial report says of a condition or candidate that has no finished run.
 NOT_FINISHED = "no finished run yet"
@@ -159,16 +157,6 @@ def _distances(c: ConditionResult, objective) -> str:
     return ", ".join(out) + f" {METRICS[objective.metric].label}"
 
 
-def _few(c: ConditionResult) -> list[str]:
-    names = list(c.table["name"])
-    wanted = [c.pick] + c.tied[:2] + [n for n in ("cubic", "reno") if n in names] + names[-1:]
-    out = []
-    for n in wanted:
-        if n and n not in out:
-            out.append(n)
-    return out[:FEW]
-
-
 #: The figures of a condition's time series, drawn from repetition 0's kept tables.
 TIME_SERIES_FIGURES = ("goodput_over_time", "cwnd", "rtt")
 
@@ -218,49 +206,25 @@ def figure_names(data: CampaignData, c: ConditionResult, factor: str, all_figure
     study's report draws its own, laid out like the study's figures, and keeps only the bars here)."""
     if not all_figures:
         return ["bars"]
-    return ["bars", "plane", "cdfs"] + (list(TIME_SERIES_FIGURES) if _kept_runs(data, c, factor, _few(c)) else [])
-
-
-def _condition_runs(data: CampaignData, c: ConditionResult) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """The runs (with their power) and the flows of condition `c`."""
-    runs = analysis.with_power(data.runs)
-    flows = data.flows
-    for f, v in c.levels.items():
-        runs = runs[runs[f].astype(str) == str(v)]
-        flows = flows[flows[f].astype(str) == str(v)]
-    return runs, flows
+    kept = _kept_runs(data, c, factor, figures.few(c))
+    return list(figures.SUMMARY_FIGURES) + (list(TIME_SERIES_FIGURES) if kept else [])
 
 
 def condition_figure(data: CampaignData, c: ConditionResult, objective, factor: str, name: str) -> bytes:
     """Draws figure `name` (of figure_names) of condition `c`, writes it to
     plots/ and returns its PNG bytes."""
     if name in TIME_SERIES_FIGURES:
-        fig = time_series_figure(name, _kept_runs(data, c, factor, _few(c)))
-    elif name == "bars":
-        runs, _ = _condition_runs(data, c)
-        metric = METRICS[objective.metric]
-        samples = {str(n): g[objective.metric].to_numpy(float) for n, g in runs.groupby(factor, sort=False)}
-        fig = figures.bars_with_points(
-            c.table, samples, metric, f"{metric.label} per {factor} (blue: pick and ties)", _highlight(c)
-        )
-    elif name == "plane":
-        fig = figures.throughput_delay(c.table, "Goodput vs delay", _highlight(c))
-    elif name == "cdfs":
-        fig = figures.cdfs(_condition_runs(data, c)[1], factor, _few(c))
+        fig = time_series_figure(name, _kept_runs(data, c, factor, figures.few(c)))
     else:
-        raise ValueError(f"no figure {name!r} in a condition's section")
+        fig = figures.summary_figure(data.runs, data.flows, c, objective, factor, name)
     return figures.save(fig, data.directory / "plots", f"{c.key}_{name}", data.figure_formats)
-
-
-def _highlight(c: ConditionResult) -> set[str]:
-    return {c.pick, *c.tied} - {None}
 
 
 def condition_section(
     data: CampaignData, c: ConditionResult, objective, margin: float, factor: str, pngs: dict[str, bytes]
 ) -> str:
     """One condition's section, with its figures `pngs` (condition_figure's, by name, in page order)."""
-    runs, flows = _condition_runs(data, c)
+    runs, flows = figures.condition_rows(data.runs, data.flows, c.levels)
     metric = METRICS[objective.metric]
     imgs = [figures.img_tag(png, name) for name, png in pngs.items()]
     several = bool((runs["flows"] > 1).any()) if "flows" in runs else False
