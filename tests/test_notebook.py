@@ -44,3 +44,26 @@ def test_a_loaded_campaign_shows_its_design_and_means(tmp_path):
     assert "ccbench campaign" in page and "(4 runs)" in page
     assert "<code>flows[0].cc</code>: reno, vegas" in page
     assert page.count("<tr>") == 3, "a heading and one row per condition"
+
+
+def test_a_loaded_campaign_draws_its_reports_figures_in_memory(tmp_path):
+    import matplotlib.figure
+
+    c = ccbench.campaign(
+        {
+            "repetitions": 2,
+            "scenario": SCENARIO | {"flows": [{"cc": "reno"}, {"cc": "reno"}]},
+            "factors": {"flows[*].cc": ["reno", "vegas"], "downlink.rate": ["5Mbit", "10Mbit"]},
+        },
+        out=tmp_path / "c",
+        jobs=1,
+        report=False,
+    )
+    for name in ("bars", "plane", "cdfs"):
+        assert isinstance(c.plot(name, condition=1), matplotlib.figure.Figure), name
+    bars = c.plot("bars", objective="latency").axes[0]
+    assert "p95 RTT" in bars.get_xlabel()
+    with pytest.raises(ValueError, match="one of bars, plane, cdfs"):
+        c.plot("sparkles")
+    with pytest.raises(ValueError, match="the campaign has 2"):
+        c.plot("bars", condition=2)

@@ -1,6 +1,7 @@
 """How a run's Result and a loaded campaign show themselves in Jupyter
 (`_repr_html_`): what ran and its main numbers, in the units of the tables
-and the report, never the whole of a table."""
+and the report, never the whole of a table; and a campaign's report figures
+in memory (campaign_figure)."""
 
 from __future__ import annotations
 
@@ -61,3 +62,24 @@ def campaign_html(c) -> str:
         f"<p>Mean over runs and flows, per condition:</p>{_table(means, keys)}"
         "<p><code>.flows</code>, <code>.runs</code>, <code>.index</code>: the tables</p></div>"
     )
+
+
+def campaign_figure(c, name: str = "bars", condition: int = 0, objective: str | None = None):
+    """The report's figure `name` (bars, plane, cdfs: figures.SUMMARY_FIGURES)
+    of condition number `condition` (in the report's order) of a loaded
+    campaign `c`, under `objective` (default: the campaign file's), as a
+    matplotlib Figure."""
+    from ccbench.campaigns import analysis, figures
+
+    if name not in figures.SUMMARY_FIGURES:
+        raise ValueError(f"figure {name!r}: one of {', '.join(figures.SUMMARY_FIGURES)}")
+    conf = c.design.get("analysis", {})
+    objective = objective or conf.get("objective", analysis.DEFAULT_OBJECTIVE)
+    if objective not in analysis.OBJECTIVES:
+        raise ValueError(f"objective {objective!r}: one of {', '.join(analysis.OBJECTIVES)}")
+    margin = conf.get("margin", analysis.DEFAULT_MARGIN)
+    factor, conditions = analysis.analyze(c.runs, c.factors, c.level_order(), conf.get("compare"), objective, margin)
+    if not 0 <= condition < len(conditions):
+        raise ValueError(f"condition {condition}: the campaign has {len(conditions)} (0 to {len(conditions) - 1})")
+    chosen = conditions[condition]
+    return figures.summary_figure(c.runs, c.flows, chosen, analysis.OBJECTIVES[objective], factor, name)

@@ -547,6 +547,13 @@ class CampaignData:
 
         return campaign_html(self)
 
+    def plot(self, name: str = "bars", condition: int = 0, objective: str | None = None):
+        """A figure of the report (bars, plane or cdfs) of one condition, by its
+        number in the report's order, as a matplotlib Figure (ccbench.notebook)."""
+        from ccbench.notebook import campaign_figure
+
+        return campaign_figure(self, name, condition, objective)
+
     def __repr__(self) -> str:
         part = f", partial: {self.finished} of {self.planned} runs finished" if self.partial else ""
         return f"CampaignData({str(self.directory)!r}: {len(self.runs)} runs, {len(self.flows)} flows{part})"
