@@ -14,6 +14,8 @@ from __future__ import annotations
 import json
 import random
 
+from ccbench.campaigns.spec import TOP_LEVEL_KEYS
+
 BASE = b'duration = "0.2s"\n[downlink]\nrate = "2Mbit"\ndelay = "10ms"\n[[flows]]\ncc = "reno"\n'
 FILES = {"base.toml": BASE}
 GOOD = (
@@ -21,23 +23,7 @@ GOOD = (
     '[factors]\n"flows[0].cc" = ["reno", "cubic"]\n'
 )
 
-TOP_KEYS = [
-    "name",
-    "repetitions",
-    "seed",
-    "base",
-    "scenario",
-    "factors",
-    "exclude",
-    "common_seeds",
-    "random",
-    "keep_tables",
-    "kept_tables",
-    "analysis",
-    "study",
-    "quick",
-    "allow_large",
-]
+TOP_KEYS = list(TOP_LEVEL_KEYS)
 WRONG_VALUES = [
     "true",
     "false",

@@ -34,20 +34,11 @@ import numpy as np
 import pandas as pd
 import pytest
 from ccbench.emulate import host, runner
+from ccbench.emulate.runner import unavailable as kernel_mode_unavailable
 from ccbench.scenario import load
 from scipy import stats
 
-
-def _missing() -> str | None:
-    try:
-        host.preflight()
-        runner.find_ccemu()
-    except host.PreflightError as e:
-        return str(e)
-    return None
-
-
-MISSING = _missing()
+MISSING = kernel_mode_unavailable()
 if MISSING and os.environ.get("CI", "").lower() == "true":
     raise RuntimeError(f"kernel-mode tests must run under CI: {MISSING}")
 pytestmark = pytest.mark.skipif(MISSING is not None, reason=f"kernel mode unavailable: {MISSING}")

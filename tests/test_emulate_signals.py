@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from ccbench.emulate import command, host
+from ccbench.emulate.runner import unavailable as kernel_mode_unavailable
 from rich.console import Console
 
 SCENARIO = 'duration = "1s"\n[downlink]\nrate = "2Mbit"\ndelay = "10ms"\n[[flows]]\ncc = "reno"\n'
@@ -93,17 +94,6 @@ def test_registration_lasts_as_long_as_the_run(tmp_path, registry):
     assert not (registry / "abc.json").exists()
 
 
-def _kernel_mode_missing() -> str | None:
-    from ccbench.emulate import runner
-
-    try:
-        host.preflight()
-        runner.find_ccemu()
-    except host.PreflightError as e:
-        return str(e)
-    return None
-
-
 def _driver(tmp_path: Path, ignore_sigint: bool):
     """`ccbench emulate` of a 60 s run in its own process group; returns it once both of its namespaces exist."""
     import subprocess
@@ -133,7 +123,10 @@ def _driver(tmp_path: Path, ignore_sigint: bool):
     return p, names
 
 
-@pytest.mark.skipif(_kernel_mode_missing() is not None, reason=f"kernel mode unavailable: {_kernel_mode_missing()}")
+KERNEL_MODE_MISSING = kernel_mode_unavailable()
+
+
+@pytest.mark.skipif(KERNEL_MODE_MISSING is not None, reason=f"kernel mode unavailable: {KERNEL_MODE_MISSING}")
 def test_kill_9_of_the_driver_leaves_nothing_after_cleanup(tmp_path):
     p, names = _driver(tmp_path, ignore_sigint=False)
     os.kill(p.pid, signal.SIGKILL)
@@ -149,7 +142,7 @@ def test_kill_9_of_the_driver_leaves_nothing_after_cleanup(tmp_path):
     assert not (tmp_path / "out").exists()
 
 
-@pytest.mark.skipif(_kernel_mode_missing() is not None, reason=f"kernel mode unavailable: {_kernel_mode_missing()}")
+@pytest.mark.skipif(KERNEL_MODE_MISSING is not None, reason=f"kernel mode unavailable: {KERNEL_MODE_MISSING}")
 def test_sigint_to_a_real_driver_alone_exits_130_and_leaves_nothing(tmp_path):
     p, names = _driver(tmp_path, ignore_sigint=True)
     os.kill(p.pid, signal.SIGINT)

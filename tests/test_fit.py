@@ -12,6 +12,7 @@ import ccbench
 import dpkt
 import pytest
 from ccbench.cli import app
+from ccbench.emulate.runner import unavailable as kernel_mode_unavailable
 from ccbench.fit import Estimate, FitInputError, FitResult, fit_capture
 from ccbench.fit.capture import TH_ACK, TH_SYN, Connection, Segment, read_connections
 from ccbench.fit.estimate import _losses, queued_pairs, train_rates
@@ -373,21 +374,10 @@ def test_without_timestamps_or_sack_the_fit_still_holds(tmp_path, tcp):
     assert any("no SACK" in c for c in f.caveats) == ("sack" in tcp)
 
 
-def kernel_mode_missing() -> str | None:
-    from ccbench.emulate import host, runner
-
-    try:
-        host.preflight()
-        runner.find_ccemu()
-    except host.PreflightError as e:
-        return str(e)
-    return None
-
-
 def test_a_real_kernels_capture_of_the_known_path_is_recovered(tmp_path):
     """Kernel mode: Linux's own TCP (real handshake, delayed ACKs, timestamps and payload) over the
     emulated known path, captured at the sender's side; the same bounds hold."""
-    missing = kernel_mode_missing()
+    missing = kernel_mode_unavailable()
     if missing:
         pytest.skip(f"kernel mode unavailable: {missing}")
     scenario = {

@@ -13,6 +13,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from ccbench.emulate.runner import unavailable as kernel_mode_unavailable
 from test_readme_runs import README, ROOT, environment, runnable_blocks
 
 CI = os.environ.get("CI", "").lower() == "true"
@@ -25,17 +26,6 @@ def not_tested_lines() -> list[str]:
         if block.not_tested is not None:
             lines += [x.strip() for x in block.script().splitlines() if x.strip() and not x.lstrip().startswith("#")]
     return lines
-
-
-def kernel_mode_missing() -> str | None:
-    from ccbench.emulate import host, runner
-
-    try:
-        host.preflight()
-        runner.find_ccemu()
-    except host.PreflightError as e:
-        return str(e)
-    return None
 
 
 def scratch(tmp_path: Path, *, short_kernel_example: bool = False) -> Path:
@@ -93,7 +83,7 @@ def check_scripts_test(command: str, tmp_path: Path) -> None:
 
 
 def check_emulate(command: str, tmp_path: Path) -> None:
-    missing = kernel_mode_missing()
+    missing = kernel_mode_unavailable()
     if missing:
         message = f"kernel mode unavailable: {missing}"
         pytest.fail(message) if CI else pytest.skip(message)

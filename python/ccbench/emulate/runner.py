@@ -60,6 +60,17 @@ def find_ccemu() -> list[str]:
     return [sys.executable, "-m", EMULATOR_MODULE]
 
 
+def unavailable() -> str | None:
+    """Why kernel mode cannot run here (root, /dev/net/tun, ip netns, the
+    emulator: host.preflight and find_ccemu), or None when it can."""
+    try:
+        host.preflight()
+        find_ccemu()
+    except host.PreflightError as e:
+        return str(e)
+    return None
+
+
 def check_ccemu(path: str) -> str:
     """`path`, if `ccemu --source-id` says it was built from the sources this
     ccbench's core was (ccsim::SOURCE_ID): an older emulator would not read
