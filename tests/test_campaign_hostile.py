@@ -112,10 +112,18 @@ def test_true_in_exclude_is_not_the_level_1(tmp_path):
 
 
 def test_true_in_quick_levels_is_not_the_level_1(tmp_path):
+    """`true` kept the level 1 (True == 1 in Python). A [quick] level the factor
+    does not have is stale (an edited file still runs: the factor's first
+    level, and stale_levels names it), never the level 1."""
+    import tomllib
+    from ccbench.campaigns import quick
+
     factor = '"flows[0].tcp.init_cwnd"'
-    text = HEAD + f"[factors]\n{factor} = [1, 10]\n[quick]\nlevels = {{ {factor} = [true] }}\n"
-    with pytest.raises(spec.CampaignFileError, match=r"true is not a level"):
-        spec.parse(_campaign(tmp_path, text))
+    text = HEAD + f"[factors]\n{factor} = [10, 1]\n[quick]\nlevels = {{ {factor} = [true] }}\n"
+    path = _campaign(tmp_path, text)
+    runs = spec.parse_study(path, quick=True).runs
+    assert {r.levels["flows[0].tcp.init_cwnd"] for r in runs} == {10}
+    assert quick.stale_levels(tomllib.loads(text)) == {"flows[0].tcp.init_cwnd": [True]}
 
 
 def test_a_unit_is_appended_to_the_drawn_number(tmp_path):

@@ -137,11 +137,13 @@ def reduce(raw: dict) -> dict:
 def stale_levels(raw: dict) -> dict[str, list]:
     """Per factor, the levels `[quick] levels` lists that the factor no longer
     has (the file was edited after the table was written)."""
+    from ccbench.campaigns.spec import is_level_of
+
     quick = raw.get("quick") or {}
     factors = raw.get("factors", {})
     out = {}
     for name, keep in quick.get("levels", {}).items():
-        missing = [v for v in keep if v not in factors.get(name, ())]
+        missing = [v for v in keep if not is_level_of(v, list(factors.get(name, ())))]
         if missing:
             out[name] = missing
     return out
