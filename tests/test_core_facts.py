@@ -65,7 +65,7 @@ def test_payload_share_matches_the_simulated_segments(mss, timestamps):
     assert mss / wire_bytes_per_segment == pytest.approx(metrics.payload_share(mss, timestamps), rel=1e-12)
 
 
-@pytest.mark.parametrize("name", ["cubc", "Vgeas", "bbr3", "htpc", "xyzzy"])
+@pytest.mark.parametrize("name", ["cubc", "Vgeas", "bbr9", "htpc", "xyzzy"])
 def test_did_you_mean_gives_the_hint_the_core_gives_for_an_algorithm(name):
     _, detail = _core_error({"duration": 1, "downlink": {"rate": "1Mbit"}, "flows": [{"cc": name}]})
     hint = _ccsim.did_you_mean(name, [a["name"] for a in ccbench.algorithms()])

@@ -58,7 +58,8 @@ def test_the_pgo_build_gives_the_default_builds_results(tmp_path, require_tool, 
         [*digests, "--binary", str(optimized), "--against", str(default)], cwd=ROOT, capture_output=True, text=True
     )
     assert same.returncode == 0, same.stdout + same.stderr
-    assert "all 21 digests match" in same.stderr
+    count = len(bench_module("result_digests").scenarios())
+    assert f"all {count} digests match" in same.stderr, same.stderr
 
 
 def test_a_profile_older_than_the_sources_is_written_again(tmp_path, bench_module):

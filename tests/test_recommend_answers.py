@@ -88,7 +88,9 @@ def test_with_one_percent_random_loss_reno_is_not_the_pick_for_bulk_and_goodput_
 
 
 def test_on_a_deep_buffered_cellular_path_latency_picks_lower_delay_at_cubics_goodput(runner, tmp_path):
-    args = ["umts", "--duration", "10s", "--algorithms", "vegas,bbr", "--objective", "latency", "--compete", "none"]
+    # 30 s: the umts DCH starts on its lowest bearer and upgrades with the buffer, and over the first
+    # 10 s every algorithm's p95 is that start's (2018.7 ms for cubic and vegas alike).
+    args = ["umts", "--duration", "30s", "--algorithms", "vegas,bbr", "--objective", "latency", "--compete", "none"]
     ans, _ = run_json(runner, tmp_path, *args)
     pick, cubic = row(ans, ans["pick"]), row(ans, "cubic")
     assert ans["pick"] != "cubic"
@@ -213,7 +215,7 @@ def test_a_capture_is_the_path_ccbench_fit_estimates(runner, tmp_path):
     assert raw["scenario"]["downlink"] == fitted["downlink"]
     out = tmp_path / "o"
     args = ["recommend", f"capture:{capture}", "--duration", "2s", "--algorithms", "reno,bbr", "--compete", "none"]
-    result = runner.invoke(app, [*args, "--max-reps", "2", "--out", str(out)], terminal_width=200)
+    result = runner.invoke(app, [*args, "--max-reps", "3", "--out", str(out)], terminal_width=200)
     assert result.exit_code == 0, result.output
     assert "pick" in result.output and (out / "report.html").exists()
 
