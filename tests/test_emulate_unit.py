@@ -624,3 +624,22 @@ def test_a_sender_blocked_on_a_full_buffer_closes_at_its_stop_not_after_its_wait
     assert result["error"] is None and result["final"]["bytes_sent"] > 0
     closed_s = result["samples"][-1][0]  # the final counters, read right before the close
     assert stop_s <= closed_s < stop_s + 0.015
+
+
+def test_algorithms_say_whether_kernel_mode_can_run_each_here(runner):
+    """Issue 54: `ccbench algorithms` shows, per algorithm, whether the running
+    kernel has it (kernel mode refused them by name, but nothing listed it)."""
+    import json
+
+    from ccbench.cli import app
+
+    have = ["reno", "cubic", "bbr"]
+    assert kernel.kernel_support("cubic", have) == "yes, Linux's cubic"
+    assert kernel.kernel_support("westwood+", ["westwood"]) == "yes, Linux's westwood"
+    assert kernel.kernel_support("copa", have).startswith("no, simulator only: ")
+    assert kernel.kernel_support("bbr3", have).startswith("no, not in this kernel: BBRv3")
+    assert kernel.kernel_support("htcp", have) == "no, not in this kernel (modprobe tcp_htcp may load it)"
+    assert kernel.kernel_support("cubic", None).startswith("no: not a Linux kernel")
+    listed = json.loads(runner.invoke(app, ["algorithms", "--json"]).stdout)
+    here = kernel.available_algorithms()
+    assert all(a["kernel_mode"] == kernel.kernel_support(a["name"], here) for a in listed)

@@ -1100,7 +1100,14 @@ def algorithms_cmd(
     as_json: bool = typer.Option(False, "--json", help=JSON_HELP),
 ):
     """Every algorithm with its reference and parameters (defaults); e.g. ccbench algorithms cubic."""
+    from ccbench.emulate import kernel
+
     chosen = _selected(list(_ccsim.algorithms()), names, "algorithm")
+    try:
+        available = kernel.available_algorithms()
+    except OSError:
+        available = None
+    chosen = [{**a, "kernel_mode": kernel.kernel_support(a["name"], available)} for a in chosen]
     if as_json:
         from ccbench.json_output import dumps
 

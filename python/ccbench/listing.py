@@ -88,6 +88,8 @@ def role_line(a: dict) -> str:
 def print_algorithms(console: Console, algorithms: list[dict]) -> None:
     for a in algorithms:
         lines = [(a["summary"], 2), (role_line(a), 2)]
+        if "kernel_mode" in a:
+            lines.append((f"kernel mode here: {a['kernel_mode']}", 2))
         lines.append(("parameters (default, kind, range):" if a["params"] else "parameters: none", 2))
         lines += [(param_line(p), 4) for p in a["params"]]
         _print_block(console, a["name"], a["reference"], lines)

@@ -76,6 +76,23 @@ def available_algorithms() -> list[str]:
     return text.split()
 
 
+def kernel_support(name: str, available: list[str] | None) -> str:
+    """Whether kernel mode can run algorithm `name` on this machine, in words
+    (`ccbench algorithms`): the module it runs, or why not (kernel_algorithm's
+    refusal). `available`: the running kernel's algorithms, None where the
+    kernel does not say (not Linux)."""
+    if available is None:
+        return "no: not a Linux kernel (net.ipv4.tcp_available_congestion_control is missing)"
+    if name in SIMULATOR_ONLY:
+        return f"no, simulator only: {SIMULATOR_ONLY[name]}"
+    module = KERNEL_NAME.get(name, name)
+    if module in available:
+        return f"yes, Linux's {module}"
+    if name in OUT_OF_TREE:
+        return f"no, not in this kernel: {OUT_OF_TREE[name]}"
+    return f"no, not in this kernel (modprobe tcp_{module} may load it)"
+
+
 def kernel_algorithm(name: str, available: list[str], path: str = "") -> str:
     """The kernel module for the simulator's algorithm `name`, or a refusal."""
     if name in SIMULATOR_ONLY:
