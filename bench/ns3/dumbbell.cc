@@ -403,6 +403,8 @@ main(int argc, char* argv[])
     std::string traceFile;
     std::string queue = "droptail";
     uint32_t queuePktsPie = 1000;
+    double udpMbps = 0.0;
+    bool noTcp = false;
 
     // Linux-like TCP defaults that do not depend on our parameters.  Set before
     // parsing so that raw ns-3 attributes given on the command line (e.g.
@@ -445,6 +447,9 @@ main(int argc, char* argv[])
                  queuePktsPie);
     cmd.AddValue("steadyFromS", "queueing-delay statistics count packets dequeued from this time on",
                  g_steadyFromS);
+    cmd.AddValue("udpMbps", "if > 0: a constant-bit-rate UDP source of this many Mbit/s (IP bytes) "
+                 "from sender 0 to receiver 0", udpMbps);
+    cmd.AddValue("noTcp", "start no TCP flow (with --udpMbps: the queue under unresponsive load only)", noTcp);
     cmd.AddValue("traceFile", "if set: write a cwnd/ssthresh/state/retx time series here", traceFile);
     cmd.Parse(argc, argv);
 
@@ -741,6 +746,10 @@ main(int argc, char* argv[])
         sinkApp.Stop(Seconds(duration));
         sinks[i] = DynamicCast<PacketSink>(sinkApp.Get(0));
 
+        if (noTcp)
+        {
+            continue;
+        }
         BulkSendHelper src("ns3::TcpSocketFactory",
                            InetSocketAddress(rightIfs[i].GetAddress(1), port));
         src.SetAttribute("MaxBytes", UintegerValue(0)); // unlimited
@@ -750,6 +759,27 @@ main(int argc, char* argv[])
         srcApp.Stop(Seconds(duration));
         Simulator::Schedule(Seconds(startS) + NanoSeconds(1), &HookSenderSocket,
                             DynamicCast<BulkSendApplication>(srcApp.Get(0)), i);
+    }
+
+    // Unresponsive load (--udpMbps): one constant-bit-rate UDP source from
+    // sender 0 to receiver 0, 1500-byte IP datagrams (OnOffApplication's rate
+    // counts the 1472 payload bytes, so it is scaled to give udpMbps of IP
+    // packets, as ccbench's [[udp]] rate counts them).
+    Ptr<PacketSink> udpSink;
+    if (udpMbps > 0)
+    {
+        const uint16_t udpPort = 9;
+        PacketSinkHelper udpSinkHelper("ns3::UdpSocketFactory",
+                                       InetSocketAddress(Ipv4Address::GetAny(), udpPort));
+        ApplicationContainer us = udpSinkHelper.Install(receivers.Get(0));
+        us.Start(Seconds(0));
+        us.Stop(Seconds(duration));
+        udpSink = DynamicCast<PacketSink>(us.Get(0));
+        OnOffHelper cbr("ns3::UdpSocketFactory", InetSocketAddress(rightIfs[0].GetAddress(1), udpPort));
+        cbr.SetConstantRate(DataRate(static_cast<uint64_t>(udpMbps * 1e6 * 1472.0 / 1500.0)), 1472);
+        ApplicationContainer ua = cbr.Install(senders.Get(0));
+        ua.Start(Seconds(0));
+        ua.Stop(Seconds(duration));
     }
 
     Simulator::Stop(Seconds(duration));
@@ -855,6 +885,8 @@ main(int argc, char* argv[])
               << "\"sack\": " << (sack ? "true" : "false") << ", "
               << "\"recovery\": \"" << recovery << "\", "
               << "\"ecn_threshold_pkts\": " << ecnThresholdPkts << ", "
+              << "\"udp_mbps\": " << Num(udpMbps) << ", "
+              << "\"udp_goodput_bps\": " << Num(udpSink ? udpSink->GetTotalRx() * 8.0 / duration : 0.0) << ", "
               << "\"queue\": \"" << queue << "\", "
               << "\"steady_from_s\": " << Num(g_steadyFromS) << ", "
               << "\"queue_delay_packets\": " << g_sojournMs.size() << ", "
