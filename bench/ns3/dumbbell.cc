@@ -32,6 +32,30 @@
 // DCTCP-style step marker (mark when the instantaneous queue >= K) is put on
 // the bottleneck device instead, with the device queue shrunk to 1 packet.
 //
+// PIE (--queue=pie): ns-3's PieQueueDisc on the bottleneck device, the device
+// queue shrunk to 1 packet, configured as ccbench's PIE (Linux sch_pie
+// defaults, include/net/pie.h pie_params_init / pie_vars_init) rather than
+// ns-3's: QueueDelayReference 15 ms, Tupdate 15 ms, A 0.125, B 1.25,
+// MaxBurstAllowance 150 ms (ns-3: 15 ms), MaxSize 1000p (ns-3: 25p),
+// UseDerandomization true (ns-3: false; Linux always derandomizes),
+// UseDequeueRateEstimator false (Linux's default timestamp mode),
+// UseCapDropAdjustment true, UseEcn false, MeanPktSize 1500 (unused in packet
+// mode).  --queuePkts overrides the 1000p limit.  Behaviours that still
+// differ from Linux (ns-3 3.37 pie-queue-disc.cc vs sch_pie.c + pie.h):
+//   * the first probability update runs at t = Supdate = 0 (Linux: 500 ms);
+//   * the burst allowance shrinks by Tupdate per update (RFC 8033 4.4) and
+//     p is held at 0 while it lasts; Linux shrinks it by the time between
+//     dequeues and keeps updating p;
+//   * the work-conserving safeguard tests qdelay_old (Linux: qdelay), and the
+//     two-packet floor is "at most 2 packets queued" (Linux: under 2 MTUs);
+//   * the idle decay is p *= 0.98 (Linux: 63/64) and there is no +2% step
+//     above 250 ms of delay;
+//   * the timestamp-mode delay is the sojourn of the last dequeued packet,
+//     0 when the queue is then empty - as Linux.
+// The reported queueing delay is the QueueDisc SojournTime of every packet
+// (enqueue to dequeue by the device), which leaves out the one packet the
+// device queue may hold behind the one being sent (< 1 serialisation time).
+//
 // Links: bottleneck = --rateMbps, one-way propagation delay --delayMs.  Access
 // links run at 10x the bottleneck rate with ZERO propagation delay (ns-3's
 // PointToPointChannel accepts a delay of 0), so the base RTT is 2*delayMs plus
@@ -249,6 +273,61 @@ struct QueueOccupancy
 
 static QueueOccupancy g_queue;
 
+// Queueing delay at the bottleneck queue disc (--queue=pie): every packet's
+// sojourn time from --steadyFromS on, and its sum and count per 10 ms bin
+// (the bins give ccbench's link-series view: mean sojourn per interval).
+static double g_steadyFromS = 0.0;
+static std::vector<double> g_sojournMs;
+static const double kBinS = 0.010;
+static std::vector<double> g_binSumMs;
+static std::vector<uint32_t> g_binCount;
+
+static void
+OnSojourn(Time t)
+{
+    const double now = Simulator::Now().GetSeconds();
+    if (now < g_steadyFromS)
+    {
+        return;
+    }
+    const double ms = t.GetSeconds() * 1000.0;
+    g_sojournMs.push_back(ms);
+    const size_t bin = static_cast<size_t>((now - g_steadyFromS) / kBinS);
+    if (bin >= g_binSumMs.size())
+    {
+        g_binSumMs.resize(bin + 1, 0.0);
+        g_binCount.resize(bin + 1, 0);
+    }
+    g_binSumMs[bin] += ms;
+    g_binCount[bin]++;
+}
+
+// The q-quantile (nearest rank) of weighted values.
+static double
+WeightedQuantile(std::vector<std::pair<double, double>> vw, double q)
+{
+    if (vw.empty())
+    {
+        return NAN;
+    }
+    std::sort(vw.begin(), vw.end());
+    double total = 0.0;
+    for (const auto& x : vw)
+    {
+        total += x.second;
+    }
+    double acc = 0.0;
+    for (const auto& x : vw)
+    {
+        acc += x.second;
+        if (acc >= q * total)
+        {
+            return x.first;
+        }
+    }
+    return vw.back().first;
+}
+
 static void
 OnQueueLength(uint32_t, uint32_t now)
 {
@@ -322,6 +401,10 @@ main(int argc, char* argv[])
     uint32_t ecnThresholdPkts = 0;
     double staggerMs = 0.0;
     std::string traceFile;
+    std::string queue = "droptail";
+    uint32_t queuePktsPie = 1000;
+    double udpMbps = 0.0;
+    bool noTcp = false;
 
     // Linux-like TCP defaults that do not depend on our parameters.  Set before
     // parsing so that raw ns-3 attributes given on the command line (e.g.
@@ -359,12 +442,22 @@ main(int argc, char* argv[])
     cmd.AddValue("staggerMs",
                  "flow i starts at i*staggerMs/flows ms (total spread < staggerMs); 0 = all at t=0",
                  staggerMs);
+    cmd.AddValue("queue", "bottleneck queue: droptail | pie (ns-3 PieQueueDisc, Linux defaults)", queue);
+    cmd.AddValue("queuePkts", "--queue=pie: the queue disc's limit in packets (Linux default 1000)",
+                 queuePktsPie);
+    cmd.AddValue("steadyFromS", "queueing-delay statistics count packets dequeued from this time on",
+                 g_steadyFromS);
+    cmd.AddValue("udpMbps", "if > 0: a constant-bit-rate UDP source of this many Mbit/s (IP bytes) "
+                 "from sender 0 to receiver 0", udpMbps);
+    cmd.AddValue("noTcp", "start no TCP flow (with --udpMbps: the queue under unresponsive load only)", noTcp);
     cmd.AddValue("traceFile", "if set: write a cwnd/ssthresh/state/retx time series here", traceFile);
     cmd.Parse(argc, argv);
 
     NS_ABORT_MSG_IF(flows < 1, "--flows must be >= 1");
     NS_ABORT_MSG_IF(rateMbps <= 0 || delayMs < 0 || duration <= 0, "bad rate/delay/duration");
     NS_ABORT_MSG_IF(recovery != "prr" && recovery != "classic", "--recovery must be prr|classic");
+    NS_ABORT_MSG_IF(queue != "droptail" && queue != "pie", "--queue must be droptail|pie");
+    NS_ABORT_MSG_IF(queue == "pie" && ecnThresholdPkts > 0, "--queue=pie and --ecnThresholdPkts exclude each other");
 
     std::ofstream traceStream;
     if (!traceFile.empty())
@@ -385,6 +478,10 @@ main(int argc, char* argv[])
                              ? bufferPkts
                              : static_cast<uint32_t>(std::llround(bufferBdp * bdpPkts));
     queuePkts = std::max<uint32_t>(queuePkts, 2);
+    if (queue == "pie")
+    {
+        queuePkts = std::max<uint32_t>(queuePktsPie, 2);
+    }
     // Socket buffers: 4x (BDP + bottleneck buffer), at least 1 MB, so that they
     // never limit cwnd (a single flow's cwnd tops out near BDP + buffer).
     const uint32_t sockBuf = static_cast<uint32_t>(
@@ -517,7 +614,30 @@ main(int argc, char* argv[])
     Ptr<PointToPointNetDevice> bnDev = DynamicCast<PointToPointNetDevice>(bnDevs.Get(0));
     Ptr<Queue<Packet>> bnQueue = bnDev->GetQueue();
     Ptr<QueueDisc> redQdisc;
-    if (ecnThresholdPkts > 0)
+    if (queue == "pie")
+    {
+        // ccbench's PIE = Linux sch_pie defaults; see the header comment for
+        // the attributes set and what still differs.
+        TrafficControlHelper pie;
+        pie.SetRootQueueDisc("ns3::PieQueueDisc",
+                             "QueueDelayReference", TimeValue(MilliSeconds(15)),
+                             "Tupdate", TimeValue(MilliSeconds(15)),
+                             "A", DoubleValue(0.125),
+                             "B", DoubleValue(1.25),
+                             "MaxBurstAllowance", TimeValue(MilliSeconds(150)),
+                             "UseDerandomization", BooleanValue(true),
+                             "UseDequeueRateEstimator", BooleanValue(false),
+                             "UseCapDropAdjustment", BooleanValue(true),
+                             "UseEcn", BooleanValue(false),
+                             "MeanPktSize", UintegerValue(1500),
+                             "MaxSize", QueueSizeValue(QueueSize(QueueSizeUnit::PACKETS, queuePkts)));
+        redQdisc = pie.Install(bnDevs.Get(0)).Get(0);
+        bnQueue->SetMaxSize(QueueSize(QueueSizeUnit::PACKETS, 1));
+        redQdisc->TraceConnectWithoutContext("Drop", MakeBoundCallback(&CountQdiscItem, &g_bottleneckDrops));
+        redQdisc->TraceConnectWithoutContext("PacketsInQueue", MakeCallback(&OnQueueLength));
+        redQdisc->TraceConnectWithoutContext("SojournTime", MakeCallback(&OnSojourn));
+    }
+    else if (ecnThresholdPkts > 0)
     {
         // DCTCP-style step marking with RED: QW=1 makes the "average" the
         // instantaneous queue length; MinTh=MaxTh=K with Gentle off makes every
@@ -588,7 +708,8 @@ main(int argc, char* argv[])
                   << bnQueue->GetInstanceTypeId().GetName()
                   << " MaxSize=" << bnQueue->GetMaxSize()
                   << "; root queue disc: " << (root ? root->GetInstanceTypeId().GetName() : "none")
-                  << (redQdisc ? " (RED step marker K=" + std::to_string(ecnThresholdPkts) +
+                  << (queue == "pie" ? " (PIE, limit " + std::to_string(queuePkts) + "p)" : std::string())
+                  << (redQdisc && queue != "pie" ? " (RED step marker K=" + std::to_string(ecnThresholdPkts) +
                                      " MaxSize=" + std::to_string(queuePkts) + "p)"
                                : std::string())
                   << "; socket buffers=" << sockBuf << "B" << std::endl;
@@ -625,6 +746,10 @@ main(int argc, char* argv[])
         sinkApp.Stop(Seconds(duration));
         sinks[i] = DynamicCast<PacketSink>(sinkApp.Get(0));
 
+        if (noTcp)
+        {
+            continue;
+        }
         BulkSendHelper src("ns3::TcpSocketFactory",
                            InetSocketAddress(rightIfs[i].GetAddress(1), port));
         src.SetAttribute("MaxBytes", UintegerValue(0)); // unlimited
@@ -634,6 +759,27 @@ main(int argc, char* argv[])
         srcApp.Stop(Seconds(duration));
         Simulator::Schedule(Seconds(startS) + NanoSeconds(1), &HookSenderSocket,
                             DynamicCast<BulkSendApplication>(srcApp.Get(0)), i);
+    }
+
+    // Unresponsive load (--udpMbps): one constant-bit-rate UDP source from
+    // sender 0 to receiver 0, 1500-byte IP datagrams (OnOffApplication's rate
+    // counts the 1472 payload bytes, so it is scaled to give udpMbps of IP
+    // packets, as ccbench's [[udp]] rate counts them).
+    Ptr<PacketSink> udpSink;
+    if (udpMbps > 0)
+    {
+        const uint16_t udpPort = 9;
+        PacketSinkHelper udpSinkHelper("ns3::UdpSocketFactory",
+                                       InetSocketAddress(Ipv4Address::GetAny(), udpPort));
+        ApplicationContainer us = udpSinkHelper.Install(receivers.Get(0));
+        us.Start(Seconds(0));
+        us.Stop(Seconds(duration));
+        udpSink = DynamicCast<PacketSink>(us.Get(0));
+        OnOffHelper cbr("ns3::UdpSocketFactory", InetSocketAddress(rightIfs[0].GetAddress(1), udpPort));
+        cbr.SetConstantRate(DataRate(static_cast<uint64_t>(udpMbps * 1e6 * 1472.0 / 1500.0)), 1472);
+        ApplicationContainer ua = cbr.Install(senders.Get(0));
+        ua.Start(Seconds(0));
+        ua.Stop(Seconds(duration));
     }
 
     Simulator::Stop(Seconds(duration));
@@ -676,6 +822,29 @@ main(int argc, char* argv[])
     // the 2-byte PPP header ns-3 adds on the wire.
     const double ceiling = rateBps * 1448.0 / 1502.0;
 
+    // Queueing delay (--queue=pie): per packet, and per 10 ms bin weighted by
+    // its packets (ccbench's link_series sojourn_ms).
+    double sojournMean = NAN;
+    std::vector<std::pair<double, double>> perPacket;
+    std::vector<std::pair<double, double>> perBin;
+    if (!g_sojournMs.empty())
+    {
+        double sum = 0.0;
+        for (double ms : g_sojournMs)
+        {
+            sum += ms;
+            perPacket.emplace_back(ms, 1.0);
+        }
+        sojournMean = sum / g_sojournMs.size();
+        for (size_t i = 0; i < g_binSumMs.size(); ++i)
+        {
+            if (g_binCount[i] > 0)
+            {
+                perBin.emplace_back(g_binSumMs[i] / g_binCount[i], g_binCount[i]);
+            }
+        }
+    }
+
     auto list = [](const std::vector<double>& v) {
         std::string s = "[";
         for (size_t i = 0; i < v.size(); ++i)
@@ -716,6 +885,16 @@ main(int argc, char* argv[])
               << "\"sack\": " << (sack ? "true" : "false") << ", "
               << "\"recovery\": \"" << recovery << "\", "
               << "\"ecn_threshold_pkts\": " << ecnThresholdPkts << ", "
+              << "\"udp_mbps\": " << Num(udpMbps) << ", "
+              << "\"udp_goodput_bps\": " << Num(udpSink ? udpSink->GetTotalRx() * 8.0 / duration : 0.0) << ", "
+              << "\"queue\": \"" << queue << "\", "
+              << "\"steady_from_s\": " << Num(g_steadyFromS) << ", "
+              << "\"queue_delay_packets\": " << g_sojournMs.size() << ", "
+              << "\"queue_delay_mean_ms\": " << Num(sojournMean) << ", "
+              << "\"queue_delay_p50_ms\": " << Num(WeightedQuantile(perPacket, 0.5)) << ", "
+              << "\"queue_delay_p95_ms\": " << Num(WeightedQuantile(perPacket, 0.95)) << ", "
+              << "\"queue_delay_bin10ms_p50_ms\": " << Num(WeightedQuantile(perBin, 0.5)) << ", "
+              << "\"queue_delay_bin10ms_p95_ms\": " << Num(WeightedQuantile(perBin, 0.95)) << ", "
               << "\"ns3_version\": \"3.37\""
               << "}" << std::endl;
 
