@@ -4,21 +4,8 @@
 //! against the number its reference states.
 
 mod common;
-use ccsim::record::table::Column;
 use ccsim::Results;
 use common::*;
-
-/// Samples (t, value) of a link-series column for the named link.
-fn link_series(r: &Results, link: &str, column: &str) -> Vec<(f64, f64)> {
-    let t = r.link_series.f64("t");
-    let names = r.link_series.texts("link");
-    let values: Vec<f64> = match r.link_series.get(column) {
-        Some(Column::U64(v)) => v.iter().map(|x| *x as f64).collect(),
-        Some(Column::F64(v)) => v.clone(),
-        _ => panic!("no column {column}"),
-    };
-    (0..t.len()).filter(|&k| names[k] == link).map(|k| (t[k], values[k])).collect()
-}
 
 fn after(v: &[(f64, f64)], t0: f64) -> Vec<f64> {
     v.iter().filter(|(t, _)| *t >= t0 && !t.is_nan()).map(|(_, x)| *x).filter(|x| !x.is_nan()).collect()

@@ -19,6 +19,19 @@ pub fn goodput_bps(r: &Results, i: usize) -> f64 {
     delivered * 8.0 / active
 }
 
+/// Samples (t, value) of a link-series column for the named link.
+pub fn link_series(r: &Results, link: &str, column: &str) -> Vec<(f64, f64)> {
+    use ccsim::record::table::Column;
+    let t = r.link_series.f64("t");
+    let names = r.link_series.texts("link");
+    let values: Vec<f64> = match r.link_series.get(column) {
+        Some(Column::U64(v)) => v.iter().map(|x| *x as f64).collect(),
+        Some(Column::F64(v)) => v.clone(),
+        _ => panic!("no column {column}"),
+    };
+    (0..t.len()).filter(|&k| names[k] == link).map(|k| (t[k], values[k])).collect()
+}
+
 /// The state variable `var` of flow `i` at each of the flow's series rows:
 /// (t, value, label), from `cc_state`, which has a row only when the value
 /// changed (the value of the latest row at or before t).
