@@ -126,36 +126,22 @@ def main() -> int:
     ap.add_argument("--json", help="write all numbers to this file")
     args = ap.parse_args()
 
-    scenarios = [
-        {
-            "flows": int(n),
+    def scenario(flows: int, rate: str, seed: str, udp_load: float) -> dict:
+        return {
+            "flows": flows,
             "rate_mbps": float(rate),
             "delay_ms": args.delay_ms,
             "duration_s": args.duration_s,
             "steady_from_s": args.steady_from_s,
             "seed": int(seed),
             "cc": args.cc,
-            "udp_load": 0.0,
+            "udp_load": udp_load,
         }
-        for n in args.flows.split(",")
-        for rate in args.rates.split(",")
-        for seed in args.seeds.split(",")
-    ]
-    scenarios += [
-        {
-            "flows": 0,
-            "rate_mbps": float(rate),
-            "delay_ms": args.delay_ms,
-            "duration_s": args.duration_s,
-            "steady_from_s": args.steady_from_s,
-            "seed": int(seed),
-            "cc": args.cc,
-            "udp_load": float(load),
-        }
-        for load in filter(None, args.udp_loads.split(","))
-        for rate in args.rates.split(",")
-        for seed in args.seeds.split(",")
-    ]
+
+    rates, seeds = args.rates.split(","), args.seeds.split(",")
+    scenarios = [scenario(int(n), r, s, 0.0) for n in args.flows.split(",") for r in rates for s in seeds]
+    loads = filter(None, args.udp_loads.split(","))
+    scenarios += [scenario(0, r, s, float(load)) for load in loads for r in rates for s in seeds]
     with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
         theirs = list(pool.map(run_theirs, scenarios))
     ours = [run_ours(sc) for sc in scenarios]
