@@ -166,6 +166,9 @@ pub struct Sender {
     /// Segments are paced: `tcp.pacing` is on or the algorithm paces (Linux
     /// sk_pacing_status); fixed at the start, so the send loop asks no rate otherwise.
     paces: bool,
+    /// ECN-capable segments carry ECT(1), the L4S identifier (the algorithm
+    /// declares SENDS_ECT1, prague); fixed at the start, like `paces`.
+    sends_ect1: bool,
     /// How losses revealed by duplicate ACKs or SACK are recovered (declared by the registry entry).
     pub(super) recovery: RecoveryPolicy,
     /// Linux tcp_cwnd_validate state.
@@ -259,6 +262,7 @@ impl Sender {
         };
         let cc_owns_window = cc.owns_window();
         let paces = cfg.pacing || cc.paces();
+        let sends_ect1 = cc.sends_ect1();
         let recovery = cc.info().recovery;
         let mut sb = Scoreboard::new();
         sb.fack = cfg.fack;
@@ -284,6 +288,7 @@ impl Sender {
             delivered_ce: 0,
             cc_owns_window,
             paces,
+            sends_ect1,
             recovery,
             is_cwnd_limited: false,
             max_packets_out: 0,
@@ -564,7 +569,7 @@ impl Sender {
         // (so an AQM drops rather than marks them), unless the algorithm
         // needs ECN (dctcp).
         p.ect = self.cfg.ecn && (!retransmission || self.cc.needs_ecn());
-        p.ect1 = p.ect && self.cc.sends_ect1();
+        p.ect1 = p.ect && self.sends_ect1;
         if self.cwr_pending && !retransmission {
             p.cwr = true;
             self.cwr_pending = false;
