@@ -7,25 +7,25 @@ from __future__ import annotations
 
 import html
 
-#: Per-flow columns shown (in a Result's flows table and a campaign's): (column, heading, scale, format).
-FLOW_COLUMNS = (
-    ("goodput_bps", "goodput (Mbit/s)", 1e-6, "{:.3f}"),
-    ("rtt_mean_ms", "mean RTT (ms)", 1, "{:.1f}"),
-    ("rtt_p95_ms", "p95 RTT (ms)", 1, "{:.1f}"),
-    ("retrans_pct", "retransmitted (%)", 1, "{:.2f}"),
-)
+#: Per-flow columns shown (in a Result's flows table and a campaign's), with their decimals; label,
+#: unit and scale are the campaign analysis's (analysis.METRICS).
+FLOW_COLUMNS = (("goodput_bps", 3), ("rtt_mean_ms", 1), ("rtt_p95_ms", 1), ("retrans_pct", 2))
 #: At most this many rows of a table are shown.
 MAX_ROWS = 20
 
 
 def _table(frame, keys: list[str]) -> str:
-    shown = [c for c in FLOW_COLUMNS if c[0] in frame.columns]
-    head = "".join(f"<th>{html.escape(k)}</th>" for k in keys) + "".join(f"<th>{h}</th>" for _, h, _, _ in shown)
+    from ccbench.campaigns.analysis import METRICS
+
+    shown = [(METRICS[c], decimals) for c, decimals in FLOW_COLUMNS if c in frame.columns]
+    head = "".join(f"<th>{html.escape(k)}</th>" for k in keys)
+    head += "".join(f"<th>{html.escape(f'{m.label} ({m.unit})')}</th>" for m, _ in shown)
     rows = []
     for _, row in frame.head(MAX_ROWS).iterrows():
         cells = "".join(f"<td>{html.escape(str(row[k]))}</td>" for k in keys)
         cells += "".join(
-            f"<td>{fmt.format(row[c] * scale) if row[c] == row[c] else '&ndash;'}</td>" for c, _, scale, fmt in shown
+            f"<td>{row[m.column] * m.scale:.{d}f}</td>" if row[m.column] == row[m.column] else "<td>&ndash;</td>"
+            for m, d in shown
         )
         rows.append(f"<tr>{cells}</tr>")
     more = f"<p>... {len(frame) - MAX_ROWS} more rows</p>" if len(frame) > MAX_ROWS else ""
