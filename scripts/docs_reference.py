@@ -126,7 +126,7 @@ def scenario_page() -> str:
         "",
     ]
     top = {"description": "The top level of a scenario file.", **schema}
-    out += definition_section("Top level", top)[0:1] + definition_section("Top level", top)[1:]
+    out += definition_section("Top level", top)
     for name, node in sorted(schema["definitions"].items()):
         out += definition_section(name, node)
     return "\n".join(out).rstrip("\n") + "\n"
