@@ -225,3 +225,20 @@ def test_a_flow_that_got_no_ack_shows_no_sending_rate(tmp_path, runner):
     (tmp_path / "b").mkdir()
     text = _run_text(tmp_path / "b", runner, 'duration = "1s"\n[downlink]\nrate = "10Mbit"\n[[flows]]\ncc = "cubic"\n')
     assert "got no ACK" not in text and "0 cubic down 9." in text
+
+
+def test_validate_reads_a_file_with_the_input_checks_before_toml(tmp_path, monkeypatch):
+    """validate's look at a file's kind parsed it with tomllib straight away:
+    a 20,000-part dotted key cost tomllib 40 s and 1.5 GB before the scenario
+    loader's own check refused it. It now goes through ccbench.inputs first."""
+    import tomllib
+    from ccbench.cli import _file_kind
+
+    deep = tmp_path / "deep.toml"
+    deep.write_text("a" + ".a" * 20_000 + " = 1\n")
+
+    def never(text):
+        raise AssertionError("tomllib reached before the dotted-key check")
+
+    monkeypatch.setattr(tomllib, "loads", never)
+    assert _file_kind(deep) == "scenario"

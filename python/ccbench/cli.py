@@ -1189,17 +1189,22 @@ CAMPAIGN_ONLY_KEYS = ("factors", "scenario", "base", "repetitions", "study")
 
 
 def _file_kind(path: Path) -> str:
-    """ "scenario", "campaign" or "study", by the file's top-level keys; a file
-    that does not parse is left to the scenario loader, which says why."""
-    import tomllib
+    """ "scenario", "campaign" or "study", by the file's top-level keys, read
+    with the input checks every file gets (ccbench.inputs: size, encoding,
+    dotted keys, nesting); a file they refuse is left to the scenario loader,
+    which says why."""
+    from ccbench import inputs
 
-    from ccbench.limits import MAX_SCENARIO_BYTES
+    class Refused(Exception):
+        pass
+
+    def refuse(source: str, where: str, detail: str) -> Exception:
+        return Refused(detail)
 
     try:
-        if path.stat().st_size > MAX_SCENARIO_BYTES:
-            return "scenario"  # refused by the loader, with the limit
-        raw = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError, RecursionError):
+        text = inputs.decode(inputs.read_bytes(path, False, "scenario", refuse), str(path), "scenario", refuse)
+        raw = inputs.read_toml(text, str(path), refuse)
+    except Refused:
         return "scenario"
     if "study" in raw:
         return "study"
