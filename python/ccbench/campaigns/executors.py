@@ -14,7 +14,6 @@ sees (same path).
 
 from __future__ import annotations
 
-import hashlib
 import os
 import signal
 import socket
@@ -125,6 +124,7 @@ def execute(job: Job, shared: Sequence[Opportunities] = (), kernel: bool = False
     import pyarrow as pa
 
     from ccbench import _ccsim, run_files
+    from ccbench.campaigns import integrity
     from ccbench.campaigns.storage import arrow_file_bytes, run_file, tables_dir
     from ccbench.file_modes import atomic_write_bytes
     from ccbench.run_result import Result
@@ -165,7 +165,7 @@ def execute(job: Job, shared: Sequence[Opportunities] = (), kernel: bool = False
         )
         data = arrow_file_bytes(table)
         atomic_write_bytes(run_file(Path(job.directory), job.key), data)
-        record.update(status="done", result_hash=hashlib.blake2b(data, digest_size=16).hexdigest(), error=None)
+        record.update(status="done", result_hash=integrity.digest(data), error=None)
         record["table"] = data
     except Exception as e:  # noqa: BLE001 - a failed run is recorded, the campaign goes on
         record.update(status="failed", result_hash=None, error=f"{type(e).__name__}: {e}")
