@@ -30,14 +30,11 @@ use super::channel::loss::{Loss, LossModel};
 use super::channel::outage::{OutageConfig, Outages};
 use super::channel::rate::{RateConfig, Transmitter};
 use super::delay_line::DelayLine;
-use super::packet::Packet;
+use super::packet::{Packet, SackSlot, MTU_BYTES, NO_SACK};
 use super::pool::{PacketId, PacketPool};
 use super::queue::{Capacity, Queue, QueueConfig, Queued};
-use super::sack_store::{SackSlot, NO_SACK};
 use crate::rng::Rng;
 use crate::time::Nanos;
-
-use super::packet::MTU_BYTES;
 
 /// A link's configuration with every size resolved to concrete units.
 #[derive(Clone, Debug)]

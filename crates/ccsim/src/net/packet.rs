@@ -8,11 +8,16 @@
 //! payload, the last one of a transfer possibly shorter); the pcap writer and
 //! reports convert to bytes where a person reads them.
 
-use super::sack_store::{SackSlot, NO_SACK};
 use crate::time::Nanos;
 
 /// Up to three SACK blocks fit beside the timestamp option (RFC 2018 + 7323).
 pub const MAX_SACK_BLOCKS: usize = 3;
+
+/// Where an ACK's SACK blocks are kept in the `SackStore`: packets carry this
+/// slot number rather than the blocks themselves.
+pub type SackSlot = u32;
+/// The slot of a packet without SACK blocks.
+pub const NO_SACK: SackSlot = u32::MAX;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {

@@ -9,11 +9,7 @@
 //! slots are reused (a free list), so a store holds at most the ACKs with
 //! blocks that are on their way at one time.
 
-use super::packet::{SackBlock, MAX_SACK_BLOCKS};
-
-/// A slot of the store; `NO_SACK` for a packet without blocks.
-pub type SackSlot = u32;
-pub const NO_SACK: SackSlot = u32::MAX;
+use super::packet::{SackBlock, SackSlot, MAX_SACK_BLOCKS, NO_SACK};
 
 /// Up to three blocks of one ACK, in the order the receiver chose (RFC 2018:
 /// the latest first).

@@ -19,8 +19,8 @@
 //! changes, the segments received so far are ACKed at once with the old value,
 //! so the sender can count exactly how many segments were marked).
 
-use crate::net::packet::{tcp_header_bytes, Kind, Packet, SackBlock, MAX_SACK_BLOCKS};
-use crate::net::sack_store::{SackBlocks, SackSlot, SackStore, NO_SACK};
+use crate::net::packet::{tcp_header_bytes, Kind, Packet, SackBlock, SackSlot, MAX_SACK_BLOCKS, NO_SACK};
+use crate::net::sack_store::{SackBlocks, SackStore};
 use crate::time::Nanos;
 
 /// With autotuning, the window first offered (Linux since 4.19: about 64 KB).
