@@ -23,6 +23,7 @@ import copy
 from typing import Any
 
 from ccbench import limits
+from ccbench.campaigns.fields import CampaignFileError, is_level_of, parse_path, show
 
 QUICK_KEYS = ("repetitions", "time_scale", "levels", "tables", "scenario")
 #: The quick form's repetitions when the table does not say (and when a file has no table).
@@ -32,8 +33,6 @@ TIME_KEYS = ("duration", "start", "stop")
 
 
 def _error(source: str, path: str, detail: str):
-    from ccbench.campaigns.spec import CampaignFileError
-
     return CampaignFileError(source, path, detail)
 
 
@@ -54,8 +53,6 @@ def check(raw: dict, factors: list, source: str) -> None:
     scale = quick.get("time_scale", 1.0)
     if isinstance(scale, bool) or not isinstance(scale, (int, float)) or not 0 < scale <= 1:
         raise _error(source, "quick.time_scale", f"{limits.shown(repr(scale))} is not allowed; a number in (0, 1]")
-    from ccbench.campaigns.spec import show
-
     for key, allowed in (("levels", "factor = [levels]"), ("tables", "named factor = { level = { fields } }")):
         if not isinstance(quick.get(key, {}), dict):
             raise _error(source, f"quick.{key}", f"{show(quick[key])} is not allowed; expected a table of {allowed}")
@@ -104,7 +101,6 @@ def scale_times(obj: Any, scale: float) -> Any:
 
 def reduce(raw: dict) -> dict:
     """The quick form of a campaign (a raw campaign dict, already checked by `check`)."""
-    from ccbench.campaigns.spec import is_level_of, parse_path
     from ccbench.profiles import deep_merge
 
     quick = raw.get("quick") or {}
@@ -137,7 +133,6 @@ def reduce(raw: dict) -> dict:
 def stale_levels(raw: dict) -> dict[str, list]:
     """Per factor, the levels `[quick] levels` lists that the factor no longer
     has (the file was edited after the table was written)."""
-    from ccbench.campaigns.spec import is_level_of
 
     quick = raw.get("quick") or {}
     factors = raw.get("factors", {})
