@@ -469,7 +469,9 @@ class Result:
     each a pandas DataFrame built the first time it is read; `arrow(name)`:
     the same table as a pyarrow Table. `meta`: schema_version, seed,
     scenario, ccbench_version, events, duration_s, pcap (path and packets,
-    when one was asked for), and wall_seconds for a fresh run.
+    when one was asked for), wall_seconds for a fresh run, and for a
+    simulated run random_draws (0: no part of the scenario is random, so
+    every seed gives this result).
 
     A table given to the constructor is a DataFrame, a pyarrow Table or
     record batch, anything exporting one through the Arrow PyCapsule
@@ -543,6 +545,8 @@ class Result:
             "duration_s": float(raw["duration_s"]),
             "wall_seconds": float(raw["wall_seconds"]),
         }
+        if "random_draws" in raw:  # the simulator's count; a kernel run's randomness is not counted
+            meta["random_draws"] = int(raw["random_draws"])
         if raw.get("pcap"):
             meta["pcap"] = dict(raw["pcap"])
         r = cls.__new__(cls)

@@ -151,6 +151,7 @@ fn run<'py>(
         None => d.set_item("pcap", py.None())?,
     }
     d.set_item("events", r.events)?;
+    d.set_item("random_draws", r.random_draws)?;
     d.set_item("duration_s", r.duration as f64 / 1e9)?;
     d.set_item("wall_seconds", wall)?;
     Ok(d)

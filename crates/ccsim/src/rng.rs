@@ -15,6 +15,24 @@ pub mod stream {
     pub const RTT_SAMPLES_BASE: u64 = 0x5A3D_0000_0000;
 }
 
+use std::cell::Cell;
+
+thread_local! {
+    /// Numbers drawn on this thread, from every stream: a run's count of them
+    /// (`draws_during`) says whether its seed mattered at all.
+    static DRAWS: Cell<u64> = const { Cell::new(0) };
+}
+
+/// Runs `f` and returns what it returned and how many random numbers it drew
+/// (on this thread, from any stream). A run that drew none gave the same
+/// result as it would with any other seed: a campaign runs such a condition
+/// once, not once per repetition.
+pub fn draws_during<T>(f: impl FnOnce() -> T) -> (T, u64) {
+    let before = DRAWS.with(Cell::get);
+    let out = f();
+    (out, DRAWS.with(Cell::get) - before)
+}
+
 #[derive(Clone, Debug)]
 pub struct Rng {
     s: [u64; 4],
@@ -41,6 +59,7 @@ impl Rng {
 
     #[inline]
     pub fn next_u64(&mut self) -> u64 {
+        DRAWS.with(|d| d.set(d.get() + 1));
         let result = self.s[1].wrapping_mul(5).rotate_left(7).wrapping_mul(9);
         let t = self.s[1] << 17;
         self.s[2] ^= self.s[0];
@@ -97,6 +116,21 @@ mod tests {
         assert_eq!(first_draws(7, 1), first_draws(7, 1));
         assert_ne!(first_draws(7, 1), first_draws(7, 2));
         assert_ne!(first_draws(7, 1), first_draws(8, 1));
+    }
+
+    #[test]
+    fn draws_during_counts_every_number_drawn_from_any_stream() {
+        let (_, none) = draws_during(|| Rng::for_component(1, 1));
+        assert_eq!(none, 0, "making a stream draws nothing");
+        let ((), n) = draws_during(|| {
+            let (mut a, mut b) = (Rng::for_component(1, 1), Rng::for_component(1, 2));
+            a.next_u64();
+            b.uniform();
+            b.chance(0.5);
+            a.normal(); // two uniforms
+        });
+        assert_eq!(n, 5);
+        assert_eq!(draws_during(|| Rng::for_component(3, 3).chance(0.0)).1, 0, "chance(0) draws nothing");
     }
 
     #[test]

@@ -680,9 +680,13 @@ pub const INTERRUPT_CHECK_EVENTS: u32 = 1 << 16;
 
 /// Runs a validated scenario, recording every table.
 pub fn run(s: &Scenario) -> Results {
-    let mut w = World::new(s, Recorded::ALL);
-    w.run();
-    w.results(s)
+    let (mut r, draws) = crate::rng::draws_during(|| {
+        let mut w = World::new(s, Recorded::ALL);
+        w.run();
+        w.results(s)
+    });
+    r.random_draws = draws;
+    r
 }
 
 /// Runs a validated scenario, recording the sampled tables `recorded` names
@@ -694,8 +698,11 @@ pub fn run_unless_interrupted(
     recorded: Recorded,
     interrupted: &mut dyn FnMut(Nanos) -> bool,
 ) -> Option<Results> {
-    let mut w = World::new(s, recorded);
-    w.run_unless_interrupted(interrupted).then(|| w.results(s))
+    let (r, draws) = crate::rng::draws_during(|| {
+        let mut w = World::new(s, recorded);
+        w.run_unless_interrupted(interrupted).then(|| w.results(s))
+    });
+    r.map(|r| Results { random_draws: draws, ..r })
 }
 
 #[cfg(test)]

@@ -35,6 +35,10 @@ pub struct Results {
     /// Events processed (a cost measure) and the simulated duration.
     pub events: u64,
     pub duration: Nanos,
+    /// Random numbers the run drew (rng::draws_during), building the world
+    /// included: 0 when no part of the scenario is random, so that every
+    /// seed gives this same result.
+    pub random_draws: u64,
     /// The sampled tables the run recorded (the others are empty).
     pub recorded: Recorded,
 }
@@ -198,6 +202,7 @@ impl World {
             pcap,
             events,
             duration: end,
+            random_draws: 0, // counted by the caller, around the world's building too
             recorded,
         }
     }
