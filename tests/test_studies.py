@@ -532,3 +532,18 @@ def test_highspeed_pairs_are_the_specs_and_never_share_a_part_with_single_flows(
     excluded = {(r["part"], r["experiment"]) for r in raw["exclude"]}
     assert excluded == {("TCP/TCP", v) for v in singles} | {("one flow + UDP", v) for v in pairs}
     assert raw["analysis"]["objective"] == "goodput"
+
+
+def test_estimate_leaves_the_copied_repetitions_out_of_the_time_to_go():
+    """Repetitions copied from a first run that drew nothing (campaigns.repeats)
+    are done without a worker: their cost is not left, and they do not count
+    as a worker that has yet to be measured."""
+    from ccbench.campaigns.runner import Progress
+
+    plan = _estimate_plan([{"duration": 100.0, "downlink": {"rate": 1e6}}] * 10)
+    e = Estimate(plan, jobs=1, clock=lambda: 0.0)
+    progress = Progress(total=10, todo=tuple(r.key for r in plan.runs))
+    progress.finished += [(f"r{i}", "a", i * MIN_WINDOW_S / 2) for i in range(5)]  # 5 runs left
+    assert e.remaining_seconds(progress) == pytest.approx(5 * MIN_WINDOW_S / 2)
+    progress.copied += ["r5", "r6", "r7"]
+    assert e.remaining_seconds(progress) == pytest.approx(2 * MIN_WINDOW_S / 2)

@@ -604,8 +604,10 @@ def _run_campaign(
         return done
     console.print(_campaign_summary(out))
     console.print(
-        f"{done.total} runs: {done.executed} run now, {done.skipped} already done, {done.failed} failed, "
-        f"in {done.seconds:.1f} s" + (f" over {done.rounds} rounds" if done.rounds > 1 else "")
+        f"{done.total} runs: {done.executed} run now, "
+        + (f"{done.copied} copied (conditions with no randomness run once), " if done.copied else "")
+        + f"{done.skipped} already done, {done.failed} failed, in {done.seconds:.1f} s"
+        + (f" over {done.rounds} rounds" if done.rounds > 1 else "")
     )
     _print_result("Report", path)
     return done

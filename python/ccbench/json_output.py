@@ -105,6 +105,7 @@ def campaign_summary(directory: Path, done, report: Path) -> dict:
             "runs": {
                 "total": done.total,
                 "run_now": done.executed,
+                "copied_no_randomness": done.copied,
                 "already_done": done.skipped,
                 "failed": done.failed,
                 "seconds": round(done.seconds, 3),

@@ -112,6 +112,7 @@ class Estimate:
         self.printed = False
         self._progress = None  # the runner.Progress read so far, and what it said
         self._read = 0
+        self._copied_read = 0  # of p.copied: runs done without a worker, whose cost is not left
         self._by_worker: dict[str, _Worker] = {}
         self._finished_cost = 0.0
         self._todo_cost = 0.0
@@ -120,6 +121,10 @@ class Estimate:
         if p is not self._progress:
             self._progress, self._read, self._by_worker, self._finished_cost = p, 0, {}, 0.0
             self._todo_cost = sum(self.costs[k] for k in p.todo)
+            self._copied_read = 0
+        for key in p.copied[self._copied_read :]:
+            self._todo_cost -= self.costs[key]
+        self._copied_read = len(p.copied)
         for key, worker, end in p.finished[self._read :]:
             cost = self.costs[key]
             self._finished_cost += cost

@@ -166,6 +166,7 @@ def execute(job: Job, shared: Sequence[Opportunities] = (), kernel: bool = False
         data = arrow_file_bytes(table)
         atomic_write_bytes(run_file(Path(job.directory), job.key), data)
         record.update(status="done", result_hash=integrity.digest(data), error=None)
+        record["random_draws"] = result.meta.get("random_draws")  # None in kernel mode: not counted
         record["table"] = data
     except Exception as e:  # noqa: BLE001 - a failed run is recorded, the campaign goes on
         record.update(status="failed", result_hash=None, error=f"{type(e).__name__}: {e}")

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ccbench.campaigns import executors, integrity, spec, storage
+from ccbench.campaigns import executors, integrity, repeats, spec, storage
 from ccbench.campaigns.spec import Campaign, parse
 
 #: What the report needs (matplotlib, scipy): the `preload` of a campaign whose report follows.
@@ -50,6 +50,9 @@ class Progress:
     done: int = 0
     failed: int = 0
     skipped: int = 0
+    #: The keys of the repetitions written as copies of their condition's first run, which drew
+    #: no random number (campaigns.repeats): done, but not run by any worker.
+    copied: list[str] = dataclasses.field(default_factory=list)
     #: The keys of the runs this session runs (the others were done before).
     todo: tuple[str, ...] = ()
     #: The runs finished in this session, in the order their outcomes came:
@@ -71,6 +74,8 @@ class CampaignRun:
     driver_seconds: float
     #: Rounds of run_until_decided summed up in the counts (each raised the repetitions).
     rounds: int = 1
+    #: Of the runs done now, those copied from their condition's first run (campaigns.repeats).
+    copied: int = 0
 
 
 def default_jobs() -> int:
@@ -181,16 +186,27 @@ def _run(
         )
         progress.done = progress.skipped
         on_progress(progress)
-        if todo:
-            ex = executors.make(executor, jobs, address)
-            size = executors.batch_size(len(todo), ex.workers)
-            keep_all, keep_first = campaign.keep_tables == "all", campaign.keep_tables == "first"
+        keep_all, keep_first = campaign.keep_tables == "all", campaign.keep_tables == "first"
+        # A condition with no randomness runs once (campaigns.repeats): its first
+        # repetition runs first, and the later ones wait to see whether it drew.
+        first_of = repeats.first_runs(campaign.runs) if executor != "kernel" and not keep_all else {}
+        later = [r for r in todo if first_of.get(r.key, r.key) != r.key]
+        phases = [[r for r in todo if first_of.get(r.key, r.key) == r.key], later] if later else [todo]
+        for phase, phase_runs in enumerate(phases):
+            if phase == 1:  # the later repetitions: copies of first runs that drew nothing, the rest run
+                copied = _copy_repetitions(out, phase_runs, first_of, index, fresh, progress)
+                phase_runs = [r for r in phase_runs if r.key not in copied]
+                on_progress(progress)
+            if not phase_runs:
+                continue
+            ex = ex or executors.make(executor, jobs, address)
+            size = executors.batch_size(len(phase_runs), ex.workers)
 
-            def batches():
+            def batches(phase_runs=phase_runs, size=size):
                 nonlocal driver_seconds
-                for i in range(0, len(todo), size):
+                for i in range(0, len(phase_runs), size):
                     t0 = time.perf_counter()
-                    chunk = todo[i : i + size]
+                    chunk = phase_runs[i : i + size]
                     # In flight first: a Ctrl-C that lands while the index is
                     # being written must still find these runs to reset.
                     in_flight.update((r.key, None) for r in chunk)
@@ -237,11 +253,33 @@ def _run(
         campaign=campaign,
         total=len(campaign.runs),
         skipped=progress.skipped,
-        executed=len(todo),
+        executed=len(todo) - len(progress.copied),
         failed=progress.failed,
+        copied=len(progress.copied),
         seconds=time.perf_counter() - started,
         driver_seconds=driver_seconds,
     )
+
+
+def _copy_repetitions(
+    out: Path, runs: list, first_of: dict[str, str], index: storage.Index, fresh: dict, progress: Progress
+) -> set[str]:
+    """Writes each of `runs` whose condition's first run is done and drew no
+    random number as a copy of it (campaigns.repeats), records them in the
+    index at once, and returns their keys."""
+    firsts = index.random_draws([first_of[r.key] for r in runs])
+    outcomes = []
+    for r in runs:
+        draws, result_hash = firsts.get(first_of[r.key], (None, None))
+        if draws == 0 and (o := repeats.copy(out, r.key, first_of[r.key], result_hash)) is not None:
+            table = o.pop("table")
+            first = first_of[r.key]
+            fresh[r.key] = fresh[first] if first in fresh else storage.table_of_arrow_file(table)
+            outcomes.append(o)
+    index.record(outcomes)
+    progress.done += len(outcomes)
+    progress.copied.extend(o["key"] for o in outcomes)
+    return {o["key"] for o in outcomes}
 
 
 def run_until_decided(
@@ -313,6 +351,7 @@ def _over_rounds(rounds: list[CampaignRun]) -> CampaignRun:
         last,
         skipped=first.skipped,
         executed=sum(r.executed for r in rounds),
+        copied=sum(r.copied for r in rounds),
         seconds=sum(r.seconds for r in rounds),
         driver_seconds=sum(r.driver_seconds for r in rounds),
         rounds=len(rounds),

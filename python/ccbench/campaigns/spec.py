@@ -190,6 +190,14 @@ class Run:
         return text_hash(dump_scenario(self.scenario, sort_keys=True, trace_text=_quoted_digest))
 
     @property
+    def condition_hash(self) -> str:
+        """The hash of the run's scenario without its seed: equal for the
+        repetitions of one condition (and for runs whose random levels
+        happen to be equal), different for any other change."""
+        unseeded = {k: v for k, v in self.scenario.items() if k != "seed"}
+        return text_hash(dump_scenario(unseeded, sort_keys=True, trace_text=_quoted_digest))
+
+    @property
     def legacy_scenario_hash(self) -> str:
         """The hash directories made before 4 Dec 2026 keep: of the whole
         `scenario_json`, traces included (the same as `scenario_hash` for a

@@ -33,7 +33,7 @@ import os
 import shutil
 import sqlite3
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -76,7 +76,8 @@ CREATE TABLE IF NOT EXISTS runs (
     wall_s REAL,
     worker TEXT,
     result_hash TEXT,
-    error TEXT
+    error TEXT,
+    random_draws INTEGER
 );
 CREATE INDEX IF NOT EXISTS runs_status ON runs (status);
 """
@@ -208,7 +209,8 @@ class Index:
                     self.db.execute("UPDATE runs SET position=?, scenario_hash=? WHERE key=?", (r.index, h, r.key))
                 elif have[r.key] != h:
                     self.db.execute(
-                        "UPDATE runs SET status='pending', scenario_hash=?, seed=?, result_hash=NULL WHERE key=?",
+                        "UPDATE runs SET status='pending', scenario_hash=?, seed=?, result_hash=NULL, "
+                        "random_draws=NULL WHERE key=?",
                         (h, r.seed, r.key),
                     )
                     self.db.execute("UPDATE runs SET position=? WHERE key=?", (r.index, r.key))
@@ -262,10 +264,23 @@ class Index:
             self.db.execute("BEGIN")
             self.db.executemany(
                 "UPDATE runs SET status=:status, completions=completions+(:status='done'), started_at=:started_at, "
-                "finished_at=:finished_at, wall_s=:wall_s, worker=:worker, result_hash=:result_hash, error=:error "
-                "WHERE key=:key",
-                outcomes,
+                "finished_at=:finished_at, wall_s=:wall_s, worker=:worker, result_hash=:result_hash, error=:error, "
+                "random_draws=:random_draws WHERE key=:key",
+                [{"random_draws": None, **o} for o in outcomes],
             )
+
+    def add_missing_columns(self) -> None:
+        """Gives an index written before a column existed that column (empty):
+        random_draws came on 5 Dec 2026."""
+        have = {row[1] for row in self.db.execute("PRAGMA table_info(runs)")}
+        if "random_draws" not in have:
+            self.db.execute("ALTER TABLE runs ADD COLUMN random_draws INTEGER")
+
+    def random_draws(self, keys: Sequence[str]) -> dict[str, tuple[int | None, str]]:
+        """Key -> (random_draws, result_hash) of those of `keys` that are done."""
+        wanted = set(keys)
+        rows = self.db.execute("SELECT key, random_draws, result_hash FROM runs WHERE status='done'")
+        return {k: (draws, h) for k, draws, h in rows if k in wanted}
 
     def frame(self) -> pd.DataFrame:
         """The runs of the index in plan order (levels as JSON text)."""
@@ -318,6 +333,7 @@ def prepare(directory: str | Path, campaign: Campaign, force: bool, version: str
             raise CampaignDirectoryError(f"{d} exists and is not a campaign directory; choose another --out")
         d.mkdir(parents=True, exist_ok=True)
         idx = Index(d, create=True)
+    idx.add_missing_columns()
     (d / "runs").mkdir(exist_ok=True)
     from ccbench.file_modes import atomic_write_bytes
 

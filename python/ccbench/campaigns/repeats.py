@@ -1,0 +1,68 @@
+"""A condition with no randomness runs once.
+
+The simulator counts the random numbers a run draws (`random_draws`, every
+stream, the building of the network included). A run that drew none gave
+the result every other seed would give, bit for bit: the path, its queues
+and its flows have no random part. So the runner first runs the first
+repetition of each condition, and a later repetition of a condition whose
+first run drew nothing is not simulated: its run file is a copy of the first
+run's (the same bytes and hash; its seed and repetition are the index's),
+and the index names it as such (worker "copy of KEY: no random draws").
+
+Runs go through the simulator every time when the campaign runs in kernel
+mode (the real kernel's randomness is not counted), when it keeps every
+run's tables (each run's own files hold its seed), or when the first run's
+file cannot be read back whole.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from ccbench.campaigns import integrity
+from ccbench.campaigns.spec import Run
+from ccbench.campaigns.storage import run_file
+
+#: The index's `worker` of a copied run; `{key}` is the run it copies.
+COPY_WORKER = "copy of {key}: no random draws"
+
+
+def first_runs(runs: Sequence[Run]) -> dict[str, str]:
+    """Run key -> the key of its condition's first run (the lowest
+    repetition among the runs whose scenarios differ only in their seed)."""
+    first: dict[str, str] = {}
+    out: dict[str, str] = {}
+    for r in sorted(runs, key=lambda r: r.rep):
+        out[r.key] = first.setdefault(r.condition_hash, r.key)
+    return out
+
+
+def copy(directory: Path, key: str, source_key: str, source_hash: str) -> dict | None:
+    """Writes run `key`'s file as a copy of run `source_key`'s, whose index
+    hash is `source_hash`, and returns the outcome the index records (with
+    the bytes as `table`, as a worker returns them); None when the source
+    file is missing or not the one the index vouches for (then the run runs)."""
+    from ccbench.file_modes import atomic_write_bytes
+
+    try:
+        data = run_file(directory, source_key).read_bytes()
+    except OSError:
+        return None
+    if integrity.digest(data) != source_hash:
+        return None
+    atomic_write_bytes(run_file(directory, key), data)
+    now = time.time()
+    return {
+        "key": key,
+        "status": "done",
+        "started_at": now,
+        "finished_at": now,
+        "wall_s": 0.0,
+        "worker": COPY_WORKER.format(key=source_key),
+        "result_hash": source_hash,
+        "error": None,
+        "random_draws": 0,
+        "table": data,
+    }
