@@ -5,10 +5,10 @@
 //! Everything else in this crate sees only `EmulatedLink` and ccsim's `Link`,
 //! so a change of the scenario schema (named links, routes) is fixed here.
 
-use ccsim::net::build::link_config;
 use ccsim::net::link::LinkConfig;
 use ccsim::net::topology::Topology;
 use ccsim::rng::stream;
+use ccsim::scenario::lower::link_config;
 use ccsim::scenario::{RttSamplesSpec, PCAP_EVERY_LINK};
 use ccsim::time::Nanos;
 use ccsim::Scenario;

@@ -8,12 +8,14 @@
 //! The field types are in `schema`, the checks in `check` (flows, traffic,
 //! record), `check_link` (one link's fields) and `topology` (links, routes,
 //! directions), the error type and its wording helpers in `error`; traces
-//! handed over already read in `shared_traces`.
+//! handed over already read in `shared_traces`. `lower` turns a checked
+//! scenario into the plain configs the simulator and the emulator build from.
 
 mod check;
 pub mod check_link;
 mod error;
 pub mod json_schema;
+pub mod lower;
 mod schema;
 pub mod shared_traces;
 pub mod topology;

@@ -6,8 +6,8 @@
 
 use super::check_link::check_link;
 use super::error::{err, suggestion};
+use super::lower::{bdp_queue_packets, queue_capacity, rate_config, red_params};
 use super::{Direction, QueueKind, Scenario, ScenarioError, TransportSpec, PCAP_EVERY_LINK};
-use crate::net::build::{bdp_queue_packets, queue_capacity, rate_config, red_params};
 use crate::net::queue::Capacity;
 use crate::net::topology::Topology;
 use crate::units::QueueSize;

@@ -6,7 +6,6 @@
 use super::{Flow, World};
 use crate::cc;
 use crate::event::{EventQueue, Timer};
-use crate::net::build::link_config;
 use crate::net::delay_line::DelayLine;
 use crate::net::link::Link;
 use crate::net::pool::PacketPool;
@@ -17,6 +16,7 @@ use crate::record::rtt_samples::RttSamples;
 use crate::record::rtt_stats::RttStats;
 use crate::record::series::{FlowSeries, LinkSeries};
 use crate::rng::{stream, Rng};
+use crate::scenario::lower::link_config;
 use crate::scenario::{
     BackgroundKind, BackgroundSpec, BufferSpec, CwndCountsSpec, FlowSpec, FrtoSpec, InterpolationSpec, RtoStyleSpec,
     RttSamplesSpec, Scenario, SizeDistSpec, TransportSpec, UndoSpec, PCAP_EVERY_LINK,
