@@ -6,9 +6,8 @@
 //! so a change of the scenario schema (named links, routes) is fixed here.
 
 use ccsim::net::link::LinkConfig;
-use ccsim::net::topology::Topology;
 use ccsim::rng::stream;
-use ccsim::scenario::lower::link_config;
+use ccsim::scenario::lower;
 use ccsim::scenario::{RttSamplesSpec, PCAP_EVERY_LINK};
 use ccsim::time::Nanos;
 use ccsim::Scenario;
@@ -44,7 +43,7 @@ pub struct PcapRequest {
 }
 
 /// Parses and checks the scenario, then builds its links exactly as
-/// `ccsim::sim` does (`Topology::of`: the dumbbell's two links, BDP-sized
+/// `ccsim::sim` does (`lower::network`: the dumbbell's two links, BDP-sized
 /// queues from each link's base RTT, streams LINK_BASE + link index).
 /// Kernel mode emulates the dumbbell only: a `[[links]]` topology is refused.
 pub fn path_from_scenario(scenario_json: &str) -> Result<EmulatedPath, String> {
@@ -55,17 +54,12 @@ pub fn path_from_scenario(scenario_json: &str) -> Result<EmulatedPath, String> {
                 .into(),
         );
     }
-    let topology = Topology::of(&s);
     let names: [&'static str; 2] = ["downlink", "uplink"];
     let links = names
         .iter()
+        .zip(lower::network(&s).links)
         .enumerate()
-        .map(|(l, name)| EmulatedLink {
-            name,
-            config: link_config(&topology.specs[l], topology.base_rtt_ns(l, &s.flows)),
-            seed: s.seed,
-            component: stream::LINK_BASE + l as u64,
-        })
+        .map(|(l, (name, config))| EmulatedLink { name, config, seed: s.seed, component: stream::LINK_BASE + l as u64 })
         .collect();
     let pcap = s.record.pcap.as_ref().map(|p| PcapRequest {
         path: p.path.clone(),

@@ -1,7 +1,6 @@
 //! The scenario's field types: links, flows and TCP settings, traffic
 //! sources, what to record; with their defaults (Linux's for TCP).
 
-pub use crate::net::topology::Direction;
 use crate::time::Nanos;
 use crate::units::{Bytes, Duration, QueueSize, Rate};
 use schemars::JsonSchema;
@@ -9,6 +8,20 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::Arc;
+
+// An input notion: lower turns it into routes of link indices, so net never sees it.
+/// Which way a flow or source of the dumbbell goes. The scenario schema
+/// uses this enum itself (as "down" and "up"): a second one there would only
+/// be mapped onto this one.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, JsonSchema, Default, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Direction {
+    /// Data on the downlink, ACKs on the uplink.
+    #[default]
+    Down,
+    /// Data on the uplink, ACKs on the downlink.
+    Up,
+}
 
 /// One direction of the bottleneck. The rate comes from exactly one of
 /// `rate`, `trace` or `rate_process`.

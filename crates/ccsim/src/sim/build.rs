@@ -1,5 +1,5 @@
-//! Building the world from a validated scenario: links from the topology
-//! (crate::net::topology) with their BDP queues, flows (sender, receiver,
+//! Building the world from a validated scenario: links and routes from its
+//! lowered network (crate::scenario::lower), flows (sender, receiver,
 //! access delay lines) with their routes, traffic sources, and the packet
 //! capture.
 
@@ -16,7 +16,7 @@ use crate::record::rtt_samples::RttSamples;
 use crate::record::rtt_stats::RttStats;
 use crate::record::series::{FlowSeries, LinkSeries};
 use crate::rng::{stream, Rng};
-use crate::scenario::lower::link_config;
+use crate::scenario::lower::{self, Network};
 use crate::scenario::{
     BackgroundKind, BackgroundSpec, BufferSpec, CwndCountsSpec, FlowSpec, FrtoSpec, InterpolationSpec, RtoStyleSpec,
     RttSamplesSpec, Scenario, SizeDistSpec, TransportSpec, UndoSpec, PCAP_EVERY_LINK,
@@ -274,12 +274,11 @@ impl World {
     /// Builds the world of a validated scenario, which records the sampled
     /// tables `recorded` names.
     pub fn new(s: &Scenario, recorded: Recorded) -> World {
-        let topology = Topology::of(s);
-        let links: Vec<Link> = (0..topology.specs.len())
-            .map(|l| {
-                let config = link_config(&topology.specs[l], topology.base_rtt_ns(l, &s.flows));
-                Link::new(config, s.seed, stream::LINK_BASE + l as u64)
-            })
+        let Network { topology, links } = lower::network(s);
+        let links: Vec<Link> = links
+            .into_iter()
+            .enumerate()
+            .map(|(l, config)| Link::new(config, s.seed, stream::LINK_BASE + l as u64))
             .collect();
         let pcap = s.record.pcap.as_ref().map(|p| PcapWriter::create(&p.path, p.snaplen));
         let pcap_links: Vec<bool> = topology
