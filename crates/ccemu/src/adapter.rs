@@ -8,7 +8,7 @@
 use ccsim::net::link::LinkConfig;
 use ccsim::rng::stream;
 use ccsim::scenario::lower;
-use ccsim::scenario::{RttSamplesSpec, PCAP_EVERY_LINK};
+use ccsim::scenario::PCAP_EVERY_LINK;
 use ccsim::time::Nanos;
 use ccsim::Scenario;
 
@@ -27,9 +27,10 @@ pub struct EmulatedPath {
     pub links: Vec<EmulatedLink>,
     pub record_interval_ns: Nanos,
     pub pcap: Option<PcapRequest>,
-    /// What the `rtt` table keeps (`record.rtt_samples`), and the run's seed,
-    /// from which its reservoir draws as the simulator's does.
-    pub rtt_samples: RttSamplesSpec,
+    /// How many RTT samples per flow the `rtt` table keeps (`record.rtt_samples`;
+    /// None: all), and the run's seed, from which its reservoir draws as the
+    /// simulator's does.
+    pub rtt_samples: Option<u64>,
     pub seed: u64,
 }
 
@@ -70,7 +71,7 @@ pub fn path_from_scenario(scenario_json: &str) -> Result<EmulatedPath, String> {
         links,
         record_interval_ns: s.record.interval_ns(),
         pcap,
-        rtt_samples: s.record.rtt_samples,
+        rtt_samples: lower::rtt_samples_per_flow(s.record.rtt_samples),
         seed: s.seed,
     })
 }
@@ -116,9 +117,10 @@ mod tests {
             let p = path_from_scenario(&json).unwrap();
             (p.rtt_samples, p.seed)
         };
-        assert_eq!(with(r#""rtt_samples":"none""#), (RttSamplesSpec::None, 7));
-        assert_eq!(with(r#""rtt_samples":50"#).0, RttSamplesSpec::PerFlow(50));
-        assert_eq!(with("").0, RttSamplesSpec::PerFlow(ccsim::scenario::DEFAULT_RTT_SAMPLES_PER_FLOW));
+        assert_eq!(with(r#""rtt_samples":"none""#), (Some(0), 7));
+        assert_eq!(with(r#""rtt_samples":"all""#).0, None);
+        assert_eq!(with(r#""rtt_samples":50"#).0, Some(50));
+        assert_eq!(with("").0, Some(ccsim::scenario::DEFAULT_RTT_SAMPLES_PER_FLOW));
     }
 
     #[test]

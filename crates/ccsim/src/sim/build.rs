@@ -19,7 +19,7 @@ use crate::rng::{stream, Rng};
 use crate::scenario::lower::{self, Network};
 use crate::scenario::{
     BackgroundKind, BackgroundSpec, BufferSpec, CwndCountsSpec, FlowSpec, FrtoSpec, InterpolationSpec, RtoStyleSpec,
-    RttSamplesSpec, Scenario, SizeDistSpec, TransportSpec, UndoSpec, PCAP_EVERY_LINK,
+    Scenario, SizeDistSpec, TransportSpec, UndoSpec, PCAP_EVERY_LINK,
 };
 use crate::tcp::frto::FrtoVariant;
 use crate::tcp::kernel;
@@ -302,7 +302,7 @@ impl World {
         let main_flows = flows.len();
         let link_samples = if recorded.link_series { s.duration.ns() / s.record.interval_ns() + 1 } else { 0 };
         let link_sample_rows = links.len() * link_samples as usize;
-        let rtt_samples = if recorded.rtt { s.record.rtt_samples } else { RttSamplesSpec::None };
+        let rtt_samples = if recorded.rtt { lower::rtt_samples_per_flow(s.record.rtt_samples) } else { Some(0) };
         let mut w = World {
             now: 0,
             end: s.duration.ns(),

@@ -1,8 +1,10 @@
 //! The one step from a checked scenario to the plain configs the simulator
 //! (`crate::sim`) and the kernel-mode emulator (crates/ccemu) build from:
-//! the links' `LinkConfig`s and the `Topology` of routes. Here, so that `net`
-//! never reads the scenario's types, and both modes resolve a scenario the
+//! the links' `LinkConfig`s, the `Topology` of routes and what the recorders
+//! keep. Here, so that `net` and `record` never read the scenario's types, and both modes resolve a scenario the
 //! same way.
+
+use super::RttSamplesSpec;
 
 mod link;
 mod topology;
@@ -11,3 +13,13 @@ pub use link::{
     bdp_queue_packets, codel_params, dualpi2_params, link_config, pie_params, queue_capacity, rate_config, red_params,
 };
 pub use topology::{base_rtt_ns, link_specs, network, topology, Network};
+
+/// How many RTT samples per flow the `rtt` table keeps (`record.rtt_samples`):
+/// None for all, Some(0) for none.
+pub fn rtt_samples_per_flow(spec: RttSamplesSpec) -> Option<u64> {
+    match spec {
+        RttSamplesSpec::All => None,
+        RttSamplesSpec::None => Some(0),
+        RttSamplesSpec::PerFlow(n) => Some(n),
+    }
+}
