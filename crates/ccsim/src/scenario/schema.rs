@@ -454,7 +454,7 @@ pub struct FlowSpec {
     #[serde(default)]
     pub access_delay: Duration,
     /// TCP settings, over the kernel preset `tcp.kernel` names (if any).
-    #[serde(default, deserialize_with = "crate::tcp::kernel::deserialize_tcp_with_preset")]
+    #[serde(default, deserialize_with = "super::kernel::deserialize_tcp_with_preset")]
     pub tcp: TcpSpec,
 }
 
@@ -964,7 +964,7 @@ pub struct BackgroundSpec {
     #[serde(default)]
     pub cc_params: BTreeMap<String, f64>,
     /// TCP settings, over the kernel preset `tcp.kernel` names (if any).
-    #[serde(default, deserialize_with = "crate::tcp::kernel::deserialize_tcp_with_preset")]
+    #[serde(default, deserialize_with = "super::kernel::deserialize_tcp_with_preset")]
     pub tcp: TcpSpec,
     /// poisson-web over UDP: sending rate of one transfer (omitted: a tenth
     /// of the bottleneck rate). On-off sources derive their rate from `load`.
