@@ -1,14 +1,17 @@
 //! The one step from a checked scenario to the plain configs the simulator
 //! (`crate::sim`) and the kernel-mode emulator (crates/ccemu) build from:
-//! the links' `LinkConfig`s, the `Topology` of routes and what the recorders
-//! keep. Here, so that `net` and `record` never read the scenario's types, and both modes resolve a scenario the
-//! same way.
+//! the links' `LinkConfig`s, the `Topology` of routes, each flow's
+//! `SenderConfig` and `ReceiverConfig`, and what the recorders keep. Here, so
+//! that `net`, `tcp` and `record` never read the scenario's types, and both
+//! modes resolve a scenario the same way.
 
 use super::RttSamplesSpec;
 
+mod flow;
 mod link;
 mod topology;
 
+pub use flow::{cc_params, receiver_config, sender_config};
 pub use link::{
     bdp_queue_packets, codel_params, dualpi2_params, link_config, pie_params, queue_capacity, rate_config, red_params,
 };
