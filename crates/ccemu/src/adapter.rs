@@ -8,7 +8,6 @@
 use ccsim::net::link::LinkConfig;
 use ccsim::rng::stream;
 use ccsim::scenario::lower;
-use ccsim::scenario::PCAP_EVERY_LINK;
 use ccsim::time::Nanos;
 use ccsim::Scenario;
 
@@ -65,7 +64,7 @@ pub fn path_from_scenario(scenario_json: &str) -> Result<EmulatedPath, String> {
     let pcap = s.record.pcap.as_ref().map(|p| PcapRequest {
         path: p.path.clone(),
         snaplen: p.snaplen,
-        links: names.map(|name| PCAP_EVERY_LINK.contains(&p.link.as_str()) || p.link == name),
+        links: names.map(|name| lower::captures(p, name)),
     });
     Ok(EmulatedPath {
         links,

@@ -18,7 +18,7 @@ use crate::record::series::{FlowSeries, LinkSeries};
 use crate::rng::{stream, Rng};
 use crate::scenario::lower::{self, Network};
 use crate::scenario::{
-    BackgroundKind, BackgroundSpec, FlowSpec, InterpolationSpec, Scenario, SizeDistSpec, TransportSpec, PCAP_EVERY_LINK,
+    BackgroundKind, BackgroundSpec, FlowSpec, InterpolationSpec, Scenario, SizeDistSpec, TransportSpec,
 };
 use crate::tcp::receiver::Receiver;
 use crate::tcp::sender::Sender;
@@ -194,9 +194,7 @@ impl World {
         let pcap_links: Vec<bool> = topology
             .names
             .iter()
-            .map(|name| {
-                s.record.pcap.as_ref().is_some_and(|p| PCAP_EVERY_LINK.contains(&p.link.as_str()) || &p.link == name)
-            })
+            .map(|name| s.record.pcap.as_ref().is_some_and(|p| lower::captures(p, name)))
             .collect();
         let mut flows = Vec::new();
         for (group, spec) in s.flows.iter().enumerate() {

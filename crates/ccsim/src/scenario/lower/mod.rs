@@ -5,7 +5,7 @@
 //! that `net`, `tcp` and `record` never read the scenario's types, and both
 //! modes resolve a scenario the same way.
 
-use super::RttSamplesSpec;
+use super::{PcapSpec, RttSamplesSpec, PCAP_EVERY_LINK};
 
 mod flow;
 mod link;
@@ -25,4 +25,10 @@ pub fn rtt_samples_per_flow(spec: RttSamplesSpec) -> Option<u64> {
         RttSamplesSpec::None => Some(0),
         RttSamplesSpec::PerFlow(n) => Some(n),
     }
+}
+
+/// Whether the packet capture records the link called `name` (`record.pcap.link`
+/// names it, or every link).
+pub fn captures(pcap: &PcapSpec, name: &str) -> bool {
+    PCAP_EVERY_LINK.contains(&pcap.link.as_str()) || pcap.link == name
 }
