@@ -17,16 +17,12 @@ use crate::record::rtt_stats::RttStats;
 use crate::record::series::{FlowSeries, LinkSeries};
 use crate::rng::{stream, Rng};
 use crate::scenario::lower::{self, Network};
-use crate::scenario::{
-    BackgroundKind, BackgroundSpec, FlowSpec, InterpolationSpec, Scenario, SizeDistSpec, TransportSpec,
-};
+use crate::scenario::{BackgroundKind, FlowSpec, Scenario, TransportSpec};
 use crate::tcp::receiver::Receiver;
 use crate::tcp::sender::Sender;
-use crate::traffic::intensity::{Intensity, Interpolation};
 use crate::traffic::on_off::OnOff;
 use crate::traffic::poisson_web::{PoissonWeb, WebTransport};
 use crate::traffic::series::SourceSeries;
-use crate::traffic::sizes::SizeDist;
 use crate::traffic::udp::UdpCbr;
 use crate::traffic::{Source, SourceCounters};
 
@@ -104,20 +100,14 @@ fn make_sources(
         let link = topology.bottleneck(&route.data, |k| links[k].mean_rate_bps());
         let capacity_bps = links[link].mean_rate_bps().round() as u64;
         let period = (b.start.ns(), b.stop.map_or(end, |d| d.ns().min(end)));
-        let intensity = Intensity::new(
-            b.profile.iter().map(|(t, m)| (t.ns(), *m)).collect(),
-            match b.interpolation {
-                InterpolationSpec::Step => Interpolation::Step,
-                InterpolationSpec::Linear => Interpolation::Linear,
-            },
-        );
+        let intensity = lower::intensity(b);
         let rng = |k: u64| Rng::for_component(s.seed, stream::TRAFFIC_BASE + 16 * id as u64 + k);
         let wire_bytes = b.packet_size.0 as u32;
         let source = match b.kind {
             BackgroundKind::PoissonWeb => {
                 let transport = match b.transport {
                     TransportSpec::Tcp => {
-                        template = Some((id, background_flow_spec(b), route.clone()));
+                        template = Some((id, lower::background_flow(b), route.clone()));
                         WebTransport::Tcp
                     }
                     TransportSpec::Udp => {
@@ -129,7 +119,7 @@ fn make_sources(
                     id,
                     b.load,
                     capacity_bps,
-                    size_dist(b),
+                    lower::size_dist(b),
                     transport,
                     intensity,
                     period,
@@ -151,33 +141,6 @@ fn make_sources(
         sources.push(source);
     }
     (sources, routes, template)
-}
-
-fn size_dist(b: &BackgroundSpec) -> SizeDist {
-    let mean = b.size.mean.0 as f64;
-    match b.size.dist {
-        SizeDistSpec::Pareto => SizeDist::Pareto { mean, alpha: b.size.shape },
-        SizeDistSpec::Lognormal => SizeDist::Lognormal { mean, sigma: b.size.sigma },
-        SizeDistSpec::Exponential => SizeDist::Exponential { mean },
-        SizeDistSpec::Fixed => SizeDist::Fixed { bytes: mean },
-    }
-}
-
-/// The flow entry every background TCP transfer is built from (start and size set per transfer).
-fn background_flow_spec(b: &BackgroundSpec) -> FlowSpec {
-    FlowSpec {
-        cc: b.cc.clone(),
-        cc_params: b.cc_params.clone(),
-        count: 1,
-        direction: b.direction,
-        route: b.route.clone(),
-        ack_route: b.ack_route.clone(),
-        start: Default::default(),
-        stop: None,
-        size: None,
-        access_delay: Default::default(),
-        tcp: b.tcp.clone(),
-    }
 }
 
 impl World {
