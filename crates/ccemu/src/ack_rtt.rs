@@ -33,7 +33,6 @@ use ccsim::net::packet::{Kind, Packet};
 use ccsim::record::rtt_samples::RttSamples;
 use ccsim::record::rtt_stats::{self, RttStats};
 use ccsim::record::table::Table;
-use ccsim::scenario::RttSamplesSpec;
 use std::collections::VecDeque;
 
 /// Sequence (or timestamp) `a` comes before `b`, modulo 2^32 (RFC 9293, RFC 7323).
@@ -173,13 +172,14 @@ pub struct AckRtt {
 
 impl AckRtt {
     /// For `flows` flows whose receivers listen on `first_port`, `first_port + 1`, ...;
-    /// the rtt table keeps what `spec` says, drawn from `seed` as the simulator draws.
-    pub fn new(first_port: u16, flows: usize, spec: RttSamplesSpec, seed: u64) -> AckRtt {
+    /// the rtt table keeps at most `per_flow` samples of each (None: all), drawn
+    /// from `seed` as the simulator draws.
+    pub fn new(first_port: u16, flows: usize, per_flow: Option<u64>, seed: u64) -> AckRtt {
         AckRtt {
             first_port,
             flows: (0..flows).map(|_| FlowRtt::default()).collect(),
             stats: vec![RttStats::default(); flows],
-            samples: RttSamples::new(spec, flows, seed),
+            samples: RttSamples::new(per_flow, flows, seed),
         }
     }
 
@@ -283,7 +283,7 @@ mod tests {
 
     #[test]
     fn only_the_flows_segments_and_their_receivers_acks_count() {
-        let mut a = AckRtt::new(20000, 1, RttSamplesSpec::All, 1);
+        let mut a = AckRtt::new(20000, 1, None, 1);
         let packet = |source: u16, destination: u16, h: &TcpHeader| {
             let total = 52 + h.payload as u16;
             let mut b = vec![0u8; total as usize];

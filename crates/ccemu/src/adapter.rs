@@ -5,11 +5,9 @@
 //! Everything else in this crate sees only `EmulatedLink` and ccsim's `Link`,
 //! so a change of the scenario schema (named links, routes) is fixed here.
 
-use ccsim::net::build::link_config;
 use ccsim::net::link::LinkConfig;
-use ccsim::net::topology::Topology;
 use ccsim::rng::stream;
-use ccsim::scenario::{RttSamplesSpec, PCAP_EVERY_LINK};
+use ccsim::scenario::lower;
 use ccsim::time::Nanos;
 use ccsim::Scenario;
 
@@ -28,9 +26,10 @@ pub struct EmulatedPath {
     pub links: Vec<EmulatedLink>,
     pub record_interval_ns: Nanos,
     pub pcap: Option<PcapRequest>,
-    /// What the `rtt` table keeps (`record.rtt_samples`), and the run's seed,
-    /// from which its reservoir draws as the simulator's does.
-    pub rtt_samples: RttSamplesSpec,
+    /// How many RTT samples per flow the `rtt` table keeps (`record.rtt_samples`;
+    /// None: all), and the run's seed, from which its reservoir draws as the
+    /// simulator's does.
+    pub rtt_samples: Option<u64>,
     pub seed: u64,
 }
 
@@ -44,7 +43,7 @@ pub struct PcapRequest {
 }
 
 /// Parses and checks the scenario, then builds its links exactly as
-/// `ccsim::sim` does (`Topology::of`: the dumbbell's two links, BDP-sized
+/// `ccsim::sim` does (`lower::network`: the dumbbell's two links, BDP-sized
 /// queues from each link's base RTT, streams LINK_BASE + link index).
 /// Kernel mode emulates the dumbbell only: a `[[links]]` topology is refused.
 pub fn path_from_scenario(scenario_json: &str) -> Result<EmulatedPath, String> {
@@ -55,28 +54,23 @@ pub fn path_from_scenario(scenario_json: &str) -> Result<EmulatedPath, String> {
                 .into(),
         );
     }
-    let topology = Topology::of(&s);
     let names: [&'static str; 2] = ["downlink", "uplink"];
     let links = names
         .iter()
+        .zip(lower::network(&s).links)
         .enumerate()
-        .map(|(l, name)| EmulatedLink {
-            name,
-            config: link_config(&topology.specs[l], topology.base_rtt_ns(l, &s.flows)),
-            seed: s.seed,
-            component: stream::LINK_BASE + l as u64,
-        })
+        .map(|(l, (name, config))| EmulatedLink { name, config, seed: s.seed, component: stream::LINK_BASE + l as u64 })
         .collect();
     let pcap = s.record.pcap.as_ref().map(|p| PcapRequest {
         path: p.path.clone(),
         snaplen: p.snaplen,
-        links: names.map(|name| PCAP_EVERY_LINK.contains(&p.link.as_str()) || p.link == name),
+        links: names.map(|name| lower::captures(p, name)),
     });
     Ok(EmulatedPath {
         links,
         record_interval_ns: s.record.interval_ns(),
         pcap,
-        rtt_samples: s.record.rtt_samples,
+        rtt_samples: lower::rtt_samples_per_flow(s.record.rtt_samples),
         seed: s.seed,
     })
 }
@@ -122,9 +116,10 @@ mod tests {
             let p = path_from_scenario(&json).unwrap();
             (p.rtt_samples, p.seed)
         };
-        assert_eq!(with(r#""rtt_samples":"none""#), (RttSamplesSpec::None, 7));
-        assert_eq!(with(r#""rtt_samples":50"#).0, RttSamplesSpec::PerFlow(50));
-        assert_eq!(with("").0, RttSamplesSpec::PerFlow(ccsim::scenario::DEFAULT_RTT_SAMPLES_PER_FLOW));
+        assert_eq!(with(r#""rtt_samples":"none""#), (Some(0), 7));
+        assert_eq!(with(r#""rtt_samples":"all""#).0, None);
+        assert_eq!(with(r#""rtt_samples":50"#).0, Some(50));
+        assert_eq!(with("").0, Some(ccsim::scenario::DEFAULT_RTT_SAMPLES_PER_FLOW));
     }
 
     #[test]

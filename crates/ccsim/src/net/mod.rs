@@ -1,5 +1,4 @@
 //! The network: packets, queues, channels, delay lines and the link state machine.
-pub mod build;
 pub mod channel;
 pub mod delay_line;
 pub mod link;

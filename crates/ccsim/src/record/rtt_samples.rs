@@ -8,7 +8,6 @@
 
 use super::table::{Column, Table};
 use crate::rng::{stream, Rng};
-use crate::scenario::RttSamplesSpec;
 use crate::time::{secs, Nanos};
 
 /// One flow's kept samples: (time, RTT).
@@ -32,13 +31,9 @@ pub struct RttSamples {
 }
 
 impl RttSamples {
-    /// For `flows` flows of a run seeded with `seed`.
-    pub fn new(spec: RttSamplesSpec, flows: usize, seed: u64) -> RttSamples {
-        let per_flow = match spec {
-            RttSamplesSpec::All => None,
-            RttSamplesSpec::None => Some(0),
-            RttSamplesSpec::PerFlow(n) => Some(n),
-        };
+    /// For `flows` flows of a run seeded with `seed`, keeping at most
+    /// `per_flow` samples of each (None: all; Some(0): none).
+    pub fn new(per_flow: Option<u64>, flows: usize, seed: u64) -> RttSamples {
         let flows = if per_flow == Some(0) {
             Vec::new()
         } else {
@@ -125,8 +120,8 @@ fn skip(rng: &mut Rng, w: f64) -> u64 {
 mod tests {
     use super::*;
 
-    fn offer(spec: RttSamplesSpec, seed: u64, n: u64) -> Table {
-        let mut s = RttSamples::new(spec, 2, seed);
+    fn offer(per_flow: Option<u64>, seed: u64, n: u64) -> Table {
+        let mut s = RttSamples::new(per_flow, 2, seed);
         for i in 0..n {
             s.push(i * 1000, (i % 2) as usize, 1_000_000 + i);
         }
@@ -135,29 +130,29 @@ mod tests {
 
     #[test]
     fn a_reservoir_keeps_at_most_n_per_flow_the_same_for_the_same_seed() {
-        let a = offer(RttSamplesSpec::PerFlow(100), 7, 10_000);
+        let a = offer(Some(100), 7, 10_000);
         assert_eq!(a.rows(), 200);
-        assert_eq!(a, offer(RttSamplesSpec::PerFlow(100), 7, 10_000));
-        assert_ne!(a, offer(RttSamplesSpec::PerFlow(100), 8, 10_000));
+        assert_eq!(a, offer(Some(100), 7, 10_000));
+        assert_ne!(a, offer(Some(100), 8, 10_000));
         let t = a.f64("t");
         assert!(t[..100].windows(2).all(|w| w[0] < w[1]), "each flow's rows in time order");
         // Fewer samples than the reservoir holds: all of them.
-        assert_eq!(offer(RttSamplesSpec::PerFlow(100), 7, 50), offer(RttSamplesSpec::All, 7, 50));
+        assert_eq!(offer(Some(100), 7, 50), offer(None, 7, 50));
     }
 
     #[test]
     fn a_reservoir_samples_uniformly_over_the_run() {
         // Flow 0's samples are the even i; a uniform sample of 1000 of 50,000
         // has its mean index near the middle (standard error about 900).
-        let t = offer(RttSamplesSpec::PerFlow(1000), 3, 100_000);
+        let t = offer(Some(1000), 3, 100_000);
         let mean_index = t.f64("t")[..1000].iter().map(|s| s * 1e6).sum::<f64>() / 1000.0;
         assert!((mean_index - 50_000.0).abs() < 3_000.0, "{mean_index}");
     }
 
     #[test]
     fn all_keeps_every_sample_and_none_keeps_nothing() {
-        assert_eq!(offer(RttSamplesSpec::All, 1, 1234).rows(), 1234);
-        let none = offer(RttSamplesSpec::None, 1, 1234);
+        assert_eq!(offer(None, 1, 1234).rows(), 1234);
+        let none = offer(Some(0), 1, 1234);
         assert_eq!((none.rows(), none.columns.len()), (0, 3));
     }
 }

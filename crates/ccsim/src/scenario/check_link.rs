@@ -4,11 +4,11 @@
 //! the bad value and what is allowed.
 
 use super::error::err;
+use super::lower::{codel_params, dualpi2_params, pie_params, red_params};
 use super::{
     DchSpec, JitterDistribution, JitterSpec, LinkSpec, LossSpec, OutageDistribution, OutageProcessSpec, QueueKind,
     QueueSpec, ScenarioError,
 };
-use crate::net::build::{codel_params, dualpi2_params, pie_params, red_params};
 use crate::net::channel::trace::check_opportunities;
 use crate::units::{Duration, QueueSize};
 

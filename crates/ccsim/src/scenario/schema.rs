@@ -1,7 +1,6 @@
 //! The scenario's field types: links, flows and TCP settings, traffic
 //! sources, what to record; with their defaults (Linux's for TCP).
 
-pub use crate::net::topology::Direction;
 use crate::time::Nanos;
 use crate::units::{Bytes, Duration, QueueSize, Rate};
 use schemars::JsonSchema;
@@ -9,6 +8,20 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::Arc;
+
+// An input notion: lower turns it into routes of link indices, so net never sees it.
+/// Which way a flow or source of the dumbbell goes. The scenario schema
+/// uses this enum itself (as "down" and "up"): a second one there would only
+/// be mapped onto this one.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, JsonSchema, Default, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Direction {
+    /// Data on the downlink, ACKs on the uplink.
+    #[default]
+    Down,
+    /// Data on the uplink, ACKs on the downlink.
+    Up,
+}
 
 /// One direction of the bottleneck. The rate comes from exactly one of
 /// `rate`, `trace` or `rate_process`.
@@ -441,7 +454,7 @@ pub struct FlowSpec {
     #[serde(default)]
     pub access_delay: Duration,
     /// TCP settings, over the kernel preset `tcp.kernel` names (if any).
-    #[serde(default, deserialize_with = "crate::tcp::kernel::deserialize_tcp_with_preset")]
+    #[serde(default, deserialize_with = "super::kernel::deserialize_tcp_with_preset")]
     pub tcp: TcpSpec,
 }
 
@@ -951,7 +964,7 @@ pub struct BackgroundSpec {
     #[serde(default)]
     pub cc_params: BTreeMap<String, f64>,
     /// TCP settings, over the kernel preset `tcp.kernel` names (if any).
-    #[serde(default, deserialize_with = "crate::tcp::kernel::deserialize_tcp_with_preset")]
+    #[serde(default, deserialize_with = "super::kernel::deserialize_tcp_with_preset")]
     pub tcp: TcpSpec,
     /// poisson-web over UDP: sending rate of one transfer (omitted: a tenth
     /// of the bottleneck rate). On-off sources derive their rate from `load`.

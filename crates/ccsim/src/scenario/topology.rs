@@ -2,14 +2,13 @@
 //! optional `uplink`, a `direction` per flow and source) or named `[[links]]`
 //! with a `route` (data) and `ack_route` per flow, a `route` per UDP source
 //! and background. Every error names the field path, the bad value and what
-//! is allowed. The routes themselves are resolved in `crate::net::topology`.
+//! is allowed. The routes themselves are resolved in `super::lower`.
 
 use super::check_link::check_link;
 use super::error::{err, suggestion};
+use super::lower::{base_rtt_ns, bdp_queue_packets, link_specs, queue_capacity, rate_config, red_params, topology};
 use super::{Direction, QueueKind, Scenario, ScenarioError, TransportSpec, PCAP_EVERY_LINK};
-use crate::net::build::{bdp_queue_packets, queue_capacity, rate_config, red_params};
 use crate::net::queue::Capacity;
-use crate::net::topology::Topology;
 use crate::units::QueueSize;
 
 /// Random streams are numbered per link (see `crate::rng::stream::LINK_BASE`
@@ -97,11 +96,12 @@ fn check_name(path: &str, name: &str) -> Result<(), ScenarioError> {
 /// full is dropped), and RED whose `min_th` is above what it holds never
 /// acts (its average cannot exceed the queue).
 pub(super) fn check_bdp_queues(s: &Scenario) -> Result<(), ScenarioError> {
-    let topology = Topology::of(s);
-    for (l, spec) in topology.specs.iter().enumerate() {
+    let specs = link_specs(s);
+    let topology = topology(s, &specs);
+    for (l, spec) in specs.iter().enumerate() {
         let path = if s.links.is_empty() { topology.names[l].clone() } else { format!("links[{l}]") };
         let rate = rate_config(spec);
-        let rtt_ns = topology.base_rtt_ns(l, &s.flows);
+        let rtt_ns = base_rtt_ns(&topology, &specs, l, &s.flows);
         if let QueueSize::Bdp(multiple) = spec.queue.size() {
             let packets = bdp_queue_packets(&rate, multiple, rtt_ns);
             if rtt_ns > 0 && packets.round() < 1.0 {

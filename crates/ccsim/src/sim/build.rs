@@ -1,12 +1,11 @@
-//! Building the world from a validated scenario: links from the topology
-//! (crate::net::topology) with their BDP queues, flows (sender, receiver,
-//! access delay lines) with their routes, traffic sources, and the packet
-//! capture.
+//! Building the world from a validated scenario: links and routes from its
+//! lowered network (crate::scenario::lower), flows (sender and receiver from
+//! their lowered configs, access delay lines) with their routes, traffic
+//! sources, and the packet capture.
 
 use super::{Flow, World};
 use crate::cc;
 use crate::event::{EventQueue, Timer};
-use crate::net::build::link_config;
 use crate::net::delay_line::DelayLine;
 use crate::net::link::Link;
 use crate::net::pool::PacketPool;
@@ -17,24 +16,15 @@ use crate::record::rtt_samples::RttSamples;
 use crate::record::rtt_stats::RttStats;
 use crate::record::series::{FlowSeries, LinkSeries};
 use crate::rng::{stream, Rng};
-use crate::scenario::{
-    BackgroundKind, BackgroundSpec, BufferSpec, CwndCountsSpec, FlowSpec, FrtoSpec, InterpolationSpec, RtoStyleSpec,
-    RttSamplesSpec, Scenario, SizeDistSpec, TransportSpec, UndoSpec, PCAP_EVERY_LINK,
-};
-use crate::tcp::frto::FrtoVariant;
-use crate::tcp::kernel;
-use crate::tcp::receiver::{BufferAccounting, EcnEcho, Receiver, ReceiverConfig};
-use crate::tcp::rtt::{RtoStyle, RttEstimator};
-use crate::tcp::sender::{Sender, SenderConfig};
-use crate::tcp::undo26::UndoStyle;
-use crate::traffic::intensity::{Intensity, Interpolation};
+use crate::scenario::lower::{self, Network};
+use crate::scenario::{BackgroundKind, FlowSpec, Scenario, TransportSpec};
+use crate::tcp::receiver::Receiver;
+use crate::tcp::sender::Sender;
 use crate::traffic::on_off::OnOff;
 use crate::traffic::poisson_web::{PoissonWeb, WebTransport};
 use crate::traffic::series::SourceSeries;
-use crate::traffic::sizes::SizeDist;
 use crate::traffic::udp::UdpCbr;
 use crate::traffic::{Source, SourceCounters};
-use std::collections::BTreeMap;
 
 /// The flow entry background TCP transfers are made from, their source's index and their route.
 pub(super) type BackgroundFlow = (u32, FlowSpec, Route);
@@ -51,79 +41,10 @@ pub(super) fn make_flow(
     run_seed: u64,
 ) -> Flow {
     let t = &spec.tcp;
-    let cc_params = kernel_cc_params(spec);
+    let cc_params = lower::cc_params(spec);
     let algorithm = cc::build_for_flow(&spec.cc, &cc_params, t.mss, run_seed, id).expect("validated algorithm");
-    let sender_cfg = SenderConfig {
-        mss: t.mss,
-        init_cwnd: t.init_cwnd,
-        sack: t.sack,
-        timestamps: t.timestamps,
-        prr: t.prr,
-        rack: t.rack,
-        tlp: t.tlp,
-        early_retrans: t.early_retrans,
-        fack: t.fack,
-        counting: match t.cwnd_counts {
-            CwndCountsSpec::Segments => cc::Counting::Segments,
-            CwndCountsSpec::Acks => cc::Counting::Acks,
-        },
-        pacing: t.pacing,
-        ecn: t.ecn || algorithm.needs_ecn(),
-        frto: match t.frto {
-            FrtoSpec::Off => FrtoVariant::Off,
-            FrtoSpec::Rfc4138 => FrtoVariant::Rfc4138,
-            FrtoSpec::Rfc5682 => FrtoVariant::Rfc5682,
-        },
-        undo: match t.undo {
-            UndoSpec::Modern => UndoStyle::Modern,
-            UndoSpec::Linux26 => UndoStyle::Linux26,
-        },
-        rto_style: match t.rto_style {
-            RtoStyleSpec::Linux => RtoStyle::Linux,
-            RtoStyleSpec::Rfc6298 => RtoStyle::Rfc6298,
-        },
-        initial_rto: t.initial_rto.ns(),
-        min_rto: t.min_rto.ns(),
-        max_rto: t.max_rto.ns(),
-        snd_buf: match t.snd_buf {
-            BufferSpec::Fixed(b) => Some(b.0),
-            BufferSpec::Auto(_) => None,
-        },
-        wmem_max: t.wmem_max.0,
-        snd_skb_overhead: t.snd_skb_overhead.0,
-        start: spec.start.ns(),
-        stop: spec.stop.map(|d| d.ns()),
-        size: spec.size.map(|b| b.0),
-    };
-    // The receiver's RTO comes from its one RTT sample, the handshake's: the
-    // route's round trip (SYN and SYN-ACK, whose serialization is left out).
-    let mut handshake =
-        RttEstimator::new(sender_cfg.rto_style, sender_cfg.initial_rto, sender_cfg.min_rto, sender_cfg.max_rto);
-    handshake.on_sample(route.delay + 2 * spec.access_delay.ns());
-    let (rcv_buf, autotune) = match t.rcv_buf {
-        BufferSpec::Fixed(b) => (b.0, false),
-        BufferSpec::Auto(_) => (t.rmem_default.0, true),
-    };
-    let receiver_cfg = ReceiverConfig {
-        mss: t.mss,
-        sack: t.sack,
-        timestamps: t.timestamps,
-        delayed_ack: t.delayed_ack,
-        delack_segments: t.delack_segments,
-        delack_timeout: t.delack_timeout.ns(),
-        rcv_buf,
-        rcv_buf_max: t.rmem_max.0.max(rcv_buf),
-        autotune,
-        init_rcv_wnd: t.init_rcv_wnd,
-        rto: handshake.rto(),
-        // Algorithms that need ECN (dctcp) get the accurate echo of RFC 8257 3.2.
-        ecn_echo: match (algorithm.needs_ecn(), sender_cfg.ecn) {
-            (true, _) => EcnEcho::Dctcp,
-            (false, true) => EcnEcho::Classic,
-            (false, false) => EcnEcho::Off,
-        },
-        accounting: BufferAccounting { adv_win_scale: t.adv_win_scale, skb_overhead_bytes: t.skb_overhead.0 },
-    };
+    let sender_cfg = lower::sender_config(spec, algorithm.needs_ecn());
+    let receiver_cfg = lower::receiver_config(spec, route.delay, &sender_cfg, algorithm.needs_ecn());
     let pcap_meta = FlowMeta {
         mss: t.mss,
         timestamps: t.timestamps,
@@ -156,21 +77,6 @@ pub(super) fn make_flow(
     }
 }
 
-/// The flow's cc parameters: the scenario's, plus those its kernel preset
-/// changes for its algorithm (HyStart off in CUBIC before 2.6.29) where the
-/// scenario does not set them.
-fn kernel_cc_params(spec: &FlowSpec) -> BTreeMap<String, f64> {
-    let mut params = spec.cc_params.clone();
-    if let Some(preset) = spec.tcp.kernel.as_deref().and_then(kernel::preset) {
-        for &(cc, name, value, _source) in preset.cc_params {
-            if cc == spec.cc {
-                params.entry(name.to_string()).or_insert(value);
-            }
-        }
-    }
-    params
-}
-
 /// The traffic sources of a scenario: its [[udp]] entries, then its
 /// [background], with their routes, and the background's TCP flow template
 /// (and route) if it has one.
@@ -194,20 +100,14 @@ fn make_sources(
         let link = topology.bottleneck(&route.data, |k| links[k].mean_rate_bps());
         let capacity_bps = links[link].mean_rate_bps().round() as u64;
         let period = (b.start.ns(), b.stop.map_or(end, |d| d.ns().min(end)));
-        let intensity = Intensity::new(
-            b.profile.iter().map(|(t, m)| (t.ns(), *m)).collect(),
-            match b.interpolation {
-                InterpolationSpec::Step => Interpolation::Step,
-                InterpolationSpec::Linear => Interpolation::Linear,
-            },
-        );
+        let intensity = lower::intensity(b);
         let rng = |k: u64| Rng::for_component(s.seed, stream::TRAFFIC_BASE + 16 * id as u64 + k);
         let wire_bytes = b.packet_size.0 as u32;
         let source = match b.kind {
             BackgroundKind::PoissonWeb => {
                 let transport = match b.transport {
                     TransportSpec::Tcp => {
-                        template = Some((id, background_flow_spec(b), route.clone()));
+                        template = Some((id, lower::background_flow(b), route.clone()));
                         WebTransport::Tcp
                     }
                     TransportSpec::Udp => {
@@ -219,7 +119,7 @@ fn make_sources(
                     id,
                     b.load,
                     capacity_bps,
-                    size_dist(b),
+                    lower::size_dist(b),
                     transport,
                     intensity,
                     period,
@@ -243,51 +143,21 @@ fn make_sources(
     (sources, routes, template)
 }
 
-fn size_dist(b: &BackgroundSpec) -> SizeDist {
-    let mean = b.size.mean.0 as f64;
-    match b.size.dist {
-        SizeDistSpec::Pareto => SizeDist::Pareto { mean, alpha: b.size.shape },
-        SizeDistSpec::Lognormal => SizeDist::Lognormal { mean, sigma: b.size.sigma },
-        SizeDistSpec::Exponential => SizeDist::Exponential { mean },
-        SizeDistSpec::Fixed => SizeDist::Fixed { bytes: mean },
-    }
-}
-
-/// The flow entry every background TCP transfer is built from (start and size set per transfer).
-fn background_flow_spec(b: &BackgroundSpec) -> FlowSpec {
-    FlowSpec {
-        cc: b.cc.clone(),
-        cc_params: b.cc_params.clone(),
-        count: 1,
-        direction: b.direction,
-        route: b.route.clone(),
-        ack_route: b.ack_route.clone(),
-        start: Default::default(),
-        stop: None,
-        size: None,
-        access_delay: Default::default(),
-        tcp: b.tcp.clone(),
-    }
-}
-
 impl World {
     /// Builds the world of a validated scenario, which records the sampled
     /// tables `recorded` names.
     pub fn new(s: &Scenario, recorded: Recorded) -> World {
-        let topology = Topology::of(s);
-        let links: Vec<Link> = (0..topology.specs.len())
-            .map(|l| {
-                let config = link_config(&topology.specs[l], topology.base_rtt_ns(l, &s.flows));
-                Link::new(config, s.seed, stream::LINK_BASE + l as u64)
-            })
+        let Network { topology, links } = lower::network(s);
+        let links: Vec<Link> = links
+            .into_iter()
+            .enumerate()
+            .map(|(l, config)| Link::new(config, s.seed, stream::LINK_BASE + l as u64))
             .collect();
         let pcap = s.record.pcap.as_ref().map(|p| PcapWriter::create(&p.path, p.snaplen));
         let pcap_links: Vec<bool> = topology
             .names
             .iter()
-            .map(|name| {
-                s.record.pcap.as_ref().is_some_and(|p| PCAP_EVERY_LINK.contains(&p.link.as_str()) || &p.link == name)
-            })
+            .map(|name| s.record.pcap.as_ref().is_some_and(|p| lower::captures(p, name)))
             .collect();
         let mut flows = Vec::new();
         for (group, spec) in s.flows.iter().enumerate() {
@@ -303,7 +173,7 @@ impl World {
         let main_flows = flows.len();
         let link_samples = if recorded.link_series { s.duration.ns() / s.record.interval_ns() + 1 } else { 0 };
         let link_sample_rows = links.len() * link_samples as usize;
-        let rtt_samples = if recorded.rtt { s.record.rtt_samples } else { RttSamplesSpec::None };
+        let rtt_samples = if recorded.rtt { lower::rtt_samples_per_flow(s.record.rtt_samples) } else { Some(0) };
         let mut w = World {
             now: 0,
             end: s.duration.ns(),
@@ -348,27 +218,5 @@ impl World {
         }
         w.next_sample = Some(w.events.reserve(0));
         w
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn an_old_kernel_turns_cubic_hystart_off_unless_the_scenario_sets_it() {
-        let scenario = |params: &str| {
-            Scenario::from_json(&format!(
-                r#"{{"duration": 1, "downlink": {{"rate": "10Mbit", "delay": "10ms"}},
-                   "flows": [{{"cc": "cubic", "tcp": {{"kernel": "2.6.24"}} {params}}},
-                             {{"cc": "cubic", "tcp": {{"kernel": "2.6.32"}}}}]}}"#
-            ))
-            .unwrap()
-        };
-        let s = scenario("");
-        assert_eq!(kernel_cc_params(&s.flows[0]).get("hystart"), Some(&0.0));
-        assert_eq!(kernel_cc_params(&s.flows[1]).get("hystart"), None);
-        let s = scenario(r#", "cc_params": {"hystart": 1}"#);
-        assert_eq!(kernel_cc_params(&s.flows[0]).get("hystart"), Some(&1.0));
     }
 }

@@ -5,14 +5,13 @@
 use super::{Flow, World};
 use crate::net::link::Link;
 use crate::net::packet::payload_share;
-use crate::net::topology::Direction;
 use crate::record::link_table::links_table;
 use crate::record::pcap::{PcapSummary, PcapWriter};
 use crate::record::recorded::{Recorded, TABLES};
 use crate::record::rtt_stats::{self, RttStats};
 use crate::record::summary;
 use crate::record::table::{Column, Table};
-use crate::scenario::Scenario;
+use crate::scenario::{Direction, Scenario};
 use crate::tcp::chrono::ChronoTotals;
 use crate::time::{nanos, secs, Nanos};
 use crate::traffic::series::summary_table;

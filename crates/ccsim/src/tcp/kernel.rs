@@ -3,8 +3,9 @@
 //! today's Linux ("6.x", the default, which sets nothing). Explicit `tcp`
 //! fields override the preset; a network profile's TCP defaults (ccbench's
 //! Python front writes them into each flow's `tcp` table) are explicit fields
-//! here, so the order is preset, then profile, then the flow's own fields.
-//! Each value below cites the kernel source of
+//! here, so the order is preset, then profile, then the flow's own fields
+//! (`crate::scenario::kernel` merges them as a scenario is read; this file
+//! holds the presets' values only). Each value below cites the kernel source of
 //! its release; what differs between those releases but ccbench does not
 //! model is listed in [`NOT_MODELLED`], so a preset never claims a behaviour
 //! the simulator lacks.
@@ -21,10 +22,6 @@
 //! tcp_fixup_rcvbuf, tcp_rcv_space_adjust, the sysctl defaults: tcp_frto 2,
 //! tcp_dsack 1, tcp_fack 1, tcp_adv_win_scale 2 then 1 in 3.5, and
 //! tcp_early_retrans 2 in 3.5), net/ipv4/tcp_cubic.c (v2.1, v2.2, v2.3).
-
-use serde::de::{Deserializer, Error as _};
-use serde::Deserialize;
-use serde_json::{Map, Value};
 
 /// One field a preset sets: the `tcp` (or cc parameter) name, its value as a
 /// scenario would write it, and the kernel source it comes from.
@@ -45,14 +42,6 @@ pub enum PresetLiteral {
 }
 
 impl PresetLiteral {
-    fn to_json(self) -> Value {
-        match self {
-            PresetLiteral::Int(v) => Value::from(v),
-            PresetLiteral::Bool(v) => Value::from(v),
-            PresetLiteral::Text(v) => Value::from(v),
-        }
-    }
-
     /// The value as text, for listings.
     pub fn display(self) -> String {
         match self {
@@ -345,35 +334,6 @@ pub fn preset_names() -> String {
     PRESETS.iter().map(|p| format!("\"{}\"", p.name)).collect::<Vec<_>>().join(", ")
 }
 
-/// The `tcp` table of a scenario with its kernel preset applied: the preset's
-/// values first, the fields the scenario wrote over them.
-pub fn with_preset(mut explicit: Map<String, Value>) -> Result<Map<String, Value>, String> {
-    let name = match explicit.get("kernel") {
-        None => return Ok(explicit),
-        Some(Value::String(name)) => name.clone(),
-        Some(other) => return Err(format!("kernel: expected a release name such as \"2.6.24\", got {other}")),
-    };
-    let preset =
-        preset(&name).ok_or_else(|| format!("kernel: unknown release \"{name}\" (known: {})", preset_names()))?;
-    let mut merged: Map<String, Value> = preset.tcp.iter().map(|p| (p.field.to_string(), p.value.to_json())).collect();
-    merged.append(&mut explicit);
-    Ok(merged)
-}
-
-/// Deserializes a `tcp` table through [`with_preset`].
-pub fn deserialize_tcp_with_preset<'de, D, T>(d: D) -> Result<T, D::Error>
-where
-    D: Deserializer<'de>,
-    T: serde::de::DeserializeOwned,
-{
-    let explicit = Map::<String, Value>::deserialize(d)?;
-    let merged = with_preset(explicit).map_err(D::Error::custom)?;
-    serde_path_to_error::deserialize(Value::Object(merged)).map_err(|e| {
-        let field = e.path().to_string();
-        D::Error::custom(format!("{field}: {}", e.into_inner()))
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -399,9 +359,6 @@ mod tests {
         }
         assert_eq!(field("2.6.32", "init_rcv_wnd"), Some(Int(4)));
         assert_eq!(field("3.5", "init_rcv_wnd"), Some(Int(10)));
-        let merged = with_preset(serde_json::from_str(r#"{"kernel": "2.6.24"}"#).unwrap()).unwrap();
-        let tcp: crate::scenario::TcpSpec = serde_json::from_value(Value::Object(merged)).unwrap();
-        assert_eq!((tcp.cwnd_counts, tcp.init_rcv_wnd), (crate::scenario::CwndCountsSpec::Acks, Some(4)));
     }
 
     #[test]
@@ -411,9 +368,6 @@ mod tests {
             assert_eq!(frto(old), Some(Text("rfc4138")), "{old}");
         }
         assert_eq!(frto("6.x"), None, "the default, RFC 5682");
-        let merged = with_preset(serde_json::from_str(r#"{"kernel": "2.6.24"}"#).unwrap()).unwrap();
-        let tcp: crate::scenario::TcpSpec = serde_json::from_value(Value::Object(merged)).unwrap();
-        assert_eq!(tcp.frto, crate::scenario::FrtoSpec::Rfc4138);
     }
 
     #[test]
@@ -427,21 +381,5 @@ mod tests {
         assert_eq!(loss_event("6.x"), None);
         let info = crate::cc::lookup("westwood+").unwrap();
         assert!(info.params.iter().any(|p| p.name() == "loss_event"));
-    }
-
-    #[test]
-    fn explicit_fields_win_over_the_preset() {
-        let explicit: Map<String, Value> = serde_json::from_str(r#"{"kernel": "2.6.32", "init_cwnd": 4}"#).unwrap();
-        let merged = with_preset(explicit).unwrap();
-        assert_eq!(merged["init_cwnd"], Value::from(4));
-        assert_eq!(merged["prr"], Value::from(false));
-        assert_eq!(merged["rmem_max"], Value::from(4_194_304));
-    }
-
-    #[test]
-    fn an_unknown_release_is_refused_with_the_known_ones() {
-        let explicit: Map<String, Value> = serde_json::from_str(r#"{"kernel": "2.4"}"#).unwrap();
-        let e = with_preset(explicit).unwrap_err();
-        assert!(e.contains("\"2.6.24\""), "{e}");
     }
 }

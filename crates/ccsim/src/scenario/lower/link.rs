@@ -1,18 +1,19 @@
 //! From a checked link description to a link: the resolution of sizes and
 //! durations into a `LinkConfig` (the checks are crate::scenario::check_link).
-//! Kept beside the link (not in the simulator) so the emulator builds the very
-//! same link from the same scenario.
+//! Here, on the scenario's side, so that net knows only its plain configs; the
+//! simulator and the emulator both call it, so they build the very same link
+//! from the same scenario.
 
-use super::channel::arq::ArqConfig;
-use super::channel::dch::{DchConfig, FachConfig};
-use super::channel::jitter::{JitterConfig, JitterDist};
-use super::channel::loss::LossModel;
-use super::channel::outage::{DurationDist, OutageConfig, OutageProcessConfig};
-use super::channel::rate::{RateConfig, RateState};
-use super::channel::trace::TraceConfig;
-use super::link::LinkConfig;
-use super::packet::MTU_BYTES;
-use super::queue::{Capacity, CodelParams, DualPi2Params, PieParams, QueueConfig, RedParams};
+use crate::net::channel::arq::ArqConfig;
+use crate::net::channel::dch::{DchConfig, FachConfig};
+use crate::net::channel::jitter::{JitterConfig, JitterDist};
+use crate::net::channel::loss::LossModel;
+use crate::net::channel::outage::{DurationDist, OutageConfig, OutageProcessConfig};
+use crate::net::channel::rate::{RateConfig, RateState};
+use crate::net::channel::trace::TraceConfig;
+use crate::net::link::LinkConfig;
+use crate::net::packet::MTU_BYTES;
+use crate::net::queue::{Capacity, CodelParams, DualPi2Params, PieParams, QueueConfig, RedParams};
 use crate::scenario::{
     JitterDistribution, LinkSpec, LossSpec, OutageDistribution, QueueKind, QueueSpec, RateProcessStart,
 };
