@@ -200,6 +200,28 @@ fn ccp_and_ccpd_settle_to_a_bounded_queue_without_loss() {
 }
 
 #[test]
+fn ccp_with_unit_gain_settles_at_a_third_of_the_path_storage_below_three_pipes() {
+    // The law's fixed point with x = 0 is cwnd = (Kp B - inflight) / 2 = Kp B / 3
+    // (ccp.rs): with a small queue (a quarter BDP, as a switch port on a long
+    // path) the storage is at most 1.25 pipes, so Kp = 1 keeps at most 0.42 of
+    // the pipe in flight and leaves the rest of the path idle (Cavendish et
+    // al.'s B/3). The estimator holds B below the storage here (about 68 of
+    // 104 segments), which lowers the window further.
+    let r = simulate(
+        r#"{"duration": 60, "downlink": {"rate": "10Mbit", "delay": "50ms", "queue": {"size": "0.25bdp"}},
+            "flows": [{"cc": "ccp"}]}"#,
+    );
+    let late = |var: &str| -> f64 {
+        let v: Vec<f64> = series(&r, 0, var).into_iter().filter(|(t, _)| *t >= 20.0).map(|(_, x)| x).collect();
+        v.iter().sum::<f64>() / v.len() as f64
+    };
+    let (cwnd, b) = (late("cwnd"), late("cc_b_pkts"));
+    assert!((b / 3.0 * 0.85..=b / 3.0 * 1.15).contains(&cwnd), "cwnd {cwnd:.1}, path storage {b:.1}");
+    let util = goodput_bps(&r, 0) / (10e6 * PAYLOAD_SHARE);
+    assert!(util < 0.6, "utilization {util:.3}: the law should leave the pipe part empty");
+}
+
+#[test]
 fn ccp_higher_gain_queues_more() {
     let q_mean = |params: &str| {
         let r = ccp_clean_path("ccp", params);
