@@ -575,9 +575,12 @@ pub struct TcpSpec {
     #[serde(default)]
     pub early_retrans: bool,
     /// What the window's growth counts: "segments" each ACK delivers (Linux
-    /// 4.0+, the default), or "acks" (Linux 2.6 to 3.12 with tcp_abc 0: +1
-    /// per ACK in slow start, +1 per cwnd + 1 ACKs after; with delayed ACKs
-    /// slow start grows 1.5x per round trip and Reno one segment per two).
+    /// 4.0+, the default; once the path has reordered more than 3 segments,
+    /// an ACK that only SACKs new data grows the window too, as today's
+    /// tcp_may_raise_cwnd), or "acks" (Linux 2.6 to 3.12 with tcp_abc 0: +1
+    /// per ACK of new data in slow start, +1 per cwnd + 1 ACKs after; with
+    /// delayed ACKs slow start grows 1.5x per round trip and Reno one segment
+    /// per two).
     #[serde(default)]
     pub cwnd_counts: CwndCountsSpec,
     /// Forward acknowledgment (FACK) loss marking for SACK flows without

@@ -35,7 +35,7 @@ use super::rack::Rack;
 use super::rate::RateSampler;
 use super::recovery::Episode;
 use super::rtt::{RtoStyle, RttEstimator};
-use super::scoreboard::{OnRemoved, Removed, Scoreboard, Segment, EVER_RETRANS, SACKED};
+use super::scoreboard::{OnRemoved, Removed, Scoreboard, Segment, DUPTHRESH, EVER_RETRANS, SACKED};
 use super::send_buffer::SendBuffer;
 use super::tlp::Tlp;
 use crate::cc::RecoveryPolicy;
@@ -414,6 +414,19 @@ impl Sender {
                 }
             }
         }
+    }
+
+    /// Linux tcp_may_raise_cwnd (tcp_cong_control): whether this ACK may
+    /// grow the window. RFC 5681 grows it only on in-order progress (an ACK
+    /// of new data), as Linux did through 3.x; today's Linux also grows it on
+    /// an ACK that only SACKs new data once the path has shown reordering
+    /// beyond DupThresh (tp->reordering above sysctl_tcp_reordering,
+    /// FLAG_FORWARD_PROGRESS), since there most data arrives out of order
+    /// and its SACKs would otherwise never count. The presets of 3.5 and
+    /// before (cwnd_counts = "acks") keep the old rule.
+    fn may_raise_cwnd(&self, flags: &AckFlags) -> bool {
+        let reordering = self.w.counting == Counting::Segments && self.sb.reordering > DUPTHRESH;
+        flags.data_acked || (reordering && flags.data_sacked)
     }
 
     /// RACK's reordering window now (rack.rs).
@@ -815,8 +828,7 @@ impl Sender {
                 // without SACK counts, whether or not it grew sacked_out.
                 self.rate_halve(if flags.dupack && !self.cfg.sack { delivered.max(1) } else { delivered });
             }
-        } else if acked_new && delivered > 0 && !frto_holds_cwnd {
-            // Linux tcp_may_raise_cwnd: grow only on in-order progress (RFC 5681).
+        } else if self.may_raise_cwnd(&flags) && delivered > 0 && !frto_holds_cwnd {
             // Before 3.13 cong_avoid had no count: each such ACK was one.
             let counted = match self.w.counting {
                 Counting::Segments => delivered,
@@ -898,6 +910,35 @@ mod tests {
         let now = t_r + 80 * NS_PER_MS;
         s.on_ack(now, &ack(10, now, t_r), &[], &mut out);
         assert_eq!(s.last_rtt_sample, Some(80 * NS_PER_MS));
+    }
+
+    /// Reno in slow start with 10 segments out: segment 0 is delayed, an ACK
+    /// SACKs 1 and 2, then one covers 0..=2. Returns cwnd after each ACK.
+    fn late_head(reordering: u32, counting: crate::cc::Counting) -> (u32, u32) {
+        let mut d = crate::tcp::driver::Driver::new("reno", 10);
+        d.s.w.counting = counting;
+        d.s.sb.reordering = reordering;
+        d.start();
+        d.ack(1, 0, &[(1, 3)]);
+        let after_sack = d.s.w.cwnd;
+        d.ack(1, 3, &[]);
+        (after_sack, d.s.w.cwnd)
+    }
+
+    #[test]
+    fn sacked_data_grows_the_window_once_reordering_is_beyond_dupthresh() {
+        use crate::cc::Counting;
+        // Linux tcp_may_raise_cwnd: with tp->reordering at its default 3 only
+        // an ACK of new data grows cwnd, so the two SACKed segments never
+        // count (the cumulative ACK delivers only segment 0): 10 -> 11.
+        assert_eq!(late_head(3, Counting::Segments), (10, 11));
+        // Once the path has shown reordering beyond DupThresh
+        // (FLAG_FORWARD_PROGRESS), the SACK-only ACK counts too: slow start
+        // adds each segment delivered, 10 + 2 on the SACK, + 1 on segment 0.
+        assert_eq!(late_head(5, Counting::Segments), (12, 13));
+        // Linux 3.10 and before grew only on FLAG_DATA_ACKED, one per ACK
+        // (the presets with cwnd_counts = "acks").
+        assert_eq!(late_head(5, Counting::Acks), (10, 11));
     }
 
     #[test]
