@@ -597,6 +597,31 @@ def test_the_emulators_processes_are_recognized_in_both_forms():
     assert host.emulator_tag([b"/usr/bin/ccemu-other", b"x"]) is None
 
 
+def test_cleanup_finds_the_tag_of_a_built_in_emulator_and_leaves_other_runs_alone(monkeypatch):
+    """cleanup read an emulator's tag at argv[2], where the binary has it; the
+    built-in emulator (`python -m ccbench.emulate.ccemu --tag T`) has "-m"
+    ... there, and cleanup failed with "invalid literal for int() with base
+    16" whenever another run's emulator was alive."""
+    lines = {
+        101: [b"/venv/bin/python3", b"-m", b"ccbench.emulate.ccemu", b"--tag", b"ccbench-dead", b""],
+        102: [b"/venv/bin/python3", b"-m", b"ccbench.emulate.ccemu", b"--tag", b"ccbench-65", b""],
+        103: [b"/opt/ccemu", b"--tag", b"ccbench-not-ours", b""],
+    }
+    removed = []
+    monkeypatch.setattr(host, "namespaces", lambda: [])
+    monkeypatch.setattr(host, "tun_devices", lambda: [])
+    monkeypatch.setattr(host, "dead_outputs", lambda: None)
+    monkeypatch.setattr(host, "emulator_pids", lambda tag=None: sorted(lines))
+    monkeypatch.setattr(host, "cmdline", lambda pid: lines.get(pid, []))
+    monkeypatch.setattr(host, "alive", lambda pid: pid in lines or pid == 0x65)  # run 0x65's orchestrator lives
+    monkeypatch.setattr(host, "remove_run", removed.append)
+    host.cleanup(all_runs=False)
+    assert removed == ["dead"]  # 0xdead is gone; 0x65 runs; "not-ours" is no run's tag
+    removed.clear()
+    host.cleanup(all_runs=True)
+    assert removed == ["65", "dead", "not-ours"]
+
+
 def test_a_sender_blocked_on_a_full_buffer_closes_at_its_stop_not_after_its_wait():
     """A bulk sender's send waits while its buffer is full (until half of it
     drains). It waited up to 50 ms at a time whatever the stop, so a flow

@@ -101,6 +101,9 @@ def namespaces() -> list[str]:
     return [n for n in names if n.startswith(PREFIX)]
 
 
+_HEX = re.compile(r"[0-9a-f]+")
+
+
 def tun_devices() -> list[str]:
     """ccbench devices in the root namespace (a run's devices live in its namespaces)."""
     return sorted(n for n in os.listdir("/sys/class/net") if n.startswith(PREFIX))
@@ -121,17 +124,21 @@ def namespace_pids(ns: str) -> list[int]:
     return [int(p) for p in r.stdout.split() if p.isdigit()]
 
 
+def cmdline(pid: int) -> list[bytes]:
+    """A process's command line, one item per argument ([] when it is gone)."""
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+    except OSError:
+        return []
+
+
 def emulator_pids(tag: str | None = None) -> list[int]:
     """Emulator processes (`... --tag ccbench-T`: emulator_tag), of one run or all."""
     pids = []
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
             continue
-        try:
-            argv = Path(f"/proc/{entry}/cmdline").read_bytes().split(b"\0")
-        except OSError:
-            continue
-        run_tag = emulator_tag(argv)
+        run_tag = emulator_tag(cmdline(int(entry)))
         if run_tag is not None and (tag is None or run_tag == f"{PREFIX}{tag}"):
             pids.append(int(entry))
     return pids
@@ -186,13 +193,15 @@ def cleanup(all_runs: bool = True) -> list[str]:
             continue
         tags.add(m.group(1))
     for pid in emulator_pids():
-        argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0") if alive(pid) else []
-        if len(argv) >= 3:
-            tags.add(argv[2].decode(errors="replace").removeprefix(PREFIX))
+        # The tag's place depends on how the emulator was started (emulator_tag).
+        run_tag = emulator_tag(cmdline(pid)) if alive(pid) else None
+        if run_tag is not None and run_tag.startswith(PREFIX):
+            tags.add(run_tag.removeprefix(PREFIX))
     removed = []
     for tag in sorted(tags):
-        if not all_runs and alive(int(tag, 16)) and int(tag, 16) != os.getpid():
-            continue
+        owner = int(tag, 16) if _HEX.fullmatch(tag) else None  # a run's tag is its orchestrator's pid
+        if not all_runs and (owner is None or (alive(owner) and owner != os.getpid())):
+            continue  # a live run's, or not a tag ccbench makes
         before = set(namespaces())
         remove_run(tag)
         removed += sorted(before - set(namespaces()))
