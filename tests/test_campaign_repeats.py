@@ -83,6 +83,12 @@ def test_every_run_is_simulated_when_every_runs_tables_are_kept(tmp_path):
     assert (done.executed, done.copied) == (6, 0)
 
 
+def test_runs_that_capture_packets_run_every_repetition(tmp_path):
+    scenario = {**MIXED["scenario"], "record": {"pcap": {"path": "run.pcap"}}}
+    done = campaign_runner.run({**MIXED, "scenario": scenario}, tmp_path / "c", jobs=1)
+    assert (done.executed, done.copied) == (6, 0)
+
+
 def test_a_first_run_file_that_is_not_the_indexed_one_is_not_copied(tmp_path):
     out = tmp_path / "c"
     out.mkdir()

@@ -118,7 +118,8 @@ def test_a_trace_campaign_hashed_as_before_resumes_without_running_again(tmp_pat
 
     out = tmp_path / "out"
     runs = spec.parse(_trace_campaign(tmp_path)).runs
-    assert campaign_runner.run(_trace_campaign(tmp_path), out, jobs=1).executed == 4
+    first = campaign_runner.run(_trace_campaign(tmp_path), out, jobs=1)
+    assert (first.executed, first.copied) == (2, 2)  # a trace link draws nothing: repetitions are copies
     with sqlite3.connect(out / "index.sqlite") as db:
         for r in runs:
             assert r.legacy_scenario_hash != r.scenario_hash
@@ -127,7 +128,8 @@ def test_a_trace_campaign_hashed_as_before_resumes_without_running_again(tmp_pat
     assert (resumed.executed, resumed.skipped) == (0, 4)
     with sqlite3.connect(out / "index.sqlite") as db:
         assert dict(db.execute("SELECT key, scenario_hash FROM runs")) == {r.key: r.scenario_hash for r in runs}
-    assert campaign_runner.run(_trace_campaign(tmp_path, last=3001), out, jobs=1).executed == 4
+    changed = campaign_runner.run(_trace_campaign(tmp_path, last=3001), out, jobs=1)
+    assert (changed.executed, changed.copied) == (2, 2)
 
 
 def test_a_run_hands_the_core_each_trace_read_once_and_runs_as_with_the_trace_written_out(tmp_path):

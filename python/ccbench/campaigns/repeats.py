@@ -11,8 +11,9 @@ and the index names it as such (worker "copy of KEY: no random draws").
 
 Runs go through the simulator every time when the campaign runs in kernel
 mode (the real kernel's randomness is not counted), when it keeps every
-run's tables (each run's own files hold its seed), or when the first run's
-file cannot be read back whole.
+run's tables (each run's own files hold its seed), when they write a
+packet capture of their own (record.pcap), or when the first run's file
+cannot be read back whole.
 """
 
 from __future__ import annotations
@@ -29,13 +30,22 @@ from ccbench.campaigns.storage import run_file
 COPY_WORKER = "copy of {key}: no random draws"
 
 
+def writes_own_files(run: Run) -> bool:
+    """Whether the run writes files of its own beside its run file (a packet
+    capture, record.pcap): a copy would not have them, so it runs."""
+    record = run.scenario.get("record") or {}
+    return bool(record.get("pcap"))
+
+
 def first_runs(runs: Sequence[Run]) -> dict[str, str]:
     """Run key -> the key of its condition's first run (the lowest
-    repetition among the runs whose scenarios differ only in their seed)."""
+    repetition among the runs whose scenarios differ only in their seed),
+    for the runs a copy may stand for (not writes_own_files)."""
     first: dict[str, str] = {}
     out: dict[str, str] = {}
     for r in sorted(runs, key=lambda r: r.rep):
-        out[r.key] = first.setdefault(r.condition_hash, r.key)
+        if not writes_own_files(r):
+            out[r.key] = first.setdefault(r.condition_hash, r.key)
     return out
 
 
