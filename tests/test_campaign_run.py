@@ -200,14 +200,14 @@ def test_a_long_campaign_prints_its_expected_running_time(tmp_path, runner, monk
     runs take LONG_CAMPAIGN_S or more (to a log file the bar shows only at the
     end); shorter, it keeps quiet. The thresholds are lowered so that a
     campaign of a few short runs is measured at once."""
-    from ccbench import cli
     from ccbench.campaigns import estimate
+    from ccbench.cli import campaign as campaign_cli
 
     f = tmp_path / "c.toml"
     f.write_text(ONE_RUN.replace('["reno"]', '["reno", "cubic", "vegas", "bbr", "westwood"]'))
     monkeypatch.setattr(estimate, "MIN_WINDOW_S", 0.0)
     for long_s, printed in ((0.0, True), (1e9, False)):
-        monkeypatch.setattr(cli, "LONG_CAMPAIGN_S", long_s)
+        monkeypatch.setattr(campaign_cli, "LONG_CAMPAIGN_S", long_s)
         out = tmp_path / f"out-{printed}"
         result = runner.invoke(app, ["campaign", str(f), "--out", str(out), "--jobs", "1"], terminal_width=200)
         assert result.exit_code == 0, result.output

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import ccbench
 from ccbench import _ccsim
-from ccbench.cli import _param_line, app
+from ccbench.cli import app
+from ccbench.listing import param_line
 from ccbench.run_result import raw_columns
 from ccbench.scenario import load as _load
 
@@ -122,9 +123,9 @@ def test_algorithms_say_that_linux_westwood_is_westwood_plus():
 
 def test_algorithms_shows_each_parameter_with_its_kind():
     params = {a["name"]: {p["name"]: p for p in a["params"]} for a in _ccsim.algorithms()}
-    assert _param_line(params["vegas"]["alpha"]).startswith("alpha = 2 (integer, 0..1000): ")
-    assert _param_line(params["cubic"]["hystart"]).startswith("hystart = 1 (boolean: 0 or 1): ")
-    assert _param_line(params["cubic"]["beta"]).startswith("beta = 0.7 (float, 0.1..0.99): ")
+    assert param_line(params["vegas"]["alpha"]).startswith("alpha = 2 (integer, 0..1000): ")
+    assert param_line(params["cubic"]["hystart"]).startswith("hystart = 1 (boolean: 0 or 1): ")
+    assert param_line(params["cubic"]["beta"]).startswith("beta = 0.7 (float, 0.1..0.99): ")
 
 
 def test_validate_accepts_a_good_file(runner):
@@ -164,7 +165,7 @@ def _run_text(tmp_path, runner, scenario: str) -> str:
 def test_the_summary_prints_no_negative_zero():
     """An idle path's mean queuing time (its mean RTT less its minimum) can come to -1e-15: 0."""
     from ccbench.campaigns.analysis import METRICS, fmt
-    from ccbench.cli import _num
+    from ccbench.cli.common import _num
 
     rate = METRICS["goodput_bps"]
     assert (_num(-1e-15), _num(-0.0, ".2f"), fmt(-0.0, rate), fmt(-1e-9, rate)) == ("0.0", "0.00", "0.00", "0.00")
@@ -188,7 +189,7 @@ def test_rates_of_a_slow_path_show_three_significant_digits(tmp_path, runner):
 
 def test_rates_print_without_scientific_notation(tmp_path, runner):
     """A 10 Gbit/s link printed as "1e+04 Mbit/s nominal rate"."""
-    from ccbench.cli import mbit_text
+    from ccbench.cli.run import mbit_text
 
     assert [mbit_text(v) for v in (1e10, 1.2345e9, 12.34e6, 384e3, 15, 0)] == [
         "10000",
@@ -232,7 +233,7 @@ def test_validate_reads_a_file_with_the_input_checks_before_toml(tmp_path, monke
     a 20,000-part dotted key cost tomllib 40 s and 1.5 GB before the scenario
     loader's own check refused it. It now goes through ccbench.inputs first."""
     import tomllib
-    from ccbench.cli import _file_kind
+    from ccbench.cli.files import _file_kind
 
     deep = tmp_path / "deep.toml"
     deep.write_text("a" + ".a" * 20_000 + " = 1\n")

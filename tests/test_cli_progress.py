@@ -73,7 +73,7 @@ def test_no_bar_when_not_on_a_terminal():
 def test_a_campaign_bar_is_redrawn_as_it_goes_on_a_terminal_only():
     """To a pipe, a file or with --quiet the bar is printed once at its end (or
     not at all): no refresh thread building it ten times a second meanwhile."""
-    from ccbench.cli import _animated
+    from ccbench.cli.common import _animated
 
     assert _animated(Console(file=io.StringIO(), force_terminal=True))
     assert not _animated(Console(file=io.StringIO()))
@@ -85,7 +85,7 @@ def test_a_campaign_bar_shows_the_time_its_runs_need_once_measured():
     every run cost the same, while its jittered 2000 s runs come last: the bar
     now shows campaigns.estimate's time left (the task's left_s) once it is
     measured, rich's own ETA before."""
-    from ccbench.cli import TimeLeftColumn
+    from ccbench.cli.campaign import TimeLeftColumn
     from rich.progress import Progress
 
     progress = Progress(TimeLeftColumn(), console=Console(file=io.StringIO(), width=40))

@@ -219,8 +219,9 @@ def test_mode_emulate_checks_each_run_without_writing_its_scenario_out(tmp_path,
     """`ccbench campaign --mode emulate` checks every run before the first
     starts; reading each run's scenario back from its text took 53 ms a run
     over a 3.4 MB trace (10 s before a campaign of 200 runs started)."""
-    from ccbench import cli
+    import typer
     from ccbench.campaigns import spec
+    from ccbench.cli import campaign as campaign_cli
 
     (tmp_path / "cell.down").write_text("\n".join(str(t) for t in range(1, 3001)) + "\n")
     (tmp_path / "c.toml").write_text(
@@ -231,11 +232,11 @@ def test_mode_emulate_checks_each_run_without_writing_its_scenario_out(tmp_path,
     monkeypatch.setattr(host, "preflight", lambda: None)
     monkeypatch.setattr(kernel, "available_algorithms", lambda: AVAILABLE)
     monkeypatch.setattr(spec.Run, "scenario_json", property(lambda run: pytest.fail("a run's text was written")))
-    assert cli._kernel_mode_executor(parsed, "local") == "kernel"
+    assert campaign_cli._kernel_mode_executor(parsed, "local") == "kernel"
     vegas = spec.parse(tmp_path / "c.toml")
     vegas.runs[0].scenario["flows"][0]["cc"] = "vegas"  # a level the kernel lacks is refused by name
-    with pytest.raises(cli.typer.Exit):
-        cli._kernel_mode_executor(vegas, "local")
+    with pytest.raises(typer.Exit):
+        campaign_cli._kernel_mode_executor(vegas, "local")
 
 
 def test_a_capture_that_cannot_be_created_is_refused_before_anything_runs(tmp_path):
