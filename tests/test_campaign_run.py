@@ -18,7 +18,7 @@ import ccbench
 import pandas as pd
 import pytest
 from ccbench import directory_lock
-from ccbench.campaigns import report, spec, storage
+from ccbench.campaigns import executors, report, spec, storage
 from ccbench.campaigns import runner as campaign_runner
 from ccbench.cli import app
 from conftest import default_sigint
@@ -71,9 +71,21 @@ def test_preload_imports_while_the_workers_run_once_they_exist(tmp_path, monkeyp
         return start(modules)
 
     monkeypatch.setattr(campaign_runner, "_import_in_background", spy)
+    # The runner runs each condition's first repetition, then the others (campaigns.repeats): a pool
+    # each. The second pool once forked after the import thread had started, and a campaign
+    # interrupted then could hang (test_an_interrupted_campaign_resumes_to_identical_tables).
+    forked_while_importing = []
+    pool = executors.ProcessPoolExecutor
+
+    def spy_pool(*args, **kwargs):
+        forked_while_importing.append(bool(workers_at_start))
+        return pool(*args, **kwargs)
+
+    monkeypatch.setattr(executors, "ProcessPoolExecutor", spy_pool)
     done = campaign_runner.run(SMALL, tmp_path / "c", jobs=2, preload=("no_such_module_for_ccbench", "tabnanny"))
     assert done.executed == 12 and done.failed == 0
     assert workers_at_start == [2] and "tabnanny" in sys.modules
+    assert forked_while_importing == [False, False]
 
 
 def ray_or_skip():

@@ -219,7 +219,9 @@ def _run(
 
             for outcomes in ex.run(batches()):
                 t0 = time.perf_counter()
-                if preload and preloading is None:  # the workers exist now: no fork follows in run
+                # The last phase's workers exist now: no fork follows in run (a fork while the
+                # thread imports could leave a worker holding an import lock forever).
+                if preload and preloading is None and phase == len(phases) - 1:
                     preloading = _import_in_background(preload)
                 for o in outcomes:
                     table = o.pop("table", None)
