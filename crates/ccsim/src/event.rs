@@ -74,6 +74,11 @@ pub struct EventQueue {
     sender_root_vacant: bool,
     /// Per flow, its event's index in `sender_heap` (NOT_QUEUED: none).
     sender_pos: Vec<u32>,
+    /// With few flows, per flow its pending event (key EMPTY_SLOT: none)
+    /// instead of the heap, as the links' slots (`sender_slots_for`).
+    sender_slots: Vec<SenderEntry>,
+    /// The slot with the smallest key.
+    next_sender: usize,
     next_order: u64,
     processed: u64,
 }
@@ -106,6 +111,10 @@ const ARITY: usize = 4;
 /// of the slots would cost more than the heap saves).
 pub const MAX_SLOTTED_LINKS: usize = 8;
 
+/// Up to this many senders get a slot each, as the links do; more go
+/// through the senders' heap.
+pub const MAX_SLOTTED_SENDERS: usize = 8;
+
 impl EventQueue {
     pub fn new() -> Self {
         Self::default()
@@ -128,6 +137,42 @@ impl EventQueue {
         self.push(at, event);
     }
 
+    /// Gives each of `senders` flows a slot for its sender's event if they
+    /// are few; a flow numbered beyond them later (a background transfer)
+    /// moves every sender to the heap.
+    pub fn sender_slots_for(mut self, senders: usize) -> Self {
+        if senders <= MAX_SLOTTED_SENDERS {
+            let empty = SenderEntry { key: EMPTY_SLOT, flow: 0, generation: 0 };
+            self.sender_slots = (0..senders as u32).map(|flow| SenderEntry { flow, ..empty }).collect();
+        }
+        self
+    }
+
+    /// Moves the pending sender events from the slots to the heap (for good).
+    #[cold]
+    fn unslot_senders(&mut self) {
+        for entry in std::mem::take(&mut self.sender_slots) {
+            if entry.key != EMPTY_SLOT {
+                self.sender_pos.resize(self.sender_pos.len().max(entry.flow as usize + 1), NOT_QUEUED);
+                let hole = self.sender_heap.len();
+                self.sender_heap.push(entry);
+                self.sender_sift_up(hole, entry);
+            }
+        }
+        self.next_sender = 0;
+    }
+
+    #[inline]
+    fn earliest_sender_slot(&self) -> usize {
+        let mut best = 0;
+        for (i, slot) in self.sender_slots.iter().enumerate().skip(1) {
+            if slot.key < self.sender_slots[best].key {
+                best = i;
+            }
+        }
+        best
+    }
+
     /// Schedules flow `flow`'s sender event at `at` with `generation`,
     /// replacing the flow's pending one, if any (its timer moved, so it was
     /// stale: see `Timer::arm`). The new event takes its place in the order
@@ -138,6 +183,19 @@ impl EventQueue {
         let key = self.next_key(at);
         let entry = SenderEntry { key, flow, generation };
         let f = flow as usize;
+        if !self.sender_slots.is_empty() {
+            if let Some(slot) = self.sender_slots.get_mut(f) {
+                let later = key > slot.key;
+                *slot = entry;
+                if key < self.sender_slots[self.next_sender].key {
+                    self.next_sender = f;
+                } else if later && f == self.next_sender {
+                    self.next_sender = self.earliest_sender_slot();
+                }
+                return;
+            }
+            self.unslot_senders();
+        }
         if f >= self.sender_pos.len() {
             self.sender_pos.resize(f + 1, NOT_QUEUED);
         }
@@ -335,12 +393,17 @@ impl EventQueue {
                 self.sift_down_from_root(last);
             }
         }
-        if self.sender_root_vacant {
-            self.sender_root_vacant = false;
-            self.close_sender_root();
-        }
+        let slotted = !self.sender_slots.is_empty();
+        let sender_key = if slotted {
+            self.sender_slots[self.next_sender].key
+        } else {
+            if self.sender_root_vacant {
+                self.sender_root_vacant = false;
+                self.close_sender_root();
+            }
+            self.sender_heap.first().map_or(EMPTY_SLOT, |e| e.key)
+        };
         let heap_key = self.heap.first().map_or(EMPTY_SLOT, |e| e.key);
-        let sender_key = self.sender_heap.first().map_or(EMPTY_SLOT, |e| e.key);
         if let Some(&LinkSlot { key, .. }) = self.link_slots.get(self.next_link) {
             if key < heap_key.min(sender_key) {
                 let link = self.next_link;
@@ -351,7 +414,15 @@ impl EventQueue {
             }
         }
         if sender_key < heap_key {
-            let SenderEntry { key, flow, generation } = self.pop_sender();
+            let SenderEntry { key, flow, generation } = if slotted {
+                let slot = &mut self.sender_slots[self.next_sender];
+                let entry = *slot;
+                slot.key = EMPTY_SLOT;
+                self.next_sender = self.earliest_sender_slot();
+                entry
+            } else {
+                self.pop_sender()
+            };
             self.processed += 1;
             return Some((OrderKey(key), Event::Sender { flow, generation }));
         }
@@ -665,8 +736,14 @@ mod tests {
     /// events come in the same order, and the stale ones no longer come.
     #[test]
     fn sender_timers_pop_in_the_order_stale_events_would_leave() {
-        let flows = 40u32;
-        let mut q = EventQueue::for_links(2);
+        // Slots, the heap, and slots for fewer flows than arm timers (moved to the heap).
+        for (flows, slots) in [(6u32, 6), (40, 0), (12, 4)] {
+            sender_timers_pop_in_order(flows, slots);
+        }
+    }
+
+    fn sender_timers_pop_in_order(flows: u32, slots: usize) {
+        let mut q = EventQueue::for_links(2).sender_slots_for(slots);
         let mut reference = std::collections::BTreeMap::<(u64, u64), (Event, bool)>::new();
         let mut generation = vec![0u32; flows as usize];
         let mut live: Vec<Option<(u64, u64)>> = vec![None; flows as usize];
