@@ -8,6 +8,13 @@ from one command.
   (c) 10 Gbit/s, 16 cubic flows, 10 s           (ns-3 with --ns3-all: ~10 min)
   (d) the umts profile, 1 newreno flow, 100 s   (no ns-3 model of the UMTS channel)
   (e) 1 Gbit/s, 4096 cubic flows, 10 s          (ns-3 with --ns3-all)
+  (f) 1 Gbit/s, 8 bbr flows, 20 s               (ns-3 with --ns3-all)
+  (g) 1 Gbit/s, 8 cubic flows paced, 20 s       (no ns-3 counterpart)
+
+(f) and (g) pair with (a): the same path and load with a paced sender
+(bbr paces, as Linux's does; (g) is cubic with tcp.pacing on), so what
+pacing costs per bottleneck packet shows beside cubic's (issue 55: at
+most 1.5x); with (a) they print that ratio.
 
 Every path is a dumbbell with a 10 ms one-way delay and a 1-BDP drop-tail
 buffer (the umts profile brings its own), RTT samples not recorded.
@@ -103,20 +110,21 @@ class Case:
     ns3_note: str = ""
 
 
-def dumbbell(name: str, rate: str, flows: int, duration_s: float, cc: str = "cubic") -> dict:
+def dumbbell(name: str, rate: str, flows: int, duration_s: float, cc: str = "cubic", tcp: dict | None = None) -> dict:
+    flow = {"cc": cc, "count": flows, **({"tcp": tcp} if tcp else {})}
     return {
         "name": name,
         "duration": duration_s,
         "seed": 1,
         "downlink": {"rate": rate, "delay": f"{DELAY_MS}ms", "queue": {"size": "1bdp"}},
-        "flows": [{"cc": cc, "count": flows}],
+        "flows": [flow],
         # The suite measures the simulator, not the recording of per-ACK samples.
         "record": {"rtt_samples": False},
     }
 
 
-def ns3_args(flows: int, rate_mbps: float, duration_s: float) -> dict:
-    return {"cc": "Cubic", "flows": flows, "rate_mbps": rate_mbps, "delay_ms": DELAY_MS, "duration_s": duration_s}
+def ns3_args(flows: int, rate_mbps: float, duration_s: float, cc: str = "Cubic") -> dict:
+    return {"cc": cc, "flows": flows, "rate_mbps": rate_mbps, "delay_ms": DELAY_MS, "duration_s": duration_s}
 
 
 CASES = [
@@ -145,7 +153,25 @@ CASES = [
         ns3_default=False,
         ns3_note="ns-3 skipped (4096 nodes; --ns3-all runs it)",
     ),
+    Case(
+        "f",
+        "1 Gbit/s x 8 bbr x 20 s",
+        dumbbell("suite-f", "1Gbit", 8, 20, "bbr"),
+        ns3_args(8, 1000, 20, "Bbr"),
+        ns3_default=False,
+        ns3_note="ns-3 skipped (--ns3-all runs it, TcpBbr)",
+    ),
+    Case(
+        "g",
+        "1 Gbit/s x 8 cubic paced x 20 s",
+        dumbbell("suite-g", "1Gbit", 8, 20, tcp={"pacing": True}),
+        None,
+        ns3_note="no ns-3 run (its dumbbell does not pace)",
+    ),
 ]
+
+#: The paced cases and the unpaced one they are measured against (the same path and load).
+PACED_PAIRS = (("f", "a"), ("g", "a"))
 
 
 @dataclass
@@ -349,6 +375,20 @@ def summarize_ccbench(case: Case, runs: list[Measured], counted: int | None) -> 
         "cpu_runs": [m.extra["cpu_seconds"] for m in runs],
         "digest": r["digest"],
     }
+
+
+def paced_pair_line(paced: dict, plain: dict, paced_key: str, plain_key: str) -> str:
+    """What a bottleneck packet of a paced case costs against one of the
+    unpaced case beside it: CPU seconds per packet (of the median runs),
+    and instructions per packet where they were counted."""
+    ours, base = paced["ccbench"], plain["ccbench"]
+    cpu = base["pps_cpu"] / max(ours["pps_cpu"], 1e-9)
+    line = f"({paced_key}) against ({plain_key}): {cpu:.2f}x the CPU time per bottleneck packet"
+    if ours["instructions_per_event"] and base["instructions_per_event"]:
+        per_packet = [r["instructions_per_event"] * r["events"] / max(r["packets"], 1) for r in (ours, base)]
+        ratio, (mine, theirs) = per_packet[0] / per_packet[1], per_packet
+        line += f", {ratio:.2f}x the instructions ({mine:,.0f} vs {theirs:,.0f})"
+    return line + " (issue 55: at most 1.5x)"
 
 
 def speed_command(scenario_path: str, binary: Path = SPEED_BINARY) -> list[str]:
@@ -562,6 +602,9 @@ def main() -> int:
         results[case.key] = {"label": case.label, "ccbench": measured[0], "ns3": theirs}
         if args.pgo:
             results[case.key]["ccbench_pgo"] = measured[1]
+    for paced, plain in PACED_PAIRS:
+        if paced in results and plain in results:
+            emit(paced_pair_line(results[paced], results[plain], paced, plain))
     if args.campaign_reps > 0:
         emit()
         # The same number of runs on the lte-driving trace (45,000 opportunities

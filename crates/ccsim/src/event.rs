@@ -47,6 +47,14 @@ struct Entry {
 /// and the earliest slot is found by a scan. A slot is its link's timer, with
 /// no generation to check; with more links each has a `Timer` and its events
 /// go through the heap.
+///
+/// The senders' timers have a heap of their own, indexed by flow
+/// (`schedule_sender`): a sender's timer has at most one live event, and
+/// arming it earlier (a paced sender does after nearly every segment, its
+/// pending event often a retransmission timeout hundreds of milliseconds
+/// away) moves that event in place instead of leaving it in the heap,
+/// stale, until its time. In the main heap such stale events piled up by
+/// the tens of thousands and made every push and pop sift through them.
 #[derive(Default)]
 pub struct EventQueue {
     heap: Vec<Entry>,
@@ -58,9 +66,32 @@ pub struct EventQueue {
     next_link: usize,
     /// Per link, its timer, when the links are too many for slots.
     link_timers: Vec<Timer>,
+    /// The senders' pending events: a 4-ary min-heap by key, at most one per flow.
+    sender_heap: Vec<SenderEntry>,
+    /// The root of `sender_heap` holds an event already popped (as `root_vacant`:
+    /// a sender's handler nearly always arms its timer again, and the new
+    /// event then takes the root and sinks, one sift instead of two).
+    sender_root_vacant: bool,
+    /// Per flow, its event's index in `sender_heap` (NOT_QUEUED: none).
+    sender_pos: Vec<u32>,
+    /// With few flows, per flow its pending event (key EMPTY_SLOT: none)
+    /// instead of the heap, as the links' slots (`sender_slots_for`).
+    sender_slots: Vec<SenderEntry>,
+    /// The slot with the smallest key.
+    next_sender: usize,
     next_order: u64,
     processed: u64,
 }
+
+/// A sender timer's pending event (`Event::Sender`).
+#[derive(Clone, Copy, Debug)]
+struct SenderEntry {
+    key: u128,
+    flow: u32,
+    generation: u32,
+}
+
+const NOT_QUEUED: u32 = u32::MAX;
 
 /// A link's timer as a slot: what `Timer` keeps, where the pending event's
 /// key is its `scheduled` time.
@@ -79,6 +110,10 @@ const ARITY: usize = 4;
 /// Up to this many links get a slot each; more go through the heap (a scan
 /// of the slots would cost more than the heap saves).
 pub const MAX_SLOTTED_LINKS: usize = 8;
+
+/// Up to this many senders get a slot each, as the links do; more go
+/// through the senders' heap.
+pub const MAX_SLOTTED_SENDERS: usize = 8;
 
 impl EventQueue {
     pub fn new() -> Self {
@@ -100,6 +135,150 @@ impl EventQueue {
     pub fn schedule(&mut self, at: Nanos, event: Event) {
         debug_assert!(!matches!(event, Event::Link { .. }), "link events come from arm_link");
         self.push(at, event);
+    }
+
+    /// Gives each of `senders` flows a slot for its sender's event if they
+    /// are few; a flow numbered beyond them later (a background transfer)
+    /// moves every sender to the heap.
+    pub fn sender_slots_for(mut self, senders: usize) -> Self {
+        if senders <= MAX_SLOTTED_SENDERS {
+            let empty = SenderEntry { key: EMPTY_SLOT, flow: 0, generation: 0 };
+            self.sender_slots = (0..senders as u32).map(|flow| SenderEntry { flow, ..empty }).collect();
+        }
+        self
+    }
+
+    /// Moves the pending sender events from the slots to the heap (for good).
+    #[cold]
+    fn unslot_senders(&mut self) {
+        for entry in std::mem::take(&mut self.sender_slots) {
+            if entry.key != EMPTY_SLOT {
+                self.sender_pos.resize(self.sender_pos.len().max(entry.flow as usize + 1), NOT_QUEUED);
+                let hole = self.sender_heap.len();
+                self.sender_heap.push(entry);
+                self.sender_sift_up(hole, entry);
+            }
+        }
+        self.next_sender = 0;
+    }
+
+    #[inline]
+    fn earliest_sender_slot(&self) -> usize {
+        let mut best = 0;
+        for (i, slot) in self.sender_slots.iter().enumerate().skip(1) {
+            if slot.key < self.sender_slots[best].key {
+                best = i;
+            }
+        }
+        best
+    }
+
+    /// Schedules flow `flow`'s sender event at `at` with `generation`,
+    /// replacing the flow's pending one, if any (its timer moved, so it was
+    /// stale: see `Timer::arm`). The new event takes its place in the order
+    /// as `schedule` would give it: events pop exactly as if the stale one
+    /// were still there, only it no longer pops.
+    #[inline]
+    pub fn schedule_sender(&mut self, flow: u32, at: Nanos, generation: u32) {
+        let key = self.next_key(at);
+        let entry = SenderEntry { key, flow, generation };
+        let f = flow as usize;
+        if !self.sender_slots.is_empty() {
+            if let Some(slot) = self.sender_slots.get_mut(f) {
+                let later = key > slot.key;
+                *slot = entry;
+                if key < self.sender_slots[self.next_sender].key {
+                    self.next_sender = f;
+                } else if later && f == self.next_sender {
+                    self.next_sender = self.earliest_sender_slot();
+                }
+                return;
+            }
+            self.unslot_senders();
+        }
+        if f >= self.sender_pos.len() {
+            self.sender_pos.resize(f + 1, NOT_QUEUED);
+        }
+        if self.sender_root_vacant {
+            self.sender_root_vacant = false;
+            if self.sender_pos[f] == NOT_QUEUED {
+                self.sender_sift_down(0, entry);
+                return;
+            }
+            self.close_sender_root();
+        }
+        match self.sender_pos[f] {
+            NOT_QUEUED => {
+                let hole = self.sender_heap.len();
+                self.sender_heap.push(entry);
+                self.sender_sift_up(hole, entry);
+            }
+            pos if key < self.sender_heap[pos as usize].key => self.sender_sift_up(pos as usize, entry),
+            pos => self.sender_sift_down(pos as usize, entry),
+        }
+    }
+
+    /// Puts `entry` at `hole` of the senders' heap, or above it where it belongs.
+    #[inline]
+    fn sender_sift_up(&mut self, mut hole: usize, entry: SenderEntry) {
+        while hole > 0 {
+            let parent = (hole - 1) / ARITY;
+            let p = self.sender_heap[parent];
+            if p.key <= entry.key {
+                break;
+            }
+            self.sender_heap[hole] = p;
+            self.sender_pos[p.flow as usize] = hole as u32;
+            hole = parent;
+        }
+        self.sender_heap[hole] = entry;
+        self.sender_pos[entry.flow as usize] = hole as u32;
+    }
+
+    /// Puts `entry` at `hole` of the senders' heap, or below it where it belongs.
+    #[inline]
+    fn sender_sift_down(&mut self, mut hole: usize, entry: SenderEntry) {
+        let n = self.sender_heap.len();
+        loop {
+            let first = hole * ARITY + 1;
+            if first >= n {
+                break;
+            }
+            let end = (first + ARITY).min(n);
+            let mut best = first;
+            for c in first + 1..end {
+                if self.sender_heap[c].key < self.sender_heap[best].key {
+                    best = c;
+                }
+            }
+            let b = self.sender_heap[best];
+            if b.key >= entry.key {
+                break;
+            }
+            self.sender_heap[hole] = b;
+            self.sender_pos[b.flow as usize] = hole as u32;
+            hole = best;
+        }
+        self.sender_heap[hole] = entry;
+        self.sender_pos[entry.flow as usize] = hole as u32;
+    }
+
+    /// Removes the senders' earliest event (leaving the root vacant) and returns it.
+    #[inline]
+    fn pop_sender(&mut self) -> SenderEntry {
+        let top = self.sender_heap[0];
+        self.sender_pos[top.flow as usize] = NOT_QUEUED;
+        self.sender_root_vacant = true;
+        top
+    }
+
+    /// Fills the vacant root of the senders' heap with its last event.
+    #[inline]
+    fn close_sender_root(&mut self) {
+        let last = self.sender_heap.pop().expect("a vacant root is a slot");
+        if !self.sender_heap.is_empty() {
+            self.sender_sift_down(0, last);
+        }
     }
 
     /// Sets link `link`'s deadline to `at` (as `Timer::arm`): an event is
@@ -214,15 +393,38 @@ impl EventQueue {
                 self.sift_down_from_root(last);
             }
         }
+        let slotted = !self.sender_slots.is_empty();
+        let sender_key = if slotted {
+            self.sender_slots[self.next_sender].key
+        } else {
+            if self.sender_root_vacant {
+                self.sender_root_vacant = false;
+                self.close_sender_root();
+            }
+            self.sender_heap.first().map_or(EMPTY_SLOT, |e| e.key)
+        };
         let heap_key = self.heap.first().map_or(EMPTY_SLOT, |e| e.key);
         if let Some(&LinkSlot { key, .. }) = self.link_slots.get(self.next_link) {
-            if key < heap_key {
+            if key < heap_key.min(sender_key) {
                 let link = self.next_link;
                 self.link_slots[link].key = EMPTY_SLOT;
                 self.next_link = self.earliest_link_slot();
                 self.processed += 1;
                 return Some((OrderKey(key), Event::Link { link: link as u32, generation: 0 }));
             }
+        }
+        if sender_key < heap_key {
+            let SenderEntry { key, flow, generation } = if slotted {
+                let slot = &mut self.sender_slots[self.next_sender];
+                let entry = *slot;
+                slot.key = EMPTY_SLOT;
+                self.next_sender = self.earliest_sender_slot();
+                entry
+            } else {
+                self.pop_sender()
+            };
+            self.processed += 1;
+            return Some((OrderKey(key), Event::Sender { flow, generation }));
         }
         let top = *self.heap.first()?;
         self.root_vacant = true;
@@ -525,6 +727,76 @@ mod tests {
             assert_eq!(q.pop(), None);
             assert!(fired[0] > 100 && fired[1] > 100, "{fired:?}");
         }
+    }
+
+    /// Sender timers (`schedule_sender`, one pending event per flow, moved
+    /// in place) and other events pop in the order a reference gives where
+    /// each sender event goes into one sorted set with its key and a
+    /// superseded one stays there, stale (as it did in the heap): the live
+    /// events come in the same order, and the stale ones no longer come.
+    #[test]
+    fn sender_timers_pop_in_the_order_stale_events_would_leave() {
+        // Slots, the heap, and slots for fewer flows than arm timers (moved to the heap).
+        for (flows, slots) in [(6u32, 6), (40, 0), (12, 4)] {
+            sender_timers_pop_in_order(flows, slots);
+        }
+    }
+
+    fn sender_timers_pop_in_order(flows: u32, slots: usize) {
+        let mut q = EventQueue::for_links(2).sender_slots_for(slots);
+        let mut reference = std::collections::BTreeMap::<(u64, u64), (Event, bool)>::new();
+        let mut generation = vec![0u32; flows as usize];
+        let mut live: Vec<Option<(u64, u64)>> = vec![None; flows as usize];
+        let mut rng = crate::rng::Rng::for_component(4, 1);
+        let (mut now, mut order, mut step, mut stale) = (0u64, 0u64, 0u32, 0u32);
+        loop {
+            let action = match step {
+                0..40_000 => rng.next_u64() % 4,
+                _ if reference.is_empty() => break,
+                _ => 3,
+            };
+            step += 1;
+            match action {
+                0 => {
+                    let at = now + rng.next_u64() % 40;
+                    q.schedule(at, Event::Source { source: step, generation: 0 });
+                    reference.insert((at, order), (Event::Source { source: step, generation: 0 }, true));
+                    order += 1;
+                }
+                1 | 2 => {
+                    let flow = (rng.next_u64() % flows as u64) as u32;
+                    let at = now + rng.next_u64() % if action == 1 { 20 } else { 400 };
+                    let f = flow as usize;
+                    generation[f] += 1;
+                    q.schedule_sender(flow, at, generation[f]);
+                    if let Some(old) = live[f].take() {
+                        reference.get_mut(&old).expect("pending").1 = false;
+                    }
+                    let event = Event::Sender { flow, generation: generation[f] };
+                    reference.insert((at, order), (event, true));
+                    live[f] = Some((at, order));
+                    order += 1;
+                }
+                _ => {
+                    let Some(((at, key_order), (event, is_live))) = reference.pop_first() else {
+                        assert_eq!(q.pop(), None);
+                        continue;
+                    };
+                    if !is_live {
+                        stale += 1;
+                        continue;
+                    }
+                    if let Event::Sender { flow, .. } = event {
+                        assert_eq!(live[flow as usize], Some((at, key_order)));
+                        live[flow as usize] = None;
+                    }
+                    assert_eq!(q.pop(), Some((at, event)));
+                    now = at;
+                }
+            }
+        }
+        assert_eq!(q.pop(), None);
+        assert!(stale > 1000, "{stale} superseded events");
     }
 
     #[test]

@@ -178,7 +178,7 @@ impl World {
             now: 0,
             end: s.duration.ns(),
             seed: s.seed,
-            events: EventQueue::for_links(links.len()),
+            events: EventQueue::for_links(links.len()).sender_slots_for(main_flows),
             links,
             link_names: topology.names,
             flows,

@@ -334,8 +334,9 @@ impl World {
         let f = &mut self.flows[i];
         match f.sender.next_wakeup(self.now) {
             Some(t) => {
-                let armed = f.sender_timer.arm(t.max(self.now));
-                Self::schedule_check(&mut self.events, armed, |g| Event::Sender { flow: i as u32, generation: g });
+                if let Some((at, generation)) = f.sender_timer.arm(t.max(self.now)) {
+                    self.events.schedule_sender(i as u32, at, generation);
+                }
             }
             None => f.sender_timer.cancel(),
         }
@@ -455,11 +456,13 @@ impl World {
     }
 
     fn on_sender_event(&mut self, i: usize, generation: u32) {
-        if !fires(&mut self.events, &mut self.flows[i].sender_timer, self.now, generation, |g| Event::Sender {
-            flow: i as u32,
-            generation: g,
-        }) {
-            return;
+        match self.flows[i].sender_timer.on_event(self.now, generation) {
+            TimerCheck::Fire => {}
+            TimerCheck::Stale => return,
+            TimerCheck::Reschedule(at, generation) => {
+                self.events.schedule_sender(i as u32, at, generation);
+                return;
+            }
         }
         self.touch(i);
         let mut sent = std::mem::take(&mut self.sent);

@@ -496,7 +496,8 @@ impl Sender {
             if self.sb.in_flight() >= self.w.cwnd {
                 break Limit::Network;
             }
-            if self.pacing_rate().is_some() && now < self.next_send_at {
+            // The clock first: the rate is asked only when it holds a segment back.
+            if now < self.next_send_at && self.pacing_rate().is_some() {
                 break Limit::Network;
             }
             if let Some(seq) = self.sb.next_to_retransmit().filter(|_| retransmit) {
