@@ -121,3 +121,13 @@ def test_each_condition_has_one_first_run_its_lowest_repetition():
     assert len(set(firsts.values())) == 2
     assert all(by_key[f].rep == 0 for f in firsts.values())
     assert all(by_key[k].condition_hash == by_key[f].condition_hash for k, f in firsts.items())
+
+
+def test_the_report_says_how_many_runs_are_copies(tmp_path):
+    from ccbench.campaigns import report
+
+    campaign_runner.run(MIXED, tmp_path / "c", jobs=1)
+    design = report.design_html(storage.load(tmp_path / "c"))
+    assert "6 runs planned, 6 done, 0 failed (2 of them copies of their condition's first run" in design
+    assert repeats.is_copy(repeats.COPY_WORKER.format(key="ab12")) and not repeats.is_copy("host:123")
+    assert not repeats.is_copy(None)

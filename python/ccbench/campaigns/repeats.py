@@ -30,6 +30,12 @@ from ccbench.campaigns.storage import run_file
 COPY_WORKER = "copy of {key}: no random draws"
 
 
+def is_copy(worker: object) -> bool:
+    """Whether an index row's `worker` names a copy (COPY_WORKER)."""
+    prefix, suffix = COPY_WORKER.split("{key}")
+    return isinstance(worker, str) and worker.startswith(prefix) and worker.endswith(suffix)
+
+
 def writes_own_files(run: Run) -> bool:
     """Whether the run writes files of its own beside its run file (a packet
     capture, record.pcap): a copy would not have them, so it runs."""

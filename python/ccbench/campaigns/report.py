@@ -24,7 +24,7 @@ from string import Template
 import numpy as np
 import pandas as pd
 
-from ccbench.campaigns import analysis, figures, integrity, storage
+from ccbench.campaigns import analysis, figures, integrity, repeats, storage
 from ccbench.campaigns.analysis import METRICS, OBJECTIVES, ConditionResult, check_fairness, fmt
 from ccbench.campaigns.spec import QUICK_NOTE
 from ccbench.campaigns.storage import CampaignData, tables_dir
@@ -314,6 +314,17 @@ def _confidence_cell(c: ConditionResult) -> str:
     return "decided" if c.decided else "undecided: " + ", ".join(c.undecided)
 
 
+def _copies_note(data: CampaignData) -> str:
+    """How many done runs are copies of their condition's first run (campaigns.repeats)."""
+    copies = int(data.index["worker"].map(repeats.is_copy).sum()) if len(data.index) else 0
+    if not copies:
+        return ""
+    return (
+        f" ({copies} of them copies of their condition's first run, which drew no random number: "
+        "such a condition gives the same result with every seed, so it was simulated once)"
+    )
+
+
 def design_html(data: CampaignData) -> str:
     d = data.design
     rows = "".join(
@@ -326,7 +337,9 @@ def design_html(data: CampaignData) -> str:
     return (
         f'<table><thead><tr><th class="name">Factor</th><th class="name">Levels</th></tr></thead><tbody>{rows}</tbody>'
         f'</table><p class="note">{reps} repetitions per combination; excluded: {_e(excluded)}; '
-        f"{len(data.index)} runs planned, {int(status.get('done', 0))} done, {int(status.get('failed', 0))} failed. "
+        f"{len(data.index)} runs planned, {int(status.get('done', 0))} done, {int(status.get('failed', 0))} failed"
+        + _copies_note(data)
+        + ". "
         f"Run seeds: BLAKE2b of (campaign seed {d['seed']}, the run's levels, its repetition)"
         + (f", the same for every level of {_e(', '.join(d['common_seeds']))}" if d.get("common_seeds") else "")
         + ".</p>"
