@@ -234,14 +234,21 @@ class KernelExecutor(SerialExecutor):
 
 
 class LocalExecutor:
-    """A pool of `jobs` processes; at most two batches per process in flight."""
+    """A pool of `jobs` processes; at most two batches per process in flight.
+    The pool lasts until `stop`, so the runs of a campaign's phases (each
+    condition's first repetition, then the others: campaigns.repeats) go to
+    the same workers: a Ctrl-C never lands while a second pool forks, which
+    could leave a half-started worker and the driver waiting on it."""
 
     def __init__(self, jobs: int):
         self.workers = jobs
         self.pool: ProcessPoolExecutor | None = None
 
     def run(self, batches: Iterator[Batch]) -> Iterator[list[dict]]:
-        self.pool = ProcessPoolExecutor(max_workers=self.workers, initializer=_ignore_sigint, initargs=(os.getpid(),))
+        if self.pool is None:
+            self.pool = ProcessPoolExecutor(
+                max_workers=self.workers, initializer=_ignore_sigint, initargs=(os.getpid(),)
+            )
         in_flight = set()
         source = iter(batches)
         exhausted = False
@@ -257,8 +264,6 @@ class LocalExecutor:
             done, in_flight = wait(in_flight, return_when=FIRST_COMPLETED)
             for f in done:
                 yield f.result()
-        self.pool.shutdown()
-        self.pool = None
 
     def stop(self) -> None:
         """Stops the workers now (runs in flight are lost and rerun on resume).
