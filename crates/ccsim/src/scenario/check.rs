@@ -151,19 +151,7 @@ pub(super) fn check_background(path: &str, b: &BackgroundSpec, run: Duration) ->
         BackgroundKind::PoissonWeb => {
             if b.transport == TransportSpec::Tcp {
                 // The TCP transfers are checked as flows would be.
-                let flow = FlowSpec {
-                    cc: b.cc.clone(),
-                    cc_params: b.cc_params.clone(),
-                    count: 1,
-                    direction: b.direction,
-                    route: b.route.clone(),
-                    ack_route: b.ack_route.clone(),
-                    start: Duration(0),
-                    stop: None,
-                    size: None,
-                    access_delay: Duration(0),
-                    tcp: b.tcp.clone(),
-                };
+                let flow = super::lower::background_flow(b);
                 check_flow(path, &flow, run)?;
                 if b.rate.is_some() {
                     return err(p("rate"), "only for UDP transfers (transport = \"udp\")");
