@@ -83,6 +83,19 @@ pub struct EventQueue {
     processed: u64,
 }
 
+/// The index of the slot with the smallest key (the first of equal ones):
+/// the slot whose event is due next. The slots are few, so a scan.
+#[inline]
+fn earliest<T>(slots: &[T], key: impl Fn(&T) -> u128) -> usize {
+    let mut best = 0;
+    for (i, slot) in slots.iter().enumerate().skip(1) {
+        if key(slot) < key(&slots[best]) {
+            best = i;
+        }
+    }
+    best
+}
+
 /// A sender timer's pending event (`Event::Sender`).
 #[derive(Clone, Copy, Debug)]
 struct SenderEntry {
@@ -162,17 +175,6 @@ impl EventQueue {
         self.next_sender = 0;
     }
 
-    #[inline]
-    fn earliest_sender_slot(&self) -> usize {
-        let mut best = 0;
-        for (i, slot) in self.sender_slots.iter().enumerate().skip(1) {
-            if slot.key < self.sender_slots[best].key {
-                best = i;
-            }
-        }
-        best
-    }
-
     /// Schedules flow `flow`'s sender event at `at` with `generation`,
     /// replacing the flow's pending one, if any (its timer moved, so it was
     /// stale: see `Timer::arm`). The new event takes its place in the order
@@ -190,7 +192,7 @@ impl EventQueue {
                 if key < self.sender_slots[self.next_sender].key {
                     self.next_sender = f;
                 } else if later && f == self.next_sender {
-                    self.next_sender = self.earliest_sender_slot();
+                    self.next_sender = earliest(&self.sender_slots, |e| e.key);
                 }
                 return;
             }
@@ -408,7 +410,7 @@ impl EventQueue {
             if key < heap_key.min(sender_key) {
                 let link = self.next_link;
                 self.link_slots[link].key = EMPTY_SLOT;
-                self.next_link = self.earliest_link_slot();
+                self.next_link = earliest(&self.link_slots, |e| e.key);
                 self.processed += 1;
                 return Some((OrderKey(key), Event::Link { link: link as u32, generation: 0 }));
             }
@@ -418,7 +420,7 @@ impl EventQueue {
                 let slot = &mut self.sender_slots[self.next_sender];
                 let entry = *slot;
                 slot.key = EMPTY_SLOT;
-                self.next_sender = self.earliest_sender_slot();
+                self.next_sender = earliest(&self.sender_slots, |e| e.key);
                 entry
             } else {
                 self.pop_sender()
@@ -430,17 +432,6 @@ impl EventQueue {
         self.root_vacant = true;
         self.processed += 1;
         Some((OrderKey(top.key), top.event))
-    }
-
-    #[inline]
-    fn earliest_link_slot(&self) -> usize {
-        let mut best = 0;
-        for (i, slot) in self.link_slots.iter().enumerate().skip(1) {
-            if slot.key < self.link_slots[best].key {
-                best = i;
-            }
-        }
-        best
     }
 
     /// Puts `entry` at the root (which must be vacant or hold an event no
