@@ -55,18 +55,25 @@ def first_runs(runs: Sequence[Run]) -> dict[str, str]:
     return out
 
 
-def copy(directory: Path, key: str, source_key: str, source_hash: str) -> dict | None:
-    """Writes run `key`'s file as a copy of run `source_key`'s, whose index
-    hash is `source_hash`, and returns the outcome the index records (with
-    the bytes as `table`, as a worker returns them); None when the source
-    file is missing or not the one the index vouches for (then the run runs)."""
-    from ccbench.file_modes import atomic_write_bytes
-
+def source(directory: Path, key: str, result_hash: str) -> bytes | None:
+    """Run `key`'s file, when it is the one the index vouches for (`result_hash`); else None."""
     try:
-        data = run_file(directory, source_key).read_bytes()
+        data = run_file(directory, key).read_bytes()
     except OSError:
         return None
-    if integrity.digest(data) != source_hash:
+    return data if integrity.digest(data) == result_hash else None
+
+
+def copy(directory: Path, key: str, source_key: str, source_hash: str, data: bytes | None = None) -> dict | None:
+    """Writes run `key`'s file as a copy of run `source_key`'s, whose index
+    hash is `source_hash` (`data`: its bytes, when the caller has read them
+    with `source`), and returns the outcome the index records (with the
+    bytes as `table`, as a worker returns them); None when the source file
+    is missing or not the one the index vouches for (then the run runs)."""
+    from ccbench.file_modes import atomic_write_bytes
+
+    data = data if data is not None else source(directory, source_key, source_hash)
+    if data is None:
         return None
     atomic_write_bytes(run_file(directory, key), data)
     now = time.time()

@@ -270,13 +270,21 @@ def _copy_repetitions(
     random number as a copy of it (campaigns.repeats), records them in the
     index at once, and returns their keys."""
     firsts = index.random_draws([first_of[r.key] for r in runs])
+    sources: dict[str, bytes | None] = {}  # each first run's file, read and checked once
     outcomes = []
     for r in runs:
-        draws, result_hash = firsts.get(first_of[r.key], (None, None))
-        if draws == 0 and (o := repeats.copy(out, r.key, first_of[r.key], result_hash)) is not None:
-            table = o.pop("table")
-            first = first_of[r.key]
-            fresh[r.key] = fresh[first] if first in fresh else storage.table_of_arrow_file(table)
+        first = first_of[r.key]
+        draws, result_hash = firsts.get(first, (None, None))
+        if draws != 0:
+            continue
+        if first not in sources:
+            sources[first] = repeats.source(out, first, result_hash)
+        if (data := sources[first]) is not None:
+            o = repeats.copy(out, r.key, first, result_hash, data)
+            o.pop("table")
+            if first not in fresh:
+                fresh[first] = storage.table_of_arrow_file(data)
+            fresh[r.key] = fresh[first]
             outcomes.append(o)
     index.record(outcomes)
     progress.done += len(outcomes)
