@@ -273,6 +273,44 @@ def test_unknown_study_names_the_field():
     assert e.value.path == "study" and "umts" in e.value.detail
 
 
+@pytest.mark.parametrize(
+    ("about", "path"),
+    [
+        ({"title": 3}, "about.title"),
+        ({"year": "2008"}, "about.year"),
+        ({"reference": "31.8%"}, "about.reference"),
+        ("S1", "about"),
+    ],
+)
+def test_a_bad_about_table_names_the_field(about, path):
+    raw = {
+        "about": about,
+        "scenario": {"duration": "1s", "downlink": {"rate": "1Mbit"}, "flows": [{"cc": "reno"}]},
+        "factors": {"flows[0].cc": ["reno"]},
+    }
+    with pytest.raises(spec.CampaignFileError) as e:
+        spec.parse(raw)
+    assert e.value.path == path
+
+
+def test_each_study_is_described_by_its_own_file():
+    """A study's metadata and published numbers are its campaign file's [about] table, and the
+    parsed campaign carries them to its report (an edited copy keeps its own)."""
+    import tomllib
+    from ccbench.campaigns.study_report import _about
+
+    for s in STUDIES.values():
+        about = tomllib.loads(s.text())["about"]
+        assert (s.title, s.paper, s.kernel) == (about["title"], about["paper"], about["kernel"])
+        assert spec.parse(s.path).design()["about"] == about
+    assert STUDIES["umts"].reference["down"]["goodput_kbps"] == 122.03
+    assert STUDIES["lte"].reference["place_of_profile"]["lte-good"] == "VAMK"
+    edited = type("Data", (), {"design": {"about": {"reference": {"down": {"goodput_kbps": 100.0}}}}})()
+    assert _about(edited, "umts")["reference"]["down"]["goodput_kbps"] == 100.0
+    older = type("Data", (), {"design": {"study": "umts"}})()  # a directory written before [about]
+    assert _about(older, "umts")["reference"] == STUDIES["umts"].reference
+
+
 def test_studies_lists_the_five_with_sources(runner):
     result = runner.invoke(app, ["studies"], terminal_width=250)
     assert result.exit_code == 0

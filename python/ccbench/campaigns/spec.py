@@ -69,6 +69,7 @@ TOP_LEVEL_KEYS = (
     "kept_tables",
     "analysis",
     "study",
+    "about",
     "quick",
     "allow_large",
 )
@@ -238,6 +239,8 @@ class Campaign:
     base_text: str | None = None
     #: The work of the runs (ccbench.campaigns.planning.work): packets, and seconds on one core.
     work: tuple[float, float] = (0.0, 0.0)
+    #: The file's `[about]` table (what a study measured, its source and published numbers).
+    about: dict = field(default_factory=dict)
 
     @property
     def text_hash(self) -> str:
@@ -283,6 +286,7 @@ class Campaign:
             "kept_tables": list(self.kept_tables),
             "analysis": self.analysis,
             "study": self.study,
+            "about": self.about,
             "level_names": {
                 f.name: {lv: t["name"] for lv, t in zip(f.levels, f.tables) if isinstance(t.get("name"), str)}
                 for f in self.factors
@@ -534,6 +538,25 @@ def _analysis(raw: dict, factors: list[Factor], source: str) -> dict:
     return out
 
 
+def _about(raw: dict, source: str) -> dict:
+    """The `[about]` table: what the campaign (a study) measured and its source, as text, and the
+    study's own published numbers (`reference`, a table the study's report reads)."""
+    from ccbench.campaigns.studies import ABOUT_FIELDS
+
+    about = raw.get("about", {})
+    if not isinstance(about, dict):
+        raise CampaignFileError(source, "about", f"{show(about)} is not allowed; expected a table")
+    allowed = (*ABOUT_FIELDS, "reference")
+    for k, v in about.items():
+        if k not in allowed:
+            raise CampaignFileError(source, f"about.{_quote(k)}", f"unknown field; allowed: {', '.join(allowed)}")
+        if k == "reference" and not isinstance(v, dict):
+            raise CampaignFileError(source, "about.reference", f"{show(v)} is not allowed; expected a table")
+        if k != "reference" and not isinstance(v, str):
+            raise CampaignFileError(source, f"about.{k}", f"{show(v)} is not allowed; expected a string")
+    return about
+
+
 def _study(raw: dict, factors: list[str], source: str) -> str | None:
     from ccbench.campaigns.studies import STUDIES
 
@@ -636,6 +659,7 @@ def parse_raw(
     kept_tables = _kept_tables(raw, source)
     analysis = _analysis(raw, factors, source)
     study = _study(raw, [f.name for f in factors], source)
+    about = _about(raw, source)
     from ccbench.campaigns.quick import check as check_quick
 
     check_quick(raw, factors, source)
@@ -714,6 +738,7 @@ def parse_raw(
         raw["base"] if base_text is not None else None,
         base_text,
         work,
+        about,
     )
 
 

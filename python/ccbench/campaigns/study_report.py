@@ -1,7 +1,7 @@
 """The report section of a shipped study (a campaign file with `study = NAME`),
 laid out like the study's own tables (SPEC sections 4 and 5), built from the
 campaign's saved results only, citing the study. Where the study published a
-number for a cell (ccbench.campaigns.studies.reference), it is shown beside
+number for a cell (the `[about.reference]` table of its campaign file), it is shown beside
 ccbench's with the difference; nothing else is compared.
 
 Every table has an `id` and every figure an `alt` of the form STUDY-PART
@@ -27,7 +27,6 @@ from ccbench.campaigns import figures  # noqa: E402
 from ccbench.campaigns.analysis import METRICS, compare_candidates  # noqa: E402
 from ccbench.campaigns.storage import CampaignData, tables_dir  # noqa: E402
 from ccbench.campaigns.studies import STUDIES  # noqa: E402
-from ccbench.campaigns.studies import reference as ref  # noqa: E402
 
 CC = "flows[*].cc"
 #: A run "fills the pipe early" (wan) when its goodput, averaged over 1 s, reaches this share of the
@@ -89,12 +88,29 @@ def _levels(data: CampaignData, factor: str) -> list[str]:
     return [str(v) for v in data.design["factors"][factor]]
 
 
-def _cite(study: str) -> str:
+def _about(data: CampaignData, study: str) -> dict:
+    """The campaign file's `[about]` table (an edited copy of a study keeps its own), or the shipped
+    study's for a campaign directory written before campaign files had one."""
+    about = data.design.get("about")
+    if about:
+        return about
     s = STUDIES[study]
+    return {
+        "paper": s.paper,
+        "setting": s.setting,
+        "measured": s.measured,
+        "network": s.network,
+        "kernel": s.kernel,
+        "reference": s.reference,
+    }
+
+
+def _cite(data: CampaignData, study: str) -> str:
+    a = {k: "not given" for k in ("paper", "setting", "measured", "network", "kernel")} | _about(data, study)
     return (
-        f'<p class="cite">Study: {_e(s.paper)}. Setting: {_e(s.setting)}. It measured {_e(s.measured)}; '
-        f"network here: {_e(s.network)}; TCP here: the Linux {_e(s.kernel)} kernel preset "
-        f'(tcp.kernel = "{_e(s.kernel)}").</p>'
+        f'<p class="cite">Study: {_e(a["paper"])}. Setting: {_e(a["setting"])}. It measured {_e(a["measured"])}; '
+        f"network here: {_e(a['network'])}; TCP here: the Linux {_e(a['kernel'])} kernel preset "
+        f'(tcp.kernel = "{_e(a["kernel"])}").</p>'
     )
 
 
@@ -121,6 +137,7 @@ def _cellular_table(data: CampaignData, study: str, direction: str) -> str:
     flows, runs = data.flows, data.runs
     profile = _study_profile(study)
     nominal = nominal_rate_bps(profile, direction) if profile else None
+    published = _about(data, study).get("reference", {})
     rows = []
     for workload in _levels(data, "workload"):
         m = _BULK.match(workload)
@@ -147,9 +164,8 @@ def _cellular_table(data: CampaignData, study: str, direction: str) -> str:
                 "retrans_pct": f["retrans_pct"].mean(),
                 "retrans_std_pct": f["retrans_pct"].std(),
             }
-            reference = (
-                ref.UMTS_NEWRENO_ONE_FLOW[direction] if study == "umts" and cc == "newreno" and m[1] == "1" else None
-            )
+            # The studies published their reference condition's numbers: NewReno, one flow (UMTS).
+            reference = published.get(direction) if cc == "newreno" and m[1] == "1" else None
             shown = [
                 _vs(v, reference[k], 2 if k in ("timeouts_per_100s", "retrans_pct", "retrans_std_pct") else 1)
                 if reference
@@ -268,7 +284,7 @@ def _one_flow_over_time(data: CampaignData, study: str) -> str:
 
 
 def cellular(data: CampaignData, study: str) -> str:
-    parts = [_cite(study), _cellular_table(data, study, "down"), _cellular_table(data, study, "up")]
+    parts = [_cite(data, study), _cellular_table(data, study, "down"), _cellular_table(data, study, "up")]
     parts.append(_file_sizes(data, study))
     parts.append(_cdfs(data, study))
     if study == "hsdpa":
@@ -289,24 +305,25 @@ def _ranking(samples: dict[str, np.ndarray]) -> str:
     return " · ".join(f"{k}. {', '.join(v)}" for k, v in sorted(groups.items())) or "–"
 
 
-def _place(profile: str) -> str:
+def _place(reference: dict, profile: str) -> str:
     """The study's place a profile stands for, with the profile ("VAMK (lte-good)"); other profiles as they are."""
-    place = ref.LTE_PLACE_OF_PROFILE.get(profile)
+    place = reference.get("place_of_profile", {}).get(profile)
     return f"{place} ({profile})" if place else profile
 
 
-def _lte_study_speed(direction: str, period: str, profile: str) -> float | None:
+def _lte_study_speed(reference: dict, direction: str, period: str, profile: str) -> float | None:
     """The study's average speed (Mbit/s) at the place `profile` stands for, or None."""
-    place = ref.LTE_PLACE_OF_PROFILE.get(profile)
-    speeds = ref.LTE_AVERAGE_MBPS.get((direction, period))
-    return None if place is None or speeds is None else speeds[ref.LTE_PLACES.index(place)]
+    place = reference.get("place_of_profile", {}).get(profile)
+    speeds = reference.get(direction, {}).get(period)
+    return None if place is None or speeds is None else speeds[reference["places"].index(place)]
 
 
 def lte(data: CampaignData) -> str:
     runs = data.runs
     places, periods, ccs = _levels(data, "profile.name"), _levels(data, "profile.load"), _levels(data, CC)
     directions = _levels(data, "transfer")
-    parts = [_cite("lte")]
+    parts = [_cite(data, "lte")]
+    published = _about(data, "lte").get("reference", {})
     rows = []
     for period in periods:
         row = [_e(period)]
@@ -318,10 +335,10 @@ def lte(data: CampaignData) -> str:
                     & (runs["transfer"].astype(str) == d)
                 ]
                 speed = sel["goodput_bps"].mean() / 1e6
-                study = _lte_study_speed(d, period, place)
+                study = _lte_study_speed(published, d, period, place)
                 row.append(_num(speed, 2) if study is None else _vs(speed, study, 2))
         rows.append(row)
-    header = ["period"] + [f"{_place(place)} {d} (Mbit/s)" for d in directions for place in places]
+    header = ["period"] + [f"{_place(published, place)} {d} (Mbit/s)" for d in directions for place in places]
     parts.append(
         _table(
             "lte-speed-per-period-and-place",
@@ -356,7 +373,7 @@ def lte(data: CampaignData) -> str:
             _table(
                 f"lte-speed-per-algorithm-{d}",
                 f"Average speed per algorithm and place, {d}link (Mbit/s, over periods and repetitions)",
-                ["algorithm", *(f"{_place(p)} (Mbit/s)" for p in places)],
+                ["algorithm", *(f"{_place(published, p)} (Mbit/s)" for p in places)],
                 rows,
                 "Order: dense ranks by mean speed; algorithms share a rank where the 95% Welch interval of their "
                 "difference to the rank's leader is not beyond a 5% margin (the data cannot separate them).",
@@ -418,7 +435,7 @@ def highspeed(data: CampaignData) -> str:
     runs = data.runs[data.runs["rep"] == 0]
     paths, variants = _levels(data, "profile"), _levels(data, "experiment")
     others = [f for f in data.factors if f not in ("profile", "experiment", "part")]
-    parts = [_cite("highspeed")]
+    parts = [_cite(data, "highspeed")]
     for combo in _combinations(data, others):
         where = ", ".join(f"{f} = {v}" for f, v in combo.items())
         sel_combo = runs
@@ -518,7 +535,8 @@ def _mean_std_or_identical(values: pd.Series) -> str:
 def wan(data: CampaignData) -> str:
     runs = data.runs
     paths, tuned, durations, ccs = (_levels(data, f) for f in ("profile.name", "profile.tuned", "duration", CC))
-    parts = [_cite("wan")]
+    parts = [_cite(data, "wan")]
+    published = _about(data, "wan").get("reference", {})
     rows, fill_rows = [], []
     run_seconds: dict[str, float] = {}  # each duration level's actual run length (scaled in --quick)
     for p in paths:
@@ -541,8 +559,8 @@ def wan(data: CampaignData) -> str:
                             flags.append(_fills_early(run, float(run.links["rate_bps"].iloc[0])))
                             run_seconds[d] = float(run.meta["scenario"]["duration"])
                     fill.append(f"{sum(flags)}/{len(flags)}" if flags else "–")
-                if p == "wan-100ms" and t == "False" and d == "100s":
-                    row.append(_e(ref.WAN_REFERENCE))
+                if p == "wan-100ms" and t == "False" and d == "100s" and "text" in published:
+                    row.append(_e(published["text"]))
                 else:
                     row.append("–")
                 rows.append(row)
@@ -621,6 +639,6 @@ BUILDERS = {
 def section(data: CampaignData) -> str:
     """The study's section of report.html ('' for a campaign that is not a study)."""
     study = data.design.get("study")
-    if not study or data.runs.empty:
-        return ""
+    if not study or data.runs.empty or study not in BUILDERS:
+        return ""  # a study without a section of its own has the campaign report alone
     return f'<h2 id="study-{study}">The {_e(study)} study</h2>' + BUILDERS[study](data)
