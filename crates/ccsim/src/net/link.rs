@@ -30,7 +30,7 @@ use super::channel::loss::{Loss, LossModel};
 use super::channel::outage::{OutageConfig, Outages};
 use super::channel::rate::{RateConfig, Transmitter};
 use super::delay_line::DelayLine;
-use super::packet::{Packet, SackSlot, MTU_BYTES, NO_SACK};
+use super::packet::{Packet, MTU_BYTES};
 use super::pool::{PacketId, PacketPool};
 use super::queue::{Capacity, Queue, QueueConfig, Queued};
 use crate::rng::Rng;
@@ -167,9 +167,6 @@ pub struct Link {
     /// Drops at enqueue (full buffer or RED).
     enqueue_drops: u64,
     counters: LinkCounters,
-    /// The (flow, SACK slot) of the ACKs with blocks this link lost (dropped
-    /// or lost on the air) since the owner last released them.
-    lost_sacks: Vec<(u32, SackSlot)>,
 }
 
 impl Link {
@@ -196,7 +193,6 @@ impl Link {
             wakeup_moved: true,
             enqueue_drops: 0,
             counters: LinkCounters::default(),
-            lost_sacks: Vec::new(),
             config,
         }
     }
@@ -284,11 +280,11 @@ impl Link {
         false
     }
 
-    /// Whether the owner must look at `next_wakeup` again (and at the lost
-    /// SACK slots): something may have changed them since `wakeup_rearmed`.
+    /// Whether the owner must look at `next_wakeup` again: something may
+    /// have changed it since `wakeup_rearmed`.
     #[inline]
     pub fn wakeup_may_have_moved(&self) -> bool {
-        self.wakeup_moved || !self.lost_sacks.is_empty()
+        self.wakeup_moved
     }
 
     /// The owner has looked at `next_wakeup` and armed its timer for it.
@@ -478,8 +474,7 @@ impl Link {
     /// `start_transmission` of a RED or CoDel queue (CoDel may drop some first).
     #[inline(never)]
     fn start_aqm_transmission(&mut self, t: Nanos, pool: &mut PacketPool) {
-        let lost_sacks = &mut self.lost_sacks;
-        if let Some(head) = self.queue.dequeue(t, pool, |p| note_lost_sack(lost_sacks, p)) {
+        if let Some(head) = self.queue.dequeue(t, pool, |_| {}) {
             self.transmit(t, head, pool);
         }
     }
@@ -558,7 +553,7 @@ impl Link {
     /// lost for good (counted as residual losses).
     #[inline(never)]
     fn discard_queue(&mut self, t: Nanos, pool: &mut PacketPool) {
-        while let Some(q) = self.queue.dequeue(t, pool, |p| note_lost_sack(&mut self.lost_sacks, p)) {
+        while let Some(q) = self.queue.dequeue(t, pool, |_| {}) {
             self.lose(q.id, pool);
             self.counters.residual_losses += 1;
         }
@@ -567,28 +562,11 @@ impl Link {
         }
     }
 
-    /// Packet `id` is lost inside the link: it is freed, and its SACK slot,
-    /// if any, goes back to the owner.
+    /// Packet `id` is lost inside the link: it is freed (with whatever the
+    /// pool keeps beside it).
     #[inline]
     fn lose(&mut self, id: PacketId, pool: &mut PacketPool) {
-        note_lost_sack(&mut self.lost_sacks, &pool.remove(id));
-    }
-
-    /// Hands `release` the (flow, SACK slot) of each ACK with blocks this
-    /// link has lost since the last call. The owner calls it after handing
-    /// the link packets or time (`enqueue`, `advance`, `sync`), so a slot of a
-    /// `SackStore` is never held for a packet that no longer exists.
-    #[inline(never)]
-    pub fn release_lost_sacks(&mut self, mut release: impl FnMut(u32, SackSlot)) {
-        for (flow, slot) in self.lost_sacks.drain(..) {
-            release(flow, slot);
-        }
-    }
-
-    /// Whether `release_lost_sacks` has anything to hand back.
-    #[inline]
-    pub fn has_lost_sacks(&self) -> bool {
-        !self.lost_sacks.is_empty()
+        pool.free(id);
     }
 
     /// The frame `tr` has left the transmitter (it is already on the wire,
@@ -641,14 +619,6 @@ impl Link {
     /// Packets marked CE by the queue so far.
     pub fn ecn_marks(&self) -> u64 {
         self.queue.stats().marks
-    }
-}
-
-/// Notes the SACK slot of a packet lost inside a link.
-#[inline]
-fn note_lost_sack(lost_sacks: &mut Vec<(u32, SackSlot)>, p: &Packet) {
-    if p.sack != NO_SACK {
-        lost_sacks.push((p.flow, p.sack));
     }
 }
 
@@ -719,35 +689,18 @@ mod tests {
     }
 
     #[test]
-    fn the_sack_slots_of_lost_acks_go_back_to_their_owner() {
-        let ack = |flow: u32, slot: SackSlot| {
-            let mut p = Packet::new(Kind::Ack, flow, 64);
-            p.sack = slot;
-            p
-        };
-        let released = |l: &mut Bench| {
-            let mut v = Vec::new();
-            l.l.release_lost_sacks(|flow, slot| v.push((flow, slot)));
-            v
-        };
-        // One in service and one queued: the next two are dropped at the tail.
-        let mut l = Bench::new(LinkConfig::simple(12_000_000, 10 * NS_PER_MS, Capacity::Packets(1)));
-        assert!(l.enqueue(0, ack(0, 7)) && l.enqueue(0, ack(1, NO_SACK)));
-        assert!(!l.enqueue(0, ack(2, 9)) && !l.enqueue(0, ack(3, NO_SACK)));
-        assert_eq!(released(&mut l), vec![(2, 9)]);
-        assert_eq!(released(&mut l), vec![]);
-        // Lost on the air: every frame of a link that loses everything.
+    fn a_frame_lost_on_the_air_is_freed_at_once_and_counted_when_it_has_left() {
+        // Every frame of a link that loses everything.
         let config = LinkConfig {
             loss: LossModel::Bernoulli { p: 1.0 },
             ..LinkConfig::simple(12_000_000, 0, Capacity::Packets(10))
         };
         let mut l = Bench::new(config);
-        l.enqueue(0, ack(4, 3));
-        l.enqueue(0, ack(5, NO_SACK));
-        assert_eq!(released(&mut l), vec![(4, 3)], "known lost as its transmission starts");
+        l.enqueue(0, Packet::new(Kind::Ack, 4, 64));
+        l.enqueue(0, Packet::new(Kind::Ack, 5, 64));
+        assert_eq!(l.pool.len(), 1, "the first is known lost as its transmission starts");
         assert_eq!(l.l.counters().channel_losses, 0, "but counted when it has left");
         assert!(l.advance(10 * NS_PER_MS).is_empty());
-        assert_eq!(released(&mut l), vec![]);
         assert!(l.pool.is_empty(), "the lost packets are freed");
         let c = l.l.counters();
         assert_eq!((c.departures, c.channel_losses, c.residual_losses), (2, 2, 2));
@@ -792,7 +745,6 @@ mod tests {
                 now += rng.next_u64() % (2 * NS_PER_MS);
                 while let Some(t) = l.l.next_wakeup().filter(|&t| t <= now) {
                     l.advance(t);
-                    l.l.release_lost_sacks(|_, _| {});
                     l.l.wakeup_rearmed();
                     armed = l.l.next_wakeup();
                 }
@@ -801,7 +753,6 @@ mod tests {
                 }
                 l.enqueue(now, Packet::new(Kind::Data, 0, 100 + (rng.next_u64() % 1400) as u32));
                 if l.l.wakeup_may_have_moved() {
-                    l.l.release_lost_sacks(|_, _| {});
                     l.l.wakeup_rearmed();
                     armed = l.l.next_wakeup();
                 } else {

@@ -1,8 +1,8 @@
 //! A packet as the network sees it: a small `Copy` struct (one cache line).
 //! Inside the network it stays in one slot of the `PacketPool` (net/pool.rs)
 //! and queues and delay lines pass its handle; nothing is allocated per
-//! packet. An ACK's SACK blocks are not in it but in the `SackStore`, named
-//! by the packet's `sack` slot.
+//! packet. An ACK's SACK blocks are not in it but in the pool's side table,
+//! named by the packet's `sack` slot.
 //!
 //! Sequence numbers count segments, not bytes (a segment is one MSS of
 //! payload, the last one of a transfer possibly shorter); the pcap writer and
@@ -13,8 +13,8 @@ use crate::time::Nanos;
 /// Up to three SACK blocks fit beside the timestamp option (RFC 2018 + 7323).
 pub const MAX_SACK_BLOCKS: usize = 3;
 
-/// Where an ACK's SACK blocks are kept in the `SackStore`: packets carry this
-/// slot number rather than the blocks themselves.
+/// Where an ACK's SACK blocks are kept in the pool's side table (a
+/// `SackStore`): packets carry this slot number rather than the blocks.
 pub type SackSlot = u32;
 /// The slot of a packet without SACK blocks.
 pub const NO_SACK: SackSlot = u32::MAX;
@@ -23,7 +23,7 @@ pub const NO_SACK: SackSlot = u32::MAX;
 pub enum Kind {
     /// TCP data segment number `seq`.
     Data,
-    /// TCP pure ACK: cumulative `ack` (next expected segment) and SACK blocks (`sack`).
+    /// TCP pure ACK: cumulative `ack` (next expected segment) and SACK blocks (in the pool).
     Ack,
     /// A datagram of a UDP source (cross traffic): `flow` is the source index.
     Udp,
@@ -52,8 +52,9 @@ pub struct Packet {
     pub ts_ecr: Nanos,
     /// Receive window advertised by an ACK, in segments.
     pub window: u32,
-    /// The ACK's SACK blocks in the `SackStore` (`NO_SACK`: none).
-    pub sack: SackSlot,
+    /// The ACK's SACK blocks in the pool's side table (`NO_SACK`: none);
+    /// only the pool sets it (`PacketPool::insert_with_sack`).
+    pub(crate) sack: SackSlot,
     /// ECN: congestion experienced (set by a marking queue), echo, window reduced.
     pub ce: bool,
     pub ece: bool,

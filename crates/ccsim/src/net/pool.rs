@@ -8,8 +8,15 @@
 //! in flight at once and never shrinks or allocates per packet after that.
 //! Whoever ends a packet's journey (the link that drops or loses it, the
 //! owner it is delivered to) frees its slot.
+//!
+//! An ACK's SACK blocks are kept in a side table (net/sack_store.rs), named
+//! by the packet's `sack` slot: written when the ACK enters the pool
+//! (`insert_with_sack`), read through the pool, and released when the
+//! packet's slot is freed, so whoever frees a packet frees its blocks
+//! without knowing of SACK. ACKs without blocks never touch the table.
 
-use super::packet::{Kind, Packet};
+use super::packet::{Kind, Packet, SackBlock, SackSlot, NO_SACK};
+use super::sack_store::{SackBlocks, SackStore};
 
 /// A packet's slot in the `PacketPool`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -33,6 +40,8 @@ impl PacketId {
 pub struct PacketPool {
     slots: Vec<Packet>,
     free_slots: Vec<u32>,
+    /// The SACK blocks of the ACKs in the pool that carry any.
+    sacks: SackStore,
     /// Tests and debug builds check every handle is live when used.
     #[cfg(debug_assertions)]
     live: Vec<bool>,
@@ -43,9 +52,16 @@ impl PacketPool {
         PacketPool::default()
     }
 
-    /// Puts `p` in a free slot.
+    /// Puts `p`, a packet without SACK blocks, in a free slot.
     #[inline]
     pub fn insert(&mut self, p: Packet) -> PacketId {
+        debug_assert_eq!(p.sack, NO_SACK, "a packet with SACK blocks enters by insert_with_sack");
+        self.insert_slot(p)
+    }
+
+    /// Writes `p` into a free slot.
+    #[inline(always)]
+    fn insert_slot(&mut self, p: Packet) -> PacketId {
         let i = match self.free_slots.pop() {
             Some(i) => i,
             None => self.add_slot(),
@@ -56,6 +72,14 @@ impl PacketPool {
             self.live[i as usize] = true;
         }
         PacketId(i)
+    }
+
+    /// Puts ACK `p` in a free slot and its SACK `blocks`, if any, in the
+    /// side table, until the slot is freed.
+    #[inline]
+    pub fn insert_with_sack(&mut self, mut p: Packet, blocks: &SackBlocks) -> PacketId {
+        p.sack = self.sacks.insert(*blocks);
+        self.insert_slot(p)
     }
 
     /// A new slot at the end (the pool grows only to the most packets ever
@@ -81,22 +105,45 @@ impl PacketPool {
         &mut self.slots[id.0 as usize]
     }
 
-    /// Frees the slot of `id` and returns its packet.
+    /// The SACK blocks of ACK `id` (none for other packets).
+    #[inline]
+    pub fn sack_blocks(&self, id: PacketId) -> &[SackBlock] {
+        self.sacks.get(self.get(id).sack)
+    }
+
+    /// Frees the slot of `id` (and its SACK blocks) and returns its packet.
     #[inline]
     pub fn remove(&mut self, id: PacketId) -> Packet {
         let p = self.slots[id.0 as usize];
-        self.free(id);
+        self.free_slot(id, p.sack);
         p
     }
 
-    /// Frees the slot of `id` (its packet was read in place).
+    /// `remove` of an ACK, with a copy of its SACK blocks, for a reader that
+    /// writes into the pool while it reads them.
+    #[inline]
+    pub fn remove_with_sack(&mut self, id: PacketId) -> (Packet, SackBlocks) {
+        let p = self.slots[id.0 as usize];
+        let blocks = self.sacks.copy(p.sack);
+        self.free_slot(id, p.sack);
+        (p, blocks)
+    }
+
+    /// Frees the slot of `id` and its SACK blocks (its packet was read in place).
     #[inline]
     pub fn free(&mut self, id: PacketId) {
+        self.free_slot(id, self.slots[id.0 as usize].sack);
+    }
+
+    /// Frees slot `id`, whose packet's SACK blocks are in `sack`.
+    #[inline(always)]
+    fn free_slot(&mut self, id: PacketId, sack: SackSlot) {
         self.check_live(id);
         #[cfg(debug_assertions)]
         {
             self.live[id.0 as usize] = false;
         }
+        self.sacks.release(sack);
         self.free_slots.push(id.0);
     }
 
@@ -107,6 +154,17 @@ impl PacketPool {
 
     pub fn is_empty(&self) -> bool {
         self.len() == 0
+    }
+
+    /// ACKs in the pool with SACK blocks in the side table.
+    pub fn sacks_in_use(&self) -> usize {
+        self.sacks.in_use()
+    }
+
+    /// Entries of the side table, in use or free: the most ACKs with blocks
+    /// that were in the pool at one time.
+    pub fn sack_slots(&self) -> usize {
+        self.sacks.slots()
     }
 
     #[inline(always)]
@@ -146,6 +204,32 @@ mod tests {
         pool.free(a);
         assert_eq!(pool.insert(p), a);
         assert_eq!((pool.get(a).seq, pool.len()), (9, 2));
+    }
+
+    #[test]
+    fn sack_blocks_are_kept_beside_their_ack_and_freed_with_it() {
+        let mut pool = PacketPool::new();
+        let ack = Packet::new(Kind::Ack, 0, 64);
+        let plain = pool.insert_with_sack(ack, &SackBlocks::default());
+        let a = pool.insert_with_sack(ack, &SackBlocks::of(&[(5, 6)]));
+        let b = pool.insert_with_sack(ack, &SackBlocks::of(&[(9, 12), (5, 7)]));
+        // An ACK without blocks takes no entry.
+        assert_eq!((pool.sack_blocks(plain), pool.sacks_in_use()), (&[][..], 2));
+        assert_eq!(pool.sack_blocks(b), &[SackBlock { start: 9, end: 12 }, SackBlock { start: 5, end: 7 }]);
+        // Freed with the packet, however its slot is freed.
+        pool.free(a);
+        pool.free(plain);
+        assert_eq!(pool.sacks_in_use(), 1);
+        // The freed entry is taken again, so the table stays as small as what is in flight.
+        let c = pool.insert_with_sack(ack, &SackBlocks::of(&[(20, 21)]));
+        assert_eq!((pool.sack_blocks(c), pool.sack_slots()), (&[SackBlock { start: 20, end: 21 }][..], 2));
+        let (p, copied) = pool.remove_with_sack(b);
+        assert_eq!((p.kind, copied), (Kind::Ack, SackBlocks::of(&[(9, 12), (5, 7)])));
+        assert_eq!(pool.remove(c).kind, Kind::Ack);
+        assert_eq!((pool.sacks_in_use(), pool.len()), (0, 0));
+        // A packet in a slot that held an ACK with blocks has none.
+        let d = pool.insert(Packet::new(Kind::Data, 0, 1500));
+        assert_eq!(pool.sack_blocks(d), &[]);
     }
 
     #[test]

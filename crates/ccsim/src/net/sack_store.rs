@@ -3,11 +3,11 @@
 //! so the common packet holds a 4-byte slot number instead of three 16-byte
 //! blocks it would copy at every hop.
 //!
-//! A receiver keeps a store and puts an ACK's blocks in it when it makes the
-//! ACK; the owner of the network has the slot released when the ACK reaches
-//! its sender, or when a link loses it (`Link::release_lost_sacks`). Freed
-//! slots are reused (a free list), so a store holds at most the ACKs with
-//! blocks that are on their way at one time.
+//! The packet pool (net/pool.rs) owns the one store: it puts an ACK's blocks
+//! in it when the ACK enters the pool and releases the slot when the ACK's
+//! own slot is freed, wherever its journey ends (at the sender, or in a link
+//! that drops or loses it). Freed slots are reused (a free list), so the
+//! store holds at most the ACKs with blocks that are on their way at one time.
 
 use super::packet::{SackBlock, SackSlot, MAX_SACK_BLOCKS, NO_SACK};
 
@@ -39,6 +39,19 @@ impl SackBlocks {
     }
 }
 
+#[cfg(test)]
+impl SackBlocks {
+    /// The blocks [start, end) of `ranges`, in order.
+    pub(crate) fn of(ranges: &[(u64, u64)]) -> SackBlocks {
+        let mut b = SackBlocks::default();
+        for &(start, end) in ranges {
+            b.push(SackBlock { start, end });
+        }
+        b
+    }
+}
+
+/// Blocks in slots named by `SackSlot`, for the packet pool.
 #[derive(Default)]
 pub struct SackStore {
     entries: Vec<SackBlocks>,
@@ -77,6 +90,16 @@ impl SackStore {
         }
     }
 
+    /// A copy of the blocks in `slot` (none for `NO_SACK`), for a reader
+    /// that outlives the slot.
+    #[inline]
+    pub fn copy(&self, slot: SackSlot) -> SackBlocks {
+        match slot {
+            NO_SACK => SackBlocks::default(),
+            _ => self.entries[slot as usize],
+        }
+    }
+
     /// The ACK of `slot` is gone (processed or lost): its slot may be reused.
     #[inline]
     pub fn release(&mut self, slot: SackSlot) {
@@ -90,27 +113,25 @@ impl SackStore {
     pub fn in_use(&self) -> usize {
         self.entries.len() - self.free.len()
     }
+
+    /// Slots made so far, in use or free: the most ACKs with blocks that
+    /// were on their way at one time.
+    pub fn slots(&self) -> usize {
+        self.entries.len()
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn blocks(ranges: &[(u64, u64)]) -> SackBlocks {
-        let mut b = SackBlocks::default();
-        for &(start, end) in ranges {
-            b.push(SackBlock { start, end });
-        }
-        b
-    }
-
     #[test]
     fn keeps_blocks_until_released_and_reuses_freed_slots() {
         let mut store = SackStore::new();
         assert_eq!(store.insert(SackBlocks::default()), NO_SACK);
         assert_eq!(store.get(NO_SACK), &[]);
-        let a = store.insert(blocks(&[(5, 6)]));
-        let b = store.insert(blocks(&[(9, 12), (5, 7)]));
+        let a = store.insert(SackBlocks::of(&[(5, 6)]));
+        let b = store.insert(SackBlocks::of(&[(9, 12), (5, 7)]));
         assert_ne!(a, b);
         assert_eq!(store.get(b), &[SackBlock { start: 9, end: 12 }, SackBlock { start: 5, end: 7 }]);
         assert_eq!(store.in_use(), 2);
@@ -118,7 +139,7 @@ mod tests {
         store.release(NO_SACK);
         assert_eq!(store.in_use(), 1);
         // The freed slot is taken again, so the store stays as small as what is in flight.
-        let c = store.insert(blocks(&[(20, 21)]));
+        let c = store.insert(SackBlocks::of(&[(20, 21)]));
         assert_eq!(c, a);
         assert_eq!(store.get(c), &[SackBlock { start: 20, end: 21 }]);
         assert_eq!(store.get(b).len(), 2);

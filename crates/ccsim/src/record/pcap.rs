@@ -238,7 +238,7 @@ impl PcapWriter {
     }
 
     /// Records a packet entering a link at `now`; `sack`: the SACK blocks an
-    /// ACK carries (kept beside the packet, in its receiver's store).
+    /// ACK carries (kept beside the packet, in the packet pool's side table).
     pub fn capture(&mut self, now: Nanos, p: &Packet, sack: &[SackBlock]) {
         match p.kind {
             Kind::Udp => self.capture_udp(now, p),

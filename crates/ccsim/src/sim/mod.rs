@@ -43,7 +43,7 @@ use crate::record::rtt_samples::RttSamples;
 use crate::record::rtt_stats::RttStats;
 use crate::record::series::{FlowSeries, LinkSeries, DEFAULT_FLOW_SAMPLES};
 use crate::scenario::Scenario;
-use crate::tcp::receiver::{AckAction, Receiver};
+use crate::tcp::receiver::{Ack, AckAction, Receiver};
 use crate::tcp::sender::Sender;
 use crate::time::Nanos;
 use crate::traffic::series::SourceSeries;
@@ -222,9 +222,8 @@ impl World {
         }
     }
 
-    /// Schedules link `l`'s next wakeup, after it was handed packets or time
-    /// (and frees the SACK slots of the ACKs it lost meanwhile), unless the
-    /// link says neither can have changed since it was last armed.
+    /// Schedules link `l`'s next wakeup, after it was handed packets or time,
+    /// unless the link says it cannot have changed since it was last armed.
     #[inline(always)]
     fn arm_link(&mut self, l: usize) {
         if self.links[l].wakeup_may_have_moved() {
@@ -232,19 +231,15 @@ impl World {
         }
     }
 
-    /// Schedules link `l`'s next wakeup (and frees the SACK slots of the
-    /// ACKs it lost), whether or not it says it may have moved.
+    /// Schedules link `l`'s next wakeup, whether or not it says it may have moved.
     #[inline(always)]
     fn rearm_link(&mut self, l: usize) {
-        Self::rearm(l, &mut self.links[l], &mut self.events, &mut self.flows);
+        Self::rearm(l, &mut self.links[l], &mut self.events);
     }
 
     /// `rearm_link` of `link`, link number `l`, for a caller that holds it.
     #[inline(always)]
-    fn rearm(l: usize, link: &mut Link, events: &mut EventQueue, flows: &mut [Flow]) {
-        if link.has_lost_sacks() {
-            link.release_lost_sacks(|flow, slot| flows[flow as usize].receiver.release_sack(slot));
-        }
+    fn rearm(l: usize, link: &mut Link, events: &mut EventQueue) {
         link.wakeup_rearmed();
         if let Some(t) = link.next_wakeup() {
             events.arm_link(l, t);
@@ -348,7 +343,7 @@ impl World {
         }
         let link = &mut self.links[l];
         let first = link.advance_to_first(self.now, &mut self.pool, &mut self.delivered);
-        Self::rearm(l, link, &mut self.events, &mut self.flows);
+        Self::rearm(l, link, &mut self.events);
         let Some(first) = first else { return };
         self.on_link_delivery(first);
         // The others, by index: a delivery never reaches another link's
@@ -479,19 +474,18 @@ impl World {
     /// ACK `id` reaches flow `i`'s sender (the end of its journey: freed).
     fn on_ack_at_sender(&mut self, i: usize, id: PacketId) {
         self.touch(i);
-        // Taken out of the pool first: what the sender sends goes into it.
-        let ack = self.pool.remove(id);
+        // Taken out of the pool first, with its SACK blocks: what the sender
+        // sends goes into it.
+        let (ack, sack) = self.pool.remove_with_sack(id);
         if let Some(pcap) = self.pcap.as_mut() {
-            let f = &self.flows[i];
-            if f.captured {
-                pcap.capture(self.now, &ack, f.receiver.sack_blocks(&ack));
+            if self.flows[i].captured {
+                pcap.capture(self.now, &ack, sack.as_slice());
             }
         }
         let mut sent = std::mem::take(&mut self.sent);
         let f = &mut self.flows[i];
         let out = &mut IntoPool { pool: &mut self.pool, sent: &mut sent };
-        f.sender.on_ack(self.now, &ack, f.receiver.sack_blocks(&ack), out);
-        f.receiver.release_sack(ack.sack);
+        f.sender.on_ack(self.now, &ack, sack.as_slice(), out);
         if let Some(rtt) = f.sender.last_rtt_sample {
             if let Some(stats) = self.rtt_stats.get_mut(i) {
                 stats.add(rtt as f64 / 1e6);
@@ -620,10 +614,10 @@ impl World {
 
     /// Sends `ack`, made by flow `i`'s receiver, on the flow's ACK route.
     #[inline(always)]
-    fn send_ack(&mut self, i: usize, mut ack: Packet) {
-        ack.hop = 0;
+    fn send_ack(&mut self, i: usize, mut ack: Ack) {
+        ack.packet.hop = 0;
         let l = self.flows[i].ack_link();
-        let id = self.pool.insert(ack);
+        let id = self.pool.insert_with_sack(ack.packet, &ack.sack);
         self.links[l].enqueue(self.now, id, &mut self.pool);
         self.arm_link(l);
     }
@@ -662,10 +656,6 @@ impl World {
         // Brought up to date whatever is recorded: the run is the same either way.
         for (l, link) in self.links.iter_mut().enumerate() {
             link.sync(now, &mut self.pool);
-            if link.has_lost_sacks() {
-                let flows = &mut self.flows;
-                link.release_lost_sacks(|flow, slot| flows[flow as usize].receiver.release_sack(slot));
-            }
             if self.recorded.link_series {
                 self.link_series.push(now, l, link);
             }
@@ -743,7 +733,9 @@ mod tests {
     /// Every packet a link drops or loses, and every one that reaches its
     /// end, is freed: what the pool holds at the end is exactly what is still
     /// inside the links and the access delay lines (debug builds also check
-    /// that no freed slot is used again).
+    /// that no freed slot is used again). An ACK's SACK blocks go with it:
+    /// once what is inside is freed too, the pool's side table is empty,
+    /// and it never held more than the ACKs on their way at one time.
     #[test]
     fn the_pool_holds_exactly_the_packets_inside_the_network() {
         let lossy = r#"{"duration": 6, "seed": 5,
@@ -771,6 +763,32 @@ mod tests {
             assert!(c.queue_drops > 0 || c.aqm_drops > 0, "{c:?}");
             assert!(inside > 0);
             assert_eq!(w.pool.len(), inside);
+            free_what_is_inside(&mut w);
+            assert!(w.pool.is_empty());
+            assert_eq!(w.pool.sacks_in_use(), 0);
+            // ACKs with blocks were sent, and their entries reused.
+            let acks: u64 = w.flows.iter().map(|f| f.receiver.acks_sent).sum();
+            let entries = w.pool.sack_slots() as u64;
+            assert!(entries > 0 && 50 * entries < acks, "{entries} entries for {acks} ACKs");
+        }
+    }
+
+    /// Frees every packet still in `w`'s links and access delay lines, as
+    /// if each reached the end of its journey unread.
+    fn free_what_is_inside(w: &mut World) {
+        let mut delivered = Vec::new();
+        for f in w.flows.iter_mut() {
+            for line in [&mut f.line_out, &mut f.line_in] {
+                while let Some(id) = line.pop_due(Nanos::MAX) {
+                    w.pool.free(id);
+                }
+            }
+        }
+        for link in w.links.iter_mut() {
+            while let Some(t) = link.next_wakeup() {
+                link.advance(t, &mut w.pool, &mut delivered);
+                delivered.drain(..).for_each(|id| w.pool.free(id));
+            }
         }
     }
 

@@ -19,8 +19,8 @@
 //! changes, the segments received so far are ACKed at once with the old value,
 //! so the sender can count exactly how many segments were marked).
 
-use crate::net::packet::{tcp_header_bytes, Kind, Packet, SackBlock, SackSlot, MAX_SACK_BLOCKS, NO_SACK};
-use crate::net::sack_store::{SackBlocks, SackStore};
+use crate::net::packet::{tcp_header_bytes, Kind, Packet, SackBlock, MAX_SACK_BLOCKS};
+use crate::net::sack_store::SackBlocks;
 use crate::time::Nanos;
 
 /// With autotuning, the window first offered (Linux since 4.19: about 64 KB).
@@ -115,6 +115,15 @@ pub enum EcnEcho {
     Dctcp,
 }
 
+/// An ACK as the receiver makes it: the packet, and its SACK blocks, which
+/// travel beside it in the packet pool once it is sent
+/// (`PacketPool::insert_with_sack`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Ack {
+    pub packet: Packet,
+    pub sack: SackBlocks,
+}
+
 /// What the receiver wants from its owner after handling a packet.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum AckAction {
@@ -169,10 +178,8 @@ pub struct Receiver {
     /// An ECN-capable segment has arrived (Linux TCP_ECN_SEEN).
     ect_seen: bool,
     /// DCTCP: the ACK for the segments before a CE change, with the old ECE.
-    early_ack: Option<Packet>,
+    early_ack: Option<Ack>,
     pub acks_sent: u64,
-    /// The SACK blocks of the ACKs on their way to the sender.
-    sacks: SackStore,
     /// Right edge of the last advertised window (segment number).
     right_edge: u64,
     // Autotuning (dynamic right-sizing).
@@ -224,7 +231,6 @@ impl Receiver {
             ect_seen: false,
             early_ack: None,
             acks_sent: 0,
-            sacks: SackStore::new(),
             right_edge: 0,
             rtt_estimate: None,
             rtt_window_end: 0,
@@ -411,7 +417,7 @@ impl Receiver {
 
     /// The ACK that must leave before the one `on_data` asked for (DCTCP echo
     /// on a CE change), if any.
-    pub fn take_early_ack(&mut self) -> Option<Packet> {
+    pub fn take_early_ack(&mut self) -> Option<Ack> {
         self.early_ack.take()
     }
 
@@ -422,7 +428,7 @@ impl Receiver {
     }
 
     /// The delayed-ACK timer fired.
-    pub fn on_delack_timer(&mut self, now: Nanos) -> Option<Packet> {
+    pub fn on_delack_timer(&mut self, now: Nanos) -> Option<Ack> {
         (self.unacked_segments > 0).then(|| self.ack(now))
     }
 
@@ -524,34 +530,19 @@ impl Receiver {
         self.space_bytes = self.delivered_bytes;
     }
 
-    /// The SACK blocks `ack` (an ACK this receiver made) carries.
-    pub fn sack_blocks(&self, ack: &Packet) -> &[SackBlock] {
-        self.sacks.get(ack.sack)
-    }
-
-    /// An ACK this receiver made is gone (processed by the sender, or lost):
-    /// the slot of its SACK blocks may be reused.
-    pub fn release_sack(&mut self, slot: SackSlot) {
-        self.sacks.release(slot);
-    }
-
     /// The ACK to send now: the one `on_data` asked for (AckAction::Send).
     #[inline(always)]
-    pub fn ack(&mut self, now: Nanos) -> Packet {
-        // Most ACKs have no blocks: the store is not touched for them.
-        let (blocks, sack) = match self.cfg.sack && (self.duplicate_to_report.is_some() || !self.ooo.is_empty()) {
-            true => {
-                let blocks = self.sack_blocks_to_send();
-                (blocks.len(), self.sacks.insert(blocks))
-            }
-            false => (0, NO_SACK),
+    pub fn ack(&mut self, now: Nanos) -> Ack {
+        // Most ACKs have no blocks: none are looked for.
+        let sack = match self.cfg.sack && (self.duplicate_to_report.is_some() || !self.ooo.is_empty()) {
+            true => self.sack_blocks_to_send(),
+            false => SackBlocks::default(),
         };
         self.duplicate_to_report = None;
-        let mut p = Packet::new(Kind::Ack, self.flow, tcp_header_bytes(self.cfg.timestamps, blocks));
+        let mut p = Packet::new(Kind::Ack, self.flow, tcp_header_bytes(self.cfg.timestamps, sack.len()));
         p.seq = self.rcv_nxt;
         p.window = self.window_segments();
         self.right_edge = self.rcv_nxt + p.window as u64;
-        p.sack = sack;
         if self.cfg.timestamps {
             p.ts_val = now.max(1);
             p.ts_ecr = self.ts_recent;
@@ -561,7 +552,7 @@ impl Receiver {
         self.quick_acks = self.quick_acks.saturating_sub(1); // Linux tcp_dec_quickack_mode
         self.last_ack_sent = self.rcv_nxt;
         self.acks_sent += 1;
-        p
+        Ack { packet: p, sack }
     }
 
     /// The SACK blocks of the next ACK: the D-SACK block of a segment
@@ -601,7 +592,7 @@ impl Receiver {
 #[cfg(test)]
 #[derive(Debug, PartialEq)]
 enum Reply {
-    Ack(Packet),
+    Ack(Ack),
     Delay(Nanos),
     Nothing,
 }
@@ -735,19 +726,19 @@ mod tests {
         let b = past_quick_acks(&mut r, 1);
         assert_eq!(r.reply(1, &data(b)), Reply::Delay(41));
         let Reply::Ack(a) = r.reply(2, &data(b + 1)) else { panic!() };
-        assert_eq!(a.seq, b + 2);
+        assert_eq!(a.packet.seq, b + 2);
         let Reply::Ack(a) = r.reply(3, &data(b + 3)) else { panic!() };
-        assert_eq!((a.seq, r.sack_blocks(&a)), (b + 2, &[SackBlock { start: b + 3, end: b + 4 }][..]));
+        assert_eq!((a.packet.seq, a.sack.as_slice()), (b + 2, &[SackBlock { start: b + 3, end: b + 4 }][..]));
         let Reply::Ack(a) = r.reply(4, &data(b + 5)) else { panic!() };
         assert_eq!(
-            r.sack_blocks(&a),
+            a.sack.as_slice(),
             &[SackBlock { start: b + 5, end: b + 6 }, SackBlock { start: b + 3, end: b + 4 }][..]
         );
         let Reply::Ack(a) = r.reply(5, &data(b + 2)) else { panic!() };
-        assert_eq!((a.seq, r.sack_blocks(&a).len()), (b + 4, 1));
+        assert_eq!((a.packet.seq, a.sack.as_slice().len()), (b + 4, 1));
         assert_eq!(r.delivered_bytes, (b + 4) * 1000);
         let Reply::Ack(a) = r.reply(6, &data(b + 4)) else { panic!() };
-        assert_eq!((a.seq, r.sack_blocks(&a).len()), (b + 6, 0));
+        assert_eq!((a.packet.seq, a.sack.as_slice().len()), (b + 6, 0));
         assert_eq!(r.delivered_bytes, (b + 6) * 1000);
     }
 
@@ -758,13 +749,13 @@ mod tests {
         r.reply(2, &data(1));
         // Below the cumulative ACK: the first block lies under it.
         let Reply::Ack(a) = r.reply(3, &data(0)) else { panic!() };
-        assert_eq!((a.seq, r.sack_blocks(&a)), (2, &[SackBlock { start: 0, end: 1 }][..]));
+        assert_eq!((a.packet.seq, a.sack.as_slice()), (2, &[SackBlock { start: 0, end: 1 }][..]));
         // Only once: the next ACK has no D-SACK.
         let Reply::Ack(a) = r.reply(4, &data(4)) else { panic!() };
-        assert_eq!(r.sack_blocks(&a), &[SackBlock { start: 4, end: 5 }][..]);
+        assert_eq!(a.sack.as_slice(), &[SackBlock { start: 4, end: 5 }][..]);
         // Out of order, held already: the D-SACK block, then the block that holds it.
         let Reply::Ack(a) = r.reply(5, &data(4)) else { panic!() };
-        assert_eq!(r.sack_blocks(&a), &[SackBlock { start: 4, end: 5 }, SackBlock { start: 4, end: 5 }][..]);
+        assert_eq!(a.sack.as_slice(), &[SackBlock { start: 4, end: 5 }, SackBlock { start: 4, end: 5 }][..]);
         assert_eq!(r.duplicate_segments, 2);
     }
 
@@ -789,12 +780,12 @@ mod tests {
             },
         );
         let Reply::Ack(a) = r.reply(1, &data(0)) else { panic!() };
-        assert_eq!((a.seq, a.window), (1, 10));
+        assert_eq!((a.packet.seq, a.packet.window), (1, 10));
         // Holes: segments 2..6 arrive out of order and occupy buffer space,
         // yet the right edge (ack + window = 11) stays put.
         for seq in 2..6 {
             let Reply::Ack(a) = r.reply(2, &data(seq)) else { panic!() };
-            assert_eq!(a.seq + a.window as u64, 11, "right edge moved at seq {seq}");
+            assert_eq!(a.packet.seq + a.packet.window as u64, 11, "right edge moved at seq {seq}");
         }
     }
 
@@ -989,19 +980,19 @@ mod dctcp_echo_tests {
                        // this segment starts a new delayed ACK that carries ECE.
         assert_eq!(r.reply(2, &data(b + 1, true)), Reply::Delay(42));
         let early = r.take_early_ack().expect("immediate ACK on the CE change");
-        assert_eq!((early.seq, early.ece), (b + 1, false));
+        assert_eq!((early.packet.seq, early.packet.ece), (b + 1, false));
         let Reply::Ack(a) = r.reply(3, &data(b + 2, true)) else { panic!() };
-        assert_eq!((a.seq, a.ece), (b + 3, true));
+        assert_eq!((a.packet.seq, a.packet.ece), (b + 3, true));
         assert!(r.take_early_ack().is_none());
         // Back to no CE: the held segment b + 3 (CE) is ACKed with ECE first.
         assert_eq!(r.reply(4, &data(b + 3, true)), Reply::Delay(44));
         assert!(r.take_early_ack().is_none());
         r.reply(5, &data(b + 4, false));
         let early = r.take_early_ack().expect("immediate ACK on the CE change");
-        assert_eq!((early.seq, early.ece), (b + 4, true));
+        assert_eq!((early.packet.seq, early.packet.ece), (b + 4, true));
         // ECE now follows CE without waiting for CWR.
         let a = r.on_delack_timer(6).unwrap();
-        assert_eq!((a.seq, a.ece), (b + 5, false));
+        assert_eq!((a.packet.seq, a.packet.ece), (b + 5, false));
     }
 
     #[test]
@@ -1010,7 +1001,7 @@ mod dctcp_echo_tests {
         // not already echoing; later marks of the same echo change nothing.
         let (mut r, b) = delaying(EcnEcho::Classic);
         let Reply::Ack(a) = r.reply(2, &data(b, true)) else { panic!("CE: at once") };
-        assert!(a.ece);
+        assert!(a.packet.ece);
         assert!(matches!(r.reply(2, &data(b + 1, false)), Reply::Ack(_)), "the second quick ACK");
         assert_eq!(r.reply(2, &data(b + 2, true)), Reply::Delay(42), "echoing already: delayed");
     }
@@ -1042,7 +1033,7 @@ mod dctcp_echo_tests {
         // Linux checks CE on new data only (tcp_event_data_recv, tcp_data_queue_ofo).
         let (mut r, b) = delaying(EcnEcho::Classic);
         let Reply::Ack(a) = r.reply(2, &data(b - 2, true)) else { panic!("a duplicate: at once") };
-        assert!(!a.ece);
+        assert!(!a.packet.ece);
     }
 
     #[test]
@@ -1051,11 +1042,11 @@ mod dctcp_echo_tests {
         r.reply(1, &data(0, true));
         assert!(r.take_early_ack().is_none());
         let Reply::Ack(a) = r.reply(2, &data(1, false)) else { panic!() };
-        assert!(a.ece);
+        assert!(a.packet.ece);
         let mut cwr = data(2, false);
         cwr.cwr = true;
         r.reply(3, &cwr);
         let Reply::Ack(a) = r.reply(4, &data(3, false)) else { panic!() };
-        assert!(!a.ece);
+        assert!(!a.packet.ece);
     }
 }
