@@ -474,7 +474,7 @@ impl Link {
     /// `start_transmission` of a RED or CoDel queue (CoDel may drop some first).
     #[inline(never)]
     fn start_aqm_transmission(&mut self, t: Nanos, pool: &mut PacketPool) {
-        if let Some(head) = self.queue.dequeue(t, pool, |_| {}) {
+        if let Some(head) = self.queue.dequeue(t, pool) {
             self.transmit(t, head, pool);
         }
     }
@@ -553,7 +553,7 @@ impl Link {
     /// lost for good (counted as residual losses).
     #[inline(never)]
     fn discard_queue(&mut self, t: Nanos, pool: &mut PacketPool) {
-        while let Some(q) = self.queue.dequeue(t, pool, |_| {}) {
+        while let Some(q) = self.queue.dequeue(t, pool) {
             self.lose(q.id, pool);
             self.counters.residual_losses += 1;
         }

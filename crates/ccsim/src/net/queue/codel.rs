@@ -119,10 +119,9 @@ impl Codel {
     }
 
     /// RFC 8289 5.5 dequeue: the next packet to send, dropping on the way as
-    /// the state machine says (each dropped packet is freed from `pool` and
-    /// shown to `on_drop`).
+    /// the state machine says (each dropped packet is freed from `pool`).
     #[inline(never)]
-    pub fn dequeue(&mut self, now: Nanos, pool: &mut PacketPool, mut on_drop: impl FnMut(&Packet)) -> Option<Queued> {
+    pub fn dequeue(&mut self, now: Nanos, pool: &mut PacketPool) -> Option<Queued> {
         let mut r = self.do_dequeue(now);
         let Some(mut p) = r.p else {
             // An empty queue ends a dropping state (RFC 8289: ok_to_drop is false).
@@ -140,7 +139,7 @@ impl Codel {
                     self.drop_next = self.control_law(self.drop_next, self.count);
                     return Some(p);
                 }
-                on_drop(&pool.remove(p.id));
+                pool.free(p.id);
                 r = self.do_dequeue(now);
                 let Some(next) = r.p else {
                     self.dropping = false;
@@ -156,7 +155,7 @@ impl Codel {
         } else if r.ok_to_drop {
             let marked = self.signal(pool.get_mut(p.id));
             if !marked {
-                on_drop(&pool.remove(p.id));
+                pool.free(p.id);
                 r = self.do_dequeue(now);
             }
             self.dropping = true;
@@ -215,7 +214,7 @@ mod tests {
 
         /// Whether a packet was sent (it is freed at once).
         fn dequeue(&mut self, now: Nanos) -> bool {
-            let sent = self.q.dequeue(now, &mut self.pool, |_| {});
+            let sent = self.q.dequeue(now, &mut self.pool);
             sent.map(|q| self.pool.remove(q.id)).is_some()
         }
     }

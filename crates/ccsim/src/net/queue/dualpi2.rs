@@ -200,9 +200,9 @@ impl DualPi2 {
     }
 
     /// The next packet by the WRR scheduler, after the AQM (dropped packets
-    /// are freed from `pool` and shown to `on_drop`).
+    /// are freed from `pool`).
     #[inline(never)]
-    pub fn dequeue(&mut self, now: Nanos, pool: &mut PacketPool, mut on_drop: impl FnMut(&Packet)) -> Option<Queued> {
+    pub fn dequeue(&mut self, now: Nanos, pool: &mut PacketPool) -> Option<Queued> {
         self.catch_up(now);
         let (wc, wl) = (self.params.c_protection_pct as i64, 100 - self.params.c_protection_pct as i64);
         loop {
@@ -229,7 +229,7 @@ impl DualPi2 {
             }
             if drop {
                 self.drops += 1;
-                on_drop(&pool.remove(q.id));
+                pool.free(q.id);
                 continue;
             }
             self.credit += change * q.wire_bytes as i64;
@@ -278,7 +278,7 @@ mod tests {
 
         /// The dequeued packet (freed), if any.
         fn dequeue(&mut self, now: Nanos) -> Option<Packet> {
-            let q = self.q.dequeue(now, &mut self.pool, |_| {})?;
+            let q = self.q.dequeue(now, &mut self.pool)?;
             Some(self.pool.remove(q.id))
         }
     }

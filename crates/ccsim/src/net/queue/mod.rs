@@ -115,16 +115,16 @@ impl Queue {
         }
     }
 
-    /// The next packet to transmit at `now` (CoDel may drop some on the way:
-    /// each is freed from the pool and shown to `on_drop`).
+    /// The next packet to transmit at `now` (CoDel and DualPI2 may drop some
+    /// on the way: each is freed from the pool).
     #[inline(always)]
-    pub fn dequeue(&mut self, now: Nanos, pool: &mut PacketPool, on_drop: impl FnMut(&Packet)) -> Option<Queued> {
+    pub fn dequeue(&mut self, now: Nanos, pool: &mut PacketPool) -> Option<Queued> {
         match self {
             Queue::DropTail(q) => q.dequeue(),
             Queue::Red(q) => q.dequeue(now),
-            Queue::Codel(q) => q.dequeue(now, pool, on_drop),
+            Queue::Codel(q) => q.dequeue(now, pool),
             Queue::Pie(q) => q.dequeue(now),
-            Queue::DualPi2(q) => q.dequeue(now, pool, on_drop),
+            Queue::DualPi2(q) => q.dequeue(now, pool),
         }
     }
 
