@@ -8,7 +8,7 @@ import json
 
 import ccbench
 import pytest
-from ccbench import _ccsim, metrics, profiles, traces
+from ccbench import _ccsim, profiles, traces
 
 
 def _core_error(raw: dict) -> tuple[str, str]:
@@ -62,7 +62,7 @@ def test_payload_share_matches_the_simulated_segments(mss, timestamps):
     assert down["departures"] > 100
     # Every data segment of a bulk flow is full: its wire bytes are mss / share.
     wire_bytes_per_segment = down["departure_bytes"] / down["departures"]
-    assert mss / wire_bytes_per_segment == pytest.approx(metrics.payload_share(mss, timestamps), rel=1e-12)
+    assert mss / wire_bytes_per_segment == pytest.approx(_ccsim.payload_share(mss, timestamps), rel=1e-12)
 
 
 @pytest.mark.parametrize("name", ["cubc", "Vgeas", "bbr9", "htpc", "xyzzy"])

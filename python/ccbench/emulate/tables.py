@@ -28,8 +28,7 @@ from ccbench import _ccsim
 from ccbench import run_files as result_files
 from ccbench.emulate import kernel
 from ccbench.emulate.agent import UDP_HEADER_BYTES
-from ccbench.metrics import RTT_STAT_COLUMNS
-from ccbench.run_result import Result
+from ccbench.run_result import RTT_STAT_COLUMNS, Result
 
 __all__ = ["Result", "build_raw", "result_files", "PACKET_RECORD_DTYPE"]
 
