@@ -361,6 +361,13 @@ fn _ccsim(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(per_run::rtt_stats, m)?)?;
     m.add_function(wrap_pyfunction!(per_run::link_metrics, m)?)?;
     m.add("RTT_STAT_COLUMNS", per_run::rtt_stat_columns())?;
+    // Packet sizes (net::packet), for what Python sizes or estimates.
+    m.add("MTU_BYTES", ccsim::net::packet::MTU_BYTES)?;
+    m.add("TCP_IP_HEADER_BYTES", ccsim::net::packet::TCP_IP_HEADER_BYTES)?;
+    m.add("TIMESTAMP_OPTION_BYTES", ccsim::net::packet::TIMESTAMP_OPTION_BYTES)?;
+    m.add("UDP_IP_HEADER_BYTES", ccsim::net::packet::UDP_IP_HEADER_BYTES)?;
+    // A flow's `tcp.mss` when a scenario does not set it.
+    m.add("DEFAULT_MSS_BYTES", ccsim::scenario::TcpSpec::default().mss)?;
     m.add_function(wrap_pyfunction!(did_you_mean, m)?)?;
     m.add_function(wrap_pyfunction!(duration_seconds, m)?)?;
     m.add("MAHIMAHI_BYTES_PER_OPPORTUNITY", MAHIMAHI_BYTES_PER_OPPORTUNITY)?;
