@@ -1,6 +1,6 @@
 """Facts the simulator core owns and the Python front end uses through the
 binding: Python's answers are the core's (trace checks, mean rate of a
-trace, payload share of a segment, "did you mean" hints)."""
+trace, payload share of a segment, packet sizes, "did you mean" hints)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import json
 
 import ccbench
 import pytest
-from ccbench import _ccsim, metrics, profiles, traces
+from ccbench import _ccsim, profiles, traces
 
 
 def _core_error(raw: dict) -> tuple[str, str]:
@@ -62,7 +62,20 @@ def test_payload_share_matches_the_simulated_segments(mss, timestamps):
     assert down["departures"] > 100
     # Every data segment of a bulk flow is full: its wire bytes are mss / share.
     wire_bytes_per_segment = down["departure_bytes"] / down["departures"]
-    assert mss / wire_bytes_per_segment == pytest.approx(metrics.payload_share(mss, timestamps), rel=1e-12)
+    assert mss / wire_bytes_per_segment == pytest.approx(_ccsim.payload_share(mss, timestamps), rel=1e-12)
+
+
+def test_the_packet_sizes_python_counts_with_are_the_cores():
+    """The flow agent (kept free of the extension) strips the core's UDP and
+    IP headers; the limits estimate packets of the core's full size."""
+    from ccbench import limits
+    from ccbench.emulate import agent, tables
+
+    assert agent.UDP_HEADER_BYTES == tables.UDP_HEADER_BYTES == _ccsim.UDP_IP_HEADER_BYTES == 28
+    assert limits.PACKET_BYTES == _ccsim.MTU_BYTES == 1500
+    assert _ccsim.data_header_bytes(True) == _ccsim.TCP_IP_HEADER_BYTES + _ccsim.TIMESTAMP_OPTION_BYTES == 52
+    # A full-size packet with timestamps, as the scenario's default segment size is.
+    assert _ccsim.DEFAULT_MSS_BYTES == _ccsim.MTU_BYTES - _ccsim.data_header_bytes(True) == 1448
 
 
 @pytest.mark.parametrize("name", ["cubc", "Vgeas", "bbr9", "htpc", "xyzzy"])

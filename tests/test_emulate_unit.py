@@ -528,6 +528,50 @@ def test_a_completed_file_counts_all_its_bytes_delivered_between_two_samples():
     assert f["end_s"][0] == 1.217 and f["delivered_bytes"][0] == f["size_bytes"][0] == 500_000
 
 
+def test_a_kernel_runs_flow_and_link_metrics_are_the_cores(monkeypatch):
+    """Kernel mode's flows and links tables come without the per-run metrics;
+    they get them from the simulator core's code through the binding, fed
+    the tables' counters (no Python copy of a definition)."""
+    from ccbench import _ccsim
+    from ccbench.emulate import tables
+
+    s = scenario(size="500KB")
+    flows = plan_flows(s, AVAILABLE)
+    receiver = {"flow": 0, "received": 500_000, "completed_s": 1.25, "samples": [(1.25, 500_000)]}
+    final = {"bytes_sent": 520_000, "data_segs_out": 360, "total_retrans": 9, "total_rto": 1}
+    agents = [
+        {
+            "tcp_senders": [{"flow": 0, "final": final, "samples": []}],
+            "tcp_receivers": [receiver],
+            "udp_sources": [],
+            "udp_sinks": [],
+        }
+    ]
+    links = {"link": ["downlink", "uplink"], "rate_bps": [10e6, 10e6], "arrivals": [400, 200]}
+    raw = tables.build_raw(s, flows, agents, {**EMULATOR, "links": links}, 2.0)
+    fed = {}
+
+    def spy(name: str):
+        core = getattr(_ccsim, name)
+
+        def called(*args):
+            fed[name] = args
+            return core(*args)
+
+        return called
+
+    for name in ("flow_metrics", "link_metrics"):
+        monkeypatch.setattr(_ccsim, name, spy(name))
+    r = tables.to_result(raw, s, "test", {})
+    f, down = r.flows.iloc[0], r.links.iloc[0]
+    assert fed["flow_metrics"][0]["delivered_bytes"] == [500_000.0] and fed["flow_metrics"][0]["timeouts"] == [1.0]
+    assert f["active_s"] == 1.25 and f["goodput_bps"] == 8 * 500_000 / 1.25 and f["retrans_pct"] == 2.5
+    assert (f["throughput_bps"], f["timeouts_per_100s"]) == (8 * 520_000 / 1.25, 100 / 1.25)
+    assert fed["link_metrics"][2] == [[0], []]  # the flow's data crosses the downlink
+    assert down["goodput_bps"] == f["goodput_bps"] and down["capacity_bps"] == 10e6 * 1448 / 1500
+    assert math.isnan(r.links.iloc[1]["goodput_bps"])
+
+
 def test_rtt_statistics_and_the_base_rtt_are_the_emulators_per_ack_samples_not_tcp_info():
     from ccbench.emulate import tables
 

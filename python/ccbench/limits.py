@@ -18,6 +18,8 @@ with the estimate in the message.
 
 from __future__ import annotations
 
+from ccbench import _ccsim
+
 #: A scenario file: 1 MiB is far beyond any hand-written scenario (20 MB of comments is not one).
 MAX_SCENARIO_BYTES = 1 << 20
 #: Nesting of tables and arrays in a scenario (the schema needs 4).
@@ -38,8 +40,8 @@ MAX_FLOWS = 1_000
 MAX_PACKETS = 50e6
 #: Memory of the recorded tables.
 MAX_MEMORY_BYTES = 4 << 30
-#: Bytes per packet in the estimate (a full Ethernet frame).
-PACKET_BYTES = 1500
+#: Bytes per packet in the estimate (a full-size packet, the core's MTU_BYTES).
+PACKET_BYTES = _ccsim.MTU_BYTES
 #: Bytes the tables keep per RTT sample and per series row (several 8-byte columns).
 RTT_SAMPLE_BYTES = 24
 SERIES_ROW_BYTES = 96
@@ -99,7 +101,8 @@ def link_rate_bps(link: dict) -> float:
     trace = link.get("trace")
     if isinstance(trace, dict) and trace.get("opportunities_ms"):
         ops = trace["opportunities_ms"]
-        return len(ops) * float(trace.get("bytes_per_opportunity", 1504)) * 8 * 1000 / max(ops[-1], 1)
+        per_opportunity = float(trace.get("bytes_per_opportunity", _ccsim.MAHIMAHI_BYTES_PER_OPPORTUNITY))
+        return len(ops) * per_opportunity * 8 * 1000 / max(ops[-1], 1)
     process = link.get("rate_process")
     if isinstance(process, dict):
         return max((float(st["rate"]) for st in process.get("states", [])), default=0.0)

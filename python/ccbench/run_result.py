@@ -2,9 +2,11 @@
 pandas tables built from them the first time they are touched.
 
 `Result.from_raw` takes the simulator's tables (Arrow record batches from the
-binding, or dicts of columns) and adds the metrics of ccbench.metrics (per
-flow, per link, per sample) when a table is first read, so a run whose tables
-are only saved, or only partly read, never pays for the rest. The same object
+binding, or dicts of columns) and adds what they lack when a table is first
+read (the per-run metrics of the kernel emulator's flows and links tables,
+computed by the core through the binding; each flow's route; the series'
+rates per sample), so a run whose tables are only saved, or only partly
+read, never pays for the rest. The same object
 is rebuilt from a saved run directory by ccbench.run_files.load, so plots and
 reports work from saved results only.
 """
@@ -60,6 +62,19 @@ def route_links(route: str) -> list[str]:
 
 #: The per-flow metrics the simulator core puts in its flows table.
 FLOW_METRIC_COLUMNS = ["active_s", "goodput_bps", "throughput_bps", "retrans_pct", "timeouts_per_100s"]
+#: The flows table's counters those are computed from (record::summary::FlowCounters).
+FLOW_COUNTER_COLUMNS = [
+    "start_s",
+    "end_s",
+    "completion_s",
+    "delivered_bytes",
+    "bytes_sent",
+    "retransmitted_segments",
+    "segments_sent",
+    "timeouts",
+]
+#: The flows table's RTT statistics (record::rtt_stats): rtt_samples, rtt_mean_ms, ..., queuing_mean_ms.
+RTT_STAT_COLUMNS = list(_ccsim.RTT_STAT_COLUMNS)
 #: The per-link metrics the simulator core puts in its links table.
 LINK_METRIC_COLUMNS = ["offered_rate_bps", "capacity_bps", "goodput_bps", "utilization", "nominal_utilization"]
 
@@ -175,18 +190,18 @@ def flow_summary(flows, rtt, scenario: dict, links) -> pd.DataFrame:
     bottleneck, the slowest link of its data route by the links table's
     `rate_bps` (the first of equals). The simulator core computes the metrics
     (from every RTT sample, whatever `record.rtt_samples` kept); a table
-    without them gets them from ccbench.metrics: the kernel emulator's lacks
-    the rate metrics (its RTT statistics are ccsim's, from the emulator's
-    per-ACK samples), one given without RTT statistics takes them from the
-    `rtt` table. `flows`, `rtt` and `links`: DataFrames or dicts of
+    without them gets them from the same code through the binding: the
+    kernel emulator's lacks the rate metrics (flow_metrics; its RTT
+    statistics are ccsim's, from the emulator's per-ACK samples), one given
+    without RTT statistics takes them from the `rtt` table
+    (rtt_stats_per_flow). `flows`, `rtt` and `links`: DataFrames or dicts of
     columns; `scenario`: the normalized scenario."""
     cols = {c: list(flows[c]) if c in ("cc", "direction") else np.asarray(flows[c]) for c in flows}
     cols.update(route_columns(cols["group"], scenario, links))
     if "goodput_bps" not in cols:
         cols.update(flow_metrics(cols))
     if "rtt_mean_ms" not in cols:
-        stats = metrics.rtt_stats_per_flow(rtt, cols["flow"])
-        cols.update({c: stats[c].to_numpy() for c in stats.columns})
+        cols.update(rtt_stats_per_flow(rtt, cols["flow"]))
     return pd.DataFrame(cols)
 
 
@@ -205,7 +220,7 @@ def route_columns(groups, scenario: dict, links) -> dict[str, list[str]]:
 
 
 #: Every column flow_summary computes for a flows table that lacks it.
-FLOW_SUMMARY_COLUMNS = [*FLOW_METRIC_COLUMNS, *metrics.RTT_STAT_COLUMNS]
+FLOW_SUMMARY_COLUMNS = [*FLOW_METRIC_COLUMNS, *RTT_STAT_COLUMNS]
 
 
 def arrow_flow_summary(
@@ -224,17 +239,27 @@ def arrow_flow_summary(
     return flows
 
 
+def _floats(values) -> list[float]:
+    return np.asarray(values, dtype=float).tolist()
+
+
 def flow_metrics(cols: dict) -> dict:
-    """FLOW_METRIC_COLUMNS from a flows table's counters, for a table that
-    comes without them (the core's are the same definitions)."""
-    active = metrics.active_seconds(cols["start_s"], cols["end_s"], cols["completion_s"])
-    return {
-        "active_s": active,
-        "goodput_bps": metrics.rate_bps(cols["delivered_bytes"], active),
-        "throughput_bps": metrics.rate_bps(cols["bytes_sent"], active),
-        "retrans_pct": metrics.retransmission_pct(cols["retransmitted_segments"], cols["segments_sent"]),
-        "timeouts_per_100s": metrics.per_100s(cols["timeouts"], active),
-    }
+    """FLOW_METRIC_COLUMNS of a flows table that comes without them (the
+    kernel emulator's), from its FLOW_COUNTER_COLUMNS (`cols`: a dict of
+    columns; `timeouts` NaN where the kernel does not count them), computed
+    by the core (_ccsim.flow_metrics: record::summary, as for a simulated
+    run)."""
+    return columns(as_arrow(_ccsim.flow_metrics({c: _floats(cols[c]) for c in FLOW_COUNTER_COLUMNS})))
+
+
+def rtt_stats_per_flow(rtt, flows) -> dict:
+    """RTT_STAT_COLUMNS of each flow id of `flows` from the per-ACK samples
+    (`rtt`: a DataFrame or dict with columns flow and rtt_ms, in time order),
+    computed by the core's RttStats (_ccsim.rtt_stats: the simulator's
+    streaming statistics, its percentiles from the same sketch)."""
+    ids = np.asarray(flows, dtype=np.int64).tolist()
+    table = _ccsim.rtt_stats(ids, np.asarray(rtt["flow"], dtype=np.int64).tolist(), _floats(rtt["rtt_ms"]))
+    return columns(as_arrow(table))
 
 
 def interval_rates_per_flow(flow, t, counter_bytes) -> np.ndarray:
@@ -274,18 +299,14 @@ def arrow_series_with_rates(series: pa.Table) -> pa.Table:
     return series
 
 
-def _offered_rate_bps(spec: dict, rate_bps: float, crossing: pd.DataFrame, duration_s: float) -> float:
-    """The rate a link offered over its flows' window (metrics.link_window;
-    the whole run for a link no flow's data crosses), as the core's
-    RateConfig::offered_rate_bps: a trace's opportunities in that window,
-    otherwise the link's `rate_bps` (its nominal rate, or a rate process's
-    long-run mean)."""
+def _trace(spec: dict) -> tuple[list[int], int] | None:
+    """A link's trace as the core's link_metrics takes it (opportunities ms,
+    bytes per opportunity), or None for a link without one."""
     trace = spec.get("trace")
     if not (isinstance(trace, dict) and trace.get("opportunities_ms")):
-        return rate_bps
-    window = metrics.link_window(crossing["start_s"], crossing["active_s"]) or (0.0, duration_s)
-    return traces.window_rate_bps(
-        trace["opportunities_ms"], *window, trace.get("bytes_per_opportunity", traces.MAHIMAHI_BYTES_PER_OPPORTUNITY)
+        return None
+    return list(trace["opportunities_ms"]), int(
+        trace.get("bytes_per_opportunity", traces.MAHIMAHI_BYTES_PER_OPPORTUNITY)
     )
 
 
@@ -297,15 +318,6 @@ def _link_specs(scenario: dict) -> dict[str, dict]:
     return {"downlink": scenario["downlink"], "uplink": scenario.get("uplink") or scenario["downlink"]}
 
 
-def _payload_share(crossing: pd.DataFrame, scenario: dict) -> float:
-    """The payload share of a full segment of the flows whose data crosses a
-    link (mss / (mss + 40, + 12 with timestamps); metrics.link_payload_share
-    weighs different ones by what each delivered)."""
-    tcp = [scenario["flows"][g]["tcp"] for g in crossing["group"].to_numpy()]
-    shares = [metrics.payload_share(t["mss"], t["timestamps"]) for t in tcp]
-    return metrics.link_payload_share(shares, crossing["delivered_bytes"].to_numpy())
-
-
 def _crossing(flows: pd.DataFrame, link: str) -> np.ndarray:
     """Which flows' data route crosses `link` (saved results without a
     `route` column: the flows whose `link` it is)."""
@@ -315,29 +327,35 @@ def _crossing(flows: pd.DataFrame, link: str) -> np.ndarray:
 
 
 def link_metrics(links, flows: pd.DataFrame, scenario: dict) -> dict:
-    """Per link (`links`: a DataFrame or dict of columns with `link` and
-    `rate_bps`): the rate it offered while its flows ran
-    (_offered_rate_bps), payload capacity, the goodput of the flows whose
-    data crosses it (metrics.link_goodput_bps), the channel utilization (that
-    goodput / payload capacity) and `nominal_utilization` (that goodput / the
-    offered rate, headers counted as overhead: the measurement studies'
-    definition, e.g. 56.44 of 64 kbit/s = 88.2%). The simulator core computes
-    these itself (link_summary keeps its columns); they are computed here for
-    a links table without them (the kernel emulator's)."""
+    """LINK_METRIC_COLUMNS of a links table that comes without them (the
+    kernel emulator's; `links`: a DataFrame or dict of columns with `link`
+    and `rate_bps`), computed by the core as for a simulated run
+    (_ccsim.link_metrics: record::summary::link_rates). Per link: the rate
+    it offered while the flows whose data crosses it ran (a trace's
+    opportunities then, otherwise its `rate_bps`), its payload capacity
+    (that rate x the payload share of those flows' full segments), their
+    goodput, the channel utilization (that goodput / payload capacity) and
+    `nominal_utilization` (that goodput / the offered rate, headers counted
+    as overhead: the measurement studies' definition, e.g. 56.44 of 64
+    kbit/s = 88.2%)."""
     specs = _link_specs(scenario)
-    offered, caps, goodput = [], [], []
-    for name, rate in zip(links["link"], np.asarray(links["rate_bps"], dtype=float)):
-        crossing = flows.loc[_crossing(flows, name)]
-        offered.append(_offered_rate_bps(specs.get(name, {}), rate, crossing, scenario["duration"]))
-        caps.append(offered[-1] * _payload_share(crossing, scenario))
-        goodput.append(metrics.link_goodput_bps(crossing["start_s"], crossing["active_s"], crossing["delivered_bytes"]))
-    return {
-        "offered_rate_bps": np.array(offered, dtype=float),
-        "capacity_bps": np.array(caps, dtype=float),
-        "goodput_bps": np.array(goodput, dtype=float),
-        "utilization": np.array([metrics.utilization(g, c) for g, c in zip(goodput, caps)], dtype=float),
-        "nominal_utilization": np.array([metrics.utilization(g, c) for g, c in zip(goodput, offered)], dtype=float),
+    names = list(links["link"])
+    tcp = [scenario["flows"][g]["tcp"] for g in flows["group"].to_numpy()]
+    activity = {
+        "start_s": _floats(flows["start_s"]),
+        "active_s": _floats(flows["active_s"]),
+        "delivered_bytes": _floats(flows["delivered_bytes"]),
+        "mss": [float(t["mss"]) for t in tcp],
+        "timestamps": [float(t["timestamps"]) for t in tcp],
     }
+    table = _ccsim.link_metrics(
+        _floats(links["rate_bps"]),
+        [_trace(specs.get(name, {})) for name in names],
+        [np.flatnonzero(_crossing(flows, name)).tolist() for name in names],
+        activity,
+        float(scenario["duration"]),
+    )
+    return columns(as_arrow(table))
 
 
 def link_summary(links: pd.DataFrame, flows: pd.DataFrame, scenario: dict) -> pd.DataFrame:

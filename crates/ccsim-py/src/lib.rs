@@ -1,8 +1,9 @@
 //! Python bindings of ccsim, the `ccbench._ccsim` module. Deliberately thin:
 //! one call runs one scenario (with the GIL released) and returns its tables
 //! as Arrow record batches (arrow_table.rs); a few more hand Python the facts the core owns
-//! (Mahimahi trace parsing and checks, the payload share of a segment, "did
-//! you mean" hints) so they are defined once. Everything a person touches
+//! (Mahimahi trace parsing and checks, the payload share of a segment, the
+//! per-run metrics of tables that come without them: per_run.rs, "did you
+//! mean" hints) so they are defined once. Everything a person touches
 //! lives in Python.
 
 use ccsim::cc::{Param, StateKind};
@@ -15,6 +16,7 @@ use pyo3::types::{PyBytes, PyDict, PyList};
 use std::sync::Arc;
 
 mod arrow_table;
+mod per_run;
 use arrow_table::ArrowTable;
 
 pyo3::create_exception!(_ccsim, ScenarioError, PyValueError, "A scenario field is invalid.");
@@ -306,16 +308,6 @@ fn payload_share(mss_bytes: u32, timestamps: bool) -> f64 {
     ccsim::net::packet::payload_share(mss_bytes, timestamps)
 }
 
-/// The payload share of a full segment on a link, from its flows' shares
-/// and delivered bytes (record::summary::link_payload_share).
-#[pyfunction]
-fn link_payload_share(shares: Vec<f64>, delivered_bytes: Vec<u64>) -> PyResult<f64> {
-    if shares.len() != delivered_bytes.len() {
-        return Err(PyValueError::new_err("shares and delivered_bytes differ in length"));
-    }
-    Ok(ccsim::record::summary::link_payload_share(shares.into_iter().zip(delivered_bytes)))
-}
-
 /// Bytes of IP and TCP headers on a data segment (with the timestamp option
 /// if `timestamps`), as the core sizes packets.
 #[pyfunction]
@@ -364,8 +356,18 @@ fn _ccsim(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(trace_mean_rate_bps, m)?)?;
     m.add_function(wrap_pyfunction!(trace_window_rate_bps, m)?)?;
     m.add_function(wrap_pyfunction!(payload_share, m)?)?;
-    m.add_function(wrap_pyfunction!(link_payload_share, m)?)?;
     m.add_function(wrap_pyfunction!(data_header_bytes, m)?)?;
+    m.add_function(wrap_pyfunction!(per_run::flow_metrics, m)?)?;
+    m.add_function(wrap_pyfunction!(per_run::rtt_stats, m)?)?;
+    m.add_function(wrap_pyfunction!(per_run::link_metrics, m)?)?;
+    m.add("RTT_STAT_COLUMNS", per_run::rtt_stat_columns())?;
+    // Packet sizes (net::packet), for what Python sizes or estimates.
+    m.add("MTU_BYTES", ccsim::net::packet::MTU_BYTES)?;
+    m.add("TCP_IP_HEADER_BYTES", ccsim::net::packet::TCP_IP_HEADER_BYTES)?;
+    m.add("TIMESTAMP_OPTION_BYTES", ccsim::net::packet::TIMESTAMP_OPTION_BYTES)?;
+    m.add("UDP_IP_HEADER_BYTES", ccsim::net::packet::UDP_IP_HEADER_BYTES)?;
+    // A flow's `tcp.mss` when a scenario does not set it.
+    m.add("DEFAULT_MSS_BYTES", ccsim::scenario::TcpSpec::default().mss)?;
     m.add_function(wrap_pyfunction!(did_you_mean, m)?)?;
     m.add_function(wrap_pyfunction!(duration_seconds, m)?)?;
     m.add("MAHIMAHI_BYTES_PER_OPPORTUNITY", MAHIMAHI_BYTES_PER_OPPORTUNITY)?;

@@ -13,13 +13,14 @@ import textwrap
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from ccbench import _ccsim
 from ccbench.limits import MAX_PACKETS, PACKET_BYTES
 
-# The header bytes of an ACK with the timestamp option (IPv4 20 + TCP 20 + 12), for the ACK's
-# serialization on the uplink; the capture's own sizes are used for data.
-ACK_WIRE_BYTES = 52
+# The header bytes of an ACK with the timestamp option (IPv4 20 + TCP 20 + 12, as the core sizes
+# them), for the ACK's serialization on the uplink; the capture's own sizes are used for data.
+ACK_WIRE_BYTES = _ccsim.data_header_bytes(True)
 #: The scenario's default segment size (a flow's `tcp.mss`): written only when the capture's differs.
-DEFAULT_MSS = 1448
+DEFAULT_MSS = _ccsim.DEFAULT_MSS_BYTES
 COMMENT_WIDTH = 100
 MIN_DURATION_S, MAX_DURATION_S = 5, 60
 

@@ -145,27 +145,21 @@ impl World {
         flows.add("acks_received", u(&|f| f.sender.stats.acks_received));
         flows.add("duplicate_segments", u(&|f| f.receiver.duplicate_segments));
 
-        let active_s: Vec<f64> = self
+        let counters: Vec<summary::FlowCounters> = self
             .flows
             .iter()
-            .map(|f| {
-                let completion = f.completed_at.map_or(f64::NAN, |t| secs(t - f.start));
-                summary::active_seconds(secs(f.start), secs(get_end(f).0), completion)
+            .map(|f| summary::FlowCounters {
+                start_s: secs(f.start),
+                end_s: secs(get_end(f).0),
+                completion_s: f.completed_at.map_or(f64::NAN, |t| secs(t - f.start)),
+                delivered_bytes: get_end(f).1,
+                bytes_sent: get_end(f).2,
+                retransmitted_segments: f.sender.stats.retransmitted_segments,
+                segments_sent: f.sender.stats.segments_sent,
+                timeouts: Some(f.sender.stats.timeouts),
             })
             .collect();
-        let per_flow = |m: &dyn Fn(&Flow, f64) -> f64| {
-            Column::F64(self.flows.iter().zip(&active_s).map(|(f, &a)| m(f, a)).collect())
-        };
-        flows.add("active_s", Column::F64(active_s.clone()));
-        flows.add("goodput_bps", per_flow(&|f, a| summary::rate_bps(get_end(f).1 as f64, a)));
-        flows.add("throughput_bps", per_flow(&|f, a| summary::rate_bps(get_end(f).2 as f64, a)));
-        flows.add(
-            "retrans_pct",
-            per_flow(&|f, _| {
-                summary::retransmission_pct(f.sender.stats.retransmitted_segments, f.sender.stats.segments_sent)
-            }),
-        );
-        flows.add("timeouts_per_100s", per_flow(&|f, a| summary::per_100s(f.sender.stats.timeouts, a)));
+        let active_s = summary::add_flow_columns(&mut flows, &counters);
         rtt_stats::add_columns(&mut flows, &self.rtt_stats);
 
         // Time limited by each cause until the end of the run (tcp/chrono.rs, Linux TCP_INFO's chrono counters).
@@ -214,28 +208,22 @@ impl World {
 /// (summary::link_window; the whole run, `end`, for a link no flow's data
 /// crosses).
 fn add_link_summary(links_table: &mut Table, links: &[Link], flows: &[Flow], activity: &[(f64, f64, u64)], end: Nanos) {
-    let (mut offered, mut capacity, mut goodput) = (Vec::new(), Vec::new(), Vec::new());
-    for (l, link) in links.iter().enumerate() {
-        let crossing = || flows.iter().zip(activity).filter(|(f, _)| f.data_route.contains(&(l as u32)));
-        let share = summary::link_payload_share(
-            crossing()
-                .map(|(f, &(_, _, delivered))| (payload_share(f.pcap_meta.mss, f.pcap_meta.timestamps), delivered)),
-        );
-        let (from, to) = summary::link_window(crossing().map(|(_, &(start, active, _))| (start, active)))
-            .map_or((0, end), |(from, to)| (nanos(from), nanos(to)));
-        let rate = link.offered_rate_bps(from, to);
-        offered.push(rate);
-        capacity.push(rate * share);
-        goodput.push(summary::link_goodput_bps(crossing().map(|(_, a)| *a)));
-    }
-    let utilization =
-        |of: &[f64]| Column::F64(goodput.iter().zip(of).map(|(&g, &rate)| summary::utilization(g, rate)).collect());
-    let (u, nominal) = (utilization(&capacity), utilization(&offered));
-    links_table.add("offered_rate_bps", Column::F64(offered.clone()));
-    links_table.add("capacity_bps", Column::F64(capacity.clone()));
-    links_table.add("goodput_bps", Column::F64(goodput.clone()));
-    links_table.add("utilization", u);
-    links_table.add("nominal_utilization", nominal);
+    let rates: Vec<summary::LinkRates> = links
+        .iter()
+        .enumerate()
+        .map(|(l, link)| {
+            let crossing = flows.iter().zip(activity).filter(|(f, _)| f.data_route.contains(&(l as u32))).map(
+                |(f, &(start, active, delivered))| {
+                    (payload_share(f.pcap_meta.mss, f.pcap_meta.timestamps), start, active, delivered)
+                },
+            );
+            summary::link_rates(crossing, |window| {
+                let (from, to) = window.map_or((0, end), |(from, to)| (nanos(from), nanos(to)));
+                link.offered_rate_bps(from, to)
+            })
+        })
+        .collect();
+    summary::add_link_columns(links_table, &rates);
 }
 
 #[cfg(test)]
