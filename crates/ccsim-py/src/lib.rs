@@ -253,7 +253,7 @@ fn algorithms<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
 #[pyfunction]
 fn kernels<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
     let presets = PyList::empty(py);
-    for k in ccsim::tcp::kernel::PRESETS {
+    for k in ccsim::scenario::kernel_presets::PRESETS {
         let d = PyDict::new(py);
         d.set_item("name", k.name)?;
         let sets = PyList::empty(py);
@@ -268,7 +268,7 @@ fn kernels<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
     }
     let out = PyDict::new(py);
     out.set_item("presets", presets)?;
-    out.set_item("not_modelled", ccsim::tcp::kernel::NOT_MODELLED.to_vec())?;
+    out.set_item("not_modelled", ccsim::scenario::kernel_presets::NOT_MODELLED.to_vec())?;
     Ok(out)
 }
 

@@ -15,7 +15,7 @@
 //!   (`pre_loss_cnt`, Linux 3.5 and later; absent in 2.6.26 to 2.6.32).
 //!
 //! Older module versions differ in a few constants the kernel presets set
-//! (`tcp/kernel.rs`): CUBIC v2.1 (Linux 2.6.24, read at the v2.6.24 tag)
+//! (`scenario/kernel_presets.rs`): CUBIC v2.1 (Linux 2.6.24, read at the v2.6.24 tag)
 //! used beta 819/1024 and capped the growth above the origin at
 //! `max_increment` segments per 100 ms of minimum RTT. Before 4.1, when
 //! the window counted ACKs (`Counting::Acks`), cnt was divided by the

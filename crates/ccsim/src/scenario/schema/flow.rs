@@ -96,7 +96,7 @@ pub enum CwndCountsSpec {
 pub struct TcpSpec {
     /// The Linux release whose defaults the other fields start from
     /// ("2.6.24", "2.6.26", "2.6.32", "3.5", "6.x"; omitted: "6.x", today's
-    /// Linux). See `tcp/kernel.rs` for what each sets and its source.
+    /// Linux). See `ccbench kernels` for what each sets and its source.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kernel: Option<String>,
     /// Payload bytes per segment (1448 = a 1500-byte packet with timestamps).
