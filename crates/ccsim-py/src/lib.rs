@@ -184,7 +184,8 @@ fn scenario_schema() -> String {
     ccsim::scenario::json_schema::scenario_json_schema().to_string()
 }
 
-/// Every algorithm: name, reference, summary, role (and what it requires of the path), parameters and traced state.
+/// Every algorithm: name, reference, summary, role (and what it requires of the path), its Linux
+/// module (mainline or not, or why there is none) and ns-3 TypeId, parameters and traced state.
 #[pyfunction]
 fn algorithms<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
     let out = PyList::empty(py);
@@ -195,6 +196,10 @@ fn algorithms<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
         d.set_item("summary", info.summary)?;
         d.set_item("role", info.role.name())?;
         d.set_item("requires", info.role.requires().to_vec())?;
+        d.set_item("linux_module", info.linux.name())?;
+        d.set_item("linux_mainline", matches!(info.linux, ccsim::cc::LinuxModule::Mainline(_)))?;
+        d.set_item("linux_note", info.linux.note())?;
+        d.set_item("ns3", info.ns3)?;
         let params = PyList::empty(py);
         for p in info.params {
             let pd = PyDict::new(py);

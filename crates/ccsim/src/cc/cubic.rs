@@ -29,7 +29,9 @@
 use super::common::{cong_avoid_ai, slow_start, DelayedAckRatio};
 use super::hystart::HyStart;
 use super::RecoveryPolicy;
-use super::{CaEvent, CaState, CongestionControl, Conn, Counting, Info, Param, Params, Role, StateOut, Window};
+use super::{
+    CaEvent, CaState, CongestionControl, Conn, Counting, Info, LinuxModule, Param, Params, Role, StateOut, Window,
+};
 use crate::time::{Nanos, NS_PER_MS, NS_PER_SEC};
 
 /// The parameters (`cc_params`), read with `Params::{float, int, flag}`.
@@ -88,6 +90,8 @@ pub const INFO: Info = Info {
     ],
     state: &[state::WMAX, state::K_S, state::ORIGIN, state::EPOCH_S, state::W_EST, state::HYSTART_FOUND],
     role: Role::General,
+    linux: LinuxModule::Mainline("cubic"),
+    ns3: Some("ns3::TcpCubic"),
 };
 
 /// Linux BICTCP_HZ: t is kept in 1/1024 s.

@@ -20,6 +20,46 @@ pub struct Info {
     pub state: &'static [StateVar],
     /// What the algorithm is for: whether a recommendation may pick it, and when.
     pub role: Role,
+    /// The Linux module that runs it, or why none does: what kernel mode
+    /// (`python/ccbench/emulate/kernel.py`) asks the kernel for.
+    pub linux: LinuxModule,
+    /// The TypeId of ns-3 3.37's model of the algorithm (`ns3::TcpCubic`),
+    /// if it has one: what `bench/crosscheck.py` compares with.
+    pub ns3: Option<&'static str>,
+}
+
+/// Where Linux has an algorithm: the name its module registers (its
+/// tcp_congestion_ops name, what TCP_CONGESTION takes), or why it has none.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LinuxModule {
+    /// Mainline Linux has it under this name.
+    Mainline(&'static str),
+    /// A kernel tree outside mainline has it under `name`; `note` says what
+    /// it is and where ("TCP Prague (the L4S team's kernel tree, ...)").
+    OutOfTree { name: &'static str, note: &'static str },
+    /// No Linux kernel has it: `why`, as a phrase after "it is" ("Tahoe (no
+    /// Linux module)").
+    SimulatorOnly { why: &'static str },
+}
+
+impl LinuxModule {
+    /// The module's name, in mainline or not; None for a simulator-only algorithm.
+    pub fn name(self) -> Option<&'static str> {
+        match self {
+            LinuxModule::Mainline(name) | LinuxModule::OutOfTree { name, .. } => Some(name),
+            LinuxModule::SimulatorOnly { .. } => None,
+        }
+    }
+
+    /// What the name alone does not say: where a module outside mainline
+    /// lives, or why there is no module; None for a mainline module.
+    pub fn note(self) -> Option<&'static str> {
+        match self {
+            LinuxModule::Mainline(_) => None,
+            LinuxModule::OutOfTree { note, .. } => Some(note),
+            LinuxModule::SimulatorOnly { why } => Some(why),
+        }
+    }
 }
 
 /// What an algorithm is meant for, as its authors or its later history say.
@@ -237,6 +277,24 @@ mod tests {
         assert!(with(Role::General).contains(&"cubic") && with(Role::General).contains(&"bbr"));
         assert_eq!(Role::Datacenter.requires(), ["ecn"]);
         assert!(Role::General.requires().is_empty());
+    }
+
+    #[test]
+    fn linux_modules_and_ns3_models_are_declared_where_they_exist() {
+        let module = |name| lookup(name).unwrap().linux;
+        assert_eq!(module("newreno"), LinuxModule::Mainline("reno"));
+        assert_eq!(module("westwood+"), LinuxModule::Mainline("westwood"));
+        assert_eq!(module("westwood").name(), None);
+        assert_eq!(module("prague").name(), Some("prague"));
+        assert!(module("prague").note().unwrap().contains("not in mainline"));
+        let without: Vec<&str> = registry().iter().filter(|i| i.linux.name().is_none()).map(|i| i.name).collect();
+        assert_eq!(without, ["tahoe", "westwood", "compound", "ccp", "ccpd", "ledbat", "copa", "vivace"]);
+        for info in registry() {
+            let ns3 = info.ns3.unwrap_or("ns3::Tcp");
+            assert!(ns3.starts_with("ns3::Tcp") && ns3.is_ascii(), "{}: {ns3}", info.name);
+        }
+        assert_eq!(lookup("westwood+").unwrap().ns3, Some("ns3::TcpWestwoodPlus"));
+        assert_eq!(lookup("reno").unwrap().ns3, None);
     }
 
     #[test]
