@@ -1,6 +1,8 @@
-//! The registry of algorithms: what each one is (`Info`, `Role`), the
-//! closed `Algorithm` enum that dispatches the hooks statically, and the
-//! `algorithms!` list that names them all, with lookup and build by name.
+//! The registry of algorithms: what each one is (`Info`: its reference,
+//! `Role`, `LinuxModule` and ns-3 model, the one definition of these facts
+//! that the binding hands to Python), the closed `Algorithm` enum that
+//! dispatches the hooks statically, and the `algorithms!` list that names
+//! them all, with lookup and build by name.
 
 // The algorithm modules and the hook, parameter and state types, for the
 // `algorithms!` list and the dispatch it generates.
