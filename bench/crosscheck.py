@@ -45,25 +45,10 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "ns3"))
 from ns3_runner import run_ns3  # noqa: E402
 
-# ccbench name -> ns-3 TypeId short name.
-NS3_NAMES = {
-    "newreno": "NewReno",
-    "cubic": "Cubic",
-    "bic": "Bic",
-    "vegas": "Vegas",
-    "westwood+": "WestwoodPlus",
-    "bbr": "Bbr",
-    "hybla": "Hybla",
-    "veno": "Veno",
-    "illinois": "Illinois",
-    "htcp": "Htcp",
-    "highspeed": "HighSpeed",
-    "scalable": "Scalable",
-    "yeah": "Yeah",
-    "lp": "Lp",
-    "ledbat": "Ledbat",
-    "dctcp": "Dctcp",
-}
+# ccbench name -> the ns-3 model's name as dumbbell.cc's --cc takes it (its
+# TypeId without "ns3::Tcp"), for every algorithm whose registry entry names
+# an ns-3 3.37 model (cc/NAME.rs `INFO.ns3`).
+NS3_NAMES = {a["name"]: a["ns3"].removeprefix("ns3::Tcp") for a in _ccsim.algorithms() if a["ns3"]}
 
 # Algorithms whose default follows the paper (or SPEC) where Linux differs also
 # run with `cc_params = {"linux": 1}`, the reading of the Linux module that

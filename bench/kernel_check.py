@@ -343,7 +343,7 @@ def main() -> int:
         if c.group not in groups:
             continue
         cc = c.scenario["flows"][0]["cc"]
-        if kernel_mode.KERNEL_NAME.get(cc, cc) not in available:
+        if kernel_mode.linux_module(cc) not in available:
             skipped.append(f"{c.group} {c.name}")
             continue
         conds.append(c)

@@ -41,8 +41,11 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "ns3"))
 from ns3_runner import run_ns3  # noqa: E402
 
-# ccbench name -> ns-3 TypeId short name (the algorithms bench/crosscheck.py finds close).
-NS3_NAMES = {"cubic": "Cubic", "newreno": "NewReno"}
+# ccbench name -> the ns-3 model's name as dumbbell.cc's --cc takes it, from
+# the registry (`INFO.ns3`), for the algorithms bench/crosscheck.py finds close.
+NS3_NAMES = {
+    a["name"]: a["ns3"].removeprefix("ns3::Tcp") for a in _ccsim.algorithms() if a["name"] in ("cubic", "newreno")
+}
 
 
 def weighted_quantile(values: np.ndarray, weights: np.ndarray, q: float) -> float:

@@ -135,6 +135,19 @@ def scenario_page() -> str:
 # --- listings ------------------------------------------------------------------------------------
 
 
+def linux_cell(a: dict) -> str:
+    """The Linux module of an algorithm, saying where it lives or why there is none."""
+    if a["linux_module"] is None:
+        return cell(f"none: {a['linux_note']}")
+    if not a["linux_mainline"]:
+        return cell(f"`{a['linux_module']}`, outside mainline: {a['linux_note']}")
+    return f"`{a['linux_module']}`"
+
+
+def ns3_cell(a: dict) -> str:
+    return f"`{a['ns3']}`" if a["ns3"] else "none"
+
+
 def algorithms_page() -> str:
     out = [
         "# Algorithms",
@@ -143,9 +156,17 @@ def algorithms_page() -> str:
         "",
         "Every congestion control ccbench implements, as `ccbench algorithms` lists it. Parameters go in a",
         "flow's `cc_params`; how to use them is on [Congestion controls](../algorithms.md).",
+        "The Linux module is what kernel mode runs; the ns-3 model is what `bench/crosscheck.py`",
+        "compares with (ns-3 3.37).",
         "",
+        "| algorithm | role | Linux module | ns-3 model |",
+        "|---|---|---|---|",
     ]
-    for a in json.loads(ccbench("algorithms", "--json")):
+    algorithms = json.loads(ccbench("algorithms", "--json"))
+    for a in algorithms:
+        out.append(f"| {a['name']} | {a['role']} | {linux_cell(a)} | {ns3_cell(a)} |")
+    out.append("")
+    for a in algorithms:
         out += [f"## {a['name']}", "", f"**Reference:** {a['reference']}", "", a["summary"], ""]
         if a["params"]:
             out += ["| parameter | default | kind | range | meaning |", "|---|---|---|---|---|"]

@@ -59,12 +59,21 @@ def test_out_of_tree_algorithms_are_refused_by_name_unless_the_kernel_has_them()
     assert kernel.kernel_algorithm("prague", AVAILABLE + ["prague"]) == "prague"
 
 
-def test_kernel_modes_tables_name_the_simulators_algorithms():
-    # A name no scenario can give (westwood+ was once written westwood_plus
-    # here) would leave its algorithm refused or let it through unmapped.
-    names = set(algorithm_names())
-    assert set(kernel.KERNEL_NAME) <= names and set(kernel.SIMULATOR_ONLY) <= names
-    assert set(kernel.OUT_OF_TREE) <= names
+def test_kernel_mode_reads_each_algorithms_linux_module_from_the_registry():
+    # The registry's entries are the one definition (cc/NAME.rs INFO.linux):
+    # renamed modules map, simulator-only ones are refused with why, and
+    # out-of-tree ones say where they live.
+    assert kernel.linux_module("westwood+") == "westwood"
+    assert kernel.linux_module("newreno") == "reno"
+    assert kernel.linux_module("cubic") == "cubic"
+    assert kernel.linux_module("tahoe") is None
+    assert kernel.kernel_support("westwood", AVAILABLE) == (
+        "no, simulator only: the original per-ACK Westwood (Linux's westwood is westwood+)"
+    )
+    assert kernel.kernel_support("bbr3", AVAILABLE).startswith("no, not in this kernel: BBRv3 (")
+    for name in algorithm_names():
+        support = kernel.kernel_support(name, AVAILABLE + ["prague", "bbr3"])
+        assert support.startswith(("yes, Linux's ", "no, simulator only: ", "no, not in this kernel (")), support
 
 
 def test_newreno_is_the_kernels_reno_and_reno_without_sack_is_refused():

@@ -186,7 +186,8 @@ fn scenario_schema() -> String {
     ccsim::scenario::json_schema::scenario_json_schema().to_string()
 }
 
-/// Every algorithm: name, reference, summary, role (and what it requires of the path), parameters and traced state.
+/// Every algorithm: name, reference, summary, role (and what it requires of the path), its Linux
+/// module (mainline or not, or why there is none) and ns-3 TypeId, parameters and traced state.
 #[pyfunction]
 fn algorithms<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
     let out = PyList::empty(py);
@@ -197,6 +198,10 @@ fn algorithms<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
         d.set_item("summary", info.summary)?;
         d.set_item("role", info.role.name())?;
         d.set_item("requires", info.role.requires().to_vec())?;
+        d.set_item("linux_module", info.linux.name())?;
+        d.set_item("linux_mainline", matches!(info.linux, ccsim::cc::LinuxModule::Mainline(_)))?;
+        d.set_item("linux_note", info.linux.note())?;
+        d.set_item("ns3", info.ns3)?;
         let params = PyList::empty(py);
         for p in info.params {
             let pd = PyDict::new(py);
@@ -255,7 +260,7 @@ fn algorithms<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
 #[pyfunction]
 fn kernels<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
     let presets = PyList::empty(py);
-    for k in ccsim::tcp::kernel::PRESETS {
+    for k in ccsim::scenario::kernel_presets::PRESETS {
         let d = PyDict::new(py);
         d.set_item("name", k.name)?;
         let sets = PyList::empty(py);
@@ -270,7 +275,7 @@ fn kernels<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
     }
     let out = PyDict::new(py);
     out.set_item("presets", presets)?;
-    out.set_item("not_modelled", ccsim::tcp::kernel::NOT_MODELLED.to_vec())?;
+    out.set_item("not_modelled", ccsim::scenario::kernel_presets::NOT_MODELLED.to_vec())?;
     Ok(out)
 }
 

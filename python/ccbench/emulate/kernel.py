@@ -10,31 +10,17 @@ set per socket (TCP_CONGESTION), buffer sizes too when fixed.
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 from pathlib import Path
 
-#: Simulator algorithms whose kernel module has another name. Linux builds
-#: NewReno (RFC 6582) into the stack (tcp_fastretrans_alert): its reno module
-#: is the simulator's newreno, with SACK or without.
-KERNEL_NAME = {"westwood+": "westwood", "newreno": "reno"}
-#: Simulator algorithms without a Linux kernel module, and why.
-SIMULATOR_ONLY = {
-    "tahoe": "Tahoe (no Linux module)",
-    "westwood": "the original per-ACK Westwood (Linux's westwood is westwood+)",
-    "ccp": "a simulator-only controller",
-    "ccpd": "a simulator-only controller",
-    "compound": "Compound TCP (Windows; no Linux module)",
-    "ledbat": "LEDBAT (no Linux module)",
-    "copa": "Copa (NSDI 2018; user-space and QUIC implementations, no Linux module)",
-    "vivace": "PCC Vivace (NSDI 2018; user-space PCC-Uspace, no Linux module)",
-}
-#: Simulator algorithms whose Linux module lives outside mainline: kernel
-#: mode runs them only on a kernel that lists them under this name.
-OUT_OF_TREE = {
-    "prague": "TCP Prague (the L4S team's kernel tree, github.com/L4STeam/linux; not in mainline Linux)",
-    "bbr3": "BBRv3 (the google/bbr v3 branch; mainline Linux's bbr is BBRv1)",
-}
+# Which Linux module runs each simulator algorithm, in mainline or not, or why
+# none does, is declared in its registry entry (cc/NAME.rs `INFO.linux`) and
+# read here through the binding's algorithms(). Linux builds NewReno (RFC 6582)
+# into the stack (tcp_fastretrans_alert): its reno module is the simulator's
+# newreno, with SACK or without.
+
 #: Linux's values of the TCP settings it does not let us change per run.
 FIXED_IN_KERNEL = {
     "delack_segments": (2, "Linux ACKs every second full segment"),
@@ -71,6 +57,35 @@ class KernelModeError(ValueError):
         super().__init__(f"{path}: {message}" if path else message)
 
 
+@functools.cache
+def _registry() -> dict[str, dict]:
+    from ccbench import _ccsim
+
+    return {a["name"]: a for a in _ccsim.algorithms()}
+
+
+def linux_module(name: str) -> str | None:
+    """The Linux module (TCP_CONGESTION name) of the simulator's algorithm
+    `name`, in mainline or not; None if no Linux kernel has one. A name the
+    registry does not know is taken as a module's."""
+    entry = _registry().get(name)
+    return entry["linux_module"] if entry else name
+
+
+def _simulator_only(name: str) -> str | None:
+    """Why no Linux kernel runs algorithm `name` ("Tahoe (no Linux module)"), or None."""
+    entry = _registry().get(name)
+    return entry["linux_note"] if entry and entry["linux_module"] is None else None
+
+
+def _out_of_tree(name: str) -> str | None:
+    """What algorithm `name` is and which tree outside mainline has its module, or None."""
+    entry = _registry().get(name)
+    if entry and entry["linux_module"] is not None and not entry["linux_mainline"]:
+        return entry["linux_note"]
+    return None
+
+
 def available_algorithms() -> list[str]:
     text = Path("/proc/sys/net/ipv4/tcp_available_congestion_control").read_text()
     return text.split()
@@ -83,29 +98,30 @@ def kernel_support(name: str, available: list[str] | None) -> str:
     kernel does not say (not Linux)."""
     if available is None:
         return "no: not a Linux kernel (net.ipv4.tcp_available_congestion_control is missing)"
-    if name in SIMULATOR_ONLY:
-        return f"no, simulator only: {SIMULATOR_ONLY[name]}"
-    module = KERNEL_NAME.get(name, name)
+    if why := _simulator_only(name):
+        return f"no, simulator only: {why}"
+    module = linux_module(name)
     if module in available:
         return f"yes, Linux's {module}"
-    if name in OUT_OF_TREE:
-        return f"no, not in this kernel: {OUT_OF_TREE[name]}"
+    if tree := _out_of_tree(name):
+        return f"no, not in this kernel: {tree}"
     return f"no, not in this kernel (modprobe tcp_{module} may load it)"
 
 
 def kernel_algorithm(name: str, available: list[str], path: str = "") -> str:
     """The kernel module for the simulator's algorithm `name`, or a refusal."""
-    if name in SIMULATOR_ONLY:
+    if why := _simulator_only(name):
         raise KernelModeError(
             path,
-            f'"{name}" is {SIMULATOR_ONLY[name]}: it runs in the simulator only, not in kernel mode '
+            f'"{name}" is {why}: it runs in the simulator only, not in kernel mode '
             f"(kernel algorithms here: {', '.join(available)})",
         )
-    kernel = KERNEL_NAME.get(name, name)
-    if name in OUT_OF_TREE and kernel not in available:
+    kernel = linux_module(name)
+    tree = _out_of_tree(name)
+    if tree and kernel not in available:
         raise KernelModeError(
             path,
-            f'the running kernel lacks "{kernel}": it is {OUT_OF_TREE[name]}; this kernel has: '
+            f'the running kernel lacks "{kernel}": it is {tree}; this kernel has: '
             f"{', '.join(available)} (net.ipv4.tcp_available_congestion_control)",
         )
     if kernel not in available:
@@ -166,7 +182,7 @@ def check(scenario: dict, available: list[str]) -> None:
                 f"{_shown(tcp['adv_win_scale'])} cannot be set: Linux 6.6+ offers the share of its receive buffer "
                 "that its measured payload/truesize ratio leaves (tcp_adv_win_scale is gone)",
             )
-        if tcp["pacing"] and KERNEL_NAME.get(f["cc"], f["cc"]) != "bbr":
+        if tcp["pacing"] and linux_module(f["cc"]) != "bbr":
             raise KernelModeError(
                 f"{p}.tcp.pacing", "the kernel paces only bbr here (pacing others needs the fq qdisc)"
             )

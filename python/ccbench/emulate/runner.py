@@ -185,7 +185,7 @@ def agent_plans(scenario: dict, flows: list[dict], schedule: dict | None = None)
             plans[src]["background_tcp"].append(
                 {
                     "source": k,
-                    "cc": kernel.KERNEL_NAME.get(b["cc"], b["cc"]),  # check() found it in the kernel
+                    "cc": kernel.linux_module(b["cc"]),  # check() found it in the kernel
                     "dst": addr[dst],
                     "port": port,
                     "snd_buf": kernel.so_sndbuf(b["tcp"]),

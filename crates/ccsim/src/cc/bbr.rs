@@ -47,7 +47,7 @@
 use super::minmax::WindowedMax;
 use super::RecoveryPolicy;
 use super::{
-    CaEvent, CaState, CongestionControl, Conn, Info, Param, Params, RateSample, Role, StateOut, Window,
+    CaEvent, CaState, CongestionControl, Conn, Info, LinuxModule, Param, Params, RateSample, Role, StateOut, Window,
     INFINITE_SSTHRESH,
 };
 use crate::rng::Rng;
@@ -120,6 +120,8 @@ pub const INFO: Info = Info {
     ],
     state: &[state::MODE, state::BTL_BW_BPS, state::MIN_RTT_MS, state::PACING_GAIN, state::CWND_GAIN, state::ROUND_COUNT, state::FULL_BW_REACHED],
     role: Role::General,
+    linux: LinuxModule::Mainline("bbr"),
+    ns3: Some("ns3::TcpBbr"),
 };
 
 /// Bandwidth unit: segments per microsecond, scaled by 2^24 (Linux BW_SCALE).

@@ -34,7 +34,9 @@
 //! round began over the flight at its start), not per rate sample.
 
 use super::RecoveryPolicy;
-use super::{CaEvent, CaState, CongestionControl, Conn, Info, Param, Params, RateSample, Role, StateOut, Window};
+use super::{
+    CaEvent, CaState, CongestionControl, Conn, Info, LinuxModule, Param, Params, RateSample, Role, StateOut, Window,
+};
 use crate::rng::Rng;
 use crate::time::{Nanos, NS_PER_MS, NS_PER_SEC};
 
@@ -117,6 +119,11 @@ pub const INFO: Info = Info {
     ],
     // Google's production congestion control for the Internet (draft-cardwell-ccwg-bbr).
     role: Role::General,
+    linux: LinuxModule::OutOfTree {
+        name: "bbr3",
+        note: "BBRv3 (the google/bbr v3 branch; mainline Linux's bbr is BBRv1)",
+    },
+    ns3: None,
 };
 
 const STARTUP_PACING_GAIN: f64 = 2.77;

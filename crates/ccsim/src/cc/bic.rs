@@ -34,7 +34,9 @@
 
 use super::common::{cong_avoid_ai, slow_start_if_limited, DelayedAckRatio};
 use super::RecoveryPolicy;
-use super::{AckSample, CaState, CongestionControl, Conn, Counting, Info, Param, Params, Role, StateOut, Window};
+use super::{
+    AckSample, CaState, CongestionControl, Conn, Counting, Info, LinuxModule, Param, Params, Role, StateOut, Window,
+};
 use crate::time::{Nanos, NS_PER_MS};
 
 /// The parameters (`cc_params`), read with `Params::{float, int, flag}`.
@@ -96,6 +98,8 @@ pub const INFO: Info = Info {
     state: &[state::LAST_MAX_CWND, state::MIN_CWND, state::TARGET, state::CNT],
     // Linux's default from 2.6.8 until cubic replaced it in 2.6.19 (Ha, Rhee, Xu 2008, section 1).
     role: Role::Historical,
+    linux: LinuxModule::Mainline("bic"),
+    ns3: Some("ns3::TcpBic"),
 };
 
 /// Linux BICTCP_B: the binary search goes to (max + min) / B ... per RTT.

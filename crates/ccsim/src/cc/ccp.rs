@@ -45,7 +45,7 @@
 
 use super::common::reno_cong_avoid;
 use super::RecoveryPolicy;
-use super::{AckSample, CaState, CongestionControl, Conn, Info, Param, Params, Role, StateOut, Window};
+use super::{AckSample, CaState, CongestionControl, Conn, Info, LinuxModule, Param, Params, Role, StateOut, Window};
 use crate::time::{Nanos, NS_PER_SEC};
 
 /// The parameters (`cc_params`), read with `Params::{float, int, flag}`.
@@ -79,6 +79,8 @@ pub const INFO: Info = Info {
     params: &[Param::Float(&param::KP), Param::Float(&param::HEADROOM)],
     state: &[state::B_PKTS, state::BACKLOG_PKTS, state::INFLIGHT_PKTS, state::OUTPUT_PKTS],
     role: Role::General,
+    linux: LinuxModule::SimulatorOnly { why: "a simulator-only controller" },
+    ns3: None,
 };
 
 /// Path storage, backlog and delivery rate, in segments (shared by ccp and ccpd).

@@ -28,7 +28,9 @@
 
 use super::ccp::{self, Controller, Estimator};
 use super::RecoveryPolicy;
-use super::{AckSample, CaState, CongestionControl, Conn, Info, Param, Params, Role, StateOut, StateVar, Window};
+use super::{
+    AckSample, CaState, CongestionControl, Conn, Info, LinuxModule, Param, Params, Role, StateOut, StateVar, Window,
+};
 use crate::time::{Nanos, NS_PER_US};
 
 /// The parameters (`cc_params`), read with `Params::{float, int, flag}`: ccp's
@@ -62,6 +64,8 @@ pub const INFO: Info = Info {
         D_TERM_PKTS,
     ],
     role: Role::General,
+    linux: LinuxModule::SimulatorOnly { why: "a simulator-only controller" },
+    ns3: None,
 };
 
 pub struct Ccpd {

@@ -34,7 +34,7 @@
 
 use super::common::{cong_avoid_ai, reno_min_cwnd, slow_start};
 use super::RecoveryPolicy;
-use super::{AckSample, CaState, CongestionControl, Conn, Info, Param, Params, Role, StateOut, Window};
+use super::{AckSample, CaState, CongestionControl, Conn, Info, LinuxModule, Param, Params, Role, StateOut, Window};
 use crate::time::Nanos;
 
 /// The parameters (`cc_params`), read with `Params::{float, int, flag}`.
@@ -85,6 +85,8 @@ pub const INFO: Info = Info {
     ],
     state: &[state::DWND, state::RENO_CWND, state::DIFF, state::BASE_RTT_MS],
     role: Role::General,
+    linux: LinuxModule::SimulatorOnly { why: "Compound TCP (Windows; no Linux module)" },
+    ns3: None,
 };
 
 pub struct Compound {

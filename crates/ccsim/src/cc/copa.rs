@@ -42,7 +42,8 @@
 use super::extreme_window::ExtremeWindow;
 use super::RecoveryPolicy;
 use super::{
-    CaState, CongestionControl, Conn, Info, Param, Params, RateSample, Role, StateOut, Window, INFINITE_SSTHRESH,
+    CaState, CongestionControl, Conn, Info, LinuxModule, Param, Params, RateSample, Role, StateOut, Window,
+    INFINITE_SSTHRESH,
 };
 use crate::time::{Nanos, NS_PER_SEC};
 
@@ -97,6 +98,8 @@ pub const INFO: Info = Info {
     ],
     // A general-purpose scheme, evaluated by its authors on Internet paths.
     role: Role::General,
+    linux: LinuxModule::SimulatorOnly { why: "Copa (NSDI 2018; user-space and QUIC implementations, no Linux module)" },
+    ns3: None,
 };
 
 /// The direction holds this many RTTs before v starts doubling (paper 2.2).

@@ -15,7 +15,7 @@
 //!   (`pre_loss_cnt`, Linux 3.5 and later; absent in 2.6.26 to 2.6.32).
 //!
 //! Older module versions differ in a few constants the kernel presets set
-//! (`tcp/kernel.rs`): CUBIC v2.1 (Linux 2.6.24, read at the v2.6.24 tag)
+//! (`scenario/kernel_presets.rs`): CUBIC v2.1 (Linux 2.6.24, read at the v2.6.24 tag)
 //! used beta 819/1024 and capped the growth above the origin at
 //! `max_increment` segments per 100 ms of minimum RTT. Before 4.1, when
 //! the window counted ACKs (`Counting::Acks`), cnt was divided by the
@@ -29,7 +29,9 @@
 use super::common::{cong_avoid_ai, slow_start, DelayedAckRatio};
 use super::hystart::HyStart;
 use super::RecoveryPolicy;
-use super::{CaEvent, CaState, CongestionControl, Conn, Counting, Info, Param, Params, Role, StateOut, Window};
+use super::{
+    CaEvent, CaState, CongestionControl, Conn, Counting, Info, LinuxModule, Param, Params, Role, StateOut, Window,
+};
 use crate::time::{Nanos, NS_PER_MS, NS_PER_SEC};
 
 /// The parameters (`cc_params`), read with `Params::{float, int, flag}`.
@@ -88,6 +90,8 @@ pub const INFO: Info = Info {
     ],
     state: &[state::WMAX, state::K_S, state::ORIGIN, state::EPOCH_S, state::W_EST, state::HYSTART_FOUND],
     role: Role::General,
+    linux: LinuxModule::Mainline("cubic"),
+    ns3: Some("ns3::TcpCubic"),
 };
 
 /// Linux BICTCP_HZ: t is kept in 1/1024 s.

@@ -14,7 +14,9 @@
 
 use super::common::{reno_cong_avoid, reno_ssthresh};
 use super::RecoveryPolicy;
-use super::{AckSample, CaEvent, CaState, CongestionControl, Conn, Info, Param, Params, Role, StateOut, Window};
+use super::{
+    AckSample, CaEvent, CaState, CongestionControl, Conn, Info, LinuxModule, Param, Params, Role, StateOut, Window,
+};
 
 /// The parameters (`cc_params`), read with `Params::{float, int, flag}`.
 pub mod param {
@@ -46,6 +48,8 @@ pub const INFO: Info = Info {
     params: &[Param::Int(&param::SHIFT_G), Param::Float(&param::ALPHA_ON_INIT)],
     state: &[state::ALPHA, state::MARKED_FRACTION],
     role: Role::Datacenter,
+    linux: LinuxModule::Mainline("dctcp"),
+    ns3: Some("ns3::TcpDctcp"),
 };
 
 const MAX_ALPHA: u32 = 1024;

@@ -14,7 +14,7 @@
 
 use super::common::{reno_min_cwnd, slow_start};
 use super::RecoveryPolicy;
-use super::{CongestionControl, Conn, Info, Params, Role, StateOut, Window};
+use super::{CongestionControl, Conn, Info, LinuxModule, Params, Role, StateOut, Window};
 
 /// The traced state (`cc_state` rows, `var` = the name), written by `state()`.
 pub mod state {
@@ -31,6 +31,8 @@ pub const INFO: Info = Info {
     params: &[],
     state: &[state::A, state::B],
     role: Role::General,
+    linux: LinuxModule::Mainline("highspeed"),
+    ns3: Some("ns3::TcpHighSpeed"),
 };
 
 /// RFC 3649 Appendix B: (window upper bound, b(w) * 256); a(w) = row + 1.

@@ -16,7 +16,7 @@
 
 use super::common::slow_start;
 use super::RecoveryPolicy;
-use super::{AckSample, CaState, CongestionControl, Conn, Info, Param, Params, Role, StateOut, Window};
+use super::{AckSample, CaState, CongestionControl, Conn, Info, LinuxModule, Param, Params, Role, StateOut, Window};
 use crate::time::{Nanos, NS_PER_MS, NS_PER_US};
 
 /// The parameters (`cc_params`), read with `Params::{float, int, flag}`.
@@ -52,6 +52,8 @@ pub const INFO: Info = Info {
     ],
     state: &[state::ALPHA, state::BETA, state::SINCE_CONGESTION_S, state::MIN_RTT_MS, state::MAX_RTT_MS],
     role: Role::General,
+    linux: LinuxModule::Mainline("htcp"),
+    ns3: Some("ns3::TcpHtcp"),
 };
 
 /// 1.0, 0.5 and 0.8 in 1/128 (Linux ALPHA_BASE, BETA_MIN, BETA_MAX).

@@ -20,7 +20,7 @@
 
 use super::common::{reno_cong_avoid, reno_min_cwnd};
 use super::RecoveryPolicy;
-use super::{CaState, CongestionControl, Conn, Info, Param, Params, Role, StateOut, Window};
+use super::{CaState, CongestionControl, Conn, Info, LinuxModule, Param, Params, Role, StateOut, Window};
 use crate::time::{Nanos, NS_PER_MS};
 
 /// The parameters (`cc_params`), read with `Params::{float, int, flag}`.
@@ -45,6 +45,8 @@ pub const INFO: Info = Info {
     params: &[Param::Float(&param::RTT0_MS)],
     state: &[state::RHO, state::MIN_SRTT_MS],
     role: Role::General,
+    linux: LinuxModule::Mainline("hybla"),
+    ns3: Some("ns3::TcpHybla"),
 };
 
 /// 2^(i/8) * 128 for i in 0..8: the fractional part of 2^rho.

@@ -21,7 +21,7 @@
 
 use super::common::{reno_min_cwnd, slow_start};
 use super::RecoveryPolicy;
-use super::{AckSample, CaState, CongestionControl, Conn, Info, Param, Params, Role, StateOut, Window};
+use super::{AckSample, CaState, CongestionControl, Conn, Info, LinuxModule, Param, Params, Role, StateOut, Window};
 
 /// The parameters (`cc_params`), read with `Params::{float, int, flag}`.
 pub mod param {
@@ -54,6 +54,8 @@ pub const INFO: Info = Info {
     params: &[Param::Int(&param::WIN_THRESH), Param::Int(&param::THETA)],
     state: &[state::ALPHA, state::BETA, state::AVG_DELAY_MS, state::MAX_DELAY_MS],
     role: Role::General,
+    linux: LinuxModule::Mainline("illinois"),
+    ns3: Some("ns3::TcpIllinois"),
 };
 
 const ALPHA_SHIFT: u32 = 7;

@@ -25,7 +25,7 @@
 //!   sender sees its integer part.
 
 use super::RecoveryPolicy;
-use super::{AckSample, CongestionControl, Conn, Info, Param, Params, Role, StateOut, Window};
+use super::{AckSample, CongestionControl, Conn, Info, LinuxModule, Param, Params, Role, StateOut, Window};
 use crate::time::{Nanos, NS_PER_MS, NS_PER_SEC};
 
 /// The parameters (`cc_params`), read with `Params::{float, int, flag}`.
@@ -97,6 +97,8 @@ pub const INFO: Info = Info {
     ],
     state: &[state::QUEUING_DELAY_MS, state::BASE_DELAY_MS, state::OFF_TARGET, state::CURRENT_DELAY_MS],
     role: Role::Scavenger,
+    linux: LinuxModule::SimulatorOnly { why: "LEDBAT (no Linux module)" },
+    ns3: Some("ns3::TcpLedbat"),
 };
 
 const MAX_HISTORY: usize = 60;

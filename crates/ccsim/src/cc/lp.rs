@@ -39,7 +39,7 @@
 
 use super::common::{reno_cong_avoid, reno_min_cwnd, reno_ssthresh};
 use super::RecoveryPolicy;
-use super::{AckSample, CongestionControl, Conn, Info, Param, Params, Role, StateOut, Window};
+use super::{AckSample, CongestionControl, Conn, Info, LinuxModule, Param, Params, Role, StateOut, Window};
 use crate::time::Nanos;
 
 /// The parameters (`cc_params`), read with `Params::{float, int, flag}`.
@@ -80,6 +80,8 @@ pub const INFO: Info = Info {
     params: &[Param::Float(&param::THRESHOLD), Param::Int(&param::INFERENCE_RTTS), Param::Bool(&param::LINUX)],
     state: &[state::OWD_MS, state::OWD_MIN_MS, state::OWD_MAX_MS, state::THRESHOLD_MS, state::PHASE],
     role: Role::Scavenger,
+    linux: LinuxModule::Mainline("lp"),
+    ns3: Some("ns3::TcpLp"),
 };
 
 pub struct Lp {

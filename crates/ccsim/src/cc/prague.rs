@@ -41,7 +41,9 @@
 
 use super::common::slow_start;
 use super::RecoveryPolicy;
-use super::{CaEvent, CaState, CongestionControl, Conn, Info, Param, Params, RateSample, Role, StateOut, Window};
+use super::{
+    CaEvent, CaState, CongestionControl, Conn, Info, LinuxModule, Param, Params, RateSample, Role, StateOut, Window,
+};
 use crate::time::{Nanos, NS_PER_MS, NS_PER_SEC};
 
 /// The parameters (`cc_params`), read with `Params::{float, int, flag}`.
@@ -100,6 +102,11 @@ pub const INFO: Info = Info {
     // Meant for the Internet (RFC 9331's Prague requirements); its low delay needs an L4S AQM
     // (dualpi2) on the bottleneck, elsewhere it competes as a loss-based control.
     role: Role::General,
+    linux: LinuxModule::OutOfTree {
+        name: "prague",
+        note: "TCP Prague (the L4S team's kernel tree, github.com/L4STeam/linux; not in mainline Linux)",
+    },
+    ns3: None,
 };
 
 const ALPHA_BITS: u32 = 20;

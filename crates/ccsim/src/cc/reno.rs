@@ -16,7 +16,7 @@
 
 use super::common::{reno_cong_avoid, reno_min_cwnd, reno_ssthresh};
 use super::RecoveryPolicy;
-use super::{CongestionControl, Conn, Info, Params, Role, Window};
+use super::{CongestionControl, Conn, Info, LinuxModule, Params, Role, Window};
 
 pub const TAHOE: Info = Info {
     name: "tahoe",
@@ -27,6 +27,8 @@ pub const TAHOE: Info = Info {
     state: &[],
     // Superseded by Reno's fast recovery (Jacobson 1990; RFC 5681 section 3.2).
     role: Role::Historical,
+    linux: LinuxModule::SimulatorOnly { why: "Tahoe (no Linux module)" },
+    ns3: None,
 };
 
 pub const INFO: Info = Info {
@@ -37,6 +39,8 @@ pub const INFO: Info = Info {
     params: &[],
     state: &[],
     role: Role::General,
+    linux: LinuxModule::Mainline("reno"),
+    ns3: None,
 };
 
 pub const NEWRENO: Info = Info {
@@ -47,6 +51,9 @@ pub const NEWRENO: Info = Info {
     params: &[],
     state: &[],
     role: Role::General,
+    // Linux builds NewReno into the stack (tcp_fastretrans_alert): its reno module recovers as this.
+    linux: LinuxModule::Mainline("reno"),
+    ns3: Some("ns3::TcpNewReno"),
 };
 
 pub struct Reno;

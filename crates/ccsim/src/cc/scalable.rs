@@ -14,7 +14,7 @@
 
 use super::common::{cong_avoid_ai, reno_min_cwnd, slow_start_if_limited};
 use super::RecoveryPolicy;
-use super::{CongestionControl, Conn, Info, Param, Params, Role, StateOut, Window};
+use super::{CongestionControl, Conn, Info, LinuxModule, Param, Params, Role, StateOut, Window};
 
 /// The parameters (`cc_params`), read with `Params::{float, int, flag}`.
 pub mod param {
@@ -49,6 +49,8 @@ pub const INFO: Info = Info {
     params: &[Param::Int(&param::AI_CNT), Param::Int(&param::MD_SHIFT)],
     state: &[state::AI_CNT],
     role: Role::General,
+    linux: LinuxModule::Mainline("scalable"),
+    ns3: Some("ns3::TcpScalable"),
 };
 
 pub struct Scalable {

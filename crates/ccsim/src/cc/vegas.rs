@@ -25,7 +25,9 @@
 
 use super::common::{reno_cong_avoid, reno_min_cwnd, reno_ssthresh, slow_start};
 use super::RecoveryPolicy;
-use super::{AckSample, CaEvent, CaState, CongestionControl, Conn, Info, Param, Params, Role, StateOut, Window};
+use super::{
+    AckSample, CaEvent, CaState, CongestionControl, Conn, Info, LinuxModule, Param, Params, Role, StateOut, Window,
+};
 use crate::time::Nanos;
 
 /// The parameters (`cc_params`), read with `Params::{float, int, flag}`.
@@ -71,6 +73,8 @@ pub const INFO: Info = Info {
     ],
     state: &[state::DIFF, state::BASE_RTT_MS, state::ROUND_MIN_RTT_MS, state::ENABLED],
     role: Role::General,
+    linux: LinuxModule::Mainline("vegas"),
+    ns3: Some("ns3::TcpVegas"),
 };
 
 /// Vegas's RTT bookkeeping (Linux struct vegas, which tcp_yeah.c reuses):

@@ -21,7 +21,9 @@
 
 use super::common::{cong_avoid_ai, reno_cong_avoid, slow_start};
 use super::RecoveryPolicy;
-use super::{AckSample, CaEvent, CaState, CongestionControl, Conn, Info, Param, Params, Role, StateOut, Window};
+use super::{
+    AckSample, CaEvent, CaState, CongestionControl, Conn, Info, LinuxModule, Param, Params, Role, StateOut, Window,
+};
 use crate::time::Nanos;
 
 /// The parameters (`cc_params`), read with `Params::{float, int, flag}`.
@@ -52,6 +54,8 @@ pub const INFO: Info = Info {
     params: &[Param::Float(&param::BETA)],
     state: &[state::BACKLOG, state::BASE_RTT_MS, state::CONGESTIVE],
     role: Role::General,
+    linux: LinuxModule::Mainline("veno"),
+    ns3: Some("ns3::TcpVeno"),
 };
 
 /// Veno variables are kept with one fractional bit (Linux V_PARAM_SHIFT).

@@ -48,7 +48,8 @@
 
 use super::RecoveryPolicy;
 use super::{
-    CaState, CongestionControl, Conn, Info, Param, Params, RateSample, Role, StateOut, Window, INFINITE_SSTHRESH,
+    CaState, CongestionControl, Conn, Info, LinuxModule, Param, Params, RateSample, Role, StateOut, Window,
+    INFINITE_SSTHRESH,
 };
 use crate::rng::Rng;
 use crate::time::{Nanos, NS_PER_MS, NS_PER_SEC};
@@ -135,6 +136,8 @@ pub const INFO: Info = Info {
     state: &[state::PHASE, state::RATE_BPS, state::UTILITY, state::GRADIENT, state::STEP_BPS],
     // A general-purpose scheme, evaluated by its authors on Internet paths.
     role: Role::General,
+    linux: LinuxModule::SimulatorOnly { why: "PCC Vivace (NSDI 2018; user-space PCC-Uspace, no Linux module)" },
+    ns3: None,
 };
 
 /// Bits in the paper's Mbit.

@@ -46,7 +46,7 @@
 
 use super::common::{bdp_segments, reno_cong_avoid, AckedBytes};
 use super::RecoveryPolicy;
-use super::{AckSample, CongestionControl, Conn, Info, Param, Params, Role, StateOut, Window};
+use super::{AckSample, CongestionControl, Conn, Info, LinuxModule, Param, Params, Role, StateOut, Window};
 use crate::time::{Nanos, NS_PER_MS, NS_PER_SEC};
 
 /// The parameters (`cc_params`), read with `Params::{float, int, flag}`.
@@ -82,6 +82,8 @@ pub const INFO: Info = Info {
     // Its bandwidth estimate overestimates under ACK compression; superseded by
     // westwood+ (Grieco, Mascolo 2004), the one Linux ships.
     role: Role::Historical,
+    linux: LinuxModule::SimulatorOnly { why: "the original per-ACK Westwood (Linux's westwood is westwood+)" },
+    ns3: None,
 };
 
 pub struct Westwood {

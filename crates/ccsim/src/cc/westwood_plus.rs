@@ -54,7 +54,7 @@
 
 use super::common::{bdp_segments, reno_cong_avoid, reno_ssthresh, AckedBytes};
 use super::RecoveryPolicy;
-use super::{AckSample, CaEvent, CongestionControl, Conn, Info, Param, Params, Role, StateOut, Window};
+use super::{AckSample, CaEvent, CongestionControl, Conn, Info, LinuxModule, Param, Params, Role, StateOut, Window};
 use crate::time::{Nanos, NS_PER_MS, NS_PER_SEC};
 
 /// The parameters (`cc_params`), read with `Params::{float, int, flag}`.
@@ -91,6 +91,8 @@ pub const INFO: Info = Info {
     params: &[Param::Float(&param::MIN_INTERVAL_MS), Param::Bool(&param::LOSS_EVENT)],
     state: &[state::BWE_BPS, state::RTT_MIN_MS, state::BW_RTTMIN_PKTS],
     role: Role::General,
+    linux: LinuxModule::Mainline("westwood"),
+    ns3: Some("ns3::TcpWestwoodPlus"),
 };
 
 /// Linux TCP_WESTWOOD_INIT_RTT: a deliberately long first guess (20 s).

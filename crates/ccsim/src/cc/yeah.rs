@@ -20,7 +20,9 @@ use super::common::{cong_avoid_ai, reno_min_cwnd, slow_start};
 use super::vegas::VegasRtt;
 use super::IntParam;
 use super::RecoveryPolicy;
-use super::{AckSample, CaEvent, CaState, CongestionControl, Conn, Info, Param, Params, Role, StateOut, Window};
+use super::{
+    AckSample, CaEvent, CaState, CongestionControl, Conn, Info, LinuxModule, Param, Params, Role, StateOut, Window,
+};
 use crate::time::Nanos;
 
 /// The parameters (`cc_params`), read with `Params::{float, int, flag}`.
@@ -92,6 +94,8 @@ pub const INFO: Info = Info {
     ],
     state: &[state::MODE, state::QUEUE_PKTS, state::BASE_RTT_MS, state::RENO_COUNT, state::DOING_RENO_RTTS],
     role: Role::General,
+    linux: LinuxModule::Mainline("yeah"),
+    ns3: Some("ns3::TcpYeah"),
 };
 
 pub struct Yeah {

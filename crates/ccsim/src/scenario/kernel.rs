@@ -1,9 +1,9 @@
 //! A flow's `tcp` table read through its kernel preset (`kernel = "2.6.24"`):
-//! the preset's values (`crate::tcp::kernel`) first, the fields the scenario
-//! wrote over them. On the input side, so that tcp holds only the values and
-//! never reads the scenario's types.
+//! the preset's values (`kernel_presets`) first, the fields the scenario
+//! wrote over them. On the input side, as the presets are, so that tcp never
+//! reads the scenario's types.
 
-use crate::tcp::kernel::{preset, preset_names, PresetLiteral};
+use super::kernel_presets::{preset, preset_names, PresetLiteral};
 use serde::de::{Deserializer, Error as _};
 use serde::Deserialize;
 use serde_json::{Map, Value};

@@ -8,8 +8,8 @@
 //! The field types are in `schema`, the checks in `check` (flows, traffic,
 //! record), `check_link` (one link's fields) and `topology` (links, routes,
 //! directions), the error type and its wording helpers in `error`; traces
-//! handed over already read in `shared_traces`; `kernel` reads each `tcp`
-//! table through its kernel preset. `lower` turns a checked
+//! handed over already read in `shared_traces`; the kernel presets' values
+//! in `kernel_presets`, and `kernel` reads each `tcp` table through its preset. `lower` turns a checked
 //! scenario into the plain configs the simulator and the emulator build from.
 
 mod check;
@@ -17,6 +17,7 @@ pub mod check_link;
 mod error;
 pub mod json_schema;
 pub mod kernel;
+pub mod kernel_presets;
 pub mod lower;
 mod schema;
 pub mod shared_traces;

@@ -6,7 +6,6 @@ pub mod driver;
 pub mod dsack;
 pub mod early_retransmit;
 pub mod frto;
-pub mod kernel;
 pub mod rack;
 pub mod rate;
 pub mod receiver;

@@ -4,9 +4,9 @@
 //! never reads the scenario's types.
 
 use crate::cc;
+use crate::scenario::kernel_presets::preset;
 use crate::scenario::{BufferSpec, CwndCountsSpec, FlowSpec, FrtoSpec, RtoStyleSpec, UndoSpec};
 use crate::tcp::frto::FrtoVariant;
-use crate::tcp::kernel::preset;
 use crate::tcp::receiver::{BufferAccounting, EcnEcho, ReceiverConfig};
 use crate::tcp::rtt::{RtoStyle, RttEstimator};
 use crate::tcp::sender::SenderConfig;

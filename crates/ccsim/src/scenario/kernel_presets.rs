@@ -4,11 +4,12 @@
 //! fields override the preset; a network profile's TCP defaults (ccbench's
 //! Python front writes them into each flow's `tcp` table) are explicit fields
 //! here, so the order is preset, then profile, then the flow's own fields
-//! (`crate::scenario::kernel` merges them as a scenario is read; this file
-//! holds the presets' values only). Each value below cites the kernel source of
-//! its release; what differs between those releases but ccbench does not
-//! model is listed in [`NOT_MODELLED`], so a preset never claims a behaviour
-//! the simulator lacks.
+//! (`kernel.rs` beside this file merges them as a scenario is read; this file
+//! holds the presets' values only). They are input, like the schema: tcp
+//! never reads them, only the merged values in its configs. Each value below
+//! cites the kernel source of its release; what differs between those
+//! releases but ccbench does not model is listed in [`NOT_MODELLED`], so a
+//! preset never claims a behaviour the simulator lacks.
 //!
 //! How the values were checked: read in the release trees themselves.
 //! 2.6.24, 2.6.26 and 2.6.32 at the mainline release commits 49914084
