@@ -87,6 +87,15 @@ def test_newreno_is_the_kernels_reno_and_reno_without_sack_is_refused():
     assert e.value.path == "flows[0].cc"
 
 
+def test_an_mss_beyond_one_full_size_packet_is_refused_with_the_core_sizes():
+    with pytest.raises(kernel.KernelModeError, match="at most 1448") as e:
+        kernel.check(scenario(tcp={"mss": 1449}), AVAILABLE)
+    assert e.value.path == "flows[0].tcp.mss"
+    kernel.check(scenario(tcp={"mss": 1460, "timestamps": False}), AVAILABLE)
+    with pytest.raises(kernel.KernelModeError, match="at most 1460"):
+        kernel.check(scenario(tcp={"mss": 1461, "timestamps": False}), AVAILABLE)
+
+
 def test_settings_the_kernel_fixes_are_refused_by_field():
     with pytest.raises(kernel.KernelModeError) as e:
         kernel.check(scenario(tcp={"delack_segments": 3}), AVAILABLE)

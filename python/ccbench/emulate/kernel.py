@@ -41,7 +41,14 @@ FIXED_IN_KERNEL = {
 }
 #: TCP settings the kernel applies per namespace: flows sending from one namespace must agree.
 PER_NAMESPACE = ("sack", "timestamps", "ecn", "rmem_default", "rmem_max", "wmem_max", "mss", "init_cwnd", "min_rto")
-MAX_MSS_WITH_TIMESTAMPS = 1448
+
+
+def max_mss(timestamps: bool) -> int:
+    """The largest MSS whose segment fits one full-size packet, from the core's sizes (1448 with
+    timestamps, 1460 without)."""
+    from ccbench import _ccsim
+
+    return _ccsim.MTU_BYTES - _ccsim.TCP_IP_HEADER_BYTES - (_ccsim.TIMESTAMP_OPTION_BYTES if timestamps else 0)
 
 
 def _shown(value) -> str:
@@ -186,7 +193,7 @@ def check(scenario: dict, available: list[str]) -> None:
             raise KernelModeError(
                 f"{p}.tcp.pacing", "the kernel paces only bbr here (pacing others needs the fq qdisc)"
             )
-        limit = MAX_MSS_WITH_TIMESTAMPS + (0 if tcp["timestamps"] else 12)
+        limit = max_mss(tcp["timestamps"])
         if tcp["mss"] > limit:
             raise KernelModeError(f"{p}.tcp.mss", f"{tcp['mss']} does not fit the 1500-byte MTU (at most {limit})")
         side = "snd" if f["direction"] == "down" else "rcv"
