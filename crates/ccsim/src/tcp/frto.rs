@@ -235,9 +235,7 @@ impl Sender {
         self.episode.prior_ssthresh = 0;
         self.episode.high_seq = self.sb.nxt();
         self.episode.prior_cwnd = self.w.cwnd;
-        self.episode.prr_delivered = 0;
-        self.episode.prr_out = 0;
-        self.episode.halving_cnt = 0;
+        self.episode.prr.start(self.w.cwnd);
         if !self.cfg.prr {
             self.w.cwnd = self.w.cwnd.min(self.sb.in_flight() + 1);
         }

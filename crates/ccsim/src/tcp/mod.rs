@@ -7,6 +7,7 @@ pub mod dsack;
 pub mod early_retransmit;
 pub mod frto;
 pub mod kernel;
+pub mod prr;
 pub mod rack;
 pub mod rate;
 pub mod receiver;

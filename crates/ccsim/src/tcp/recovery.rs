@@ -16,6 +16,7 @@
 //! does. `SlowStart` (Tahoe) applies with and without SACK.
 
 use super::frto::{AckFlags, FrtoVariant};
+use super::prr::Prr;
 use super::sender::Sender;
 use crate::cc::{CaEvent, CaState, RecoveryPolicy, INFINITE_SSTHRESH};
 use crate::net::outbox::Outbox;
@@ -34,12 +35,8 @@ pub(super) struct Episode {
     pub undo_possible: bool,
     /// Time of the first retransmission of the episode (Linux retrans_stamp; 0: none).
     pub retrans_stamp: Nanos,
-    /// Rate halving (without PRR): the odd ACK not yet counted (Linux
-    /// snd_cwnd_cnt in tcp_cwnd_down).
-    pub halving_cnt: u32,
-    /// PRR: segments delivered and sent since the reduction began.
-    pub prr_delivered: u32,
-    pub prr_out: u32,
+    /// How the window comes down to ssthresh in Recovery and CWR (prr.rs).
+    pub prr: Prr,
     /// Retransmission timeouts since the last ACK that advanced snd_una
     /// (Linux icsk_retransmits).
     pub timeouts_in_a_row: u32,
@@ -321,9 +318,7 @@ impl Sender {
         self.episode.high_seq = self.sb.nxt();
         self.tlp.end_episode();
         self.episode.prior_cwnd = self.w.cwnd;
-        self.episode.prr_delivered = 0;
-        self.episode.prr_out = 0;
-        self.episode.halving_cnt = 0;
+        self.episode.prr.start(self.w.cwnd);
         let c = self.conn(now);
         self.w.ssthresh = self.cc.ssthresh(&self.w, &c);
         self.queue_cwr();
@@ -407,48 +402,22 @@ impl Sender {
         self.set_state(now, CaState::Cwr);
     }
 
-    /// RFC 6937 proportional rate reduction (Linux tcp_cwnd_reduction).
-    pub(super) fn prr_reduce(&mut self, newly_delivered: u32, una_advanced_without_loss: bool) {
-        if newly_delivered == 0 || self.episode.prior_cwnd == 0 {
-            return;
-        }
-        self.episode.prr_delivered += newly_delivered;
-        let in_flight = self.sb.in_flight() as i64;
-        let delta = self.w.ssthresh as i64 - in_flight;
-        let mut sndcnt = if delta < 0 {
-            let dividend =
-                self.w.ssthresh as u64 * self.episode.prr_delivered as u64 + self.episode.prior_cwnd as u64 - 1;
-            (dividend / self.episode.prior_cwnd as u64) as i64 - self.episode.prr_out as i64
+    /// One step of the reduction under way (Recovery, CWR) on an ACK that
+    /// delivered `newly_delivered` segments: PRR (prr.rs), or rate halving
+    /// without it, which counts `halving_delivered`.
+    pub(super) fn reduce_cwnd(
+        &mut self,
+        newly_delivered: u32,
+        una_advanced_without_loss: bool,
+        halving_delivered: u32,
+    ) {
+        let in_flight = self.sb.in_flight();
+        if self.cfg.prr {
+            self.episode.prr.reduce(&mut self.w, in_flight, newly_delivered, una_advanced_without_loss);
         } else {
-            // Slow-start reduction bound (PRR-SSRB).
-            let mut s = (self.episode.prr_delivered as i64 - self.episode.prr_out as i64).max(newly_delivered as i64);
-            if una_advanced_without_loss {
-                s += 1;
-            }
-            s.min(delta)
-        };
-        // Force a fast retransmit on entering recovery.
-        sndcnt = sndcnt.max(if self.episode.prr_out == 0 { 1 } else { 0 });
-        self.w.cwnd = (in_flight + sndcnt).max(1) as u32;
-    }
-
-    /// Rate halving, the reduction of Linux before PRR (3.2): tcp_cwnd_down.
-    /// On every ACK that delivers data the window falls by one segment per two
-    /// ACKs while above the algorithm's floor (tcp_cwnd_min: its min_cwnd,
-    /// else ssthresh), and never exceeds the segments in flight plus one, so
-    /// the sender sends one segment per two delivered and never bursts when
-    /// recovery ends.
-    pub(super) fn rate_halve(&mut self, newly_delivered: u32) {
-        if newly_delivered == 0 {
-            return;
+            let cc = &self.cc;
+            self.episode.prr.rate_halve(&mut self.w, in_flight, halving_delivered, |w| cc.min_cwnd(w));
         }
-        let decr = self.episode.halving_cnt + 1;
-        self.episode.halving_cnt = decr & 1;
-        let decr = decr >> 1;
-        if decr > 0 && self.w.cwnd > self.cc.min_cwnd(&self.w) {
-            self.w.cwnd -= decr;
-        }
-        self.w.cwnd = self.w.cwnd.min(self.sb.in_flight() + 1);
     }
 
     /// Linux tcp_enter_loss: after an RTO (or Tahoe's fast retransmit).
@@ -796,7 +765,7 @@ mod tests {
         // The pipe well below ssthresh, PRR's sending ahead of its deliveries
         // (earlier slow-start bounds): the bound is the ACK's own deliveries.
         d.s.w.ssthresh = 30;
-        d.s.episode.prr_out = d.s.episode.prr_delivered + 10;
+        d.s.episode.prr.send_ahead(10);
         // The retransmission of 0 arrives: the partial ACK covers 0..4 and
         // marks 5, the next hole, lost. It delivered one segment: the
         // duplicate ACKs counted 1..4 (tcp_remove_reno_sacks).

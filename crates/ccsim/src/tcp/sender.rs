@@ -407,11 +407,7 @@ impl Sender {
         if newly_lost > 0 && self.ca_state != CaState::Recovery {
             self.enter_recovery(now, false);
             if !self.cc_owns_window {
-                if self.cfg.prr {
-                    self.prr_reduce(1, false);
-                } else {
-                    self.rate_halve(1);
-                }
+                self.reduce_cwnd(1, false, 1);
             }
         }
     }
@@ -570,7 +566,7 @@ impl Sender {
             self.sb.push_new(Segment { sent_at: now, tx, flags: 0, nxt_at_retransmit: 0 });
         }
         if matches!(self.ca_state, CaState::Recovery | CaState::Cwr) {
-            self.episode.prr_out += 1;
+            self.episode.prr.on_sent();
         }
         let mut p = Packet::new(Kind::Data, self.id, payload + tcp_header_bytes(self.cfg.timestamps, 0));
         p.seq = seq;
@@ -822,13 +818,10 @@ impl Sender {
             let rs = self.rate.end_ack(delivered, newly_lost, prior_in_flight, self.rtt.min_rtt());
             self.cc.cong_control(&mut self.w, conn_of!(self, now), &rs);
         } else if matches!(self.ca_state, CaState::Recovery | CaState::Cwr) {
-            if self.cfg.prr {
-                self.prr_reduce(delivered, acked_new && newly_lost == 0);
-            } else {
-                // Linux tcp_cwnd_down: every duplicate ACK of a flow
-                // without SACK counts, whether or not it grew sacked_out.
-                self.rate_halve(if flags.dupack && !self.cfg.sack { delivered.max(1) } else { delivered });
-            }
+            // Linux tcp_cwnd_down: every duplicate ACK of a flow without
+            // SACK counts, whether or not it grew sacked_out.
+            let halving_delivered = if flags.dupack && !self.cfg.sack { delivered.max(1) } else { delivered };
+            self.reduce_cwnd(delivered, acked_new && newly_lost == 0, halving_delivered);
         } else if self.may_raise_cwnd(&flags) && delivered > 0 && !frto_holds_cwnd {
             // Before 3.13 cong_avoid had no count: each such ACK was one.
             let counted = match self.w.counting {
