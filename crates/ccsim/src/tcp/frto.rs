@@ -23,6 +23,7 @@
 //! Both are in addition to the timestamp (Eifel) and D-SACK undo of a Loss
 //! episode (recovery.rs), which every release has.
 
+use super::ack_scan::AckFlags;
 use super::sender::Sender;
 use crate::cc::{CaEvent, CaState};
 use crate::net::outbox::Outbox;
@@ -52,31 +53,6 @@ pub(super) struct FrtoState {
     /// RFC 5682 step 2.b: this ACK sends new data before any retransmission
     /// (Linux REXMIT_NEW).
     pub new_data_first: bool,
-}
-
-/// What one ACK did, as Linux's tcp_ack flags (FLAG_*) tell F-RTO and the undo.
-#[derive(Clone, Copy, Debug, Default)]
-pub(super) struct AckFlags {
-    /// snd_una advanced (FLAG_SND_UNA_ADVANCED / FLAG_DATA_ACKED).
-    pub data_acked: bool,
-    /// Segments acknowledged cumulatively.
-    pub cum_acked: u32,
-    /// Segments newly SACKed (FLAG_DATA_SACKED).
-    pub data_sacked: bool,
-    /// No progress at all: a duplicate ACK.
-    pub dupack: bool,
-    /// A segment never retransmitted and sent before the recovery point was
-    /// (S)ACKed (FLAG_ORIG_SACK_ACKED, 3.10+).
-    pub orig_acked_below_high_seq: bool,
-    /// A newly SACKed segment never retransmitted lies below the F-RTO
-    /// highmark (FLAG_ONLY_ORIG_SACKED, RFC 4138 variant).
-    pub orig_sacked_below_highmark: bool,
-    /// A retransmitted segment was cumulatively ACKed (FLAG_RETRANS_DATA_ACKED).
-    pub retrans_acked: bool,
-    /// ... and it was not the first segment this ACK covered (FLAG_NONHEAD_RETRANS_ACKED).
-    pub nonhead_retrans_acked: bool,
-    /// The first SACK block reports a duplicate segment (FLAG_DSACKING_ACK).
-    pub dsack: bool,
 }
 
 impl Sender {

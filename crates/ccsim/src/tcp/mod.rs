@@ -1,5 +1,6 @@
 //! TCP, segment-level and close to Linux: the sender (send loop, ACK
 //! processing, recovery, timers) split by concern, and the receiver.
+pub mod ack_scan;
 pub mod chrono;
 #[cfg(test)]
 pub mod driver;

@@ -15,7 +15,8 @@
 //! 6675, with PRR, as Linux); without SACK they differ in what a partial ACK
 //! does. `SlowStart` (Tahoe) applies with and without SACK.
 
-use super::frto::{AckFlags, FrtoVariant};
+use super::ack_scan::AckFlags;
+use super::frto::FrtoVariant;
 use super::prr::Prr;
 use super::sender::Sender;
 use crate::cc::{CaEvent, CaState, RecoveryPolicy, INFINITE_SSTHRESH};

@@ -27,15 +27,16 @@
 //!   pushes the earliest next departure by payload / rate (Linux internal TCP
 //!   pacing, tcp_update_skb_after_send); a timer wakes the sender then.
 
+use super::ack_scan::{AckFlags, AckScan};
 use super::chrono::{Chrono, Limit};
 use super::dsack::first_block_is_dsack;
 use super::early_retransmit::EarlyRetransmit;
-use super::frto::{AckFlags, FrtoState, FrtoVariant};
+use super::frto::{FrtoState, FrtoVariant};
 use super::rack::Rack;
 use super::rate::RateSampler;
 use super::recovery::Episode;
 use super::rtt::{RtoStyle, RttEstimator};
-use super::scoreboard::{OnRemoved, Removed, Scoreboard, Segment, DUPTHRESH, EVER_RETRANS, SACKED};
+use super::scoreboard::{Scoreboard, Segment, DUPTHRESH};
 use super::send_buffer::SendBuffer;
 use super::tlp::Tlp;
 use crate::cc::RecoveryPolicy;
@@ -192,62 +193,6 @@ pub struct Sender {
     pub last_rtt_sample: Option<Nanos>,
     /// How far new data may run ahead of SND.UNA (send_buffer.rs).
     send_buffer: SendBuffer,
-}
-
-/// The scan of the segments a cumulative ACK removes (Linux
-/// tcp_clean_rtx_queue): what `Sender::on_ack` hands `Scoreboard::ack_to`,
-/// by value, with what it needs to know and what it learns.
-struct CleanRtx<'a> {
-    rate: &'a mut RateSampler,
-    rack: &'a mut Rack,
-    now: Nanos,
-    min_rtt: Option<Nanos>,
-    high_seq: u64,
-    rack_on: bool,
-    /// Without SACK the duplicate ACKs counted most of these deliveries
-    /// already (Linux tcp_clean_rtx_queue counts only with SACK; the rest is
-    /// remove_reno_sacks' in `on_ack`); their rate sample is taken all the same.
-    sack_on: bool,
-    /// The ACK's timestamp echo (0 without timestamps).
-    ack_tsecr: Nanos,
-    first_acked: bool,
-    nonhead_retrans_acked: bool,
-    orig_acked_below_high_seq: bool,
-    retransmitted_data_acked: bool,
-    /// The RTT of the oldest and of the newest never-retransmitted segment removed.
-    oldest_rtt: Option<Nanos>,
-    newest_rtt: Option<Nanos>,
-}
-
-impl OnRemoved for CleanRtx<'_> {
-    /// A run of clean segments (scoreboard::Removed) went out in order: the
-    /// rate sample and RACK take its last, the oldest RTT its first.
-    #[inline(always)]
-    fn removed(&mut self, r: Removed) {
-        let s = r.last;
-        if s.has(EVER_RETRANS) {
-            self.nonhead_retrans_acked |= !self.first_acked;
-        }
-        self.first_acked = false;
-        if s.has(SACKED) {
-            return;
-        }
-        self.rate.on_delivered(self.now, if self.sack_on { r.count } else { 0 }, s.sent_at, &s.tx);
-        // Linux tcp_skb_spurious_retrans: an ACK echoing a timestamp older
-        // than the retransmission was for the original, so RACK does not
-        // take the retransmission's send time.
-        let original_arrived = s.has(EVER_RETRANS) && self.ack_tsecr > 0 && self.ack_tsecr < s.sent_at;
-        if self.rack_on && !original_arrived {
-            self.rack.on_delivered(r.last_seq, s, self.now, self.min_rtt);
-        }
-        if s.has(EVER_RETRANS) {
-            self.retransmitted_data_acked = true;
-        } else {
-            self.orig_acked_below_high_seq |= r.first_seq < self.high_seq;
-            self.oldest_rtt.get_or_insert(self.now - r.first.sent_at);
-            self.newest_rtt = Some(self.now - s.sent_at);
-        }
-    }
 }
 
 impl Sender {
@@ -598,45 +543,6 @@ impl Sender {
         out.send(p);
     }
 
-    /// The ACK's SACK blocks (Linux tcp_sacktag_write_queue): a D-SACK
-    /// first, then each newly SACKed segment delivered (rate sample, RACK,
-    /// `flags`); returns the RTT of the newest never-retransmitted one.
-    #[inline(never)]
-    fn tag_sack_blocks(
-        &mut self,
-        now: Nanos,
-        ack_seq: u64,
-        sack: &[SackBlock],
-        prior_una: u64,
-        flags: &mut AckFlags,
-    ) -> Option<Nanos> {
-        let (high_seq, frto_highmark) = (self.episode.high_seq, self.frto.highmark);
-        if first_block_is_dsack(sack, ack_seq) {
-            flags.dsack = true;
-            self.on_dsack(sack[0], prior_una);
-        }
-        let rack_on = self.uses_rack();
-        let min_rtt = self.rtt.min_rtt();
-        let mut sack_rtt = None;
-        let rate = &mut self.rate;
-        let rack = &mut self.rack;
-        for b in sack {
-            self.sb.sack(b.start, b.end, |seq, s| {
-                rate.on_delivered(now, 1, s.sent_at, &s.tx);
-                flags.data_sacked = true;
-                if rack_on {
-                    rack.on_delivered(seq, s, now, min_rtt);
-                }
-                if !s.has(EVER_RETRANS) {
-                    sack_rtt = Some(now - s.sent_at);
-                    flags.orig_acked_below_high_seq |= seq < high_seq;
-                    flags.orig_sacked_below_highmark |= seq < frto_highmark;
-                }
-            });
-        }
-        sack_rtt
-    }
-
     /// An ACK arrives (Linux tcp_ack) with its SACK blocks `sack` (kept
     /// beside the packet: `Receiver::sack_blocks`).
     pub fn on_ack(&mut self, now: Nanos, ack: &Packet, sack: &[SackBlock], out: &mut impl Outbox) {
@@ -665,66 +571,38 @@ impl Sender {
         let prior_lost_marks = self.sb.lost_marks;
         self.rate.begin_ack();
 
-        // SACK blocks, then the cumulative ACK.
-        let mut sack_rtt: Option<Nanos> = None;
-        // What F-RTO and the undo need to know of this ACK (frto.rs).
-        let mut flags = AckFlags::default();
-        let high_seq = self.episode.high_seq;
+        // SACK blocks, then the cumulative ACK (ack_scan.rs); a D-SACK is
+        // counted first, against the tags of before.
         self.sb.begin_ack();
-        let prior_sacked_out = self.sb.sacked_out;
+        let sack = if self.cfg.sack { sack } else { &[] };
+        let dsack = first_block_is_dsack(sack, ack.seq);
+        if dsack {
+            self.on_dsack(sack[0], prior_una);
+        }
         let rack_on = self.uses_rack();
-        let min_rtt = self.rtt.min_rtt();
-        // Most ACKs carry no blocks: their tagging stays out of line.
-        if self.cfg.sack && !sack.is_empty() {
-            sack_rtt = self.tag_sack_blocks(now, ack.seq, sack, prior_una, &mut flags);
+        let ack_tsecr = if self.cfg.timestamps { ack.ts_ecr } else { 0 };
+        let summary = AckScan {
+            sb: &mut self.sb,
+            rate: &mut self.rate,
+            rack: &mut self.rack,
+            now,
+            min_rtt: self.rtt.min_rtt(),
+            high_seq: self.episode.high_seq,
+            frto_highmark: self.frto.highmark,
+            rack_on,
+            sack_on: self.cfg.sack,
+            ack_tsecr,
         }
-        let newly_sacked = self.sb.sacked_out > prior_sacked_out;
-        let scan = self.sb.ack_to(
-            ack.seq,
-            CleanRtx {
-                rate: &mut self.rate,
-                rack: &mut self.rack,
-                now,
-                min_rtt,
-                high_seq,
-                rack_on,
-                sack_on: self.cfg.sack,
-                ack_tsecr: if self.cfg.timestamps { ack.ts_ecr } else { 0 },
-                first_acked: true,
-                nonhead_retrans_acked: false,
-                orig_acked_below_high_seq: false,
-                retransmitted_data_acked: false,
-                oldest_rtt: None,
-                newest_rtt: None,
-            },
-        );
-        flags.nonhead_retrans_acked |= scan.nonhead_retrans_acked;
-        flags.orig_acked_below_high_seq |= scan.orig_acked_below_high_seq;
-        let retransmitted_data_acked = scan.retransmitted_data_acked;
-        let (mut oldest_rtt, mut newest_rtt) = (scan.oldest_rtt, scan.newest_rtt);
-        let ack_tsecr = scan.ack_tsecr;
-        if self.cfg.sack {
-            self.sb.end_ack();
-        }
-        // Linux tcp_clean_rtx_queue (FLAG_RETRANS_DATA_ACKED): a cumulative
-        // ACK that also covers retransmitted data gives no RTT sample of its
-        // own, since the segments above the hole may have waited for the
-        // retransmission (their SACKs can have been crowded out of the three
-        // blocks an ACK carries); the timestamp echo measures it instead.
-        if retransmitted_data_acked {
-            oldest_rtt = None;
-            newest_rtt = None;
-        }
-        let acked_new = self.sb.una() > prior_una;
+        .run(ack.seq, sack, prior_una);
+        let mut flags = summary.flags;
+        flags.dsack = dsack;
+        let (sack_rtt, oldest_rtt, newest_rtt) = (summary.sack_rtt, summary.oldest_rtt, summary.newest_rtt);
+        let acked_new = flags.data_acked;
+        let cum_acked = flags.cum_acked;
         if acked_new {
             // Linux tcp_ack: an ACK of new data clears icsk_retransmits.
             self.episode.timeouts_in_a_row = 0;
         }
-        let cum_acked = (self.sb.una() - prior_una) as u32;
-        flags.data_acked = acked_new;
-        flags.cum_acked = cum_acked;
-        flags.retrans_acked = retransmitted_data_acked;
-        flags.dupack = !acked_new && !flags.data_sacked;
 
         if !self.cfg.sack {
             // In Loss everything sent before the timeout is marked lost:
@@ -788,7 +666,7 @@ impl Sender {
         // The RFC 4138 F-RTO judges this ACK first, and no loss is marked
         // while it runs (Linux tcp_process_frto, tcp_time_to_recover).
         let frto_holds_cwnd = self.frto.counter > 0 && self.process_frto(now, &flags);
-        self.process_tlp_ack(now, ack.seq, !acked_new && !newly_sacked);
+        self.process_tlp_ack(now, ack.seq, !acked_new && !summary.newly_sacked);
         if rack_on {
             // What the ACK delivered updates RACK here (Linux tcp_rack_advance,
             // from tcp_sacktag_write_queue and tcp_clean_rtx_queue); RACK
