@@ -31,13 +31,9 @@ impl Sender {
         if self.cfg.rack {
             self.rack.on_dsack(self.sb.una(), self.sb.nxt());
         }
-        let marker = self.episode.undo_marker;
         if block.end <= prior_una {
             // Data already ACKed and forgotten: count it (Linux's "dumb counting").
-            if self.episode.undo_possible && self.episode.undo_retrans > 0 && block.end > marker {
-                let segments = (block.end - block.start) as i32;
-                self.episode.undo_retrans = (self.episode.undo_retrans - segments).max(0);
-            }
+            self.episode.undo.on_dsack_below_una(block.end, (block.end - block.start) as u32);
             return;
         }
         let (una, nxt) = (self.sb.una(), self.sb.nxt());
@@ -46,9 +42,7 @@ impl Sender {
             if !s.has(EVER_RETRANS) {
                 continue;
             }
-            if self.episode.undo_possible && self.episode.undo_retrans > 0 && seq >= marker {
-                self.episode.undo_retrans -= 1;
-            }
+            self.episode.undo.on_dsacked_retransmission(seq);
             // A retransmission needless because the original was SACKed
             // already: it had been reordered.
             if s.has(SACKED) {
@@ -60,7 +54,7 @@ impl Sender {
     /// Linux tcp_try_undo_dsack's condition: the episode may be undone and
     /// D-SACKs reported every one of its retransmissions.
     pub(super) fn dsack_proves_reduction_needless(&self) -> bool {
-        self.episode.undo_possible && self.episode.undo_retrans == 0
+        self.episode.undo.all_retransmissions_dsacked()
     }
 }
 

@@ -113,12 +113,10 @@ impl Sender {
             }
             self.cc.cwnd_event(&mut self.w, &c, CaEvent::Frto);
         }
-        self.episode.undo_marker = una;
-        self.episode.undo_retrans = 0;
-        self.episode.undo_possible = !self.sb.get(una).has(super::scoreboard::EVER_RETRANS);
-        if self.sb.retrans_out == 0 {
-            self.episode.retrans_stamp = 0;
-        }
+        self.episode.undo.marker = una;
+        self.episode.undo.retrans = 0;
+        self.episode.undo.possible = !self.sb.get(una).has(super::scoreboard::EVER_RETRANS);
+        self.episode.undo.restart_stamp_unless_retransmitting(self.sb.retrans_out);
         self.sb.forget_retransmission(una);
         // Too bad if the flow was application limited.
         self.w.cwnd = self.w.cwnd.min(self.sb.in_flight() + 1);
@@ -146,7 +144,7 @@ impl Sender {
         }
         let keep_head = self.frto.counter == 1 && !data_acked;
         if self.sb.mark_all_lost_after_frto(keep_head) {
-            self.episode.undo_possible = false;
+            self.episode.undo.possible = false;
         }
         self.w.cwnd = self.sb.in_flight() + allowed_segments;
         self.w.cwnd_cnt = 0;
@@ -161,7 +159,7 @@ impl Sender {
     /// Returns true when the window must not grow on this ACK.
     pub(super) fn process_frto(&mut self, now: Nanos, ack: &AckFlags) -> bool {
         if ack.nonhead_retrans_acked || (self.frto.counter >= 2 && ack.retrans_acked) {
-            self.episode.undo_possible = false;
+            self.episode.undo.possible = false;
         }
         let allowed = if self.frto.counter == 1 { 2 } else { 3 };
         if self.sb.una() >= self.frto.highmark {
@@ -199,7 +197,7 @@ impl Sender {
         // The second ACK acknowledges data never retransmitted: spurious.
         self.frto_rate_halving_response(now);
         self.frto.counter = 0;
-        self.episode.undo_possible = false;
+        self.episode.undo.possible = false;
         self.stats.spurious_timeouts += 1;
         false
     }

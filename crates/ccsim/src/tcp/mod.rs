@@ -19,4 +19,5 @@ pub mod scoreboard;
 pub mod send_buffer;
 pub mod sender;
 pub mod tlp;
+pub mod undo;
 pub mod undo26;

@@ -19,6 +19,7 @@ use super::ack_scan::AckFlags;
 use super::frto::FrtoVariant;
 use super::prr::Prr;
 use super::sender::Sender;
+use super::undo::Undo;
 use crate::cc::{CaEvent, CaState, RecoveryPolicy, INFINITE_SSTHRESH};
 use crate::net::outbox::Outbox;
 use crate::time::Nanos;
@@ -32,21 +33,14 @@ pub(super) struct Episode {
     pub prior_cwnd: u32,
     /// ssthresh before the reduction, restored by an undo (Linux prior_ssthresh; 0: none).
     pub prior_ssthresh: u32,
-    /// The current fast recovery may still be undone (Linux undo_marker).
-    pub undo_possible: bool,
-    /// Time of the first retransmission of the episode (Linux retrans_stamp; 0: none).
-    pub retrans_stamp: Nanos,
     /// How the window comes down to ssthresh in Recovery and CWR (prr.rs).
     pub prr: Prr,
     /// Retransmission timeouts since the last ACK that advanced snd_una
     /// (Linux icsk_retransmits).
     pub timeouts_in_a_row: u32,
-    /// snd_una when the episode that may be undone began (Linux undo_marker).
-    pub undo_marker: u64,
-    /// Retransmissions of the episode not yet reported as duplicates by a
-    /// D-SACK (Linux undo_retrans; -1: none sent yet). At 0 every
-    /// retransmission was needless and the reduction is undone.
-    pub undo_retrans: i32,
+    /// Whether the episode may still be undone, and what would prove it
+    /// spurious (undo.rs).
+    pub undo: Undo,
 }
 
 impl Sender {
@@ -250,16 +244,10 @@ impl Sender {
         !self.cfg.sack || self.uses_rack()
     }
 
-    /// Linux tcp_may_undo: every retransmission of the episode was
-    /// reported as a duplicate by D-SACK (undo_retrans 0), or the ACK echoes
-    /// a timestamp older than the episode's first retransmission (Eifel,
-    /// tcp_packet_delayed), so an original segment, not a retransmission,
-    /// filled the hole.
+    /// Linux tcp_may_undo (undo.rs): D-SACKs or the timestamp echo
+    /// `ack_tsecr` prove the episode's retransmissions needless.
     fn may_undo(&self, ack_tsecr: Nanos) -> bool {
-        self.episode.undo_possible
-            && (self.episode.undo_retrans == 0
-                || self.no_retransmission_stamp_2_6()
-                || (self.episode.retrans_stamp > 0 && ack_tsecr > 0 && ack_tsecr < self.episode.retrans_stamp))
+        self.episode.undo.may_undo(ack_tsecr, self.undoes_as_2_6())
     }
 
     /// Linux tcp_try_undo_recovery after a spurious fast recovery: restore
@@ -305,7 +293,7 @@ impl Sender {
             self.w.cwnd = self.w.cwnd.max(self.w.ssthresh); // 2.6 tcp_undo_cwr without prior_ssthresh
         }
         self.moderate_cwnd_2_6();
-        self.episode.undo_possible = false;
+        self.episode.undo.possible = false;
     }
 
     pub(super) fn set_state(&mut self, now: Nanos, new: CaState) {
@@ -355,10 +343,8 @@ impl Sender {
         // What an undo restores (Linux tcp_enter_recovery: prior_ssthresh,
         // undo_marker; retrans_stamp restarts once nothing is retransmitted).
         self.episode.prior_ssthresh = 0;
-        self.init_undo();
-        if self.sb.retrans_out == 0 {
-            self.episode.retrans_stamp = 0;
-        }
+        self.episode.undo.start(self.sb.una(), self.sb.retrans_out);
+        self.episode.undo.restart_stamp_unless_retransmitting(self.sb.retrans_out);
         // A reduction under way (CWR after an ECN echo) goes on: its
         // ssthresh, recovery point and PRR counts stay (tcp_in_cwnd_reduction).
         // From Loss (a lost retransmission) a new one starts.
@@ -369,14 +355,6 @@ impl Sender {
             self.init_cwnd_reduction(now);
         }
         self.set_state(now, CaState::Recovery);
-    }
-
-    /// Linux tcp_init_undo: the episode starting now may be undone; its
-    /// retransmissions are counted from those already out.
-    fn init_undo(&mut self) {
-        self.episode.undo_possible = true;
-        self.episode.undo_marker = self.sb.una();
-        self.episode.undo_retrans = if self.sb.retrans_out > 0 { self.sb.retrans_out as i32 } else { -1 };
     }
 
     /// Linux tcp_try_undo_loss: a spurious timeout (Eifel, D-SACK, or F-RTO
@@ -398,7 +376,7 @@ impl Sender {
 
     fn enter_cwr(&mut self, now: Nanos) {
         self.stats.ecn_reductions += 1;
-        self.episode.undo_possible = false;
+        self.episode.undo.possible = false;
         self.init_cwnd_reduction(now);
         self.set_state(now, CaState::Cwr);
     }
@@ -432,10 +410,8 @@ impl Sender {
         if crate::cc::timeout_starts_episode(self.ca_state, una, high_seq, timeouts) {
             self.episode.prior_cwnd = self.w.cwnd;
             self.episode.prior_ssthresh = self.w.current_ssthresh();
-            if self.sb.retrans_out == 0 {
-                self.episode.retrans_stamp = 0;
-            }
-            self.init_undo();
+            self.episode.undo.restart_stamp_unless_retransmitting(self.sb.retrans_out);
+            self.episode.undo.start(self.sb.una(), self.sb.retrans_out);
             let c = self.conn(now);
             crate::cc::reduce_on_timeout(&mut self.cc, &mut self.w, &c);
         }
@@ -444,7 +420,7 @@ impl Sender {
         // Linux tcp_enter_loss: no undo once a segment still outstanding was
         // retransmitted before (its ACK cannot tell which copy arrived).
         if self.sb.any_ever_retransmitted() {
-            self.episode.undo_possible = false;
+            self.episode.undo.possible = false;
         }
         self.sb.mark_all_lost();
         if !self.cfg.sack {
@@ -750,7 +726,7 @@ mod tests {
         for _ in 3..recovery_point - 1 {
             d.ack(1, 0, &[]);
         }
-        d.ack_echo(1, recovery_point, &[], d.s.episode.retrans_stamp);
+        d.ack_echo(1, recovery_point, &[], d.s.episode.undo.retrans_stamp);
         assert_eq!(d.s.ca_state, CaState::Open);
         assert_eq!((d.s.w.cwnd, d.s.w.ssthresh), (10, 10));
     }
@@ -770,7 +746,7 @@ mod tests {
         // The retransmission of 0 arrives: the partial ACK covers 0..4 and
         // marks 5, the next hole, lost. It delivered one segment: the
         // duplicate ACKs counted 1..4 (tcp_remove_reno_sacks).
-        let sent = d.ack_echo(1, 5, &[], d.s.episode.retrans_stamp);
+        let sent = d.ack_echo(1, 5, &[], d.s.episode.undo.retrans_stamp);
         assert_eq!(d.s.ca_state, CaState::Recovery);
         assert_eq!(sent, [5], "the next hole, and no extra segment");
     }

@@ -497,11 +497,7 @@ impl Sender {
             }
             self.sb.on_retransmit(seq, now, tx);
             self.stats.retransmitted_segments += 1;
-            if self.episode.retrans_stamp == 0 {
-                self.episode.retrans_stamp = now;
-            }
-            // Linux tcp_retransmit_skb: one more retransmission a D-SACK may prove needless.
-            self.episode.undo_retrans = self.episode.undo_retrans.max(0) + 1;
+            self.episode.undo.on_retransmit(now);
             // Linux restarts the timer when it retransmits the head, so a
             // recovery that takes longer than one RTO does not time out.
             if seq == self.sb.una() {

@@ -117,7 +117,7 @@ impl Sender {
     /// (tcp_init_cwnd_reduction, tcp_end_cwnd_reduction, tcp_try_keep_open).
     fn reduce_after_repaired_tail_loss(&mut self, now: Nanos) {
         self.stats.loss_probe_recoveries += 1;
-        self.episode.undo_possible = false;
+        self.episode.undo.possible = false;
         self.init_cwnd_reduction(now);
         self.set_state(now, CaState::Cwr);
         if !self.cc_owns_window && self.w.ssthresh < INFINITE_SSTHRESH {

@@ -41,12 +41,6 @@ impl Sender {
         self.cfg.undo == UndoStyle::Linux26
     }
 
-    /// Linux 2.6 tcp_packet_delayed's first case: no retransmission stamp
-    /// means nothing was retransmitted, so nothing speaks against an undo.
-    pub(super) fn no_retransmission_stamp_2_6(&self) -> bool {
-        self.undoes_as_2_6() && self.episode.retrans_stamp == 0
-    }
-
     /// Whether a D-SACK undo may run in state `state` (2.6: in Disorder only).
     pub(super) fn dsack_undo_allowed_in(&self, state: CaState) -> bool {
         !self.undoes_as_2_6() || state == CaState::Disorder
@@ -70,9 +64,7 @@ impl Sender {
         } else {
             self.sb.note_reno_reordering(cum_acked);
         }
-        if self.sb.retrans_out == 0 {
-            self.episode.retrans_stamp = 0;
-        }
+        self.episode.undo.restart_stamp_unless_retransmitting(self.sb.retrans_out);
         if self.episode.prior_ssthresh > 0 {
             self.w.cwnd = self.cc.undo_cwnd(&self.w, self.episode.prior_cwnd);
         } else {
