@@ -27,7 +27,7 @@
 //!   pushes the earliest next departure by payload / rate (Linux internal TCP
 //!   pacing, tcp_update_skb_after_send); a timer wakes the sender then.
 
-use super::ack_scan::{AckFlags, AckScan};
+use super::ack_scan::{AckFlags, AckScan, AckSummary};
 use super::chrono::{Chrono, Limit};
 use super::dsack::first_block_is_dsack;
 use super::early_retransmit::EarlyRetransmit;
@@ -567,54 +567,17 @@ impl Sender {
         let prior_lost_marks = self.sb.lost_marks;
         self.rate.begin_ack();
 
-        // SACK blocks, then the cumulative ACK (ack_scan.rs); a D-SACK is
-        // counted first, against the tags of before.
-        self.sb.begin_ack();
-        let sack = if self.cfg.sack { sack } else { &[] };
-        let dsack = first_block_is_dsack(sack, ack.seq);
-        if dsack {
-            self.on_dsack(sack[0], prior_una);
-        }
-        let rack_on = self.uses_rack();
-        let ack_tsecr = if self.cfg.timestamps { ack.ts_ecr } else { 0 };
-        let summary = AckScan {
-            sb: &mut self.sb,
-            rate: &mut self.rate,
-            rack: &mut self.rack,
-            now,
-            min_rtt: self.rtt.min_rtt(),
-            high_seq: self.episode.high_seq,
-            frto_highmark: self.frto.highmark,
-            rack_on,
-            sack_on: self.cfg.sack,
-            ack_tsecr,
-        }
-        .run(ack.seq, sack, prior_una);
-        let mut flags = summary.flags;
-        flags.dsack = dsack;
-        let (sack_rtt, oldest_rtt, newest_rtt) = (summary.sack_rtt, summary.oldest_rtt, summary.newest_rtt);
+        let summary = self.scan_ack(now, ack, sack, prior_una);
+        let flags = summary.flags;
         let acked_new = flags.data_acked;
-        let cum_acked = flags.cum_acked;
+        let rack_on = self.uses_rack();
         if acked_new {
             // Linux tcp_ack: an ACK of new data clears icsk_retransmits.
             self.episode.timeouts_in_a_row = 0;
         }
 
         if !self.cfg.sack {
-            // In Loss everything sent before the timeout is marked lost:
-            // Linux 3.10+ counts a duplicate ACK there only once new data
-            // went out past the recovery point (F-RTO step 2.b), and an ACK
-            // of new data forgets the count (tcp_process_loss).
-            let in_loss = self.ca_state == CaState::Loss;
-            if acked_new {
-                self.rate.delivered += self.sb.remove_reno_sacks(cum_acked) as u64;
-                if in_loss {
-                    self.sb.reset_reno_sacks();
-                }
-            } else if self.sb.packets_out() > 0 && (!in_loss || self.sb.nxt() > self.episode.high_seq) {
-                // A delivery as far as it grows the count (tcp_add_reno_sack).
-                self.rate.delivered += self.sb.add_reno_sack() as u64;
-            }
+            self.count_duplicate_acks(acked_new, flags.cum_acked);
         }
         let delivered = (self.rate.delivered - prior_delivered) as u32;
 
@@ -624,28 +587,126 @@ impl Sender {
             self.cc.in_ack_event(&mut self.w, conn_of!(self, now));
         }
 
-        // ECN echo (Linux: per ACK; DCTCP counts the delivered segments with CE).
-        self.ece_seen_this_ack = self.cfg.ecn && ack.ece;
+        self.ecn_echo(now, ack.ece, delivered);
+
+        self.rtt_sample_and_pkts_acked(now, ack, &summary, delivered, prior_in_flight);
+
+        // The RFC 4138 F-RTO judges this ACK first, and no loss is marked
+        // while it runs (Linux tcp_process_frto, tcp_time_to_recover).
+        let frto_holds_cwnd = self.frto.counter > 0 && self.process_frto(now, &flags);
+        self.process_tlp_ack(now, ack.seq, !acked_new && !summary.newly_sacked);
+        self.mark_lost_before_state_machine(now, rack_on);
+        let ack_tsecr = if self.cfg.timestamps { ack.ts_ecr } else { 0 };
+        self.update_congestion_state(now, &flags, prior_una, ack_tsecr);
+        // Linux tcp_ack: what this ACK marked lost is tp->lost's growth, the
+        // head NewReno marks without SACK included (tcp_newreno_mark_lost).
+        let newly_lost = (self.sb.lost_marks - prior_lost_marks) as u32;
+        let reordering_timer_armed = rack_on && self.rack.timer_at.is_some();
+        if reordering_timer_armed {
+            self.tlp.timer_at = None; // one timer in Linux
+        }
+
+        self.cong_control(now, &flags, delivered, newly_lost, prior_in_flight, frto_holds_cwnd);
+
+        let rearm_probe = self.rearm_timers(now, acked_new, reordering_timer_armed);
+        let nxt_before = self.sb.nxt();
+        self.send(now, out);
+        // The probe is armed once: `send` arms it if it sent new data (the
+        // same timer from the state after sending); otherwise it is armed
+        // here. Nothing `send` reads depends on the probe's timer, and
+        // without new data it leaves what the timer is computed from
+        // (packets out, the RTO's deadline, the state) as it was.
+        if rearm_probe && self.sb.nxt() == nxt_before {
+            self.schedule_loss_probe(now);
+        }
+    }
+
+    /// The scoreboard step of the ACK (ack_scan.rs): its SACK blocks, then
+    /// the cumulative ACK. A D-SACK is counted first, against the tags of
+    /// before (Linux tcp_sacktag_write_queue).
+    #[inline(always)]
+    fn scan_ack(&mut self, now: Nanos, ack: &Packet, sack: &[SackBlock], prior_una: u64) -> AckSummary {
+        self.sb.begin_ack();
+        let sack = if self.cfg.sack { sack } else { &[] };
+        let dsack = first_block_is_dsack(sack, ack.seq);
+        if dsack {
+            self.on_dsack(sack[0], prior_una);
+        }
+        let rack_on = self.uses_rack();
+        let mut summary = AckScan {
+            sb: &mut self.sb,
+            rate: &mut self.rate,
+            rack: &mut self.rack,
+            now,
+            min_rtt: self.rtt.min_rtt(),
+            high_seq: self.episode.high_seq,
+            frto_highmark: self.frto.highmark,
+            rack_on,
+            sack_on: self.cfg.sack,
+            ack_tsecr: if self.cfg.timestamps { ack.ts_ecr } else { 0 },
+        }
+        .run(ack.seq, sack, prior_una);
+        summary.flags.dsack = dsack;
+        summary
+    }
+
+    /// Without SACK, what the ACK delivered is counted from the duplicate
+    /// ACKs (Linux tcp_remove_reno_sacks, tcp_add_reno_sack). In Loss
+    /// everything sent before the timeout is marked lost: Linux 3.10+
+    /// counts a duplicate ACK there only once new data went out past the
+    /// recovery point (F-RTO step 2.b), and an ACK of new data forgets the
+    /// count (tcp_process_loss).
+    #[inline(always)]
+    fn count_duplicate_acks(&mut self, acked_new: bool, cum_acked: u32) {
+        let in_loss = self.ca_state == CaState::Loss;
+        if acked_new {
+            self.rate.delivered += self.sb.remove_reno_sacks(cum_acked) as u64;
+            if in_loss {
+                self.sb.reset_reno_sacks();
+            }
+        } else if self.sb.packets_out() > 0 && (!in_loss || self.sb.nxt() > self.episode.high_seq) {
+            // A delivery as far as it grows the count (tcp_add_reno_sack).
+            self.rate.delivered += self.sb.add_reno_sack() as u64;
+        }
+    }
+
+    /// The ACK's ECN echo `ece` (Linux: per ACK; DCTCP counts the
+    /// `delivered` segments with CE).
+    #[inline(always)]
+    fn ecn_echo(&mut self, now: Nanos, ece: bool, delivered: u32) {
+        self.ece_seen_this_ack = self.cfg.ecn && ece;
         if self.cfg.ecn {
-            if ack.ece {
+            if ece {
                 self.delivered_ce += delivered as u64;
             }
             let c = self.conn(now);
-            let ev = if ack.ece { CaEvent::EcnEcho } else { CaEvent::EcnNoEcho };
+            let ev = if ece { CaEvent::EcnEcho } else { CaEvent::EcnNoEcho };
             self.cc.cwnd_event(&mut self.w, &c, ev);
         }
+    }
 
-        // RTT: oldest never-retransmitted newly ACKed segment (Karn), else SACK, else timestamps.
-        let mut seq_rtt = oldest_rtt.or(sack_rtt);
-        if seq_rtt.is_none() && acked_new && self.cfg.timestamps && ack.ts_ecr > 0 {
+    /// The RTT estimator's sample (Linux tcp_ack_update_rtt): the oldest
+    /// never-retransmitted newly ACKed segment (Karn), else SACK, else the
+    /// timestamp echo; then the algorithm's (pkts_acked): the newest SACKed
+    /// segment if this ACK SACKed any, else the newest cumulatively ACKed one.
+    #[inline(always)]
+    fn rtt_sample_and_pkts_acked(
+        &mut self,
+        now: Nanos,
+        ack: &Packet,
+        summary: &AckSummary,
+        delivered: u32,
+        prior_in_flight: u32,
+    ) {
+        let mut seq_rtt = summary.oldest_rtt.or(summary.sack_rtt);
+        if seq_rtt.is_none() && summary.flags.data_acked && self.cfg.timestamps && ack.ts_ecr > 0 {
             seq_rtt = Some(now.saturating_sub(ack.ts_ecr));
         }
         if let Some(r) = seq_rtt {
             self.rtt.on_sample(r);
         }
         self.last_rtt_sample = seq_rtt;
-        // Linux: the newest SACKed segment if this ACK SACKed any, else the newest cumulatively ACKed one.
-        let ca_rtt = sack_rtt.or(newest_rtt).or(seq_rtt);
+        let ca_rtt = summary.sack_rtt.or(summary.newest_rtt).or(seq_rtt);
         if delivered > 0 || ca_rtt.is_some() {
             let (rcv_tsval, rcv_tsecr) = if self.cfg.timestamps { (ack.ts_val, ack.ts_ecr) } else { (0, 0) };
             let sample = AckSample {
@@ -658,15 +719,16 @@ impl Sender {
             };
             self.cc.pkts_acked(&mut self.w, conn_of!(self, now), &sample);
         }
+    }
 
-        // The RFC 4138 F-RTO judges this ACK first, and no loss is marked
-        // while it runs (Linux tcp_process_frto, tcp_time_to_recover).
-        let frto_holds_cwnd = self.frto.counter > 0 && self.process_frto(now, &flags);
-        self.process_tlp_ack(now, ack.seq, !acked_new && !summary.newly_sacked);
+    /// The loss marking that runs before the state machine: RACK learns
+    /// what the ACK delivered (Linux tcp_rack_advance, from
+    /// tcp_sacktag_write_queue and tcp_clean_rtx_queue) and marks losses
+    /// inside the state machine (identify_packet_loss); without RACK, SACK
+    /// flows mark theirs here, as Linux before 4.18 did.
+    #[inline(always)]
+    fn mark_lost_before_state_machine(&mut self, now: Nanos, rack_on: bool) {
         if rack_on {
-            // What the ACK delivered updates RACK here (Linux tcp_rack_advance,
-            // from tcp_sacktag_write_queue and tcp_clean_rtx_queue); RACK
-            // marks losses inside the state machine (identify_packet_loss).
             if self.frto.counter == 0 {
                 self.rack.end_ack(now, self.sb.una());
             }
@@ -678,16 +740,20 @@ impl Sender {
                 self.sb.mark_lost_retransmissions();
             }
         }
-        self.update_congestion_state(now, &flags, prior_una, ack_tsecr);
-        // Linux tcp_ack: what this ACK marked lost is tp->lost's growth, the
-        // head NewReno marks without SACK included (tcp_newreno_mark_lost).
-        let newly_lost = (self.sb.lost_marks - prior_lost_marks) as u32;
-        let reordering_timer_armed = rack_on && self.rack.timer_at.is_some();
-        if reordering_timer_armed {
-            self.tlp.timer_at = None; // one timer in Linux
-        }
+    }
 
-        // Window update (Linux tcp_cong_control).
+    /// The window update (Linux tcp_cong_control): the algorithm's own
+    /// (cong_control), the reduction of Recovery and CWR, or growth.
+    #[inline(always)]
+    fn cong_control(
+        &mut self,
+        now: Nanos,
+        flags: &AckFlags,
+        delivered: u32,
+        newly_lost: u32,
+        prior_in_flight: u32,
+        frto_holds_cwnd: bool,
+    ) {
         if self.cc_owns_window {
             let rs = self.rate.end_ack(delivered, newly_lost, prior_in_flight, self.rtt.min_rtt());
             self.cc.cong_control(&mut self.w, conn_of!(self, now), &rs);
@@ -695,8 +761,8 @@ impl Sender {
             // Linux tcp_cwnd_down: every duplicate ACK of a flow without
             // SACK counts, whether or not it grew sacked_out.
             let halving_delivered = if flags.dupack && !self.cfg.sack { delivered.max(1) } else { delivered };
-            self.reduce_cwnd(delivered, acked_new && newly_lost == 0, halving_delivered);
-        } else if self.may_raise_cwnd(&flags) && delivered > 0 && !frto_holds_cwnd {
+            self.reduce_cwnd(delivered, flags.data_acked && newly_lost == 0, halving_delivered);
+        } else if self.may_raise_cwnd(flags) && delivered > 0 && !frto_holds_cwnd {
             // Before 3.13 cong_avoid had no count: each such ACK was one.
             let counted = match self.w.counting {
                 Counting::Segments => delivered,
@@ -705,9 +771,13 @@ impl Sender {
             self.cc.cong_avoid(&mut self.w, conn_of!(self, now), counted);
         }
         self.w.cwnd = self.w.cwnd.max(1);
+    }
 
-        // Retransmission timer (RFC 6298 5.2/5.3), or the loss probe in its
-        // place (Linux tcp_set_xmit_timer) unless RACK's timer now holds it.
+    /// Retransmission timer (RFC 6298 5.2/5.3), or the loss probe in its
+    /// place (Linux tcp_set_xmit_timer) unless RACK's timer now holds it;
+    /// and the end of a transfer. Returns whether the probe is to be armed.
+    #[inline(always)]
+    fn rearm_timers(&mut self, now: Nanos, acked_new: bool, reordering_timer_armed: bool) -> bool {
         let mut rearm_probe = false;
         if self.sb.packets_out() == 0 {
             self.rto_at = None;
@@ -721,16 +791,7 @@ impl Sender {
             self.completed_at = Some(now);
             self.app_active = false;
         }
-        let nxt_before = self.sb.nxt();
-        self.send(now, out);
-        // The probe is armed once: `send` arms it if it sent new data (the
-        // same timer from the state after sending); otherwise it is armed
-        // here. Nothing `send` reads depends on the probe's timer, and
-        // without new data it leaves what the timer is computed from
-        // (packets out, the RTO's deadline, the state) as it was.
-        if rearm_probe && self.sb.nxt() == nxt_before {
-            self.schedule_loss_probe(now);
-        }
+        rearm_probe
     }
 }
 
