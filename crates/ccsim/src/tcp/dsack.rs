@@ -29,7 +29,7 @@ impl Sender {
     pub(super) fn on_dsack(&mut self, block: SackBlock, prior_una: u64) {
         self.stats.dsacks_received += 1;
         if self.cfg.rack {
-            self.rack.on_dsack(self.sb.una(), self.sb.nxt());
+            self.loss.rack.on_dsack(self.sb.una(), self.sb.nxt());
         }
         if block.end <= prior_una {
             // Data already ACKed and forgotten: count it (Linux's "dumb counting").

@@ -54,14 +54,14 @@ impl Sender {
         if self.rto_at.is_some_and(|rto| rto <= at) {
             return true;
         }
-        self.early_retransmit.timer_at = Some(at);
+        self.loss.early_retransmit.timer_at = Some(at);
         false
     }
 
     /// Linux tcp_resume_early_retransmit: the wait ended without an ACK,
     /// so the loss episode starts with the first segment lost.
     pub(super) fn on_early_retransmit_timer(&mut self, now: Nanos) {
-        self.early_retransmit.timer_at = None;
+        self.loss.early_retransmit.timer_at = None;
         if self.sb.packets_out() > 0 && matches!(self.ca_state, CaState::Open | CaState::Disorder | CaState::Cwr) {
             self.sb.mark_head_lost();
             self.start_loss_episode(now, false);
@@ -95,11 +95,11 @@ mod tests {
         // Segment 7 is lost, 8 and 9 arrive: two duplicate ACKs, never three.
         let mut d = ten_segment_transfer(true);
         assert!(d.ack(0, 7, &[(8, 9)]).is_empty());
-        assert!(d.s.early_retransmit.timer_at.is_none(), "8 is SACKed but 9 is still out");
+        assert!(d.s.loss.early_retransmit.timer_at.is_none(), "8 is SACKed but 9 is still out");
         assert!(d.ack(0, 7, &[(8, 10)]).is_empty());
         let sacked_at = d.now;
         // SRTT is 100 ms: the wait is 25 ms, well before the RTO.
-        assert_eq!(d.s.early_retransmit.timer_at, Some(sacked_at + 25 * MS));
+        assert_eq!(d.s.loss.early_retransmit.timer_at, Some(sacked_at + 25 * MS));
         assert_eq!(d.timeout(), [7], "the first segment goes again");
         assert_eq!(d.now, sacked_at + 25 * MS);
         assert_eq!(d.s.ca_state, CaState::Recovery);
@@ -114,7 +114,7 @@ mod tests {
         let mut d = ten_segment_transfer(false);
         d.ack(0, 7, &[(8, 9)]);
         d.ack(0, 7, &[(8, 10)]);
-        assert!(d.s.early_retransmit.timer_at.is_none());
+        assert!(d.s.loss.early_retransmit.timer_at.is_none());
         assert_eq!(d.timeout(), [7]);
         assert_eq!(d.s.stats.timeouts, 1);
     }
@@ -123,10 +123,10 @@ mod tests {
     fn another_ack_restarts_the_wait() {
         let mut d = ten_segment_transfer(true);
         d.ack(0, 7, &[(8, 10)]);
-        let first = d.s.early_retransmit.timer_at.expect("armed");
+        let first = d.s.loss.early_retransmit.timer_at.expect("armed");
         // A duplicate of that ACK 10 ms later: the wait starts again from it.
         d.ack(10, 7, &[(8, 10)]);
-        assert_eq!(d.s.early_retransmit.timer_at, Some(first + 10 * MS));
+        assert_eq!(d.s.loss.early_retransmit.timer_at, Some(first + 10 * MS));
     }
 
     #[test]
@@ -134,7 +134,7 @@ mod tests {
         let mut d = ten_segment_transfer(true);
         d.s.sb.raise_reordering(5);
         d.ack(0, 7, &[(8, 10)]);
-        assert!(d.s.early_retransmit.timer_at.is_none());
+        assert!(d.s.loss.early_retransmit.timer_at.is_none());
         assert_eq!(d.s.ca_state, CaState::Disorder);
     }
 
@@ -149,7 +149,7 @@ mod tests {
         d.start();
         d.ack(100, 6, &[]);
         d.ack(0, 6, &[(7, 9)]);
-        assert!(d.s.early_retransmit.timer_at.is_none());
+        assert!(d.s.loss.early_retransmit.timer_at.is_none());
         assert_eq!(d.ack(0, 6, &[(7, 10)]), [6], "three SACKed: DupThresh");
     }
 }

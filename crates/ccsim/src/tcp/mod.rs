@@ -8,6 +8,7 @@ pub mod dsack;
 pub mod early_retransmit;
 pub mod frto;
 pub mod kernel;
+pub mod loss_detection;
 pub mod prr;
 pub mod rack;
 pub mod rate;

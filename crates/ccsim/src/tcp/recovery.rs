@@ -55,7 +55,7 @@ impl Sender {
         let dubious =
             self.ca_state != CaState::Open || !ack.data_acked || ack.data_sacked || ack.dsack || self.ece_seen_this_ack;
         if !dubious {
-            self.rack.timer_at = None;
+            self.loss.rack.timer_at = None;
             return;
         }
         self.fastretrans_alert(now, ack, prior_una, ack_tsecr);
@@ -100,10 +100,8 @@ impl Sender {
         if !self.uses_rack() || self.frto.counter > 0 {
             return false;
         }
-        let retrans_out = self.sb.retrans_out;
         let reo_wnd = self.rack_reo_wnd();
-        self.rack.mark_lost(&mut self.sb, now, reo_wnd);
-        self.sb.retrans_out < retrans_out
+        self.loss.rack_mark_lost(&mut self.sb, now, reo_wnd)
     }
 
     /// Steps D and E of Linux tcp_fastretrans_alert before the loss marking:
@@ -163,7 +161,7 @@ impl Sender {
                 // Linux tcp_try_undo_recovery: a recovery that ends without
                 // an undo counts towards RACK's return to its narrow window.
                 if self.ca_state != CaState::Cwr && self.uses_rack() {
-                    self.rack.on_recovery_exit();
+                    self.loss.rack.on_recovery_exit();
                 }
                 self.set_state(now, CaState::Open);
             }
@@ -263,7 +261,7 @@ impl Sender {
     fn unmark_lost(&mut self) {
         self.sb.unmark_lost();
         if self.cfg.rack {
-            self.rack.resync(&self.sb);
+            self.loss.rack.resync(&self.sb);
         }
     }
 
@@ -305,7 +303,7 @@ impl Sender {
     /// Linux tcp_init_cwnd_reduction: the start of Recovery or CWR.
     pub(super) fn init_cwnd_reduction(&mut self, now: Nanos) {
         self.episode.high_seq = self.sb.nxt();
-        self.tlp.end_episode();
+        self.loss.tlp.end_episode();
         self.episode.prior_cwnd = self.w.cwnd;
         self.episode.prr.start(self.w.cwnd);
         let c = self.conn(now);
@@ -427,7 +425,7 @@ impl Sender {
             self.sb.reset_reno_sacks();
         }
         self.episode.high_seq = self.sb.nxt();
-        self.tlp.end_episode();
+        self.loss.tlp.end_episode();
         self.queue_cwr();
         self.set_state(now, CaState::Loss);
         self.next_send_at = now;
@@ -804,14 +802,14 @@ mod tests {
         let recovery = |undone: bool| {
             let mut d = rack_sender(20);
             d.start();
-            d.s.rack.on_dsack(0, 20);
+            d.s.loss.rack.on_dsack(0, 20);
             d.ack(100, 0, &[(1, 4)]);
             assert_eq!(d.s.ca_state, CaState::Recovery);
             let high = d.s.snd_nxt();
             let echo = if undone { 1 } else { d.now };
             d.ack_echo(50, high, &[], echo);
             assert_eq!((d.s.ca_state, d.s.stats.undone_recoveries), (CaState::Open, undone as u64));
-            d.s.rack.recoveries_until_narrow()
+            d.s.loss.rack.recoveries_until_narrow()
         };
         assert_eq!(recovery(true), 16);
         assert_eq!(recovery(false), 15);

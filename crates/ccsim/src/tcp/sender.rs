@@ -30,15 +30,13 @@
 use super::ack_scan::{AckFlags, AckScan, AckSummary};
 use super::chrono::{Chrono, Limit};
 use super::dsack::first_block_is_dsack;
-use super::early_retransmit::EarlyRetransmit;
 use super::frto::{FrtoState, FrtoVariant};
-use super::rack::Rack;
+use super::loss_detection::LossDetection;
 use super::rate::RateSampler;
 use super::recovery::Episode;
 use super::rtt::{RtoStyle, RttEstimator};
 use super::scoreboard::{Scoreboard, Segment, DUPTHRESH};
 use super::send_buffer::SendBuffer;
-use super::tlp::Tlp;
 use crate::cc::RecoveryPolicy;
 use crate::cc::{AckSample, Algorithm, CaEvent, CaState, Conn, Counting, Window};
 use crate::net::outbox::Outbox;
@@ -179,11 +177,9 @@ pub struct Sender {
     /// Pacing: earliest time of the next transmission.
     pub(super) next_send_at: Nanos,
     pub(super) rto_at: Option<Nanos>,
-    /// RACK state and its reordering timer.
-    pub(super) rack: Rack,
-    /// Tail loss probe state and its timer.
-    pub(super) tlp: Tlp,
-    pub(super) early_retransmit: EarlyRetransmit,
+    /// RACK, the tail loss probe and early retransmit, and their timers
+    /// (loss_detection.rs).
+    pub(super) loss: LossDetection,
     /// Time the last byte of a transfer was ACKed (file transfers).
     pub completed_at: Option<Nanos>,
     pub stats: SenderStats,
@@ -240,9 +236,7 @@ impl Sender {
             max_packets_seq: 0,
             next_send_at: 0,
             rto_at: None,
-            rack: Rack::default(),
-            tlp: Tlp::default(),
-            early_retransmit: EarlyRetransmit::default(),
+            loss: LossDetection::default(),
             completed_at: None,
             stats: SenderStats::default(),
             chrono: Chrono::default(),
@@ -298,10 +292,7 @@ impl Sender {
     /// branch-free, as this runs after every ACK.
     pub fn next_wakeup(&self, now: Nanos) -> Option<Nanos> {
         const NONE: Nanos = Nanos::MAX;
-        let mut t = (self.rto_at.unwrap_or(NONE))
-            .min(self.tlp.timer_at.unwrap_or(NONE))
-            .min(self.rack.timer_at.unwrap_or(NONE))
-            .min(self.early_retransmit.timer_at.unwrap_or(NONE));
+        let mut t = (self.rto_at.unwrap_or(NONE)).min(self.loss.next_timer());
         if !self.started {
             t = t.min(self.cfg.start);
         }
@@ -326,19 +317,18 @@ impl Sender {
             self.app_active = false;
         }
         // The probe goes first: it restarts the RTO (Linux has one timer for the three).
-        if self.tlp.timer_at.is_some_and(|t| now >= t) {
+        if self.loss.tlp.timer_at.is_some_and(|t| now >= t) {
             self.send_loss_probe(now, out);
         }
         if self.rto_at.is_some_and(|t| now >= t) {
             self.rto_at = None;
             self.on_retransmission_timeout(now, out);
-            self.tlp.timer_at = None;
-            self.rack.timer_at = None;
+            self.loss.cancel_probe_and_reordering_timers();
         }
-        if self.rack.timer_at.is_some_and(|t| now >= t) {
+        if self.loss.rack.timer_at.is_some_and(|t| now >= t) {
             self.on_reordering_timeout(now);
         }
-        if self.early_retransmit.timer_at.is_some_and(|t| now >= t) {
+        if self.loss.early_retransmit.timer_at.is_some_and(|t| now >= t) {
             self.on_early_retransmit_timer(now);
         }
         self.send(now, out);
@@ -348,7 +338,7 @@ impl Sender {
     /// starts (if it has not) with one PRR step, and the send loop retransmits.
     fn on_reordering_timeout(&mut self, now: Nanos) {
         let reo_wnd = self.rack_reo_wnd();
-        let newly_lost = self.rack.on_timer(&mut self.sb, now, reo_wnd);
+        let newly_lost = self.loss.rack.on_timer(&mut self.sb, now, reo_wnd);
         if newly_lost > 0 && self.ca_state != CaState::Recovery {
             self.enter_recovery(now, false);
             if !self.cc_owns_window {
@@ -372,7 +362,7 @@ impl Sender {
 
     /// RACK's reordering window now (rack.rs).
     pub(super) fn rack_reo_wnd(&self) -> Nanos {
-        self.rack.reo_wnd(
+        self.loss.rack.reo_wnd(
             self.rtt.min_rtt(),
             self.rtt.srtt(),
             matches!(self.ca_state, CaState::Recovery | CaState::Loss),
@@ -493,7 +483,7 @@ impl Sender {
         let tx = self.rate.on_send(now, self.sb.packets_out());
         if retransmission {
             if self.uses_rack() {
-                self.rack.on_retransmit(seq, now, self.sb.nxt());
+                self.loss.rack.on_retransmit(seq, now, self.sb.nxt());
             }
             self.sb.on_retransmit(seq, now, tx);
             self.stats.retransmitted_segments += 1;
@@ -549,7 +539,7 @@ impl Sender {
         if ack.seq >= self.sb.una() {
             // Linux tcp_ack: an ACK ends a delayed early retransmit's wait
             // (tcp_rearm_rto); the checks below may start another.
-            self.early_retransmit.timer_at = None;
+            self.loss.early_retransmit.timer_at = None;
         }
         if self.cfg.timestamps && ack.ts_val > 0 {
             self.ts_recent = ack.ts_val;
@@ -595,15 +585,16 @@ impl Sender {
         // while it runs (Linux tcp_process_frto, tcp_time_to_recover).
         let frto_holds_cwnd = self.frto.counter > 0 && self.process_frto(now, &flags);
         self.process_tlp_ack(now, ack.seq, !acked_new && !summary.newly_sacked);
-        self.mark_lost_before_state_machine(now, rack_on);
+        let (frto_running, in_recovery) = (self.frto.counter > 0, self.ca_state == CaState::Recovery);
+        self.loss.on_ack(&mut self.sb, now, rack_on, self.cfg.sack, frto_running, in_recovery);
         let ack_tsecr = if self.cfg.timestamps { ack.ts_ecr } else { 0 };
         self.update_congestion_state(now, &flags, prior_una, ack_tsecr);
         // Linux tcp_ack: what this ACK marked lost is tp->lost's growth, the
         // head NewReno marks without SACK included (tcp_newreno_mark_lost).
         let newly_lost = (self.sb.lost_marks - prior_lost_marks) as u32;
-        let reordering_timer_armed = rack_on && self.rack.timer_at.is_some();
+        let reordering_timer_armed = rack_on && self.loss.rack.timer_at.is_some();
         if reordering_timer_armed {
-            self.tlp.timer_at = None; // one timer in Linux
+            self.loss.tlp.timer_at = None; // one timer in Linux
         }
 
         self.cong_control(now, &flags, delivered, newly_lost, prior_in_flight, frto_holds_cwnd);
@@ -636,7 +627,7 @@ impl Sender {
         let mut summary = AckScan {
             sb: &mut self.sb,
             rate: &mut self.rate,
-            rack: &mut self.rack,
+            rack: &mut self.loss.rack,
             now,
             min_rtt: self.rtt.min_rtt(),
             high_seq: self.episode.high_seq,
@@ -721,27 +712,6 @@ impl Sender {
         }
     }
 
-    /// The loss marking that runs before the state machine: RACK learns
-    /// what the ACK delivered (Linux tcp_rack_advance, from
-    /// tcp_sacktag_write_queue and tcp_clean_rtx_queue) and marks losses
-    /// inside the state machine (identify_packet_loss); without RACK, SACK
-    /// flows mark theirs here, as Linux before 4.18 did.
-    #[inline(always)]
-    fn mark_lost_before_state_machine(&mut self, now: Nanos, rack_on: bool) {
-        if rack_on {
-            if self.frto.counter == 0 {
-                self.rack.end_ack(now, self.sb.una());
-            }
-        } else if self.cfg.sack {
-            if self.frto.counter == 0 {
-                self.sb.mark_lost_by_sack();
-            }
-            if self.ca_state == CaState::Recovery {
-                self.sb.mark_lost_retransmissions();
-            }
-        }
-    }
-
     /// The window update (Linux tcp_cong_control): the algorithm's own
     /// (cong_control), the reduction of Recovery and CWR, or growth.
     #[inline(always)]
@@ -781,8 +751,7 @@ impl Sender {
         let mut rearm_probe = false;
         if self.sb.packets_out() == 0 {
             self.rto_at = None;
-            self.tlp.timer_at = None;
-            self.rack.timer_at = None;
+            self.loss.cancel_probe_and_reordering_timers();
         } else if acked_new {
             self.rto_at = Some(now + self.rtt.rto());
             rearm_probe = self.cfg.tlp && !reordering_timer_armed;

@@ -57,7 +57,7 @@ impl Sender {
         let packets_out = self.sb.packets_out();
         if !self.cfg.tlp || !self.cfg.sack || packets_out == 0 || !matches!(self.ca_state, CaState::Open | CaState::Cwr)
         {
-            self.tlp.timer_at = None;
+            self.loss.tlp.timer_at = None;
             return;
         }
         let pto = probe_timeout(self.rtt.srtt(), packets_out, self.cfg.min_rto, self.cfg.initial_rto);
@@ -65,31 +65,31 @@ impl Sender {
         if let Some(rto_at) = self.rto_at.filter(|&t| t > now) {
             at = at.min(rto_at);
         }
-        self.tlp.timer_at = Some(at);
+        self.loss.tlp.timer_at = Some(at);
         // One timer in Linux: the probe replaces a pending reordering timer.
-        self.rack.timer_at = None;
+        self.loss.rack.timer_at = None;
     }
 
     /// Linux tcp_send_loss_probe: the probe timer fired.
     pub(super) fn send_loss_probe(&mut self, now: Nanos, out: &mut impl Outbox) {
-        self.tlp.timer_at = None;
-        if self.tlp.high_seq.is_some() || self.sb.packets_out() == 0 {
+        self.loss.tlp.timer_at = None;
+        if self.loss.tlp.high_seq.is_some() || self.sb.packets_out() == 0 {
             return; // at most one probe outstanding; the RTO stays armed
         }
         let nxt = self.sb.nxt();
         if self.may_send_new_segment() {
             // New data, whatever cwnd says (tcp_write_xmit with push_one = 2).
             self.transmit(now, nxt, false, out);
-            self.tlp.probe_was_retransmission = false;
+            self.loss.tlp.probe_was_retransmission = false;
         } else {
             let last = nxt - 1;
             if self.sb.get(last).has(super::scoreboard::SACKED) {
                 return;
             }
             self.transmit(now, last, true, out);
-            self.tlp.probe_was_retransmission = true;
+            self.loss.tlp.probe_was_retransmission = true;
         }
-        self.tlp.high_seq = Some(nxt.max(self.sb.nxt()));
+        self.loss.tlp.high_seq = Some(nxt.max(self.sb.nxt()));
         self.stats.loss_probes += 1;
         self.rto_at = Some(now + self.rtt.rto());
     }
@@ -98,18 +98,18 @@ impl Sender {
     /// recovery: did the episode's probe repair a loss?
     /// `dupack`: the ACK neither advanced SND.UNA nor SACKed new data.
     pub(super) fn process_tlp_ack(&mut self, now: Nanos, ack_seq: u64, dupack: bool) {
-        let Some(high_seq) = self.tlp.high_seq else { return };
+        let Some(high_seq) = self.loss.tlp.high_seq else { return };
         if ack_seq < high_seq {
             return;
         }
-        if !self.tlp.probe_was_retransmission {
-            self.tlp.high_seq = None;
+        if !self.loss.tlp.probe_was_retransmission {
+            self.loss.tlp.high_seq = None;
         } else if ack_seq > high_seq {
             // Only one copy of the probed segment arrived: it was lost.
             self.reduce_after_repaired_tail_loss(now);
         } else if dupack {
             // Both the original and the probe arrived: no loss.
-            self.tlp.high_seq = None;
+            self.loss.tlp.high_seq = None;
         }
     }
 
@@ -164,7 +164,7 @@ mod tests {
         assert_eq!(d.start().len(), 10);
         d.ack(100, 8, &[]);
         let acked_at = d.now;
-        let pto = d.s.tlp.timer_at.expect("a probe is armed") - acked_at;
+        let pto = d.s.loss.tlp.timer_at.expect("a probe is armed") - acked_at;
         // 2 SRTT (SRTT 100 ms) + 2 ms, before the RTO (300 ms here).
         assert_eq!(pto, 202 * MS);
         assert_eq!(d.s.rto_at, Some(acked_at + 300 * MS));
