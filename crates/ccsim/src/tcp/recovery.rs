@@ -131,7 +131,7 @@ impl Sender {
             }
             // Linux tcp_try_undo_dsack: every retransmission came back as a duplicate.
             CaState::Open | CaState::Disorder | CaState::Recovery
-                if self.dsack_proves_reduction_needless() && self.dsack_undo_allowed_in(self.ca_state) =>
+                if self.episode.undo.all_retransmissions_dsacked() && self.dsack_undo_allowed_in(self.ca_state) =>
             {
                 self.undo_reduction(now);
             }

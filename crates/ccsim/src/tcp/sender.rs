@@ -29,7 +29,7 @@
 
 use super::ack_scan::{AckFlags, AckScan, AckSummary};
 use super::chrono::{Chrono, Limit};
-use super::dsack::first_block_is_dsack;
+use super::dsack::{count_dsack, first_block_is_dsack};
 use super::frto::{FrtoState, FrtoVariant};
 use super::loss_detection::LossDetection;
 use super::rate::RateSampler;
@@ -621,7 +621,14 @@ impl Sender {
         let sack = if self.cfg.sack { sack } else { &[] };
         let dsack = first_block_is_dsack(sack, ack.seq);
         if dsack {
-            self.on_dsack(sack[0], prior_una);
+            // The sender's one entry point for "a duplicate was reported"
+            // (Linux tcp_check_dsack with tcp_dsack_seen): a mechanism that
+            // adapts to D-SACKs (RACK's reordering window) hooks here.
+            self.stats.dsacks_received += 1;
+            if self.cfg.rack {
+                self.loss.rack.on_dsack(self.sb.una(), self.sb.nxt());
+            }
+            count_dsack(&mut self.sb, &mut self.episode.undo, sack[0], prior_una);
         }
         let rack_on = self.uses_rack();
         let mut summary = AckScan {
