@@ -20,6 +20,7 @@ use super::frto::FrtoVariant;
 use super::prr::Prr;
 use super::sender::Sender;
 use super::undo::Undo;
+use super::undo26::{self, UndoStyle};
 use crate::cc::{CaEvent, CaState, RecoveryPolicy, INFINITE_SSTHRESH};
 use crate::net::outbox::Outbox;
 use crate::time::Nanos;
@@ -123,15 +124,30 @@ impl Sender {
                 self.undo_recovery(now, prior_una);
             }
             CaState::Recovery if acked_new && self.may_undo(ack_tsecr) => {
-                held_by_partial_undo = if self.undoes_as_2_6() {
-                    self.undo_partial_2_6(now, prior_una, ack.cum_acked)
+                if self.cfg.sack {
+                    self.sb.note_reordering(prior_una);
                 } else {
-                    !self.undo_partial(now, prior_una, ack.cum_acked)
+                    self.sb.note_reno_reordering(ack.cum_acked);
+                }
+                held_by_partial_undo = if self.undoes_as_2_6() {
+                    let (prior_cwnd, prior_ssthresh) = (self.episode.prior_cwnd, self.episode.prior_ssthresh);
+                    undo26::undo_partial(
+                        &mut self.w,
+                        &mut self.cc,
+                        &self.sb,
+                        &mut self.episode.undo,
+                        prior_cwnd,
+                        prior_ssthresh,
+                    );
+                    true
+                } else {
+                    !self.undo_partial(now)
                 };
             }
             // Linux tcp_try_undo_dsack: every retransmission came back as a duplicate.
             CaState::Open | CaState::Disorder | CaState::Recovery
-                if self.episode.undo.all_retransmissions_dsacked() && self.dsack_undo_allowed_in(self.ca_state) =>
+                if self.episode.undo.all_retransmissions_dsacked()
+                    && self.cfg.undo.dsack_undo_allowed_in(self.ca_state) =>
             {
                 self.undo_reduction(now);
             }
@@ -219,7 +235,8 @@ impl Sender {
     /// Linux tcp_try_undo_partial: a partial ACK echoes a timestamp older
     /// than the episode's first retransmission, so the delayed original, not
     /// the retransmission, filled the hole. The reordering degree grows to
-    /// what the ACK reveals; while a retransmission is out nothing more is
+    /// what the ACK reveals (the caller notes it, for this and for Linux
+    /// 2.6's); while a retransmission is out nothing more is
     /// marked lost, and once none is the reduction is undone. Returns whether
     /// the ACK goes on to the loss check. As Linux 5.14+ ("net: tcp better
     /// handling of reordering then loss cases") it does after an undo: RACK
@@ -229,12 +246,7 @@ impl Sender {
     /// a new recovery on this ACK (tcp_time_to_recover). SACK flows without
     /// RACK (DupThresh, kernels before 4.18) stop there, as those kernels did;
     /// their marking ran before the state machine and is undone by the undo.
-    fn undo_partial(&mut self, now: Nanos, prior_una: u64, cum_acked: u32) -> bool {
-        if self.cfg.sack {
-            self.sb.note_reordering(prior_una);
-        } else {
-            self.sb.note_reno_reordering(cum_acked);
-        }
+    fn undo_partial(&mut self, now: Nanos) -> bool {
         if self.sb.retrans_out > 0 {
             return false;
         }
@@ -290,8 +302,15 @@ impl Sender {
         } else if self.undoes_as_2_6() && self.w.ssthresh < INFINITE_SSTHRESH {
             self.w.cwnd = self.w.cwnd.max(self.w.ssthresh); // 2.6 tcp_undo_cwr without prior_ssthresh
         }
-        self.moderate_cwnd_2_6();
+        if self.undoes_as_2_6() {
+            undo26::moderate_cwnd(&mut self.w, &self.sb);
+        }
         self.episode.undo.possible = false;
+    }
+
+    /// The undo of Linux 2.6 (undo26.rs) rather than today's.
+    fn undoes_as_2_6(&self) -> bool {
+        self.cfg.undo == UndoStyle::Linux26
     }
 
     pub(super) fn set_state(&mut self, now: Nanos, new: CaState) {
