@@ -24,20 +24,11 @@
 //! episode (recovery.rs), which every release has.
 
 use super::ack_scan::AckFlags;
+pub use super::config::FrtoVariant;
 use super::sender::Sender;
 use crate::cc::{CaEvent, CaState};
 use crate::net::outbox::Outbox;
 use crate::time::Nanos;
-
-/// Which F-RTO the sender runs (`tcp.frto`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum FrtoVariant {
-    Off,
-    /// Linux 2.6.22 to 3.9 (RFC 4138, SACK-enhanced with SACK).
-    Rfc4138,
-    /// Linux 3.10 and later (RFC 5682, inside the Loss state).
-    Rfc5682,
-}
 
 /// F-RTO's state between ACKs.
 #[derive(Clone, Copy, Debug, Default)]

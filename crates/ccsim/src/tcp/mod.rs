@@ -2,6 +2,7 @@
 //! processing, recovery, timers) split by concern, and the receiver.
 pub mod ack_scan;
 pub mod chrono;
+pub mod config;
 #[cfg(test)]
 pub mod driver;
 pub mod dsack;

@@ -29,12 +29,13 @@
 
 use super::ack_scan::{AckFlags, AckScan, AckSummary};
 use super::chrono::{Chrono, Limit};
+pub use super::config::SenderConfig;
 use super::dsack::{count_dsack, first_block_is_dsack};
-use super::frto::{FrtoState, FrtoVariant};
+use super::frto::FrtoState;
 use super::loss_detection::LossDetection;
 use super::rate::RateSampler;
 use super::recovery::Episode;
-use super::rtt::{RtoStyle, RttEstimator};
+use super::rtt::RttEstimator;
 use super::scoreboard::{Scoreboard, Segment, DUPTHRESH};
 use super::send_buffer::SendBuffer;
 use crate::cc::RecoveryPolicy;
@@ -65,46 +66,6 @@ macro_rules! conn_of {
             ca_state: Some($s.ca_state),
         }
     };
-}
-
-#[derive(Clone, Debug)]
-pub struct SenderConfig {
-    pub mss: u32,
-    pub init_cwnd: u32,
-    pub sack: bool,
-    pub timestamps: bool,
-    pub prr: bool,
-    /// RACK loss detection for SACK flows (RFC 8985; Linux 4.4+, alone since 4.18).
-    pub rack: bool,
-    /// Tail loss probes for SACK flows (RFC 8985; Linux 3.10+).
-    pub tlp: bool,
-    /// RFC 5827 early retransmit with Linux's delay (3.5 to 4.10).
-    pub early_retrans: bool,
-    /// What the window's growth counts: ACKed segments, or ACKs (before 3.13/4.0).
-    pub counting: Counting,
-    /// FACK loss marking for SACK flows without RACK (Linux before 4.15).
-    pub fack: bool,
-    pub pacing: bool,
-    pub ecn: bool,
-    /// F-RTO after a retransmission timeout, as a Linux release ran it.
-    pub frto: FrtoVariant,
-    /// How a spurious recovery is undone (undo26.rs).
-    pub undo: super::undo26::UndoStyle,
-    pub rto_style: RtoStyle,
-    pub initial_rto: Nanos,
-    pub min_rto: Nanos,
-    pub max_rto: Nanos,
-    /// Payload bytes of a fixed send buffer (send_buffer.rs), or None for autotuning.
-    pub snd_buf: Option<u64>,
-    pub wmem_max: u64,
-    /// Bytes a segment takes in the automatic send buffer beyond its payload
-    /// (its skb truesize less the payload).
-    pub snd_skb_overhead: u64,
-    pub start: Nanos,
-    /// The application stops writing at this time (bulk flows).
-    pub stop: Option<Nanos>,
-    /// Bytes to transfer (file transfers); None: unlimited (bulk).
-    pub size: Option<u64>,
 }
 
 /// Per-flow counters (Linux: tcp_info and the MIB counters).
