@@ -204,6 +204,27 @@ impl Sender {
         held_by_partial_undo
     }
 
+    /// Early retransmit (early_retransmit.rs), when on, for an ACK that
+    /// found no loss: the first segment is lost now (or after its wait).
+    fn early_retransmit_now(&mut self, now: Nanos) -> bool {
+        if !self.cfg.early_retrans {
+            return false;
+        }
+        let may_send_new = self.may_send_new_segment() && self.sb.in_flight() < self.w.cwnd;
+        let (srtt, ece, rto_at) = (self.rtt.srtt(), self.ece_seen_this_ack, self.rto_at);
+        self.loss.early_retransmit.head_lost_now(&self.sb, may_send_new, srtt, ece, rto_at, now)
+    }
+
+    /// Linux tcp_resume_early_retransmit: the wait ended without an ACK,
+    /// so the loss episode starts with the first segment lost.
+    pub(super) fn on_early_retransmit_timer(&mut self, now: Nanos) {
+        self.loss.early_retransmit.timer_at = None;
+        if self.sb.packets_out() > 0 && matches!(self.ca_state, CaState::Open | CaState::Disorder | CaState::Cwr) {
+            self.sb.mark_head_lost();
+            self.start_loss_episode(now, false);
+        }
+    }
+
     /// Linux tcp_time_to_recover, then tcp_enter_recovery or tcp_try_to_open
     /// (none while the RFC 4138 F-RTO runs). Without SACK a loss is more
     /// duplicate ACKs than the reordering degree.
