@@ -20,6 +20,7 @@ pub mod sacked_ranges;
 pub mod scoreboard;
 pub mod send_buffer;
 pub mod sender;
+pub mod stats;
 pub mod tlp;
 pub mod undo;
 pub mod undo26;

@@ -204,6 +204,23 @@ impl Sender {
         held_by_partial_undo
     }
 
+    /// A loss the tail loss probe repaired (tlp.rs): one reduction, as a
+    /// CWR that ends at once (tcp_init_cwnd_reduction,
+    /// tcp_end_cwnd_reduction, tcp_try_keep_open).
+    pub(super) fn reduce_after_repaired_tail_loss(&mut self, now: Nanos) {
+        self.stats.loss_probe_recoveries += 1;
+        self.episode.undo.possible = false;
+        self.init_cwnd_reduction(now);
+        self.set_state(now, CaState::Cwr);
+        if !self.cc_owns_window && self.w.ssthresh < INFINITE_SSTHRESH {
+            self.w.cwnd = self.w.ssthresh;
+        }
+        let c = self.conn(now);
+        self.cc.cwnd_event(&mut self.w, &c, CaEvent::CompleteCwr);
+        let left_out = self.sb.sacked_out + self.sb.lost_out + self.sb.retrans_out > 0;
+        self.set_state(now, if left_out { CaState::Disorder } else { CaState::Open });
+    }
+
     /// Early retransmit (early_retransmit.rs), when on, for an ACK that
     /// found no loss: the first segment is lost now (or after its wait).
     fn early_retransmit_now(&mut self, now: Nanos) -> bool {

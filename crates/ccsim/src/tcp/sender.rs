@@ -38,6 +38,8 @@ use super::recovery::Episode;
 use super::rtt::RttEstimator;
 use super::scoreboard::{Scoreboard, Segment, DUPTHRESH};
 use super::send_buffer::SendBuffer;
+pub use super::stats::SenderStats;
+use super::tlp::probe_timeout;
 use crate::cc::RecoveryPolicy;
 use crate::cc::{AckSample, Algorithm, CaEvent, CaState, Conn, Counting, Window};
 use crate::net::outbox::Outbox;
@@ -66,31 +68,6 @@ macro_rules! conn_of {
             ca_state: Some($s.ca_state),
         }
     };
-}
-
-/// Per-flow counters (Linux: tcp_info and the MIB counters).
-#[derive(Clone, Copy, Debug, Default)]
-pub struct SenderStats {
-    pub segments_sent: u64,
-    /// Payload bytes sent, retransmissions included (throughput).
-    pub bytes_sent: u64,
-    pub retransmitted_segments: u64,
-    pub timeouts: u64,
-    pub fast_recoveries: u64,
-    /// Fast recoveries found spurious and undone (Linux TCPFullUndo + TCPPartialUndo).
-    pub undone_recoveries: u64,
-    /// Timeouts undone as spurious (Linux TCPLossUndo: Eifel, D-SACK or F-RTO).
-    pub undone_timeouts: u64,
-    /// Timeouts F-RTO found spurious (Linux TCPSpuriousRTOs).
-    pub spurious_timeouts: u64,
-    /// ACKs whose first SACK block was a D-SACK (Linux TCPDSACKRecv + TCPDSACKOfoRecv).
-    pub dsacks_received: u64,
-    pub ecn_reductions: u64,
-    pub acks_received: u64,
-    /// Tail loss probes sent (Linux TCPLossProbes).
-    pub loss_probes: u64,
-    /// Losses a probe repaired, each with one reduction (Linux TCPLossProbeRecovery).
-    pub loss_probe_recoveries: u64,
 }
 
 pub struct Sender {
@@ -306,6 +283,33 @@ impl Sender {
                 self.reduce_cwnd(1, false, 1);
             }
         }
+    }
+
+    /// Linux tcp_schedule_loss_probe (tlp.rs): arms the probe timer, or
+    /// clears it when no probe applies (the RTO then stands alone).
+    pub(super) fn schedule_loss_probe(&mut self, now: Nanos) {
+        let packets_out = self.sb.packets_out();
+        if !self.cfg.tlp || !self.cfg.sack || packets_out == 0 || !matches!(self.ca_state, CaState::Open | CaState::Cwr)
+        {
+            self.loss.tlp.timer_at = None;
+            return;
+        }
+        let pto = probe_timeout(self.rtt.srtt(), packets_out, self.cfg.min_rto, self.cfg.initial_rto);
+        self.loss.tlp.arm(now, pto, self.rto_at);
+        // One timer in Linux: the probe replaces a pending reordering timer.
+        self.loss.rack.timer_at = None;
+    }
+
+    /// Linux tcp_send_loss_probe: the probe timer fired (tlp.rs). New data
+    /// goes whatever cwnd says (tcp_write_xmit with push_one = 2).
+    fn send_loss_probe(&mut self, now: Nanos, out: &mut impl Outbox) {
+        let may_send_new = self.may_send_new_segment();
+        let Some((seq, retransmission)) = self.loss.tlp.choose_probe(&self.sb, may_send_new) else { return };
+        let nxt = self.sb.nxt();
+        self.transmit(now, seq, retransmission, out);
+        self.loss.tlp.on_probe_sent(retransmission, nxt.max(self.sb.nxt()));
+        self.stats.loss_probes += 1;
+        self.rto_at = Some(now + self.rtt.rto());
     }
 
     /// Linux tcp_may_raise_cwnd (tcp_cong_control): whether this ACK may
@@ -545,7 +549,9 @@ impl Sender {
         // The RFC 4138 F-RTO judges this ACK first, and no loss is marked
         // while it runs (Linux tcp_process_frto, tcp_time_to_recover).
         let frto_holds_cwnd = self.frto.counter > 0 && self.process_frto(now, &flags);
-        self.process_tlp_ack(now, ack.seq, !acked_new && !summary.newly_sacked);
+        if self.loss.tlp.on_ack(ack.seq, !acked_new && !summary.newly_sacked) {
+            self.reduce_after_repaired_tail_loss(now);
+        }
         let (frto_running, in_recovery) = (self.frto.counter > 0, self.ca_state == CaState::Recovery);
         self.loss.on_ack(&mut self.sb, now, rack_on, self.cfg.sack, frto_running, in_recovery);
         let ack_tsecr = if self.cfg.timestamps { ack.ts_ecr } else { 0 };
