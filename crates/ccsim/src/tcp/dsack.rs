@@ -5,9 +5,10 @@
 //! the episode's retransmissions so proven needless (undo_retrans) and notes
 //! the reordering of a duplicate that was SACKed already, and
 //! tcp_try_undo_dsack undoes the reduction once all of them are (recovery.rs).
+//! The sender counts each D-SACK here, and RACK widens its window (rack.rs).
 
-use super::scoreboard::{EVER_RETRANS, SACKED};
-use super::sender::Sender;
+use super::scoreboard::{Scoreboard, EVER_RETRANS, SACKED};
+use super::undo::Undo;
 use crate::net::packet::SackBlock;
 
 /// Linux tcp_check_dsack: the first block is a D-SACK when it lies below the
@@ -21,46 +22,29 @@ pub(super) fn first_block_is_dsack(sack: &[SackBlock], ack_seq: u64) -> bool {
     }
 }
 
-impl Sender {
-    /// A D-SACK `block` arrived on an ACK; `prior_una` is snd_una before that
-    /// ACK. This is the sender's one entry point for "a duplicate was
-    /// reported" (Linux tcp_check_dsack with tcp_dsack_seen): a mechanism
-    /// that adapts to D-SACKs (RACK's reordering window) hooks here.
-    pub(super) fn on_dsack(&mut self, block: SackBlock, prior_una: u64) {
-        self.stats.dsacks_received += 1;
-        if self.cfg.rack {
-            self.rack.on_dsack(self.sb.una(), self.sb.nxt());
-        }
-        let marker = self.episode.undo_marker;
-        if block.end <= prior_una {
-            // Data already ACKed and forgotten: count it (Linux's "dumb counting").
-            if self.episode.undo_possible && self.episode.undo_retrans > 0 && block.end > marker {
-                let segments = (block.end - block.start) as i32;
-                self.episode.undo_retrans = (self.episode.undo_retrans - segments).max(0);
-            }
-            return;
-        }
-        let (una, nxt) = (self.sb.una(), self.sb.nxt());
-        for seq in block.start.max(una)..block.end.min(nxt) {
-            let s = self.sb.get(seq);
-            if !s.has(EVER_RETRANS) {
-                continue;
-            }
-            if self.episode.undo_possible && self.episode.undo_retrans > 0 && seq >= marker {
-                self.episode.undo_retrans -= 1;
-            }
-            // A retransmission needless because the original was SACKed
-            // already: it had been reordered.
-            if s.has(SACKED) {
-                self.sb.note_reordering(seq);
-            }
-        }
+/// A D-SACK `block` arrived on an ACK; `prior_una` is snd_una before that
+/// ACK (the dup_sack part of Linux tcp_sacktag_write_queue): the episode's
+/// retransmissions it proves needless are counted off `undo`, and a
+/// duplicate of a segment SACKed already was reordered. Before the ACK's
+/// blocks are tagged.
+pub(super) fn count_dsack(sb: &mut Scoreboard, undo: &mut Undo, block: SackBlock, prior_una: u64) {
+    if block.end <= prior_una {
+        // Data already ACKed and forgotten: count it (Linux's "dumb counting").
+        undo.on_dsack_below_una(block.end, (block.end - block.start) as u32);
+        return;
     }
-
-    /// Linux tcp_try_undo_dsack's condition: the episode may be undone and
-    /// D-SACKs reported every one of its retransmissions.
-    pub(super) fn dsack_proves_reduction_needless(&self) -> bool {
-        self.episode.undo_possible && self.episode.undo_retrans == 0
+    let (una, nxt) = (sb.una(), sb.nxt());
+    for seq in block.start.max(una)..block.end.min(nxt) {
+        let s = sb.get(seq);
+        if !s.has(EVER_RETRANS) {
+            continue;
+        }
+        undo.on_dsacked_retransmission(seq);
+        // A retransmission needless because the original was SACKed
+        // already: it had been reordered.
+        if s.has(SACKED) {
+            sb.note_reordering(seq);
+        }
     }
 }
 
@@ -72,6 +56,28 @@ mod tests {
 
     fn b(start: u64, end: u64) -> SackBlock {
         SackBlock { start, end }
+    }
+
+    #[test]
+    fn a_dsack_counts_the_retransmissions_it_proves_needless() {
+        // 10 out from snd_una 0, segments 2 and 3 retransmitted in this
+        // episode, then the original of 3 SACKed.
+        let mut sb = Scoreboard::new();
+        for _ in 0..10 {
+            sb.push_new(crate::tcp::scoreboard::Segment::default());
+        }
+        let mut undo = Undo::default();
+        undo.start(0, 0);
+        for seq in [2, 3] {
+            sb.on_retransmit(seq, 5, Default::default());
+            undo.on_retransmit(5);
+        }
+        sb.sack(3, 4, |_, _| {});
+        // A D-SACK of 1..4: 1 was never retransmitted, 2 and 3 were.
+        count_dsack(&mut sb, &mut undo, b(1, 4), 0);
+        assert_eq!(undo.retrans, 0);
+        assert!(undo.all_retransmissions_dsacked());
+        assert!(sb.reordering_seen, "3 was SACKed before its duplicate came");
     }
 
     #[test]

@@ -14,9 +14,7 @@
 //! stops doing it (tcp_update_reordering -> tcp_disable_early_retrans).
 //! Linux 4.11 replaced it by RACK's reordering timer.
 
-use super::scoreboard::DUPTHRESH;
-use super::sender::Sender;
-use crate::cc::CaState;
+use super::scoreboard::{Scoreboard, DUPTHRESH};
 use crate::time::{Nanos, NS_PER_MS};
 
 /// Linux msecs_to_jiffies(2): the shortest wait.
@@ -29,53 +27,73 @@ pub struct EarlyRetransmit {
     pub timer_at: Option<Nanos>,
 }
 
-impl Sender {
+impl EarlyRetransmit {
     /// Linux tcp_time_to_recover's Trick#6 and tcp_pause_early_retransmit,
     /// for an ACK in Open, Disorder or CWR that found no loss: true when the
     /// first segment is to be taken as lost now; when the rule says wait, the
-    /// timer is armed instead.
-    pub(super) fn early_retransmit_now(&mut self, now: Nanos) -> bool {
-        let sb = &self.sb;
-        let applies = self.cfg.early_retrans
-            && sb.reordering <= DUPTHRESH
+    /// timer is armed instead. `may_send_new`: a new segment may go now, the
+    /// window included; `ece`: the ACK echoed congestion; `rto_at`: the
+    /// retransmission timer.
+    pub(super) fn head_lost_now(
+        &mut self,
+        sb: &Scoreboard,
+        may_send_new: bool,
+        srtt: Option<Nanos>,
+        ece: bool,
+        rto_at: Option<Nanos>,
+        now: Nanos,
+    ) -> bool {
+        let applies = sb.reordering <= DUPTHRESH
             && sb.retrans_out == 0
             && sb.sacked_out > 0
             && sb.packets_out() == sb.sacked_out + 1
             && sb.packets_out() < 4
-            && !(self.may_send_new_segment() && sb.in_flight() < self.w.cwnd);
+            && !may_send_new;
         if !applies {
             return false;
         }
-        let Some(srtt) = self.rtt.srtt() else { return true };
-        if self.ece_seen_this_ack {
+        let Some(srtt) = srtt else { return true };
+        if ece {
             return true;
         }
         let at = now + (srtt / 4).max(MIN_DELAY_NS);
-        if self.rto_at.is_some_and(|rto| rto <= at) {
+        if rto_at.is_some_and(|rto| rto <= at) {
             return true;
         }
-        self.early_retransmit.timer_at = Some(at);
+        self.timer_at = Some(at);
         false
-    }
-
-    /// Linux tcp_resume_early_retransmit: the wait ended without an ACK,
-    /// so the loss episode starts with the first segment lost.
-    pub(super) fn on_early_retransmit_timer(&mut self, now: Nanos) {
-        self.early_retransmit.timer_at = None;
-        if self.sb.packets_out() > 0 && matches!(self.ca_state, CaState::Open | CaState::Disorder | CaState::Cwr) {
-            self.sb.mark_head_lost();
-            self.start_loss_episode(now, false);
-        }
     }
 }
 
 #[cfg(test)]
 mod tests {
+    use super::*;
     use crate::cc::CaState;
     use crate::tcp::driver::Driver;
     use crate::time::NS_PER_MS;
 
     const MS: u64 = NS_PER_MS;
+
+    #[test]
+    fn the_rule_waits_a_quarter_srtt_unless_something_says_now() {
+        // 3 out, the two above the first SACKed.
+        let mut sb = Scoreboard::new();
+        for _ in 0..3 {
+            sb.push_new(crate::tcp::scoreboard::Segment::default());
+        }
+        sb.sack(1, 3, |_, _| {});
+        let mut er = EarlyRetransmit::default();
+        assert!(!er.head_lost_now(&sb, false, Some(100 * MS), false, None, 0));
+        assert_eq!(er.timer_at, Some(25 * MS), "SRTT / 4");
+        assert!(!er.head_lost_now(&sb, false, Some(4 * MS), false, None, 0));
+        assert_eq!(er.timer_at, Some(2 * MS), "at least 2 ms");
+        assert!(er.head_lost_now(&sb, false, None, false, None, 0), "no RTT sample");
+        assert!(er.head_lost_now(&sb, false, Some(100 * MS), true, None, 0), "ECE");
+        assert!(er.head_lost_now(&sb, false, Some(100 * MS), false, Some(20 * MS), 0), "the RTO comes first");
+        er.timer_at = None;
+        assert!(!er.head_lost_now(&sb, true, Some(100 * MS), false, None, 0), "new data may go");
+        assert_eq!(er.timer_at, None);
+    }
 
     /// A 3.5-like sender (SACK, DupThresh marking, no RACK or TLP) with a
     /// 10-segment transfer: after the ACK of the first 7 segments, 3 are out.
@@ -95,11 +113,11 @@ mod tests {
         // Segment 7 is lost, 8 and 9 arrive: two duplicate ACKs, never three.
         let mut d = ten_segment_transfer(true);
         assert!(d.ack(0, 7, &[(8, 9)]).is_empty());
-        assert!(d.s.early_retransmit.timer_at.is_none(), "8 is SACKed but 9 is still out");
+        assert!(d.s.loss.early_retransmit.timer_at.is_none(), "8 is SACKed but 9 is still out");
         assert!(d.ack(0, 7, &[(8, 10)]).is_empty());
         let sacked_at = d.now;
         // SRTT is 100 ms: the wait is 25 ms, well before the RTO.
-        assert_eq!(d.s.early_retransmit.timer_at, Some(sacked_at + 25 * MS));
+        assert_eq!(d.s.loss.early_retransmit.timer_at, Some(sacked_at + 25 * MS));
         assert_eq!(d.timeout(), [7], "the first segment goes again");
         assert_eq!(d.now, sacked_at + 25 * MS);
         assert_eq!(d.s.ca_state, CaState::Recovery);
@@ -114,7 +132,7 @@ mod tests {
         let mut d = ten_segment_transfer(false);
         d.ack(0, 7, &[(8, 9)]);
         d.ack(0, 7, &[(8, 10)]);
-        assert!(d.s.early_retransmit.timer_at.is_none());
+        assert!(d.s.loss.early_retransmit.timer_at.is_none());
         assert_eq!(d.timeout(), [7]);
         assert_eq!(d.s.stats.timeouts, 1);
     }
@@ -123,10 +141,10 @@ mod tests {
     fn another_ack_restarts_the_wait() {
         let mut d = ten_segment_transfer(true);
         d.ack(0, 7, &[(8, 10)]);
-        let first = d.s.early_retransmit.timer_at.expect("armed");
+        let first = d.s.loss.early_retransmit.timer_at.expect("armed");
         // A duplicate of that ACK 10 ms later: the wait starts again from it.
         d.ack(10, 7, &[(8, 10)]);
-        assert_eq!(d.s.early_retransmit.timer_at, Some(first + 10 * MS));
+        assert_eq!(d.s.loss.early_retransmit.timer_at, Some(first + 10 * MS));
     }
 
     #[test]
@@ -134,7 +152,7 @@ mod tests {
         let mut d = ten_segment_transfer(true);
         d.s.sb.raise_reordering(5);
         d.ack(0, 7, &[(8, 10)]);
-        assert!(d.s.early_retransmit.timer_at.is_none());
+        assert!(d.s.loss.early_retransmit.timer_at.is_none());
         assert_eq!(d.s.ca_state, CaState::Disorder);
     }
 
@@ -149,7 +167,7 @@ mod tests {
         d.start();
         d.ack(100, 6, &[]);
         d.ack(0, 6, &[(7, 9)]);
-        assert!(d.s.early_retransmit.timer_at.is_none());
+        assert!(d.s.loss.early_retransmit.timer_at.is_none());
         assert_eq!(d.ack(0, 6, &[(7, 10)]), [6], "three SACKed: DupThresh");
     }
 }

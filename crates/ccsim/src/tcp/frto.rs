@@ -23,20 +23,12 @@
 //! Both are in addition to the timestamp (Eifel) and D-SACK undo of a Loss
 //! episode (recovery.rs), which every release has.
 
+use super::ack_scan::AckFlags;
+pub use super::config::FrtoVariant;
 use super::sender::Sender;
 use crate::cc::{CaEvent, CaState};
 use crate::net::outbox::Outbox;
 use crate::time::Nanos;
-
-/// Which F-RTO the sender runs (`tcp.frto`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum FrtoVariant {
-    Off,
-    /// Linux 2.6.22 to 3.9 (RFC 4138, SACK-enhanced with SACK).
-    Rfc4138,
-    /// Linux 3.10 and later (RFC 5682, inside the Loss state).
-    Rfc5682,
-}
 
 /// F-RTO's state between ACKs.
 #[derive(Clone, Copy, Debug, Default)]
@@ -52,31 +44,6 @@ pub(super) struct FrtoState {
     /// RFC 5682 step 2.b: this ACK sends new data before any retransmission
     /// (Linux REXMIT_NEW).
     pub new_data_first: bool,
-}
-
-/// What one ACK did, as Linux's tcp_ack flags (FLAG_*) tell F-RTO and the undo.
-#[derive(Clone, Copy, Debug, Default)]
-pub(super) struct AckFlags {
-    /// snd_una advanced (FLAG_SND_UNA_ADVANCED / FLAG_DATA_ACKED).
-    pub data_acked: bool,
-    /// Segments acknowledged cumulatively.
-    pub cum_acked: u32,
-    /// Segments newly SACKed (FLAG_DATA_SACKED).
-    pub data_sacked: bool,
-    /// No progress at all: a duplicate ACK.
-    pub dupack: bool,
-    /// A segment never retransmitted and sent before the recovery point was
-    /// (S)ACKed (FLAG_ORIG_SACK_ACKED, 3.10+).
-    pub orig_acked_below_high_seq: bool,
-    /// A newly SACKed segment never retransmitted lies below the F-RTO
-    /// highmark (FLAG_ONLY_ORIG_SACKED, RFC 4138 variant).
-    pub orig_sacked_below_highmark: bool,
-    /// A retransmitted segment was cumulatively ACKed (FLAG_RETRANS_DATA_ACKED).
-    pub retrans_acked: bool,
-    /// ... and it was not the first segment this ACK covered (FLAG_NONHEAD_RETRANS_ACKED).
-    pub nonhead_retrans_acked: bool,
-    /// The first SACK block reports a duplicate segment (FLAG_DSACKING_ACK).
-    pub dsack: bool,
 }
 
 impl Sender {
@@ -137,12 +104,10 @@ impl Sender {
             }
             self.cc.cwnd_event(&mut self.w, &c, CaEvent::Frto);
         }
-        self.episode.undo_marker = una;
-        self.episode.undo_retrans = 0;
-        self.episode.undo_possible = !self.sb.get(una).has(super::scoreboard::EVER_RETRANS);
-        if self.sb.retrans_out == 0 {
-            self.episode.retrans_stamp = 0;
-        }
+        self.episode.undo.marker = una;
+        self.episode.undo.retrans = 0;
+        self.episode.undo.possible = !self.sb.get(una).has(super::scoreboard::EVER_RETRANS);
+        self.episode.undo.restart_stamp_unless_retransmitting(self.sb.retrans_out);
         self.sb.forget_retransmission(una);
         // Too bad if the flow was application limited.
         self.w.cwnd = self.w.cwnd.min(self.sb.in_flight() + 1);
@@ -170,7 +135,7 @@ impl Sender {
         }
         let keep_head = self.frto.counter == 1 && !data_acked;
         if self.sb.mark_all_lost_after_frto(keep_head) {
-            self.episode.undo_possible = false;
+            self.episode.undo.possible = false;
         }
         self.w.cwnd = self.sb.in_flight() + allowed_segments;
         self.w.cwnd_cnt = 0;
@@ -185,7 +150,7 @@ impl Sender {
     /// Returns true when the window must not grow on this ACK.
     pub(super) fn process_frto(&mut self, now: Nanos, ack: &AckFlags) -> bool {
         if ack.nonhead_retrans_acked || (self.frto.counter >= 2 && ack.retrans_acked) {
-            self.episode.undo_possible = false;
+            self.episode.undo.possible = false;
         }
         let allowed = if self.frto.counter == 1 { 2 } else { 3 };
         if self.sb.una() >= self.frto.highmark {
@@ -223,7 +188,7 @@ impl Sender {
         // The second ACK acknowledges data never retransmitted: spurious.
         self.frto_rate_halving_response(now);
         self.frto.counter = 0;
-        self.episode.undo_possible = false;
+        self.episode.undo.possible = false;
         self.stats.spurious_timeouts += 1;
         false
     }
@@ -235,9 +200,7 @@ impl Sender {
         self.episode.prior_ssthresh = 0;
         self.episode.high_seq = self.sb.nxt();
         self.episode.prior_cwnd = self.w.cwnd;
-        self.episode.prr_delivered = 0;
-        self.episode.prr_out = 0;
-        self.episode.halving_cnt = 0;
+        self.episode.prr.start(self.w.cwnd);
         if !self.cfg.prr {
             self.w.cwnd = self.w.cwnd.min(self.sb.in_flight() + 1);
         }

@@ -488,7 +488,7 @@ mod tests {
         // Segment 0 arrives 20 ms late, within reo_wnd (25 ms).
         d.ack(20, 3, &[]);
         assert_eq!(d.s.ca_state, CaState::Open);
-        assert_eq!(d.s.rack.timer_at, None);
+        assert_eq!(d.s.loss.rack.timer_at, None);
         assert_eq!(d.s.stats.retransmitted_segments, 0);
     }
 

@@ -6,7 +6,7 @@
 //! degree learned without SACK (tcp_check_reno_reordering, partial undo), and
 //! the retransmission timeout (tcp_enter_loss, or F-RTO: frto.rs). The sender (sender.rs) calls it
 //! from its ACK and timer paths; the algorithm's hooks are called here in the
-//! order cc/mod.rs documents.
+//! order cc/hooks.rs documents.
 //!
 //! How the sender answers a loss is its policy, not a congestion-control
 //! hook: the algorithm only says how far the window goes down (`ssthresh`),
@@ -15,8 +15,12 @@
 //! 6675, with PRR, as Linux); without SACK they differ in what a partial ACK
 //! does. `SlowStart` (Tahoe) applies with and without SACK.
 
-use super::frto::{AckFlags, FrtoVariant};
+use super::ack_scan::AckFlags;
+use super::frto::FrtoVariant;
+use super::prr::Prr;
 use super::sender::Sender;
+use super::undo::Undo;
+use super::undo26::{self, UndoStyle};
 use crate::cc::{CaEvent, CaState, RecoveryPolicy, INFINITE_SSTHRESH};
 use crate::net::outbox::Outbox;
 use crate::time::Nanos;
@@ -30,25 +34,14 @@ pub(super) struct Episode {
     pub prior_cwnd: u32,
     /// ssthresh before the reduction, restored by an undo (Linux prior_ssthresh; 0: none).
     pub prior_ssthresh: u32,
-    /// The current fast recovery may still be undone (Linux undo_marker).
-    pub undo_possible: bool,
-    /// Time of the first retransmission of the episode (Linux retrans_stamp; 0: none).
-    pub retrans_stamp: Nanos,
-    /// Rate halving (without PRR): the odd ACK not yet counted (Linux
-    /// snd_cwnd_cnt in tcp_cwnd_down).
-    pub halving_cnt: u32,
-    /// PRR: segments delivered and sent since the reduction began.
-    pub prr_delivered: u32,
-    pub prr_out: u32,
+    /// How the window comes down to ssthresh in Recovery and CWR (prr.rs).
+    pub prr: Prr,
     /// Retransmission timeouts since the last ACK that advanced snd_una
     /// (Linux icsk_retransmits).
     pub timeouts_in_a_row: u32,
-    /// snd_una when the episode that may be undone began (Linux undo_marker).
-    pub undo_marker: u64,
-    /// Retransmissions of the episode not yet reported as duplicates by a
-    /// D-SACK (Linux undo_retrans; -1: none sent yet). At 0 every
-    /// retransmission was needless and the reduction is undone.
-    pub undo_retrans: i32,
+    /// Whether the episode may still be undone, and what would prove it
+    /// spurious (undo.rs).
+    pub undo: Undo,
 }
 
 impl Sender {
@@ -63,7 +56,7 @@ impl Sender {
         let dubious =
             self.ca_state != CaState::Open || !ack.data_acked || ack.data_sacked || ack.dsack || self.ece_seen_this_ack;
         if !dubious {
-            self.rack.timer_at = None;
+            self.loss.rack.timer_at = None;
             return;
         }
         self.fastretrans_alert(now, ack, prior_una, ack_tsecr);
@@ -108,10 +101,8 @@ impl Sender {
         if !self.uses_rack() || self.frto.counter > 0 {
             return false;
         }
-        let retrans_out = self.sb.retrans_out;
         let reo_wnd = self.rack_reo_wnd();
-        self.rack.mark_lost(&mut self.sb, now, reo_wnd);
-        self.sb.retrans_out < retrans_out
+        self.loss.rack_mark_lost(&mut self.sb, now, reo_wnd)
     }
 
     /// Steps D and E of Linux tcp_fastretrans_alert before the loss marking:
@@ -133,15 +124,30 @@ impl Sender {
                 self.undo_recovery(now, prior_una);
             }
             CaState::Recovery if acked_new && self.may_undo(ack_tsecr) => {
-                held_by_partial_undo = if self.undoes_as_2_6() {
-                    self.undo_partial_2_6(now, prior_una, ack.cum_acked)
+                if self.cfg.sack {
+                    self.sb.note_reordering(prior_una);
                 } else {
-                    !self.undo_partial(now, prior_una, ack.cum_acked)
+                    self.sb.note_reno_reordering(ack.cum_acked);
+                }
+                held_by_partial_undo = if self.undoes_as_2_6() {
+                    let (prior_cwnd, prior_ssthresh) = (self.episode.prior_cwnd, self.episode.prior_ssthresh);
+                    undo26::undo_partial(
+                        &mut self.w,
+                        &mut self.cc,
+                        &self.sb,
+                        &mut self.episode.undo,
+                        prior_cwnd,
+                        prior_ssthresh,
+                    );
+                    true
+                } else {
+                    !self.undo_partial(now)
                 };
             }
             // Linux tcp_try_undo_dsack: every retransmission came back as a duplicate.
             CaState::Open | CaState::Disorder | CaState::Recovery
-                if self.dsack_proves_reduction_needless() && self.dsack_undo_allowed_in(self.ca_state) =>
+                if self.episode.undo.all_retransmissions_dsacked()
+                    && self.cfg.undo.dsack_undo_allowed_in(self.ca_state) =>
             {
                 self.undo_reduction(now);
             }
@@ -171,7 +177,7 @@ impl Sender {
                 // Linux tcp_try_undo_recovery: a recovery that ends without
                 // an undo counts towards RACK's return to its narrow window.
                 if self.ca_state != CaState::Cwr && self.uses_rack() {
-                    self.rack.on_recovery_exit();
+                    self.loss.rack.on_recovery_exit();
                 }
                 self.set_state(now, CaState::Open);
             }
@@ -196,6 +202,44 @@ impl Sender {
             _ => {}
         }
         held_by_partial_undo
+    }
+
+    /// A loss the tail loss probe repaired (tlp.rs): one reduction, as a
+    /// CWR that ends at once (tcp_init_cwnd_reduction,
+    /// tcp_end_cwnd_reduction, tcp_try_keep_open).
+    pub(super) fn reduce_after_repaired_tail_loss(&mut self, now: Nanos) {
+        self.stats.loss_probe_recoveries += 1;
+        self.episode.undo.possible = false;
+        self.init_cwnd_reduction(now);
+        self.set_state(now, CaState::Cwr);
+        if !self.cc_owns_window && self.w.ssthresh < INFINITE_SSTHRESH {
+            self.w.cwnd = self.w.ssthresh;
+        }
+        let c = self.conn(now);
+        self.cc.cwnd_event(&mut self.w, &c, CaEvent::CompleteCwr);
+        let left_out = self.sb.sacked_out + self.sb.lost_out + self.sb.retrans_out > 0;
+        self.set_state(now, if left_out { CaState::Disorder } else { CaState::Open });
+    }
+
+    /// Early retransmit (early_retransmit.rs), when on, for an ACK that
+    /// found no loss: the first segment is lost now (or after its wait).
+    fn early_retransmit_now(&mut self, now: Nanos) -> bool {
+        if !self.cfg.early_retrans {
+            return false;
+        }
+        let may_send_new = self.may_send_new_segment() && self.sb.in_flight() < self.w.cwnd;
+        let (srtt, ece, rto_at) = (self.rtt.srtt(), self.ece_seen_this_ack, self.rto_at);
+        self.loss.early_retransmit.head_lost_now(&self.sb, may_send_new, srtt, ece, rto_at, now)
+    }
+
+    /// Linux tcp_resume_early_retransmit: the wait ended without an ACK,
+    /// so the loss episode starts with the first segment lost.
+    pub(super) fn on_early_retransmit_timer(&mut self, now: Nanos) {
+        self.loss.early_retransmit.timer_at = None;
+        if self.sb.packets_out() > 0 && matches!(self.ca_state, CaState::Open | CaState::Disorder | CaState::Cwr) {
+            self.sb.mark_head_lost();
+            self.start_loss_episode(now, false);
+        }
     }
 
     /// Linux tcp_time_to_recover, then tcp_enter_recovery or tcp_try_to_open
@@ -229,7 +273,8 @@ impl Sender {
     /// Linux tcp_try_undo_partial: a partial ACK echoes a timestamp older
     /// than the episode's first retransmission, so the delayed original, not
     /// the retransmission, filled the hole. The reordering degree grows to
-    /// what the ACK reveals; while a retransmission is out nothing more is
+    /// what the ACK reveals (the caller notes it, for this and for Linux
+    /// 2.6's); while a retransmission is out nothing more is
     /// marked lost, and once none is the reduction is undone. Returns whether
     /// the ACK goes on to the loss check. As Linux 5.14+ ("net: tcp better
     /// handling of reordering then loss cases") it does after an undo: RACK
@@ -239,12 +284,7 @@ impl Sender {
     /// a new recovery on this ACK (tcp_time_to_recover). SACK flows without
     /// RACK (DupThresh, kernels before 4.18) stop there, as those kernels did;
     /// their marking ran before the state machine and is undone by the undo.
-    fn undo_partial(&mut self, now: Nanos, prior_una: u64, cum_acked: u32) -> bool {
-        if self.cfg.sack {
-            self.sb.note_reordering(prior_una);
-        } else {
-            self.sb.note_reno_reordering(cum_acked);
-        }
+    fn undo_partial(&mut self, now: Nanos) -> bool {
         if self.sb.retrans_out > 0 {
             return false;
         }
@@ -252,16 +292,10 @@ impl Sender {
         !self.cfg.sack || self.uses_rack()
     }
 
-    /// Linux tcp_may_undo: every retransmission of the episode was
-    /// reported as a duplicate by D-SACK (undo_retrans 0), or the ACK echoes
-    /// a timestamp older than the episode's first retransmission (Eifel,
-    /// tcp_packet_delayed), so an original segment, not a retransmission,
-    /// filled the hole.
+    /// Linux tcp_may_undo (undo.rs): D-SACKs or the timestamp echo
+    /// `ack_tsecr` prove the episode's retransmissions needless.
     fn may_undo(&self, ack_tsecr: Nanos) -> bool {
-        self.episode.undo_possible
-            && (self.episode.undo_retrans == 0
-                || self.no_retransmission_stamp_2_6()
-                || (self.episode.retrans_stamp > 0 && ack_tsecr > 0 && ack_tsecr < self.episode.retrans_stamp))
+        self.episode.undo.may_undo(ack_tsecr, self.undoes_as_2_6())
     }
 
     /// Linux tcp_try_undo_recovery after a spurious fast recovery: restore
@@ -277,7 +311,7 @@ impl Sender {
     fn unmark_lost(&mut self) {
         self.sb.unmark_lost();
         if self.cfg.rack {
-            self.rack.resync(&self.sb);
+            self.loss.rack.resync(&self.sb);
         }
     }
 
@@ -306,8 +340,15 @@ impl Sender {
         } else if self.undoes_as_2_6() && self.w.ssthresh < INFINITE_SSTHRESH {
             self.w.cwnd = self.w.cwnd.max(self.w.ssthresh); // 2.6 tcp_undo_cwr without prior_ssthresh
         }
-        self.moderate_cwnd_2_6();
-        self.episode.undo_possible = false;
+        if self.undoes_as_2_6() {
+            undo26::moderate_cwnd(&mut self.w, &self.sb);
+        }
+        self.episode.undo.possible = false;
+    }
+
+    /// The undo of Linux 2.6 (undo26.rs) rather than today's.
+    fn undoes_as_2_6(&self) -> bool {
+        self.cfg.undo == UndoStyle::Linux26
     }
 
     pub(super) fn set_state(&mut self, now: Nanos, new: CaState) {
@@ -319,11 +360,9 @@ impl Sender {
     /// Linux tcp_init_cwnd_reduction: the start of Recovery or CWR.
     pub(super) fn init_cwnd_reduction(&mut self, now: Nanos) {
         self.episode.high_seq = self.sb.nxt();
-        self.tlp.end_episode();
+        self.loss.tlp.end_episode();
         self.episode.prior_cwnd = self.w.cwnd;
-        self.episode.prr_delivered = 0;
-        self.episode.prr_out = 0;
-        self.episode.halving_cnt = 0;
+        self.episode.prr.start(self.w.cwnd);
         let c = self.conn(now);
         self.w.ssthresh = self.cc.ssthresh(&self.w, &c);
         self.queue_cwr();
@@ -359,10 +398,8 @@ impl Sender {
         // What an undo restores (Linux tcp_enter_recovery: prior_ssthresh,
         // undo_marker; retrans_stamp restarts once nothing is retransmitted).
         self.episode.prior_ssthresh = 0;
-        self.init_undo();
-        if self.sb.retrans_out == 0 {
-            self.episode.retrans_stamp = 0;
-        }
+        self.episode.undo.start(self.sb.una(), self.sb.retrans_out);
+        self.episode.undo.restart_stamp_unless_retransmitting(self.sb.retrans_out);
         // A reduction under way (CWR after an ECN echo) goes on: its
         // ssthresh, recovery point and PRR counts stay (tcp_in_cwnd_reduction).
         // From Loss (a lost retransmission) a new one starts.
@@ -373,14 +410,6 @@ impl Sender {
             self.init_cwnd_reduction(now);
         }
         self.set_state(now, CaState::Recovery);
-    }
-
-    /// Linux tcp_init_undo: the episode starting now may be undone; its
-    /// retransmissions are counted from those already out.
-    fn init_undo(&mut self) {
-        self.episode.undo_possible = true;
-        self.episode.undo_marker = self.sb.una();
-        self.episode.undo_retrans = if self.sb.retrans_out > 0 { self.sb.retrans_out as i32 } else { -1 };
     }
 
     /// Linux tcp_try_undo_loss: a spurious timeout (Eifel, D-SACK, or F-RTO
@@ -402,53 +431,27 @@ impl Sender {
 
     fn enter_cwr(&mut self, now: Nanos) {
         self.stats.ecn_reductions += 1;
-        self.episode.undo_possible = false;
+        self.episode.undo.possible = false;
         self.init_cwnd_reduction(now);
         self.set_state(now, CaState::Cwr);
     }
 
-    /// RFC 6937 proportional rate reduction (Linux tcp_cwnd_reduction).
-    pub(super) fn prr_reduce(&mut self, newly_delivered: u32, una_advanced_without_loss: bool) {
-        if newly_delivered == 0 || self.episode.prior_cwnd == 0 {
-            return;
-        }
-        self.episode.prr_delivered += newly_delivered;
-        let in_flight = self.sb.in_flight() as i64;
-        let delta = self.w.ssthresh as i64 - in_flight;
-        let mut sndcnt = if delta < 0 {
-            let dividend =
-                self.w.ssthresh as u64 * self.episode.prr_delivered as u64 + self.episode.prior_cwnd as u64 - 1;
-            (dividend / self.episode.prior_cwnd as u64) as i64 - self.episode.prr_out as i64
+    /// One step of the reduction under way (Recovery, CWR) on an ACK that
+    /// delivered `newly_delivered` segments: PRR (prr.rs), or rate halving
+    /// without it, which counts `halving_delivered`.
+    pub(super) fn reduce_cwnd(
+        &mut self,
+        newly_delivered: u32,
+        una_advanced_without_loss: bool,
+        halving_delivered: u32,
+    ) {
+        let in_flight = self.sb.in_flight();
+        if self.cfg.prr {
+            self.episode.prr.reduce(&mut self.w, in_flight, newly_delivered, una_advanced_without_loss);
         } else {
-            // Slow-start reduction bound (PRR-SSRB).
-            let mut s = (self.episode.prr_delivered as i64 - self.episode.prr_out as i64).max(newly_delivered as i64);
-            if una_advanced_without_loss {
-                s += 1;
-            }
-            s.min(delta)
-        };
-        // Force a fast retransmit on entering recovery.
-        sndcnt = sndcnt.max(if self.episode.prr_out == 0 { 1 } else { 0 });
-        self.w.cwnd = (in_flight + sndcnt).max(1) as u32;
-    }
-
-    /// Rate halving, the reduction of Linux before PRR (3.2): tcp_cwnd_down.
-    /// On every ACK that delivers data the window falls by one segment per two
-    /// ACKs while above the algorithm's floor (tcp_cwnd_min: its min_cwnd,
-    /// else ssthresh), and never exceeds the segments in flight plus one, so
-    /// the sender sends one segment per two delivered and never bursts when
-    /// recovery ends.
-    pub(super) fn rate_halve(&mut self, newly_delivered: u32) {
-        if newly_delivered == 0 {
-            return;
+            let cc = &self.cc;
+            self.episode.prr.rate_halve(&mut self.w, in_flight, halving_delivered, |w| cc.min_cwnd(w));
         }
-        let decr = self.episode.halving_cnt + 1;
-        self.episode.halving_cnt = decr & 1;
-        let decr = decr >> 1;
-        if decr > 0 && self.w.cwnd > self.cc.min_cwnd(&self.w) {
-            self.w.cwnd -= decr;
-        }
-        self.w.cwnd = self.w.cwnd.min(self.sb.in_flight() + 1);
     }
 
     /// Linux tcp_enter_loss: after an RTO (or Tahoe's fast retransmit).
@@ -462,10 +465,8 @@ impl Sender {
         if crate::cc::timeout_starts_episode(self.ca_state, una, high_seq, timeouts) {
             self.episode.prior_cwnd = self.w.cwnd;
             self.episode.prior_ssthresh = self.w.current_ssthresh();
-            if self.sb.retrans_out == 0 {
-                self.episode.retrans_stamp = 0;
-            }
-            self.init_undo();
+            self.episode.undo.restart_stamp_unless_retransmitting(self.sb.retrans_out);
+            self.episode.undo.start(self.sb.una(), self.sb.retrans_out);
             let c = self.conn(now);
             crate::cc::reduce_on_timeout(&mut self.cc, &mut self.w, &c);
         }
@@ -474,14 +475,14 @@ impl Sender {
         // Linux tcp_enter_loss: no undo once a segment still outstanding was
         // retransmitted before (its ACK cannot tell which copy arrived).
         if self.sb.any_ever_retransmitted() {
-            self.episode.undo_possible = false;
+            self.episode.undo.possible = false;
         }
         self.sb.mark_all_lost();
         if !self.cfg.sack {
             self.sb.reset_reno_sacks();
         }
         self.episode.high_seq = self.sb.nxt();
-        self.tlp.end_episode();
+        self.loss.tlp.end_episode();
         self.queue_cwr();
         self.set_state(now, CaState::Loss);
         self.next_send_at = now;
@@ -780,7 +781,7 @@ mod tests {
         for _ in 3..recovery_point - 1 {
             d.ack(1, 0, &[]);
         }
-        d.ack_echo(1, recovery_point, &[], d.s.episode.retrans_stamp);
+        d.ack_echo(1, recovery_point, &[], d.s.episode.undo.retrans_stamp);
         assert_eq!(d.s.ca_state, CaState::Open);
         assert_eq!((d.s.w.cwnd, d.s.w.ssthresh), (10, 10));
     }
@@ -796,11 +797,11 @@ mod tests {
         // The pipe well below ssthresh, PRR's sending ahead of its deliveries
         // (earlier slow-start bounds): the bound is the ACK's own deliveries.
         d.s.w.ssthresh = 30;
-        d.s.episode.prr_out = d.s.episode.prr_delivered + 10;
+        d.s.episode.prr.send_ahead(10);
         // The retransmission of 0 arrives: the partial ACK covers 0..4 and
         // marks 5, the next hole, lost. It delivered one segment: the
         // duplicate ACKs counted 1..4 (tcp_remove_reno_sacks).
-        let sent = d.ack_echo(1, 5, &[], d.s.episode.retrans_stamp);
+        let sent = d.ack_echo(1, 5, &[], d.s.episode.undo.retrans_stamp);
         assert_eq!(d.s.ca_state, CaState::Recovery);
         assert_eq!(sent, [5], "the next hole, and no extra segment");
     }
@@ -858,14 +859,14 @@ mod tests {
         let recovery = |undone: bool| {
             let mut d = rack_sender(20);
             d.start();
-            d.s.rack.on_dsack(0, 20);
+            d.s.loss.rack.on_dsack(0, 20);
             d.ack(100, 0, &[(1, 4)]);
             assert_eq!(d.s.ca_state, CaState::Recovery);
             let high = d.s.snd_nxt();
             let echo = if undone { 1 } else { d.now };
             d.ack_echo(50, high, &[], echo);
             assert_eq!((d.s.ca_state, d.s.stats.undone_recoveries), (CaState::Open, undone as u64));
-            d.s.rack.recoveries_until_narrow()
+            d.s.loss.rack.recoveries_until_narrow()
         };
         assert_eq!(recovery(true), 16);
         assert_eq!(recovery(false), 15);

@@ -21,7 +21,7 @@
 //!   such swing: its growth keeps the writer awake (and its size was measured
 //!   where Linux's writer waits, at the line).
 
-use super::sender::SenderConfig;
+use super::config::SenderConfig;
 
 #[derive(Clone, Debug, Default)]
 pub struct SendBuffer {

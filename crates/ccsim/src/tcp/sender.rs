@@ -27,17 +27,19 @@
 //!   pushes the earliest next departure by payload / rate (Linux internal TCP
 //!   pacing, tcp_update_skb_after_send); a timer wakes the sender then.
 
+use super::ack_scan::{AckFlags, AckScan, AckSummary};
 use super::chrono::{Chrono, Limit};
-use super::dsack::first_block_is_dsack;
-use super::early_retransmit::EarlyRetransmit;
-use super::frto::{AckFlags, FrtoState, FrtoVariant};
-use super::rack::Rack;
+pub use super::config::SenderConfig;
+use super::dsack::{count_dsack, first_block_is_dsack};
+use super::frto::FrtoState;
+use super::loss_detection::LossDetection;
 use super::rate::RateSampler;
 use super::recovery::Episode;
-use super::rtt::{RtoStyle, RttEstimator};
-use super::scoreboard::{OnRemoved, Removed, Scoreboard, Segment, DUPTHRESH, EVER_RETRANS, SACKED};
+use super::rtt::RttEstimator;
+use super::scoreboard::{Scoreboard, Segment, DUPTHRESH};
 use super::send_buffer::SendBuffer;
-use super::tlp::Tlp;
+pub use super::stats::SenderStats;
+use super::tlp::probe_timeout;
 use crate::cc::RecoveryPolicy;
 use crate::cc::{AckSample, Algorithm, CaEvent, CaState, Conn, Counting, Window};
 use crate::net::outbox::Outbox;
@@ -66,71 +68,6 @@ macro_rules! conn_of {
             ca_state: Some($s.ca_state),
         }
     };
-}
-
-#[derive(Clone, Debug)]
-pub struct SenderConfig {
-    pub mss: u32,
-    pub init_cwnd: u32,
-    pub sack: bool,
-    pub timestamps: bool,
-    pub prr: bool,
-    /// RACK loss detection for SACK flows (RFC 8985; Linux 4.4+, alone since 4.18).
-    pub rack: bool,
-    /// Tail loss probes for SACK flows (RFC 8985; Linux 3.10+).
-    pub tlp: bool,
-    /// RFC 5827 early retransmit with Linux's delay (3.5 to 4.10).
-    pub early_retrans: bool,
-    /// What the window's growth counts: ACKed segments, or ACKs (before 3.13/4.0).
-    pub counting: Counting,
-    /// FACK loss marking for SACK flows without RACK (Linux before 4.15).
-    pub fack: bool,
-    pub pacing: bool,
-    pub ecn: bool,
-    /// F-RTO after a retransmission timeout, as a Linux release ran it.
-    pub frto: FrtoVariant,
-    /// How a spurious recovery is undone (undo26.rs).
-    pub undo: super::undo26::UndoStyle,
-    pub rto_style: RtoStyle,
-    pub initial_rto: Nanos,
-    pub min_rto: Nanos,
-    pub max_rto: Nanos,
-    /// Payload bytes of a fixed send buffer (send_buffer.rs), or None for autotuning.
-    pub snd_buf: Option<u64>,
-    pub wmem_max: u64,
-    /// Bytes a segment takes in the automatic send buffer beyond its payload
-    /// (its skb truesize less the payload).
-    pub snd_skb_overhead: u64,
-    pub start: Nanos,
-    /// The application stops writing at this time (bulk flows).
-    pub stop: Option<Nanos>,
-    /// Bytes to transfer (file transfers); None: unlimited (bulk).
-    pub size: Option<u64>,
-}
-
-/// Per-flow counters (Linux: tcp_info and the MIB counters).
-#[derive(Clone, Copy, Debug, Default)]
-pub struct SenderStats {
-    pub segments_sent: u64,
-    /// Payload bytes sent, retransmissions included (throughput).
-    pub bytes_sent: u64,
-    pub retransmitted_segments: u64,
-    pub timeouts: u64,
-    pub fast_recoveries: u64,
-    /// Fast recoveries found spurious and undone (Linux TCPFullUndo + TCPPartialUndo).
-    pub undone_recoveries: u64,
-    /// Timeouts undone as spurious (Linux TCPLossUndo: Eifel, D-SACK or F-RTO).
-    pub undone_timeouts: u64,
-    /// Timeouts F-RTO found spurious (Linux TCPSpuriousRTOs).
-    pub spurious_timeouts: u64,
-    /// ACKs whose first SACK block was a D-SACK (Linux TCPDSACKRecv + TCPDSACKOfoRecv).
-    pub dsacks_received: u64,
-    pub ecn_reductions: u64,
-    pub acks_received: u64,
-    /// Tail loss probes sent (Linux TCPLossProbes).
-    pub loss_probes: u64,
-    /// Losses a probe repaired, each with one reduction (Linux TCPLossProbeRecovery).
-    pub loss_probe_recoveries: u64,
 }
 
 pub struct Sender {
@@ -178,11 +115,9 @@ pub struct Sender {
     /// Pacing: earliest time of the next transmission.
     pub(super) next_send_at: Nanos,
     pub(super) rto_at: Option<Nanos>,
-    /// RACK state and its reordering timer.
-    pub(super) rack: Rack,
-    /// Tail loss probe state and its timer.
-    pub(super) tlp: Tlp,
-    pub(super) early_retransmit: EarlyRetransmit,
+    /// RACK, the tail loss probe and early retransmit, and their timers
+    /// (loss_detection.rs).
+    pub(super) loss: LossDetection,
     /// Time the last byte of a transfer was ACKed (file transfers).
     pub completed_at: Option<Nanos>,
     pub stats: SenderStats,
@@ -192,62 +127,6 @@ pub struct Sender {
     pub last_rtt_sample: Option<Nanos>,
     /// How far new data may run ahead of SND.UNA (send_buffer.rs).
     send_buffer: SendBuffer,
-}
-
-/// The scan of the segments a cumulative ACK removes (Linux
-/// tcp_clean_rtx_queue): what `Sender::on_ack` hands `Scoreboard::ack_to`,
-/// by value, with what it needs to know and what it learns.
-struct CleanRtx<'a> {
-    rate: &'a mut RateSampler,
-    rack: &'a mut Rack,
-    now: Nanos,
-    min_rtt: Option<Nanos>,
-    high_seq: u64,
-    rack_on: bool,
-    /// Without SACK the duplicate ACKs counted most of these deliveries
-    /// already (Linux tcp_clean_rtx_queue counts only with SACK; the rest is
-    /// remove_reno_sacks' in `on_ack`); their rate sample is taken all the same.
-    sack_on: bool,
-    /// The ACK's timestamp echo (0 without timestamps).
-    ack_tsecr: Nanos,
-    first_acked: bool,
-    nonhead_retrans_acked: bool,
-    orig_acked_below_high_seq: bool,
-    retransmitted_data_acked: bool,
-    /// The RTT of the oldest and of the newest never-retransmitted segment removed.
-    oldest_rtt: Option<Nanos>,
-    newest_rtt: Option<Nanos>,
-}
-
-impl OnRemoved for CleanRtx<'_> {
-    /// A run of clean segments (scoreboard::Removed) went out in order: the
-    /// rate sample and RACK take its last, the oldest RTT its first.
-    #[inline(always)]
-    fn removed(&mut self, r: Removed) {
-        let s = r.last;
-        if s.has(EVER_RETRANS) {
-            self.nonhead_retrans_acked |= !self.first_acked;
-        }
-        self.first_acked = false;
-        if s.has(SACKED) {
-            return;
-        }
-        self.rate.on_delivered(self.now, if self.sack_on { r.count } else { 0 }, s.sent_at, &s.tx);
-        // Linux tcp_skb_spurious_retrans: an ACK echoing a timestamp older
-        // than the retransmission was for the original, so RACK does not
-        // take the retransmission's send time.
-        let original_arrived = s.has(EVER_RETRANS) && self.ack_tsecr > 0 && self.ack_tsecr < s.sent_at;
-        if self.rack_on && !original_arrived {
-            self.rack.on_delivered(r.last_seq, s, self.now, self.min_rtt);
-        }
-        if s.has(EVER_RETRANS) {
-            self.retransmitted_data_acked = true;
-        } else {
-            self.orig_acked_below_high_seq |= r.first_seq < self.high_seq;
-            self.oldest_rtt.get_or_insert(self.now - r.first.sent_at);
-            self.newest_rtt = Some(self.now - s.sent_at);
-        }
-    }
 }
 
 impl Sender {
@@ -295,9 +174,7 @@ impl Sender {
             max_packets_seq: 0,
             next_send_at: 0,
             rto_at: None,
-            rack: Rack::default(),
-            tlp: Tlp::default(),
-            early_retransmit: EarlyRetransmit::default(),
+            loss: LossDetection::default(),
             completed_at: None,
             stats: SenderStats::default(),
             chrono: Chrono::default(),
@@ -353,10 +230,7 @@ impl Sender {
     /// branch-free, as this runs after every ACK.
     pub fn next_wakeup(&self, now: Nanos) -> Option<Nanos> {
         const NONE: Nanos = Nanos::MAX;
-        let mut t = (self.rto_at.unwrap_or(NONE))
-            .min(self.tlp.timer_at.unwrap_or(NONE))
-            .min(self.rack.timer_at.unwrap_or(NONE))
-            .min(self.early_retransmit.timer_at.unwrap_or(NONE));
+        let mut t = (self.rto_at.unwrap_or(NONE)).min(self.loss.next_timer());
         if !self.started {
             t = t.min(self.cfg.start);
         }
@@ -381,19 +255,18 @@ impl Sender {
             self.app_active = false;
         }
         // The probe goes first: it restarts the RTO (Linux has one timer for the three).
-        if self.tlp.timer_at.is_some_and(|t| now >= t) {
+        if self.loss.tlp.timer_at.is_some_and(|t| now >= t) {
             self.send_loss_probe(now, out);
         }
         if self.rto_at.is_some_and(|t| now >= t) {
             self.rto_at = None;
             self.on_retransmission_timeout(now, out);
-            self.tlp.timer_at = None;
-            self.rack.timer_at = None;
+            self.loss.cancel_probe_and_reordering_timers();
         }
-        if self.rack.timer_at.is_some_and(|t| now >= t) {
+        if self.loss.rack.timer_at.is_some_and(|t| now >= t) {
             self.on_reordering_timeout(now);
         }
-        if self.early_retransmit.timer_at.is_some_and(|t| now >= t) {
+        if self.loss.early_retransmit.timer_at.is_some_and(|t| now >= t) {
             self.on_early_retransmit_timer(now);
         }
         self.send(now, out);
@@ -403,17 +276,40 @@ impl Sender {
     /// starts (if it has not) with one PRR step, and the send loop retransmits.
     fn on_reordering_timeout(&mut self, now: Nanos) {
         let reo_wnd = self.rack_reo_wnd();
-        let newly_lost = self.rack.on_timer(&mut self.sb, now, reo_wnd);
+        let newly_lost = self.loss.rack.on_timer(&mut self.sb, now, reo_wnd);
         if newly_lost > 0 && self.ca_state != CaState::Recovery {
             self.enter_recovery(now, false);
             if !self.cc_owns_window {
-                if self.cfg.prr {
-                    self.prr_reduce(1, false);
-                } else {
-                    self.rate_halve(1);
-                }
+                self.reduce_cwnd(1, false, 1);
             }
         }
+    }
+
+    /// Linux tcp_schedule_loss_probe (tlp.rs): arms the probe timer, or
+    /// clears it when no probe applies (the RTO then stands alone).
+    pub(super) fn schedule_loss_probe(&mut self, now: Nanos) {
+        let packets_out = self.sb.packets_out();
+        if !self.cfg.tlp || !self.cfg.sack || packets_out == 0 || !matches!(self.ca_state, CaState::Open | CaState::Cwr)
+        {
+            self.loss.tlp.timer_at = None;
+            return;
+        }
+        let pto = probe_timeout(self.rtt.srtt(), packets_out, self.cfg.min_rto, self.cfg.initial_rto);
+        self.loss.tlp.arm(now, pto, self.rto_at);
+        // One timer in Linux: the probe replaces a pending reordering timer.
+        self.loss.rack.timer_at = None;
+    }
+
+    /// Linux tcp_send_loss_probe: the probe timer fired (tlp.rs). New data
+    /// goes whatever cwnd says (tcp_write_xmit with push_one = 2).
+    fn send_loss_probe(&mut self, now: Nanos, out: &mut impl Outbox) {
+        let may_send_new = self.may_send_new_segment();
+        let Some((seq, retransmission)) = self.loss.tlp.choose_probe(&self.sb, may_send_new) else { return };
+        let nxt = self.sb.nxt();
+        self.transmit(now, seq, retransmission, out);
+        self.loss.tlp.on_probe_sent(retransmission, nxt.max(self.sb.nxt()));
+        self.stats.loss_probes += 1;
+        self.rto_at = Some(now + self.rtt.rto());
     }
 
     /// Linux tcp_may_raise_cwnd (tcp_cong_control): whether this ACK may
@@ -431,7 +327,7 @@ impl Sender {
 
     /// RACK's reordering window now (rack.rs).
     pub(super) fn rack_reo_wnd(&self) -> Nanos {
-        self.rack.reo_wnd(
+        self.loss.rack.reo_wnd(
             self.rtt.min_rtt(),
             self.rtt.srtt(),
             matches!(self.ca_state, CaState::Recovery | CaState::Loss),
@@ -552,15 +448,11 @@ impl Sender {
         let tx = self.rate.on_send(now, self.sb.packets_out());
         if retransmission {
             if self.uses_rack() {
-                self.rack.on_retransmit(seq, now, self.sb.nxt());
+                self.loss.rack.on_retransmit(seq, now, self.sb.nxt());
             }
             self.sb.on_retransmit(seq, now, tx);
             self.stats.retransmitted_segments += 1;
-            if self.episode.retrans_stamp == 0 {
-                self.episode.retrans_stamp = now;
-            }
-            // Linux tcp_retransmit_skb: one more retransmission a D-SACK may prove needless.
-            self.episode.undo_retrans = self.episode.undo_retrans.max(0) + 1;
+            self.episode.undo.on_retransmit(now);
             // Linux restarts the timer when it retransmits the head, so a
             // recovery that takes longer than one RTO does not time out.
             if seq == self.sb.una() {
@@ -570,7 +462,7 @@ impl Sender {
             self.sb.push_new(Segment { sent_at: now, tx, flags: 0, nxt_at_retransmit: 0 });
         }
         if matches!(self.ca_state, CaState::Recovery | CaState::Cwr) {
-            self.episode.prr_out += 1;
+            self.episode.prr.on_sent();
         }
         let mut p = Packet::new(Kind::Data, self.id, payload + tcp_header_bytes(self.cfg.timestamps, 0));
         p.seq = seq;
@@ -602,47 +494,8 @@ impl Sender {
         out.send(p);
     }
 
-    /// The ACK's SACK blocks (Linux tcp_sacktag_write_queue): a D-SACK
-    /// first, then each newly SACKed segment delivered (rate sample, RACK,
-    /// `flags`); returns the RTT of the newest never-retransmitted one.
-    #[inline(never)]
-    fn tag_sack_blocks(
-        &mut self,
-        now: Nanos,
-        ack_seq: u64,
-        sack: &[SackBlock],
-        prior_una: u64,
-        flags: &mut AckFlags,
-    ) -> Option<Nanos> {
-        let (high_seq, frto_highmark) = (self.episode.high_seq, self.frto.highmark);
-        if first_block_is_dsack(sack, ack_seq) {
-            flags.dsack = true;
-            self.on_dsack(sack[0], prior_una);
-        }
-        let rack_on = self.uses_rack();
-        let min_rtt = self.rtt.min_rtt();
-        let mut sack_rtt = None;
-        let rate = &mut self.rate;
-        let rack = &mut self.rack;
-        for b in sack {
-            self.sb.sack(b.start, b.end, |seq, s| {
-                rate.on_delivered(now, 1, s.sent_at, &s.tx);
-                flags.data_sacked = true;
-                if rack_on {
-                    rack.on_delivered(seq, s, now, min_rtt);
-                }
-                if !s.has(EVER_RETRANS) {
-                    sack_rtt = Some(now - s.sent_at);
-                    flags.orig_acked_below_high_seq |= seq < high_seq;
-                    flags.orig_sacked_below_highmark |= seq < frto_highmark;
-                }
-            });
-        }
-        sack_rtt
-    }
-
     /// An ACK arrives (Linux tcp_ack) with its SACK blocks `sack` (kept
-    /// beside the packet: `Receiver::sack_blocks`).
+    /// beside the packet in the pool: `PacketPool::remove_with_sack`).
     pub fn on_ack(&mut self, now: Nanos, ack: &Packet, sack: &[SackBlock], out: &mut impl Outbox) {
         self.stats.acks_received += 1;
         if ack.seq > self.sb.nxt() || !self.started {
@@ -651,7 +504,7 @@ impl Sender {
         if ack.seq >= self.sb.una() {
             // Linux tcp_ack: an ACK ends a delayed early retransmit's wait
             // (tcp_rearm_rto); the checks below may start another.
-            self.early_retransmit.timer_at = None;
+            self.loss.early_retransmit.timer_at = None;
         }
         if self.cfg.timestamps && ack.ts_val > 0 {
             self.ts_recent = ack.ts_val;
@@ -669,82 +522,17 @@ impl Sender {
         let prior_lost_marks = self.sb.lost_marks;
         self.rate.begin_ack();
 
-        // SACK blocks, then the cumulative ACK.
-        let mut sack_rtt: Option<Nanos> = None;
-        // What F-RTO and the undo need to know of this ACK (frto.rs).
-        let mut flags = AckFlags::default();
-        let high_seq = self.episode.high_seq;
-        self.sb.begin_ack();
-        let prior_sacked_out = self.sb.sacked_out;
+        let summary = self.scan_ack(now, ack, sack, prior_una);
+        let flags = summary.flags;
+        let acked_new = flags.data_acked;
         let rack_on = self.uses_rack();
-        let min_rtt = self.rtt.min_rtt();
-        // Most ACKs carry no blocks: their tagging stays out of line.
-        if self.cfg.sack && !sack.is_empty() {
-            sack_rtt = self.tag_sack_blocks(now, ack.seq, sack, prior_una, &mut flags);
-        }
-        let newly_sacked = self.sb.sacked_out > prior_sacked_out;
-        let scan = self.sb.ack_to(
-            ack.seq,
-            CleanRtx {
-                rate: &mut self.rate,
-                rack: &mut self.rack,
-                now,
-                min_rtt,
-                high_seq,
-                rack_on,
-                sack_on: self.cfg.sack,
-                ack_tsecr: if self.cfg.timestamps { ack.ts_ecr } else { 0 },
-                first_acked: true,
-                nonhead_retrans_acked: false,
-                orig_acked_below_high_seq: false,
-                retransmitted_data_acked: false,
-                oldest_rtt: None,
-                newest_rtt: None,
-            },
-        );
-        flags.nonhead_retrans_acked |= scan.nonhead_retrans_acked;
-        flags.orig_acked_below_high_seq |= scan.orig_acked_below_high_seq;
-        let retransmitted_data_acked = scan.retransmitted_data_acked;
-        let (mut oldest_rtt, mut newest_rtt) = (scan.oldest_rtt, scan.newest_rtt);
-        let ack_tsecr = scan.ack_tsecr;
-        if self.cfg.sack {
-            self.sb.end_ack();
-        }
-        // Linux tcp_clean_rtx_queue (FLAG_RETRANS_DATA_ACKED): a cumulative
-        // ACK that also covers retransmitted data gives no RTT sample of its
-        // own, since the segments above the hole may have waited for the
-        // retransmission (their SACKs can have been crowded out of the three
-        // blocks an ACK carries); the timestamp echo measures it instead.
-        if retransmitted_data_acked {
-            oldest_rtt = None;
-            newest_rtt = None;
-        }
-        let acked_new = self.sb.una() > prior_una;
         if acked_new {
             // Linux tcp_ack: an ACK of new data clears icsk_retransmits.
             self.episode.timeouts_in_a_row = 0;
         }
-        let cum_acked = (self.sb.una() - prior_una) as u32;
-        flags.data_acked = acked_new;
-        flags.cum_acked = cum_acked;
-        flags.retrans_acked = retransmitted_data_acked;
-        flags.dupack = !acked_new && !flags.data_sacked;
 
         if !self.cfg.sack {
-            // In Loss everything sent before the timeout is marked lost:
-            // Linux 3.10+ counts a duplicate ACK there only once new data
-            // went out past the recovery point (F-RTO step 2.b), and an ACK
-            // of new data forgets the count (tcp_process_loss).
-            let in_loss = self.ca_state == CaState::Loss;
-            if acked_new {
-                self.rate.delivered += self.sb.remove_reno_sacks(cum_acked) as u64;
-                if in_loss {
-                    self.sb.reset_reno_sacks();
-                }
-            } else if self.sb.packets_out() > 0 && (!in_loss || self.sb.nxt() > self.episode.high_seq) {
-                // A delivery as far as it grows the count (tcp_add_reno_sack).
-                self.rate.delivered += self.sb.add_reno_sack() as u64;
-            }
+            self.count_duplicate_acks(acked_new, flags.cum_acked);
         }
         let delivered = (self.rate.delivered - prior_delivered) as u32;
 
@@ -754,28 +542,136 @@ impl Sender {
             self.cc.in_ack_event(&mut self.w, conn_of!(self, now));
         }
 
-        // ECN echo (Linux: per ACK; DCTCP counts the delivered segments with CE).
-        self.ece_seen_this_ack = self.cfg.ecn && ack.ece;
+        self.ecn_echo(now, ack.ece, delivered);
+
+        self.rtt_sample_and_pkts_acked(now, ack, &summary, delivered, prior_in_flight);
+
+        // The RFC 4138 F-RTO judges this ACK first, and no loss is marked
+        // while it runs (Linux tcp_process_frto, tcp_time_to_recover).
+        let frto_holds_cwnd = self.frto.counter > 0 && self.process_frto(now, &flags);
+        if self.loss.tlp.on_ack(ack.seq, !acked_new && !summary.newly_sacked) {
+            self.reduce_after_repaired_tail_loss(now);
+        }
+        let (frto_running, in_recovery) = (self.frto.counter > 0, self.ca_state == CaState::Recovery);
+        self.loss.on_ack(&mut self.sb, now, rack_on, self.cfg.sack, frto_running, in_recovery);
+        let ack_tsecr = if self.cfg.timestamps { ack.ts_ecr } else { 0 };
+        self.update_congestion_state(now, &flags, prior_una, ack_tsecr);
+        // Linux tcp_ack: what this ACK marked lost is tp->lost's growth, the
+        // head NewReno marks without SACK included (tcp_newreno_mark_lost).
+        let newly_lost = (self.sb.lost_marks - prior_lost_marks) as u32;
+        let reordering_timer_armed = rack_on && self.loss.rack.timer_at.is_some();
+        if reordering_timer_armed {
+            self.loss.tlp.timer_at = None; // one timer in Linux
+        }
+
+        self.cong_control(now, &flags, delivered, newly_lost, prior_in_flight, frto_holds_cwnd);
+
+        let rearm_probe = self.rearm_timers(now, acked_new, reordering_timer_armed);
+        let nxt_before = self.sb.nxt();
+        self.send(now, out);
+        // The probe is armed once: `send` arms it if it sent new data (the
+        // same timer from the state after sending); otherwise it is armed
+        // here. Nothing `send` reads depends on the probe's timer, and
+        // without new data it leaves what the timer is computed from
+        // (packets out, the RTO's deadline, the state) as it was.
+        if rearm_probe && self.sb.nxt() == nxt_before {
+            self.schedule_loss_probe(now);
+        }
+    }
+
+    /// The scoreboard step of the ACK (ack_scan.rs): its SACK blocks, then
+    /// the cumulative ACK. A D-SACK is counted first, against the tags of
+    /// before (Linux tcp_sacktag_write_queue).
+    #[inline(always)]
+    fn scan_ack(&mut self, now: Nanos, ack: &Packet, sack: &[SackBlock], prior_una: u64) -> AckSummary {
+        self.sb.begin_ack();
+        let sack = if self.cfg.sack { sack } else { &[] };
+        let dsack = first_block_is_dsack(sack, ack.seq);
+        if dsack {
+            // The sender's one entry point for "a duplicate was reported"
+            // (Linux tcp_check_dsack with tcp_dsack_seen): a mechanism that
+            // adapts to D-SACKs (RACK's reordering window) hooks here.
+            self.stats.dsacks_received += 1;
+            if self.cfg.rack {
+                self.loss.rack.on_dsack(self.sb.una(), self.sb.nxt());
+            }
+            count_dsack(&mut self.sb, &mut self.episode.undo, sack[0], prior_una);
+        }
+        let rack_on = self.uses_rack();
+        let mut summary = AckScan {
+            sb: &mut self.sb,
+            rate: &mut self.rate,
+            rack: &mut self.loss.rack,
+            now,
+            min_rtt: self.rtt.min_rtt(),
+            high_seq: self.episode.high_seq,
+            frto_highmark: self.frto.highmark,
+            rack_on,
+            sack_on: self.cfg.sack,
+            ack_tsecr: if self.cfg.timestamps { ack.ts_ecr } else { 0 },
+        }
+        .run(ack.seq, sack, prior_una);
+        summary.flags.dsack = dsack;
+        summary
+    }
+
+    /// Without SACK, what the ACK delivered is counted from the duplicate
+    /// ACKs (Linux tcp_remove_reno_sacks, tcp_add_reno_sack). In Loss
+    /// everything sent before the timeout is marked lost: Linux 3.10+
+    /// counts a duplicate ACK there only once new data went out past the
+    /// recovery point (F-RTO step 2.b), and an ACK of new data forgets the
+    /// count (tcp_process_loss).
+    #[inline(always)]
+    fn count_duplicate_acks(&mut self, acked_new: bool, cum_acked: u32) {
+        let in_loss = self.ca_state == CaState::Loss;
+        if acked_new {
+            self.rate.delivered += self.sb.remove_reno_sacks(cum_acked) as u64;
+            if in_loss {
+                self.sb.reset_reno_sacks();
+            }
+        } else if self.sb.packets_out() > 0 && (!in_loss || self.sb.nxt() > self.episode.high_seq) {
+            // A delivery as far as it grows the count (tcp_add_reno_sack).
+            self.rate.delivered += self.sb.add_reno_sack() as u64;
+        }
+    }
+
+    /// The ACK's ECN echo `ece` (Linux: per ACK; DCTCP counts the
+    /// `delivered` segments with CE).
+    #[inline(always)]
+    fn ecn_echo(&mut self, now: Nanos, ece: bool, delivered: u32) {
+        self.ece_seen_this_ack = self.cfg.ecn && ece;
         if self.cfg.ecn {
-            if ack.ece {
+            if ece {
                 self.delivered_ce += delivered as u64;
             }
             let c = self.conn(now);
-            let ev = if ack.ece { CaEvent::EcnEcho } else { CaEvent::EcnNoEcho };
+            let ev = if ece { CaEvent::EcnEcho } else { CaEvent::EcnNoEcho };
             self.cc.cwnd_event(&mut self.w, &c, ev);
         }
+    }
 
-        // RTT: oldest never-retransmitted newly ACKed segment (Karn), else SACK, else timestamps.
-        let mut seq_rtt = oldest_rtt.or(sack_rtt);
-        if seq_rtt.is_none() && acked_new && self.cfg.timestamps && ack.ts_ecr > 0 {
+    /// The RTT estimator's sample (Linux tcp_ack_update_rtt): the oldest
+    /// never-retransmitted newly ACKed segment (Karn), else SACK, else the
+    /// timestamp echo; then the algorithm's (pkts_acked): the newest SACKed
+    /// segment if this ACK SACKed any, else the newest cumulatively ACKed one.
+    #[inline(always)]
+    fn rtt_sample_and_pkts_acked(
+        &mut self,
+        now: Nanos,
+        ack: &Packet,
+        summary: &AckSummary,
+        delivered: u32,
+        prior_in_flight: u32,
+    ) {
+        let mut seq_rtt = summary.oldest_rtt.or(summary.sack_rtt);
+        if seq_rtt.is_none() && summary.flags.data_acked && self.cfg.timestamps && ack.ts_ecr > 0 {
             seq_rtt = Some(now.saturating_sub(ack.ts_ecr));
         }
         if let Some(r) = seq_rtt {
             self.rtt.on_sample(r);
         }
         self.last_rtt_sample = seq_rtt;
-        // Linux: the newest SACKed segment if this ACK SACKed any, else the newest cumulatively ACKed one.
-        let ca_rtt = sack_rtt.or(newest_rtt).or(seq_rtt);
+        let ca_rtt = summary.sack_rtt.or(summary.newest_rtt).or(seq_rtt);
         if delivered > 0 || ca_rtt.is_some() {
             let (rcv_tsval, rcv_tsecr) = if self.cfg.timestamps { (ack.ts_val, ack.ts_ecr) } else { (0, 0) };
             let sample = AckSample {
@@ -788,48 +684,29 @@ impl Sender {
             };
             self.cc.pkts_acked(&mut self.w, conn_of!(self, now), &sample);
         }
+    }
 
-        // The RFC 4138 F-RTO judges this ACK first, and no loss is marked
-        // while it runs (Linux tcp_process_frto, tcp_time_to_recover).
-        let frto_holds_cwnd = self.frto.counter > 0 && self.process_frto(now, &flags);
-        self.process_tlp_ack(now, ack.seq, !acked_new && !newly_sacked);
-        if rack_on {
-            // What the ACK delivered updates RACK here (Linux tcp_rack_advance,
-            // from tcp_sacktag_write_queue and tcp_clean_rtx_queue); RACK
-            // marks losses inside the state machine (identify_packet_loss).
-            if self.frto.counter == 0 {
-                self.rack.end_ack(now, self.sb.una());
-            }
-        } else if self.cfg.sack {
-            if self.frto.counter == 0 {
-                self.sb.mark_lost_by_sack();
-            }
-            if self.ca_state == CaState::Recovery {
-                self.sb.mark_lost_retransmissions();
-            }
-        }
-        self.update_congestion_state(now, &flags, prior_una, ack_tsecr);
-        // Linux tcp_ack: what this ACK marked lost is tp->lost's growth, the
-        // head NewReno marks without SACK included (tcp_newreno_mark_lost).
-        let newly_lost = (self.sb.lost_marks - prior_lost_marks) as u32;
-        let reordering_timer_armed = rack_on && self.rack.timer_at.is_some();
-        if reordering_timer_armed {
-            self.tlp.timer_at = None; // one timer in Linux
-        }
-
-        // Window update (Linux tcp_cong_control).
+    /// The window update (Linux tcp_cong_control): the algorithm's own
+    /// (cong_control), the reduction of Recovery and CWR, or growth.
+    #[inline(always)]
+    fn cong_control(
+        &mut self,
+        now: Nanos,
+        flags: &AckFlags,
+        delivered: u32,
+        newly_lost: u32,
+        prior_in_flight: u32,
+        frto_holds_cwnd: bool,
+    ) {
         if self.cc_owns_window {
             let rs = self.rate.end_ack(delivered, newly_lost, prior_in_flight, self.rtt.min_rtt());
             self.cc.cong_control(&mut self.w, conn_of!(self, now), &rs);
         } else if matches!(self.ca_state, CaState::Recovery | CaState::Cwr) {
-            if self.cfg.prr {
-                self.prr_reduce(delivered, acked_new && newly_lost == 0);
-            } else {
-                // Linux tcp_cwnd_down: every duplicate ACK of a flow
-                // without SACK counts, whether or not it grew sacked_out.
-                self.rate_halve(if flags.dupack && !self.cfg.sack { delivered.max(1) } else { delivered });
-            }
-        } else if self.may_raise_cwnd(&flags) && delivered > 0 && !frto_holds_cwnd {
+            // Linux tcp_cwnd_down: every duplicate ACK of a flow without
+            // SACK counts, whether or not it grew sacked_out.
+            let halving_delivered = if flags.dupack && !self.cfg.sack { delivered.max(1) } else { delivered };
+            self.reduce_cwnd(delivered, flags.data_acked && newly_lost == 0, halving_delivered);
+        } else if self.may_raise_cwnd(flags) && delivered > 0 && !frto_holds_cwnd {
             // Before 3.13 cong_avoid had no count: each such ACK was one.
             let counted = match self.w.counting {
                 Counting::Segments => delivered,
@@ -838,14 +715,17 @@ impl Sender {
             self.cc.cong_avoid(&mut self.w, conn_of!(self, now), counted);
         }
         self.w.cwnd = self.w.cwnd.max(1);
+    }
 
-        // Retransmission timer (RFC 6298 5.2/5.3), or the loss probe in its
-        // place (Linux tcp_set_xmit_timer) unless RACK's timer now holds it.
+    /// Retransmission timer (RFC 6298 5.2/5.3), or the loss probe in its
+    /// place (Linux tcp_set_xmit_timer) unless RACK's timer now holds it;
+    /// and the end of a transfer. Returns whether the probe is to be armed.
+    #[inline(always)]
+    fn rearm_timers(&mut self, now: Nanos, acked_new: bool, reordering_timer_armed: bool) -> bool {
         let mut rearm_probe = false;
         if self.sb.packets_out() == 0 {
             self.rto_at = None;
-            self.tlp.timer_at = None;
-            self.rack.timer_at = None;
+            self.loss.cancel_probe_and_reordering_timers();
         } else if acked_new {
             self.rto_at = Some(now + self.rtt.rto());
             rearm_probe = self.cfg.tlp && !reordering_timer_armed;
@@ -854,16 +734,7 @@ impl Sender {
             self.completed_at = Some(now);
             self.app_active = false;
         }
-        let nxt_before = self.sb.nxt();
-        self.send(now, out);
-        // The probe is armed once: `send` arms it if it sent new data (the
-        // same timer from the state after sending); otherwise it is armed
-        // here. Nothing `send` reads depends on the probe's timer, and
-        // without new data it leaves what the timer is computed from
-        // (packets out, the RTO's deadline, the state) as it was.
-        if rearm_probe && self.sb.nxt() == nxt_before {
-            self.schedule_loss_probe(now);
-        }
+        rearm_probe
     }
 }
 

@@ -16,9 +16,7 @@
 //!   loss: the window is reduced once, as a CWR (7.4.2). Entering recovery,
 //!   CWR or loss ends the episode.
 
-use super::sender::Sender;
-use crate::cc::{CaEvent, CaState, INFINITE_SSTHRESH};
-use crate::net::outbox::Outbox;
+use super::scoreboard::{Scoreboard, SACKED};
 use crate::time::{Nanos, NS_PER_MS};
 
 /// Linux TCP_TIMEOUT_MIN: added to the PTO when several segments are out.
@@ -39,6 +37,63 @@ impl Tlp {
     pub fn end_episode(&mut self) {
         self.high_seq = None;
     }
+
+    /// Linux tcp_schedule_loss_probe's deadline: `pto` after `now`, never
+    /// later than a pending retransmission timer at `rto_at`.
+    pub(super) fn arm(&mut self, now: Nanos, pto: Nanos, rto_at: Option<Nanos>) {
+        let mut at = now + pto;
+        if let Some(rto_at) = rto_at.filter(|&t| t > now) {
+            at = at.min(rto_at);
+        }
+        self.timer_at = Some(at);
+    }
+
+    /// Linux tcp_send_loss_probe, the timer fired: the segment to probe
+    /// with and whether it is a retransmission, new data if `may_send_new`,
+    /// else the last segment again; none while a probe is out, with nothing
+    /// out, or when the last segment is SACKed (the RTO stays armed).
+    pub(super) fn choose_probe(&mut self, sb: &Scoreboard, may_send_new: bool) -> Option<(u64, bool)> {
+        self.timer_at = None;
+        if self.high_seq.is_some() || sb.packets_out() == 0 {
+            return None;
+        }
+        let nxt = sb.nxt();
+        if may_send_new {
+            return Some((nxt, false));
+        }
+        let last = nxt - 1;
+        if sb.get(last).has(SACKED) {
+            return None;
+        }
+        Some((last, true))
+    }
+
+    /// The probe went out; `high_seq`: SND.NXT after it.
+    pub(super) fn on_probe_sent(&mut self, retransmission: bool, high_seq: u64) {
+        self.probe_was_retransmission = retransmission;
+        self.high_seq = Some(high_seq);
+    }
+
+    /// Linux tcp_process_tlp_ack (RFC 8985 7.4.2), before the ACK's loss
+    /// recovery: returns true when the episode's probe repaired a loss (the
+    /// window is then reduced once). `dupack`: the ACK neither advanced
+    /// SND.UNA nor SACKed new data.
+    pub(super) fn on_ack(&mut self, ack_seq: u64, dupack: bool) -> bool {
+        let Some(high_seq) = self.high_seq else { return false };
+        if ack_seq < high_seq {
+            return false;
+        }
+        if !self.probe_was_retransmission {
+            self.high_seq = None;
+        } else if ack_seq > high_seq {
+            // Only one copy of the probed segment arrived: it was lost.
+            return true;
+        } else if dupack {
+            // Both the original and the probe arrived: no loss.
+            self.high_seq = None;
+        }
+        false
+    }
 }
 
 /// The probe timeout (Linux tcp_schedule_loss_probe) for `packets_out`
@@ -50,86 +105,6 @@ pub fn probe_timeout(srtt: Option<Nanos>, packets_out: u32, min_rto: Nanos, init
     }
 }
 
-impl Sender {
-    /// Linux tcp_schedule_loss_probe: arms the probe timer, or clears it when
-    /// no probe applies (the RTO then stands alone).
-    pub(super) fn schedule_loss_probe(&mut self, now: Nanos) {
-        let packets_out = self.sb.packets_out();
-        if !self.cfg.tlp || !self.cfg.sack || packets_out == 0 || !matches!(self.ca_state, CaState::Open | CaState::Cwr)
-        {
-            self.tlp.timer_at = None;
-            return;
-        }
-        let pto = probe_timeout(self.rtt.srtt(), packets_out, self.cfg.min_rto, self.cfg.initial_rto);
-        let mut at = now + pto;
-        if let Some(rto_at) = self.rto_at.filter(|&t| t > now) {
-            at = at.min(rto_at);
-        }
-        self.tlp.timer_at = Some(at);
-        // One timer in Linux: the probe replaces a pending reordering timer.
-        self.rack.timer_at = None;
-    }
-
-    /// Linux tcp_send_loss_probe: the probe timer fired.
-    pub(super) fn send_loss_probe(&mut self, now: Nanos, out: &mut impl Outbox) {
-        self.tlp.timer_at = None;
-        if self.tlp.high_seq.is_some() || self.sb.packets_out() == 0 {
-            return; // at most one probe outstanding; the RTO stays armed
-        }
-        let nxt = self.sb.nxt();
-        if self.may_send_new_segment() {
-            // New data, whatever cwnd says (tcp_write_xmit with push_one = 2).
-            self.transmit(now, nxt, false, out);
-            self.tlp.probe_was_retransmission = false;
-        } else {
-            let last = nxt - 1;
-            if self.sb.get(last).has(super::scoreboard::SACKED) {
-                return;
-            }
-            self.transmit(now, last, true, out);
-            self.tlp.probe_was_retransmission = true;
-        }
-        self.tlp.high_seq = Some(nxt.max(self.sb.nxt()));
-        self.stats.loss_probes += 1;
-        self.rto_at = Some(now + self.rtt.rto());
-    }
-
-    /// Linux tcp_process_tlp_ack (RFC 8985 7.4.2), before the ACK's loss
-    /// recovery: did the episode's probe repair a loss?
-    /// `dupack`: the ACK neither advanced SND.UNA nor SACKed new data.
-    pub(super) fn process_tlp_ack(&mut self, now: Nanos, ack_seq: u64, dupack: bool) {
-        let Some(high_seq) = self.tlp.high_seq else { return };
-        if ack_seq < high_seq {
-            return;
-        }
-        if !self.tlp.probe_was_retransmission {
-            self.tlp.high_seq = None;
-        } else if ack_seq > high_seq {
-            // Only one copy of the probed segment arrived: it was lost.
-            self.reduce_after_repaired_tail_loss(now);
-        } else if dupack {
-            // Both the original and the probe arrived: no loss.
-            self.tlp.high_seq = None;
-        }
-    }
-
-    /// A loss the probe repaired: one reduction, as a CWR that ends at once
-    /// (tcp_init_cwnd_reduction, tcp_end_cwnd_reduction, tcp_try_keep_open).
-    fn reduce_after_repaired_tail_loss(&mut self, now: Nanos) {
-        self.stats.loss_probe_recoveries += 1;
-        self.episode.undo_possible = false;
-        self.init_cwnd_reduction(now);
-        self.set_state(now, CaState::Cwr);
-        if !self.cc_owns_window && self.w.ssthresh < INFINITE_SSTHRESH {
-            self.w.cwnd = self.w.ssthresh;
-        }
-        let c = self.conn(now);
-        self.cc.cwnd_event(&mut self.w, &c, CaEvent::CompleteCwr);
-        let left_out = self.sb.sacked_out + self.sb.lost_out + self.sb.retrans_out > 0;
-        self.set_state(now, if left_out { CaState::Disorder } else { CaState::Open });
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -138,6 +113,28 @@ mod tests {
     use crate::time::NS_PER_MS;
 
     const MS: Nanos = NS_PER_MS;
+
+    #[test]
+    fn the_probe_is_new_data_else_the_last_segment_and_one_per_episode() {
+        let mut sb = crate::tcp::scoreboard::Scoreboard::new();
+        for _ in 0..4 {
+            sb.push_new(crate::tcp::scoreboard::Segment::default());
+        }
+        let mut tlp = Tlp::default();
+        tlp.arm(0, 30, Some(20));
+        assert_eq!(tlp.timer_at, Some(20), "never after the RTO");
+        assert_eq!(tlp.choose_probe(&sb, true), Some((4, false)));
+        assert_eq!((tlp.choose_probe(&sb, false), tlp.timer_at), (Some((3, true)), None));
+        tlp.on_probe_sent(true, 4);
+        assert_eq!(tlp.choose_probe(&sb, false), None, "one probe per episode");
+        // The ACK of 4 without a duplicate: one copy arrived, a loss repaired.
+        assert!(!tlp.on_ack(3, false), "below the probe");
+        assert!(!tlp.on_ack(4, false), "at it: wait for a duplicate ACK");
+        assert!(tlp.on_ack(5, false));
+        // A duplicate ACK at the probe's point: both copies arrived.
+        assert!(!tlp.on_ack(4, true));
+        assert_eq!(tlp.high_seq, None);
+    }
 
     #[test]
     fn the_probe_timeout_is_two_srtt_with_room_for_a_delayed_ack_of_one_segment() {
@@ -164,7 +161,7 @@ mod tests {
         assert_eq!(d.start().len(), 10);
         d.ack(100, 8, &[]);
         let acked_at = d.now;
-        let pto = d.s.tlp.timer_at.expect("a probe is armed") - acked_at;
+        let pto = d.s.loss.tlp.timer_at.expect("a probe is armed") - acked_at;
         // 2 SRTT (SRTT 100 ms) + 2 ms, before the RTO (300 ms here).
         assert_eq!(pto, 202 * MS);
         assert_eq!(d.s.rto_at, Some(acked_at + 300 * MS));

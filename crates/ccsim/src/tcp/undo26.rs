@@ -23,9 +23,9 @@
 //! every preset; without SACK, 2.6 held Recovery until something above the
 //! recovery point was ACKed (RFC 2582).
 
-use super::sender::Sender;
-use crate::cc::CaState;
-use crate::time::Nanos;
+use super::scoreboard::Scoreboard;
+use super::undo::Undo;
+use crate::cc::{Algorithm, CaState, Window};
 
 /// Which undo procedure a sender runs (`tcp.undo`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -36,56 +36,65 @@ pub enum UndoStyle {
     Linux26,
 }
 
-impl Sender {
-    pub(super) fn undoes_as_2_6(&self) -> bool {
-        self.cfg.undo == UndoStyle::Linux26
-    }
-
-    /// Linux 2.6 tcp_packet_delayed's first case: no retransmission stamp
-    /// means nothing was retransmitted, so nothing speaks against an undo.
-    pub(super) fn no_retransmission_stamp_2_6(&self) -> bool {
-        self.undoes_as_2_6() && self.episode.retrans_stamp == 0
-    }
-
+impl UndoStyle {
     /// Whether a D-SACK undo may run in state `state` (2.6: in Disorder only).
-    pub(super) fn dsack_undo_allowed_in(&self, state: CaState) -> bool {
-        !self.undoes_as_2_6() || state == CaState::Disorder
+    pub(super) fn dsack_undo_allowed_in(self, state: CaState) -> bool {
+        self != UndoStyle::Linux26 || state == CaState::Disorder
     }
+}
 
-    /// Linux 2.6 tcp_moderate_cwnd after an undo: at most the packets in
-    /// flight plus the reordering degree (tcp_max_burst).
-    pub(super) fn moderate_cwnd_2_6(&mut self) {
-        if self.undoes_as_2_6() {
-            let cap = self.sb.in_flight() + self.sb.reordering;
-            self.w.cwnd = self.w.cwnd.min(cap.max(1));
-        }
-    }
+/// Linux 2.6 tcp_moderate_cwnd after an undo: at most the packets in
+/// flight plus the reordering degree (tcp_max_burst).
+pub(super) fn moderate_cwnd(w: &mut Window, sb: &Scoreboard) {
+    let cap = sb.in_flight() + sb.reordering;
+    w.cwnd = w.cwnd.min(cap.max(1));
+}
 
-    /// Linux 2.6 tcp_try_undo_partial: the window comes back (moderated),
-    /// ssthresh and the Recovery state stay. Returns true: the ACK marks
-    /// nothing more lost.
-    pub(super) fn undo_partial_2_6(&mut self, _now: Nanos, prior_una: u64, cum_acked: u32) -> bool {
-        if self.cfg.sack {
-            self.sb.note_reordering(prior_una);
-        } else {
-            self.sb.note_reno_reordering(cum_acked);
-        }
-        if self.sb.retrans_out == 0 {
-            self.episode.retrans_stamp = 0;
-        }
-        if self.episode.prior_ssthresh > 0 {
-            self.w.cwnd = self.cc.undo_cwnd(&self.w, self.episode.prior_cwnd);
-        } else {
-            self.w.cwnd = self.w.cwnd.max(self.w.ssthresh);
-        }
-        self.moderate_cwnd_2_6();
-        true
+/// Linux 2.6 tcp_try_undo_partial, once the reordering is noted: the window
+/// comes back (to what `cc` makes of `prior_cwnd` if the episode made the
+/// reduction, `prior_ssthresh` > 0), moderated; ssthresh and the Recovery
+/// state stay. The ACK marks nothing more lost.
+pub(super) fn undo_partial(
+    w: &mut Window,
+    cc: &mut Algorithm,
+    sb: &Scoreboard,
+    undo: &mut Undo,
+    prior_cwnd: u32,
+    prior_ssthresh: u32,
+) {
+    undo.restart_stamp_unless_retransmitting(sb.retrans_out);
+    if prior_ssthresh > 0 {
+        w.cwnd = cc.undo_cwnd(w, prior_cwnd);
+    } else {
+        w.cwnd = w.cwnd.max(w.ssthresh);
     }
+    moderate_cwnd(w, sb);
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_undo_is_moderated_to_the_flight_plus_the_reordering_degree() {
+        // 5 segments in flight, the default degree 3: at most 8.
+        let mut sb = Scoreboard::new();
+        for _ in 0..5 {
+            sb.push_new(crate::tcp::scoreboard::Segment::default());
+        }
+        let mut w = Window::new(20);
+        moderate_cwnd(&mut w, &sb);
+        assert_eq!(w.cwnd, 8);
+        moderate_cwnd(&mut w, &sb);
+        assert_eq!(w.cwnd, 8, "a window below the cap stays");
+    }
+
+    #[test]
+    fn linux_2_6_undoes_by_d_sack_in_disorder_only() {
+        assert!(UndoStyle::Linux26.dsack_undo_allowed_in(CaState::Disorder));
+        assert!(!UndoStyle::Linux26.dsack_undo_allowed_in(CaState::Recovery));
+        assert!(UndoStyle::Modern.dsack_undo_allowed_in(CaState::Recovery));
+    }
     use crate::tcp::driver::Driver;
 
     /// 20 segments of Reno out with the 2.6 undo; segment 0 is late, 1..=3
