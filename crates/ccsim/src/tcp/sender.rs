@@ -131,6 +131,8 @@ pub struct SenderStats {
     pub loss_probes: u64,
     /// Losses a probe repaired, each with one reduction (Linux TCPLossProbeRecovery).
     pub loss_probe_recoveries: u64,
+    /// Segments the sending host's full queue refused (net/host_queue.rs).
+    pub local_drops: u64,
 }
 
 pub struct Sender {
@@ -498,6 +500,10 @@ impl Sender {
             }
             // The clock first: the rate is asked only when it holds a segment back.
             if now < self.next_send_at && self.pacing_rate().is_some() {
+                break Limit::Network;
+            }
+            if !out.has_room() {
+                self.on_local_drop(now);
                 break Limit::Network;
             }
             if let Some(seq) = self.sb.next_to_retransmit().filter(|_| retransmit) {
