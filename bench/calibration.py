@@ -48,19 +48,6 @@ STACK_2_6_32 = {"kernel": "2.6.32"}
 STACK_3_5 = {"kernel": "3.5"}
 
 
-#: The study's upload kept a steady window of about 10 KB (56.44 kbit/s x 1.471 s; RTT std 113 ms,
-#: 0.04% retransmitted): a window limit, not a full buffer, and the study names none. The 2.6.24
-#: preset does not give it by itself: Linux grows an unlocked send buffer to twice the window
-#: whenever the flow is held by it (tcp_new_space, tcp_should_expand_sndbuf), as ccbench does. A
-#: send buffer the application fixed holds no steady window either: Linux wakes a writer blocked on
-#: it only once two thirds are free (sk_stream_write_space), so what is out swings (send_buffer.rs;
-#: 8 segments gave an RTT of 1448 ms but a std of 195 ms, 7 segments 1244 ms). A fixed receive
-#: buffer at the receiving host does hold it steady: 14 KiB, which 2.6.24 (adv_win_scale 2) offers
-#: as a window of 10752 bytes, 7 segments, gave 1447 ms with a std of 99 ms (5 seeds). So the row
-#: writes that window out, as the study's receiver must have offered it.
-UMTS_UPLOAD_RCV_BUF = "14KiB"
-
-
 @dataclass
 class Quantity:
     """One measured quantity of a reference row."""
@@ -112,14 +99,14 @@ def umts_rows() -> list[Row]:
     ]
     rows = []
     for direction, link, qs in (("down", "downlink", q_down), ("up", "uplink", q_up)):
-        tcp = STACK_2_6_24 if direction == "down" else {**STACK_2_6_24, "rcv_buf": UMTS_UPLOAD_RCV_BUF}
+        tcp = STACK_2_6_24
         scenario = {
             "name": f"umts {direction}",
             "duration": "100s",
             "profile": "umts",
             "flows": [_flow("newreno", direction, tcp)],
         }
-        label = "NewReno, 1 flow, downlink" if direction == "down" else "NewReno, 1 flow, uplink, 14 KB rcvbuf"
+        label = f"NewReno, 1 flow, {link}"
         rows.append(Row("S1 umts", label, scenario, link, qs))
     return rows
 

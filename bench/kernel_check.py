@@ -107,7 +107,12 @@ def _scenario(name: str, profile, cc: str, direction: str, duration_s: float, **
     for key in ("size",):
         if key in extra:
             flow[key] = extra.pop(key)
-    return {"name": name, "duration": f"{duration_s:g}s", "profile": profile, "flows": [flow], **extra}
+    scenario = {"name": name, "duration": f"{duration_s:g}s", "profile": profile, "flows": [flow], **extra}
+    if direction == "up" and profile == "umts":
+        # Kernel mode cannot hold a sender back behind the card's buffer (it refuses host_queue):
+        # both sides run the umts uplink without the laptop's PPP queue.
+        scenario["uplink"] = {"host_queue": None}
+    return scenario
 
 
 def conditions(scale: float) -> list[Condition]:

@@ -96,6 +96,14 @@ def test_an_mss_beyond_one_full_size_packet_is_refused_with_the_core_sizes():
         kernel.check(scenario(tcp={"mss": 1461, "timestamps": False}), AVAILABLE)
 
 
+def test_a_host_queue_is_refused_for_the_flows_that_send_over_it():
+    umts = {"duration": "2s", "profile": "umts"}  # its uplink has the laptop's PPP queue
+    with pytest.raises(kernel.KernelModeError, match="cannot hold the sender back") as e:
+        kernel.check(load({**umts, "flows": [{"cc": "cubic", "direction": "up"}]}), AVAILABLE)
+    assert e.value.path == "uplink.host_queue"
+    kernel.check(load({**umts, "flows": [{"cc": "cubic", "direction": "down"}]}), AVAILABLE)  # ACKs only
+
+
 def test_settings_the_kernel_fixes_are_refused_by_field():
     with pytest.raises(kernel.KernelModeError) as e:
         kernel.check(scenario(tcp={"delack_segments": 3}), AVAILABLE)

@@ -5,11 +5,8 @@ shipped file validates like a user file and a copy with one factor changed
 runs; the [quick] reduction and the `study` field are checked like any field."""
 
 import html
-import importlib.util
 import json
 import re
-import sys
-from pathlib import Path
 
 import pytest
 import tomllib
@@ -26,7 +23,6 @@ from ccbench.campaigns.estimate import (
 )
 from ccbench.campaigns.studies import STUDIES
 from ccbench.cli import app
-from ccbench.scenario import load
 from typer.testing import CliRunner
 
 #: Per study, the ids (tables) and alt texts (figures) its report section must hold.
@@ -115,25 +111,14 @@ def test_quick_study_report_has_every_table_and_figure(quick_study, name):
     assert "report.html" in output
 
 
-def test_umts_uploads_run_with_the_calibrated_receive_window():
-    # bench/calibration.py finds the study's steady upload window on its reference
-    # condition; the study's uplink runs must use it, its downlink runs autotune.
-    path = Path(__file__).resolve().parents[1] / "bench" / "calibration.py"
-    module = importlib.util.spec_from_file_location("ccbench_bench_calibration", path)
-    calibration = importlib.util.module_from_spec(module)
-    sys.modules[module.name] = calibration  # its dataclasses look their module up
-    module.loader.exec_module(calibration)
-    calibrated = load(
-        {
-            "duration": "1s",
-            "profile": "umts",
-            "flows": [{"cc": "newreno", "tcp": {"rcv_buf": calibration.UMTS_UPLOAD_RCV_BUF}}],
-        }
-    )
+def test_umts_runs_have_no_fitted_receive_window():
+    """The study's upload window came from a fitted 14 KiB receive buffer; the uplink's sender now
+    sits behind the laptop's PPP queue (the profile's host_queue) and every receiver autotunes."""
     c = spec.parse_study(STUDIES["umts"].path)
-    first_flows = [json.loads(r.scenario_json)["flows"][0] for r in c.runs]
-    by_direction = {(f["direction"], f["tcp"]["rcv_buf"]) for f in first_flows}
-    assert by_direction == {("down", "auto"), ("up", calibrated["flows"][0]["tcp"]["rcv_buf"])}
+    scenarios = [json.loads(r.scenario_json) for r in c.runs]
+    assert {s["flows"][0]["tcp"]["rcv_buf"] for s in scenarios} == {"auto"}
+    assert {s["uplink"]["host_queue"] for s in scenarios} == {4}
+    assert "host_queue" not in scenarios[0]["downlink"]
 
 
 def test_umts_quick_tables_hold_numbers(quick_study):

@@ -179,6 +179,13 @@ def check(scenario: dict, available: list[str]) -> None:
             )
         if f.get("access_delay", 0):
             raise KernelModeError(f"{p}.access_delay", "per-flow access delays are simulator-only")
+        data_link = "downlink" if f["direction"] == "down" else "uplink"
+        if (scenario.get(data_link) or {}).get("host_queue") is not None:
+            raise KernelModeError(
+                f"{data_link}.host_queue",
+                f"{p} sends over it: the emulator takes what the kernel sends from its TUN device as it comes and "
+                "cannot hold the sender back (in kernel mode the sender's own qdisc is its host queue)",
+            )
         tcp = f["tcp"]
         for key, (value, why) in FIXED_IN_KERNEL.items():
             if tcp[key] != value:

@@ -30,6 +30,7 @@ use super::channel::loss::{Loss, LossModel};
 use super::channel::outage::{OutageConfig, Outages};
 use super::channel::rate::{RateConfig, Transmitter};
 use super::delay_line::DelayLine;
+use super::host_queue::HostQueue;
 use super::packet::{Packet, MTU_BYTES};
 use super::pool::{PacketId, PacketPool};
 use super::queue::{Capacity, Queue, QueueConfig, Queued};
@@ -50,6 +51,10 @@ pub struct LinkConfig {
     /// has waited longer than this when its transmission would start is
     /// discarded (a residual loss) instead of sent. Drop-tail queues only.
     pub discard_timer_ns: Option<Nanos>,
+    /// The sending host's interface queue in front of this link, in packets
+    /// (host_queue.rs): the link's drop-tail queue then holds the host's
+    /// senders back instead of dropping what they send.
+    pub host_queue: Option<u32>,
 }
 
 impl LinkConfig {
@@ -64,6 +69,7 @@ impl LinkConfig {
             jitter: None,
             outages: OutageConfig::default(),
             discard_timer_ns: None,
+            host_queue: None,
         }
     }
 }
@@ -167,6 +173,8 @@ pub struct Link {
     /// Drops at enqueue (full buffer or RED).
     enqueue_drops: u64,
     counters: LinkCounters,
+    /// The sending host's queue in front of the link, if it has one.
+    host: Option<HostQueue>,
 }
 
 impl Link {
@@ -193,6 +201,7 @@ impl Link {
             wakeup_moved: true,
             enqueue_drops: 0,
             counters: LinkCounters::default(),
+            host: config.host_queue.map(HostQueue::new),
             config,
         }
     }
@@ -227,6 +236,64 @@ impl Link {
             }
         }
         self.enqueue_other(now, id, pool)
+    }
+
+    /// Whether the sending host's queue (host_queue.rs) stands in front of the link.
+    pub fn has_host_queue(&self) -> bool {
+        self.host.is_some()
+    }
+
+    /// How many packets the sending host's queue in front of the link has
+    /// room for now (u32::MAX without one).
+    #[inline]
+    pub fn host_room(&self) -> u32 {
+        self.host.as_ref().map_or(u32::MAX, HostQueue::room)
+    }
+
+    /// `n` packets were sent toward the link through the host's queue; each
+    /// then arrives with `enqueue_from_host`.
+    #[inline]
+    pub fn host_sent(&mut self, n: u32) {
+        if let Some(h) = self.host.as_mut() {
+            h.sent(n);
+        }
+    }
+
+    /// Packet `id`, sent through the host's queue, arrives at `now`: the
+    /// link's queue takes it if it fits and nothing is held before it;
+    /// otherwise it waits in the host's queue (never dropped).
+    pub fn enqueue_from_host(&mut self, now: Nanos, id: PacketId, pool: &mut PacketPool) {
+        if self.next_transmitter_event().is_some_and(|t| t <= now) {
+            self.catch_up(now, pool);
+        }
+        let host = self.host.as_mut().expect("a link with a host queue");
+        let fits = match &self.queue {
+            Queue::DropTail(q) => q.fifo().fits(pool.get(id)),
+            _ => unreachable!("a host queue feeds a drop-tail queue (scenario checks)"),
+        };
+        if host.is_holding() || !fits {
+            host.hold(id);
+            return;
+        }
+        host.admitted();
+        let taken = self.enqueue(now, id, pool);
+        debug_assert!(taken, "a packet that fits is taken");
+    }
+
+    /// The link's queue has room again at `t`: held packets of the host's
+    /// queue move in, oldest first, as far as they fit.
+    #[inline(never)]
+    fn take_from_host(&mut self, t: Nanos, pool: &mut PacketPool) {
+        let (Some(host), Queue::DropTail(q)) = (self.host.as_mut(), &mut self.queue) else { return };
+        while let Some(id) = host.first_held() {
+            if !q.fifo().fits(pool.get(id)) {
+                break;
+            }
+            host.next_held();
+            self.counters.arrival(t, pool.get_mut(id));
+            let taken = q.enqueue(id, pool);
+            debug_assert!(taken);
+        }
     }
 
     /// `enqueue` of any other arrival.
@@ -369,7 +436,7 @@ impl Link {
     /// Packets inside the link (queued, or on the wire, where the frame
     /// being sent already is): what it holds of the pool.
     pub fn packets_inside(&self) -> usize {
-        self.queue.len_packets() + self.wire.len()
+        self.queue.len_packets() + self.wire.len() + self.host.as_ref().map_or(0, HostQueue::held_len)
     }
 
     /// Completes the transmissions due by `now` and starts the next ones.
@@ -422,6 +489,9 @@ impl Link {
                         self.transmit_unless_stale(t, head, pool);
                     } else {
                         self.transmit(t, head, pool);
+                    }
+                    if self.host.is_some() {
+                        self.take_from_host(t, pool);
                     }
                 }
             }
@@ -556,6 +626,9 @@ impl Link {
         while let Some(q) = self.queue.dequeue(t, pool) {
             self.lose(q.id, pool);
             self.counters.residual_losses += 1;
+        }
+        if self.host.is_some() {
+            self.take_from_host(t, pool);
         }
         if self.observes_queue {
             self.tell_occupancy(t, 0);

@@ -1,6 +1,7 @@
 //! The network: packets, queues, channels, delay lines and the link state machine.
 pub mod channel;
 pub mod delay_line;
+pub mod host_queue;
 pub mod link;
 pub mod outbox;
 pub mod packet;

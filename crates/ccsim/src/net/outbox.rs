@@ -13,6 +13,12 @@ use super::pool::{PacketId, PacketPool};
 pub trait Outbox {
     /// Sends `p`.
     fn send(&mut self, p: Packet);
+
+    /// Whether the sending host's queue takes one more packet now
+    /// (host_queue.rs); a sender that finds it full sends nothing more.
+    fn has_room(&self) -> bool {
+        true
+    }
 }
 
 impl Outbox for Vec<Packet> {
@@ -22,16 +28,42 @@ impl Outbox for Vec<Packet> {
     }
 }
 
-/// Packets go into `pool`, their handles into `sent` in the order sent.
+/// Packets go into `pool`, their handles into `sent` in the order sent
+/// (empty when the sender is called); `room`: how many the host's queue
+/// takes (u32::MAX without one).
 pub struct IntoPool<'a> {
     pub pool: &'a mut PacketPool,
     pub sent: &'a mut Vec<PacketId>,
+    pub room: u32,
 }
 
 impl Outbox for IntoPool<'_> {
     #[inline(always)]
     fn send(&mut self, p: Packet) {
         self.sent.push(self.pool.insert(p));
+    }
+
+    #[inline(always)]
+    fn has_room(&self) -> bool {
+        (self.sent.len() as u32) < self.room
+    }
+}
+
+/// A test outbox behind a host queue of `room` packets.
+#[cfg(test)]
+pub struct Limited {
+    pub sent: Vec<Packet>,
+    pub room: usize,
+}
+
+#[cfg(test)]
+impl Outbox for Limited {
+    fn send(&mut self, p: Packet) {
+        self.sent.push(p);
+    }
+
+    fn has_room(&self) -> bool {
+        self.sent.len() < self.room
     }
 }
 
@@ -43,7 +75,7 @@ mod tests {
     #[test]
     fn into_pool_keeps_each_packet_in_the_pool_and_its_handle_in_order() {
         let (mut pool, mut sent) = (PacketPool::new(), Vec::new());
-        let mut out = IntoPool { pool: &mut pool, sent: &mut sent };
+        let mut out = IntoPool { pool: &mut pool, sent: &mut sent, room: u32::MAX };
         for flow in 0..3 {
             out.send(Packet::new(Kind::Data, flow, 1500));
         }

@@ -121,6 +121,20 @@ pub fn check_link(path: &str, l: &LinkSpec) -> Result<(), ScenarioError> {
             );
         }
     }
+    if let Some(n) = l.host_queue {
+        if n == 0 {
+            return err(format!("{path}.host_queue"), "0 packets cannot hold a segment; allowed: 1 or more");
+        }
+        if l.queue.kind != QueueKind::Droptail {
+            return err(
+                format!("{path}.host_queue"),
+                format!("feeds a drop-tail queue; this link's queue is {:?}", l.queue.kind).to_lowercase(),
+            );
+        }
+        if l.dch.is_some() {
+            return err(format!("{path}.host_queue"), "not with a dch link (its bearer follows the queue alone)");
+        }
+    }
     check_loss(&format!("{path}.loss"), &l.loss)?;
     if let Some(a) = &l.arq {
         if a.max_retries > 64 {
@@ -471,6 +485,12 @@ mod tests {
         (r#"{"trace": {"opportunities_ms": [1, -2]}}"#, "downlink.trace.opportunities_ms[1]", &["-2"]),
         (r#"{"rate_process": {"states": []}}"#, "downlink.rate_process.states", &["at least one state"]),
         (r#"{"rate": "1Mbit", "discard_timer": 0}"#, "downlink.discard_timer", &["longer than zero"]),
+        (r#"{"rate": "1Mbit", "host_queue": 0}"#, "downlink.host_queue", &["1 or more"]),
+        (
+            r#"{"rate": "1Mbit", "host_queue": 3, "queue": {"kind": "red"}}"#,
+            "downlink.host_queue",
+            &["drop-tail", "red"],
+        ),
         (
             r#"{"rate": "1Mbit", "discard_timer": "1s", "queue": {"kind": "codel"}}"#,
             "downlink.discard_timer",

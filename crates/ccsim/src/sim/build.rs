@@ -58,6 +58,7 @@ pub(super) fn make_flow(
         data_route: route.data.clone().into_boxed_slice(),
         ack_route: route.ack.clone().into_boxed_slice(),
         captured: route.data.iter().any(|&l| captured_links[l as usize]),
+        host_queued: false, // set by the caller, who has the links
         access_delay: spec.access_delay.ns(),
         sender: Sender::new(id, sender_cfg, algorithm),
         receiver: Receiver::new(id, receiver_cfg),
@@ -163,7 +164,9 @@ impl World {
         for (group, spec) in s.flows.iter().enumerate() {
             for _ in 0..spec.count {
                 let route = &topology.flows[group];
-                flows.push(make_flow(flows.len() as u32, group, spec, route, &pcap_links, None, s.seed));
+                let mut flow = make_flow(flows.len() as u32, group, spec, route, &pcap_links, None, s.seed);
+                flow.host_queued = links[route.data[0] as usize].has_host_queue();
+                flows.push(flow);
             }
         }
         let series = FlowSeries::new(flows.iter().map(|f| f.sender.algorithm().info().state));

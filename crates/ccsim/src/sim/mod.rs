@@ -57,6 +57,9 @@ struct Flow {
     ack_route: Box<[u32]>,
     /// The packet capture records this flow (its data route crosses a captured link).
     captured: bool,
+    /// The data route starts at a link with the sending host's queue in
+    /// front of it (net/host_queue.rs): the sender asks it for room.
+    host_queued: bool,
     access_delay: Nanos,
     sender: Sender,
     receiver: Receiver,
@@ -312,7 +315,8 @@ impl World {
         spec.start = crate::units::Duration(self.now);
         spec.size = Some(crate::units::Bytes(t.size_bytes));
         let id = self.flows.len() as u32;
-        let flow = make_flow(id, *source as usize, spec, route, &self.pcap_links, Some(k as u32), self.seed);
+        let mut flow = make_flow(id, *source as usize, spec, route, &self.pcap_links, Some(k as u32), self.seed);
+        flow.host_queued = self.links[route.data[0] as usize].has_host_queue();
         if let Some(pcap) = self.pcap.as_mut() {
             pcap.register_flow(id, flow.pcap_meta);
         }
@@ -441,7 +445,9 @@ impl World {
                 self.on_ack_at_sender(i, id);
             } else {
                 let l = self.flows[i].data_link();
-                if !self.links[l].enqueue(self.now, id, &mut self.pool) {
+                if self.flows[i].host_queued {
+                    self.links[l].enqueue_from_host(self.now, id, &mut self.pool);
+                } else if !self.links[l].enqueue(self.now, id, &mut self.pool) {
                     self.count_background_drop(i);
                 }
                 self.arm_link(l);
@@ -461,7 +467,8 @@ impl World {
         }
         self.touch(i);
         let mut sent = std::mem::take(&mut self.sent);
-        self.flows[i].sender.on_timer(self.now, &mut IntoPool { pool: &mut self.pool, sent: &mut sent });
+        let room = self.host_room(i);
+        self.flows[i].sender.on_timer(self.now, &mut IntoPool { pool: &mut self.pool, sent: &mut sent, room });
         let f = &mut self.flows[i];
         if f.active_end.is_none() && f.stop.is_some_and(|s| self.now >= s) {
             f.active_end = Some((self.now, f.receiver.delivered_bytes, f.sender.stats.bytes_sent));
@@ -483,8 +490,9 @@ impl World {
             }
         }
         let mut sent = std::mem::take(&mut self.sent);
+        let room = self.host_room(i);
         let f = &mut self.flows[i];
-        let out = &mut IntoPool { pool: &mut self.pool, sent: &mut sent };
+        let out = &mut IntoPool { pool: &mut self.pool, sent: &mut sent, room };
         f.sender.on_ack(self.now, &ack, sack.as_slice(), out);
         if let Some(rtt) = f.sender.last_rtt_sample {
             if let Some(stats) = self.rtt_stats.get_mut(i) {
@@ -517,7 +525,9 @@ impl World {
             c.wire_bytes_sent += sent.iter().map(|&id| self.pool.get(id).wire_bytes as u64).sum::<u64>();
         }
         // A packet starts its route at hop 0 (Packet::new's).
-        if f.access_delay > 0 {
+        if f.host_queued {
+            self.emit_through_host(i, sent);
+        } else if f.access_delay > 0 {
             let at = self.now + f.access_delay;
             for &id in sent.iter() {
                 f.line_out.push(at, id);
@@ -536,6 +546,40 @@ impl World {
             self.arm_link(l);
         }
         sent.clear();
+    }
+
+    /// How many packets flow `i`'s sender may send now: the room in the
+    /// sending host's queue (net/host_queue.rs), u32::MAX without one.
+    #[inline(always)]
+    fn host_room(&self, i: usize) -> u32 {
+        let f = &self.flows[i];
+        if f.host_queued {
+            self.links[f.data_link()].host_room()
+        } else {
+            u32::MAX
+        }
+    }
+
+    /// `emit` of a flow whose packets go through the sending host's queue:
+    /// they count against it until the link's queue takes them (the host's
+    /// queue holds, it never drops: the sender asked for room).
+    #[inline(never)]
+    fn emit_through_host(&mut self, i: usize, sent: &[PacketId]) {
+        let f = &mut self.flows[i];
+        let l = f.data_link();
+        self.links[l].host_sent(sent.len() as u32);
+        if f.access_delay > 0 {
+            let at = self.now + f.access_delay;
+            for &id in sent {
+                f.line_out.push(at, id);
+            }
+            self.arm_line(i, false);
+        } else {
+            for &id in sent {
+                self.links[l].enqueue_from_host(self.now, id, &mut self.pool);
+            }
+            self.arm_link(l);
+        }
     }
 
     /// A data segment of flow `i` was refused by a queue: a drop of its
@@ -751,7 +795,13 @@ mod tests {
                          "outages": [{"start": "2s", "duration": "300ms"}]},
             "flows": [{"cc": "cubic", "count": 2}, {"cc": "bbr", "access_delay": "5ms"}],
             "udp": [{"rate": "30Mbit", "start": "1s", "stop": "4s"}]}"#;
-        for json in [lossy, codel] {
+        let held = r#"{"duration": 6, "seed": 7,
+            "downlink": {"rate": "10Mbit", "delay": "20ms"},
+            "uplink": {"rate": "300kbit", "delay": "20ms", "queue": {"size": "4pkt"}, "host_queue": 3,
+                       "loss": {"model": "bernoulli", "p": 0.02}},
+            "flows": [{"cc": "cubic", "direction": "up", "count": 2},
+                      {"cc": "reno", "direction": "up", "access_delay": "2ms"}]}"#;
+        for json in [lossy, codel, held] {
             let mut w = World::new(&Scenario::from_json(json).unwrap(), Recorded::ALL);
             w.run();
             let mut inside: usize = w.flows.iter().map(|f| f.line_out.len() + f.line_in.len()).sum();
@@ -760,7 +810,7 @@ mod tests {
                 inside += link.packets_inside();
             }
             let c = w.links[0].counters();
-            assert!(c.queue_drops > 0 || c.aqm_drops > 0, "{c:?}");
+            assert!(json == held || c.queue_drops > 0 || c.aqm_drops > 0, "{c:?}");
             assert!(inside > 0);
             assert_eq!(w.pool.len(), inside);
             free_what_is_inside(&mut w);
@@ -790,6 +840,62 @@ mod tests {
                 delivered.drain(..).for_each(|id| w.pool.free(id));
             }
         }
+    }
+
+    /// One reno flow up a 200 kbit/s link whose 10-packet buffer holds
+    /// the sending host back (its own 4-packet queue in front), or drops.
+    fn behind_a_modem(host_queue: bool) -> World {
+        let host = if host_queue { r#", "host_queue": 4"# } else { "" };
+        let json = format!(
+            r#"{{"duration": 30, "seed": 3,
+                "downlink": {{"rate": "10Mbit", "delay": "50ms"}},
+                "uplink": {{"rate": "200kbit", "delay": "50ms", "queue": {{"size": "10pkt"}}{host}}},
+                "flows": [{{"cc": "reno", "direction": "up", "tcp": {{"kernel": "2.6.24"}}}}]}}"#
+        );
+        let mut w = World::new(&Scenario::from_json(&json).unwrap(), Recorded::ALL);
+        w.run();
+        w
+    }
+
+    /// The mechanism of net/host_queue.rs: the modem's buffer never drops
+    /// what the host sends; the host's full queue refuses segments instead,
+    /// and the sender reduces its window without a loss or a retransmission,
+    /// so the window stays near what the two queues and the path hold.
+    #[test]
+    fn a_full_host_queue_reduces_the_window_without_a_loss() {
+        let dropped = behind_a_modem(false);
+        assert!(dropped.links[1].counters().queue_drops > 0);
+        assert!(dropped.flows[0].sender.stats.retransmitted_segments > 0);
+
+        let held = behind_a_modem(true);
+        let (link, s) = (held.links[1].counters(), &held.flows[0].sender);
+        assert_eq!((link.queue_drops, s.stats.retransmitted_segments, s.stats.timeouts), (0, 0, 0));
+        assert!(s.stats.local_drops > 0, "{:?}", s.stats);
+        // Path: 200 kbit/s x 100 ms is about 2 segments; the queues hold 10 + 4.
+        assert!(s.w.cwnd <= 17, "cwnd {} beyond the path and both queues", s.w.cwnd);
+        // The link is kept busy: what is held enters its buffer as it drains.
+        let goodput = held.flows[0].receiver.delivered_bytes as f64 * 8.0 / 30.0;
+        assert!(goodput > 0.9 * 200e3 * 1448.0 / 1500.0, "goodput {goodput}");
+    }
+
+    /// A flow that finds the host's queue full of another flow's packets and
+    /// has nothing in flight tries again later (Linux's probe timer) and gets
+    /// its share.
+    #[test]
+    fn a_flow_refused_with_nothing_in_flight_starts_later() {
+        let json = r#"{"duration": 30, "seed": 4,
+            "downlink": {"rate": "10Mbit", "delay": "50ms"},
+            "uplink": {"rate": "200kbit", "delay": "50ms", "queue": {"size": "10pkt"}, "host_queue": 2},
+            "flows": [{"cc": "reno", "direction": "up", "tcp": {"kernel": "2.6.24"}},
+                      {"cc": "reno", "direction": "up", "start": "5s", "tcp": {"kernel": "2.6.24"}}]}"#;
+        let mut w = World::new(&Scenario::from_json(json).unwrap(), Recorded::ALL);
+        w.run();
+        let late = w.flows[1].receiver.delivered_bytes as f64 * 8.0 / 25.0;
+        assert!(w.flows[1].sender.stats.local_drops > 0, "{:?}", w.flows[1].sender.stats);
+        // Less than half: the earlier flow's ACKs come more often, and each
+        // lets it take the room the link has just made (as in Linux before TSQ).
+        assert!(late > 0.1 * 200e3, "the late flow got {late} bit/s");
+        assert_eq!(w.links[1].counters().queue_drops, 0);
     }
 
     #[test]

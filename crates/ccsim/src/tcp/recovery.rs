@@ -431,9 +431,31 @@ impl Sender {
 
     fn enter_cwr(&mut self, now: Nanos) {
         self.stats.ecn_reductions += 1;
+        self.reduce_as_cwr(now);
+    }
+
+    /// Linux tcp_enter_cwr: a reduction with no loss to repair, once per
+    /// window (only from Open or Disorder).
+    fn reduce_as_cwr(&mut self, now: Nanos) {
         self.episode.undo.possible = false;
         self.init_cwnd_reduction(now);
         self.set_state(now, CaState::Cwr);
+    }
+
+    /// The sending host's queue refused a segment (net/host_queue.rs): it
+    /// stays unsent, and the window is reduced as for ECN (Linux
+    /// tcp_transmit_skb calls tcp_enter_cwr when the device drops, 2.6 to
+    /// today), unless a reduction is already under way. The next ACK tries
+    /// again; with nothing in flight no ACK comes, so the sender tries again
+    /// after an RTO (Linux tcp_check_probe_timer arms the probe timer).
+    pub(super) fn on_local_drop(&mut self, now: Nanos) {
+        self.stats.local_drops += 1;
+        if matches!(self.ca_state, CaState::Open | CaState::Disorder) {
+            self.reduce_as_cwr(now);
+        }
+        if self.sb.packets_out() == 0 {
+            self.next_send_at = self.next_send_at.max(now + self.rtt.rto());
+        }
     }
 
     /// One step of the reduction under way (Recovery, CWR) on an ACK that

@@ -396,6 +396,10 @@ impl Sender {
             if now < self.next_send_at && self.pacing_rate().is_some() {
                 break Limit::Network;
             }
+            if !out.has_room() {
+                self.on_local_drop(now);
+                break Limit::Network;
+            }
             if let Some(seq) = self.sb.next_to_retransmit().filter(|_| retransmit) {
                 self.transmit(now, seq, true, out);
                 continue;

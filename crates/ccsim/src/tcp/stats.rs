@@ -23,4 +23,6 @@ pub struct SenderStats {
     pub loss_probes: u64,
     /// Losses a probe repaired, each with one reduction (Linux TCPLossProbeRecovery).
     pub loss_probe_recoveries: u64,
+    /// Segments the sending host's full queue refused (net/host_queue.rs).
+    pub local_drops: u64,
 }

@@ -201,6 +201,7 @@ pub fn link_config(spec: &LinkSpec, rtt_ns: Nanos) -> LinkConfig {
             min_backlog_bytes: spec.outage_process.as_ref().and_then(|o| o.min_backlog).map_or(0, |b| b.0),
         },
         discard_timer_ns: spec.discard_timer.map(|d| d.ns()),
+        host_queue: spec.host_queue,
     }
 }
 

@@ -34,6 +34,14 @@ pub struct LinkSpec {
     /// the queue is discarded instead of sent (drop-tail queues only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub discard_timer: Option<Duration>,
+    /// The sending host's interface queue in front of this link, in packets
+    /// (a PPP interface: txqueuelen 3 and the frame ppp_generic holds): the
+    /// link's drop-tail queue (the modem's buffer) holds the host's TCP
+    /// senders back instead of dropping what they send, and a sender that
+    /// finds this queue full keeps the segment and reduces its window (Linux
+    /// tcp_enter_cwr). For the flows whose data starts at this link.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host_queue: Option<u32>,
     /// One-way propagation delay.
     #[serde(default)]
     pub delay: Duration,
