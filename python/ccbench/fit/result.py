@@ -98,7 +98,9 @@ class FitResult:
             "name": f"fitted from {Path(self.source).name}",
             "duration": f"{self.scenario_duration_s()}s",
             "downlink": down,
-            "uplink": {"rate": rate, "delay": delay},
+            # The ACK direction's queue is not measured either: the downlink's, as its rate (its
+            # default, one BDP, holds less than a packet on a short, slow path).
+            "uplink": {"rate": rate, "delay": delay, "queue": {"size": f"{self.queue_size_pkts}pkt"}},
             "flows": [flow],
         }
 
@@ -141,6 +143,7 @@ class FitResult:
         out.raw("[uplink]  # the ACK direction; its rate is not measured from one end: assumed the downlink's")
         out.value("rate", s["uplink"]["rate"])
         out.value("delay", s["uplink"]["delay"])
+        out.raw(f'queue = {{ size = "{self.queue_size_pkts}pkt" }}  # not measured: assumed the downlink\'s')
         out.blank()
         out.raw("[[flows]]  # a placeholder: the algorithm to test (ccbench recommend replaces the flows)")
         out.value("cc", "cubic")
