@@ -83,3 +83,15 @@ def test_did_you_mean_gives_the_hint_the_core_gives_for_an_algorithm(name):
     _, detail = _core_error({"duration": 1, "downlink": {"rate": "1Mbit"}, "flows": [{"cc": name}]})
     hint = _ccsim.did_you_mean(name, [a["name"] for a in ccbench.algorithms()])
     assert detail.startswith(f"unknown algorithm '{name}'{hint}; known: ")
+
+
+def test_the_metric_and_counter_column_names_are_the_cores():
+    """The names Python uses for the flows and links tables' metrics and counters come from the
+    core: a simulated run's tables hold each of them."""
+    from ccbench.run_result import FLOW_COUNTER_COLUMNS, FLOW_METRIC_COLUMNS, LINK_METRIC_COLUMNS
+
+    r = ccbench.run({"duration": 1, "downlink": {"rate": "10Mbit", "delay": "10ms"}, "flows": [{"cc": "reno"}]})
+    flows, links = list(r.flows.columns), list(r.links.columns)
+    for names, table in ((FLOW_COUNTER_COLUMNS, flows), (FLOW_METRIC_COLUMNS, flows), (LINK_METRIC_COLUMNS, links)):
+        assert names and all(n in table for n in names), (names, table)
+    assert FLOW_METRIC_COLUMNS == ["active_s", "goodput_bps", "throughput_bps", "retrans_pct", "timeouts_per_100s"]

@@ -61,22 +61,13 @@ def route_links(route: str) -> list[str]:
 
 
 #: The per-flow metrics the simulator core puts in its flows table.
-FLOW_METRIC_COLUMNS = ["active_s", "goodput_bps", "throughput_bps", "retrans_pct", "timeouts_per_100s"]
+FLOW_METRIC_COLUMNS = list(_ccsim.FLOW_METRIC_COLUMNS)
 #: The flows table's counters those are computed from (record::summary::FlowCounters).
-FLOW_COUNTER_COLUMNS = [
-    "start_s",
-    "end_s",
-    "completion_s",
-    "delivered_bytes",
-    "bytes_sent",
-    "retransmitted_segments",
-    "segments_sent",
-    "timeouts",
-]
+FLOW_COUNTER_COLUMNS = list(_ccsim.FLOW_COUNTER_COLUMNS)
 #: The flows table's RTT statistics (record::rtt_stats): rtt_samples, rtt_mean_ms, ..., queuing_mean_ms.
 RTT_STAT_COLUMNS = list(_ccsim.RTT_STAT_COLUMNS)
 #: The per-link metrics the simulator core puts in its links table.
-LINK_METRIC_COLUMNS = ["offered_rate_bps", "capacity_bps", "goodput_bps", "utilization", "nominal_utilization"]
+LINK_METRIC_COLUMNS = list(_ccsim.LINK_METRIC_COLUMNS)
 
 
 def _frame(columns: Mapping) -> pd.DataFrame:

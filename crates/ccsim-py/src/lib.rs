@@ -366,6 +366,9 @@ fn _ccsim(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(per_run::rtt_stats, m)?)?;
     m.add_function(wrap_pyfunction!(per_run::link_metrics, m)?)?;
     m.add("RTT_STAT_COLUMNS", per_run::rtt_stat_columns())?;
+    m.add("FLOW_COUNTER_COLUMNS", per_run::FLOW_COUNTER_COLUMNS.to_vec())?;
+    m.add("FLOW_METRIC_COLUMNS", per_run::flow_metric_columns())?;
+    m.add("LINK_METRIC_COLUMNS", per_run::link_metric_columns())?;
     // Packet sizes (net::packet), for what Python sizes or estimates.
     m.add("MTU_BYTES", ccsim::net::packet::MTU_BYTES)?;
     m.add("TCP_IP_HEADER_BYTES", ccsim::net::packet::TCP_IP_HEADER_BYTES)?;

@@ -37,6 +37,19 @@ fn count(value: f64) -> Option<u64> {
     (!value.is_nan()).then_some(value as u64)
 }
 
+/// The counter columns `flow_metrics` reads, in FlowCounters' order (the
+/// binding exports them: Python names them from here).
+pub const FLOW_COUNTER_COLUMNS: [&str; 8] = [
+    "start_s",
+    "end_s",
+    "completion_s",
+    "delivered_bytes",
+    "bytes_sent",
+    "retransmitted_segments",
+    "segments_sent",
+    "timeouts",
+];
+
 /// The flows table's per-flow metrics (record::summary::add_flow_columns:
 /// active_s, goodput_bps, throughput_bps, retrans_pct, timeouts_per_100s)
 /// from its counter columns (a dict: start_s, end_s, completion_s,
@@ -44,18 +57,11 @@ fn count(value: f64) -> Option<u64> {
 /// timeouts; timeouts NaN where the kernel does not count them).
 #[pyfunction]
 pub fn flow_metrics(flows: &Bound<'_, PyDict>) -> PyResult<ArrowTable> {
-    let start = column(flows, "start_s", None)?;
+    let [start_name, rest @ ..] = FLOW_COUNTER_COLUMNS;
+    let start = column(flows, start_name, None)?;
     let rows = Some(start.len());
-    let [end, completion, delivered, sent, retransmitted, segments, timeouts] = [
-        "end_s",
-        "completion_s",
-        "delivered_bytes",
-        "bytes_sent",
-        "retransmitted_segments",
-        "segments_sent",
-        "timeouts",
-    ]
-    .map(|name| column(flows, name, rows));
+    let [end, completion, delivered, sent, retransmitted, segments, timeouts] =
+        rest.map(|name| column(flows, name, rows));
     let (end, completion, delivered, sent) = (end?, completion?, delivered?, sent?);
     let (retransmitted, segments, timeouts) = (retransmitted?, segments?, timeouts?);
     let counters: Vec<FlowCounters> = (0..start.len())
@@ -102,6 +108,20 @@ pub fn rtt_stats(flows: Vec<i64>, sample_flow: Vec<i64>, rtt_ms: Vec<f64>) -> Py
 pub fn rtt_stat_columns() -> Vec<String> {
     let mut table = Table::new();
     add_rtt_columns(&mut table, &[]);
+    table.columns.into_iter().map(|(name, _)| name).collect()
+}
+
+/// The flows table's metric columns, named by the core (summary::add_flow_columns).
+pub fn flow_metric_columns() -> Vec<String> {
+    let mut table = Table::new();
+    summary::add_flow_columns(&mut table, &[]);
+    table.columns.into_iter().map(|(name, _)| name).collect()
+}
+
+/// The links table's metric columns, named by the core (summary::add_link_columns).
+pub fn link_metric_columns() -> Vec<String> {
+    let mut table = Table::new();
+    summary::add_link_columns(&mut table, &[]);
     table.columns.into_iter().map(|(name, _)| name).collect()
 }
 
