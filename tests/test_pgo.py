@@ -1,7 +1,7 @@
 """scripts/install-pgo, the profile-guided build of the simulator core: the
 profile its training runs write covers the core's event loop, and the core
 built with that profile gives the default build's results bit for bit on
-bench/result_digests.py's 21 varied scenarios.
+bench/result_digests.py's 22 varied scenarios.
 
 Slow: three release builds of the core (instrumented, optimized, default),
 kept in target/ for the next run. Needs rustup's llvm-tools component, which
