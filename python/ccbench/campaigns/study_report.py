@@ -26,7 +26,7 @@ from ccbench import plots  # noqa: E402
 from ccbench.campaigns import figures  # noqa: E402
 from ccbench.campaigns.analysis import METRICS, compare_candidates  # noqa: E402
 from ccbench.campaigns.storage import CampaignData, tables_dir  # noqa: E402
-from ccbench.campaigns.studies import STUDIES  # noqa: E402
+from ccbench.campaigns.studies import ABOUT_FIELDS, STUDIES  # noqa: E402
 
 CC = "flows[*].cc"
 #: A run "fills the pipe early" (wan) when its goodput, averaged over 1 s, reaches this share of the
@@ -95,14 +95,7 @@ def _about(data: CampaignData, study: str) -> dict:
     if about:
         return about
     s = STUDIES[study]
-    return {
-        "paper": s.paper,
-        "setting": s.setting,
-        "measured": s.measured,
-        "network": s.network,
-        "kernel": s.kernel,
-        "reference": s.reference,
-    }
+    return {k: getattr(s, k) for k in ABOUT_FIELDS} | {"reference": s.reference}
 
 
 def _cite(data: CampaignData, study: str) -> str:

@@ -524,15 +524,24 @@ impl World {
             let c = &mut self.source_counters[k as usize];
             c.wire_bytes_sent += sent.iter().map(|&id| self.pool.get(id).wire_bytes as u64).sum::<u64>();
         }
-        // A packet starts its route at hop 0 (Packet::new's).
+        // A packet starts its route at hop 0 (Packet::new's). Through the
+        // sending host's queue it counts against that queue until the link's
+        // queue takes it (held, never dropped: the sender asked for room).
         if f.host_queued {
-            self.emit_through_host(i, sent);
-        } else if f.access_delay > 0 {
+            self.links[f.data_link()].host_sent(sent.len() as u32);
+        }
+        if f.access_delay > 0 {
             let at = self.now + f.access_delay;
             for &id in sent.iter() {
                 f.line_out.push(at, id);
             }
             self.arm_line(i, false);
+        } else if f.host_queued {
+            let l = f.data_link();
+            for &id in sent.iter() {
+                self.links[l].enqueue_from_host(self.now, id, &mut self.pool);
+            }
+            self.arm_link(l);
         } else {
             let l = f.data_link();
             let (link, background) = (&mut self.links[l], f.source);
@@ -557,28 +566,6 @@ impl World {
             self.links[f.data_link()].host_room()
         } else {
             u32::MAX
-        }
-    }
-
-    /// `emit` of a flow whose packets go through the sending host's queue:
-    /// they count against it until the link's queue takes them (the host's
-    /// queue holds, it never drops: the sender asked for room).
-    #[inline(never)]
-    fn emit_through_host(&mut self, i: usize, sent: &[PacketId]) {
-        let f = &mut self.flows[i];
-        let l = f.data_link();
-        self.links[l].host_sent(sent.len() as u32);
-        if f.access_delay > 0 {
-            let at = self.now + f.access_delay;
-            for &id in sent {
-                f.line_out.push(at, id);
-            }
-            self.arm_line(i, false);
-        } else {
-            for &id in sent {
-                self.links[l].enqueue_from_host(self.now, id, &mut self.pool);
-            }
-            self.arm_link(l);
         }
     }
 
