@@ -1,15 +1,19 @@
-//! CCP, a delay-based proportional window controller (Cavendish, Ishizu et
-//! al., "CCP: a delay-based TCP congestion control", 2010), as the
-//! high-speed measurement study states its control law:
+//! CCP, a delay-based proportional window controller (Cavendish, Kumazoe,
+//! Tsuru, Oie, Gerla, "Capacity and Congestion Probing: TCP Congestion
+//! Avoidance via Path Capacity and Storage Estimation", INTERNET 2010,
+//! doi:10.1109/INTERNET.2010.17), as the high-speed measurement study states
+//! its control law:
 //!     cwnd_k = [Kp (B - x_k) - inflight_k] / 2
 //! with B the path storage (a "virtual buffer"), x_k the backlog the
 //! connection keeps in the network and inflight_k the segments in flight.
 //! Loss triggers no cut of its own (the law keeps setting the window); a
 //! timeout still goes to slow start as the sender does.
 //!
-//! The papers' estimators of B and x_k were not available to us, so they are
-//! designed here from first principles (`Estimator`, shared with `ccpd.rs`);
-//! all quantities are in segments:
+//! The paper's abstract says it estimates the path's capacity and storage
+//! from the session, but its text (and that of the 2011 CCPD paper) was not
+//! available to us, so the estimators of B and x_k are designed here from
+//! first principles (`Estimator`, shared with `ccpd.rs`); all quantities are
+//! in segments:
 //! - delivery rate R: segments delivered over the last round (one RTT,
 //!   delimited by `snd_nxt`), divided by its duration;
 //! - x_k = (RTT_k - RTT_min) * R, with RTT_k the RTT sample of this ACK:
@@ -76,7 +80,7 @@ pub mod param {
         default: 1.0,
         min: 0.1,
         max: 100.0,
-        doc: "B = headroom * largest storage (rate * RTT) observed",
+        doc: "B = headroom * largest delivery rate * largest RTT observed",
     };
 }
 
@@ -91,7 +95,7 @@ pub mod state {
 
 pub const INFO: Info = Info {
     name: "ccp",
-    reference: "Cavendish, Ishizu et al. 2010 (control law as in the high-speed study); estimators designed here",
+    reference: "Cavendish, Kumazoe, Tsuru, Oie, Gerla 2010, Capacity and Congestion Probing (control law as in the high-speed study); estimators designed here",
     summary: "delay-based P controller: cwnd = [Kp (B - x) - inflight] / 2, B = path storage, x = backlog; no loss cut",
     recovery: RecoveryPolicy::NewReno,
     params: &[Param::Float(&param::KP), Param::Float(&param::HEADROOM)],
