@@ -37,9 +37,17 @@
 //!     bottleneck's rate), delay jitter that holds for two samples, and a
 //!     queue other flows keep (part of the storage, not of this flow's
 //!     share). What deflates it: a buffer the flow never fills (an
-//!     application-limited or receiver-window-limited start), and a
-//!     bottleneck shared from the start (C is then the flow's share). Both
-//!     are maxima over the whole connection, so B does not follow a path
+//!     application-limited or receiver-window-limited start), a bottleneck
+//!     shared from the start (C is then the flow's share), and a buffer far
+//!     below the pipe: the unpaced slow start overflows it (each round's
+//!     growth arrives as a burst) at a window well below the pipe, so no
+//!     interval sees the bottleneck busy, and the law (cwnd = Kp B / 3) never
+//!     fills it later. Measured on the high-speed study's 1 Gbit/s paths with
+//!     a 256 KB port: B about 640 segments at 20 ms and 590 at 200 ms, where
+//!     pipe plus buffer are about 1840 and 16840. A capacity estimate from
+//!     the spacing of back-to-back segments (packet pairs, which the CCP paper
+//!     cites as CapProbe) would not need a busy interval; not done here. Both
+//!     maxima are over the whole connection, so B does not follow a path
 //!     that changes.
 //! - update period: the law is evaluated on every ACK (k indexes ACKs). The
 //!   inflight term then acts at once (the sender fills the window at the
