@@ -200,13 +200,33 @@ fn ccp_and_ccpd_settle_to_a_bounded_queue_without_loss() {
 }
 
 #[test]
+fn ccp_reads_the_path_storage_after_its_first_slow_start() {
+    // B is what the path holds: the bottleneck rate times the RTT with a full
+    // queue, i.e. the pipe (rate x base RTT) plus the buffer, in segments. A
+    // lone flow's slow start fills the drop-tail buffer, so from then on B
+    // reads it, for a small and a large buffer (ccp.rs, `Estimator`).
+    for queue in ["0.25bdp", "1bdp"] {
+        let r = simulate(&format!(
+            r#"{{"duration": 20, "downlink": {{"rate": "10Mbit", "delay": "50ms", "queue": {{"size": "{queue}"}}}},
+                "flows": [{{"cc": "ccp"}}]}}"#
+        ));
+        let rate_pps = 10e6 / (1500.0 * 8.0);
+        let pipe = rate_pps * r.flows.f64("base_rtt_ms")[0] / 1e3;
+        let buffer: f64 = r.links.texts("queue_capacity")[0].trim_end_matches("pkt").parse().unwrap();
+        let storage = pipe + buffer;
+        for (t, b) in series(&r, 0, "cc_b_pkts").into_iter().filter(|(t, _)| *t >= 5.0) {
+            assert!((b / storage - 1.0).abs() < 0.03, "{queue}: B {b:.1} at {t:.1} s, pipe + buffer {storage:.1}");
+        }
+    }
+}
+
+#[test]
 fn ccp_with_unit_gain_settles_at_a_third_of_the_path_storage_below_three_pipes() {
     // The law's fixed point with x = 0 is cwnd = (Kp B - inflight) / 2 = Kp B / 3
     // (ccp.rs): with a small queue (a quarter BDP, as a switch port on a long
-    // path) the storage is at most 1.25 pipes, so Kp = 1 keeps at most 0.42 of
-    // the pipe in flight and leaves the rest of the path idle (Cavendish et
-    // al.'s B/3). The estimator holds B below the storage here (about 68 of
-    // 104 segments), which lowers the window further.
+    // path) the storage is about 1.25 pipes (105 segments here), so Kp = 1
+    // keeps about 0.42 of the pipe in flight and leaves the rest of the path
+    // idle (Cavendish et al.'s B/3).
     let r = simulate(
         r#"{"duration": 60, "downlink": {"rate": "10Mbit", "delay": "50ms", "queue": {"size": "0.25bdp"}},
             "flows": [{"cc": "ccp"}]}"#,
@@ -216,6 +236,7 @@ fn ccp_with_unit_gain_settles_at_a_third_of_the_path_storage_below_three_pipes()
         v.iter().sum::<f64>() / v.len() as f64
     };
     let (cwnd, b) = (late("cwnd"), late("cc_b_pkts"));
+    assert!((100.0..=110.0).contains(&b), "path storage {b:.1}, pipe + buffer 105");
     assert!((b / 3.0 * 0.85..=b / 3.0 * 1.15).contains(&cwnd), "cwnd {cwnd:.1}, path storage {b:.1}");
     let util = goodput_bps(&r, 0) / (10e6 * PAYLOAD_SHARE);
     assert!(util < 0.6, "utilization {util:.3}: the law should leave the pipe part empty");

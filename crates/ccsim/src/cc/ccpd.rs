@@ -1,4 +1,4 @@
-//! CCPD, CCP with a derivative term (Cavendish, Ishizu et al., 2011), as the
+//! CCPD, CCP with a derivative term (Cavendish et al., 2011), as the
 //! high-speed measurement study states its control law:
 //!     cwnd_k = Kp [B - x_k - inflight_k]
 //!            + Kd / (t_k - t_{k-1}) * [x_{k-1} + inflight_{k-1} - x_k - inflight_k]
@@ -52,7 +52,7 @@ const D_TERM_PKTS: StateVar = StateVar::float("d_term_pkts", "segments");
 
 pub const INFO: Info = Info {
     name: "ccpd",
-    reference: "Cavendish, Ishizu et al. 2011 (control law as in the high-speed study); estimators designed here",
+    reference: "Cavendish et al. 2011 (control law as in the high-speed study); estimators designed here",
     summary: "delay-based PD controller: cwnd = Kp [B - x - inflight] + Kd/dt [change of x + inflight]; no loss cut",
     recovery: RecoveryPolicy::NewReno,
     params: &[Param::Float(&param::KP), Param::Float(&param::KD), Param::Float(&param::HEADROOM)],
