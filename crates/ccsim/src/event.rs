@@ -238,6 +238,11 @@ impl EventQueue {
     }
 
     /// Puts `entry` at `hole` of the senders' heap, or below it where it belongs.
+    ///
+    /// A paced sender's event, rescheduled a pacing gap after each wake,
+    /// sinks most of the heap's depth (with 1000 paced flows this was 15% of
+    /// all instructions); a full set of four children, all but the last
+    /// set, is compared in two pairs and their winners, without a loop.
     #[inline]
     fn sender_sift_down(&mut self, mut hole: usize, entry: SenderEntry) {
         let n = self.sender_heap.len();
@@ -246,13 +251,23 @@ impl EventQueue {
             if first >= n {
                 break;
             }
-            let end = (first + ARITY).min(n);
-            let mut best = first;
-            for c in first + 1..end {
-                if self.sender_heap[c].key < self.sender_heap[best].key {
-                    best = c;
+            let best = match self.sender_heap.get(first..first + ARITY) {
+                Some(&[k0, k1, k2, k3]) => {
+                    // The first of equal keys, as the loop below.
+                    let a = if k1.key < k0.key { (1, k1.key) } else { (0, k0.key) };
+                    let b = if k3.key < k2.key { (3, k3.key) } else { (2, k2.key) };
+                    first + if b.1 < a.1 { b.0 } else { a.0 }
                 }
-            }
+                _ => {
+                    let mut best = first;
+                    for c in first + 1..n {
+                        if self.sender_heap[c].key < self.sender_heap[best].key {
+                            best = c;
+                        }
+                    }
+                    best
+                }
+            };
             let b = self.sender_heap[best];
             if b.key >= entry.key {
                 break;
@@ -727,8 +742,9 @@ mod tests {
     /// events come in the same order, and the stale ones no longer come.
     #[test]
     fn sender_timers_pop_in_the_order_stale_events_would_leave() {
-        // Slots, the heap, and slots for fewer flows than arm timers (moved to the heap).
-        for (flows, slots) in [(6u32, 6), (40, 0), (12, 4)] {
+        // Slots, the heap (shallow and deep), and slots for fewer flows than
+        // arm timers (moved to the heap).
+        for (flows, slots) in [(6u32, 6), (40, 0), (12, 4), (300, 0)] {
             sender_timers_pop_in_order(flows, slots);
         }
     }

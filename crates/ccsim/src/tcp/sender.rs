@@ -220,6 +220,15 @@ impl Sender {
         Some(ratio * cwnd * self.cfg.mss as f64 * NS_PER_SEC as f64 / srtt as f64)
     }
 
+    /// Whether `pacing_rate()` is `Some`, without computing the rate: the
+    /// send loop asks this whenever the pacing clock holds a segment back
+    /// (once per ACK and per pacing wake of a paced flow), and the rate's
+    /// float math (two divisions for `tcp.pacing`) was most of that check.
+    #[inline]
+    fn paces_now(&self) -> bool {
+        self.paces && (self.cc.pacing_rate().is_some() || (self.cfg.pacing && self.rtt.srtt().is_some()))
+    }
+
     pub fn conn(&self, now: Nanos) -> Conn {
         conn_of!(self, now)(&self.w)
     }
@@ -392,8 +401,8 @@ impl Sender {
             if self.sb.in_flight() >= self.w.cwnd {
                 break Limit::Network;
             }
-            // The clock first: the rate is asked only when it holds a segment back.
-            if now < self.next_send_at && self.pacing_rate().is_some() {
+            // The clock first: whether pacing is on is asked only when it holds a segment back.
+            if now < self.next_send_at && self.paces_now() {
                 break Limit::Network;
             }
             if !out.has_room() {
@@ -763,6 +772,25 @@ mod tests {
 
     fn blocks(sack: &[(u64, u64)]) -> Vec<SackBlock> {
         sack.iter().map(|&(start, end)| SackBlock { start, end }).collect()
+    }
+
+    /// `paces_now` is `pacing_rate().is_some()` without the rate: off for an
+    /// unpaced flow; with `tcp.pacing`, off until the first RTT sample (the
+    /// rate is cwnd / srtt); always on with an algorithm's own rate (bbr).
+    #[test]
+    fn paces_now_says_whether_there_is_a_pacing_rate() {
+        for (cc, pacing, before_rtt, after_rtt) in
+            [("reno", false, false, false), ("reno", true, false, true), ("bbr", false, true, true)]
+        {
+            let mut d = crate::tcp::driver::Driver::new(cc, 10);
+            let cfg = SenderConfig { pacing, ..d.s.cfg.clone() };
+            let algorithm = crate::cc::build(cc, &Default::default(), cfg.mss).expect("known algorithm");
+            d.s = Sender::new(0, cfg, algorithm);
+            d.start();
+            assert_eq!((d.s.paces_now(), d.s.pacing_rate().is_some()), (before_rtt, before_rtt), "{cc} {pacing}");
+            d.ack(20, 1, &[]);
+            assert_eq!((d.s.paces_now(), d.s.pacing_rate().is_some()), (after_rtt, after_rtt), "{cc} {pacing}");
+        }
     }
 
     #[test]
