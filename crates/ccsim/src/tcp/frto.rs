@@ -265,14 +265,14 @@ mod tests {
         for sack in [true, false] {
             let (mut d, at_timeout) = spike(FrtoVariant::Rfc4138, sack, false);
             assert_eq!(at_timeout, [2], "only the head goes again");
-            assert_eq!(d.s.ca_state, CaState::Disorder);
+            assert_eq!(d.s.ca_state(), CaState::Disorder);
             let ssthresh = d.s.w.ssthresh;
             assert_eq!(ssthresh, 6);
             // The delayed originals are ACKed: first 2..4, then 4..6.
             let sent = d.ack(10, 4, &[]);
             assert_eq!(sent, [14, 15], "sack {sack}: two new segments, no retransmission");
             let sent = d.ack(1, 6, &[]);
-            assert_eq!(d.s.ca_state, CaState::Cwr, "sack {sack}");
+            assert_eq!(d.s.ca_state(), CaState::Cwr, "sack {sack}");
             assert_eq!(d.s.stats.spurious_timeouts, 1);
             assert!(sent.iter().all(|&s| s >= 16), "sack {sack}: new data only, got {sent:?}");
             // The rest of the flight comes in: never a retransmission.
@@ -304,7 +304,7 @@ mod tests {
         }
         let cwnd = d.s.w.cwnd;
         d.timeout();
-        assert_eq!(d.s.ca_state, CaState::Disorder, "F-RTO took the timeout");
+        assert_eq!(d.s.ca_state(), CaState::Disorder, "F-RTO took the timeout");
         assert!(cwnd / 2 >= 10 && (4..=5).contains(&d.s.w.ssthresh), "ssthresh {}, cwnd {cwnd}", d.s.w.ssthresh);
     }
 
@@ -314,7 +314,7 @@ mod tests {
         // The head was really lost: the receiver answers the retransmission's
         // successors... here a duplicate ACK first.
         d.ack(10, 2, &[]);
-        assert_eq!(d.s.ca_state, CaState::Loss);
+        assert_eq!(d.s.ca_state(), CaState::Loss);
         assert_eq!(d.s.stats.spurious_timeouts, 0);
     }
 
@@ -322,14 +322,14 @@ mod tests {
     fn rfc5682_frto_undoes_a_spurious_timeout() {
         let (mut d, at_timeout) = spike(FrtoVariant::Rfc5682, true, false);
         assert_eq!(at_timeout, [2]);
-        assert_eq!((d.s.ca_state, d.s.w.cwnd), (CaState::Loss, 1));
+        assert_eq!((d.s.ca_state(), d.s.w.cwnd), (CaState::Loss, 1));
         // The first ACK covers the head (retransmitted): new data, not retransmissions.
         let sent = d.ack(10, 3, &[]);
         assert!(sent.iter().all(|&s| s >= 14), "new data first, got {sent:?}");
         assert!(!sent.is_empty());
         // The next ACKs an original segment sent before the timeout: spurious.
         d.ack(1, 5, &[]);
-        assert_eq!(d.s.ca_state, CaState::Open);
+        assert_eq!(d.s.ca_state(), CaState::Open);
         assert_eq!(d.s.stats.spurious_timeouts, 1);
         assert_eq!((d.s.w.ssthresh, d.s.w.cwnd >= 12), (crate::cc::INFINITE_SSTHRESH, true), "cwnd {}", d.s.w.cwnd);
         assert_eq!(d.s.stats.retransmitted_segments, 1);
@@ -347,7 +347,7 @@ mod tests {
         let delivered = d.s.conn(d.now).delivered;
         for n in 1..=3 {
             d.ack(1, 3, &[]);
-            assert_eq!(d.s.ca_state, CaState::Loss);
+            assert_eq!(d.s.ca_state(), CaState::Loss);
             assert_eq!(d.s.sb.sacked_out, n.min(2), "duplicate ACK {n}");
         }
         assert_eq!(d.s.conn(d.now).delivered, delivered + 2);
@@ -361,7 +361,7 @@ mod tests {
         let (mut d, _) = spike(FrtoVariant::Off, true, false);
         d.ack(10, 3, &[]);
         d.ack(1, 5, &[]);
-        assert_eq!(d.s.ca_state, CaState::Loss);
+        assert_eq!(d.s.ca_state(), CaState::Loss);
         assert!(d.s.stats.retransmitted_segments > 1);
         assert_eq!(d.s.w.ssthresh, 6);
     }
@@ -371,7 +371,7 @@ mod tests {
         let (mut d, _) = spike(FrtoVariant::Off, true, true);
         // The ACK of the original head echoes its timestamp, older than the retransmission.
         d.ack_echo(10, 4, &[], 2);
-        assert_eq!(d.s.ca_state, CaState::Open);
+        assert_eq!(d.s.ca_state(), CaState::Open);
         assert_eq!(d.s.stats.undone_timeouts, 1);
         assert_eq!(d.s.w.ssthresh, crate::cc::INFINITE_SSTHRESH);
         assert!(d.s.w.cwnd >= 12, "cwnd {}", d.s.w.cwnd);

@@ -555,7 +555,7 @@ mod tests {
                 assert_eq!(sent, [19 + k], "k {k}");
                 continue;
             }
-            assert_eq!(d.s.ca_state, CaState::Recovery);
+            assert_eq!(d.s.ca_state(), CaState::Recovery);
             assert_eq!(d.s.w.ssthresh, 10);
             if k == 3 {
                 assert_eq!(sent, [0], "the fast retransmit goes first");
@@ -579,7 +579,7 @@ mod tests {
                 assert!(d.s.w.cwnd > d.s.w.ssthresh, "cut at once: cwnd {}", d.s.w.cwnd);
             }
             if k >= 3 {
-                assert_eq!(d.s.ca_state, CaState::Recovery);
+                assert_eq!(d.s.ca_state(), CaState::Recovery);
                 assert!(d.s.w.cwnd <= d.s.sb.in_flight() + 1, "k {k}: cwnd {}", d.s.w.cwnd);
                 sent_in_recovery += sent.len() as u64;
             }
@@ -589,7 +589,7 @@ mod tests {
         let high = d.s.snd_nxt();
         let in_flight_before = d.s.sb.in_flight();
         let sent = d.ack(50, high, &[]);
-        assert_eq!(d.s.ca_state, CaState::Open);
+        assert_eq!(d.s.ca_state(), CaState::Open);
         // The window comes down to ssthresh at most, never up to it from a drained flight.
         assert!(
             d.s.w.cwnd <= 11 && sent.len() as u32 <= in_flight_before + 2,
@@ -613,7 +613,7 @@ mod tests {
         for k in 1..=19u64 {
             d.ack(5, 800, &[(801, 801 + k)]);
         }
-        assert_eq!((d.s.ca_state, d.s.w.ssthresh), (CaState::Recovery, 10));
+        assert_eq!((d.s.ca_state(), d.s.w.ssthresh), (CaState::Recovery, 10));
         // It holds at BWE * RTTmin (18 by now); ssthresh's floor would have
         // taken it to 11.
         let floor = d.s.cc.min_cwnd(&d.s.w);
@@ -643,7 +643,7 @@ mod tests {
         for k in 1..=sacked {
             d.ack(5, 200, &[(201, 201 + k)]);
         }
-        assert_eq!(d.s.ca_state, CaState::Recovery, "{cc}");
+        assert_eq!(d.s.ca_state(), CaState::Recovery, "{cc}");
         (d.s.w.cwnd, d.s.w.ssthresh)
     }
 
@@ -665,7 +665,7 @@ mod tests {
         }
         let high = d.s.snd_nxt();
         d.ack(50, high, &[]);
-        assert_eq!(d.s.ca_state, CaState::Open);
+        assert_eq!(d.s.ca_state(), CaState::Open);
         assert_eq!(d.s.w.ssthresh, 10);
         // cwnd = ssthresh, then this ACK's congestion avoidance may add one.
         assert!((10..=11).contains(&d.s.w.cwnd), "cwnd {}", d.s.w.cwnd);
@@ -678,11 +678,11 @@ mod tests {
         for k in 1..=3u64 {
             d.ack(100, 0, &[(1, k + 1)]);
         }
-        assert_eq!(d.s.ca_state, CaState::Recovery);
+        assert_eq!(d.s.ca_state(), CaState::Recovery);
         // Segment 0 was only late: the ACK that covers it echoes its original
         // timestamp, older than the retransmission.
         d.ack_echo(1, 20, &[], 1);
-        assert_eq!(d.s.ca_state, CaState::Open);
+        assert_eq!(d.s.ca_state(), CaState::Open);
         assert_eq!(d.s.stats.undone_recoveries, 1);
         // ssthresh is back to what it was (infinite: still in slow start), so
         // the window before the reduction grows by what this ACK delivered.
@@ -711,7 +711,7 @@ mod tests {
         for _ in 0..3 {
             d.ack(1, 0, &[]);
         }
-        assert_eq!((d.s.ca_state, d.s.sb.retrans_out), (CaState::Recovery, 1));
+        assert_eq!((d.s.ca_state(), d.s.sb.retrans_out), (CaState::Recovery, 1));
         for _ in 0..dupacks {
             d.ack(1, 0, &[]);
         }
@@ -737,7 +737,7 @@ mod tests {
         let sent = d.ack_echo(1, 5, &[], 1);
         assert_eq!(d.s.stats.undone_recoveries, 1);
         assert_eq!(d.s.sb.reordering, 5, "the segments ACKed, not sacked_out + 1 + ACKed (16)");
-        assert_eq!(d.s.ca_state, CaState::Recovery);
+        assert_eq!(d.s.ca_state(), CaState::Recovery);
         assert_eq!((d.s.stats.fast_recoveries, d.s.w.ssthresh), (2, 10));
         assert_eq!(sent.first(), Some(&5), "the hole behind goes now");
     }
@@ -749,9 +749,9 @@ mod tests {
         // new degree of 5.
         let mut d = reno_recovery_on_a_delayed_head(5);
         d.ack_echo(1, 5, &[], 1);
-        assert_eq!((d.s.ca_state, d.s.sb.sacked_out, d.s.sb.reordering), (CaState::Disorder, 4, 5));
+        assert_eq!((d.s.ca_state(), d.s.sb.sacked_out, d.s.sb.reordering), (CaState::Disorder, 4, 5));
         let sent = d.ack(1, 5, &[]);
-        assert_eq!(d.s.ca_state, CaState::Recovery);
+        assert_eq!(d.s.ca_state(), CaState::Recovery);
         assert_eq!(sent.first(), Some(&5));
     }
 
@@ -770,7 +770,7 @@ mod tests {
         for _ in 0..22 {
             d.ack(1, 0, &[]);
         }
-        assert_eq!((d.s.ca_state, d.s.sb.packets_out(), d.s.sb.sacked_out), (CaState::Recovery, 20, 19));
+        assert_eq!((d.s.ca_state(), d.s.sb.packets_out(), d.s.sb.sacked_out), (CaState::Recovery, 20, 19));
         assert_eq!(d.s.conn(d.now).delivered, 19);
     }
 
@@ -786,7 +786,7 @@ mod tests {
         d.ack(1, 0, &[]);
         d.ack(1, 1, &[]);
         d.ack(1, 1, &[]);
-        assert_eq!((d.s.ca_state, d.s.sb.sacked_out), (CaState::Disorder, 1));
+        assert_eq!((d.s.ca_state(), d.s.sb.sacked_out), (CaState::Disorder, 1));
         assert_eq!(d.s.stats.fast_recoveries, 0);
     }
 
@@ -804,7 +804,7 @@ mod tests {
             d.ack(1, 0, &[]);
         }
         d.ack_echo(1, recovery_point, &[], d.s.episode.undo.retrans_stamp);
-        assert_eq!(d.s.ca_state, CaState::Open);
+        assert_eq!(d.s.ca_state(), CaState::Open);
         assert_eq!((d.s.w.cwnd, d.s.w.ssthresh), (10, 10));
     }
 
@@ -824,7 +824,7 @@ mod tests {
         // marks 5, the next hole, lost. It delivered one segment: the
         // duplicate ACKs counted 1..4 (tcp_remove_reno_sacks).
         let sent = d.ack_echo(1, 5, &[], d.s.episode.undo.retrans_stamp);
-        assert_eq!(d.s.ca_state, CaState::Recovery);
+        assert_eq!(d.s.ca_state(), CaState::Recovery);
         assert_eq!(sent, [5], "the next hole, and no extra segment");
     }
 
@@ -846,14 +846,14 @@ mod tests {
         assert_eq!(d.start().len(), 20);
         // Segment 0 is only late: SACKs of 1..4 start a recovery.
         let sent = d.ack(100, 0, &[(1, 4)]);
-        assert_eq!((d.s.ca_state, sent.first()), (CaState::Recovery, Some(&0)));
+        assert_eq!((d.s.ca_state(), sent.first()), (CaState::Recovery, Some(&0)));
         let newest = *sent.last().unwrap();
         assert!(newest >= 20, "new data went out too: {sent:?}");
         // The original segment 0 arrives (its timestamp is echoed), segment 5
         // is lost, and everything up to the new data sent 150 ms ago is SACKed.
         let sent = d.ack_echo(150, 5, &[(6, newest + 1)], 1);
         assert_eq!(d.s.stats.undone_recoveries, 1);
-        assert_eq!((d.s.ca_state, d.s.stats.fast_recoveries), (CaState::Recovery, 2));
+        assert_eq!((d.s.ca_state(), d.s.stats.fast_recoveries), (CaState::Recovery, 2));
         assert_eq!(sent.first(), Some(&5), "the hole behind goes now: {sent:?}");
     }
 
@@ -865,11 +865,11 @@ mod tests {
         let mut d = rack_sender(10);
         d.start();
         assert_eq!(d.timeout(), [0]);
-        assert_eq!((d.s.ca_state, d.s.w.ssthresh), (CaState::Loss, 5));
+        assert_eq!((d.s.ca_state(), d.s.w.ssthresh), (CaState::Loss, 5));
         assert_eq!(d.ack(100, 1, &[]), [1, 2]);
         // The retransmission of 2 arrives, the one of 1, sent before it, does not.
         d.ack(120, 1, &[(2, 3)]);
-        assert_eq!((d.s.ca_state, d.s.stats.fast_recoveries), (CaState::Recovery, 1));
+        assert_eq!((d.s.ca_state(), d.s.stats.fast_recoveries), (CaState::Recovery, 1));
         assert_eq!(d.s.w.ssthresh, 2, "reno's half of the Loss window of 2 (at least 2)");
     }
 
@@ -883,11 +883,11 @@ mod tests {
             d.start();
             d.s.loss.rack.on_dsack(0, 20);
             d.ack(100, 0, &[(1, 4)]);
-            assert_eq!(d.s.ca_state, CaState::Recovery);
+            assert_eq!(d.s.ca_state(), CaState::Recovery);
             let high = d.s.snd_nxt();
             let echo = if undone { 1 } else { d.now };
             d.ack_echo(50, high, &[], echo);
-            assert_eq!((d.s.ca_state, d.s.stats.undone_recoveries), (CaState::Open, undone as u64));
+            assert_eq!((d.s.ca_state(), d.s.stats.undone_recoveries), (CaState::Open, undone as u64));
             d.s.loss.rack.recoveries_until_narrow()
         };
         assert_eq!(recovery(true), 16);
@@ -902,13 +902,13 @@ mod tests {
         d.s.cfg.ecn = true;
         d.start();
         d.ack(100, 0, &[(1, 4)]);
-        assert_eq!((d.s.ca_state, d.s.w.ssthresh), (CaState::Recovery, 10));
+        assert_eq!((d.s.ca_state(), d.s.w.ssthresh), (CaState::Recovery, 10));
         d.ece = true;
         d.ack(10, 0, &[(1, 5)]);
         d.ece = false;
         let high = d.s.snd_nxt();
         d.ack_echo(10, high, &[], 1);
-        assert_eq!((d.s.ca_state, d.s.stats.undone_recoveries), (CaState::Open, 1));
+        assert_eq!((d.s.ca_state(), d.s.stats.undone_recoveries), (CaState::Open, 1));
         assert_eq!(d.s.w.ssthresh, 10);
     }
 
@@ -923,7 +923,7 @@ mod tests {
         assert_eq!(d.timeout(), [0]);
         // The original segment 0 arrives after the timeout (its timestamp, 1, is echoed).
         let sent = d.ack_echo(100, 1, &[], 1);
-        assert_eq!((d.s.ca_state, d.s.stats.undone_timeouts), (CaState::Open, 1));
+        assert_eq!((d.s.ca_state(), d.s.stats.undone_timeouts), (CaState::Open, 1));
         assert_eq!(d.s.sb.lost_out, 0, "segments 1.. are not lost");
         assert!(sent.iter().all(|&seq| seq >= 10), "new data only: {sent:?}");
     }
@@ -935,7 +935,7 @@ mod tests {
         d.start();
         d.ece = true;
         d.ack(100, 2, &[]);
-        assert_eq!((d.s.ca_state, d.s.w.ssthresh, d.s.episode.high_seq), (CaState::Cwr, 10, 20));
+        assert_eq!((d.s.ca_state(), d.s.w.ssthresh, d.s.episode.high_seq), (CaState::Cwr, 10, 20));
         d.ece = false;
         d
     }
@@ -947,9 +947,9 @@ mod tests {
         let mut d = in_cwr();
         let high_seq = d.s.episode.high_seq;
         d.ack(10, high_seq, &[]);
-        assert_eq!(d.s.ca_state, CaState::Cwr);
+        assert_eq!(d.s.ca_state(), CaState::Cwr);
         d.ack(10, high_seq + 1, &[]);
-        assert_eq!(d.s.ca_state, CaState::Open);
+        assert_eq!(d.s.ca_state(), CaState::Open);
     }
 
     #[test]
@@ -961,13 +961,13 @@ mod tests {
         let high_seq = d.s.episode.high_seq;
         assert!(d.s.w.cwnd < 20, "PRR brings the window down: {}", d.s.w.cwnd);
         d.ack(10, 2, &[(3, 6)]);
-        assert_eq!(d.s.ca_state, CaState::Recovery);
+        assert_eq!(d.s.ca_state(), CaState::Recovery);
         assert_eq!((d.s.w.ssthresh, d.s.episode.high_seq), (10, high_seq));
         // Segment 2 was only late: the undo ends the recovery, but the
         // reduction the ECN echo asked for stays (prior_ssthresh 0).
         let cwnd = d.s.w.cwnd;
         d.ack_echo(10, high_seq, &[], 1);
-        assert_eq!((d.s.ca_state, d.s.stats.undone_recoveries), (CaState::Open, 1));
+        assert_eq!((d.s.ca_state(), d.s.stats.undone_recoveries), (CaState::Open, 1));
         assert_eq!(d.s.w.ssthresh, 10);
         assert!(d.s.w.cwnd <= cwnd.max(10) + 1, "cwnd {} restored from {cwnd}", d.s.w.cwnd);
     }
@@ -981,7 +981,7 @@ mod tests {
         d.start();
         assert!(d.sent.iter().all(|p| p.ect && !p.cwr));
         d.ack(100, 0, &[(1, 4)]);
-        assert_eq!(d.s.ca_state, CaState::Recovery);
+        assert_eq!(d.s.ca_state(), CaState::Recovery);
         let retransmission = d.sent.iter().find(|p| p.seq == 0).expect("segment 0 again");
         assert!(!retransmission.ect && !retransmission.cwr);
         // The first new data after the reduction carries CWR, once.
@@ -1026,7 +1026,7 @@ mod tests {
     fn a_timeout_halves_ssthresh_and_restarts_from_one_segment() {
         let mut d = lose_the_first_of_twenty();
         let sent = d.timeout();
-        assert_eq!(d.s.ca_state, CaState::Loss);
+        assert_eq!(d.s.ca_state(), CaState::Loss);
         assert_eq!((d.s.w.cwnd, d.s.w.ssthresh), (1, 10));
         assert_eq!(sent, [0], "the head goes again");
         // The retransmission is lost too: the second timeout keeps ssthresh
@@ -1043,7 +1043,7 @@ mod tests {
         let high = d.s.snd_nxt();
         // Everything outstanding at the timeout is ACKed: back to Open.
         d.ack(50, 20.max(high), &[]);
-        assert_eq!(d.s.ca_state, CaState::Open);
+        assert_eq!(d.s.ca_state(), CaState::Open);
         while d.s.w.cwnd < 8 {
             let nxt = d.s.snd_nxt();
             d.ack(50, nxt, &[]);
@@ -1064,7 +1064,7 @@ mod tests {
         d.timeout();
         assert_eq!(d.s.w.ssthresh, 10);
         d.ack(100, 1, &[]);
-        assert_eq!(d.s.ca_state, CaState::Loss, "segments 1.. are still outstanding");
+        assert_eq!(d.s.ca_state(), CaState::Loss, "segments 1.. are still outstanding");
         assert_eq!(d.s.w.cwnd, 2);
         d.timeout();
         assert_eq!(d.s.w.ssthresh, 2, "half of the window at the second timeout");
@@ -1082,13 +1082,13 @@ mod tests {
         assert_eq!(d.s.stats.timeouts, 2);
         let timed_out_at = d.now;
         d.ack_echo(100, 10, &[], timed_out_at);
-        assert_eq!(d.s.ca_state, CaState::Open);
+        assert_eq!(d.s.ca_state(), CaState::Open);
         // A window of 40, then segment 10 is lost: the fast recovery halves.
         d.s.w.cwnd = 40;
         let mut out = Vec::new();
         d.s.send(d.now, &mut out);
         d.ack(100, 10, &[(11, 15)]);
-        assert_eq!(d.s.ca_state, CaState::Recovery);
+        assert_eq!(d.s.ca_state(), CaState::Recovery);
         assert_eq!(d.s.w.ssthresh, 20);
     }
 }

@@ -75,7 +75,7 @@ pub struct Sender {
     pub(super) cfg: SenderConfig,
     pub(super) cc: Algorithm,
     pub w: Window,
-    pub ca_state: CaState,
+    pub(super) ca_state: CaState,
     pub(super) sb: Scoreboard,
     pub rtt: RttEstimator,
     pub(super) rate: RateSampler,
@@ -194,6 +194,10 @@ impl Sender {
     }
     pub fn snd_nxt(&self) -> u64 {
         self.sb.nxt()
+    }
+    /// The congestion state (Linux icsk_ca_state).
+    pub fn ca_state(&self) -> CaState {
+        self.ca_state
     }
 
     /// RACK finds this flow's losses (it needs SACK; without, the duplicate
@@ -830,7 +834,7 @@ mod tests {
         for _ in 0..3 {
             assert!(d.ack(1, 3, &[]).is_empty());
         }
-        assert_eq!((d.s.ca_state, d.s.sb.sacked_out, d.s.w.cwnd), (CaState::Open, 0, cwnd));
+        assert_eq!((d.s.ca_state(), d.s.sb.sacked_out, d.s.w.cwnd), (CaState::Open, 0, cwnd));
         assert_eq!(d.s.stats.fast_recoveries, 0);
     }
 }
