@@ -1124,3 +1124,217 @@ mod tests {
         assert_eq!(d.s.w.ssthresh, 20);
     }
 }
+
+/// Recovery decisions with hand-worked values, without a sender: the test
+/// holds the parts a step borrows and lends them (`Parts::flight`).
+#[cfg(test)]
+mod without_a_sender {
+    use super::*;
+    use crate::cc::Conn;
+    use crate::tcp::config::SenderConfig;
+    use crate::tcp::loss_detection::LossDetection;
+    use crate::tcp::rtt::RttEstimator;
+    use crate::tcp::scoreboard::{Removed, Segment};
+    use crate::tcp::stats::SenderStats;
+    use crate::time::NS_PER_MS;
+    use std::collections::BTreeMap;
+
+    /// What a sender would lend: reno with the driver's configuration
+    /// (SACK, PRR, no timestamps, no RACK), a window of `cwnd` and `out`
+    /// segments sent at 1 ns.
+    struct Parts {
+        cfg: SenderConfig,
+        w: Window,
+        cc: Algorithm,
+        sb: Scoreboard,
+        loss: LossDetection,
+        stats: SenderStats,
+        rtt: RttEstimator,
+        next_send_at: Nanos,
+    }
+
+    impl Parts {
+        fn new(cwnd: u32, out: u64) -> Parts {
+            let cfg = crate::tcp::driver::config(cwnd, false);
+            let mut sb = Scoreboard::new();
+            for _ in 0..out {
+                sb.push_new(Segment { sent_at: 1, ..Segment::default() });
+            }
+            Parts {
+                w: Window::new(cwnd),
+                cc: crate::cc::build("reno", &BTreeMap::new(), cfg.mss).expect("reno"),
+                rtt: RttEstimator::new(cfg.rto_style, cfg.initial_rto, cfg.min_rto, cfg.max_rto),
+                cfg,
+                sb,
+                loss: LossDetection::default(),
+                stats: SenderStats::default(),
+                next_send_at: 0,
+            }
+        }
+
+        fn flight(&mut self, now: Nanos) -> Flight<'_> {
+            Flight {
+                now,
+                conn: Conn { now, mss: self.cfg.mss, ..Conn::default() },
+                cwnd_limited: true,
+                max_packets_out: self.sb.packets_out(),
+                rto_at: None,
+                ece: false,
+                cc_owns_window: false,
+                may_send_new: true,
+                cfg: &self.cfg,
+                rtt: &self.rtt,
+                w: &mut self.w,
+                cc: &mut self.cc,
+                sb: &mut self.sb,
+                loss: &mut self.loss,
+                stats: &mut self.stats,
+                next_send_at: &mut self.next_send_at,
+            }
+        }
+
+        /// The cumulative ACK reaches `seq` (the scoreboard step of the ACK).
+        fn ack_to(&mut self, seq: u64) {
+            let _ = self.sb.ack_to(seq, |_: Removed| {});
+        }
+
+        /// Segment `seq` goes again at `now`, as the send loop would send it.
+        fn retransmit(&mut self, r: &mut Recovery, seq: u64, now: Nanos) {
+            self.sb.on_retransmit(seq, now, Default::default());
+            r.episode.undo.on_retransmit(now);
+        }
+    }
+
+    fn sacked() -> AckFlags {
+        AckFlags { data_sacked: true, ..AckFlags::default() }
+    }
+
+    fn acked(segments: u32) -> AckFlags {
+        AckFlags { data_acked: true, cum_acked: segments, ..AckFlags::default() }
+    }
+
+    /// 20 out with a window of 20; segment 0 is lost, 1..=3 SACKed: RFC
+    /// 6675 marks it lost and the ACK enters Recovery. Returns the parts
+    /// and the recovery, with segment 0 retransmitted at 10 ms.
+    fn in_recovery() -> (Parts, Recovery) {
+        let mut p = Parts::new(20, 20);
+        let mut r = Recovery::new(RecoveryPolicy::Reno);
+        p.sb.sack(1, 4, |_, _| {});
+        assert_eq!(p.sb.mark_lost_by_sack(), 1);
+        r.fastretrans_alert(&mut p.flight(10 * NS_PER_MS), &sacked(), 0, 0);
+        p.retransmit(&mut r, 0, 10 * NS_PER_MS);
+        (p, r)
+    }
+
+    #[test]
+    fn entering_recovery_takes_ssthresh_from_the_algorithm_and_the_recovery_point_from_snd_nxt() {
+        let (p, r) = in_recovery();
+        assert_eq!(r.state(), CaState::Recovery);
+        // Reno: ssthresh = max(cwnd / 2, 2) = 10; cwnd comes down by PRR
+        // on the ACKs that follow, not at once.
+        assert_eq!((p.w.ssthresh, p.w.cwnd), (10, 20));
+        assert_eq!(r.episode.high_seq, 20, "snd_nxt when recovery began");
+        // What an undo would restore: cwnd 20 and the ssthresh of before
+        // (max(ssthresh, 3/4 cwnd) with ssthresh still infinite).
+        assert_eq!((r.episode.prior_cwnd, r.episode.prior_ssthresh), (20, INFINITE_SSTHRESH));
+        assert!(r.episode.undo.possible);
+        assert_eq!(p.stats.fast_recoveries, 1);
+    }
+
+    #[test]
+    fn an_ack_of_the_recovery_point_ends_recovery_at_ssthresh() {
+        for (prr, cwnd_before, cwnd_after) in [(true, 7, 10), (true, 12, 10), (false, 7, 7), (false, 12, 10)] {
+            let (mut p, mut r) = in_recovery();
+            p.cfg.prr = prr;
+            p.w.cwnd = cwnd_before;
+            // Everything up to the recovery point (20) is ACKed, echoing
+            // nothing older than the retransmission: no undo.
+            p.ack_to(20);
+            r.fastretrans_alert(&mut p.flight(60 * NS_PER_MS), &acked(20), 0, 0);
+            assert_eq!(r.state(), CaState::Open, "prr {prr}, cwnd {cwnd_before}");
+            // PRR: cwnd = ssthresh; rate halving (before 3.2): only down to it.
+            assert_eq!((p.w.cwnd, p.w.ssthresh), (cwnd_after, 10), "prr {prr}, cwnd {cwnd_before}");
+            assert_eq!(p.stats.undone_recoveries, 0);
+        }
+    }
+
+    #[test]
+    fn an_ack_below_the_recovery_point_keeps_recovery() {
+        let (mut p, mut r) = in_recovery();
+        p.ack_to(19);
+        r.fastretrans_alert(&mut p.flight(60 * NS_PER_MS), &acked(19), 0, 0);
+        assert_eq!((r.state(), p.w.ssthresh), (CaState::Recovery, 10));
+    }
+
+    #[test]
+    fn a_recovery_the_timestamps_show_spurious_is_undone_to_the_window_and_ssthresh_of_before() {
+        let (mut p, mut r) = in_recovery();
+        p.w.cwnd = 12; // PRR brought it down
+                       // The ACK of everything echoes 1 ns, older than the retransmission
+                       // (10 ms): the original of segment 0 filled the hole (Eifel).
+        p.ack_to(20);
+        r.fastretrans_alert(&mut p.flight(60 * NS_PER_MS), &acked(20), 0, 1);
+        assert_eq!(r.state(), CaState::Open);
+        // Reno's undo_cwnd: max(cwnd, prior_cwnd) = max(12, 20).
+        assert_eq!((p.w.cwnd, p.w.ssthresh), (20, INFINITE_SSTHRESH));
+        assert_eq!(p.stats.undone_recoveries, 1);
+        assert!(!r.episode.undo.possible, "an episode is undone once");
+    }
+
+    #[test]
+    fn a_timeout_enters_loss_with_a_window_of_one() {
+        let mut p = Parts::new(10, 10);
+        let mut r = Recovery::new(RecoveryPolicy::Reno);
+        let at = 1000 * NS_PER_MS;
+        assert_eq!(r.on_retransmission_timeout(&mut p.flight(at)), None, "no F-RTO: the send loop retransmits");
+        assert_eq!(r.state(), CaState::Loss);
+        // Reno: ssthresh = max(10 / 2, 2); everything outstanding is lost.
+        assert_eq!((p.w.cwnd, p.w.ssthresh), (1, 5));
+        assert_eq!((p.sb.lost_out, r.episode.high_seq), (10, 10));
+        assert_eq!((r.episode.timeouts_in_a_row, p.stats.timeouts), (1, 1));
+        assert_eq!(p.next_send_at, at, "the retransmission goes at once");
+        // A second timeout before any ACK keeps the first one's ssthresh
+        // (recomputed from cwnd 1 it would be 2).
+        r.on_retransmission_timeout(&mut p.flight(3 * at));
+        assert_eq!((p.w.cwnd, p.w.ssthresh), (1, 5));
+        assert_eq!((r.episode.timeouts_in_a_row, p.stats.timeouts), (2, 2));
+    }
+
+    #[test]
+    fn rfc5682_frto_undoes_a_spurious_timeout() {
+        let mut p = Parts::new(10, 10);
+        p.cfg.frto = FrtoVariant::Rfc5682;
+        let mut r = Recovery::new(RecoveryPolicy::Reno);
+        r.on_retransmission_timeout(&mut p.flight(1000 * NS_PER_MS));
+        assert!(r.frto.active);
+        p.retransmit(&mut r, 0, 1000 * NS_PER_MS);
+        // Step 2.b: the ACK of the retransmitted head sends new data first.
+        p.ack_to(1);
+        let head = AckFlags { retrans_acked: true, ..acked(1) };
+        r.fastretrans_alert(&mut p.flight(1010 * NS_PER_MS), &head, 0, 0);
+        assert_eq!((r.state(), r.frto.new_data_first), (CaState::Loss, true));
+        // Segments 1 and 2, sent before the timeout and never
+        // retransmitted, are ACKed: the timeout was spurious (step 3.b).
+        p.ack_to(3);
+        let originals = AckFlags { orig_acked_below_high_seq: true, ..acked(2) };
+        r.fastretrans_alert(&mut p.flight(1020 * NS_PER_MS), &originals, 1, 0);
+        assert_eq!(r.state(), CaState::Open);
+        // The window of before (10, Reno's undo_cwnd: max(1, 10)) and its ssthresh.
+        assert_eq!((p.w.cwnd, p.w.ssthresh), (10, INFINITE_SSTHRESH));
+        assert_eq!((p.stats.spurious_timeouts, p.stats.undone_timeouts), (1, 1));
+        assert_eq!((p.sb.lost_out, r.episode.timeouts_in_a_row), (0, 0), "nothing is lost after all");
+        assert!(!r.frto.active);
+    }
+
+    #[test]
+    fn rfc4138_frto_takes_the_timeout_with_the_head_only() {
+        let mut p = Parts::new(10, 10);
+        p.cfg.frto = FrtoVariant::Rfc4138;
+        let mut r = Recovery::new(RecoveryPolicy::Reno);
+        let head = r.on_retransmission_timeout(&mut p.flight(1000 * NS_PER_MS));
+        assert_eq!(head, Some(0), "the caller retransmits the head");
+        // ssthresh reduced at once (Reno: 5), the state Disorder, nothing marked lost.
+        assert_eq!((r.state(), p.w.ssthresh, p.sb.lost_out), (CaState::Disorder, 5, 0));
+        assert_eq!((r.frto.counter, r.frto.highmark, r.episode.high_seq), (1, 10, 10));
+    }
+}
