@@ -22,10 +22,10 @@ pub(super) struct Flight<'a> {
     pub loss: &'a mut LossDetection,
     pub stats: &'a mut SenderStats,
     pub rtt: &'a RttEstimator,
-    /// The algorithm's view when the step began; `conn` brings up to date
-    /// what a step changes (window, scoreboard, state). The rest (RTT,
-    /// deliveries) changes only before or after recovery's turn.
-    pub conn: Conn,
+    /// Segments delivered so far, and of them with an ECN echo (for `Conn`;
+    /// a recovery step does not change them).
+    pub delivered: u64,
+    pub delivered_ce: u64,
     /// Linux tcp_cwnd_validate's state, for `Conn::is_cwnd_limited`.
     pub cwnd_limited: bool,
     pub max_packets_out: u32,
@@ -45,16 +45,23 @@ pub(super) struct Flight<'a> {
 }
 
 impl Flight<'_> {
-    /// The `Conn` the algorithm's hooks see now, in state `state`.
+    /// The `Conn` the algorithm's hooks see now, in state `state` (the
+    /// sender's `conn`, made here only when a hook is called: most steps
+    /// call none).
     pub fn conn(&self, state: CaState) -> Conn {
         Conn {
+            now: self.now,
+            mss: self.cfg.mss,
+            srtt_ns: self.rtt.srtt().unwrap_or(0),
+            min_rtt_ns: self.rtt.min_rtt().unwrap_or(0),
+            delivered: self.delivered,
+            delivered_ce: self.delivered_ce,
             in_flight: self.sb.in_flight(),
             packets_out: self.sb.packets_out(),
             snd_nxt: self.sb.nxt(),
             snd_una: self.sb.una(),
             is_cwnd_limited: self.cwnd_limited || (self.w.in_slow_start() && self.w.cwnd < 2 * self.max_packets_out),
             ca_state: Some(state),
-            ..self.conn
         }
     }
 
@@ -76,9 +83,10 @@ impl Flight<'_> {
 macro_rules! flight {
     ($s:expr, $now:expr) => {
         Flight {
-            conn: $s.conn($now),
             may_send_new: $s.may_send_new_segment(),
             now: $now,
+            delivered: $s.rate.delivered,
+            delivered_ce: $s.delivered_ce,
             cwnd_limited: $s.is_cwnd_limited,
             max_packets_out: $s.max_packets_out,
             rto_at: $s.rto_at,

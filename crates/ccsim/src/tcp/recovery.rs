@@ -1130,7 +1130,6 @@ mod tests {
 #[cfg(test)]
 mod without_a_sender {
     use super::*;
-    use crate::cc::Conn;
     use crate::tcp::config::SenderConfig;
     use crate::tcp::loss_detection::LossDetection;
     use crate::tcp::rtt::RttEstimator;
@@ -1175,7 +1174,8 @@ mod without_a_sender {
         fn flight(&mut self, now: Nanos) -> Flight<'_> {
             Flight {
                 now,
-                conn: Conn { now, mss: self.cfg.mss, ..Conn::default() },
+                delivered: 0,
+                delivered_ce: 0,
                 cwnd_limited: true,
                 max_packets_out: self.sb.packets_out(),
                 rto_at: None,
