@@ -1300,12 +1300,19 @@ mod without_a_sender {
         assert_eq!((r.episode.timeouts_in_a_row, p.stats.timeouts), (2, 2));
     }
 
+    /// 10 out with a window of 10, F-RTO `frto`: the retransmission timer
+    /// fires at 1 s. Returns what `on_retransmission_timeout` returned.
+    fn timed_out(frto: FrtoVariant) -> (Parts, Recovery, Option<u64>) {
+        let mut p = Parts::new(10, 10);
+        p.cfg.frto = frto;
+        let mut r = Recovery::new(RecoveryPolicy::Reno);
+        let head = r.on_retransmission_timeout(&mut p.flight(1000 * NS_PER_MS));
+        (p, r, head)
+    }
+
     #[test]
     fn rfc5682_frto_undoes_a_spurious_timeout() {
-        let mut p = Parts::new(10, 10);
-        p.cfg.frto = FrtoVariant::Rfc5682;
-        let mut r = Recovery::new(RecoveryPolicy::Reno);
-        r.on_retransmission_timeout(&mut p.flight(1000 * NS_PER_MS));
+        let (mut p, mut r, _) = timed_out(FrtoVariant::Rfc5682);
         assert!(r.frto.active);
         p.retransmit(&mut r, 0, 1000 * NS_PER_MS);
         // Step 2.b: the ACK of the retransmitted head sends new data first.
@@ -1328,13 +1335,30 @@ mod without_a_sender {
 
     #[test]
     fn rfc4138_frto_takes_the_timeout_with_the_head_only() {
-        let mut p = Parts::new(10, 10);
-        p.cfg.frto = FrtoVariant::Rfc4138;
-        let mut r = Recovery::new(RecoveryPolicy::Reno);
-        let head = r.on_retransmission_timeout(&mut p.flight(1000 * NS_PER_MS));
+        let (p, r, head) = timed_out(FrtoVariant::Rfc4138);
         assert_eq!(head, Some(0), "the caller retransmits the head");
         // ssthresh reduced at once (Reno: 5), the state Disorder, nothing marked lost.
         assert_eq!((r.state(), p.w.ssthresh, p.sb.lost_out), (CaState::Disorder, 5, 0));
         assert_eq!((r.frto.counter, r.frto.highmark, r.episode.high_seq), (1, 10, 10));
+    }
+
+    #[test]
+    fn rfc4138_frto_answers_a_spurious_timeout_with_a_reduction_not_a_restart() {
+        let (mut p, mut r, _) = timed_out(FrtoVariant::Rfc4138);
+        p.retransmit(&mut r, 0, 1000 * NS_PER_MS);
+        // The first ACK of new data (0 and 1): two new segments may go,
+        // cwnd = in flight (8) + 2 (RFC 4138 step 2.b).
+        p.ack_to(2);
+        let first = AckFlags { retrans_acked: true, ..acked(2) };
+        assert!(r.process_frto(&mut p.flight(1010 * NS_PER_MS), &first), "the window does not grow");
+        assert_eq!((r.frto.counter, p.w.cwnd), (2, 10));
+        // The second ACKs originals never retransmitted: spurious. The
+        // response is the reduction to the ssthresh the timeout set (5),
+        // by PRR in CWR, not slow start from one segment.
+        p.ack_to(4);
+        assert!(!r.process_frto(&mut p.flight(1020 * NS_PER_MS), &acked(2)));
+        assert_eq!((r.state(), p.w.ssthresh, p.w.cwnd), (CaState::Cwr, 5, 10));
+        assert_eq!((r.frto.counter, p.stats.spurious_timeouts, p.sb.lost_out), (0, 1, 0));
+        assert_eq!((r.episode.prior_ssthresh, r.episode.high_seq), (0, 10), "no undo: the reduction stays");
     }
 }
