@@ -71,7 +71,7 @@ impl KernelRow {
             bytes_sent: sender.stats.bytes_sent,
             retransmitted: sender.stats.retransmitted_segments,
             timeouts: sender.stats.timeouts,
-            ca_state: sender.ca_state as u32,
+            ca_state: sender.ca_state() as u32,
             pacing_rate_bps: sender.pacing_rate().map_or(f64::NAN, |r| r * 8.0),
             rwnd_bytes,
         }

@@ -40,32 +40,7 @@ impl Driver {
 
     /// The same sender, with or without the timestamp option.
     pub fn with_timestamps(cc: &str, init_cwnd: u32, timestamps: bool) -> Driver {
-        let cfg = SenderConfig {
-            mss: 1000,
-            init_cwnd,
-            sack: true,
-            timestamps,
-            prr: true,
-            rack: false,
-            tlp: false,
-            early_retrans: false,
-            counting: crate::cc::Counting::Segments,
-            fack: false,
-            pacing: false,
-            ecn: false,
-            frto: super::frto::FrtoVariant::Off,
-            undo: super::undo26::UndoStyle::Modern,
-            rto_style: RtoStyle::Linux,
-            initial_rto: 1000 * NS_PER_MS,
-            min_rto: 200 * NS_PER_MS,
-            max_rto: 120_000 * NS_PER_MS,
-            snd_buf: None,
-            wmem_max: 4 << 20,
-            snd_skb_overhead: 0,
-            start: 0,
-            stop: None,
-            size: None,
-        };
+        let cfg = config(init_cwnd, timestamps);
         let algorithm = crate::cc::build(cc, &BTreeMap::new(), cfg.mss).expect("known algorithm");
         Driver {
             s: Sender::new(0, cfg, algorithm),
@@ -124,5 +99,38 @@ impl Driver {
         let mut out = Vec::new();
         self.s.on_timer(self.now, &mut out);
         self.record(out)
+    }
+}
+
+/// The driver's sender configuration (see `Driver::new`): SACK, PRR, MSS
+/// 1000, a 1 s initial RTO, no RACK, loss probes, F-RTO or ECN; with or
+/// without timestamps. Also for the tests that hand recovery its parts
+/// without a sender (recovery.rs).
+pub fn config(init_cwnd: u32, timestamps: bool) -> SenderConfig {
+    SenderConfig {
+        mss: 1000,
+        init_cwnd,
+        sack: true,
+        timestamps,
+        prr: true,
+        rack: false,
+        tlp: false,
+        early_retrans: false,
+        counting: crate::cc::Counting::Segments,
+        fack: false,
+        pacing: false,
+        ecn: false,
+        frto: super::frto::FrtoVariant::Off,
+        undo: super::undo26::UndoStyle::Modern,
+        rto_style: RtoStyle::Linux,
+        initial_rto: 1000 * NS_PER_MS,
+        min_rto: 200 * NS_PER_MS,
+        max_rto: 120_000 * NS_PER_MS,
+        snd_buf: None,
+        wmem_max: 4 << 20,
+        snd_skb_overhead: 0,
+        start: 0,
+        stop: None,
+        size: None,
     }
 }

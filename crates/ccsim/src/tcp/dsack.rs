@@ -97,13 +97,13 @@ mod tests {
         for k in 1..=3u64 {
             d.ack(100, 0, &[(1, k + 1)]);
         }
-        assert_eq!(d.s.ca_state, CaState::Recovery);
+        assert_eq!(d.s.ca_state(), CaState::Recovery);
         assert_eq!(d.s.w.ssthresh, 10);
         // Segment 0 was only late: the original fills the hole and recovery
         // ends (nothing tells yet that the retransmission was needless).
         let high = d.s.snd_nxt();
         d.ack(1, high, &[]);
-        assert_eq!(d.s.ca_state, CaState::Open);
+        assert_eq!(d.s.ca_state(), CaState::Open);
         assert_eq!((d.s.stats.undone_recoveries, d.s.w.ssthresh), (0, 10));
         // Then the retransmission arrives as a duplicate: the receiver D-SACKs it.
         let nxt = d.s.snd_nxt();
@@ -112,7 +112,7 @@ mod tests {
         assert_eq!(d.s.stats.undone_recoveries, 1);
         assert_eq!(d.s.w.ssthresh, crate::cc::INFINITE_SSTHRESH, "ssthresh restored");
         assert!(d.s.w.cwnd >= 20, "cwnd {}", d.s.w.cwnd);
-        assert_eq!(d.s.ca_state, CaState::Open);
+        assert_eq!(d.s.ca_state(), CaState::Open);
     }
 
     #[test]

@@ -120,7 +120,7 @@ mod tests {
         assert_eq!(d.s.loss.early_retransmit.timer_at, Some(sacked_at + 25 * MS));
         assert_eq!(d.timeout(), [7], "the first segment goes again");
         assert_eq!(d.now, sacked_at + 25 * MS);
-        assert_eq!(d.s.ca_state, CaState::Recovery);
+        assert_eq!(d.s.ca_state(), CaState::Recovery);
         assert_eq!((d.s.stats.timeouts, d.s.stats.fast_recoveries), (0, 1));
         d.ack(100, 10, &[]);
         assert!(d.s.completed_at.is_some());
@@ -153,7 +153,7 @@ mod tests {
         d.s.sb.raise_reordering(5);
         d.ack(0, 7, &[(8, 10)]);
         assert!(d.s.loss.early_retransmit.timer_at.is_none());
-        assert_eq!(d.s.ca_state, CaState::Disorder);
+        assert_eq!(d.s.ca_state(), CaState::Disorder);
     }
 
     #[test]

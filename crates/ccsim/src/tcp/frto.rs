@@ -25,10 +25,10 @@
 
 use super::ack_scan::AckFlags;
 pub use super::config::FrtoVariant;
-use super::sender::Sender;
-use crate::cc::{CaEvent, CaState};
-use crate::net::outbox::Outbox;
-use crate::time::Nanos;
+use super::episode::Episode;
+use super::flight::Flight;
+use super::scoreboard::EVER_RETRANS;
+use crate::cc::{CaEvent, CaState, RecoveryPolicy};
 
 /// F-RTO's state between ACKs.
 #[derive(Clone, Copy, Debug, Default)]
@@ -46,198 +46,203 @@ pub(super) struct FrtoState {
     pub new_data_first: bool,
 }
 
-impl Sender {
-    /// A retransmission timeout: true if the RFC 4138 F-RTO takes it (it
-    /// retransmits the head into `out`), false for the conventional loss
-    /// recovery (Linux tcp_retransmit_timer: tcp_use_frto ? tcp_enter_frto : tcp_enter_loss).
-    pub(super) fn frto_takes_timeout(&mut self, now: Nanos, out: &mut impl Outbox) -> bool {
-        if !self.use_rfc4138_frto() {
-            self.frto.counter = 0;
+/// What the RFC 5682 F-RTO made of an ACK in Loss.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum LossAck {
+    /// Not F-RTO's: the state machine goes on with it.
+    Passed,
+    /// F-RTO's: nothing else to do in Loss.
+    Taken,
+    /// Step 3.b: the timeout was spurious; the caller undoes it.
+    SpuriousTimeout,
+}
+
+impl FrtoState {
+    /// A retransmission timeout: true if the RFC 4138 F-RTO takes it (the
+    /// caller then retransmits the head only), false for the conventional
+    /// loss recovery (Linux tcp_retransmit_timer: tcp_use_frto ?
+    /// tcp_enter_frto : tcp_enter_loss). `policy`: the sender's recovery policy.
+    pub(super) fn takes_timeout(&mut self, ep: &mut Episode, f: &mut Flight, policy: RecoveryPolicy) -> bool {
+        if !use_rfc4138_frto(f, policy) {
+            self.counter = 0;
             return false;
         }
-        self.enter_frto(now);
-        let head = self.sb.una();
-        self.transmit(now, head, true, out);
+        self.enter(ep, f);
         true
     }
 
-    /// Linux tcp_is_sackfrto: the SACK-enhanced variant (sysctl_tcp_frto 2 with SACK).
-    fn sack_frto(&self) -> bool {
-        self.cfg.sack
-    }
-
-    /// Linux tcp_use_frto: with SACK always; without, only if nothing but the
-    /// head was retransmitted (the basic algorithm cannot tell which copy
-    /// an ACK answers otherwise).
-    fn use_rfc4138_frto(&self) -> bool {
-        if self.cfg.frto != FrtoVariant::Rfc4138 || self.recovery == crate::cc::RecoveryPolicy::SlowStart {
-            return false;
-        }
-        if self.sack_frto() {
-            return true;
-        }
-        if self.sb.retrans_out > 1 {
-            return false;
-        }
-        self.sb.only_head_may_be_retransmitted()
-    }
-
     /// Linux tcp_enter_frto.
-    fn enter_frto(&mut self, now: Nanos) {
-        let state = self.ca_state;
-        let (una, high_seq, timeouts) = (self.sb.una(), self.episode.high_seq, self.episode.timeouts_in_a_row);
-        let counter = self.frto.counter;
+    fn enter(&mut self, ep: &mut Episode, f: &mut Flight) {
+        let state = ep.state;
+        let (una, high_seq, timeouts) = (f.sb.una(), ep.high_seq, ep.timeouts_in_a_row);
+        let counter = self.counter;
         if (counter == 0 && state <= CaState::Disorder)
             || una == high_seq
             || ((state == CaState::Loss || counter > 0) && timeouts == 0)
         {
-            self.episode.prior_ssthresh = self.w.current_ssthresh();
-            self.episode.prior_cwnd = self.w.cwnd;
-            let c = self.conn(now);
+            ep.prior_ssthresh = f.w.current_ssthresh();
+            ep.prior_cwnd = f.w.cwnd;
+            let c = f.conn(state);
             if counter > 0 {
                 // A second timeout before the first ACK: ssthresh from a window of 2.
-                let mut w = self.w;
+                let mut w = *f.w;
                 w.cwnd = 2;
-                self.w.ssthresh = self.cc.ssthresh(&w, &c);
+                f.w.ssthresh = f.cc.ssthresh(&w, &c);
             } else {
-                self.w.ssthresh = self.cc.ssthresh(&self.w, &c);
+                f.w.ssthresh = f.cc.ssthresh(f.w, &c);
             }
-            self.cc.cwnd_event(&mut self.w, &c, CaEvent::Frto);
+            f.cc.cwnd_event(f.w, &c, CaEvent::Frto);
         }
-        self.episode.undo.marker = una;
-        self.episode.undo.retrans = 0;
-        self.episode.undo.possible = !self.sb.get(una).has(super::scoreboard::EVER_RETRANS);
-        self.episode.undo.restart_stamp_unless_retransmitting(self.sb.retrans_out);
-        self.sb.forget_retransmission(una);
+        ep.undo.marker = una;
+        ep.undo.retrans = 0;
+        ep.undo.possible = !f.sb.get(una).has(EVER_RETRANS);
+        ep.undo.restart_stamp_unless_retransmitting(f.sb.retrans_out);
+        f.sb.forget_retransmission(una);
         // Too bad if the flow was application limited.
-        self.w.cwnd = self.w.cwnd.min(self.sb.in_flight() + 1);
+        f.w.cwnd = f.w.cwnd.min(f.sb.in_flight() + 1);
         // An earlier recovery underway: detection ends at its recovery point
         // (RFC 4138 Appendix B).
-        self.frto.highmark = if self.sack_frto()
-            && (counter > 0 || matches!(state, CaState::Recovery | CaState::Loss))
-            && high_seq > una
-        {
-            high_seq
-        } else {
-            self.sb.nxt()
-        };
-        self.set_state(now, CaState::Disorder);
-        self.episode.high_seq = self.sb.nxt();
-        self.frto.counter = 1;
+        self.highmark =
+            if sack_frto(f) && (counter > 0 || matches!(state, CaState::Recovery | CaState::Loss)) && high_seq > una {
+                high_seq
+            } else {
+                f.sb.nxt()
+            };
+        ep.set_state(f, CaState::Disorder);
+        ep.high_seq = f.sb.nxt();
+        self.counter = 1;
     }
 
     /// Linux tcp_enter_frto_loss: the timeout was real after all. Everything
     /// not SACKed is lost, cwnd is the flight plus `allowed_segments`, and
     /// the conventional loss recovery (go-back-N) follows.
-    fn enter_frto_loss(&mut self, now: Nanos, allowed_segments: u32, data_acked: bool) {
-        if !self.cfg.sack {
-            self.sb.reset_reno_sacks();
+    fn enter_loss(&mut self, ep: &mut Episode, f: &mut Flight, allowed_segments: u32, data_acked: bool) {
+        if !f.cfg.sack {
+            f.sb.reset_reno_sacks();
         }
-        let keep_head = self.frto.counter == 1 && !data_acked;
-        if self.sb.mark_all_lost_after_frto(keep_head) {
-            self.episode.undo.possible = false;
+        let keep_head = self.counter == 1 && !data_acked;
+        if f.sb.mark_all_lost_after_frto(keep_head) {
+            ep.undo.possible = false;
         }
-        self.w.cwnd = self.sb.in_flight() + allowed_segments;
-        self.w.cwnd_cnt = 0;
-        self.frto.counter = 0;
-        self.sb.forget_reordering();
-        self.set_state(now, CaState::Loss);
-        self.episode.high_seq = self.sb.nxt();
-        self.next_send_at = now;
+        f.w.cwnd = f.sb.in_flight() + allowed_segments;
+        f.w.cwnd_cnt = 0;
+        self.counter = 0;
+        f.sb.forget_reordering();
+        ep.set_state(f, CaState::Loss);
+        ep.high_seq = f.sb.nxt();
+        *f.next_send_at = f.now;
     }
 
     /// Linux tcp_process_frto, on every ACK while the RFC 4138 F-RTO runs.
     /// Returns true when the window must not grow on this ACK.
-    pub(super) fn process_frto(&mut self, now: Nanos, ack: &AckFlags) -> bool {
-        if ack.nonhead_retrans_acked || (self.frto.counter >= 2 && ack.retrans_acked) {
-            self.episode.undo.possible = false;
+    pub(super) fn process(&mut self, ep: &mut Episode, f: &mut Flight, ack: &AckFlags) -> bool {
+        if ack.nonhead_retrans_acked || (self.counter >= 2 && ack.retrans_acked) {
+            ep.undo.possible = false;
         }
-        let allowed = if self.frto.counter == 1 { 2 } else { 3 };
-        if self.sb.una() >= self.frto.highmark {
-            self.enter_frto_loss(now, allowed, ack.data_acked);
+        let allowed = if self.counter == 1 { 2 } else { 3 };
+        if f.sb.una() >= self.highmark {
+            self.enter_loss(ep, f, allowed, ack.data_acked);
             return true;
         }
-        if !self.sack_frto() {
+        if !sack_frto(f) {
             // Basic F-RTO: a duplicate ACK means the timeout was real.
             if !ack.data_acked {
-                let allowed = if self.frto.counter == 1 { 0 } else { 3 };
-                self.enter_frto_loss(now, allowed, false);
+                let allowed = if self.counter == 1 { 0 } else { 3 };
+                self.enter_loss(ep, f, allowed, false);
                 return true;
             }
         } else {
-            if !ack.data_acked && self.frto.counter == 1 {
+            if !ack.data_acked && self.counter == 1 {
                 // RFC 4138 B.1: wait, without sending, for the ACK of new data.
-                self.w.cwnd = self.w.cwnd.min(self.sb.in_flight());
+                f.w.cwnd = f.w.cwnd.min(f.sb.in_flight());
                 return true;
             }
             let forward_progress = ack.data_acked || ack.data_sacked;
-            if self.frto.counter >= 2 && (!forward_progress || (ack.data_sacked && !ack.orig_sacked_below_highmark)) {
-                self.enter_frto_loss(now, 3, ack.data_acked);
+            if self.counter >= 2 && (!forward_progress || (ack.data_sacked && !ack.orig_sacked_below_highmark)) {
+                self.enter_loss(ep, f, 3, ack.data_acked);
                 return true;
             }
         }
-        if self.frto.counter == 1 {
+        if self.counter == 1 {
             // The first ACK of new data: send two new segments (RFC 4138 step 2.b).
-            self.w.cwnd = self.sb.in_flight() + 2;
-            self.frto.counter = 2;
-            if !self.may_send_new_segment() {
-                self.enter_frto_loss(now, 2, ack.data_acked);
+            f.w.cwnd = f.sb.in_flight() + 2;
+            self.counter = 2;
+            if !f.may_send_new {
+                self.enter_loss(ep, f, 2, ack.data_acked);
             }
             return true;
         }
         // The second ACK acknowledges data never retransmitted: spurious.
-        self.frto_rate_halving_response(now);
-        self.frto.counter = 0;
-        self.episode.undo.possible = false;
-        self.stats.spurious_timeouts += 1;
+        rate_halving_response(ep, f);
+        self.counter = 0;
+        ep.undo.possible = false;
+        f.stats.spurious_timeouts += 1;
         false
     }
 
-    /// Linux tcp_ratehalving_spur_to_response (sysctl_tcp_frto_response 0):
-    /// tcp_enter_cwr without a new ssthresh; the window falls to the
-    /// ssthresh tcp_enter_frto set, by rate halving (or PRR from 3.2).
-    fn frto_rate_halving_response(&mut self, now: Nanos) {
-        self.episode.prior_ssthresh = 0;
-        self.episode.high_seq = self.sb.nxt();
-        self.episode.prior_cwnd = self.w.cwnd;
-        self.episode.prr.start(self.w.cwnd);
-        if !self.cfg.prr {
-            self.w.cwnd = self.w.cwnd.min(self.sb.in_flight() + 1);
-        }
-        self.w.cwnd_cnt = 0;
-        self.set_state(now, CaState::Cwr);
-    }
-
     /// RFC 5682 F-RTO inside the Loss state (Linux 3.10+ tcp_process_loss).
-    /// Returns true when this ACK was F-RTO's (nothing else to do in Loss).
-    pub(super) fn process_loss_frto(&mut self, now: Nanos, ack: &AckFlags) -> bool {
-        if !self.frto.active {
-            return false;
+    pub(super) fn process_in_loss(&mut self, ep: &mut Episode, f: &Flight, ack: &AckFlags) -> LossAck {
+        if !self.active {
+            return LossAck::Passed;
         }
         // Step 3.b: data sent before the timeout and never retransmitted
         // arrived: not everything was lost, the timeout was spurious.
         if ack.orig_acked_below_high_seq {
-            self.stats.spurious_timeouts += 1;
-            self.undo_loss(now, true);
-            return true;
+            return LossAck::SpuriousTimeout;
         }
-        let recovered = self.sb.una() >= self.episode.high_seq;
-        if self.sb.nxt() > self.episode.high_seq {
+        let recovered = f.sb.una() >= ep.high_seq;
+        if f.sb.nxt() > ep.high_seq {
             if ack.data_sacked || ack.dupack {
                 // Step 3.a: the new data was SACKed or duplicate-ACKed: the loss was real.
-                self.frto.active = false;
+                self.active = false;
             }
         } else if ack.data_acked && !recovered {
             // Step 2.b: send new data rather than retransmit, if there is any.
-            self.episode.high_seq = self.sb.nxt();
-            if self.may_send_new_segment() {
-                self.frto.new_data_first = true;
-                return true;
+            ep.high_seq = f.sb.nxt();
+            if f.may_send_new {
+                self.new_data_first = true;
+                return LossAck::Taken;
             }
-            self.frto.active = false;
+            self.active = false;
         }
-        false
+        LossAck::Passed
     }
+}
+
+/// Linux tcp_is_sackfrto: the SACK-enhanced variant (sysctl_tcp_frto 2 with SACK).
+fn sack_frto(f: &Flight) -> bool {
+    f.cfg.sack
+}
+
+/// Linux tcp_use_frto: with SACK always; without, only if nothing but the
+/// head was retransmitted (the basic algorithm cannot tell which copy
+/// an ACK answers otherwise).
+fn use_rfc4138_frto(f: &Flight, policy: RecoveryPolicy) -> bool {
+    if f.cfg.frto != FrtoVariant::Rfc4138 || policy == RecoveryPolicy::SlowStart {
+        return false;
+    }
+    if sack_frto(f) {
+        return true;
+    }
+    if f.sb.retrans_out > 1 {
+        return false;
+    }
+    f.sb.only_head_may_be_retransmitted()
+}
+
+/// Linux tcp_ratehalving_spur_to_response (sysctl_tcp_frto_response 0):
+/// tcp_enter_cwr without a new ssthresh; the window falls to the
+/// ssthresh tcp_enter_frto set, by rate halving (or PRR from 3.2).
+fn rate_halving_response(ep: &mut Episode, f: &mut Flight) {
+    ep.prior_ssthresh = 0;
+    ep.high_seq = f.sb.nxt();
+    ep.prior_cwnd = f.w.cwnd;
+    ep.prr.start(f.w.cwnd);
+    if !f.cfg.prr {
+        f.w.cwnd = f.w.cwnd.min(f.sb.in_flight() + 1);
+    }
+    f.w.cwnd_cnt = 0;
+    ep.set_state(f, CaState::Cwr);
 }
 
 #[cfg(test)]
@@ -265,14 +270,14 @@ mod tests {
         for sack in [true, false] {
             let (mut d, at_timeout) = spike(FrtoVariant::Rfc4138, sack, false);
             assert_eq!(at_timeout, [2], "only the head goes again");
-            assert_eq!(d.s.ca_state, CaState::Disorder);
+            assert_eq!(d.s.ca_state(), CaState::Disorder);
             let ssthresh = d.s.w.ssthresh;
             assert_eq!(ssthresh, 6);
             // The delayed originals are ACKed: first 2..4, then 4..6.
             let sent = d.ack(10, 4, &[]);
             assert_eq!(sent, [14, 15], "sack {sack}: two new segments, no retransmission");
             let sent = d.ack(1, 6, &[]);
-            assert_eq!(d.s.ca_state, CaState::Cwr, "sack {sack}");
+            assert_eq!(d.s.ca_state(), CaState::Cwr, "sack {sack}");
             assert_eq!(d.s.stats.spurious_timeouts, 1);
             assert!(sent.iter().all(|&s| s >= 16), "sack {sack}: new data only, got {sent:?}");
             // The rest of the flight comes in: never a retransmission.
@@ -304,7 +309,7 @@ mod tests {
         }
         let cwnd = d.s.w.cwnd;
         d.timeout();
-        assert_eq!(d.s.ca_state, CaState::Disorder, "F-RTO took the timeout");
+        assert_eq!(d.s.ca_state(), CaState::Disorder, "F-RTO took the timeout");
         assert!(cwnd / 2 >= 10 && (4..=5).contains(&d.s.w.ssthresh), "ssthresh {}, cwnd {cwnd}", d.s.w.ssthresh);
     }
 
@@ -314,7 +319,7 @@ mod tests {
         // The head was really lost: the receiver answers the retransmission's
         // successors... here a duplicate ACK first.
         d.ack(10, 2, &[]);
-        assert_eq!(d.s.ca_state, CaState::Loss);
+        assert_eq!(d.s.ca_state(), CaState::Loss);
         assert_eq!(d.s.stats.spurious_timeouts, 0);
     }
 
@@ -322,14 +327,14 @@ mod tests {
     fn rfc5682_frto_undoes_a_spurious_timeout() {
         let (mut d, at_timeout) = spike(FrtoVariant::Rfc5682, true, false);
         assert_eq!(at_timeout, [2]);
-        assert_eq!((d.s.ca_state, d.s.w.cwnd), (CaState::Loss, 1));
+        assert_eq!((d.s.ca_state(), d.s.w.cwnd), (CaState::Loss, 1));
         // The first ACK covers the head (retransmitted): new data, not retransmissions.
         let sent = d.ack(10, 3, &[]);
         assert!(sent.iter().all(|&s| s >= 14), "new data first, got {sent:?}");
         assert!(!sent.is_empty());
         // The next ACKs an original segment sent before the timeout: spurious.
         d.ack(1, 5, &[]);
-        assert_eq!(d.s.ca_state, CaState::Open);
+        assert_eq!(d.s.ca_state(), CaState::Open);
         assert_eq!(d.s.stats.spurious_timeouts, 1);
         assert_eq!((d.s.w.ssthresh, d.s.w.cwnd >= 12), (crate::cc::INFINITE_SSTHRESH, true), "cwnd {}", d.s.w.cwnd);
         assert_eq!(d.s.stats.retransmitted_segments, 1);
@@ -347,7 +352,7 @@ mod tests {
         let delivered = d.s.conn(d.now).delivered;
         for n in 1..=3 {
             d.ack(1, 3, &[]);
-            assert_eq!(d.s.ca_state, CaState::Loss);
+            assert_eq!(d.s.ca_state(), CaState::Loss);
             assert_eq!(d.s.sb.sacked_out, n.min(2), "duplicate ACK {n}");
         }
         assert_eq!(d.s.conn(d.now).delivered, delivered + 2);
@@ -361,7 +366,7 @@ mod tests {
         let (mut d, _) = spike(FrtoVariant::Off, true, false);
         d.ack(10, 3, &[]);
         d.ack(1, 5, &[]);
-        assert_eq!(d.s.ca_state, CaState::Loss);
+        assert_eq!(d.s.ca_state(), CaState::Loss);
         assert!(d.s.stats.retransmitted_segments > 1);
         assert_eq!(d.s.w.ssthresh, 6);
     }
@@ -371,7 +376,7 @@ mod tests {
         let (mut d, _) = spike(FrtoVariant::Off, true, true);
         // The ACK of the original head echoes its timestamp, older than the retransmission.
         d.ack_echo(10, 4, &[], 2);
-        assert_eq!(d.s.ca_state, CaState::Open);
+        assert_eq!(d.s.ca_state(), CaState::Open);
         assert_eq!(d.s.stats.undone_timeouts, 1);
         assert_eq!(d.s.w.ssthresh, crate::cc::INFINITE_SSTHRESH);
         assert!(d.s.w.cwnd >= 12, "cwnd {}", d.s.w.cwnd);

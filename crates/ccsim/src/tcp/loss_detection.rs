@@ -8,8 +8,10 @@
 
 use super::early_retransmit::EarlyRetransmit;
 use super::rack::Rack;
+use super::rtt::RttEstimator;
 use super::scoreboard::Scoreboard;
 use super::tlp::Tlp;
+use crate::cc::CaState;
 use crate::time::Nanos;
 
 /// The states and timers of the loss detectors.
@@ -69,6 +71,17 @@ impl LossDetection {
                 sb.mark_lost_retransmissions();
             }
         }
+    }
+
+    /// RACK's reordering window now (rack.rs), in congestion state `state`.
+    pub(super) fn rack_reo_wnd(&self, sb: &Scoreboard, rtt: &RttEstimator, state: CaState) -> Nanos {
+        self.rack.reo_wnd(
+            rtt.min_rtt(),
+            rtt.srtt(),
+            matches!(state, CaState::Recovery | CaState::Loss),
+            sb.sacked_out >= sb.reordering,
+            sb.reordering_seen,
+        )
     }
 
     /// RACK's loss marking with the reordering window `reo_wnd` (Linux

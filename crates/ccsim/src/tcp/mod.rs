@@ -7,6 +7,8 @@ pub mod config;
 pub mod driver;
 pub mod dsack;
 pub mod early_retransmit;
+pub mod episode;
+pub mod flight;
 pub mod frto;
 pub mod loss_detection;
 pub mod prr;

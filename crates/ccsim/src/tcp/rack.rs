@@ -471,12 +471,12 @@ mod tests {
         // Segment 1 arrives, segment 0 does not: one duplicate ACK, far from
         // three; it lets one new segment go.
         assert_eq!(d.ack(100, 0, &[(1, 2)]), [20]);
-        assert_eq!(d.s.ca_state, CaState::Disorder);
+        assert_eq!(d.s.ca_state(), CaState::Disorder);
         // RACK.rtt 100 ms, reo_wnd = min_rtt / 4 = 25 ms: the timer fires
         // when segment 0 has waited 125 ms (plus the 2 ms slack).
         assert_eq!(d.timeout(), [0]);
         assert_eq!(d.now, 1 + 125 * MS + TIMER_SLACK_NS);
-        assert_eq!(d.s.ca_state, CaState::Recovery);
+        assert_eq!(d.s.ca_state(), CaState::Recovery);
         assert_eq!(d.s.stats.fast_recoveries, 1);
     }
 
@@ -487,7 +487,7 @@ mod tests {
         d.ack(100, 0, &[(1, 3)]);
         // Segment 0 arrives 20 ms late, within reo_wnd (25 ms).
         d.ack(20, 3, &[]);
-        assert_eq!(d.s.ca_state, CaState::Open);
+        assert_eq!(d.s.ca_state(), CaState::Open);
         assert_eq!(d.s.loss.rack.timer_at, None);
         assert_eq!(d.s.stats.retransmitted_segments, 0);
     }

@@ -4,9 +4,12 @@
 //! reduction (RFC 6937), undo of a spurious recovery or timeout (Eifel
 //! timestamps, RFC 3522, and D-SACK, RFC 3708: dsack.rs), the reordering
 //! degree learned without SACK (tcp_check_reno_reordering, partial undo), and
-//! the retransmission timeout (tcp_enter_loss, or F-RTO: frto.rs). The sender (sender.rs) calls it
-//! from its ACK and timer paths; the algorithm's hooks are called here in the
-//! order cc/hooks.rs documents.
+//! the retransmission timeout (tcp_enter_loss, or F-RTO: frto.rs). The
+//! sender (sender.rs) keeps one `Recovery` and calls it from its ACK and
+//! timer paths, lending it for each step what the step reads and changes
+//! (`Flight`, flight.rs: window, algorithm, scoreboard, loss detection,
+//! counters), so a decision can be tested with a hand-made flight; the
+//! algorithm's hooks are called here in the order cc/hooks.rs documents.
 //!
 //! How the sender answers a loss is its policy, not a congestion-control
 //! hook: the algorithm only says how far the window goes down (`ssthresh`),
@@ -16,188 +19,209 @@
 //! does. `SlowStart` (Tahoe) applies with and without SACK.
 
 use super::ack_scan::AckFlags;
-use super::frto::FrtoVariant;
-use super::prr::Prr;
-use super::sender::Sender;
-use super::undo::Undo;
+use super::config::SenderConfig;
+use super::episode::Episode;
+use super::flight::Flight;
+use super::frto::{FrtoState, FrtoVariant, LossAck};
+use super::scoreboard::Scoreboard;
 use super::undo26::{self, UndoStyle};
-use crate::cc::{CaEvent, CaState, RecoveryPolicy, INFINITE_SSTHRESH};
-use crate::net::outbox::Outbox;
+use crate::cc::{Algorithm, CaEvent, CaState, RecoveryPolicy, Window, INFINITE_SSTHRESH};
 use crate::time::Nanos;
 
-/// The state of the current congestion episode (Linux tcp_sock fields of
-/// the same names).
-#[derive(Clone, Debug, Default)]
-pub(super) struct Episode {
-    /// Recovery point: segments below it were outstanding when the episode began.
-    pub high_seq: u64,
-    pub prior_cwnd: u32,
-    /// ssthresh before the reduction, restored by an undo (Linux prior_ssthresh; 0: none).
-    pub prior_ssthresh: u32,
-    /// How the window comes down to ssthresh in Recovery and CWR (prr.rs).
-    pub prr: Prr,
-    /// Retransmission timeouts since the last ACK that advanced snd_una
-    /// (Linux icsk_retransmits).
-    pub timeouts_in_a_row: u32,
-    /// Whether the episode may still be undone, and what would prove it
-    /// spurious (undo.rs).
-    pub undo: Undo,
+/// The sender's recovery: its congestion state and episode, F-RTO, and the
+/// CWR flag a reduction queues. Each step borrows the rest (`Flight`).
+#[derive(Clone, Debug)]
+pub struct Recovery {
+    /// The congestion state and the current congestion episode (recovery, CWR or loss).
+    pub(super) episode: Episode,
+    /// F-RTO between ACKs (frto.rs).
+    pub(super) frto: FrtoState,
+    /// CWR goes on the next new data (Linux TCP_ECN_QUEUE_CWR): queued by
+    /// every window reduction, withdrawn by an undo that restores ssthresh.
+    pub(super) cwr_pending: bool,
+    /// How losses revealed by duplicate ACKs or SACK are recovered (declared by the registry entry).
+    policy: RecoveryPolicy,
 }
 
-impl Sender {
-    /// The congestion state machine's turn on an ACK. `ack`: what F-RTO and
-    /// the undo need to know of it. Inline where the sender handles an ACK:
-    /// most ACKs end here.
+/// What one ACK delivered, as the reduction under way counts it.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Delivered {
+    /// Segments newly delivered (PRR).
+    pub segments: u32,
+    /// The ACK advanced snd_una and marked nothing lost (PRR's extra segment).
+    pub una_advanced_without_loss: bool,
+    /// What rate halving counts (every duplicate ACK, without SACK).
+    pub for_halving: u32,
+}
+
+impl Recovery {
+    pub(super) fn new(policy: RecoveryPolicy) -> Recovery {
+        Recovery { episode: Episode::default(), frto: FrtoState::default(), cwr_pending: false, policy }
+    }
+
+    /// The congestion state (Linux icsk_ca_state).
+    pub fn state(&self) -> CaState {
+        self.episode.state
+    }
+
+    /// Linux tcp_ack_is_dubious: whether the ACK goes to the state machine
+    /// (`fastretrans_alert`). An in-order ACK in Open does not. `ece`: it
+    /// echoed congestion.
     #[inline(always)]
-    pub(super) fn update_congestion_state(&mut self, now: Nanos, ack: &AckFlags, prior_una: u64, ack_tsecr: Nanos) {
-        // Linux tcp_ack_is_dubious: an in-order ACK in Open does not enter
-        // tcp_fastretrans_alert at all. Its RTO or loss probe replaces a
-        // pending reordering timer (one timer in Linux).
-        let dubious =
-            self.ca_state != CaState::Open || !ack.data_acked || ack.data_sacked || ack.dsack || self.ece_seen_this_ack;
-        if !dubious {
-            self.loss.rack.timer_at = None;
-            return;
-        }
-        self.fastretrans_alert(now, ack, prior_una, ack_tsecr);
+    pub(super) fn ack_is_dubious(&self, ack: &AckFlags, ece: bool) -> bool {
+        self.episode.state != CaState::Open || !ack.data_acked || ack.data_sacked || ack.dsack || ece
     }
 
     /// Linux tcp_fastretrans_alert, reduced to the states we model: the
     /// episode's exit and undo checks, then RACK's loss marking in the state
     /// they leave (identify_packet_loss), then the start of a new episode.
+    /// `ack_tsecr`: the ACK's timestamp echo (0 without timestamps).
     #[inline(never)]
-    fn fastretrans_alert(&mut self, now: Nanos, ack: &AckFlags, prior_una: u64, ack_tsecr: Nanos) {
+    pub(super) fn fastretrans_alert(&mut self, f: &mut Flight, ack: &AckFlags, prior_una: u64, ack_tsecr: Nanos) {
         // Step A: congestion the network signalled is no reduction to undo.
-        if self.ece_seen_this_ack {
+        if f.ece {
             self.episode.prior_ssthresh = 0;
         }
         // RFC 5682 F-RTO (Linux 3.10+ tcp_process_loss) judges the ACKs of a
         // Loss episode it runs in, after the timestamp and D-SACK undo.
-        let loss_undo = self.ca_state == CaState::Loss && ack.data_acked && self.may_undo(ack_tsecr);
-        let frto_took_ack = self.ca_state == CaState::Loss && !loss_undo && self.process_loss_frto(now, ack);
-        if !frto_took_ack && self.check_episode_end(now, ack, prior_una, ack_tsecr) {
+        let in_loss = self.episode.state == CaState::Loss;
+        let loss_undo = in_loss && ack.data_acked && self.may_undo(f.cfg, ack_tsecr);
+        let frto_took_ack = in_loss && !loss_undo && self.process_loss_frto(f, ack);
+        if !frto_took_ack && self.check_episode_end(f, ack, prior_una, ack_tsecr) {
             return;
         }
-        let lost_retransmission = self.identify_packet_loss(now);
+        let lost_retransmission = self.identify_packet_loss(f);
         // Recovery goes on; Loss goes on unless its timeout was undone or a
         // retransmission was lost (then Linux falls through to Open's checks).
-        let open_checks = match self.ca_state {
+        let open_checks = match self.episode.state {
             CaState::Open | CaState::Disorder | CaState::Cwr => true,
             CaState::Loss => lost_retransmission,
             CaState::Recovery => false,
         };
         if open_checks && self.frto.counter == 0 {
-            self.start_episode_or_keep_open(now);
+            self.start_episode_or_keep_open(f);
         }
+    }
+
+    /// The RFC 5682 F-RTO's turn on an ACK in Loss (frto.rs). Returns true
+    /// when the ACK was F-RTO's (nothing else to do in Loss).
+    fn process_loss_frto(&mut self, f: &mut Flight, ack: &AckFlags) -> bool {
+        match self.frto.process_in_loss(&mut self.episode, f, ack) {
+            LossAck::Passed => false,
+            LossAck::Taken => true,
+            LossAck::SpuriousTimeout => {
+                f.stats.spurious_timeouts += 1;
+                self.undo_loss(f, true);
+                true
+            }
+        }
+    }
+
+    /// The RFC 4138 F-RTO's turn on an ACK while it runs (frto.rs), before
+    /// the loss marking. Returns true when the window must not grow on it.
+    pub(super) fn process_frto(&mut self, f: &mut Flight, ack: &AckFlags) -> bool {
+        self.frto.process(&mut self.episode, f, ack)
     }
 
     /// Linux tcp_identify_packet_loss with RACK (4.18+): RACK alone marks
     /// losses, lost retransmissions included, judged with the reordering
     /// window of the state the ACK left the sender in. Returns whether a
     /// retransmission was marked lost (FLAG_LOST_RETRANS). Flows without
-    /// RACK mark theirs before the state machine (sender.rs), as Linux
+    /// RACK mark theirs before the state machine (loss_detection.rs), as Linux
     /// before 4.18 did with SACK.
-    fn identify_packet_loss(&mut self, now: Nanos) -> bool {
-        if !self.uses_rack() || self.frto.counter > 0 {
+    fn identify_packet_loss(&mut self, f: &mut Flight) -> bool {
+        if !f.uses_rack() || self.frto.counter > 0 {
             return false;
         }
-        let reo_wnd = self.rack_reo_wnd();
-        self.loss.rack_mark_lost(&mut self.sb, now, reo_wnd)
+        let reo_wnd = f.rack_reo_wnd(self.episode.state);
+        f.loss.rack_mark_lost(f.sb, f.now, reo_wnd)
     }
 
     /// Steps D and E of Linux tcp_fastretrans_alert before the loss marking:
     /// the end of an episode at its recovery point, the undo of a spurious
     /// one, NewReno's partial ACK. Returns true when a partial undo holds the
     /// ACK (a retransmission is still out: nothing more is marked lost).
-    fn check_episode_end(&mut self, now: Nanos, ack: &AckFlags, prior_una: u64, ack_tsecr: Nanos) -> bool {
-        let una = self.sb.una();
+    fn check_episode_end(&mut self, f: &mut Flight, ack: &AckFlags, prior_una: u64, ack_tsecr: Nanos) -> bool {
+        let una = f.sb.una();
         let acked_new = ack.data_acked;
+        let state = self.episode.state;
+        let high_seq = self.episode.high_seq;
         let mut held_by_partial_undo = false;
-        match self.ca_state {
+        match state {
             // Linux tcp_try_undo_recovery: the recovery was spurious. Without
             // SACK the duplicate ACKs are forgotten first (tcp_fastretrans_alert
             // resets them whenever recovery reaches high_seq).
-            CaState::Recovery if una >= self.episode.high_seq && acked_new && self.may_undo(ack_tsecr) => {
-                if !self.cfg.sack {
-                    self.sb.reset_reno_sacks();
+            CaState::Recovery if una >= high_seq && acked_new && self.may_undo(f.cfg, ack_tsecr) => {
+                if !f.cfg.sack {
+                    f.sb.reset_reno_sacks();
                 }
-                self.undo_recovery(now, prior_una);
+                self.undo_recovery(f, prior_una);
             }
-            CaState::Recovery if acked_new && self.may_undo(ack_tsecr) => {
-                if self.cfg.sack {
-                    self.sb.note_reordering(prior_una);
+            CaState::Recovery if acked_new && self.may_undo(f.cfg, ack_tsecr) => {
+                if f.cfg.sack {
+                    f.sb.note_reordering(prior_una);
                 } else {
-                    self.sb.note_reno_reordering(ack.cum_acked);
+                    f.sb.note_reno_reordering(ack.cum_acked);
                 }
-                held_by_partial_undo = if self.undoes_as_2_6() {
-                    let (prior_cwnd, prior_ssthresh) = (self.episode.prior_cwnd, self.episode.prior_ssthresh);
-                    undo26::undo_partial(
-                        &mut self.w,
-                        &mut self.cc,
-                        &self.sb,
-                        &mut self.episode.undo,
-                        prior_cwnd,
-                        prior_ssthresh,
-                    );
+                held_by_partial_undo = if undoes_as_2_6(f.cfg) {
+                    let ep = &mut self.episode;
+                    undo26::undo_partial(f.w, f.cc, f.sb, &mut ep.undo, ep.prior_cwnd, ep.prior_ssthresh);
                     true
                 } else {
-                    !self.undo_partial(now)
+                    !self.undo_partial(f)
                 };
             }
             // Linux tcp_try_undo_dsack: every retransmission came back as a duplicate.
             CaState::Open | CaState::Disorder | CaState::Recovery
-                if self.episode.undo.all_retransmissions_dsacked()
-                    && self.cfg.undo.dsack_undo_allowed_in(self.ca_state) =>
+                if self.episode.undo.all_retransmissions_dsacked() && f.cfg.undo.dsack_undo_allowed_in(state) =>
             {
-                self.undo_reduction(now);
+                self.undo_reduction(f);
             }
             // Linux tcp_try_undo_loss: the timeout was spurious (Eifel or D-SACK).
-            CaState::Loss if acked_new && self.may_undo(ack_tsecr) => {
-                self.undo_loss(now, false);
+            CaState::Loss if acked_new && self.may_undo(f.cfg, ack_tsecr) => {
+                self.undo_loss(f, false);
             }
             // CWR lasts until data above its recovery point is ACKed, so the
             // CWR flag has reached the receiver (Linux tcp_fastretrans_alert).
             CaState::Recovery | CaState::Loss | CaState::Cwr
-                if acked_new
-                    && (una > self.episode.high_seq
-                        || (una == self.episode.high_seq && self.ca_state != CaState::Cwr)) =>
+                if acked_new && (una > high_seq || (una == high_seq && state != CaState::Cwr)) =>
             {
                 // End of the episode: the window settles at ssthresh (Linux
                 // tcp_end_cwnd_reduction), unless the algorithm sets it (cong_control).
-                if self.ca_state != CaState::Loss && !self.cc_owns_window && self.w.ssthresh < INFINITE_SSTHRESH {
+                if state != CaState::Loss && !f.cc_owns_window && f.w.ssthresh < INFINITE_SSTHRESH {
                     // Without PRR (rate halving, Linux before 3.2, tcp_complete_cwr)
                     // the window only comes down to ssthresh, never up.
-                    self.w.cwnd = if self.cfg.prr { self.w.ssthresh } else { self.w.cwnd.min(self.w.ssthresh) };
-                    let c = self.conn(now);
-                    self.cc.cwnd_event(&mut self.w, &c, CaEvent::CompleteCwr);
+                    f.w.cwnd = if f.cfg.prr { f.w.ssthresh } else { f.w.cwnd.min(f.w.ssthresh) };
+                    let c = f.conn(state);
+                    f.cc.cwnd_event(f.w, &c, CaEvent::CompleteCwr);
                 }
-                if !self.cfg.sack {
-                    self.sb.reset_reno_sacks();
+                if !f.cfg.sack {
+                    f.sb.reset_reno_sacks();
                 }
                 // Linux tcp_try_undo_recovery: a recovery that ends without
                 // an undo counts towards RACK's return to its narrow window.
-                if self.ca_state != CaState::Cwr && self.uses_rack() {
-                    self.loss.rack.on_recovery_exit();
+                if state != CaState::Cwr && f.uses_rack() {
+                    f.loss.rack.on_recovery_exit();
                 }
-                self.set_state(now, CaState::Open);
+                self.episode.set_state(f, CaState::Open);
             }
-            CaState::Recovery if !self.cfg.sack && acked_new => {
-                if self.recovery == RecoveryPolicy::Reno {
+            CaState::Recovery if !f.cfg.sack && acked_new => {
+                if self.policy == RecoveryPolicy::Reno {
                     // RFC 5681: deflate and leave recovery at the first new ACK.
-                    self.w.cwnd = self.w.ssthresh;
-                    self.sb.reset_reno_sacks();
-                    self.set_state(now, CaState::Open);
+                    f.w.cwnd = f.w.ssthresh;
+                    f.sb.reset_reno_sacks();
+                    self.episode.set_state(f, CaState::Open);
                 } else {
                     // RFC 6582 partial ACK: retransmit the next hole.
-                    self.sb.mark_head_lost();
+                    f.sb.mark_head_lost();
                 }
             }
             // Linux tcp_fastretrans_alert (Open, Disorder, CWR): without SACK
             // an ACK of new data starts the duplicate-ACK count over, so only
             // duplicates in a row reach the reordering degree. (A partial
             // undo, above, keeps the count of its recovery.)
-            CaState::Open | CaState::Disorder | CaState::Cwr if !self.cfg.sack && acked_new => {
-                self.sb.reset_reno_sacks();
+            CaState::Open | CaState::Disorder | CaState::Cwr if !f.cfg.sack && acked_new => {
+                f.sb.reset_reno_sacks();
             }
             _ => {}
         }
@@ -207,65 +231,77 @@ impl Sender {
     /// A loss the tail loss probe repaired (tlp.rs): one reduction, as a
     /// CWR that ends at once (tcp_init_cwnd_reduction,
     /// tcp_end_cwnd_reduction, tcp_try_keep_open).
-    pub(super) fn reduce_after_repaired_tail_loss(&mut self, now: Nanos) {
-        self.stats.loss_probe_recoveries += 1;
+    pub(super) fn reduce_after_repaired_tail_loss(&mut self, f: &mut Flight) {
+        f.stats.loss_probe_recoveries += 1;
         self.episode.undo.possible = false;
-        self.init_cwnd_reduction(now);
-        self.set_state(now, CaState::Cwr);
-        if !self.cc_owns_window && self.w.ssthresh < INFINITE_SSTHRESH {
-            self.w.cwnd = self.w.ssthresh;
+        self.init_cwnd_reduction(f);
+        self.episode.set_state(f, CaState::Cwr);
+        if !f.cc_owns_window && f.w.ssthresh < INFINITE_SSTHRESH {
+            f.w.cwnd = f.w.ssthresh;
         }
-        let c = self.conn(now);
-        self.cc.cwnd_event(&mut self.w, &c, CaEvent::CompleteCwr);
-        let left_out = self.sb.sacked_out + self.sb.lost_out + self.sb.retrans_out > 0;
-        self.set_state(now, if left_out { CaState::Disorder } else { CaState::Open });
+        let c = f.conn(self.episode.state);
+        f.cc.cwnd_event(f.w, &c, CaEvent::CompleteCwr);
+        let left_out = f.sb.sacked_out + f.sb.lost_out + f.sb.retrans_out > 0;
+        self.episode.set_state(f, if left_out { CaState::Disorder } else { CaState::Open });
     }
 
     /// Early retransmit (early_retransmit.rs), when on, for an ACK that
     /// found no loss: the first segment is lost now (or after its wait).
-    fn early_retransmit_now(&mut self, now: Nanos) -> bool {
-        if !self.cfg.early_retrans {
+    fn early_retransmit_now(&mut self, f: &mut Flight) -> bool {
+        if !f.cfg.early_retrans {
             return false;
         }
-        let may_send_new = self.may_send_new_segment() && self.sb.in_flight() < self.w.cwnd;
-        let (srtt, ece, rto_at) = (self.rtt.srtt(), self.ece_seen_this_ack, self.rto_at);
-        self.loss.early_retransmit.head_lost_now(&self.sb, may_send_new, srtt, ece, rto_at, now)
+        let may_send_new = f.may_send_new && f.sb.in_flight() < f.w.cwnd;
+        f.loss.early_retransmit.head_lost_now(f.sb, may_send_new, f.rtt.srtt(), f.ece, f.rto_at, f.now)
     }
 
     /// Linux tcp_resume_early_retransmit: the wait ended without an ACK,
     /// so the loss episode starts with the first segment lost.
-    pub(super) fn on_early_retransmit_timer(&mut self, now: Nanos) {
-        self.loss.early_retransmit.timer_at = None;
-        if self.sb.packets_out() > 0 && matches!(self.ca_state, CaState::Open | CaState::Disorder | CaState::Cwr) {
-            self.sb.mark_head_lost();
-            self.start_loss_episode(now, false);
+    pub(super) fn on_early_retransmit_timer(&mut self, f: &mut Flight) {
+        f.loss.early_retransmit.timer_at = None;
+        if f.sb.packets_out() > 0 && matches!(self.episode.state, CaState::Open | CaState::Disorder | CaState::Cwr) {
+            f.sb.mark_head_lost();
+            self.start_loss_episode(f, false);
+        }
+    }
+
+    /// Linux tcp_rack_reo_timeout: RACK's timer found losses: recovery
+    /// starts (if it has not) with one PRR step.
+    pub(super) fn on_reordering_losses(&mut self, f: &mut Flight) {
+        if self.episode.state != CaState::Recovery {
+            self.enter_recovery(f, false);
+            if !f.cc_owns_window {
+                let step = Delivered { segments: 1, una_advanced_without_loss: false, for_halving: 1 };
+                self.reduce_cwnd(f.w, f.cc, f.cfg, f.sb, step);
+            }
         }
     }
 
     /// Linux tcp_time_to_recover, then tcp_enter_recovery or tcp_try_to_open
     /// (none while the RFC 4138 F-RTO runs). Without SACK a loss is more
     /// duplicate ACKs than the reordering degree.
-    fn start_episode_or_keep_open(&mut self, now: Nanos) {
-        let mut loss = if self.cfg.sack { self.sb.lost_out > 0 } else { self.sb.sacked_out >= self.sb.reordering };
-        if !loss && self.early_retransmit_now(now) {
-            self.sb.mark_head_lost();
+    fn start_episode_or_keep_open(&mut self, f: &mut Flight) {
+        let mut loss = if f.cfg.sack { f.sb.lost_out > 0 } else { f.sb.sacked_out >= f.sb.reordering };
+        if !loss && self.early_retransmit_now(f) {
+            f.sb.mark_head_lost();
             loss = true;
         }
         if loss {
-            self.start_loss_episode(now, self.ece_seen_this_ack);
+            self.start_loss_episode(f, f.ece);
             return;
         }
+        let state = self.episode.state;
         // RFC 3168 6.1.2: at most one reduction per window: an ECE that only
         // acknowledges data sent before the last reduction began is old news.
-        if self.ece_seen_this_ack && self.ca_state != CaState::Cwr && self.sb.una() > self.episode.high_seq {
-            self.enter_cwr(now);
+        if f.ece && state != CaState::Cwr && f.sb.una() > self.episode.high_seq {
+            self.enter_cwr(f);
             return;
         }
-        if self.ca_state != CaState::Cwr {
-            let disorder = self.sb.sacked_out > 0 || self.sb.lost_out > 0;
+        if state != CaState::Cwr {
+            let disorder = f.sb.sacked_out > 0 || f.sb.lost_out > 0;
             let next = if disorder { CaState::Disorder } else { CaState::Open };
-            if next != self.ca_state {
-                self.set_state(now, next);
+            if next != state {
+                self.episode.set_state(f, next);
             }
         }
     }
@@ -284,94 +320,75 @@ impl Sender {
     /// a new recovery on this ACK (tcp_time_to_recover). SACK flows without
     /// RACK (DupThresh, kernels before 4.18) stop there, as those kernels did;
     /// their marking ran before the state machine and is undone by the undo.
-    fn undo_partial(&mut self, now: Nanos) -> bool {
-        if self.sb.retrans_out > 0 {
+    fn undo_partial(&mut self, f: &mut Flight) -> bool {
+        if f.sb.retrans_out > 0 {
             return false;
         }
-        self.undo_reduction(now);
-        !self.cfg.sack || self.uses_rack()
+        self.undo_reduction(f);
+        !f.cfg.sack || f.uses_rack()
     }
 
     /// Linux tcp_may_undo (undo.rs): D-SACKs or the timestamp echo
     /// `ack_tsecr` prove the episode's retransmissions needless.
-    fn may_undo(&self, ack_tsecr: Nanos) -> bool {
-        self.episode.undo.may_undo(ack_tsecr, self.undoes_as_2_6())
+    fn may_undo(&self, cfg: &SenderConfig, ack_tsecr: Nanos) -> bool {
+        self.episode.undo.may_undo(ack_tsecr, undoes_as_2_6(cfg))
     }
 
     /// Linux tcp_try_undo_recovery after a spurious fast recovery: restore
     /// the window, note the reordering that fooled the sender, and return to Open.
-    fn undo_recovery(&mut self, now: Nanos, prior_una: u64) {
-        self.sb.note_reordering(prior_una);
-        self.undo_reduction(now);
-    }
-
-    /// An undo: no segment is lost after all. RACK watches them again at
-    /// their last send times (Linux keeps every skb in tsorted_sent_queue;
-    /// ccbench's RACK drops the lost ones from its list).
-    fn unmark_lost(&mut self) {
-        self.sb.unmark_lost();
-        if self.cfg.rack {
-            self.loss.rack.resync(&self.sb);
-        }
+    fn undo_recovery(&mut self, f: &mut Flight, prior_una: u64) {
+        f.sb.note_reordering(prior_una);
+        self.undo_reduction(f);
     }
 
     /// An undone recovery: the state is Open (Disorder once the ACK's loss
     /// check sees segments out of order). Without SACK the duplicate ACKs
     /// counted so far stay: they still stand for segments the receiver holds
     /// (tcp_undo_cwnd_reduction leaves sacked_out alone).
-    pub(super) fn undo_reduction(&mut self, now: Nanos) {
-        self.stats.undone_recoveries += 1;
-        self.undo_cwnd_reduction();
-        self.set_state(now, CaState::Open);
+    fn undo_reduction(&mut self, f: &mut Flight) {
+        f.stats.undone_recoveries += 1;
+        self.undo_cwnd_reduction(f);
+        self.episode.set_state(f, CaState::Open);
     }
 
     /// Linux tcp_undo_cwnd_reduction: nothing is lost after all, and the
     /// window and ssthresh of before the episode come back if the episode
     /// made the reduction (prior_ssthresh is 0 after an ECN echo, and in a
     /// recovery that took over a CWR's reduction).
-    fn undo_cwnd_reduction(&mut self) {
-        self.unmark_lost();
-        if self.episode.prior_ssthresh > 0 {
-            self.w.cwnd = self.cc.undo_cwnd(&self.w, self.episode.prior_cwnd);
-            if self.episode.prior_ssthresh > self.w.ssthresh {
-                self.w.ssthresh = self.episode.prior_ssthresh;
+    fn undo_cwnd_reduction(&mut self, f: &mut Flight) {
+        unmark_lost(f);
+        let ep = &mut self.episode;
+        if ep.prior_ssthresh > 0 {
+            f.w.cwnd = f.cc.undo_cwnd(f.w, ep.prior_cwnd);
+            if ep.prior_ssthresh > f.w.ssthresh {
+                f.w.ssthresh = ep.prior_ssthresh;
                 self.cwr_pending = false; // Linux tcp_ecn_withdraw_cwr
             }
-        } else if self.undoes_as_2_6() && self.w.ssthresh < INFINITE_SSTHRESH {
-            self.w.cwnd = self.w.cwnd.max(self.w.ssthresh); // 2.6 tcp_undo_cwr without prior_ssthresh
+        } else if undoes_as_2_6(f.cfg) && f.w.ssthresh < INFINITE_SSTHRESH {
+            f.w.cwnd = f.w.cwnd.max(f.w.ssthresh); // 2.6 tcp_undo_cwr without prior_ssthresh
         }
-        if self.undoes_as_2_6() {
-            undo26::moderate_cwnd(&mut self.w, &self.sb);
+        if undoes_as_2_6(f.cfg) {
+            undo26::moderate_cwnd(f.w, f.sb);
         }
-        self.episode.undo.possible = false;
-    }
-
-    /// The undo of Linux 2.6 (undo26.rs) rather than today's.
-    fn undoes_as_2_6(&self) -> bool {
-        self.cfg.undo == UndoStyle::Linux26
-    }
-
-    pub(super) fn set_state(&mut self, now: Nanos, new: CaState) {
-        let c = self.conn(now);
-        self.cc.set_state(&mut self.w, &c, new);
-        self.ca_state = new;
+        ep.undo.possible = false;
     }
 
     /// Linux tcp_init_cwnd_reduction: the start of Recovery or CWR.
-    pub(super) fn init_cwnd_reduction(&mut self, now: Nanos) {
-        self.episode.high_seq = self.sb.nxt();
-        self.loss.tlp.end_episode();
-        self.episode.prior_cwnd = self.w.cwnd;
-        self.episode.prr.start(self.w.cwnd);
-        let c = self.conn(now);
-        self.w.ssthresh = self.cc.ssthresh(&self.w, &c);
-        self.queue_cwr();
+    fn init_cwnd_reduction(&mut self, f: &mut Flight) {
+        let ep = &mut self.episode;
+        ep.high_seq = f.sb.nxt();
+        f.loss.tlp.end_episode();
+        ep.prior_cwnd = f.w.cwnd;
+        ep.prr.start(f.w.cwnd);
+        let c = f.conn(ep.state);
+        f.w.ssthresh = f.cc.ssthresh(f.w, &c);
+        self.queue_cwr(f.cfg);
     }
 
     /// Linux tcp_ecn_queue_cwr: every window reduction tells the receiver
     /// (CWR on the next new data), whatever caused it.
-    fn queue_cwr(&mut self) {
-        if self.cfg.ecn {
+    fn queue_cwr(&mut self, cfg: &SenderConfig) {
+        if cfg.ecn {
             self.cwr_pending = true;
         }
     }
@@ -379,152 +396,167 @@ impl Sender {
     /// A loss episode starts: fast recovery, or slow start for the
     /// algorithms that recover that way. `ece_ack`: the ACK that found the
     /// loss echoed congestion.
-    pub(super) fn start_loss_episode(&mut self, now: Nanos, ece_ack: bool) {
-        if self.recovery == RecoveryPolicy::SlowStart {
-            self.enter_loss(now);
-            self.stats.fast_recoveries += 1;
+    fn start_loss_episode(&mut self, f: &mut Flight, ece_ack: bool) {
+        if self.policy == RecoveryPolicy::SlowStart {
+            self.enter_loss(f);
+            f.stats.fast_recoveries += 1;
         } else {
-            self.enter_recovery(now, ece_ack);
+            self.enter_recovery(f, ece_ack);
         }
     }
 
     /// Linux tcp_enter_recovery; an undo restores the window only if this
     /// episode made the reduction and no ECN echo (`ece_ack`) asked for it.
-    pub(super) fn enter_recovery(&mut self, now: Nanos, ece_ack: bool) {
-        self.stats.fast_recoveries += 1;
-        if !self.cfg.sack {
-            self.sb.mark_head_lost();
+    fn enter_recovery(&mut self, f: &mut Flight, ece_ack: bool) {
+        f.stats.fast_recoveries += 1;
+        if !f.cfg.sack {
+            f.sb.mark_head_lost();
         }
         // What an undo restores (Linux tcp_enter_recovery: prior_ssthresh,
         // undo_marker; retrans_stamp restarts once nothing is retransmitted).
-        self.episode.prior_ssthresh = 0;
-        self.episode.undo.start(self.sb.una(), self.sb.retrans_out);
-        self.episode.undo.restart_stamp_unless_retransmitting(self.sb.retrans_out);
+        let ep = &mut self.episode;
+        ep.prior_ssthresh = 0;
+        ep.undo.start(f.sb.una(), f.sb.retrans_out);
+        ep.undo.restart_stamp_unless_retransmitting(f.sb.retrans_out);
         // A reduction under way (CWR after an ECN echo) goes on: its
         // ssthresh, recovery point and PRR counts stay (tcp_in_cwnd_reduction).
         // From Loss (a lost retransmission) a new one starts.
-        if self.ca_state != CaState::Cwr {
+        if ep.state != CaState::Cwr {
             if !ece_ack {
-                self.episode.prior_ssthresh = self.w.current_ssthresh();
+                ep.prior_ssthresh = f.w.current_ssthresh();
             }
-            self.init_cwnd_reduction(now);
+            self.init_cwnd_reduction(f);
         }
-        self.set_state(now, CaState::Recovery);
+        self.episode.set_state(f, CaState::Recovery);
     }
 
     /// Linux tcp_try_undo_loss: a spurious timeout (Eifel, D-SACK, or F-RTO
     /// when `by_frto`): the window and ssthresh come back, the segments
     /// marked lost are not retransmitted. With SACK (or F-RTO) the state is
     /// Open at once; without, Loss lasts until its recovery point is ACKed.
-    pub(super) fn undo_loss(&mut self, now: Nanos, by_frto: bool) {
-        self.stats.undone_timeouts += 1;
-        self.undo_cwnd_reduction();
+    fn undo_loss(&mut self, f: &mut Flight, by_frto: bool) {
+        f.stats.undone_timeouts += 1;
+        self.undo_cwnd_reduction(f);
         self.episode.timeouts_in_a_row = 0;
         self.frto.active = false;
-        if by_frto || self.cfg.sack {
-            if !self.cfg.sack {
-                self.sb.reset_reno_sacks();
+        if by_frto || f.cfg.sack {
+            if !f.cfg.sack {
+                f.sb.reset_reno_sacks();
             }
-            self.set_state(now, CaState::Open);
+            self.episode.set_state(f, CaState::Open);
         }
     }
 
-    fn enter_cwr(&mut self, now: Nanos) {
-        self.stats.ecn_reductions += 1;
-        self.reduce_as_cwr(now);
+    fn enter_cwr(&mut self, f: &mut Flight) {
+        f.stats.ecn_reductions += 1;
+        self.reduce_as_cwr(f);
     }
 
     /// Linux tcp_enter_cwr: a reduction with no loss to repair, once per
     /// window (only from Open or Disorder).
-    fn reduce_as_cwr(&mut self, now: Nanos) {
+    fn reduce_as_cwr(&mut self, f: &mut Flight) {
         self.episode.undo.possible = false;
-        self.init_cwnd_reduction(now);
-        self.set_state(now, CaState::Cwr);
+        self.init_cwnd_reduction(f);
+        self.episode.set_state(f, CaState::Cwr);
     }
 
-    /// The sending host's queue refused a segment (net/host_queue.rs): it
-    /// stays unsent, and the window is reduced as for ECN (Linux
-    /// tcp_transmit_skb calls tcp_enter_cwr when the device drops, 2.6 to
-    /// today), unless a reduction is already under way. The next ACK tries
-    /// again; with nothing in flight no ACK comes, so the sender tries again
-    /// after an RTO (Linux tcp_check_probe_timer arms the probe timer).
-    pub(super) fn on_local_drop(&mut self, now: Nanos) {
-        self.stats.local_drops += 1;
-        if matches!(self.ca_state, CaState::Open | CaState::Disorder) {
-            self.reduce_as_cwr(now);
-        }
-        if self.sb.packets_out() == 0 {
-            self.next_send_at = self.next_send_at.max(now + self.rtt.rto());
+    /// The sending host's queue refused a segment (net/host_queue.rs): the
+    /// window is reduced as for ECN (Linux tcp_transmit_skb calls
+    /// tcp_enter_cwr when the device drops, 2.6 to today), unless a
+    /// reduction is already under way.
+    pub(super) fn on_local_drop(&mut self, f: &mut Flight) {
+        if matches!(self.episode.state, CaState::Open | CaState::Disorder) {
+            self.reduce_as_cwr(f);
         }
     }
 
     /// One step of the reduction under way (Recovery, CWR) on an ACK that
-    /// delivered `newly_delivered` segments: PRR (prr.rs), or rate halving
-    /// without it, which counts `halving_delivered`.
+    /// delivered `ack`: PRR (prr.rs), or rate halving without it. Told its
+    /// parts, not a `Flight`: this runs on every ACK of a reduction.
+    #[inline(always)]
     pub(super) fn reduce_cwnd(
         &mut self,
-        newly_delivered: u32,
-        una_advanced_without_loss: bool,
-        halving_delivered: u32,
+        w: &mut Window,
+        cc: &Algorithm,
+        cfg: &SenderConfig,
+        sb: &Scoreboard,
+        ack: Delivered,
     ) {
-        let in_flight = self.sb.in_flight();
-        if self.cfg.prr {
-            self.episode.prr.reduce(&mut self.w, in_flight, newly_delivered, una_advanced_without_loss);
+        let in_flight = sb.in_flight();
+        if cfg.prr {
+            self.episode.prr.reduce(w, in_flight, ack.segments, ack.una_advanced_without_loss);
         } else {
-            let cc = &self.cc;
-            self.episode.prr.rate_halve(&mut self.w, in_flight, halving_delivered, |w| cc.min_cwnd(w));
+            self.episode.prr.rate_halve(w, in_flight, ack.for_halving, |w| cc.min_cwnd(w));
         }
     }
 
     /// Linux tcp_enter_loss: after an RTO (or Tahoe's fast retransmit).
-    fn enter_loss(&mut self, now: Nanos) {
-        let (una, high_seq, timeouts) = (self.sb.una(), self.episode.high_seq, self.episode.timeouts_in_a_row);
+    fn enter_loss(&mut self, f: &mut Flight) {
+        let ep = &mut self.episode;
+        let (una, high_seq, timeouts) = (f.sb.una(), ep.high_seq, ep.timeouts_in_a_row);
         // RFC 5682 F-RTO runs unless an earlier recovery is underway, except
         // for repeated timeouts of one segment (Linux tcp_enter_loss, 3.10+).
-        self.frto.active = self.cfg.frto == FrtoVariant::Rfc5682
-            && self.recovery != RecoveryPolicy::SlowStart
-            && (self.ca_state < CaState::Recovery || timeouts > 0);
-        if crate::cc::timeout_starts_episode(self.ca_state, una, high_seq, timeouts) {
-            self.episode.prior_cwnd = self.w.cwnd;
-            self.episode.prior_ssthresh = self.w.current_ssthresh();
-            self.episode.undo.restart_stamp_unless_retransmitting(self.sb.retrans_out);
-            self.episode.undo.start(self.sb.una(), self.sb.retrans_out);
-            let c = self.conn(now);
-            crate::cc::reduce_on_timeout(&mut self.cc, &mut self.w, &c);
+        self.frto.active = f.cfg.frto == FrtoVariant::Rfc5682
+            && self.policy != RecoveryPolicy::SlowStart
+            && (ep.state < CaState::Recovery || timeouts > 0);
+        if crate::cc::timeout_starts_episode(ep.state, una, high_seq, timeouts) {
+            ep.prior_cwnd = f.w.cwnd;
+            ep.prior_ssthresh = f.w.current_ssthresh();
+            ep.undo.restart_stamp_unless_retransmitting(f.sb.retrans_out);
+            ep.undo.start(f.sb.una(), f.sb.retrans_out);
+            let c = f.conn(ep.state);
+            crate::cc::reduce_on_timeout(f.cc, f.w, &c);
         }
-        self.w.cwnd = 1;
-        self.w.cwnd_cnt = 0;
+        f.w.cwnd = 1;
+        f.w.cwnd_cnt = 0;
         // Linux tcp_enter_loss: no undo once a segment still outstanding was
         // retransmitted before (its ACK cannot tell which copy arrived).
-        if self.sb.any_ever_retransmitted() {
-            self.episode.undo.possible = false;
+        if f.sb.any_ever_retransmitted() {
+            ep.undo.possible = false;
         }
-        self.sb.mark_all_lost();
-        if !self.cfg.sack {
-            self.sb.reset_reno_sacks();
+        f.sb.mark_all_lost();
+        if !f.cfg.sack {
+            f.sb.reset_reno_sacks();
         }
-        self.episode.high_seq = self.sb.nxt();
-        self.loss.tlp.end_episode();
-        self.queue_cwr();
-        self.set_state(now, CaState::Loss);
-        self.next_send_at = now;
+        ep.high_seq = f.sb.nxt();
+        f.loss.tlp.end_episode();
+        self.queue_cwr(f.cfg);
+        self.episode.set_state(f, CaState::Loss);
+        *f.next_send_at = f.now;
     }
 
-    pub(super) fn on_retransmission_timeout(&mut self, now: Nanos, out: &mut impl Outbox) {
-        if self.sb.packets_out() == 0 {
-            return;
+    /// The retransmission timer fired with segments out: F-RTO (RFC 4138)
+    /// or the conventional loss recovery. Returns the segment to
+    /// retransmit at once when F-RTO took the timeout (the head; the caller
+    /// sends it, then backs the timer off).
+    pub(super) fn on_retransmission_timeout(&mut self, f: &mut Flight) -> Option<u64> {
+        f.stats.timeouts += 1;
+        if self.episode.state <= CaState::Disorder {
+            f.sb.on_timeout_without_recovery();
         }
-        self.stats.timeouts += 1;
-        if self.ca_state <= CaState::Disorder {
-            self.sb.on_timeout_without_recovery();
-        }
-        if !self.frto_takes_timeout(now, out) {
-            self.enter_loss(now);
+        let head = f.sb.una();
+        let frto = self.frto.takes_timeout(&mut self.episode, f, self.policy);
+        if !frto {
+            self.enter_loss(f);
         }
         self.episode.timeouts_in_a_row += 1;
-        self.rtt.on_timeout();
-        self.rto_at = Some(now + self.rtt.rto());
+        frto.then_some(head)
     }
+}
+
+/// An undo: no segment is lost after all. RACK watches them again at
+/// their last send times (Linux keeps every skb in tsorted_sent_queue;
+/// ccbench's RACK drops the lost ones from its list).
+fn unmark_lost(f: &mut Flight) {
+    f.sb.unmark_lost();
+    if f.cfg.rack {
+        f.loss.rack.resync(f.sb);
+    }
+}
+
+/// The undo of Linux 2.6 (undo26.rs) rather than today's.
+fn undoes_as_2_6(cfg: &SenderConfig) -> bool {
+    cfg.undo == UndoStyle::Linux26
 }
 
 #[cfg(test)]
@@ -555,7 +587,7 @@ mod tests {
                 assert_eq!(sent, [19 + k], "k {k}");
                 continue;
             }
-            assert_eq!(d.s.ca_state, CaState::Recovery);
+            assert_eq!(d.s.ca_state(), CaState::Recovery);
             assert_eq!(d.s.w.ssthresh, 10);
             if k == 3 {
                 assert_eq!(sent, [0], "the fast retransmit goes first");
@@ -579,7 +611,7 @@ mod tests {
                 assert!(d.s.w.cwnd > d.s.w.ssthresh, "cut at once: cwnd {}", d.s.w.cwnd);
             }
             if k >= 3 {
-                assert_eq!(d.s.ca_state, CaState::Recovery);
+                assert_eq!(d.s.ca_state(), CaState::Recovery);
                 assert!(d.s.w.cwnd <= d.s.sb.in_flight() + 1, "k {k}: cwnd {}", d.s.w.cwnd);
                 sent_in_recovery += sent.len() as u64;
             }
@@ -589,7 +621,7 @@ mod tests {
         let high = d.s.snd_nxt();
         let in_flight_before = d.s.sb.in_flight();
         let sent = d.ack(50, high, &[]);
-        assert_eq!(d.s.ca_state, CaState::Open);
+        assert_eq!(d.s.ca_state(), CaState::Open);
         // The window comes down to ssthresh at most, never up to it from a drained flight.
         assert!(
             d.s.w.cwnd <= 11 && sent.len() as u32 <= in_flight_before + 2,
@@ -613,7 +645,7 @@ mod tests {
         for k in 1..=19u64 {
             d.ack(5, 800, &[(801, 801 + k)]);
         }
-        assert_eq!((d.s.ca_state, d.s.w.ssthresh), (CaState::Recovery, 10));
+        assert_eq!((d.s.ca_state(), d.s.w.ssthresh), (CaState::Recovery, 10));
         // It holds at BWE * RTTmin (18 by now); ssthresh's floor would have
         // taken it to 11.
         let floor = d.s.cc.min_cwnd(&d.s.w);
@@ -643,7 +675,7 @@ mod tests {
         for k in 1..=sacked {
             d.ack(5, 200, &[(201, 201 + k)]);
         }
-        assert_eq!(d.s.ca_state, CaState::Recovery, "{cc}");
+        assert_eq!(d.s.ca_state(), CaState::Recovery, "{cc}");
         (d.s.w.cwnd, d.s.w.ssthresh)
     }
 
@@ -665,7 +697,7 @@ mod tests {
         }
         let high = d.s.snd_nxt();
         d.ack(50, high, &[]);
-        assert_eq!(d.s.ca_state, CaState::Open);
+        assert_eq!(d.s.ca_state(), CaState::Open);
         assert_eq!(d.s.w.ssthresh, 10);
         // cwnd = ssthresh, then this ACK's congestion avoidance may add one.
         assert!((10..=11).contains(&d.s.w.cwnd), "cwnd {}", d.s.w.cwnd);
@@ -678,11 +710,11 @@ mod tests {
         for k in 1..=3u64 {
             d.ack(100, 0, &[(1, k + 1)]);
         }
-        assert_eq!(d.s.ca_state, CaState::Recovery);
+        assert_eq!(d.s.ca_state(), CaState::Recovery);
         // Segment 0 was only late: the ACK that covers it echoes its original
         // timestamp, older than the retransmission.
         d.ack_echo(1, 20, &[], 1);
-        assert_eq!(d.s.ca_state, CaState::Open);
+        assert_eq!(d.s.ca_state(), CaState::Open);
         assert_eq!(d.s.stats.undone_recoveries, 1);
         // ssthresh is back to what it was (infinite: still in slow start), so
         // the window before the reduction grows by what this ACK delivered.
@@ -711,7 +743,7 @@ mod tests {
         for _ in 0..3 {
             d.ack(1, 0, &[]);
         }
-        assert_eq!((d.s.ca_state, d.s.sb.retrans_out), (CaState::Recovery, 1));
+        assert_eq!((d.s.ca_state(), d.s.sb.retrans_out), (CaState::Recovery, 1));
         for _ in 0..dupacks {
             d.ack(1, 0, &[]);
         }
@@ -737,7 +769,7 @@ mod tests {
         let sent = d.ack_echo(1, 5, &[], 1);
         assert_eq!(d.s.stats.undone_recoveries, 1);
         assert_eq!(d.s.sb.reordering, 5, "the segments ACKed, not sacked_out + 1 + ACKed (16)");
-        assert_eq!(d.s.ca_state, CaState::Recovery);
+        assert_eq!(d.s.ca_state(), CaState::Recovery);
         assert_eq!((d.s.stats.fast_recoveries, d.s.w.ssthresh), (2, 10));
         assert_eq!(sent.first(), Some(&5), "the hole behind goes now");
     }
@@ -749,9 +781,9 @@ mod tests {
         // new degree of 5.
         let mut d = reno_recovery_on_a_delayed_head(5);
         d.ack_echo(1, 5, &[], 1);
-        assert_eq!((d.s.ca_state, d.s.sb.sacked_out, d.s.sb.reordering), (CaState::Disorder, 4, 5));
+        assert_eq!((d.s.ca_state(), d.s.sb.sacked_out, d.s.sb.reordering), (CaState::Disorder, 4, 5));
         let sent = d.ack(1, 5, &[]);
-        assert_eq!(d.s.ca_state, CaState::Recovery);
+        assert_eq!(d.s.ca_state(), CaState::Recovery);
         assert_eq!(sent.first(), Some(&5));
     }
 
@@ -770,7 +802,7 @@ mod tests {
         for _ in 0..22 {
             d.ack(1, 0, &[]);
         }
-        assert_eq!((d.s.ca_state, d.s.sb.packets_out(), d.s.sb.sacked_out), (CaState::Recovery, 20, 19));
+        assert_eq!((d.s.ca_state(), d.s.sb.packets_out(), d.s.sb.sacked_out), (CaState::Recovery, 20, 19));
         assert_eq!(d.s.conn(d.now).delivered, 19);
     }
 
@@ -786,7 +818,7 @@ mod tests {
         d.ack(1, 0, &[]);
         d.ack(1, 1, &[]);
         d.ack(1, 1, &[]);
-        assert_eq!((d.s.ca_state, d.s.sb.sacked_out), (CaState::Disorder, 1));
+        assert_eq!((d.s.ca_state(), d.s.sb.sacked_out), (CaState::Disorder, 1));
         assert_eq!(d.s.stats.fast_recoveries, 0);
     }
 
@@ -799,12 +831,12 @@ mod tests {
         // Segment 0 lost: a duplicate ACK for each of the others, those
         // sent on the first two (limited transmit) included.
         let mut d = recovery_without_sack("newreno", 0);
-        let recovery_point = d.s.episode.high_seq;
+        let recovery_point = d.s.recovery.episode.high_seq;
         for _ in 3..recovery_point - 1 {
             d.ack(1, 0, &[]);
         }
-        d.ack_echo(1, recovery_point, &[], d.s.episode.undo.retrans_stamp);
-        assert_eq!(d.s.ca_state, CaState::Open);
+        d.ack_echo(1, recovery_point, &[], d.s.recovery.episode.undo.retrans_stamp);
+        assert_eq!(d.s.ca_state(), CaState::Open);
         assert_eq!((d.s.w.cwnd, d.s.w.ssthresh), (10, 10));
     }
 
@@ -819,12 +851,12 @@ mod tests {
         // The pipe well below ssthresh, PRR's sending ahead of its deliveries
         // (earlier slow-start bounds): the bound is the ACK's own deliveries.
         d.s.w.ssthresh = 30;
-        d.s.episode.prr.send_ahead(10);
+        d.s.recovery.episode.prr.send_ahead(10);
         // The retransmission of 0 arrives: the partial ACK covers 0..4 and
         // marks 5, the next hole, lost. It delivered one segment: the
         // duplicate ACKs counted 1..4 (tcp_remove_reno_sacks).
-        let sent = d.ack_echo(1, 5, &[], d.s.episode.undo.retrans_stamp);
-        assert_eq!(d.s.ca_state, CaState::Recovery);
+        let sent = d.ack_echo(1, 5, &[], d.s.recovery.episode.undo.retrans_stamp);
+        assert_eq!(d.s.ca_state(), CaState::Recovery);
         assert_eq!(sent, [5], "the next hole, and no extra segment");
     }
 
@@ -846,14 +878,14 @@ mod tests {
         assert_eq!(d.start().len(), 20);
         // Segment 0 is only late: SACKs of 1..4 start a recovery.
         let sent = d.ack(100, 0, &[(1, 4)]);
-        assert_eq!((d.s.ca_state, sent.first()), (CaState::Recovery, Some(&0)));
+        assert_eq!((d.s.ca_state(), sent.first()), (CaState::Recovery, Some(&0)));
         let newest = *sent.last().unwrap();
         assert!(newest >= 20, "new data went out too: {sent:?}");
         // The original segment 0 arrives (its timestamp is echoed), segment 5
         // is lost, and everything up to the new data sent 150 ms ago is SACKed.
         let sent = d.ack_echo(150, 5, &[(6, newest + 1)], 1);
         assert_eq!(d.s.stats.undone_recoveries, 1);
-        assert_eq!((d.s.ca_state, d.s.stats.fast_recoveries), (CaState::Recovery, 2));
+        assert_eq!((d.s.ca_state(), d.s.stats.fast_recoveries), (CaState::Recovery, 2));
         assert_eq!(sent.first(), Some(&5), "the hole behind goes now: {sent:?}");
     }
 
@@ -865,11 +897,11 @@ mod tests {
         let mut d = rack_sender(10);
         d.start();
         assert_eq!(d.timeout(), [0]);
-        assert_eq!((d.s.ca_state, d.s.w.ssthresh), (CaState::Loss, 5));
+        assert_eq!((d.s.ca_state(), d.s.w.ssthresh), (CaState::Loss, 5));
         assert_eq!(d.ack(100, 1, &[]), [1, 2]);
         // The retransmission of 2 arrives, the one of 1, sent before it, does not.
         d.ack(120, 1, &[(2, 3)]);
-        assert_eq!((d.s.ca_state, d.s.stats.fast_recoveries), (CaState::Recovery, 1));
+        assert_eq!((d.s.ca_state(), d.s.stats.fast_recoveries), (CaState::Recovery, 1));
         assert_eq!(d.s.w.ssthresh, 2, "reno's half of the Loss window of 2 (at least 2)");
     }
 
@@ -883,11 +915,11 @@ mod tests {
             d.start();
             d.s.loss.rack.on_dsack(0, 20);
             d.ack(100, 0, &[(1, 4)]);
-            assert_eq!(d.s.ca_state, CaState::Recovery);
+            assert_eq!(d.s.ca_state(), CaState::Recovery);
             let high = d.s.snd_nxt();
             let echo = if undone { 1 } else { d.now };
             d.ack_echo(50, high, &[], echo);
-            assert_eq!((d.s.ca_state, d.s.stats.undone_recoveries), (CaState::Open, undone as u64));
+            assert_eq!((d.s.ca_state(), d.s.stats.undone_recoveries), (CaState::Open, undone as u64));
             d.s.loss.rack.recoveries_until_narrow()
         };
         assert_eq!(recovery(true), 16);
@@ -902,13 +934,13 @@ mod tests {
         d.s.cfg.ecn = true;
         d.start();
         d.ack(100, 0, &[(1, 4)]);
-        assert_eq!((d.s.ca_state, d.s.w.ssthresh), (CaState::Recovery, 10));
+        assert_eq!((d.s.ca_state(), d.s.w.ssthresh), (CaState::Recovery, 10));
         d.ece = true;
         d.ack(10, 0, &[(1, 5)]);
         d.ece = false;
         let high = d.s.snd_nxt();
         d.ack_echo(10, high, &[], 1);
-        assert_eq!((d.s.ca_state, d.s.stats.undone_recoveries), (CaState::Open, 1));
+        assert_eq!((d.s.ca_state(), d.s.stats.undone_recoveries), (CaState::Open, 1));
         assert_eq!(d.s.w.ssthresh, 10);
     }
 
@@ -923,7 +955,7 @@ mod tests {
         assert_eq!(d.timeout(), [0]);
         // The original segment 0 arrives after the timeout (its timestamp, 1, is echoed).
         let sent = d.ack_echo(100, 1, &[], 1);
-        assert_eq!((d.s.ca_state, d.s.stats.undone_timeouts), (CaState::Open, 1));
+        assert_eq!((d.s.ca_state(), d.s.stats.undone_timeouts), (CaState::Open, 1));
         assert_eq!(d.s.sb.lost_out, 0, "segments 1.. are not lost");
         assert!(sent.iter().all(|&seq| seq >= 10), "new data only: {sent:?}");
     }
@@ -935,7 +967,7 @@ mod tests {
         d.start();
         d.ece = true;
         d.ack(100, 2, &[]);
-        assert_eq!((d.s.ca_state, d.s.w.ssthresh, d.s.episode.high_seq), (CaState::Cwr, 10, 20));
+        assert_eq!((d.s.ca_state(), d.s.w.ssthresh, d.s.recovery.episode.high_seq), (CaState::Cwr, 10, 20));
         d.ece = false;
         d
     }
@@ -945,11 +977,11 @@ mod tests {
         // Linux tcp_fastretrans_alert (CWR): held until snd_una passes
         // high_seq, so the segment carrying the CWR flag was received.
         let mut d = in_cwr();
-        let high_seq = d.s.episode.high_seq;
+        let high_seq = d.s.recovery.episode.high_seq;
         d.ack(10, high_seq, &[]);
-        assert_eq!(d.s.ca_state, CaState::Cwr);
+        assert_eq!(d.s.ca_state(), CaState::Cwr);
         d.ack(10, high_seq + 1, &[]);
-        assert_eq!(d.s.ca_state, CaState::Open);
+        assert_eq!(d.s.ca_state(), CaState::Open);
     }
 
     #[test]
@@ -958,16 +990,16 @@ mod tests {
         // recovery takes over the reduction under way, its ssthresh and
         // recovery point, instead of halving the reduced window again.
         let mut d = in_cwr();
-        let high_seq = d.s.episode.high_seq;
+        let high_seq = d.s.recovery.episode.high_seq;
         assert!(d.s.w.cwnd < 20, "PRR brings the window down: {}", d.s.w.cwnd);
         d.ack(10, 2, &[(3, 6)]);
-        assert_eq!(d.s.ca_state, CaState::Recovery);
-        assert_eq!((d.s.w.ssthresh, d.s.episode.high_seq), (10, high_seq));
+        assert_eq!(d.s.ca_state(), CaState::Recovery);
+        assert_eq!((d.s.w.ssthresh, d.s.recovery.episode.high_seq), (10, high_seq));
         // Segment 2 was only late: the undo ends the recovery, but the
         // reduction the ECN echo asked for stays (prior_ssthresh 0).
         let cwnd = d.s.w.cwnd;
         d.ack_echo(10, high_seq, &[], 1);
-        assert_eq!((d.s.ca_state, d.s.stats.undone_recoveries), (CaState::Open, 1));
+        assert_eq!((d.s.ca_state(), d.s.stats.undone_recoveries), (CaState::Open, 1));
         assert_eq!(d.s.w.ssthresh, 10);
         assert!(d.s.w.cwnd <= cwnd.max(10) + 1, "cwnd {} restored from {cwnd}", d.s.w.cwnd);
     }
@@ -981,7 +1013,7 @@ mod tests {
         d.start();
         assert!(d.sent.iter().all(|p| p.ect && !p.cwr));
         d.ack(100, 0, &[(1, 4)]);
-        assert_eq!(d.s.ca_state, CaState::Recovery);
+        assert_eq!(d.s.ca_state(), CaState::Recovery);
         let retransmission = d.sent.iter().find(|p| p.seq == 0).expect("segment 0 again");
         assert!(!retransmission.ect && !retransmission.cwr);
         // The first new data after the reduction carries CWR, once.
@@ -1002,12 +1034,12 @@ mod tests {
         d.rwnd = 20; // no new data until the window opens
         d.start();
         d.ack(100, 0, &[(1, 4)]);
-        assert!(d.s.cwr_pending, "a reduction queues CWR");
+        assert!(d.s.recovery.cwr_pending, "a reduction queues CWR");
         // Segment 0 was only late (its original timestamp is echoed): undone.
         d.ack_echo(50, 20, &[], 1);
         assert_eq!(d.s.stats.undone_recoveries, 1);
         assert!(d.sent.iter().any(|p| p.seq >= 20), "new data once the window opens");
-        assert!(!d.s.cwr_pending && d.sent.iter().all(|p| !p.cwr), "undone: no CWR");
+        assert!(!d.s.recovery.cwr_pending && d.sent.iter().all(|p| !p.cwr), "undone: no CWR");
     }
 
     #[test]
@@ -1026,7 +1058,7 @@ mod tests {
     fn a_timeout_halves_ssthresh_and_restarts_from_one_segment() {
         let mut d = lose_the_first_of_twenty();
         let sent = d.timeout();
-        assert_eq!(d.s.ca_state, CaState::Loss);
+        assert_eq!(d.s.ca_state(), CaState::Loss);
         assert_eq!((d.s.w.cwnd, d.s.w.ssthresh), (1, 10));
         assert_eq!(sent, [0], "the head goes again");
         // The retransmission is lost too: the second timeout keeps ssthresh
@@ -1043,7 +1075,7 @@ mod tests {
         let high = d.s.snd_nxt();
         // Everything outstanding at the timeout is ACKed: back to Open.
         d.ack(50, 20.max(high), &[]);
-        assert_eq!(d.s.ca_state, CaState::Open);
+        assert_eq!(d.s.ca_state(), CaState::Open);
         while d.s.w.cwnd < 8 {
             let nxt = d.s.snd_nxt();
             d.ack(50, nxt, &[]);
@@ -1064,7 +1096,7 @@ mod tests {
         d.timeout();
         assert_eq!(d.s.w.ssthresh, 10);
         d.ack(100, 1, &[]);
-        assert_eq!(d.s.ca_state, CaState::Loss, "segments 1.. are still outstanding");
+        assert_eq!(d.s.ca_state(), CaState::Loss, "segments 1.. are still outstanding");
         assert_eq!(d.s.w.cwnd, 2);
         d.timeout();
         assert_eq!(d.s.w.ssthresh, 2, "half of the window at the second timeout");
@@ -1082,13 +1114,251 @@ mod tests {
         assert_eq!(d.s.stats.timeouts, 2);
         let timed_out_at = d.now;
         d.ack_echo(100, 10, &[], timed_out_at);
-        assert_eq!(d.s.ca_state, CaState::Open);
+        assert_eq!(d.s.ca_state(), CaState::Open);
         // A window of 40, then segment 10 is lost: the fast recovery halves.
         d.s.w.cwnd = 40;
         let mut out = Vec::new();
         d.s.send(d.now, &mut out);
         d.ack(100, 10, &[(11, 15)]);
-        assert_eq!(d.s.ca_state, CaState::Recovery);
+        assert_eq!(d.s.ca_state(), CaState::Recovery);
         assert_eq!(d.s.w.ssthresh, 20);
+    }
+}
+
+/// Recovery decisions with hand-worked values, without a sender: the test
+/// holds the parts a step borrows and lends them (`Parts::flight`).
+#[cfg(test)]
+mod without_a_sender {
+    use super::*;
+    use crate::tcp::config::SenderConfig;
+    use crate::tcp::loss_detection::LossDetection;
+    use crate::tcp::rtt::RttEstimator;
+    use crate::tcp::scoreboard::{Removed, Segment};
+    use crate::tcp::stats::SenderStats;
+    use crate::time::NS_PER_MS;
+    use std::collections::BTreeMap;
+
+    /// What a sender would lend: reno with the driver's configuration
+    /// (SACK, PRR, no timestamps, no RACK), a window of `cwnd` and `out`
+    /// segments sent at 1 ns.
+    struct Parts {
+        cfg: SenderConfig,
+        w: Window,
+        cc: Algorithm,
+        sb: Scoreboard,
+        loss: LossDetection,
+        stats: SenderStats,
+        rtt: RttEstimator,
+        next_send_at: Nanos,
+    }
+
+    impl Parts {
+        fn new(cwnd: u32, out: u64) -> Parts {
+            let cfg = crate::tcp::driver::config(cwnd, false);
+            let mut sb = Scoreboard::new();
+            for _ in 0..out {
+                sb.push_new(Segment { sent_at: 1, ..Segment::default() });
+            }
+            Parts {
+                w: Window::new(cwnd),
+                cc: crate::cc::build("reno", &BTreeMap::new(), cfg.mss).expect("reno"),
+                rtt: RttEstimator::new(cfg.rto_style, cfg.initial_rto, cfg.min_rto, cfg.max_rto),
+                cfg,
+                sb,
+                loss: LossDetection::default(),
+                stats: SenderStats::default(),
+                next_send_at: 0,
+            }
+        }
+
+        fn flight(&mut self, now: Nanos) -> Flight<'_> {
+            Flight {
+                now,
+                delivered: 0,
+                delivered_ce: 0,
+                cwnd_limited: true,
+                max_packets_out: self.sb.packets_out(),
+                rto_at: None,
+                ece: false,
+                cc_owns_window: false,
+                may_send_new: true,
+                cfg: &self.cfg,
+                rtt: &self.rtt,
+                w: &mut self.w,
+                cc: &mut self.cc,
+                sb: &mut self.sb,
+                loss: &mut self.loss,
+                stats: &mut self.stats,
+                next_send_at: &mut self.next_send_at,
+            }
+        }
+
+        /// The cumulative ACK reaches `seq` (the scoreboard step of the ACK).
+        fn ack_to(&mut self, seq: u64) {
+            let _ = self.sb.ack_to(seq, |_: Removed| {});
+        }
+
+        /// Segment `seq` goes again at `now`, as the send loop would send it.
+        fn retransmit(&mut self, r: &mut Recovery, seq: u64, now: Nanos) {
+            self.sb.on_retransmit(seq, now, Default::default());
+            r.episode.undo.on_retransmit(now);
+        }
+    }
+
+    fn sacked() -> AckFlags {
+        AckFlags { data_sacked: true, ..AckFlags::default() }
+    }
+
+    fn acked(segments: u32) -> AckFlags {
+        AckFlags { data_acked: true, cum_acked: segments, ..AckFlags::default() }
+    }
+
+    /// 20 out with a window of 20; segment 0 is lost, 1..=3 SACKed: RFC
+    /// 6675 marks it lost and the ACK enters Recovery. Returns the parts
+    /// and the recovery, with segment 0 retransmitted at 10 ms.
+    fn in_recovery() -> (Parts, Recovery) {
+        let mut p = Parts::new(20, 20);
+        let mut r = Recovery::new(RecoveryPolicy::Reno);
+        p.sb.sack(1, 4, |_, _| {});
+        assert_eq!(p.sb.mark_lost_by_sack(), 1);
+        r.fastretrans_alert(&mut p.flight(10 * NS_PER_MS), &sacked(), 0, 0);
+        p.retransmit(&mut r, 0, 10 * NS_PER_MS);
+        (p, r)
+    }
+
+    #[test]
+    fn entering_recovery_takes_ssthresh_from_the_algorithm_and_the_recovery_point_from_snd_nxt() {
+        let (p, r) = in_recovery();
+        assert_eq!(r.state(), CaState::Recovery);
+        // Reno: ssthresh = max(cwnd / 2, 2) = 10; cwnd comes down by PRR
+        // on the ACKs that follow, not at once.
+        assert_eq!((p.w.ssthresh, p.w.cwnd), (10, 20));
+        assert_eq!(r.episode.high_seq, 20, "snd_nxt when recovery began");
+        // What an undo would restore: cwnd 20 and the ssthresh of before
+        // (max(ssthresh, 3/4 cwnd) with ssthresh still infinite).
+        assert_eq!((r.episode.prior_cwnd, r.episode.prior_ssthresh), (20, INFINITE_SSTHRESH));
+        assert!(r.episode.undo.possible);
+        assert_eq!(p.stats.fast_recoveries, 1);
+    }
+
+    #[test]
+    fn an_ack_of_the_recovery_point_ends_recovery_at_ssthresh() {
+        for (prr, cwnd_before, cwnd_after) in [(true, 7, 10), (true, 12, 10), (false, 7, 7), (false, 12, 10)] {
+            let (mut p, mut r) = in_recovery();
+            p.cfg.prr = prr;
+            p.w.cwnd = cwnd_before;
+            // Everything up to the recovery point (20) is ACKed, echoing
+            // nothing older than the retransmission: no undo.
+            p.ack_to(20);
+            r.fastretrans_alert(&mut p.flight(60 * NS_PER_MS), &acked(20), 0, 0);
+            assert_eq!(r.state(), CaState::Open, "prr {prr}, cwnd {cwnd_before}");
+            // PRR: cwnd = ssthresh; rate halving (before 3.2): only down to it.
+            assert_eq!((p.w.cwnd, p.w.ssthresh), (cwnd_after, 10), "prr {prr}, cwnd {cwnd_before}");
+            assert_eq!(p.stats.undone_recoveries, 0);
+        }
+    }
+
+    #[test]
+    fn an_ack_below_the_recovery_point_keeps_recovery() {
+        let (mut p, mut r) = in_recovery();
+        p.ack_to(19);
+        r.fastretrans_alert(&mut p.flight(60 * NS_PER_MS), &acked(19), 0, 0);
+        assert_eq!((r.state(), p.w.ssthresh), (CaState::Recovery, 10));
+    }
+
+    #[test]
+    fn a_recovery_the_timestamps_show_spurious_is_undone_to_the_window_and_ssthresh_of_before() {
+        let (mut p, mut r) = in_recovery();
+        p.w.cwnd = 12; // PRR brought it down
+                       // The ACK of everything echoes 1 ns, older than the retransmission
+                       // (10 ms): the original of segment 0 filled the hole (Eifel).
+        p.ack_to(20);
+        r.fastretrans_alert(&mut p.flight(60 * NS_PER_MS), &acked(20), 0, 1);
+        assert_eq!(r.state(), CaState::Open);
+        // Reno's undo_cwnd: max(cwnd, prior_cwnd) = max(12, 20).
+        assert_eq!((p.w.cwnd, p.w.ssthresh), (20, INFINITE_SSTHRESH));
+        assert_eq!(p.stats.undone_recoveries, 1);
+        assert!(!r.episode.undo.possible, "an episode is undone once");
+    }
+
+    #[test]
+    fn a_timeout_enters_loss_with_a_window_of_one() {
+        let mut p = Parts::new(10, 10);
+        let mut r = Recovery::new(RecoveryPolicy::Reno);
+        let at = 1000 * NS_PER_MS;
+        assert_eq!(r.on_retransmission_timeout(&mut p.flight(at)), None, "no F-RTO: the send loop retransmits");
+        assert_eq!(r.state(), CaState::Loss);
+        // Reno: ssthresh = max(10 / 2, 2); everything outstanding is lost.
+        assert_eq!((p.w.cwnd, p.w.ssthresh), (1, 5));
+        assert_eq!((p.sb.lost_out, r.episode.high_seq), (10, 10));
+        assert_eq!((r.episode.timeouts_in_a_row, p.stats.timeouts), (1, 1));
+        assert_eq!(p.next_send_at, at, "the retransmission goes at once");
+        // A second timeout before any ACK keeps the first one's ssthresh
+        // (recomputed from cwnd 1 it would be 2).
+        r.on_retransmission_timeout(&mut p.flight(3 * at));
+        assert_eq!((p.w.cwnd, p.w.ssthresh), (1, 5));
+        assert_eq!((r.episode.timeouts_in_a_row, p.stats.timeouts), (2, 2));
+    }
+
+    /// 10 out with a window of 10, F-RTO `frto`: the retransmission timer
+    /// fires at 1 s. Returns what `on_retransmission_timeout` returned.
+    fn timed_out(frto: FrtoVariant) -> (Parts, Recovery, Option<u64>) {
+        let mut p = Parts::new(10, 10);
+        p.cfg.frto = frto;
+        let mut r = Recovery::new(RecoveryPolicy::Reno);
+        let head = r.on_retransmission_timeout(&mut p.flight(1000 * NS_PER_MS));
+        (p, r, head)
+    }
+
+    #[test]
+    fn rfc5682_frto_undoes_a_spurious_timeout() {
+        let (mut p, mut r, _) = timed_out(FrtoVariant::Rfc5682);
+        assert!(r.frto.active);
+        p.retransmit(&mut r, 0, 1000 * NS_PER_MS);
+        // Step 2.b: the ACK of the retransmitted head sends new data first.
+        p.ack_to(1);
+        let head = AckFlags { retrans_acked: true, ..acked(1) };
+        r.fastretrans_alert(&mut p.flight(1010 * NS_PER_MS), &head, 0, 0);
+        assert_eq!((r.state(), r.frto.new_data_first), (CaState::Loss, true));
+        // Segments 1 and 2, sent before the timeout and never
+        // retransmitted, are ACKed: the timeout was spurious (step 3.b).
+        p.ack_to(3);
+        let originals = AckFlags { orig_acked_below_high_seq: true, ..acked(2) };
+        r.fastretrans_alert(&mut p.flight(1020 * NS_PER_MS), &originals, 1, 0);
+        assert_eq!(r.state(), CaState::Open);
+        // The window of before (10, Reno's undo_cwnd: max(1, 10)) and its ssthresh.
+        assert_eq!((p.w.cwnd, p.w.ssthresh), (10, INFINITE_SSTHRESH));
+        assert_eq!((p.stats.spurious_timeouts, p.stats.undone_timeouts), (1, 1));
+        assert_eq!((p.sb.lost_out, r.episode.timeouts_in_a_row), (0, 0), "nothing is lost after all");
+        assert!(!r.frto.active);
+    }
+
+    #[test]
+    fn rfc4138_frto_takes_the_timeout_with_the_head_only() {
+        let (p, r, head) = timed_out(FrtoVariant::Rfc4138);
+        assert_eq!(head, Some(0), "the caller retransmits the head");
+        // ssthresh reduced at once (Reno: 5), the state Disorder, nothing marked lost.
+        assert_eq!((r.state(), p.w.ssthresh, p.sb.lost_out), (CaState::Disorder, 5, 0));
+        assert_eq!((r.frto.counter, r.frto.highmark, r.episode.high_seq), (1, 10, 10));
+    }
+
+    #[test]
+    fn rfc4138_frto_answers_a_spurious_timeout_with_a_reduction_not_a_restart() {
+        let (mut p, mut r, _) = timed_out(FrtoVariant::Rfc4138);
+        p.retransmit(&mut r, 0, 1000 * NS_PER_MS);
+        // The first ACK of new data (0 and 1): two new segments may go,
+        // cwnd = in flight (8) + 2 (RFC 4138 step 2.b).
+        p.ack_to(2);
+        let first = AckFlags { retrans_acked: true, ..acked(2) };
+        assert!(r.process_frto(&mut p.flight(1010 * NS_PER_MS), &first), "the window does not grow");
+        assert_eq!((r.frto.counter, p.w.cwnd), (2, 10));
+        // The second ACKs originals never retransmitted: spurious. The
+        // response is the reduction to the ssthresh the timeout set (5),
+        // by PRR in CWR, not slow start from one segment.
+        p.ack_to(4);
+        assert!(!r.process_frto(&mut p.flight(1020 * NS_PER_MS), &acked(2)));
+        assert_eq!((r.state(), p.w.ssthresh, p.w.cwnd), (CaState::Cwr, 5, 10));
+        assert_eq!((r.frto.counter, p.stats.spurious_timeouts, p.sb.lost_out), (0, 1, 0));
+        assert_eq!((r.episode.prior_ssthresh, r.episode.high_seq), (0, 10), "no undo: the reduction stays");
     }
 }

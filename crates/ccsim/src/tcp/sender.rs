@@ -31,16 +31,15 @@ use super::ack_scan::{AckFlags, AckScan, AckSummary};
 use super::chrono::{Chrono, Limit};
 pub use super::config::SenderConfig;
 use super::dsack::{count_dsack, first_block_is_dsack};
-use super::frto::FrtoState;
+use super::flight::{flight, Flight};
 use super::loss_detection::LossDetection;
 use super::rate::RateSampler;
-use super::recovery::Episode;
+use super::recovery::{Delivered, Recovery};
 use super::rtt::RttEstimator;
 use super::scoreboard::{Scoreboard, Segment, DUPTHRESH};
 use super::send_buffer::SendBuffer;
 pub use super::stats::SenderStats;
 use super::tlp::probe_timeout;
-use crate::cc::RecoveryPolicy;
 use crate::cc::{AckSample, Algorithm, CaEvent, CaState, Conn, Counting, Window};
 use crate::net::outbox::Outbox;
 use crate::net::packet::{tcp_header_bytes, Kind, Packet, SackBlock};
@@ -65,7 +64,7 @@ macro_rules! conn_of {
             snd_nxt: $s.sb.nxt(),
             snd_una: $s.sb.una(),
             is_cwnd_limited: $s.is_cwnd_limited || (w.in_slow_start() && w.cwnd < 2 * $s.max_packets_out),
-            ca_state: Some($s.ca_state),
+            ca_state: Some($s.recovery.state()),
         }
     };
 }
@@ -75,7 +74,6 @@ pub struct Sender {
     pub(super) cfg: SenderConfig,
     pub(super) cc: Algorithm,
     pub w: Window,
-    pub ca_state: CaState,
     pub(super) sb: Scoreboard,
     pub rtt: RttEstimator,
     pub(super) rate: RateSampler,
@@ -84,17 +82,12 @@ pub struct Sender {
     pub(super) last_segment_payload: u32,
     pub(super) app_active: bool,
     pub(super) started: bool,
-    /// The current congestion episode (recovery, CWR or loss).
-    pub(super) episode: Episode,
-    /// F-RTO between ACKs (frto.rs).
-    pub(super) frto: FrtoState,
+    /// The congestion state machine, its episode, F-RTO and undo (recovery.rs).
+    pub(super) recovery: Recovery,
     /// The receiver's advertised window, in segments.
     pub(super) rwnd: u32,
     pub(super) ts_recent: Nanos,
     pub(super) ece_seen_this_ack: bool,
-    /// CWR goes on the next new data (Linux TCP_ECN_QUEUE_CWR): queued by
-    /// every window reduction, withdrawn by an undo that restores ssthresh.
-    pub(super) cwr_pending: bool,
     pub(super) delivered_ce: u64,
     /// The algorithm declares that it sets the window itself on every ACK
     /// (Linux `cong_control`, bbr): recovery then leaves cwnd alone, as
@@ -106,8 +99,6 @@ pub struct Sender {
     /// ECN-capable segments carry ECT(1), the L4S identifier (the algorithm
     /// declares SENDS_ECT1, prague); fixed at the start, like `paces`.
     sends_ect1: bool,
-    /// How losses revealed by duplicate ACKs or SACK are recovered (declared by the registry entry).
-    pub(super) recovery: RecoveryPolicy,
     /// Linux tcp_cwnd_validate state.
     pub(super) is_cwnd_limited: bool,
     pub(super) max_packets_out: u32,
@@ -142,7 +133,7 @@ impl Sender {
         let cc_owns_window = cc.owns_window();
         let paces = cfg.pacing || cc.paces();
         let sends_ect1 = cc.sends_ect1();
-        let recovery = cc.info().recovery;
+        let recovery = Recovery::new(cc.info().recovery);
         let mut sb = Scoreboard::new();
         sb.fack = cfg.fack;
         Sender {
@@ -151,19 +142,15 @@ impl Sender {
             rtt: RttEstimator::new(cfg.rto_style, cfg.initial_rto, cfg.min_rto, cfg.max_rto),
             cfg,
             cc,
-            ca_state: CaState::Open,
             sb,
             rate: RateSampler::new(cc_owns_window),
             total_segments,
             last_segment_payload,
             app_active: false,
             started: false,
-            episode: Episode::default(),
-            frto: FrtoState::default(),
             rwnd: u32::MAX,
             ts_recent: 0,
             ece_seen_this_ack: false,
-            cwr_pending: false,
             delivered_ce: 0,
             cc_owns_window,
             paces,
@@ -194,6 +181,10 @@ impl Sender {
     }
     pub fn snd_nxt(&self) -> u64 {
         self.sb.nxt()
+    }
+    /// The congestion state (Linux icsk_ca_state).
+    pub fn ca_state(&self) -> CaState {
+        self.recovery.state()
     }
 
     /// RACK finds this flow's losses (it needs SACK; without, the duplicate
@@ -276,7 +267,7 @@ impl Sender {
             self.on_reordering_timeout(now);
         }
         if self.loss.early_retransmit.timer_at.is_some_and(|t| now >= t) {
-            self.on_early_retransmit_timer(now);
+            self.recovery.on_early_retransmit_timer(&mut flight!(self, now));
         }
         self.send(now, out);
     }
@@ -284,13 +275,35 @@ impl Sender {
     /// Linux tcp_rack_reo_timeout: RACK's timer found losses: recovery
     /// starts (if it has not) with one PRR step, and the send loop retransmits.
     fn on_reordering_timeout(&mut self, now: Nanos) {
-        let reo_wnd = self.rack_reo_wnd();
+        let reo_wnd = self.loss.rack_reo_wnd(&self.sb, &self.rtt, self.recovery.state());
         let newly_lost = self.loss.rack.on_timer(&mut self.sb, now, reo_wnd);
-        if newly_lost > 0 && self.ca_state != CaState::Recovery {
-            self.enter_recovery(now, false);
-            if !self.cc_owns_window {
-                self.reduce_cwnd(1, false, 1);
-            }
+        if newly_lost > 0 {
+            self.recovery.on_reordering_losses(&mut flight!(self, now));
+        }
+    }
+
+    /// The retransmission timer fired (recovery.rs): F-RTO's retransmission
+    /// of the head, if it took the timeout, then the timer backs off (RFC 6298 5.5).
+    fn on_retransmission_timeout(&mut self, now: Nanos, out: &mut impl Outbox) {
+        if self.sb.packets_out() == 0 {
+            return;
+        }
+        if let Some(head) = self.recovery.on_retransmission_timeout(&mut flight!(self, now)) {
+            self.transmit(now, head, true, out);
+        }
+        self.rtt.on_timeout();
+        self.rto_at = Some(now + self.rtt.rto());
+    }
+
+    /// The sending host's queue refused a segment (recovery.rs reduces the
+    /// window). It stays unsent; the next ACK tries again; with nothing in
+    /// flight no ACK comes, so the sender tries again after an RTO (Linux
+    /// tcp_check_probe_timer arms the probe timer).
+    fn on_local_drop(&mut self, now: Nanos) {
+        self.stats.local_drops += 1;
+        self.recovery.on_local_drop(&mut flight!(self, now));
+        if self.sb.packets_out() == 0 {
+            self.next_send_at = self.next_send_at.max(now + self.rtt.rto());
         }
     }
 
@@ -298,7 +311,10 @@ impl Sender {
     /// clears it when no probe applies (the RTO then stands alone).
     pub(super) fn schedule_loss_probe(&mut self, now: Nanos) {
         let packets_out = self.sb.packets_out();
-        if !self.cfg.tlp || !self.cfg.sack || packets_out == 0 || !matches!(self.ca_state, CaState::Open | CaState::Cwr)
+        if !self.cfg.tlp
+            || !self.cfg.sack
+            || packets_out == 0
+            || !matches!(self.ca_state(), CaState::Open | CaState::Cwr)
         {
             self.loss.tlp.timer_at = None;
             return;
@@ -334,17 +350,6 @@ impl Sender {
         flags.data_acked || (reordering && flags.data_sacked)
     }
 
-    /// RACK's reordering window now (rack.rs).
-    pub(super) fn rack_reo_wnd(&self) -> Nanos {
-        self.loss.rack.reo_wnd(
-            self.rtt.min_rtt(),
-            self.rtt.srtt(),
-            matches!(self.ca_state, CaState::Recovery | CaState::Loss),
-            self.sb.sacked_out >= self.sb.reordering,
-            self.sb.reordering_seen,
-        )
-    }
-
     pub(super) fn has_something_to_send(&self) -> bool {
         self.sb.lost_out > self.sb.retrans_out || self.has_new_data()
     }
@@ -371,14 +376,14 @@ impl Sender {
         }
         self.send_buffer.update(&self.cfg, self.w.cwnd, self.sb.una());
         let nxt_before = self.sb.nxt();
-        let limit = if std::mem::take(&mut self.frto.new_data_first) {
+        let limit = if std::mem::take(&mut self.recovery.frto.new_data_first) {
             // RFC 5682 step 2.b (frto.rs): new data before any retransmission;
             // if none could go, the conventional recovery.
             let limit = self.send_loop(now, out, false);
-            if self.sb.nxt() > self.episode.high_seq {
+            if self.sb.nxt() > self.recovery.episode.high_seq {
                 limit
             } else {
-                self.frto.active = false;
+                self.recovery.frto.active = false;
                 self.send_loop(now, out, true)
             }
         } else {
@@ -465,7 +470,7 @@ impl Sender {
             }
             self.sb.on_retransmit(seq, now, tx);
             self.stats.retransmitted_segments += 1;
-            self.episode.undo.on_retransmit(now);
+            self.recovery.episode.undo.on_retransmit(now);
             // Linux restarts the timer when it retransmits the head, so a
             // recovery that takes longer than one RTO does not time out.
             if seq == self.sb.una() {
@@ -474,8 +479,8 @@ impl Sender {
         } else {
             self.sb.push_new(Segment { sent_at: now, tx, flags: 0, nxt_at_retransmit: 0 });
         }
-        if matches!(self.ca_state, CaState::Recovery | CaState::Cwr) {
-            self.episode.prr.on_sent();
+        if matches!(self.ca_state(), CaState::Recovery | CaState::Cwr) {
+            self.recovery.episode.prr.on_sent();
         }
         let mut p = Packet::new(Kind::Data, self.id, payload + tcp_header_bytes(self.cfg.timestamps, 0));
         p.seq = seq;
@@ -489,9 +494,9 @@ impl Sender {
         // needs ECN (dctcp).
         p.ect = self.cfg.ecn && (!retransmission || self.cc.needs_ecn());
         p.ect1 = p.ect && self.sends_ect1;
-        if self.cwr_pending && !retransmission {
+        if self.recovery.cwr_pending && !retransmission {
             p.cwr = true;
-            self.cwr_pending = false;
+            self.recovery.cwr_pending = false;
         }
         self.stats.segments_sent += 1;
         self.stats.bytes_sent += payload as u64;
@@ -541,7 +546,7 @@ impl Sender {
         let rack_on = self.uses_rack();
         if acked_new {
             // Linux tcp_ack: an ACK of new data clears icsk_retransmits.
-            self.episode.timeouts_in_a_row = 0;
+            self.recovery.episode.timeouts_in_a_row = 0;
         }
 
         if !self.cfg.sack {
@@ -561,14 +566,22 @@ impl Sender {
 
         // The RFC 4138 F-RTO judges this ACK first, and no loss is marked
         // while it runs (Linux tcp_process_frto, tcp_time_to_recover).
-        let frto_holds_cwnd = self.frto.counter > 0 && self.process_frto(now, &flags);
+        let frto_holds_cwnd =
+            self.recovery.frto.counter > 0 && self.recovery.process_frto(&mut flight!(self, now), &flags);
         if self.loss.tlp.on_ack(ack.seq, !acked_new && !summary.newly_sacked) {
-            self.reduce_after_repaired_tail_loss(now);
+            self.recovery.reduce_after_repaired_tail_loss(&mut flight!(self, now));
         }
-        let (frto_running, in_recovery) = (self.frto.counter > 0, self.ca_state == CaState::Recovery);
+        let (frto_running, in_recovery) = (self.recovery.frto.counter > 0, self.ca_state() == CaState::Recovery);
         self.loss.on_ack(&mut self.sb, now, rack_on, self.cfg.sack, frto_running, in_recovery);
         let ack_tsecr = if self.cfg.timestamps { ack.ts_ecr } else { 0 };
-        self.update_congestion_state(now, &flags, prior_una, ack_tsecr);
+        // The congestion state machine (recovery.rs), for the ACKs Linux's
+        // tcp_ack_is_dubious sends to it; an in-order ACK in Open has its RTO
+        // or loss probe replace a pending reordering timer (one timer in Linux).
+        if self.recovery.ack_is_dubious(&flags, self.ece_seen_this_ack) {
+            self.recovery.fastretrans_alert(&mut flight!(self, now), &flags, prior_una, ack_tsecr);
+        } else {
+            self.loss.rack.timer_at = None;
+        }
         // Linux tcp_ack: what this ACK marked lost is tp->lost's growth, the
         // head NewReno marks without SACK included (tcp_newreno_mark_lost).
         let newly_lost = (self.sb.lost_marks - prior_lost_marks) as u32;
@@ -608,7 +621,7 @@ impl Sender {
             if self.cfg.rack {
                 self.loss.rack.on_dsack(self.sb.una(), self.sb.nxt());
             }
-            count_dsack(&mut self.sb, &mut self.episode.undo, sack[0], prior_una);
+            count_dsack(&mut self.sb, &mut self.recovery.episode.undo, sack[0], prior_una);
         }
         let rack_on = self.uses_rack();
         let mut summary = AckScan {
@@ -617,8 +630,8 @@ impl Sender {
             rack: &mut self.loss.rack,
             now,
             min_rtt: self.rtt.min_rtt(),
-            high_seq: self.episode.high_seq,
-            frto_highmark: self.frto.highmark,
+            high_seq: self.recovery.episode.high_seq,
+            frto_highmark: self.recovery.frto.highmark,
             rack_on,
             sack_on: self.cfg.sack,
             ack_tsecr: if self.cfg.timestamps { ack.ts_ecr } else { 0 },
@@ -636,13 +649,13 @@ impl Sender {
     /// count (tcp_process_loss).
     #[inline(always)]
     fn count_duplicate_acks(&mut self, acked_new: bool, cum_acked: u32) {
-        let in_loss = self.ca_state == CaState::Loss;
+        let in_loss = self.ca_state() == CaState::Loss;
         if acked_new {
             self.rate.delivered += self.sb.remove_reno_sacks(cum_acked) as u64;
             if in_loss {
                 self.sb.reset_reno_sacks();
             }
-        } else if self.sb.packets_out() > 0 && (!in_loss || self.sb.nxt() > self.episode.high_seq) {
+        } else if self.sb.packets_out() > 0 && (!in_loss || self.sb.nxt() > self.recovery.episode.high_seq) {
             // A delivery as far as it grows the count (tcp_add_reno_sack).
             self.rate.delivered += self.sb.add_reno_sack() as u64;
         }
@@ -714,11 +727,13 @@ impl Sender {
         if self.cc_owns_window {
             let rs = self.rate.end_ack(delivered, newly_lost, prior_in_flight, self.rtt.min_rtt());
             self.cc.cong_control(&mut self.w, conn_of!(self, now), &rs);
-        } else if matches!(self.ca_state, CaState::Recovery | CaState::Cwr) {
+        } else if matches!(self.ca_state(), CaState::Recovery | CaState::Cwr) {
             // Linux tcp_cwnd_down: every duplicate ACK of a flow without
             // SACK counts, whether or not it grew sacked_out.
-            let halving_delivered = if flags.dupack && !self.cfg.sack { delivered.max(1) } else { delivered };
-            self.reduce_cwnd(delivered, flags.data_acked && newly_lost == 0, halving_delivered);
+            let for_halving = if flags.dupack && !self.cfg.sack { delivered.max(1) } else { delivered };
+            let una_advanced_without_loss = flags.data_acked && newly_lost == 0;
+            let step = Delivered { segments: delivered, una_advanced_without_loss, for_halving };
+            self.recovery.reduce_cwnd(&mut self.w, &self.cc, &self.cfg, &self.sb, step);
         } else if self.may_raise_cwnd(flags) && delivered > 0 && !frto_holds_cwnd {
             // Before 3.13 cong_avoid had no count: each such ACK was one.
             let counted = match self.w.counting {
@@ -858,7 +873,7 @@ mod tests {
         for _ in 0..3 {
             assert!(d.ack(1, 3, &[]).is_empty());
         }
-        assert_eq!((d.s.ca_state, d.s.sb.sacked_out, d.s.w.cwnd), (CaState::Open, 0, cwnd));
+        assert_eq!((d.s.ca_state(), d.s.sb.sacked_out, d.s.w.cwnd), (CaState::Open, 0, cwnd));
         assert_eq!(d.s.stats.fast_recoveries, 0);
     }
 }

@@ -170,7 +170,7 @@ mod tests {
         assert_eq!(d.s.stats.loss_probes, 1);
         // Its SACK shows segment 8, sent before it, lost: fast recovery.
         assert_eq!(d.ack(100, 8, &[(9, 10)]), [8]);
-        assert_eq!(d.s.ca_state, CaState::Recovery);
+        assert_eq!(d.s.ca_state(), CaState::Recovery);
         d.ack(100, 10, &[]);
         assert!(d.s.completed_at.is_some());
         assert_eq!(d.s.stats.timeouts, 0);
@@ -186,7 +186,7 @@ mod tests {
         let acked_at = d.now;
         assert_eq!(d.timeout(), [9]);
         assert_eq!(d.now, acked_at + 300 * MS);
-        assert_eq!((d.s.stats.timeouts, d.s.ca_state), (0, CaState::Open));
+        assert_eq!((d.s.stats.timeouts, d.s.ca_state()), (0, CaState::Open));
         assert_eq!(d.s.w.cwnd, 19, "no reduction: the window is the slow start's");
         d.ack(100, 10, &[]);
         assert!(d.s.completed_at.is_some());
@@ -213,7 +213,7 @@ mod tests {
         d.ack(100, 11, &[]);
         assert_eq!(d.s.stats.loss_probe_recoveries, 1);
         assert_eq!(d.s.w.ssthresh, cwnd / 2);
-        assert_eq!(d.s.ca_state, CaState::Open);
+        assert_eq!(d.s.ca_state(), CaState::Open);
         let nxt = d.s.snd_nxt();
         d.ack(100, nxt, &[]);
         assert_eq!(d.s.stats.loss_probe_recoveries, 1, "once per probe");

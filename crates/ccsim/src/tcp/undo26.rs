@@ -107,7 +107,7 @@ mod tests {
         for k in 1..=3u64 {
             d.ack(100, 0, &[(1, k + 1)]);
         }
-        assert_eq!(d.s.ca_state, CaState::Recovery);
+        assert_eq!(d.s.ca_state(), CaState::Recovery);
         d
     }
 
@@ -117,14 +117,14 @@ mod tests {
         // The late original fills the hole: a partial ACK (up to 10 of 20)
         // echoing its old timestamp.
         d.ack_echo(1, 10, &[], 1);
-        assert_eq!(d.s.ca_state, CaState::Recovery, "2.6 stays in Recovery");
+        assert_eq!(d.s.ca_state(), CaState::Recovery, "2.6 stays in Recovery");
         assert_eq!(d.s.w.ssthresh, 10, "ssthresh is not restored by a partial undo");
         assert_eq!(d.s.stats.undone_recoveries, 0);
         assert!(d.s.w.cwnd <= d.s.in_flight() + d.s.sb.reordering, "cwnd {}", d.s.w.cwnd);
         // Today's Linux undoes in full on the same ACK (no retransmission out).
         let mut m = spurious_recovery(UndoStyle::Modern);
         m.ack_echo(1, 10, &[], 1);
-        assert_eq!((m.s.ca_state, m.s.stats.undone_recoveries), (CaState::Open, 1));
+        assert_eq!((m.s.ca_state(), m.s.stats.undone_recoveries), (CaState::Open, 1));
     }
 
     #[test]
@@ -135,7 +135,7 @@ mod tests {
         // The ACK at the recovery point echoes a recent timestamp, but the
         // partial undo cleared retrans_stamp (no retransmission out).
         d.ack(1, high, &[]);
-        assert_eq!(d.s.ca_state, CaState::Open);
+        assert_eq!(d.s.ca_state(), CaState::Open);
         assert_eq!(d.s.stats.undone_recoveries, 1);
         assert_eq!(d.s.w.ssthresh, crate::cc::INFINITE_SSTHRESH, "ssthresh of before the episode");
         assert!(d.s.w.cwnd <= d.s.in_flight() + d.s.sb.reordering + 1, "moderated: cwnd {}", d.s.w.cwnd);
@@ -150,7 +150,7 @@ mod tests {
         }
         d.ack(1, 4, &[]);
         d.ack(1, 4, &[(0, 1)]);
-        assert_eq!((d.s.ca_state, d.s.stats.undone_recoveries), (CaState::Open, 1));
+        assert_eq!((d.s.ca_state(), d.s.stats.undone_recoveries), (CaState::Open, 1));
     }
 
     #[test]
@@ -170,10 +170,10 @@ mod tests {
         assert_eq!(d.s.stats.undone_recoveries, 0);
         d.ack(1, 4, &[(0, 1)]);
         assert_eq!(d.s.stats.dsacks_received, 1);
-        assert_eq!((d.s.ca_state, d.s.stats.undone_recoveries), (CaState::Recovery, 0));
+        assert_eq!((d.s.ca_state(), d.s.stats.undone_recoveries), (CaState::Recovery, 0));
         let high = d.s.snd_nxt();
         d.ack(1, high, &[]);
-        assert_eq!((d.s.ca_state, d.s.stats.undone_recoveries), (CaState::Open, 1));
+        assert_eq!((d.s.ca_state(), d.s.stats.undone_recoveries), (CaState::Open, 1));
         assert_eq!(d.s.w.ssthresh, crate::cc::INFINITE_SSTHRESH);
     }
 }
