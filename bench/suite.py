@@ -219,7 +219,7 @@ CASES = [
         scenario_file("u4"),
         {"cc": "Bbr", "flows": 1000, "rate_mbps": 1000, "delay_ms": 20, "duration_s": 10},
         ns3_default=False,
-        ns3_note="ns-3 skipped (1000 flows: over 5 min of CPU; --ns3-all runs it)",
+        ns3_note="ns-3 skipped (1000 flows: over 8 min of CPU; --ns3-all runs it)",
     ),
 ]
 
