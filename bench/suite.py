@@ -10,6 +10,10 @@ from one command.
   (e) 1 Gbit/s, 4096 cubic flows, 10 s          (ns-3 with --ns3-all)
   (f) 1 Gbit/s, 8 bbr flows, 20 s               (ns-3 with --ns3-all)
   (g) 1 Gbit/s, 8 cubic flows paced, 20 s       (no ns-3 counterpart)
+  (u1) 100 Mbit/s, 50 ms, 64 newreno, 1% loss, 30 s      (ns-3 always)
+  (u2) 10 Mbit/s, 100 ms, 4 each of newreno, cubic,
+       vegas and westwood+, 60 s                          (ns-3 always)
+  (u4) 1 Gbit/s, 20 ms, 1000 bbr flows, 10 s             (ns-3 with --ns3-all)
 
 (f) and (g) pair with (a): the same path and load with a paced sender
 (bbr paces, as Linux's does; (g) is cubic with tcp.pacing on), so what
@@ -17,7 +21,18 @@ pacing costs per bottleneck packet shows beside cubic's (issue 55: at
 most 1.5x); with (a) they print that ratio.
 
 Every path is a dumbbell with a 10 ms one-way delay and a 1-BDP drop-tail
-buffer (the umts profile brings its own), RTT samples not recorded.
+buffer (the umts profile brings its own), RTT samples not recorded. The
+u-scenarios are issue 55's as they were measured, with their own one-way
+delays; ccbench reads them from bench/scenarios/u*.toml (the files the
+kernel's side can run too), and ns-3 runs the dumbbell with --lossRate and
+--ccList. Beside their goodputs the suite prints each side's timeouts,
+fast recoveries and retransmitted segments, and for mixed algorithms the
+goodput of each (ccbench's from one run of the Python package).
+
+With --pairs N, ns-3 runs N times per scenario, each run beside ccbench's on
+the other core (a pair); a line gives the median and quartiles of the
+pairs' ratios, by process CPU time (the whole program on both sides) and by
+simulation CPU time (ccbench's event loop alone).
 
 Each side runs in a child process of its own: its CPU time (user + system)
 comes from wait4(2), its peak resident set from its own VmHWM (ccbench's
@@ -53,7 +68,7 @@ builds it (profile-guided optimization, trained on the runs of `ccbench
 compare --quick`, none of these), taking turns with the default build, and
 the two builds' results are checked to be identical.
 
-    python3 bench/suite.py [--no-ns3 | --ns3-all] [--pgo] [--repeat 3] [--only a,b] [--out FILE]
+    python3 bench/suite.py [--no-ns3 | --ns3-all] [--pgo] [--repeat 3] [--pairs 1] [--only a,b] [--out FILE]
 
 Not a test: timings depend on the machine and its load; nothing asserts on them.
 """
@@ -76,6 +91,8 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+
+import tomllib
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -127,6 +144,13 @@ def ns3_args(flows: int, rate_mbps: float, duration_s: float, cc: str = "Cubic")
     return {"cc": cc, "flows": flows, "rate_mbps": rate_mbps, "delay_ms": DELAY_MS, "duration_s": duration_s}
 
 
+def scenario_file(key: str) -> dict:
+    """A scenario of bench/scenarios/ as its TOML file has it (the
+    u-scenarios give `duration` in seconds, as the suite's own do)."""
+    with open(HERE / "scenarios" / f"{key}.toml", "rb") as f:
+        return tomllib.load(f)
+
+
 CASES = [
     Case("a", "1 Gbit/s x 8 cubic x 20 s", dumbbell("suite-a", "1Gbit", 8, 20), ns3_args(8, 1000, 20)),
     Case("b", "100 Mbit/s x 256 cubic x 20 s", dumbbell("suite-b", "100Mbit", 256, 20), ns3_args(256, 100, 20)),
@@ -167,6 +191,35 @@ CASES = [
         dumbbell("suite-g", "1Gbit", 8, 20, tcp={"pacing": True}),
         None,
         ns3_note="no ns-3 run (its dumbbell does not pace)",
+    ),
+    # Issue 55's scenarios as they were measured; bench/scenarios/README.md
+    # says how the two simulators' goodputs compare and why.
+    Case(
+        "u1",
+        "100 Mbit/s x 64 newreno x 30 s",
+        scenario_file("u1"),
+        {"cc": "NewReno", "flows": 64, "rate_mbps": 100, "delay_ms": 50, "duration_s": 30, "loss_rate": 0.01},
+    ),
+    Case(
+        "u2",
+        "10 Mbit/s x 16 mixed x 60 s",
+        scenario_file("u2"),
+        {
+            "cc": "NewReno",
+            "flows": 16,
+            "rate_mbps": 10,
+            "delay_ms": 100,
+            "duration_s": 60,
+            "cc_list": "NewReno:4,Cubic:4,Vegas:4,WestwoodPlus:4",
+        },
+    ),
+    Case(
+        "u4",
+        "1 Gbit/s x 1000 bbr x 10 s",
+        scenario_file("u4"),
+        {"cc": "Bbr", "flows": 1000, "rate_mbps": 1000, "delay_ms": 20, "duration_s": 10},
+        ns3_default=False,
+        ns3_note="ns-3 skipped (1000 flows: over 8 min of CPU; --ns3-all runs it)",
     ),
 ]
 
@@ -436,12 +489,16 @@ def run_ns3(case: Case, use_perf: bool, binaries: list[Path]) -> dict:
     cpu, other_cpu = measurement_cpus()
     ns3_done = threading.Event()
     alongside: list[list[float]] = [[] for _ in binaries]
+    # The same runs by their whole process's CPU time (start-up included).
+    alongside_process: list[list[float]] = [[] for _ in binaries]
 
     def ccbench_meanwhile(path: str) -> None:
         while not ns3_done.is_set():
             for b, binary in enumerate(binaries):
-                r = measure_speed_run(path, False, binary, other_cpu).extra
+                m = measure_speed_run(path, False, binary, other_cpu)
+                r = m.extra
                 alongside[b].append(r["bottleneck_packets"] / max(r["cpu_seconds"], 1e-9))
+                alongside_process[b].append(r["bottleneck_packets"] / max(m.cpu_s, 1e-9))
 
     with scenario_json(case.scenario) as path:
         thread = threading.Thread(target=ccbench_meanwhile, args=(path,), daemon=True)
@@ -455,6 +512,7 @@ def run_ns3(case: Case, use_perf: bool, binaries: list[Path]) -> dict:
     packets = int(r["bottleneck_packets"])
     return {
         "ccbench_alongside_pps_cpu": [statistics.median(a) for a in alongside],
+        "ccbench_alongside_process_pps_cpu": [statistics.median(a) for a in alongside_process],
         "ccbench_alongside_runs": len(alongside[0]),
         "events_per_packet": None,
         "ns_per_event": None,
@@ -465,7 +523,67 @@ def run_ns3(case: Case, use_perf: bool, binaries: list[Path]) -> dict:
         "instructions_per_packet": m.instructions / packets if m.instructions else None,
         "packets": packets,
         "goodput_bps": float(r["aggregate_goodput_bps"]),
+        "output": r,
     }
+
+
+def quartiles(values: list[float]) -> tuple[float, float, float]:
+    """First quartile, median and third quartile (inclusive method: the
+    extremes of two values)."""
+    if len(values) == 1:
+        return values[0], values[0], values[0]
+    q1, q2, q3 = statistics.quantiles(values, n=4, method="inclusive")
+    return q1, q2, q3
+
+
+def pairs_line(pairs: list[dict]) -> str:
+    """The ratios of `pairs` (each an ns-3 run and ccbench's median run on
+    the other core while it ran), by process and by simulation CPU time:
+    median [first quartile, third quartile]."""
+
+    def spread(key: str) -> str:
+        q1, q2, q3 = quartiles([p[key][0] / p["pps_cpu"] for p in pairs])
+        return f"{q2:.0f}x [{q1:.0f}x, {q3:.0f}x]"
+
+    return (
+        f"{len(pairs)} pair{'s' if len(pairs) > 1 else ''} (ns-3 beside ccbench on the other core), "
+        f"ccbench/ns-3 pkts per CPU s, median [quartiles]: by process CPU time "
+        f"{spread('ccbench_alongside_process_pps_cpu')}, by simulation CPU time {spread('ccbench_alongside_pps_cpu')}"
+    )
+
+
+def ccbench_flows(scenario: dict):
+    """The flows table of one run of `scenario` through the Python package
+    (goodput, timeouts, recoveries of each flow; the speed example prints
+    totals only)."""
+    import ccbench
+
+    return ccbench.run(scenario, allow_large=True, tables=[]).flows
+
+
+def recovery_line(flows, ns3: dict) -> str:
+    """Each side's timeouts, fast recoveries and retransmitted segments."""
+    timeouts, recoveries = int(flows["timeouts"].sum()), int(flows["fast_recoveries"].sum())
+    return (
+        f"losses: ccbench {timeouts} timeouts, {recoveries} fast recoveries, "
+        f"{int(flows['retransmitted_segments'].sum())} retransmitted segments; ns-3 {ns3['rto_events']} RTOs, "
+        f"{ns3['fast_recovery_events']} fast recoveries, {ns3['retransmitted_segments']} retransmitted segments"
+    )
+
+
+def per_algorithm_line(flows, ns3: dict) -> str | None:
+    """Each algorithm's goodput on both sides, where the flows mix them
+    (matched by flow index: both sides list the flows in the same order)."""
+    names = list(flows["cc"])
+    if len(set(names)) < 2:
+        return None
+    ours: dict[str, float] = {}
+    theirs: dict[str, float] = {}
+    for name, bps, ns3_bps in zip(names, flows["goodput_bps"], ns3["per_flow_goodput_bps"]):
+        ours[name] = ours.get(name, 0.0) + bps
+        theirs[name] = theirs.get(name, 0.0) + ns3_bps
+    parts = [f"{n} {ours[n] / 1e6:.2f} / {theirs[n] / 1e6:.2f}" for n in ours]
+    return "per algorithm, Mbit/s (ccbench / ns-3): " + ", ".join(parts)
 
 
 def campaign_rate(reps: int, profile: str | None = None, duration: str = "0.5s") -> dict:
@@ -507,6 +625,9 @@ def main() -> int:
     group.add_argument("--no-ns3", action="store_true", help="ccbench only")
     group.add_argument("--ns3-all", action="store_true", help="also run ns-3 where it takes long (c, e)")
     ap.add_argument("--repeat", type=int, default=3, help="ccbench runs per scenario (the median by CPU time)")
+    ap.add_argument(
+        "--pairs", type=int, default=1, help="ns-3 runs per scenario, each beside ccbench's (median and quartiles)"
+    )
     ap.add_argument("--only", default="", help="comma-separated scenario keys, e.g. a,d (default: all)")
     ap.add_argument(
         "--campaign-reps",
@@ -568,8 +689,10 @@ def main() -> int:
         measured = run_ccbench(case, args.repeat, use_perf, use_callgrind, binaries)
         theirs = None
         run_theirs = case.ns3 is not None and not args.no_ns3 and (case.ns3_default or args.ns3_all)
+        pairs = []
         if run_theirs:
-            theirs = run_ns3(case, use_perf, binaries)
+            pairs = [run_ns3(case, use_perf, binaries) for _ in range(max(args.pairs, 1))]
+            theirs = sorted(pairs, key=lambda p: p["cpu_s"])[len(pairs) // 2]  # the median run by CPU time
         for side, ours in zip(sides, measured):
             ratio = f"{ours['pps_cpu'] / theirs['pps_cpu']:>8.0f}x" if theirs else ""
             emit(
@@ -584,22 +707,33 @@ def main() -> int:
                 f"{theirs['peak_rss_bytes'] / 1e6:>12.1f}{theirs['wall_s']:>9.2f}{theirs['cpu_s']:>9.2f}{'':>9}"
             )
             ours = measured[0]
+            off = 100 * (ours["goodput_bps"] / theirs["goodput_bps"] - 1)
             emit(
                 f"{'':<38}goodput: ccbench {ours['goodput_bps'] / 1e6:.1f} Mbit/s, "
-                f"ns-3 {theirs['goodput_bps'] / 1e6:.1f} Mbit/s"
+                f"ns-3 {theirs['goodput_bps'] / 1e6:.1f} Mbit/s ({off:+.1f}%)"
             )
+            flows = ccbench_flows(case.scenario)
+            emit(f"{'':<38}{recovery_line(flows, theirs['output'])}")
+            if line := per_algorithm_line(flows, theirs["output"]):
+                emit(f"{'':<38}{line}")
             for side, alongside in zip(sides, theirs["ccbench_alongside_pps_cpu"]):
                 emit(
                     f"{'':<38}at the same time: {side} {alongside:,.0f} pkts/CPU s (median of "
                     f"{theirs['ccbench_alongside_runs']} runs on the other core while ns-3 ran), "
                     f"{alongside / theirs['pps_cpu']:.0f}x"
                 )
+            emit(f"{'':<38}{pairs_line(pairs)}")
         else:
             note = "ns-3 not run (--no-ns3)" if args.no_ns3 and case.ns3 is not None else case.ns3_note
             emit(f"{'':<38}{note}")
         if args.pgo and measured[0]["digest"] != measured[1]["digest"]:
             raise SystemExit(f"({case.key}): the PGO build's results differ from the default build's")
         results[case.key] = {"label": case.label, "ccbench": measured[0], "ns3": theirs}
+        if pairs:
+            results[case.key]["pair_ratios"] = {
+                "process_cpu": [p["ccbench_alongside_process_pps_cpu"][0] / p["pps_cpu"] for p in pairs],
+                "simulation_cpu": [p["ccbench_alongside_pps_cpu"][0] / p["pps_cpu"] for p in pairs],
+            }
         if args.pgo:
             results[case.key]["ccbench_pgo"] = measured[1]
     for paced, plain in PACED_PAIRS:

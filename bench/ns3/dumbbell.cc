@@ -61,6 +61,25 @@
 // PointToPointChannel accepts a delay of 0), so the base RTT is 2*delayMs plus
 // serialisation times.
 //
+// Random loss (--lossRate=p): a receive error model on R2's end of the
+// bottleneck (DataLossModel below) loses each data packet that has crossed the
+// link with probability p, independently (Bernoulli per packet).  ccbench's
+// `loss = { model = "bernoulli", p }` on its downlink draws at the same point:
+// per frame, once the frame's transmission at the link rate has ended
+// (crates/ccsim/src/net/link.rs over_the_air, loss model in
+// net/channel/loss.rs), so a lost packet still took its time on the link and
+// the queue behind it; it counts as the links table's `channel_losses`.  The
+// downlink carries only data in the dumbbell (ACKs ride the uplink), and
+// ccbench has no SYN or FIN packets, so ns-3 draws for packets with TCP
+// payload only.  The two draw from different random streams: the same rate,
+// not the same packets.
+//
+// Mixed algorithms (--ccList=NewReno:4,Cubic:4,...): flow i's sender node's
+// TcpL4Protocol gets its algorithm's TypeId (SocketType), in list order;
+// per_flow_cc in the output names each flow's, so per-algorithm goodput can
+// be summed from per_flow_goodput_bps.  ccbench: one [[flows]] entry per
+// algorithm with its count, in the same order.
+//
 // Output: exactly one JSON object on stdout; all diagnostics go to stderr.
 //
 // Known ns-3 3.37 differences from Linux worth keeping in mind when comparing:
@@ -87,6 +106,7 @@
 #include "ns3/internet-module.h"
 #include "ns3/network-module.h"
 #include "ns3/point-to-point-module.h"
+#include "ns3/ppp-header.h"
 #include "ns3/traffic-control-module.h"
 
 #include <algorithm>
@@ -254,6 +274,74 @@ static uint64_t g_bottleneckTxPackets = 0; // PhyTxEnd on R1's bottleneck device
 static uint64_t g_bottleneckDrops = 0;     // drops at the bottleneck (device queue, TC layer, qdisc)
 static uint64_t g_bottleneckMarks = 0;     // ECN CE marks by the RED step marker
 static uint64_t g_otherDrops = 0;          // drops anywhere else (should stay 0)
+static uint64_t g_randomLosses = 0;        // data packets lost by --lossRate (DataLossModel)
+
+// ---------------------------------------------------------------------------
+// Random loss of data packets on the bottleneck (--lossRate).
+//
+// A receive error model on R2's bottleneck device: a packet has been
+// serialised at the bottleneck rate and has crossed the link when it is drawn
+// lost, independently with probability lossRate (Bernoulli per packet).  Only
+// packets that carry TCP payload are drawn; SYN, FIN and pure ACKs always
+// pass.  (RateErrorModel with ERROR_UNIT_PACKET draws the same way, but for
+// every packet: a lost SYN would cost a flow ns-3's 3 s connection timeout,
+// which ccbench, with no handshake, has no counterpart of.)
+// ---------------------------------------------------------------------------
+class DataLossModel : public ErrorModel
+{
+  public:
+    static TypeId GetTypeId()
+    {
+        static TypeId tid = TypeId("ns3::CcbenchDataLossModel")
+                                .SetParent<ErrorModel>()
+                                .SetGroupName("Network")
+                                .AddConstructor<DataLossModel>();
+        return tid;
+    }
+
+    DataLossModel()
+        : m_uniform(CreateObject<UniformRandomVariable>())
+    {
+    }
+
+    void Configure(double rate, int64_t stream)
+    {
+        m_rate = rate;
+        m_uniform->SetStream(stream);
+    }
+
+  private:
+    bool DoCorrupt(Ptr<Packet> p) override
+    {
+        // The packet as R2's device receives it: PPP, IPv4 and TCP headers.
+        Ptr<Packet> copy = p->Copy();
+        PppHeader ppp;
+        Ipv4Header ip;
+        TcpHeader tcp;
+        copy->RemoveHeader(ppp);
+        copy->RemoveHeader(ip);
+        if (ip.GetProtocol() != TcpL4Protocol::PROT_NUMBER)
+        {
+            return false;
+        }
+        copy->RemoveHeader(tcp);
+        if (copy->GetSize() == 0 || m_uniform->GetValue() >= m_rate)
+        {
+            return false;
+        }
+        ++g_randomLosses;
+        return true;
+    }
+
+    void DoReset() override
+    {
+    }
+
+    double m_rate = 0.0;
+    Ptr<UniformRandomVariable> m_uniform;
+};
+
+NS_OBJECT_ENSURE_REGISTERED(DataLossModel);
 
 // Occupancy of the bottleneck buffer (device queue, or the RED queue disc in
 // ECN mode), from its PacketsInQueue trace: maximum and time average.
@@ -405,6 +493,8 @@ main(int argc, char* argv[])
     uint32_t queuePktsPie = 1000;
     double udpMbps = 0.0;
     bool noTcp = false;
+    double lossRate = 0.0;
+    std::string ccList;
 
     // Linux-like TCP defaults that do not depend on our parameters.  Set before
     // parsing so that raw ns-3 attributes given on the command line (e.g.
@@ -451,8 +541,40 @@ main(int argc, char* argv[])
                  "from sender 0 to receiver 0", udpMbps);
     cmd.AddValue("noTcp", "start no TCP flow (with --udpMbps: the queue under unresponsive load only)", noTcp);
     cmd.AddValue("traceFile", "if set: write a cwnd/ssthresh/state/retx time series here", traceFile);
+    cmd.AddValue("lossRate",
+                 "if > 0: each data packet crossing the bottleneck is lost with this probability "
+                 "(after its transmission; see DataLossModel)",
+                 lossRate);
+    cmd.AddValue("ccList",
+                 "mixed algorithms, e.g. NewReno:4,Cubic:4 (flows in this order; sets --flows; "
+                 "overrides --cc)",
+                 ccList);
     cmd.Parse(argc, argv);
 
+    NS_ABORT_MSG_IF(lossRate < 0 || lossRate >= 1, "--lossRate must be in [0, 1)");
+    // Per flow, the algorithm's name as given (--ccList, else --cc for all).
+    std::vector<std::string> flowCc;
+    if (!ccList.empty())
+    {
+        std::istringstream items(ccList);
+        std::string item;
+        while (std::getline(items, item, ','))
+        {
+            const size_t colon = item.find(':');
+            NS_ABORT_MSG_IF(colon == std::string::npos, "--ccList item '" << item << "' is not NAME:COUNT");
+            const int count = std::stoi(item.substr(colon + 1));
+            NS_ABORT_MSG_IF(count < 1, "--ccList item '" << item << "': COUNT must be >= 1");
+            flowCc.insert(flowCc.end(), count, item.substr(0, colon));
+        }
+        NS_ABORT_MSG_IF(flows != 1 && flows != flowCc.size(),
+                        "--flows=" << flows << " but --ccList gives " << flowCc.size() << " flows");
+        flows = flowCc.size();
+        cc = ccList;
+    }
+    else
+    {
+        flowCc.assign(std::max<uint32_t>(flows, 1), cc);
+    }
     NS_ABORT_MSG_IF(flows < 1, "--flows must be >= 1");
     NS_ABORT_MSG_IF(rateMbps <= 0 || delayMs < 0 || duration <= 0, "bad rate/delay/duration");
     NS_ABORT_MSG_IF(recovery != "prr" && recovery != "classic", "--recovery must be prr|classic");
@@ -504,33 +626,52 @@ main(int argc, char* argv[])
         std::transform(v.begin(), v.end(), v.begin(), [](unsigned char c) { return std::tolower(c); });
         return v;
     };
-    for (const char* known : kKnownCc)
+    // With --ccList each sender node's TcpL4Protocol gets its flow's TypeId
+    // (its SocketType attribute, set below); attributes such as Westwood's
+    // ProtocolType and BBR's pacing stay process-wide defaults, so a list may
+    // not mix Westwood with WestwoodPlus, nor Bbr with anything else.
+    std::vector<TypeId> flowTid(flows);
+    std::map<std::string, uint32_t> perCcFlows;
+    for (uint32_t i = 0; i < flows; ++i)
     {
-        if (lower(cc) == lower(known))
+        std::string& name = flowCc[i];
+        for (const char* known : kKnownCc)
         {
-            cc = known;
+            if (lower(name) == lower(known))
+            {
+                name = known;
+            }
         }
+        std::string typeName = name.rfind("ns3::", 0) == 0 ? name : "ns3::Tcp" + name;
+        if (name == "WestwoodPlus")
+        {
+            typeName = "ns3::TcpWestwood";
+            // Attribute "ProtocolType", enum TcpWestwood::ProtocolType {WESTWOOD, WESTWOODPLUS}.
+            Config::SetDefault("ns3::TcpWestwood::ProtocolType", EnumValue(TcpWestwood::WESTWOODPLUS));
+        }
+        else if (name == "Westwood")
+        {
+            Config::SetDefault("ns3::TcpWestwood::ProtocolType", EnumValue(TcpWestwood::WESTWOOD));
+        }
+        NS_ABORT_MSG_UNLESS(TypeId::LookupByNameFailSafe(typeName, &flowTid[i]),
+                            "unknown congestion control '" << name << "' (no TypeId " << typeName
+                                                           << ")");
+        perCcFlows[name]++;
     }
-    std::string ccTypeName = cc.rfind("ns3::", 0) == 0 ? cc : "ns3::Tcp" + cc;
-    if (cc == "WestwoodPlus")
+    NS_ABORT_MSG_IF(perCcFlows.count("Westwood") && perCcFlows.count("WestwoodPlus"),
+                    "--ccList cannot mix Westwood and WestwoodPlus (one ProtocolType per run)");
+    NS_ABORT_MSG_IF(perCcFlows.count("Bbr") && perCcFlows.size() > 1,
+                    "--ccList cannot mix Bbr with other algorithms (pacing is set per run)");
+    if (ccList.empty())
     {
-        ccTypeName = "ns3::TcpWestwood";
-        // Attribute "ProtocolType", enum TcpWestwood::ProtocolType {WESTWOOD, WESTWOODPLUS}.
-        Config::SetDefault("ns3::TcpWestwood::ProtocolType", EnumValue(TcpWestwood::WESTWOODPLUS));
+        cc = flowCc[0];
     }
-    else if (cc == "Westwood")
-    {
-        Config::SetDefault("ns3::TcpWestwood::ProtocolType", EnumValue(TcpWestwood::WESTWOOD));
-    }
-    TypeId ccTid;
-    NS_ABORT_MSG_UNLESS(TypeId::LookupByNameFailSafe(ccTypeName, &ccTid),
-                        "unknown congestion control '" << cc << "' (no TypeId " << ccTypeName
-                                                       << ")");
+    const TypeId ccTid = flowTid[0];
     Config::SetDefault("ns3::TcpL4Protocol::SocketType", TypeIdValue(ccTid));
     Config::SetDefault("ns3::TcpL4Protocol::RecoveryType",
                        TypeIdValue(TypeId::LookupByName(recovery == "prr" ? "ns3::TcpPrrRecovery"
                                                                           : "ns3::TcpClassicRecovery")));
-    if (cc == "Bbr")
+    if (perCcFlows.count("Bbr"))
     {
         // BBR is a paced algorithm (Linux paces it internally); ns-3 needs
         // pacing switched on in the socket state.
@@ -676,6 +817,15 @@ main(int argc, char* argv[])
     bnQueue->TraceConnectWithoutContext("Drop", MakeBoundCallback(&CountPacket, &g_bottleneckDrops));
     routers.Get(0)->GetObject<TrafficControlLayer>()->TraceConnectWithoutContext(
         "TcDrop", MakeBoundCallback(&CountPacket, &g_bottleneckDrops));
+    if (lossRate > 0)
+    {
+        // On R2's end of the bottleneck: only data crosses R1 -> R2.  Stream 0
+        // of this run's (--seed) substreams; nothing else here draws from a
+        // fixed stream.
+        Ptr<DataLossModel> loss = CreateObject<DataLossModel>();
+        loss->Configure(lossRate, 0);
+        bnDevs.Get(1)->SetAttribute("ReceiveErrorModel", PointerValue(loss));
+    }
     // Everything else must be loss-free; count to verify.
     for (uint32_t i = 0; i < allDevices.GetN(); ++i)
     {
@@ -736,6 +886,7 @@ main(int argc, char* argv[])
         // Sender-side sockets use the recording RTT estimator (see above).
         senders.Get(i)->GetObject<TcpL4Protocol>()->SetAttribute(
             "RttEstimatorType", TypeIdValue(RecordingRttEstimator::GetTypeId()));
+        senders.Get(i)->GetObject<TcpL4Protocol>()->SetAttribute("SocketType", TypeIdValue(flowTid[i]));
 
         double startS = staggerMs > 0 ? (staggerMs / 1000.0) * i / flows : 0.0;
 
@@ -800,6 +951,8 @@ main(int argc, char* argv[])
     double rttMin = 1e300;
     uint64_t rttN = 0;
     std::vector<double> perFlowRtt(flows);
+    std::vector<double> perFlowRetx(flows);
+    std::vector<double> perFlowRto(flows);
     for (uint32_t i = 0; i < flows; ++i)
     {
         perFlow[i] = sinks[i]->GetTotalRx() * 8.0 / duration;
@@ -812,6 +965,8 @@ main(int argc, char* argv[])
         rttN += g_flows[i].rttCount;
         rttMin = std::min(rttMin, g_flows[i].rttMinS);
         perFlowRtt[i] = g_flows[i].rttCount ? 1000.0 * g_flows[i].rttSumS / g_flows[i].rttCount : NAN;
+        perFlowRetx[i] = g_flows[i].retxSegments;
+        perFlowRto[i] = g_flows[i].lossEvents;
     }
     if (g_otherDrops > 0)
     {
@@ -850,6 +1005,14 @@ main(int argc, char* argv[])
         for (size_t i = 0; i < v.size(); ++i)
         {
             s += (i ? ", " : "") + Num(v[i]);
+        }
+        return s + "]";
+    };
+    auto names = [](const std::vector<std::string>& v) {
+        std::string s = "[";
+        for (size_t i = 0; i < v.size(); ++i)
+        {
+            s += (i ? ", \"" : "\"") + v[i] + "\"";
         }
         return s + "]";
     };
@@ -895,6 +1058,11 @@ main(int argc, char* argv[])
               << "\"queue_delay_p95_ms\": " << Num(WeightedQuantile(perPacket, 0.95)) << ", "
               << "\"queue_delay_bin10ms_p50_ms\": " << Num(WeightedQuantile(perBin, 0.5)) << ", "
               << "\"queue_delay_bin10ms_p95_ms\": " << Num(WeightedQuantile(perBin, 0.95)) << ", "
+              << "\"loss_rate\": " << Num(lossRate) << ", "
+              << "\"random_losses\": " << g_randomLosses << ", "
+              << "\"per_flow_cc\": " << names(flowCc) << ", "
+              << "\"per_flow_retransmitted_segments\": " << list(perFlowRetx) << ", "
+              << "\"per_flow_rto_events\": " << list(perFlowRto) << ", "
               << "\"ns3_version\": \"3.37\""
               << "}" << std::endl;
 

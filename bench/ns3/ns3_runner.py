@@ -10,7 +10,8 @@ the JSON object the program prints on stdout as a dict.
 
 Extra keyword arguments map to the program's other options, snake_case to
 camelCase (``buffer_pkts=100`` -> ``--bufferPkts=100``, ``ecn_threshold_pkts=65``,
-``recovery="classic"``, ``stagger_ms=2``, ``trace_file="/tmp/x.tr"``).  Raw ns-3
+``recovery="classic"``, ``stagger_ms=2``, ``trace_file="/tmp/x.tr"``,
+``loss_rate=0.01``, ``cc_list="NewReno:4,Cubic:4"``).  Raw ns-3
 attributes can be passed as ``ns3_attrs={"ns3::TcpSocket::DelAckCount": 1}``.
 
 Command line:  python3 bench/ns3/ns3_runner.py --cc Cubic --flows 16 --rate-mbps 100 \\
@@ -166,6 +167,8 @@ def main(argv: list | None = None) -> int:
     p.add_argument("--ecn-threshold-pkts", type=int, default=None)
     p.add_argument("--stagger-ms", type=float, default=None)
     p.add_argument("--trace-file", default=None)
+    p.add_argument("--loss-rate", type=float, default=None, help="random loss of data packets at the bottleneck")
+    p.add_argument("--cc-list", default=None, help="mixed algorithms, e.g. NewReno:4,Cubic:4 (overrides --cc)")
     p.add_argument(
         "--ns3-attr",
         action="append",
@@ -193,6 +196,8 @@ def main(argv: list | None = None) -> int:
             ecn_threshold_pkts=a.ecn_threshold_pkts,
             stagger_ms=a.stagger_ms,
             trace_file=a.trace_file,
+            loss_rate=a.loss_rate,
+            cc_list=a.cc_list,
             ns3_attrs=attrs,
         )
     except Ns3Error as exc:
