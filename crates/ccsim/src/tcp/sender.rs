@@ -26,6 +26,16 @@
 //! - Pacing: with an algorithm's rate (bbr) or `pacing` on, each segment
 //!   pushes the earliest next departure by payload / rate (Linux internal TCP
 //!   pacing, tcp_update_skb_after_send); a timer wakes the sender then.
+//! - Without pacing (as Linux before 3.12's fq and 4.13's internal pacing),
+//!   a window far below the path's bandwidth-delay product leaves as one
+//!   train at the bottleneck's rate, and ACK clocking keeps it one train
+//!   round after round: the flow delivers during W * MSS / C of each RTT and
+//!   nothing in between (ccp's cwnd of 215 on 1 Gbit/s and 20 ms: about 5
+//!   ms of every 20; at line rate the train would last 2.5 ms).
+//!   A series sampled every 10 ms then has rows of zero goodput while the
+//!   flight is full and the state Open, up to one row in two when the train
+//!   and the sampling are in phase, seconds of them over a run; none of the
+//!   gaps is longer than an RTT. That is the model working, not a stall.
 
 use super::ack_scan::{AckFlags, AckScan, AckSummary};
 use super::chrono::{Chrono, Limit};
@@ -875,5 +885,47 @@ mod tests {
         }
         assert_eq!((d.s.ca_state(), d.s.sb.sacked_out, d.s.w.cwnd), (CaState::Open, 0, cwnd));
         assert_eq!(d.s.stats.fast_recoveries, 0);
+    }
+
+    /// Pins the module doc's "one train per RTT": ccp Kp = 1 holds a window
+    /// of about 215 on the high-speed study's 1 Gbit/s, 20 ms path (a BDP of
+    /// about 1730), Open and with a full flight. Sampled every millisecond,
+    /// deliveries come in a few rows of each 20 (the train), so most rows
+    /// show zero goodput, but no gap without a delivery lasts an RTT: there
+    /// is no stall.
+    #[test]
+    fn a_window_below_the_pipe_is_delivered_as_one_train_per_rtt() {
+        let json = r#"{"duration": 6, "seed": 2012,
+            "downlink": {"rate": "1Gbit", "delay": "10ms", "queue": {"size": "256000B"}},
+            "uplink": {"rate": "1Gbit", "delay": "10ms", "queue": {"size": "256000B"}},
+            "flows": [{"cc": "ccp", "cc_params": {"kp": 1},
+                       "tcp": {"kernel": "2.6.26", "rmem_max": 268435456, "wmem_max": 268435456}}],
+            "record": {"interval": "1ms"}}"#;
+        let r = crate::run(&crate::Scenario::from_json(json).unwrap());
+        let s = &r.series;
+        let u32s = |name: &str| match s.get(name) {
+            Some(crate::record::table::Column::U32(v)) => v.clone(),
+            _ => panic!("no u32 column {name}"),
+        };
+        let (t, delivered, cwnd, in_flight, state) =
+            (s.f64("t"), s.u64("delivered_bytes"), u32s("cwnd"), u32s("in_flight"), u32s("ca_state"));
+        let steady: Vec<usize> = (1..t.len()).filter(|&k| t[k] >= 2.0).collect();
+        let (mut rows_with_delivery, mut gap, mut longest_gap) = (0, 0, 0);
+        for &k in &steady {
+            assert_eq!(state[k], CaState::Open as u32, "Open at {}", t[k]);
+            assert!((150..=300).contains(&cwnd[k]) && in_flight[k] + 2 >= cwnd[k], "full flight at {}", t[k]);
+            if delivered[k] > delivered[k - 1] {
+                rows_with_delivery += 1;
+                gap = 0;
+            } else {
+                gap += 1;
+                longest_gap = longest_gap.max(gap);
+            }
+        }
+        // The train: about 5 ms of each 20 ms round (6 to 8 rows of 20).
+        let share = rows_with_delivery as f64 / steady.len() as f64;
+        assert!(share < 0.5, "rows with a delivery: {share}");
+        // No stall: something is delivered in every round (20 rows).
+        assert!((10..20).contains(&longest_gap), "longest gap {longest_gap} ms");
     }
 }
