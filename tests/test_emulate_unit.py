@@ -739,3 +739,31 @@ def test_algorithms_say_whether_kernel_mode_can_run_each_here(runner):
     listed = json.loads(runner.invoke(app, ["algorithms", "--json"]).stdout)
     here = kernel.available_algorithms()
     assert all(a["kernel_mode"] == kernel.kernel_support(a["name"], here) for a in listed)
+
+
+def test_the_overlay_of_many_flows_keeps_its_plot_and_names_the_line_styles():
+    """`ccbench emulate --compare-sim` of 64 flows (bench/scenarios/u1.toml)
+    drew a legend of 128 entries that pushed the axes to nothing, and
+    matplotlib warned that the layout collapsed."""
+    import warnings
+    from types import SimpleNamespace
+
+    import numpy as np
+    import pandas as pd
+    from ccbench import plots
+    from ccbench.emulate import sidebyside
+
+    def result(n, scale):
+        t = np.arange(0.0, 1.0, 0.1)
+        series = pd.DataFrame(
+            {"flow": np.repeat(np.arange(n), len(t)), "t": np.tile(t, n), "cwnd": np.tile(t * scale, n)}
+        )
+        return SimpleNamespace(flows=pd.DataFrame({"flow": np.arange(n)}), series=series)
+
+    for n, entries in ((2, 4), (sidebyside.LEGEND_FLOWS_MAX, 2 * sidebyside.LEGEND_FLOWS_MAX), (64, 2)):
+        fig = sidebyside.overlay_figure(result(n, 10), result(n, 11), "cwnd")
+        assert len(fig.axes[0].get_legend().get_texts()) == entries
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            png = plots.figure_bytes(fig, "png", close=True)
+        assert png.startswith(b"\x89PNG")

@@ -157,20 +157,31 @@ def algorithm_rows(sims: list[pd.DataFrame], kerns: list[pd.DataFrame], dists: l
     return rows
 
 
+#: Up to this many flows the overlay's legend names each flow; beyond, a legend of
+#: 2 x flows entries outgrows the plot (64 flows: 128 entries), so it names the two line styles.
+LEGEND_FLOWS_MAX = 8
+
+
 def overlay_figure(sim: Result, kern: Result, title: str):
     """cwnd of every flow, simulator (solid) and kernel (dashed), on one plot."""
     import matplotlib.pyplot as plt
+    from matplotlib.lines import Line2D
 
     fig, ax = plt.subplots(figsize=(8, 3.2), layout="constrained")
     ax.set_title(title, fontsize=10)
     ax.set_xlabel("time (s)")
     ax.set_ylabel("cwnd (segments)")
     ax.grid(True, alpha=0.3)
-    for fid in sim.flows["flow"]:
+    flows = list(sim.flows["flow"])
+    for fid in flows:
         for r, style, mode in ((sim, "-", "sim"), (kern, "--", "kernel")):
             s = r.series[r.series["flow"] == fid]
             ax.plot(s["t"], s["cwnd"], style, linewidth=0.9, label=f"flow {fid} {mode}")
-    ax.legend(loc="upper right", fontsize=7)
+    if len(flows) <= LEGEND_FLOWS_MAX:
+        ax.legend(loc="upper right", fontsize=7)
+    else:
+        styles = [Line2D([], [], color="0.3", linestyle=st, linewidth=0.9) for st in ("-", "--")]
+        ax.legend(styles, [f"simulator ({len(flows)} flows)", "kernel"], loc="upper right", fontsize=7)
     return fig
 
 
