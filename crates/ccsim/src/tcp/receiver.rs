@@ -390,8 +390,8 @@ impl Receiver {
         self.duplicate_to_report = Some(seq);
         // Linux tcp_sack_new_ofo_skb: the block holding it comes next, so
         // the sender sees the D-SACK inside the second block (RFC 2883).
-        if let Some(r) = self.ooo.iter().find(|r| r.start <= seq && seq < r.end) {
-            self.latest_range_start = Some(r.start);
+        if let Some(i) = self.range_holding(seq) {
+            self.latest_range_start = Some(self.ooo[i].start);
         }
         // Linux tcp_data_queue: a retransmission; ACK at once and keep
         // quick ACKs going (tcp_enter_quickack_mode).
@@ -447,12 +447,51 @@ impl Receiver {
     }
 
     fn holds(&self, seq: u64) -> bool {
-        self.ooo.iter().any(|r| r.start <= seq && seq < r.end)
+        self.range_holding(seq).is_some()
+    }
+
+    /// The index of the held range that holds `seq`, if any. A flow that
+    /// keeps losing holds many ranges, and the segment that arrives is most
+    /// often the next one after the highest (in order after a hole): that
+    /// range is looked at first, then the others by binary search (they are
+    /// sorted and disjoint).
+    #[inline]
+    fn range_holding(&self, seq: u64) -> Option<usize> {
+        let last = self.ooo.last()?;
+        if seq >= last.end {
+            return None;
+        }
+        let i = match seq >= last.start {
+            true => self.ooo.len() - 1,
+            false => self.ooo.partition_point(|r| r.end <= seq),
+        };
+        (self.ooo[i].start <= seq).then_some(i)
+    }
+
+    /// The index of the held range that starts at `start`, if any (the
+    /// highest looked at first, as in `range_holding`).
+    #[inline]
+    fn range_starting_at(&self, start: u64) -> Option<usize> {
+        let last = self.ooo.last()?;
+        let i = match last.start == start {
+            true => self.ooo.len() - 1,
+            false => self.ooo.partition_point(|r| r.start < start),
+        };
+        (i < self.ooo.len() && self.ooo[i].start == start).then_some(i)
     }
 
     #[inline(never)]
     fn insert_out_of_order(&mut self, seq: u64, bytes: u64) {
         self.ooo_bytes += bytes;
+        // The common case: the segment after the highest held one.
+        if let Some(last) = self.ooo.last_mut() {
+            if last.end == seq {
+                last.end += 1;
+                last.bytes += bytes;
+                self.latest_range_start = Some(last.start);
+                return;
+            }
+        }
         let i = self.ooo.partition_point(|r| r.end < seq);
         if i < self.ooo.len() && self.ooo[i].end == seq {
             // Extends range i at its end; maybe joins the next one.
@@ -567,7 +606,7 @@ impl Receiver {
         if !self.ooo.is_empty() {
             let mut first = None;
             if let Some(start) = self.latest_range_start {
-                if let Some(r) = self.ooo.iter().find(|r| r.start == start) {
+                if let Some(r) = self.range_starting_at(start).map(|i| self.ooo[i]) {
                     if sack.len() < MAX_SACK_BLOCKS {
                         sack.push(SackBlock { start: r.start, end: r.end });
                     }
@@ -757,6 +796,39 @@ mod tests {
         let Reply::Ack(a) = r.reply(5, &data(4)) else { panic!() };
         assert_eq!(a.sack.as_slice(), &[SackBlock { start: 4, end: 5 }, SackBlock { start: 4, end: 5 }][..]);
         assert_eq!(r.duplicate_segments, 2);
+    }
+
+    #[test]
+    fn many_held_ranges_are_found_as_a_walk_over_them_finds_them() {
+        // Islands of 1 to 3 segments with holes of 1 or 2 between them,
+        // filled partly in order after each hole, partly out of it.
+        let mut r = receiver(false);
+        let mut seq = 1;
+        for k in 0..40u64 {
+            let len = 1 + k % 3;
+            let order: Vec<u64> =
+                if k % 4 == 3 { (seq..seq + len).rev().collect() } else { (seq..seq + len).collect() };
+            for q in order {
+                let Reply::Ack(a) = r.reply(1, &data(q)) else { panic!() };
+                let latest = a.sack.as_slice()[0];
+                assert!(latest.start <= q && q < latest.end, "segment {q}: the first block holds it");
+            }
+            seq += len + 1 + k % 2;
+        }
+        let walk = |q: u64| r.ooo.iter().position(|g| g.start <= q && q < g.end);
+        for q in 0..seq + 2 {
+            assert_eq!(r.range_holding(q), walk(q), "segment {q}");
+            assert_eq!(r.holds(q), walk(q).is_some());
+            let starting = r.ooo.iter().position(|g| g.start == q);
+            assert_eq!(r.range_starting_at(q), starting, "segment {q}");
+        }
+        assert_eq!(r.ooo.len(), 40);
+        // A duplicate inside an island: its block follows the D-SACK block.
+        let middle = r.ooo[20];
+        let Reply::Ack(a) = r.reply(2, &data(middle.start)) else { panic!() };
+        let blocks = a.sack.as_slice();
+        assert_eq!(blocks[0], SackBlock { start: middle.start, end: middle.start + 1 });
+        assert_eq!(blocks[1], SackBlock { start: middle.start, end: middle.end });
     }
 
     #[test]

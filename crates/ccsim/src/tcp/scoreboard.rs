@@ -104,7 +104,7 @@ pub struct Scoreboard {
     sacked_below_scan: u32,
     /// One past the highest segment ever SACKed (Linux tcp_highest_sack_seq).
     highest_sacked_end: u64,
-    /// Ranges already marked SACKed, which the next SACK blocks skip.
+    /// The ranges marked SACKed, which the next SACK blocks skip.
     sacked_ranges: SackedRanges,
     /// Lowest `nxt_at_retransmit` of the outstanding retransmissions
     /// (Linux lost_retrans_low); u64::MAX when there are none.
@@ -160,27 +160,21 @@ impl Scoreboard {
     }
 
     /// Marks [start, end) SACKed; calls `on_newly` with each newly SACKed
-    /// segment, in place (no copy of it). The parts of the range an earlier
-    /// call already marked are skipped (sacked_ranges.rs).
+    /// segment, in place (no copy of it). Only the parts of the range not
+    /// SACKed before are walked (sacked_ranges.rs).
     #[inline]
     pub fn sack(&mut self, start: u64, end: u64, mut on_newly: impl FnMut(u64, &Segment)) {
         let start = start.max(self.una);
         let end = end.min(self.nxt());
-        let mut seq = start;
-        while seq < end {
-            let (covered_to, next_covered) = self.sacked_ranges.around(seq);
-            if covered_to > seq {
-                debug_assert!((seq..covered_to.min(end)).all(|q| self.get(q).has(SACKED)));
-                seq = covered_to;
-                continue;
-            }
-            let stop = next_covered.min(end);
-            for q in seq..stop {
+        // Taken out for the walk, which marks segments of `self`.
+        let mut ranges = std::mem::take(&mut self.sacked_ranges);
+        ranges.mark(start, end, |from, to| {
+            for q in from..to {
+                debug_assert!(!self.get(q).has(SACKED), "segment {q}: the ranges hold every SACKed one");
                 self.sack_one(q, &mut on_newly);
             }
-            seq = stop;
-        }
-        self.sacked_ranges.insert(start, end);
+        });
+        self.sacked_ranges = ranges;
     }
 
     /// Takes a segment that leaves the repair (SACKed, or acknowledged
@@ -251,6 +245,7 @@ impl Scoreboard {
         }
         self.segs.drain(..n);
         self.una += n as u64;
+        self.sacked_ranges.forget_below(self.una);
         if self.scan < self.una {
             self.scan = self.una;
             self.sacked_below_scan = 0;
