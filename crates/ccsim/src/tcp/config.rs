@@ -48,6 +48,15 @@ pub struct SenderConfig {
     pub size: Option<u64>,
 }
 
+impl SenderConfig {
+    /// RACK finds this flow's losses (it needs SACK; without, the duplicate
+    /// ACKs do).
+    #[inline]
+    pub fn uses_rack(&self) -> bool {
+        self.rack && self.sack
+    }
+}
+
 /// Which F-RTO the sender runs (`tcp.frto`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FrtoVariant {

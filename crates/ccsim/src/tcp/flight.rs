@@ -49,30 +49,59 @@ impl Flight<'_> {
     /// sender's `conn`, made here only when a hook is called: most steps
     /// call none).
     pub fn conn(&self, state: CaState) -> Conn {
-        Conn {
-            now: self.now,
-            mss: self.cfg.mss,
-            srtt_ns: self.rtt.srtt().unwrap_or(0),
-            min_rtt_ns: self.rtt.min_rtt().unwrap_or(0),
-            delivered: self.delivered,
-            delivered_ce: self.delivered_ce,
-            in_flight: self.sb.in_flight(),
-            packets_out: self.sb.packets_out(),
-            snd_nxt: self.sb.nxt(),
-            snd_una: self.sb.una(),
-            is_cwnd_limited: self.cwnd_limited || (self.w.in_slow_start() && self.w.cwnd < 2 * self.max_packets_out),
-            ca_state: Some(state),
-        }
+        conn_view(
+            self.now,
+            self.cfg,
+            self.rtt,
+            self.sb,
+            self.w,
+            (self.delivered, self.delivered_ce),
+            (self.cwnd_limited, self.max_packets_out),
+            state,
+        )
     }
 
-    /// RACK finds the losses (it needs SACK), as `Sender::uses_rack`.
+    /// RACK finds the losses (`SenderConfig::uses_rack`).
     pub fn uses_rack(&self) -> bool {
-        self.cfg.rack && self.cfg.sack
+        self.cfg.uses_rack()
     }
 
     /// RACK's reordering window now (rack.rs), in state `state`.
     pub fn rack_reo_wnd(&self, state: CaState) -> Nanos {
         self.loss.rack_reo_wnd(self.sb, self.rtt, state)
+    }
+}
+
+/// The `Conn` an algorithm's hooks read: one definition for the sender's
+/// hooks (`conn_of!` in sender.rs) and a recovery step's (`Flight::conn`).
+/// `delivered` is (segments, of them with an ECN echo); `cwnd_use` is Linux
+/// tcp_cwnd_validate's (is_cwnd_limited, max_packets_out).
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub(super) fn conn_view(
+    now: Nanos,
+    cfg: &SenderConfig,
+    rtt: &RttEstimator,
+    sb: &Scoreboard,
+    w: &Window,
+    delivered: (u64, u64),
+    cwnd_use: (bool, u32),
+    state: CaState,
+) -> Conn {
+    let (cwnd_limited, max_packets_out) = cwnd_use;
+    Conn {
+        now,
+        mss: cfg.mss,
+        srtt_ns: rtt.srtt().unwrap_or(0),
+        min_rtt_ns: rtt.min_rtt().unwrap_or(0),
+        delivered: delivered.0,
+        delivered_ce: delivered.1,
+        in_flight: sb.in_flight(),
+        packets_out: sb.packets_out(),
+        snd_nxt: sb.nxt(),
+        snd_una: sb.una(),
+        is_cwnd_limited: cwnd_limited || (w.in_slow_start() && w.cwnd < 2 * max_packets_out),
+        ca_state: Some(state),
     }
 }
 

@@ -41,7 +41,7 @@ use super::ack_scan::{AckFlags, AckScan, AckSummary};
 use super::chrono::{Chrono, Limit};
 pub use super::config::SenderConfig;
 use super::dsack::{count_dsack, first_block_is_dsack};
-use super::flight::{flight, Flight};
+use super::flight::{conn_view, flight, Flight};
 use super::loss_detection::LossDetection;
 use super::rate::RateSampler;
 use super::recovery::{Delivered, Recovery};
@@ -62,19 +62,17 @@ use crate::time::{Nanos, NS_PER_SEC};
 /// for the others.
 macro_rules! conn_of {
     ($s:expr, $now:expr) => {
-        |w: &Window| Conn {
-            now: $now,
-            mss: $s.cfg.mss,
-            srtt_ns: $s.rtt.srtt().unwrap_or(0),
-            min_rtt_ns: $s.rtt.min_rtt().unwrap_or(0),
-            in_flight: $s.sb.in_flight(),
-            packets_out: $s.sb.packets_out(),
-            delivered: $s.rate.delivered,
-            delivered_ce: $s.delivered_ce,
-            snd_nxt: $s.sb.nxt(),
-            snd_una: $s.sb.una(),
-            is_cwnd_limited: $s.is_cwnd_limited || (w.in_slow_start() && w.cwnd < 2 * $s.max_packets_out),
-            ca_state: Some($s.recovery.state()),
+        |w: &Window| {
+            conn_view(
+                $now,
+                &$s.cfg,
+                &$s.rtt,
+                &$s.sb,
+                w,
+                ($s.rate.delivered, $s.delivered_ce),
+                ($s.is_cwnd_limited, $s.max_packets_out),
+                $s.recovery.state(),
+            )
         }
     };
 }
@@ -197,10 +195,9 @@ impl Sender {
         self.recovery.state()
     }
 
-    /// RACK finds this flow's losses (it needs SACK; without, the duplicate
-    /// ACKs do).
+    /// RACK finds this flow's losses (`SenderConfig::uses_rack`).
     pub(super) fn uses_rack(&self) -> bool {
-        self.cfg.rack && self.cfg.sack
+        self.cfg.uses_rack()
     }
 
     /// Pacing rate in bytes per second, when pacing is on.
