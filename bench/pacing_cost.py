@@ -39,9 +39,10 @@ from suite import (  # noqa: E402
     event_loop_instructions,
     measure_speed_run,
     measurement_cpus,
+    quartiles,
     scenario_json,
 )
-from versus import in_pairs, quartiles  # noqa: E402
+from versus import in_pairs  # noqa: E402
 
 SUITE = {c.key: c.scenario for c in CASES}
 MANY = 1000

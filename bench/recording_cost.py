@@ -139,7 +139,8 @@ def paired_ratio(spec: dict, how: str, pairs: int) -> tuple[float, float, float]
     """The default recording's CPU time over the core alone's in `pairs`
     adjacent pairs of runs (bench/versus.py's pairing): the median ratio
     and its quartiles."""
-    from versus import in_pairs, quartiles
+    from suite import quartiles
+    from versus import in_pairs
 
     records = {mode: record for mode, record, _ in MODES}
 

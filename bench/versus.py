@@ -48,6 +48,7 @@ from suite import (  # noqa: E402
     event_loop_instructions,
     measure_speed_run,
     measurement_cpus,
+    quartiles,
     scenario_json,
 )
 
@@ -103,14 +104,6 @@ def in_pairs(pairs: int, run_a: Callable[[], T], run_b: Callable[[], T]) -> list
             b = run_b()
             runs.append((run_a(), b))
     return runs
-
-
-def quartiles(ratios: list[float]) -> tuple[float, float, float]:
-    """The first quartile, median and third quartile of the pairs' ratios."""
-    if len(ratios) == 1:
-        return ratios[0], ratios[0], ratios[0]
-    q1, median, q3 = statistics.quantiles(ratios, n=4, method="inclusive")
-    return q1, median, q3
 
 
 def paired_runs(path: str, this: Path, other: Path, pairs: int) -> list[tuple[dict, dict]]:
